@@ -1,0 +1,19 @@
+//! sjlint: parse, validate and normalize the NDJSON event streams that AI coding-agent CLIs
+//! write (`cursor-agent --print --output-format stream-json` first of all).
+//!
+//! The pipeline is split → classify → validate → report, one record at a time:
+//! [`split`] finds records in a reused buffer, [`event`] gives a borrowed view of each one,
+//! [`validate`] keeps the small state the lifecycle and pairing rules need, and [`report`]
+//! prints what was found. [`check`] wires them together for one input.
+
+pub mod check;
+pub mod cli;
+pub mod commands;
+pub mod diagnostic;
+pub mod event;
+pub mod locate;
+pub mod record;
+pub mod report;
+pub mod rules;
+pub mod split;
+pub mod validate;
