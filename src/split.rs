@@ -1,0 +1,1780 @@
+//! Splitting an input byte stream into NDJSON frames.
+//!
+//! This module owns framing: where each record starts and ends, stripping line terminators and
+//! byte-order marks, joining a record that a writer broke over several physical lines with raw LF
+//! bytes inside a JSON string, enforcing the record size limit in constant memory, and exact byte,
+//! line and record positions. It reads through one reused buffer and lends out each frame until
+//! the next call. It must not interpret records beyond the small JSON prefix grammar that decides
+//! joins: no parsing of values, no event classification, no repair of the raw LFs it lets through,
+//! no diagnostics, and no allocation per record.
+
+use crate::record::{
+    BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
+};
+use memchr::{memchr, memchr2, memchr3};
+use std::io::{self, ErrorKind, Read};
+
+const LF: u8 = b'\n';
+const CR: u8 = b'\r';
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+const CHUNK: usize = 64 * 1024;
+/// What an undecided frame may hold beyond the limit: a BOM, plus the two bytes after the limit
+/// that tell "CR of a CRLF terminator" apart from "one byte too long".
+const SLACK: usize = BOM.len() + 2;
+
+// Test builds count the bytes every scan touches, so tests can assert linear work without
+// relying on wall time.
+macro_rules! tick {
+    ($splitter:expr, $n:expr) => {
+        #[cfg(test)]
+        {
+            $splitter.work += $n as u64;
+        }
+    };
+}
+
+/// Splits a reader into frames; see the module documentation.
+pub struct Splitter<R> {
+    reader: R,
+    max: usize,
+    /// Always fully initialised (its length is its usable capacity), so reads need no `unsafe`.
+    buf: Vec<u8>,
+    /// Start of the frame being scanned (its physical line start, before any BOM).
+    start: usize,
+    /// End of the bytes read so far.
+    end: usize,
+    /// Input offset of `buf[0]`.
+    base: u64,
+    eof: bool,
+    bytes_read: u64,
+    /// Physical line on which the frame at `start` begins.
+    line: u64,
+    /// Records and too-large frames yielded so far.
+    records: u64,
+    scan: Scan,
+    prefix: Prefix,
+    #[cfg(test)]
+    work: u64,
+}
+
+/// How far the frame at `start` has been examined. Offsets are relative to `start`, so moving
+/// the unread bytes to the front of the buffer does not invalidate them, and no byte is examined
+/// again just because more input arrived.
+#[derive(Clone, Copy, Debug)]
+enum Scan {
+    /// Not even the BOM question is settled.
+    LineStart,
+    /// First physical line, tracking only whether we are inside a string.
+    Line {
+        body: usize,
+        scanned: usize,
+        in_str: bool,
+        esc: bool,
+    },
+    /// The first line ended inside a string and is a valid JSON prefix; `prefix` carries the
+    /// grammar state at `at`.
+    Join {
+        body: usize,
+        first_lf: usize,
+        at: usize,
+        lines: u32,
+    },
+    /// Over the limit: the bytes are dropped as they are read until the next physical LF.
+    Skip {
+        byte: u64,
+        bom: bool,
+        len: u64,
+        last_cr: bool,
+        all_ws: bool,
+        line_adv: u64,
+    },
+}
+
+enum Flow {
+    Done(Done),
+    NeedData,
+    Again,
+}
+
+/// A decided frame, as buffer indices, so that the borrow of the buffer is only taken when the
+/// frame is handed out.
+enum Done {
+    End,
+    Record {
+        body: usize,
+        len: usize,
+        lines: u32,
+        flags: u8,
+        next: usize,
+        line_adv: u64,
+    },
+    Blank {
+        byte: u64,
+        bom: bool,
+        next: usize,
+        line_adv: u64,
+    },
+    TooLarge {
+        byte: u64,
+        len: u64,
+        bom: bool,
+        next: usize,
+        line_adv: u64,
+    },
+}
+
+impl<R: Read> Splitter<R> {
+    pub fn new(reader: R, max_record_bytes: usize) -> Self {
+        Splitter {
+            reader,
+            max: max_record_bytes,
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+            base: 0,
+            eof: false,
+            bytes_read: 0,
+            line: 1,
+            records: 0,
+            scan: Scan::LineStart,
+            prefix: Prefix::new(),
+            #[cfg(test)]
+            work: 0,
+        }
+    }
+
+    /// Total bytes read from the reader so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Lending iterator: the returned frame borrows the splitter's buffer until the next call.
+    pub fn next_frame(&mut self) -> io::Result<Option<Frame<'_>>> {
+        let done = loop {
+            match self.advance() {
+                Some(done) => break done,
+                None => self.fill()?,
+            }
+        };
+        Ok(self.emit(done))
+    }
+
+    #[cfg(test)]
+    fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    #[cfg(test)]
+    fn work(&self) -> u64 {
+        self.work
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        debug_assert!(!self.eof, "asked for more input after the end");
+        if self.start > 0 {
+            // Only the undecided frame is moved, and `start` stays 0 until that frame is
+            // handed out, so every byte is moved at most a constant number of times.
+            tick!(self, self.end - self.start);
+            self.buf.copy_within(self.start..self.end, 0);
+            self.base += self.start as u64;
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            // An undecided frame never exceeds max + SLACK bytes, so this cap is never the
+            // reason a frame does not fit.
+            let cap = self.max.saturating_add(SLACK).saturating_add(CHUNK);
+            let grown = self.buf.len().saturating_mul(2).min(cap).max(self.end + 1);
+            self.buf.resize(grown, 0);
+        }
+        loop {
+            let free = self.buf.len() - self.end;
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) if n <= free => {
+                    self.end += n;
+                    self.bytes_read += n as u64;
+                    return Ok(());
+                }
+                Ok(_) => {
+                    return Err(io::Error::new(
+                        ErrorKind::InvalidData,
+                        "reader reported more bytes than the buffer it was given",
+                    ));
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn advance(&mut self) -> Option<Done> {
+        loop {
+            let flow = match self.scan {
+                Scan::LineStart => self.line_start(),
+                Scan::Line {
+                    body,
+                    scanned,
+                    in_str,
+                    esc,
+                } => self.first_line(body, scanned, in_str, esc),
+                Scan::Join {
+                    body,
+                    first_lf,
+                    at,
+                    lines,
+                } => self.join(body, first_lf, at, lines),
+                Scan::Skip { .. } => self.skip(),
+            };
+            match flow {
+                Flow::Done(done) => return Some(done),
+                Flow::NeedData => {
+                    debug_assert!(!self.eof);
+                    return None;
+                }
+                Flow::Again => {}
+            }
+        }
+    }
+
+    fn line_start(&mut self) -> Flow {
+        let avail = &self.buf[self.start..self.end];
+        if avail.len() < BOM.len() && !self.eof && BOM.starts_with(avail) {
+            return Flow::NeedData;
+        }
+        if avail.is_empty() {
+            return Flow::Done(Done::End);
+        }
+        let body = if avail.starts_with(&BOM) {
+            BOM.len()
+        } else {
+            0
+        };
+        self.scan = Scan::Line {
+            body,
+            scanned: body,
+            in_str: false,
+            esc: false,
+        };
+        Flow::Again
+    }
+
+    /// The fast path: most lines end outside any string and never meet the grammar automaton.
+    fn first_line(&mut self, body: usize, scanned: usize, in_str: bool, esc: bool) -> Flow {
+        let s = self.start;
+        let b0 = s + body;
+        let bom = body != 0;
+        let from = s + scanned;
+        let lf = memchr(LF, &self.buf[from..self.end]).map(|i| from + i);
+        let upto = lf.unwrap_or(self.end);
+        tick!(self, upto - from);
+        let (in_str, esc) = string_state(in_str, esc, &self.buf[from..upto]);
+
+        let Some(lf) = lf else {
+            self.scan = Scan::Line {
+                body,
+                scanned: self.end - s,
+                in_str,
+                esc,
+            };
+            let n = self.end - b0;
+            let next = self.end;
+            if self.eof {
+                let bytes = &self.buf[b0..self.end];
+                tick!(self, n);
+                return Flow::Done(if is_blank(bytes) {
+                    self.blank(b0, bom, next, 0)
+                } else if n > self.max {
+                    self.too_large(b0, n, bom, next, 0)
+                } else {
+                    let cut = if in_str { ENDS_IN_STRING } else { 0 };
+                    Done::Record {
+                        body: b0,
+                        len: n,
+                        lines: 1,
+                        flags: bom_flag(bom) | NO_FINAL_LF | cut,
+                        next,
+                        line_adv: 0,
+                    }
+                });
+            }
+            if n > 0 && over_limit(n - 1, self.buf[self.end - 1], self.max) {
+                tick!(self, n);
+                self.scan = Scan::Skip {
+                    byte: self.base + b0 as u64,
+                    bom,
+                    len: n as u64,
+                    last_cr: self.buf[self.end - 1] == CR,
+                    all_ws: is_blank(&self.buf[b0..self.end]),
+                    line_adv: 1,
+                };
+                self.start = self.end;
+                return Flow::Again;
+            }
+            return Flow::NeedData;
+        };
+
+        let content_end = if lf > b0 && self.buf[lf - 1] == CR {
+            lf - 1
+        } else {
+            lf
+        };
+        let n = content_end - b0;
+        let next = lf + 1;
+        tick!(self, n);
+        if is_blank(&self.buf[b0..content_end]) {
+            return Flow::Done(self.blank(b0, bom, next, 1));
+        }
+        if n > self.max {
+            // Any join would only be longer, so there is nothing to decide.
+            return Flow::Done(self.too_large(b0, n, bom, next, 1));
+        }
+        let single = Done::Record {
+            body: b0,
+            len: n,
+            lines: 1,
+            flags: bom_flag(bom),
+            next,
+            line_adv: 1,
+        };
+        if !in_str {
+            return Flow::Done(single);
+        }
+        // The LF itself is fed too: after a lone backslash it is an invalid escape, so such a
+        // line is as broken as any other and does not continue.
+        self.prefix.reset();
+        tick!(self, next - b0);
+        if !self.prefix.feed(&self.buf[b0..next]) || !self.prefix.in_plain_string() {
+            return Flow::Done(single);
+        }
+        self.scan = Scan::Join {
+            body,
+            first_lf: lf - s,
+            at: next - s,
+            lines: 2,
+        };
+        Flow::Again
+    }
+
+    // Why joins keep the total work linear. A join only ever advances (the automaton state is
+    // carried across lines and reads), so a successful join costs its length once. A failed join
+    // from line j that gave up on line k makes lines j+1..=k be split again. Each line strictly
+    // between j and k was read by the join starting and ending inside a string without the
+    // automaton failing. Read fresh, the same line starts outside a string. Outside strings a
+    // valid prefix never contains a backslash, and in both readings one side is outside a string
+    // at every byte, so the line contains no backslash at all and every quote flips both
+    // readings: they stay opposite to the end of the line. Hence, read fresh, such a line ends
+    // outside a string or fails the automaton, and never starts a join of its own. Only line k
+    // can start the next join, so join spans overlap in at most one line, and every byte is
+    // scanned by at most two joins and a bounded number of fast-path scans.
+    fn join(&mut self, body: usize, first_lf: usize, at: usize, mut lines: u32) -> Flow {
+        let s = self.start;
+        let b0 = s + body;
+        let bom = body != 0;
+        let first_lf = s + first_lf;
+        let mut p = s + at;
+        loop {
+            if p == self.end {
+                self.scan = Scan::Join {
+                    body,
+                    first_lf: first_lf - s,
+                    at: p - s,
+                    lines,
+                };
+                if !self.eof {
+                    return Flow::NeedData;
+                }
+                if self.prefix.in_string() {
+                    return Flow::Done(self.join_failed(b0, first_lf, bom, ENDS_IN_STRING));
+                }
+                let n = p - b0;
+                let line_adv = u64::from(lines - 1);
+                // Only reachable with a CR sitting exactly at the limit.
+                if n > self.max {
+                    return Flow::Done(self.too_large(b0, n, bom, p, line_adv));
+                }
+                return Flow::Done(Done::Record {
+                    body: b0,
+                    len: n,
+                    lines,
+                    flags: bom_flag(bom) | MULTILINE | NO_FINAL_LF,
+                    next: p,
+                    line_adv,
+                });
+            }
+            if self.prefix.in_plain_string() {
+                // Below the limit, string content needs no per-byte decisions except at quotes,
+                // backslashes and LFs (which are counted).
+                let stop = self.end.min(b0.saturating_add(self.max));
+                if p < stop {
+                    let run = memchr3(b'"', b'\\', LF, &self.buf[p..stop]).unwrap_or(stop - p);
+                    tick!(self, run);
+                    p += run;
+                    if p == stop {
+                        continue;
+                    }
+                }
+            }
+            let b = self.buf[p];
+            if b == LF && !self.prefix.in_string() {
+                let content_end = if self.buf[p - 1] == CR { p - 1 } else { p };
+                return Flow::Done(Done::Record {
+                    body: b0,
+                    len: content_end - b0,
+                    lines,
+                    flags: bom_flag(bom) | MULTILINE,
+                    next: p + 1,
+                    line_adv: u64::from(lines),
+                });
+            }
+            tick!(self, 1);
+            if !self.prefix.step(b) {
+                return Flow::Done(self.join_failed(b0, first_lf, bom, 0));
+            }
+            if b == LF {
+                lines = lines.saturating_add(1);
+            }
+            p += 1;
+            if over_limit(p - 1 - b0, b, self.max) {
+                // The proving byte belongs to the record (even an LF: it is inside a string),
+                // so the skip starts after it and the length stays above the limit.
+                self.scan = Scan::Skip {
+                    byte: self.base + b0 as u64,
+                    bom,
+                    len: (p - b0) as u64,
+                    last_cr: b == CR,
+                    all_ws: false,
+                    line_adv: u64::from(lines),
+                };
+                self.start = p;
+                return Flow::Again;
+            }
+        }
+    }
+
+    fn skip(&mut self) -> Flow {
+        let Scan::Skip {
+            byte,
+            bom,
+            len,
+            last_cr,
+            all_ws,
+            line_adv,
+        } = self.scan
+        else {
+            unreachable!("skip() called outside Scan::Skip");
+        };
+        let from = self.start;
+        let lf = memchr(LF, &self.buf[from..self.end]).map(|i| from + i);
+        let upto = lf.unwrap_or(self.end);
+        tick!(self, upto - from);
+        let seg = &self.buf[from..upto];
+        let len = len + seg.len() as u64;
+        let last_cr = seg.last().map_or(last_cr, |&b| b == CR);
+        let all_ws = all_ws && is_blank(seg);
+        let (next, len, line_adv) = match lf {
+            Some(lf) => (lf + 1, len - u64::from(last_cr), line_adv),
+            None if self.eof => (self.end, len, 0),
+            None => {
+                self.start = self.end;
+                self.scan = Scan::Skip {
+                    byte,
+                    bom,
+                    len,
+                    last_cr,
+                    all_ws,
+                    line_adv,
+                };
+                return Flow::NeedData;
+            }
+        };
+        Flow::Done(if all_ws {
+            Done::Blank {
+                byte,
+                bom,
+                next,
+                line_adv,
+            }
+        } else {
+            Done::TooLarge {
+                byte,
+                len,
+                bom,
+                next,
+                line_adv,
+            }
+        })
+    }
+
+    fn blank(&self, b0: usize, bom: bool, next: usize, line_adv: u64) -> Done {
+        Done::Blank {
+            byte: self.base + b0 as u64,
+            bom,
+            next,
+            line_adv,
+        }
+    }
+
+    fn too_large(&self, b0: usize, len: usize, bom: bool, next: usize, line_adv: u64) -> Done {
+        Done::TooLarge {
+            byte: self.base + b0 as u64,
+            len: len as u64,
+            bom,
+            next,
+            line_adv,
+        }
+    }
+
+    fn join_failed(&self, b0: usize, first_lf: usize, bom: bool, extra: u8) -> Done {
+        let content_end = if first_lf > b0 && self.buf[first_lf - 1] == CR {
+            first_lf - 1
+        } else {
+            first_lf
+        };
+        Done::Record {
+            body: b0,
+            len: content_end - b0,
+            lines: 1,
+            flags: bom_flag(bom) | JOIN_FAILED | extra,
+            next: first_lf + 1,
+            line_adv: 1,
+        }
+    }
+
+    fn emit(&mut self, done: Done) -> Option<Frame<'_>> {
+        self.scan = Scan::LineStart;
+        let line = self.line;
+        match done {
+            Done::End => None,
+            Done::Record {
+                body,
+                len,
+                lines,
+                flags,
+                next,
+                line_adv,
+            } => {
+                self.records += 1;
+                self.start = next;
+                self.line += line_adv;
+                let pos = Position {
+                    byte: self.base + body as u64,
+                    line,
+                    record: self.records,
+                };
+                Some(Frame::Record(Record {
+                    bytes: &self.buf[body..body + len],
+                    pos,
+                    lines,
+                    flags,
+                }))
+            }
+            Done::Blank {
+                byte,
+                bom,
+                next,
+                line_adv,
+            } => {
+                self.start = next;
+                self.line += line_adv;
+                let pos = Position {
+                    byte,
+                    line,
+                    record: self.records,
+                };
+                Some(Frame::Blank { pos, bom })
+            }
+            Done::TooLarge {
+                byte,
+                len,
+                bom,
+                next,
+                line_adv,
+            } => {
+                self.records += 1;
+                self.start = next;
+                self.line += line_adv;
+                let pos = Position {
+                    byte,
+                    line,
+                    record: self.records,
+                };
+                Some(Frame::TooLarge { pos, len, bom })
+            }
+        }
+    }
+}
+
+fn bom_flag(bom: bool) -> u8 {
+    if bom { BOM_STRIPPED } else { 0 }
+}
+
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// Whether a byte at offset `q` from the record start, known not to be its terminating LF,
+/// proves the record longer than `max`. A CR exactly at the limit proves nothing yet: it may be
+/// the CR of a CRLF terminator.
+fn over_limit(q: usize, b: u8, max: usize) -> bool {
+    q > max || (q == max && b != CR)
+}
+
+/// Naive string tracking, continued over `bytes` from state (`in_str`, `esc`). Outside strings a
+/// backslash means nothing here; the grammar automaton judges such lines when it matters.
+fn string_state(mut in_str: bool, mut esc: bool, bytes: &[u8]) -> (bool, bool) {
+    let mut i = 0;
+    if esc && !bytes.is_empty() {
+        esc = false;
+        i = 1;
+    }
+    while i < bytes.len() {
+        if in_str {
+            let Some(j) = memchr2(b'"', b'\\', &bytes[i..]) else {
+                break;
+            };
+            let k = i + j;
+            if bytes[k] == b'"' {
+                in_str = false;
+                i = k + 1;
+            } else if k + 1 < bytes.len() {
+                i = k + 2;
+            } else {
+                esc = true;
+                i = k + 1;
+            }
+        } else {
+            let Some(j) = memchr(b'"', &bytes[i..]) else {
+                break;
+            };
+            in_str = true;
+            i += j + 1;
+        }
+    }
+    (in_str, esc)
+}
+
+const LITERALS: [&[u8]; 3] = [b"true", b"false", b"null"];
+
+/// What the prefix automaton accepts next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    Value,
+    /// Right after `[`.
+    ValueOrClose,
+    /// Right after `{`.
+    KeyOrClose,
+    Key,
+    Colon,
+    CommaOrClose,
+    /// The top-level value is complete: only whitespace may follow.
+    End,
+    Str,
+    Escape,
+    /// Hex digits still missing in a `\u` escape.
+    Hex(u8),
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    ExpMark,
+    ExpSign,
+    Exp,
+    /// Index into `LITERALS`, and the next byte of it.
+    Lit(u8, u8),
+    Failed,
+}
+
+/// Decides whether bytes are still a prefix of one valid JSON text (RFC 8259; raw control bytes
+/// are tolerated inside strings and string bytes are not checked as UTF-8, since the point is
+/// only to tell a broken-up string from a broken line). Nesting is a bit stack, one bit per open
+/// container, so its memory is bounded by the record limit.
+#[derive(Debug)]
+struct Prefix {
+    at: Expect,
+    /// The open string is an object key.
+    key: bool,
+    depth: usize,
+    /// Bit set = object, clear = array.
+    stack: Vec<u64>,
+}
+
+impl Prefix {
+    fn new() -> Self {
+        Prefix {
+            at: Expect::Value,
+            key: false,
+            depth: 0,
+            stack: Vec::new(),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.at = Expect::Value;
+        self.key = false;
+        self.depth = 0;
+        self.stack.clear();
+    }
+
+    fn in_plain_string(&self) -> bool {
+        self.at == Expect::Str
+    }
+
+    fn in_string(&self) -> bool {
+        matches!(self.at, Expect::Str | Expect::Escape | Expect::Hex(_))
+    }
+
+    #[cfg(test)]
+    fn complete(&self) -> bool {
+        use Expect::*;
+        self.at == End || (self.depth == 0 && matches!(self.at, Zero | Int | Frac | Exp))
+    }
+
+    /// Feeds `bytes`; false once they cannot start a JSON text.
+    fn feed(&mut self, bytes: &[u8]) -> bool {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.at == Expect::Str {
+                match memchr2(b'"', b'\\', &bytes[i..]) {
+                    Some(j) => i += j,
+                    None => return true,
+                }
+            }
+            if !self.step(bytes[i]) {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    fn step(&mut self, b: u8) -> bool {
+        let next = self.next(b);
+        self.at = next.unwrap_or(Expect::Failed);
+        next.is_some()
+    }
+
+    fn next(&mut self, b: u8) -> Option<Expect> {
+        use Expect::*;
+        let ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        let at = self.at;
+        match at {
+            Str => Some(match b {
+                b'"' => self.after_string(),
+                b'\\' => Escape,
+                _ => Str,
+            }),
+            Escape => match b {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(Str),
+                b'u' => Some(Hex(4)),
+                _ => None,
+            },
+            Hex(k) => b
+                .is_ascii_hexdigit()
+                .then_some(if k == 1 { Str } else { Hex(k - 1) }),
+            Value | ValueOrClose | KeyOrClose | Key | Colon | CommaOrClose | End if ws => Some(at),
+            ValueOrClose if b == b']' => self.close(false),
+            Value | ValueOrClose => self.open_value(b),
+            KeyOrClose if b == b'}' => self.close(true),
+            KeyOrClose | Key => (b == b'"').then(|| {
+                self.key = true;
+                Str
+            }),
+            Colon => (b == b':').then_some(Value),
+            CommaOrClose => match b {
+                b',' if self.top_is_object() => Some(Key),
+                b',' => Some(Value),
+                b']' => self.close(false),
+                b'}' => self.close(true),
+                _ => None,
+            },
+            End | Failed => None,
+            Minus => match b {
+                b'0' => Some(Zero),
+                b'1'..=b'9' => Some(Int),
+                _ => None,
+            },
+            Zero => match b {
+                b'.' => Some(Dot),
+                b'e' | b'E' => Some(ExpMark),
+                _ => self.after_number(b),
+            },
+            Int => match b {
+                b'0'..=b'9' => Some(Int),
+                b'.' => Some(Dot),
+                b'e' | b'E' => Some(ExpMark),
+                _ => self.after_number(b),
+            },
+            Dot => b.is_ascii_digit().then_some(Frac),
+            Frac => match b {
+                b'0'..=b'9' => Some(Frac),
+                b'e' | b'E' => Some(ExpMark),
+                _ => self.after_number(b),
+            },
+            ExpMark => match b {
+                b'+' | b'-' => Some(ExpSign),
+                b'0'..=b'9' => Some(Exp),
+                _ => None,
+            },
+            ExpSign => b.is_ascii_digit().then_some(Exp),
+            Exp if b.is_ascii_digit() => Some(Exp),
+            Exp => self.after_number(b),
+            Lit(w, i) => {
+                let word = LITERALS[usize::from(w)];
+                if b != word[usize::from(i)] {
+                    None
+                } else if usize::from(i) + 1 == word.len() {
+                    Some(self.after_value())
+                } else {
+                    Some(Lit(w, i + 1))
+                }
+            }
+        }
+    }
+
+    fn open_value(&mut self, b: u8) -> Option<Expect> {
+        use Expect::*;
+        Some(match b {
+            b'{' => {
+                self.push(true);
+                KeyOrClose
+            }
+            b'[' => {
+                self.push(false);
+                ValueOrClose
+            }
+            b'"' => {
+                self.key = false;
+                Str
+            }
+            b'-' => Minus,
+            b'0' => Zero,
+            b'1'..=b'9' => Int,
+            b't' => Lit(0, 1),
+            b'f' => Lit(1, 1),
+            b'n' => Lit(2, 1),
+            _ => return None,
+        })
+    }
+
+    /// A number has no terminator of its own: the byte that ends it belongs to what follows.
+    fn after_number(&mut self, b: u8) -> Option<Expect> {
+        self.at = self.after_value();
+        self.next(b)
+    }
+
+    fn after_string(&mut self) -> Expect {
+        if self.key {
+            self.key = false;
+            Expect::Colon
+        } else {
+            self.after_value()
+        }
+    }
+
+    fn after_value(&self) -> Expect {
+        if self.depth == 0 {
+            Expect::End
+        } else {
+            Expect::CommaOrClose
+        }
+    }
+
+    fn push(&mut self, object: bool) {
+        let (word, bit) = (self.depth / 64, self.depth % 64);
+        if word == self.stack.len() {
+            self.stack.push(0);
+        }
+        if object {
+            self.stack[word] |= 1 << bit;
+        } else {
+            self.stack[word] &= !(1 << bit);
+        }
+        self.depth += 1;
+    }
+
+    fn top_is_object(&self) -> bool {
+        self.depth > 0 && {
+            let d = self.depth - 1;
+            self.stack[d / 64] >> (d % 64) & 1 == 1
+        }
+    }
+
+    fn close(&mut self, object: bool) -> Option<Expect> {
+        if self.depth == 0 || self.top_is_object() != object {
+            return None;
+        }
+        self.depth -= 1;
+        Some(self.after_value())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    enum Owned {
+        Rec {
+            bytes: Vec<u8>,
+            pos: Position,
+            lines: u32,
+            flags: u8,
+        },
+        Blank {
+            pos: Position,
+            bom: bool,
+        },
+        Big {
+            pos: Position,
+            len: u64,
+            bom: bool,
+        },
+    }
+
+    fn own(frame: Frame<'_>) -> Owned {
+        match frame {
+            Frame::Record(r) => Owned::Rec {
+                bytes: r.bytes.to_vec(),
+                pos: r.pos,
+                lines: r.lines,
+                flags: r.flags,
+            },
+            Frame::Blank { pos, bom } => Owned::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => Owned::Big { pos, len, bom },
+        }
+    }
+
+    fn at(byte: u64, line: u64, record: u64) -> Position {
+        Position { byte, line, record }
+    }
+
+    fn rec(bytes: &[u8], pos: Position, lines: u32, flags: u8) -> Owned {
+        Owned::Rec {
+            bytes: bytes.to_vec(),
+            pos,
+            lines,
+            flags,
+        }
+    }
+
+    fn blank(pos: Position, bom: bool) -> Owned {
+        Owned::Blank { pos, bom }
+    }
+
+    fn big(pos: Position, len: u64, bom: bool) -> Owned {
+        Owned::Big { pos, len, bom }
+    }
+
+    /// Reads in the given sizes, cycling; reads whose size is a multiple of 3 are preceded by
+    /// an `Interrupted` error, which the splitter must retry.
+    struct Chunked<'a> {
+        data: &'a [u8],
+        sizes: &'a [usize],
+        turn: usize,
+        interrupted: bool,
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let size = self.sizes[self.turn % self.sizes.len()];
+            if size.is_multiple_of(3) && !self.interrupted {
+                self.interrupted = true;
+                return Err(ErrorKind::Interrupted.into());
+            }
+            self.interrupted = false;
+            self.turn += 1;
+            let n = size.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn frames_with(input: &[u8], max: usize, sizes: &[usize]) -> Vec<Owned> {
+        let reader = Chunked {
+            data: input,
+            sizes,
+            turn: 0,
+            interrupted: false,
+        };
+        let mut splitter = Splitter::new(reader, max);
+        let mut out = Vec::new();
+        while let Some(frame) = splitter.next_frame().unwrap() {
+            out.push(own(frame));
+        }
+        assert!(splitter.next_frame().unwrap().is_none());
+        assert_eq!(splitter.bytes_read(), input.len() as u64);
+        check_cover(input, max, &out);
+        out
+    }
+
+    fn frames(input: &[u8], max: usize, chunk: usize) -> Vec<Owned> {
+        frames_with(input, max, &[chunk])
+    }
+
+    fn whole(input: &[u8], max: usize) -> Vec<Owned> {
+        frames(input, max, usize::MAX)
+    }
+
+    fn count_lf(bytes: &[u8]) -> u64 {
+        bytes.iter().filter(|&&b| b == LF).count() as u64
+    }
+
+    /// Where a record or too-large frame ending at `end` stops consuming input.
+    fn after_terminator(input: &[u8], end: usize, no_final_lf: bool) -> usize {
+        if no_final_lf {
+            assert_eq!(end, input.len(), "NO_FINAL_LF record not at the end");
+            return end;
+        }
+        if input[end..].starts_with(b"\r\n") {
+            end + 2
+        } else {
+            assert_eq!(
+                input.get(end),
+                Some(&LF),
+                "record not followed by its terminator"
+            );
+            assert_ne!(input[end - 1], CR, "CR before LF left in the record");
+            end + 1
+        }
+    }
+
+    /// Checks every frame against the input independently of the splitter: frames tile the
+    /// input in order from physical line starts, bytes are the input's bytes, line and record
+    /// numbers are what counting gives, and nothing is lost at the end.
+    fn check_cover(input: &[u8], max: usize, frames: &[Owned]) {
+        let mut consumed = 0;
+        let mut records = 0;
+        for frame in frames {
+            let (pos, bom) = match frame {
+                Owned::Rec { pos, flags, .. } => (*pos, flags & BOM_STRIPPED != 0),
+                Owned::Blank { pos, bom } | Owned::Big { pos, bom, .. } => (*pos, *bom),
+            };
+            let start = pos.byte as usize - if bom { BOM.len() } else { 0 };
+            assert_eq!(start, consumed, "gap or overlap before {frame:?}");
+            assert!(start == 0 || input[start - 1] == LF);
+            assert_eq!(input[start..].starts_with(&BOM), bom);
+            assert_eq!(pos.line, 1 + count_lf(&input[..start]));
+            let body = pos.byte as usize;
+            consumed = match frame {
+                Owned::Rec {
+                    bytes,
+                    lines,
+                    flags,
+                    ..
+                } => {
+                    records += 1;
+                    assert!(bytes.len() <= max);
+                    assert!(!is_blank(bytes));
+                    assert_eq!(&input[body..body + bytes.len()], &bytes[..]);
+                    assert_eq!(u64::from(*lines), 1 + count_lf(bytes));
+                    assert_eq!(*lines > 1, flags & MULTILINE != 0);
+                    if flags & ENDS_IN_STRING != 0 {
+                        assert!(flags & (NO_FINAL_LF | JOIN_FAILED) != 0);
+                    }
+                    after_terminator(input, body + bytes.len(), flags & NO_FINAL_LF != 0)
+                }
+                Owned::Blank { .. } => {
+                    let end = memchr(LF, &input[body..]).map_or(input.len(), |i| body + i);
+                    assert!(is_blank(&input[body..end]));
+                    (end + 1).min(input.len())
+                }
+                Owned::Big { len, .. } => {
+                    records += 1;
+                    assert!(*len as usize > max);
+                    let end = body + *len as usize;
+                    after_terminator(input, end, end == input.len())
+                }
+            };
+            assert_eq!(pos.record, records);
+        }
+        assert_eq!(consumed, input.len(), "input not fully covered");
+    }
+
+    /// The rules restated as a plain byte-at-a-time pass over the whole input: no buffer, no
+    /// memchr, no carried scan state.
+    fn reference(input: &[u8], max: usize) -> Vec<Owned> {
+        let lf_from = |i: usize| input[i..].iter().position(|&b| b == LF).map(|k| i + k);
+        let strip_cr = |b0: usize, e: usize| {
+            if e > b0 && input[e - 1] == CR {
+                e - 1
+            } else {
+                e
+            }
+        };
+        let naive_in_string = |bytes: &[u8]| {
+            let (mut in_str, mut esc) = (false, false);
+            for &b in bytes {
+                if esc {
+                    esc = false;
+                } else if in_str {
+                    in_str = b != b'"';
+                    esc = b == b'\\';
+                } else {
+                    in_str = b == b'"';
+                }
+            }
+            in_str
+        };
+        let mut out = Vec::new();
+        let (mut start, mut line, mut records) = (0, 1, 0);
+        while start < input.len() {
+            let bom = input[start..].starts_with(&BOM);
+            let b0 = start + if bom { 3 } else { 0 };
+            let flag = if bom { BOM_STRIPPED } else { 0 };
+            let pos = move |record| at(b0 as u64, line, record);
+            let Some(lf) = lf_from(b0) else {
+                let content = &input[b0..];
+                if is_blank(content) {
+                    out.push(blank(pos(records), bom));
+                } else if content.len() > max {
+                    out.push(big(pos(records + 1), content.len() as u64, bom));
+                } else {
+                    let cut = if naive_in_string(content) {
+                        ENDS_IN_STRING
+                    } else {
+                        0
+                    };
+                    out.push(rec(content, pos(records + 1), 1, flag | NO_FINAL_LF | cut));
+                }
+                break;
+            };
+            let first = &input[b0..strip_cr(b0, lf)];
+            start = lf + 1;
+            line += 1;
+            if is_blank(first) {
+                out.push(blank(pos(records), bom));
+                continue;
+            }
+            records += 1;
+            let pos = pos(records);
+            if first.len() > max {
+                out.push(big(pos, first.len() as u64, bom));
+                continue;
+            }
+            let mut prefix = Prefix::new();
+            if !naive_in_string(&input[b0..lf])
+                || !input[b0..=lf].iter().all(|&b| prefix.step(b))
+                || !prefix.in_plain_string()
+            {
+                out.push(rec(first, pos, 1, flag));
+                continue;
+            }
+            let mut q = lf + 1;
+            let mut lines = 2;
+            loop {
+                if q == input.len() {
+                    if prefix.in_string() {
+                        out.push(rec(first, pos, 1, flag | JOIN_FAILED | ENDS_IN_STRING));
+                    } else if q - b0 > max {
+                        out.push(big(pos, (q - b0) as u64, bom));
+                        start = q;
+                    } else {
+                        let flags = flag | MULTILINE | NO_FINAL_LF;
+                        out.push(rec(&input[b0..q], pos, lines, flags));
+                        start = q;
+                    }
+                    break;
+                }
+                let b = input[q];
+                if b == LF && !prefix.in_string() {
+                    let bytes = &input[b0..strip_cr(b0, q)];
+                    out.push(rec(bytes, pos, lines, flag | MULTILINE));
+                    start = q + 1;
+                    line += u64::from(lines) - 1;
+                    break;
+                }
+                if !prefix.step(b) {
+                    out.push(rec(first, pos, 1, flag | JOIN_FAILED));
+                    break;
+                }
+                if b == LF {
+                    lines += 1;
+                }
+                if q - b0 > max || (q - b0 == max && b != CR) {
+                    let (len, next) = match lf_from(q + 1) {
+                        Some(e) => (strip_cr(b0, e) - b0, e + 1),
+                        None => (input.len() - b0, input.len()),
+                    };
+                    out.push(big(pos, len as u64, bom));
+                    start = next;
+                    line += u64::from(lines) - 1;
+                    break;
+                }
+                q += 1;
+            }
+        }
+        out
+    }
+
+    const BOMS: &str = "\u{feff}";
+
+    #[test]
+    fn plain_records() {
+        let input = b"{\"a\":1}\n{\"b\":2}\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{\"a\":1}", at(0, 1, 1), 1, 0),
+                rec(b"{\"b\":2}", at(8, 2, 2), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn crlf_terminators_are_stripped_once() {
+        let input = b"{\"a\":1}\r\n{\"b\":2}\r\r\n[]\r\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{\"a\":1}", at(0, 1, 1), 1, 0),
+                rec(b"{\"b\":2}\r", at(9, 2, 2), 1, 0),
+                rec(b"[]", at(19, 3, 3), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn bom_at_start_and_mid_stream() {
+        let input = format!("{BOMS}{{\"a\":1}}\n{BOMS}{{\"b\":2}}\n{BOMS}\n\u{feff}");
+        assert_eq!(
+            whole(input.as_bytes(), 100),
+            vec![
+                rec(b"{\"a\":1}", at(3, 1, 1), 1, BOM_STRIPPED),
+                rec(b"{\"b\":2}", at(14, 2, 2), 1, BOM_STRIPPED),
+                blank(at(25, 3, 2), true),
+                blank(at(29, 4, 2), true),
+            ]
+        );
+        // A BOM inside a line, or cut short, stays in the bytes.
+        let input = b"{}\xEF\xBB\xBF\n\xEF\xBB";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{}\xEF\xBB\xBF", at(0, 1, 1), 1, 0),
+                rec(b"\xEF\xBB", at(6, 2, 2), 1, NO_FINAL_LF),
+            ]
+        );
+    }
+
+    #[test]
+    fn blank_and_whitespace_lines() {
+        let input = b"\n \t\r\n{}\n\r\n  ";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                blank(at(0, 1, 0), false),
+                blank(at(1, 2, 0), false),
+                rec(b"{}", at(5, 3, 1), 1, 0),
+                blank(at(8, 4, 1), false),
+                blank(at(10, 5, 1), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn final_record_without_lf() {
+        assert_eq!(
+            whole(b"{\"a\":1}\n{\"b\":2}", 100),
+            vec![
+                rec(b"{\"a\":1}", at(0, 1, 1), 1, 0),
+                rec(b"{\"b\":2}", at(8, 2, 2), 1, NO_FINAL_LF),
+            ]
+        );
+        assert_eq!(
+            whole(b"{}\r", 100),
+            vec![rec(b"{}\r", at(0, 1, 1), 1, NO_FINAL_LF)]
+        );
+        assert_eq!(
+            whole(b"{\"a\":\"cut", 100),
+            vec![rec(
+                b"{\"a\":\"cut",
+                at(0, 1, 1),
+                1,
+                NO_FINAL_LF | ENDS_IN_STRING
+            )]
+        );
+    }
+
+    #[test]
+    fn empty_input_and_only_lfs() {
+        assert_eq!(whole(b"", 100), vec![]);
+        assert_eq!(
+            whole(b"\n\n\n", 100),
+            vec![
+                blank(at(0, 1, 0), false),
+                blank(at(1, 2, 0), false),
+                blank(at(2, 3, 0), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn raw_lf_in_call_id_joins_two_lines() {
+        let input = b"{\"call_id\":\"call_a\nfc_b\",\"x\":1}\n{\"y\":2}\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(
+                    b"{\"call_id\":\"call_a\nfc_b\",\"x\":1}",
+                    at(0, 1, 1),
+                    2,
+                    MULTILINE
+                ),
+                rec(b"{\"y\":2}", at(32, 3, 2), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_line_does_not_swallow_the_next() {
+        let input = b"{\"a\":\"unterminated\n{\"type\":\"x\"}\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{\"a\":\"unterminated", at(0, 1, 1), 1, JOIN_FAILED),
+                rec(b"{\"type\":\"x\"}", at(19, 2, 2), 1, 0),
+            ]
+        );
+        // Trailing garbage after the string closes also fails the join.
+        let input = b"{\"a\":\"x\ny\"} z\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{\"a\":\"x", at(0, 1, 1), 1, JOIN_FAILED),
+                rec(b"y\"} z", at(8, 2, 2), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn failed_join_resplits_and_the_failing_line_may_join() {
+        let input = b"{\"a\":\"x\n{\"b\":\"y\n\"}\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{\"a\":\"x", at(0, 1, 1), 1, JOIN_FAILED),
+                rec(b"{\"b\":\"y\n\"}", at(8, 2, 2), 2, MULTILINE),
+            ]
+        );
+    }
+
+    #[test]
+    fn end_of_input_inside_a_joined_string() {
+        let input = b"{\"text\":\"one\r\ntwo\nthree";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(
+                    b"{\"text\":\"one",
+                    at(0, 1, 1),
+                    1,
+                    JOIN_FAILED | ENDS_IN_STRING
+                ),
+                rec(b"two", at(14, 2, 2), 1, 0),
+                rec(b"three", at(18, 3, 3), 1, NO_FINAL_LF),
+            ]
+        );
+        // A join that is complete at the end of input is one record.
+        assert_eq!(
+            whole(b"{\"a\":\"x\ny\"}", 100),
+            vec![rec(
+                b"{\"a\":\"x\ny\"}",
+                at(0, 1, 1),
+                2,
+                MULTILINE | NO_FINAL_LF
+            )]
+        );
+    }
+
+    #[test]
+    fn escaped_quote_and_backslash_at_line_end() {
+        assert_eq!(
+            whole(b"{\"a\":\"x\\\"\ny\"}\n", 100),
+            vec![rec(b"{\"a\":\"x\\\"\ny\"}", at(0, 1, 1), 2, MULTILINE)]
+        );
+        assert_eq!(
+            whole(b"{\"a\":\"x\\\\\ny\"}\n", 100),
+            vec![rec(b"{\"a\":\"x\\\\\ny\"}", at(0, 1, 1), 2, MULTILINE)]
+        );
+        assert_eq!(
+            whole(b"{\"a\":\"x\\\\\"}\n{\"b\":1}\n", 100),
+            vec![
+                rec(b"{\"a\":\"x\\\\\"}", at(0, 1, 1), 1, 0),
+                rec(b"{\"b\":1}", at(12, 2, 2), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn lone_backslash_before_lf_does_not_join() {
+        let input = b"{\"a\":\"x\\\ny\"}\n{\"b\":1}\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"{\"a\":\"x\\", at(0, 1, 1), 1, 0),
+                rec(b"y\"}", at(9, 2, 2), 1, 0),
+                rec(b"{\"b\":1}", at(13, 3, 3), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_line_ending_in_string_never_continues() {
+        let input = b"x \"\nabc\"\n{}\n";
+        assert_eq!(
+            whole(input, 100),
+            vec![
+                rec(b"x \"", at(0, 1, 1), 1, 0),
+                rec(b"abc\"", at(4, 2, 2), 1, 0),
+                rec(b"{}", at(9, 3, 3), 1, 0),
+            ]
+        );
+    }
+
+    fn thirteen_line_result() -> Vec<u8> {
+        let text: Vec<String> = (1..=13).map(|i| format!("line {i}")).collect();
+        format!(
+            "{{\"type\":\"tool_result\",\"result\":\"{}\"}}\n{{\"type\":\"done\"}}\n",
+            text.join("\n")
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn multiline_result_over_13_lines() {
+        let input = thirteen_line_result();
+        let first_len = input.iter().position(|&b| b == b'}').unwrap() + 1;
+        assert_eq!(
+            whole(&input, 1000),
+            vec![
+                rec(&input[..first_len], at(0, 1, 1), 13, MULTILINE),
+                rec(
+                    b"{\"type\":\"done\"}",
+                    at(first_len as u64 + 1, 14, 2),
+                    1,
+                    0
+                ),
+            ]
+        );
+    }
+
+    fn long_line(len: usize) -> Vec<u8> {
+        let mut line = b"{\"x\":\"".to_vec();
+        line.resize(len - 2, b'a');
+        line.extend_from_slice(b"\"}");
+        line
+    }
+
+    #[test]
+    fn too_large_line_is_skipped_and_the_next_is_exact() {
+        let mut input = long_line(1000);
+        input.extend_from_slice(b"\r\n{\"b\":2}\n");
+        for chunk in [1, 7, 64, usize::MAX] {
+            assert_eq!(
+                frames(&input, 100, chunk),
+                vec![
+                    big(at(0, 1, 1), 1000, false),
+                    rec(b"{\"b\":2}", at(1002, 2, 2), 1, 0),
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn limit_is_exact_with_crlf_and_eof() {
+        let input = b"abcd\r\nabcde\r\nabc\r";
+        for chunk in 1..=input.len() {
+            assert_eq!(frames(input, 4, chunk), whole(input, 4), "chunk {chunk}");
+        }
+        assert_eq!(
+            whole(input, 4),
+            vec![
+                rec(b"abcd", at(0, 1, 1), 1, 0),
+                big(at(6, 2, 2), 5, false),
+                rec(b"abc\r", at(13, 3, 3), 1, NO_FINAL_LF),
+            ]
+        );
+        assert_eq!(whole(b"abcd\r", 4), vec![big(at(0, 1, 1), 5, false)]);
+        assert_eq!(whole(b"a\n", 0), vec![big(at(0, 1, 1), 1, false)]);
+    }
+
+    #[test]
+    fn whitespace_line_longer_than_the_limit_is_blank() {
+        let input = b"          \n{}\n";
+        for chunk in [1, 2, usize::MAX] {
+            assert_eq!(
+                frames(input, 4, chunk),
+                vec![blank(at(0, 1, 0), false), rec(b"{}", at(11, 2, 1), 1, 0)]
+            );
+        }
+    }
+
+    #[test]
+    fn too_large_join_ends_at_the_physical_lf() {
+        let input = b"{\"a\":\"0123456789\n0123456789abcdef\nxyz\"}\n{}\n";
+        assert_eq!(
+            whole(input, 20),
+            vec![
+                big(at(0, 1, 1), 33, false),
+                rec(b"xyz\"}", at(34, 3, 2), 1, 0),
+                rec(b"{}", at(40, 4, 3), 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn ten_megabyte_lines_use_constant_memory() {
+        let mut single = long_line(10 << 20);
+        single.extend_from_slice(b"\n{\"b\":2}\n");
+        let mut joined = b"{\"x\":\"a\n".to_vec();
+        joined.resize(joined.len() + (10 << 20), b'b');
+        joined.extend_from_slice(b"\n{\"b\":2}\n");
+        for (input, len) in [(&single, 10 << 20), (&joined, 7 + 1 + (10 << 20))] {
+            let mut splitter = Splitter::new(&input[..], 100);
+            let frame = own(splitter.next_frame().unwrap().unwrap());
+            assert_eq!(frame, big(at(0, 1, 1), len as u64, false));
+            let line = 1 + count_lf(&input[..input.len() - 8]);
+            let frame = own(splitter.next_frame().unwrap().unwrap());
+            let next = rec(b"{\"b\":2}", at(input.len() as u64 - 8, line, 2), 1, 0);
+            assert_eq!(frame, next);
+            assert!(splitter.next_frame().unwrap().is_none());
+            assert!(splitter.capacity() <= CHUNK + 100 + SLACK);
+        }
+    }
+
+    #[test]
+    fn buffer_grows_for_a_record_under_a_large_limit() {
+        let mut input = long_line(300_000);
+        input.extend_from_slice(b"\n{}\n");
+        let mut splitter = Splitter::new(&input[..], 1 << 20);
+        let Some(Frame::Record(r)) = splitter.next_frame().unwrap() else {
+            panic!("expected a record");
+        };
+        assert_eq!(r.bytes, &input[..300_000]);
+        assert!(splitter.capacity() >= 300_000);
+        assert!(splitter.capacity() <= (1 << 20) + SLACK + CHUNK);
+        assert_eq!(whole(&input, 1 << 20).len(), 2);
+    }
+
+    #[test]
+    fn io_errors_are_returned_and_interrupts_retried() {
+        struct Failing(bool);
+        impl Read for Failing {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                if std::mem::replace(&mut self.0, true) {
+                    return Err(io::Error::other("disk gone"));
+                }
+                out[..3].copy_from_slice(b"{}\n");
+                Ok(3)
+            }
+        }
+        let mut splitter = Splitter::new(Failing(false), 100);
+        assert!(matches!(splitter.next_frame(), Ok(Some(Frame::Record(_)))));
+        let err = splitter.next_frame().unwrap_err();
+        assert_eq!(err.to_string(), "disk gone");
+        assert_eq!(splitter.bytes_read(), 3);
+        // Chunked interrupts before every read of size 3.
+        assert_eq!(frames(b"{}\n[]\n", 10, 3).len(), 2);
+    }
+
+    /// Every case above in one input, so that chunk boundaries fall everywhere.
+    fn rich(tail: &[u8]) -> Vec<u8> {
+        let mut input = Vec::new();
+        input.extend_from_slice(BOMS.as_bytes());
+        input.extend_from_slice(b"{\"type\":\"system\"}\r\n\n   \t\r\n");
+        input.extend_from_slice(b"{\"call_id\":\"call_a\nfc_b\",\"x\":1}\n");
+        input.extend_from_slice(b"{\"a\":\"unterminated\n{\"type\":\"x\"}\n");
+        input.extend_from_slice(BOMS.as_bytes());
+        input.extend_from_slice(b"\n{\"a\":\"x\\\"\ny\"}\r\n{\"a\":\"x\\\\\ny\"}\n");
+        input.extend_from_slice(b"{\"a\":\"x\\\ny\"}\n");
+        input.extend_from_slice(&thirteen_line_result());
+        input.extend_from_slice(&long_line(250));
+        input.extend_from_slice(b"\n{\"a\":\"0123456789\n");
+        input.extend_from_slice(&[b'z'; 220]);
+        input.extend_from_slice(b"\nxyz\"}\n");
+        input.extend_from_slice(BOMS.as_bytes());
+        input.extend_from_slice(b"{\"a\":\"x\n{\"b\":\"y\n\"}\r\n");
+        input.extend_from_slice(b"x \"\n\"}\n[\"\\u00e9\",-1.5e+3,true,null,{}]\n");
+        // Exactly at the limit with CRLF, then joins ending exactly at and one past it.
+        input.extend_from_slice(&long_line(200));
+        for k in [190, 191] {
+            input.extend_from_slice(b"\r\n{\"a\":\"x\n");
+            input.extend_from_slice(&vec![b'y'; k]);
+            input.extend_from_slice(b"\"}");
+        }
+        input.extend_from_slice(b"\r\n");
+        input.extend_from_slice(tail);
+        input
+    }
+
+    fn summary(frames: &[Owned]) -> Vec<String> {
+        frames
+            .iter()
+            .map(|frame| match frame {
+                Owned::Rec { pos, flags, .. } => format!("R{}:{flags}", pos.line),
+                Owned::Blank { pos, .. } => format!("B{}", pos.line),
+                Owned::Big { pos, len, .. } => format!("T{}:{len}", pos.line),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_chunk_size_gives_the_same_frames() {
+        let body = "R1:2 B2 B3 R4:1 R6:16 R7:0 B8 R9:1 R11:1 R13:0 R14:0 R15:1 R28:0 T29:250 \
+                    T30:237 R32:0 R33:18 R34:1 R36:0 R37:16 R38:0 R39:0 R40:1 T42:201";
+        for (tail, tail_frames) in [
+            (&b"{\"t\":\"tail\nmore\nend"[..], "R44:24 R45:0 R46:4"),
+            (b"{\"z\":1}", "R44:4"),
+            (b"{\"a\":\"x\ny\"}", "R44:5"),
+            (b"  ", "B44"),
+            (b"", ""),
+        ] {
+            let input = rich(tail);
+            let expected = whole(&input, 200);
+            assert_eq!(expected, reference(&input, 200));
+            let want: Vec<&str> = body
+                .split_whitespace()
+                .chain(tail_frames.split_whitespace())
+                .collect();
+            assert_eq!(summary(&expected), want);
+            for chunk in 1..=input.len() {
+                assert_eq!(frames(&input, 200, chunk), expected, "chunk {chunk}");
+            }
+        }
+    }
+
+    fn work_for(input: &[u8], max: usize, chunk: usize) -> (u64, usize) {
+        let sizes = [chunk];
+        let reader = Chunked {
+            data: input,
+            sizes: &sizes,
+            turn: 0,
+            interrupted: false,
+        };
+        let mut splitter = Splitter::new(reader, max);
+        let mut n = 0;
+        while splitter.next_frame().unwrap().is_some() {
+            n += 1;
+        }
+        (splitter.work(), n)
+    }
+
+    #[test]
+    fn work_is_linear_for_lines_that_open_strings() {
+        for (line, frames) in [(&b"{\"a\":\"\n"[..], 20_000), (b"\"\n", 10_000)] {
+            let input = line.repeat(20_000);
+            for chunk in [7, usize::MAX] {
+                let (work, n) = work_for(&input, 1 << 20, chunk);
+                assert_eq!(n, frames, "{line:?}");
+                assert!(work <= 6 * input.len() as u64, "{work} for {}", input.len());
+            }
+        }
+    }
+
+    #[test]
+    fn work_is_linear_for_a_long_failed_join() {
+        let mut input = b"[\"\n".to_vec();
+        input.extend_from_slice(&b"a\n".repeat(20_000));
+        input.extend_from_slice(b"\"}\n");
+        let (work, n) = work_for(&input, 1 << 20, usize::MAX);
+        assert_eq!(n, 20_002);
+        assert!(work <= 6 * input.len() as u64);
+    }
+
+    #[test]
+    fn prefix_automaton_examples() {
+        let accepts = |s: &[u8]| {
+            let mut p = Prefix::new();
+            s.iter().all(|&b| p.step(b))
+        };
+        for ok in [
+            &b"{\"a\":[1,-0.5e+7,true,false,null,\"\\u12aF\\n\"],\"b\":{}} "[..],
+            b"[[[[",
+            b"\"raw\x01\ncontrol",
+            b"  12",
+            b"{\"k\"",
+        ] {
+            assert!(accepts(ok), "{}", String::from_utf8_lossy(ok));
+        }
+        for bad in [
+            &b"{,"[..],
+            b"[1,]",
+            b"{\"a\" 1",
+            b"01",
+            b"-01",
+            b"[-0.1e1,01]",
+            b"1.e",
+            b"-a",
+            b"tru ",
+            b"\"\\x",
+            b"\"\\u12g",
+            b"{]",
+            b"[}",
+            b"{} {",
+            b"{\"a\":1,}",
+            b"\\",
+        ] {
+            assert!(!accepts(bad), "{}", String::from_utf8_lossy(bad));
+        }
+        let mut deep = Prefix::new();
+        let text = [b"[{\"k\":".repeat(200), b"1".to_vec(), b"}]".repeat(200)].concat();
+        assert!(text.iter().all(|&b| deep.step(b)));
+        assert!(deep.complete());
+    }
+
+    fn split_token() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            12 => prop::sample::select(b"{}[]\"\\:,\n\ra1".to_vec()).prop_map(|b| vec![b]),
+            2 => prop::sample::select(b" \t\xEF\xBB\xBFue-.tn".to_vec()).prop_map(|b| vec![b]),
+            1 => Just(BOM.to_vec()),
+            1 => Just(b"\"k\":\"".to_vec()),
+            1 => Just(b"true".to_vec()),
+        ]
+    }
+
+    fn json_token() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "{", "}", "[", "]", "\"k\"", "\"", ":", ",", " ", "1", "0", "-", ".", "e", "E", "+",
+            "true", "null", "fals", "\\", "\\n", "\\u00e9", "\\u", "a", "/",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn chunking_never_changes_frames(
+            tokens in prop::collection::vec(split_token(), 0..160),
+            max in prop_oneof![0usize..48, Just(usize::MAX)],
+            sizes in prop::collection::vec(1usize..24, 1..6),
+        ) {
+            let input = tokens.concat();
+            let expected = whole(&input, max);
+            prop_assert_eq!(&expected, &reference(&input, max));
+            prop_assert_eq!(frames_with(&input, max, &sizes), expected);
+        }
+
+        #[test]
+        fn prefix_automaton_agrees_with_serde_json(
+            tokens in prop::collection::vec(json_token(), 0..40),
+        ) {
+            let text = tokens.concat();
+            let mut prefix = Prefix::new();
+            let accepted = text.bytes().all(|b| prefix.step(b));
+            let parsed = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+            prop_assert_eq!(accepted && prefix.complete(), parsed, "{}", text);
+            if parsed {
+                // Every prefix of a valid text is accepted as one.
+                let mut prefix = Prefix::new();
+                prop_assert!(text.bytes().all(|b| prefix.step(b)));
+            }
+        }
+    }
+}
