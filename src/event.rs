@@ -1,0 +1,867 @@
+//! Classification: a borrowed view of one record as an event.
+//!
+//! This module owns turning a record's bytes into an [`Event`]: full RFC 8259 and UTF-8
+//! validation, the fields the rules read (borrowed from the record wherever the JSON text has no
+//! escapes), and the JSON type of each known field so that wrong types are findings rather than
+//! parse failures. No JSON tree is built: custom serde visitors pick out the known fields and skip
+//! the rest. It must not keep state across records nor decide which rules fire (that is
+//! `validate`); it reports only what the record itself is.
+//!
+//! serde_json is the parser: it deserializes straight into these borrowed structs without an
+//! intermediate tape and without rewriting the input, which `--tee` and snippets need intact.
+//! `benches/classify.rs` keeps the comparison against simd-json on realistic streams.
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// The JSON type of a value, for "expected X, found Y" findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonType {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl JsonType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Bool => "a boolean",
+            JsonType::Number => "a number",
+            JsonType::String => "a string",
+            JsonType::Array => "an array",
+            JsonType::Object => "an object",
+        }
+    }
+}
+
+/// A scalar field as it appeared in the record.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Field<'a> {
+    #[default]
+    Absent,
+    Str(Cow<'a, str>),
+    UInt(u64),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// Present with a type that is not kept (null, array, object).
+    Other(JsonType),
+}
+
+impl<'a> Field<'a> {
+    pub fn is_present(&self) -> bool {
+        !matches!(self, Field::Absent)
+    }
+
+    pub fn json_type(&self) -> Option<JsonType> {
+        Some(match self {
+            Field::Absent => return None,
+            Field::Str(_) => JsonType::String,
+            Field::UInt(_) | Field::Int(_) | Field::Float(_) => JsonType::Number,
+            Field::Bool(_) => JsonType::Bool,
+            Field::Other(t) => *t,
+        })
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Field::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Field::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The value as a number, when it is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Field::UInt(n) => Some(n as f64),
+            Field::Int(n) => Some(n as f64),
+            Field::Float(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// A whole, non-negative millisecond count (timestamps, durations).
+    pub fn as_millis(&self) -> Option<u64> {
+        match *self {
+            Field::UInt(n) => Some(n),
+            Field::Float(n) if n >= 0.0 && n.fract() == 0.0 && n < u64::MAX as f64 => {
+                Some(n as u64)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The `tool_call` object of a tool call event.
+#[derive(Clone, Debug, Default)]
+pub struct ToolCall<'a> {
+    /// The JSON type of `tool_call` when present.
+    pub shape: Option<JsonType>,
+    /// The first key ending in `ToolCall` (or `function`): the tool kind.
+    pub kind: Option<Cow<'a, str>>,
+    /// How many keys name a tool kind (a well-formed call has exactly one).
+    pub kinds: u32,
+    /// The second key naming a kind, for the diagnostic when there are several.
+    pub other_kind: Option<Cow<'a, str>>,
+    /// The JSON type of the kind's value (an object in a well-formed call).
+    pub body_shape: Option<JsonType>,
+    /// The exact JSON text of `args`, when present.
+    pub args: Option<&'a RawValue>,
+    /// The variant of `result`: `success`, `rejected`, `error`, `failure`, … when present.
+    pub outcome: Option<Cow<'a, str>>,
+    /// A key repeated inside `tool_call`.
+    pub duplicate_key: Option<Cow<'a, str>>,
+}
+
+/// `message` of a user or assistant event.
+#[derive(Clone, Debug, Default)]
+pub struct Message<'a> {
+    pub shape: Option<JsonType>,
+    pub role: Field<'a>,
+    /// The JSON type of `content` when present (an array in every real run).
+    pub content_shape: Option<JsonType>,
+    /// The texts of the `text` items of `content`, joined (borrowed when there is one).
+    pub text: Option<Cow<'a, str>>,
+    /// A `content[].text` that is not a string.
+    pub bad_text: Option<JsonType>,
+}
+
+/// `query` or `response` of an `interaction_query` event.
+#[derive(Clone, Debug, Default)]
+pub struct Query<'a> {
+    pub shape: Option<JsonType>,
+    pub id: Field<'a>,
+    /// `query.<queryType>.args.toolCallId`: the tool call this request announces.
+    pub tool_call_id: Option<Cow<'a, str>>,
+    /// For a response: `approved`, `rejected`, … (the key inside `<…Response>`).
+    pub decision: Option<Cow<'a, str>>,
+}
+
+/// The borrowed view of one event: every field a rule reads. Field names follow the cursor
+/// dialect, which is the canonical view every dialect maps into.
+#[derive(Clone, Debug, Default)]
+pub struct Event<'a> {
+    pub ty: Field<'a>,
+    pub subtype: Field<'a>,
+    pub session_id: Field<'a>,
+    pub timestamp_ms: Field<'a>,
+    pub call_id: Field<'a>,
+    pub model_call_id: Field<'a>,
+    pub tool_call: ToolCall<'a>,
+    pub message: Message<'a>,
+    /// `text` of a thinking delta.
+    pub text: Field<'a>,
+    pub is_error: Field<'a>,
+    pub result: Field<'a>,
+    pub duration_ms: Field<'a>,
+    pub duration_api_ms: Field<'a>,
+    pub request_id: Field<'a>,
+    pub usage: Usage,
+    pub query_type: Field<'a>,
+    pub query: Query<'a>,
+    pub response: Query<'a>,
+    /// The first top-level key that appears twice.
+    pub duplicate_key: Option<Cow<'a, str>>,
+}
+
+/// Token counts of `result.usage`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub shape: Option<JsonType>,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_read_tokens: Option<u64>,
+    pub cache_write_tokens: Option<u64>,
+}
+
+/// What a record turned out to be.
+#[derive(Debug)]
+pub enum Parsed<'a> {
+    Event(Box<Event<'a>>),
+    /// Valid JSON whose top-level value is not an object.
+    NotAnObject(JsonType),
+}
+
+/// Parses `text` (already known to be valid UTF-8) as one JSON text.
+pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let top = Top::deserialize(&mut de)?;
+    de.end()?;
+    Ok(match top {
+        Top::Object(event) => Parsed::Event(event),
+        Top::Other(t) => Parsed::NotAnObject(t),
+    })
+}
+
+enum Top<'a> {
+    Object(Box<Event<'a>>),
+    Other(JsonType),
+}
+
+impl<'de> Deserialize<'de> for Top<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TopVisitor)
+    }
+}
+
+/// Accepts any value; the closure decides what to keep of an object.
+struct TopVisitor;
+
+macro_rules! non_object_visits {
+    ($out:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($out(JsonType::Bool))
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($out(JsonType::Number))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($out(JsonType::Number))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($out(JsonType::Number))
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($out(JsonType::String))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($out(JsonType::Null))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($out(JsonType::Array))
+        }
+    };
+}
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Top<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    non_object_visits!(Top::Other);
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut ev = Box::<Event<'de>>::default();
+        let mut seen = KeySet::default();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if seen.insert(&key) && ev.duplicate_key.is_none() {
+                ev.duplicate_key = Some(key.name.clone());
+            }
+            match &*key.name {
+                "type" => ev.ty = map.next_value()?,
+                "subtype" => ev.subtype = map.next_value()?,
+                "session_id" => ev.session_id = map.next_value()?,
+                "timestamp_ms" => ev.timestamp_ms = map.next_value()?,
+                "call_id" => ev.call_id = map.next_value()?,
+                "model_call_id" => ev.model_call_id = map.next_value()?,
+                "tool_call" => ev.tool_call = map.next_value()?,
+                "message" => ev.message = map.next_value()?,
+                "text" => ev.text = map.next_value()?,
+                "is_error" => ev.is_error = map.next_value()?,
+                "result" => ev.result = map.next_value()?,
+                "duration_ms" => ev.duration_ms = map.next_value()?,
+                "duration_api_ms" => ev.duration_api_ms = map.next_value()?,
+                "request_id" => ev.request_id = map.next_value()?,
+                "usage" => ev.usage = map.next_value()?,
+                "query_type" => ev.query_type = map.next_value()?,
+                "query" => ev.query = map.next_value()?,
+                "response" => ev.response = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Top::Object(ev))
+    }
+}
+
+/// An object key, borrowed from the input when it has no escapes.
+struct Key<'a> {
+    name: Cow<'a, str>,
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(StrVisitor).map(|name| Key { name })
+    }
+}
+
+struct StrVisitor;
+
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// The keys of one object seen so far, to find repeated keys without allocating: hashes of the
+/// first 32 keys (events have about ten); a hash collision only costs a false "no duplicate"
+/// never a false finding, because equal hashes are confirmed against the stored key.
+#[derive(Default)]
+struct KeySet {
+    hashes: [u64; 32],
+    len: usize,
+}
+
+impl KeySet {
+    /// Records `key`; true when it was already there.
+    fn insert(&mut self, key: &Key<'_>) -> bool {
+        let h = fnv1a(key.name.as_bytes());
+        if self.hashes[..self.len].contains(&h) {
+            return true;
+        }
+        if self.len < self.hashes.len() {
+            self.hashes[self.len] = h;
+            self.len += 1;
+        }
+        false
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl<'de> Deserialize<'de> for Field<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl<'de> Visitor<'de> for FieldVisitor {
+    type Value = Field<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Field::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Field::Int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Field::UInt(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Field::Float(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Field::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Field::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Field::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Field::Other(JsonType::Null))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Field::Other(JsonType::Array))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Field::Other(JsonType::Object))
+    }
+}
+
+/// Generates a `Deserialize` for a view struct with a `shape` field: non-objects record their
+/// type, objects go to the given map visitor body.
+macro_rules! object_view {
+    ($ty:ident, |$ev:ident, $map:ident| $body:block) => {
+        impl<'de> Deserialize<'de> for $ty<'de> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty<'de>;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a JSON value")
+                    }
+                    non_object_visits!(|t| $ty {
+                        shape: Some(t),
+                        ..Default::default()
+                    });
+                    fn visit_map<A: MapAccess<'de>>(
+                        self,
+                        mut $map: A,
+                    ) -> Result<Self::Value, A::Error> {
+                        let mut $ev = $ty {
+                            shape: Some(JsonType::Object),
+                            ..Default::default()
+                        };
+                        $body
+                        Ok($ev)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+fn is_kind_key(key: &str) -> bool {
+    key.ends_with("ToolCall") || key == "function"
+}
+
+object_view!(ToolCall, |tc, map| {
+    let mut seen = KeySet::default();
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        if seen.insert(&key) && tc.duplicate_key.is_none() {
+            tc.duplicate_key = Some(key.name.clone());
+        }
+        if is_kind_key(&key.name) {
+            tc.kinds += 1;
+            if tc.kind.is_none() {
+                let body: ToolBody<'de> = map.next_value()?;
+                tc.kind = Some(key.name);
+                tc.body_shape = Some(body.shape);
+                tc.args = body.args;
+                tc.outcome = body.outcome;
+                continue;
+            }
+            if tc.other_kind.is_none() {
+                tc.other_kind = Some(key.name);
+            }
+        }
+        map.next_value::<IgnoredAny>()?;
+    }
+});
+
+/// The value of `<kind>ToolCall`: `{args, result, description?}`.
+struct ToolBody<'a> {
+    shape: JsonType,
+    args: Option<&'a RawValue>,
+    outcome: Option<Cow<'a, str>>,
+}
+
+impl<'de> Deserialize<'de> for ToolBody<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolBody<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            non_object_visits!(|t| ToolBody {
+                shape: t,
+                args: None,
+                outcome: None,
+            });
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut body = ToolBody {
+                    shape: JsonType::Object,
+                    args: None,
+                    outcome: None,
+                };
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    match &*key.name {
+                        // The `function` shape names its arguments `arguments`.
+                        "args" | "arguments" if body.args.is_none() => {
+                            body.args = Some(map.next_value()?)
+                        }
+                        "result" => body.outcome = map.next_value::<Outcome<'de>>()?.0,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(body)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The variant of a tool result: its first key other than the sibling `isBackground`.
+struct Outcome<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for Outcome<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Outcome<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            non_object_visits!(|_| Outcome(None));
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = None;
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    if out.is_none() && key.name != "isBackground" {
+                        out = Some(key.name);
+                    }
+                }
+                Ok(Outcome(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+object_view!(Message, |msg, map| {
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        match &*key.name {
+            "role" => msg.role = map.next_value()?,
+            "content" => {
+                let content: Content<'de> = map.next_value()?;
+                msg.content_shape = Some(content.shape);
+                msg.text = content.text;
+                msg.bad_text = content.bad_text;
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+});
+
+/// `message.content`: an array of `{type, text}` items (a plain string in some clients).
+struct Content<'a> {
+    shape: JsonType,
+    text: Option<Cow<'a, str>>,
+    bad_text: Option<JsonType>,
+}
+
+impl<'de> Deserialize<'de> for Content<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::other(JsonType::Bool))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::other(JsonType::Number))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::other(JsonType::Number))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::other(JsonType::Number))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::other(JsonType::Null))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content {
+                    shape: JsonType::String,
+                    text: Some(Cow::Borrowed(v)),
+                    bad_text: None,
+                })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content {
+                    shape: JsonType::String,
+                    text: Some(Cow::Owned(v.to_owned())),
+                    bad_text: None,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::other(JsonType::Object))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Content {
+                    shape: JsonType::Array,
+                    text: None,
+                    bad_text: None,
+                };
+                while let Some(item) = seq.next_element::<ContentItem<'de>>()? {
+                    match item.text {
+                        Field::Str(t) => {
+                            out.text = Some(match out.text.take() {
+                                None => t,
+                                Some(prev) => Cow::Owned(prev.into_owned() + &t),
+                            })
+                        }
+                        Field::Absent => {}
+                        other => {
+                            out.bad_text = out.bad_text.or(other.json_type());
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Content<'_> {
+    fn other(shape: JsonType) -> Self {
+        Content {
+            shape,
+            text: None,
+            bad_text: None,
+        }
+    }
+}
+
+/// One item of `message.content`; only `text` is read.
+#[derive(Default)]
+struct ContentItem<'a> {
+    /// Set by `object_view!`; a non-object item simply has no text.
+    #[allow(dead_code)]
+    shape: Option<JsonType>,
+    text: Field<'a>,
+}
+
+object_view!(ContentItem, |item, map| {
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        if key.name == "text" {
+            item.text = map.next_value()?;
+        } else {
+            map.next_value::<IgnoredAny>()?;
+        }
+    }
+});
+
+impl<'de> Deserialize<'de> for Usage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Usage;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            non_object_visits!(|t| Usage {
+                shape: Some(t),
+                ..Default::default()
+            });
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut u = Usage {
+                    shape: Some(JsonType::Object),
+                    ..Default::default()
+                };
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let slot = match &*key.name {
+                        "inputTokens" => &mut u.input_tokens,
+                        "outputTokens" => &mut u.output_tokens,
+                        "cacheReadTokens" => &mut u.cache_read_tokens,
+                        "cacheWriteTokens" => &mut u.cache_write_tokens,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = map.next_value::<Field<'de>>()?.as_millis();
+                }
+                Ok(u)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+object_view!(Query, |q, map| {
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        if key.name == "id" {
+            q.id = map.next_value()?;
+        } else {
+            let inner: QueryInner<'de> = map.next_value()?;
+            if q.tool_call_id.is_none() {
+                q.tool_call_id = inner.tool_call_id;
+            }
+            if q.decision.is_none() {
+                q.decision = inner.first_key;
+            }
+        }
+    }
+});
+
+/// `<queryType>: {args: {toolCallId}}` of a request, or `<…Response>: {approved: {}}` of a
+/// response.
+#[derive(Default)]
+struct QueryInner<'a> {
+    /// Set by `object_view!`; a non-object value simply announces nothing.
+    #[allow(dead_code)]
+    shape: Option<JsonType>,
+    first_key: Option<Cow<'a, str>>,
+    tool_call_id: Option<Cow<'a, str>>,
+}
+
+object_view!(QueryInner, |qi, map| {
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        if key.name == "args" {
+            qi.tool_call_id = map.next_value_seed(ToolCallIdSeed)?;
+        } else {
+            map.next_value::<IgnoredAny>()?;
+        }
+        if qi.first_key.is_none() {
+            qi.first_key = Some(key.name);
+        }
+    }
+});
+
+/// Reads `toolCallId` out of an `args` object, skipping everything else.
+struct ToolCallIdSeed;
+
+impl<'de> DeserializeSeed<'de> for ToolCallIdSeed {
+    type Value = Option<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<Cow<'de, str>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            non_object_visits!(|_| None);
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut id = None;
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    if key.name == "toolCallId" {
+                        if let Field::Str(s) = map.next_value::<Field<'de>>()? {
+                            id = Some(s);
+                        }
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(id)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(text: &str) -> Box<Event<'_>> {
+        match parse(text).expect("valid JSON") {
+            Parsed::Event(e) => e,
+            Parsed::NotAnObject(t) => panic!("not an object: {t:?}"),
+        }
+    }
+
+    #[test]
+    fn tool_call_kind_is_the_key_ending_in_toolcall_not_the_first_key() {
+        let e = event(
+            r#"{"type":"tool_call","subtype":"completed","call_id":"c\nfc","tool_call":{"toolCallId":"c","shellToolCall":{"args":{"command":"ls"},"result":{"rejected":{"reason":""}}},"startedAtMs":"1"}}"#,
+        );
+        assert_eq!(e.tool_call.kind.as_deref(), Some("shellToolCall"));
+        assert_eq!(e.tool_call.kinds, 1);
+        assert_eq!(e.tool_call.args.unwrap().get(), r#"{"command":"ls"}"#);
+        assert_eq!(e.tool_call.outcome.as_deref(), Some("rejected"));
+        assert_eq!(e.call_id.as_str(), Some("c\nfc"));
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed() {
+        let e = event(r#"{"type":"user","session_id":"abc"}"#);
+        assert!(matches!(e.session_id, Field::Str(Cow::Borrowed("abc"))));
+    }
+
+    #[test]
+    fn wrong_types_are_kept_not_rejected() {
+        let e = event(r#"{"type":"result","duration_ms":"12","is_error":"no","tool_call":[1]}"#);
+        assert_eq!(e.duration_ms.json_type(), Some(JsonType::String));
+        assert_eq!(e.is_error.json_type(), Some(JsonType::String));
+        assert_eq!(e.tool_call.shape, Some(JsonType::Array));
+    }
+
+    #[test]
+    fn duplicate_keys_are_found_at_both_levels() {
+        let e = event(r#"{"type":"a","x":1,"x":2,"tool_call":{"aToolCall":{},"aToolCall":{}}}"#);
+        assert_eq!(e.duplicate_key.as_deref(), Some("x"));
+        assert_eq!(e.tool_call.duplicate_key.as_deref(), Some("aToolCall"));
+        assert_eq!(e.tool_call.kinds, 2);
+    }
+
+    #[test]
+    fn message_texts_are_joined() {
+        let e = event(
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}"#,
+        );
+        assert_eq!(e.message.text.as_deref(), Some("ab"));
+        assert_eq!(e.message.content_shape, Some(JsonType::Array));
+    }
+
+    #[test]
+    fn interaction_query_ids_and_announced_call() {
+        let e = event(
+            r#"{"type":"interaction_query","subtype":"request","query_type":"webSearchRequestQuery","query":{"id":7,"webSearchRequestQuery":{"args":{"q":"x","toolCallId":"call_9"}}}}"#,
+        );
+        assert_eq!(e.query.id, Field::UInt(7));
+        assert_eq!(e.query.tool_call_id.as_deref(), Some("call_9"));
+        let r = event(
+            r#"{"type":"interaction_query","subtype":"response","response":{"id":7,"webSearchRequestResponse":{"rejected":{"reason":"no"}}}}"#,
+        );
+        assert_eq!(r.response.decision.as_deref(), Some("rejected"));
+        assert_eq!(r.response.id, Field::UInt(7));
+    }
+
+    #[test]
+    fn usage_tokens() {
+        let e = event(
+            r#"{"type":"result","usage":{"inputTokens":10,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":5}}"#,
+        );
+        assert_eq!(e.usage.input_tokens, Some(10));
+        assert_eq!(e.usage.cache_write_tokens, Some(5));
+    }
+
+    #[test]
+    fn not_objects_and_errors() {
+        assert!(matches!(
+            parse("[1,2]"),
+            Ok(Parsed::NotAnObject(JsonType::Array))
+        ));
+        assert!(matches!(
+            parse("\"x\""),
+            Ok(Parsed::NotAnObject(JsonType::String))
+        ));
+        assert!(parse("{} {}").is_err());
+        assert!(parse("{\"a\":NaN}").is_err());
+        assert!(parse("{\"a\":1").is_err());
+        let deep = "[".repeat(100_000);
+        assert!(parse(&deep).is_err());
+    }
+}
