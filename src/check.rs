@@ -1,0 +1,498 @@
+//! Checking one input: splitter → framing rules → classifier → validator, streaming.
+//!
+//! This module owns the framing rules (what a record's bytes are before they are an event) and
+//! the wiring of one input through the pipeline. Every finding goes to the caller's `emit`
+//! callback as soon as it is known. It must not open files, print, or decide exit codes: that is
+//! the command line's job.
+
+use crate::diagnostic::Diagnostic;
+use crate::event::{self, Parsed};
+use crate::record::{
+    BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
+};
+use crate::rules::{Rule, RuleSet};
+use crate::split::Splitter;
+use crate::validate::Validator;
+use std::cell::Cell;
+use std::io::{self, Read, Write};
+
+/// Default `--max-record-bytes`: 64 MiB.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub enabled: RuleSet,
+    pub max_record_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            enabled: RuleSet::all(),
+            max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        }
+    }
+}
+
+/// What one input held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub records: u64,
+    pub bytes: u64,
+}
+
+/// Checks everything `reader` yields. Errors are I/O errors of the reader only; every problem
+/// with the bytes themselves is a diagnostic.
+pub fn check<R: Read>(
+    reader: R,
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+) -> io::Result<Totals> {
+    // The first error of the caller's sink stops the run after the current record.
+    let failed: Cell<Option<io::Error>> = Cell::new(None);
+    let mut emit = |d: Diagnostic| {
+        if opts.enabled.contains(d.rule) {
+            let earlier = failed.take();
+            let now = match earlier {
+                Some(e) => Some(e),
+                None => emit(d).err(),
+            };
+            failed.set(now);
+        }
+    };
+    let mut splitter = Splitter::new(reader, opts.max_record_bytes);
+    let mut validator = Validator::new(opts.enabled);
+    let mut scratch = Vec::new();
+    let mut totals = Totals::default();
+    while let Some(frame) = splitter.next_frame()? {
+        match frame {
+            Frame::Blank { pos, bom } => {
+                if bom {
+                    emit(bom_diagnostic(pos));
+                }
+                emit(Diagnostic::new(
+                    Rule::BlankLine,
+                    pos,
+                    "blank line between records",
+                ));
+            }
+            Frame::TooLarge { pos, len, bom } => {
+                totals.records += 1;
+                if bom {
+                    emit(bom_diagnostic(pos));
+                }
+                validator.on_record(&mut emit);
+                emit(
+                    Diagnostic::new(
+                        Rule::RecordTooLarge,
+                        pos,
+                        format!(
+                            "record of {len} bytes is larger than --max-record-bytes ({}); skipped",
+                            opts.max_record_bytes
+                        ),
+                    )
+                    .with_help("raise --max-record-bytes to check it"),
+                );
+            }
+            Frame::Record(rec) => {
+                totals.records += 1;
+                if rec.has(BOM_STRIPPED) {
+                    emit(bom_diagnostic(rec.pos));
+                }
+                validator.on_record(&mut emit);
+                record(&rec, &mut validator, &mut scratch, &mut emit);
+            }
+        }
+        if let Some(e) = failed.take() {
+            return Err(e);
+        }
+    }
+    totals.bytes = splitter.bytes_read();
+    if totals.records == 0 {
+        emit(Diagnostic::new(
+            Rule::EmptyStream,
+            Position {
+                byte: 0,
+                line: 1,
+                record: 0,
+            },
+            if totals.bytes == 0 {
+                "the input is empty"
+            } else {
+                "the input holds no record, only blank lines"
+            },
+        )
+        .with_help("an agent that fails before its first event writes nothing to stdout and its error to stderr"));
+    }
+    validator.finish(&mut emit);
+    match failed.take() {
+        Some(e) => Err(e),
+        None => Ok(totals),
+    }
+}
+
+fn bom_diagnostic(pos: Position) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        Rule::ByteOrderMark,
+        pos,
+        if pos.byte <= 3 {
+            "UTF-8 byte-order mark at the start of the input; stripped"
+        } else {
+            "UTF-8 byte-order mark at the start of a line (were files concatenated?); stripped"
+        },
+    );
+    d.byte = pos.byte.saturating_sub(3);
+    d.column = Some(1);
+    d
+}
+
+/// One record through the framing rules, the classifier and the validator.
+fn record(
+    rec: &Record<'_>,
+    validator: &mut Validator,
+    scratch: &mut Vec<u8>,
+    emit: &mut impl FnMut(Diagnostic),
+) {
+    let bytes = rec.bytes;
+    if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+        let open = string_opening(bytes);
+        let d = if rec.has(ENDS_IN_STRING) {
+            Diagnostic::new(
+                Rule::TruncatedRecord,
+                rec.pos,
+                "the input ends inside a string that opens here; the record was cut off",
+            )
+        } else {
+            Diagnostic::new(
+                Rule::InvalidJson,
+                rec.pos,
+                "a string opened on this line is never closed, and the next line does not continue it",
+            )
+            .with_help("the record was cut off mid-string; the following lines are checked as records of their own")
+        };
+        emit(d.at(bytes, open..open + 1));
+        return;
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            emit(utf8_diagnostic(rec, e));
+            return;
+        }
+    };
+    match event::parse(text) {
+        Ok(parsed) => classified(rec, bytes, parsed, validator, emit),
+        Err(e) if is_control_char_error(&e) => {
+            let first = repair(bytes, scratch);
+            let what = control_name(bytes[first]);
+            let spans = if rec.has(MULTILINE) {
+                format!("; the record spans {} physical lines", rec.lines)
+            } else {
+                String::new()
+            };
+            let repaired = std::str::from_utf8(scratch).expect("escaping keeps UTF-8 valid");
+            match event::parse(repaired) {
+                Ok(parsed) => {
+                    emit(
+                        Diagnostic::new(
+                            Rule::RawControlCharacter,
+                            rec.pos,
+                            format!("raw {what} inside a string{spans}; repaired as an escape"),
+                        )
+                        .with_help("JSON strings must escape control characters; a reader that splits on newlines breaks this record apart")
+                        .at(bytes, first..first + 1),
+                    );
+                    classified(rec, scratch, parsed, validator, emit);
+                }
+                Err(e) => emit(json_diagnostic(rec, scratch, &e)),
+            }
+        }
+        Err(e) => emit(json_diagnostic(rec, bytes, &e)),
+    }
+}
+
+fn classified(
+    rec: &Record<'_>,
+    bytes: &[u8],
+    parsed: Parsed<'_>,
+    validator: &mut Validator,
+    emit: &mut impl FnMut(Diagnostic),
+) {
+    match parsed {
+        Parsed::Event(ev) => validator.check(rec, bytes, &ev, emit),
+        Parsed::NotAnObject(t) => emit(
+            Diagnostic::new(
+                Rule::NotAnObject,
+                rec.pos,
+                format!("the record is {}, not a JSON object", t.as_str()),
+            )
+            .with_help("every record of the stream is one event object")
+            .with_snippet(bytes),
+        ),
+    }
+}
+
+fn is_control_char_error(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("control character")
+}
+
+/// Copies `bytes` into `out` with every raw control byte inside a string escaped; returns the
+/// offset of the first one.
+fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
+    out.clear();
+    out.reserve(bytes.len() + 16);
+    let mut first = None;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string && b < 0x20 {
+            first.get_or_insert(i);
+            // A backslash right before a raw control byte pairs with the backslash of the
+            // inserted escape, so the repaired value keeps a literal backslash: still one
+            // record, and the warning says it was repaired.
+            escaped = false;
+            match b {
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                _ => {
+                    out.extend_from_slice(b"\\u00");
+                    out.push(HEX[(b >> 4) as usize]);
+                    out.push(HEX[(b & 15) as usize]);
+                }
+            }
+            continue;
+        }
+        out.push(b);
+        if escaped {
+            escaped = false;
+        } else if in_string && b == b'\\' {
+            escaped = true;
+        } else if b == b'"' {
+            in_string = !in_string;
+        }
+    }
+    first.unwrap_or(0)
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn control_name(b: u8) -> String {
+    match b {
+        b'\n' => "newline (U+000A)".to_owned(),
+        b'\r' => "carriage return (U+000D)".to_owned(),
+        b'\t' => "tab (U+0009)".to_owned(),
+        0x1b => "escape character (U+001B)".to_owned(),
+        _ => format!("control character U+{:04X}", b),
+    }
+}
+
+/// The offset of the quote that opens the string still open at the end of `bytes`.
+fn string_opening(bytes: &[u8]) -> usize {
+    let mut open = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if escaped {
+            escaped = false;
+        } else if in_string && b == b'\\' {
+            escaped = true;
+        } else if b == b'"' {
+            in_string = !in_string;
+            if in_string {
+                open = i;
+            }
+        }
+    }
+    open
+}
+
+#[cold]
+fn utf8_diagnostic(rec: &Record<'_>, e: std::str::Utf8Error) -> Diagnostic {
+    let at = e.valid_up_to();
+    let len = e.error_len().unwrap_or(rec.bytes.len() - at).max(1);
+    let bad = &rec.bytes[at..(at + len).min(rec.bytes.len())];
+    let hex: Vec<String> = bad.iter().map(|b| format!("0x{b:02X}")).collect();
+    let what = if e.error_len().is_none() {
+        "a UTF-8 sequence cut off at the end of the record"
+    } else {
+        "bytes that are not UTF-8"
+    };
+    Diagnostic::new(
+        Rule::InvalidUtf8,
+        rec.pos,
+        format!("{what}: {} at byte {} of the record", hex.join(" "), at),
+    )
+    .with_help("the stream must be UTF-8; was a Latin-1 or binary file mixed in?")
+    .at(rec.bytes, at..at + bad.len())
+}
+
+/// `invalid-json` (or `truncated-record` when the final record stops early) with what is wrong
+/// and where, plus a hint for the usual causes.
+#[cold]
+fn json_diagnostic(rec: &Record<'_>, bytes: &[u8], e: &serde_json::Error) -> Diagnostic {
+    let msg = e.to_string();
+    let msg = msg.rfind(" at line ").map_or(&msg[..], |i| &msg[..i]);
+    // serde_json counts lines and byte columns from 1 within the text it was given.
+    let mut offset = 0usize;
+    for _ in 1..e.line() {
+        match memchr::memchr(b'\n', &bytes[offset..]) {
+            Some(i) => offset += i + 1,
+            None => break,
+        }
+    }
+    let offset = (offset + e.column().saturating_sub(1)).min(bytes.len());
+    if e.is_eof() && rec.has(NO_FINAL_LF) {
+        return Diagnostic::new(
+            Rule::TruncatedRecord,
+            rec.pos,
+            "the input ends in the middle of this record",
+        )
+        .with_help("the producer was killed or the capture was cut off")
+        .at(bytes, offset..offset);
+    }
+    let first = bytes
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    let trimmed = &bytes[first.unwrap_or(0)..];
+    let (message, help): (String, Option<&str>) = if bytes.contains(&0x1b)
+        && !matches!(trimmed.first(), Some(b'{' | b'['))
+    {
+        (
+            "the line is not JSON: plain text with ANSI colour codes".to_owned(),
+            Some("stderr seems to be merged into stdout (2>&1); keep the agent's stderr apart"),
+        )
+    } else if trimmed.first() == Some(&0x1e) {
+        (
+            "the record starts with an RS (0x1E) byte".to_owned(),
+            Some(
+                "this looks like RFC 7464 JSON text sequences; sjlint reads newline-delimited JSON",
+            ),
+        )
+    } else if first.is_some()
+        && !matches!(
+            trimmed.first(),
+            Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+        )
+    {
+        (
+            "the line is plain text, not JSON".to_owned(),
+            Some("plain text between records usually means stderr was merged into stdout (2>&1)"),
+        )
+    } else if msg.starts_with("trailing characters") {
+        let rest = &bytes[offset..];
+        let rest = &rest[rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t'))
+            .unwrap_or(0)..];
+        if matches!(rest.first(), Some(b'{' | b'[')) {
+            (
+                "two JSON values on one line".to_owned(),
+                Some("each event must end with a newline; two writers may be interleaving"),
+            )
+        } else {
+            ("trailing data after the JSON value".to_owned(), None)
+        }
+    } else if is_non_finite(&bytes[offset..]) {
+        (
+            format!("{msg}: NaN and Infinity are not JSON numbers"),
+            Some("write non-finite numbers as null or as strings"),
+        )
+    } else if msg.starts_with("recursion limit exceeded") {
+        (
+            "nesting is deeper than 128 levels".to_owned(),
+            Some("no event of the stream nests this deep; the record is probably corrupt"),
+        )
+    } else if e.is_eof() {
+        (format!("the record ends early: {msg}"), None)
+    } else {
+        (msg.to_owned(), None)
+    };
+    let mut d = Diagnostic::new(Rule::InvalidJson, rec.pos, message).at(bytes, offset..offset + 1);
+    if let Some(help) = help {
+        d = d.with_help(help);
+    }
+    d
+}
+
+fn is_non_finite(rest: &[u8]) -> bool {
+    let rest = rest.strip_prefix(b"-").unwrap_or(rest);
+    rest.starts_with(b"NaN") || rest.starts_with(b"Infinity") || rest.starts_with(b"inf")
+}
+
+/// A reader that copies every chunk it reads to `out` and flushes it at once, for `--tee`:
+/// the consumer downstream gets the input byte for byte as it arrives.
+pub struct Tee<R, W> {
+    inner: R,
+    out: W,
+}
+
+impl<R, W> Tee<R, W> {
+    pub fn new(inner: R, out: W) -> Self {
+        Tee { inner, out }
+    }
+}
+
+impl<R: Read, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.out.write_all(&buf[..n])?;
+        self.out.flush()?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(input: &[u8]) -> Vec<(Rule, u64)> {
+        let mut out = Vec::new();
+        check(input, &Options::default(), &mut |d| {
+            out.push((d.rule, d.line));
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn repair_escapes_only_inside_strings() {
+        let mut out = Vec::new();
+        let first = repair(b"{\"a\":\"x\ny\t\x1b\",\n\"b\":1}", &mut out);
+        assert_eq!(first, 7);
+        assert_eq!(out, b"{\"a\":\"x\\ny\\t\\u001b\",\n\"b\":1}");
+    }
+
+    #[test]
+    fn framing_findings() {
+        assert_eq!(findings(b""), vec![(Rule::EmptyStream, 1)]);
+        assert_eq!(
+            findings(b"\n \n"),
+            vec![
+                (Rule::BlankLine, 1),
+                (Rule::BlankLine, 2),
+                (Rule::EmptyStream, 1)
+            ]
+        );
+        let f = findings(b"[1]\n\"x\"\n{\"a\":1} {\"b\":2}\n");
+        assert!(f.contains(&(Rule::NotAnObject, 1)));
+        assert!(f.contains(&(Rule::NotAnObject, 2)));
+        assert!(f.contains(&(Rule::InvalidJson, 3)));
+        let f = findings(
+            b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n{\"type\":",
+        );
+        assert!(f.contains(&(Rule::TruncatedRecord, 2)), "{f:?}");
+        let f = findings(b"{\"a\":\"caf\xe9\"}\n");
+        assert_eq!(f[0], (Rule::InvalidUtf8, 1));
+    }
+
+    #[test]
+    fn raw_newline_in_call_id_is_repaired_and_paired() {
+        let input = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n\
+{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"call_a\nfc_b\",\"tool_call\":{\"lsToolCall\":{\"args\":{}}},\"session_id\":\"s\"}\n\
+{\"type\":\"tool_call\",\"subtype\":\"completed\",\"call_id\":\"call_a\\nfc_b\",\"tool_call\":{\"lsToolCall\":{\"args\":{},\"result\":{\"success\":{}}}},\"session_id\":\"s\"}\n\
+{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n";
+        assert_eq!(findings(input), vec![(Rule::RawControlCharacter, 2)]);
+    }
+}

@@ -1,0 +1,962 @@
+//! The validator: schema, lifecycle, pairing and result rules over the stream of events.
+//!
+//! It owns the small state those rules need (the current session, open tool calls, open
+//! interaction queries, announced call ids, running hashes of the assistant text), all of it owned
+//! (`Box<str>` keys) so nothing borrows the splitter's buffer across records. It reads only the
+//! canonical [`Event`] view, so every dialect that maps into that view gets every rule. It must
+//! not print: each finding goes to the `emit` callback the moment it is known, and end-of-input
+//! findings come from [`Validator::finish`].
+
+use crate::diagnostic::Diagnostic;
+use crate::event::{Event, Field, JsonType};
+use crate::locate;
+use crate::record::{Position, Record};
+use crate::rules::{Rule, RuleSet};
+use std::collections::{HashMap, HashSet};
+
+/// Tool kinds seen in real runs or reported by users of the CLI; any other kind is information.
+pub const KNOWN_TOOL_KINDS: &[&str] = &[
+    "shellToolCall",
+    "readToolCall",
+    "editToolCall",
+    "webFetchToolCall",
+    "webSearchToolCall",
+    "askQuestionToolCall",
+    "grepToolCall",
+    "globToolCall",
+    "lsToolCall",
+    "writeToolCall",
+    "deleteToolCall",
+    "updateTodosToolCall",
+    "mcpToolCall",
+    "createPlanToolCall",
+    "semSearchToolCall",
+    "readLintsToolCall",
+    "function",
+];
+
+/// Event types every dialect knows, with the subtypes each takes (`None`: takes no subtype).
+const KNOWN_TYPES: &[(&str, Option<&[&str]>)] = &[
+    (
+        "system",
+        Some(&["init", "task_notification", "background_shell_timeout"]),
+    ),
+    ("user", None),
+    ("assistant", None),
+    ("thinking", Some(&["delta", "completed"])),
+    ("tool_call", Some(&["started", "completed"])),
+    ("interaction_query", Some(&["request", "response"])),
+    ("result", Some(&["success", "error"])),
+    // Other dialects' events (seeds 002 and 004); their shapes are checked once those dialects
+    // are mapped, but their names are known.
+    ("error", None),
+    ("raw", None),
+    ("tool-call-started", None),
+    ("tool-call-completed", None),
+];
+
+struct Session {
+    id: Option<Box<str>>,
+    start_line: u64,
+    result_line: Option<u64>,
+    last_line: u64,
+    last_timestamp: Option<(u64, u64)>,
+    /// Line of the first `thinking`/`delta` of a thinking phase not yet completed.
+    thinking_since: Option<u64>,
+    text: TextTracker,
+}
+
+impl Session {
+    fn new(line: u64) -> Session {
+        Session {
+            id: None,
+            start_line: line,
+            result_line: None,
+            last_line: line,
+            last_timestamp: None,
+            thinking_since: None,
+            text: TextTracker::default(),
+        }
+    }
+}
+
+struct OpenCall {
+    line: u64,
+    kind: Option<Box<str>>,
+    args: Option<u64>,
+}
+
+pub struct Validator {
+    enabled: RuleSet,
+    session: Option<Session>,
+    calls: HashMap<Box<str>, OpenCall>,
+    /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
+    announced: HashSet<Box<str>>,
+    /// Open `interaction_query` requests by `id`, with their lines.
+    queries: HashMap<Box<str>, u64>,
+    records: u64,
+    /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
+    /// follows it, since a lone `result` is the `--output-format json` form.
+    deferred_missing_init: Option<Diagnostic>,
+}
+
+impl Validator {
+    pub fn new(enabled: RuleSet) -> Validator {
+        Validator {
+            enabled,
+            session: None,
+            calls: HashMap::new(),
+            announced: HashSet::new(),
+            queries: HashMap::new(),
+            records: 0,
+            deferred_missing_init: None,
+        }
+    }
+
+    /// Called for every record, parsed or not, before `check` (when it parses).
+    pub fn on_record(&mut self, emit: &mut impl FnMut(Diagnostic)) {
+        self.records += 1;
+        if self.records > 1
+            && let Some(d) = self.deferred_missing_init.take()
+        {
+            emit(d);
+        }
+    }
+
+    /// Checks one event. `bytes` are the bytes it was parsed from (used only to point at fields).
+    pub fn check(
+        &mut self,
+        rec: &Record<'_>,
+        bytes: &[u8],
+        ev: &Event<'_>,
+        emit: &mut impl FnMut(Diagnostic),
+    ) {
+        let mut ctx = Ctx {
+            enabled: self.enabled,
+            pos: rec.pos,
+            bytes,
+            emit,
+        };
+        let ty = ev.ty.as_str();
+        check_schema(&mut ctx, ev);
+        let subtype = ev.subtype.as_str();
+        let is_init = ty == Some("system") && subtype == Some("init");
+        let line = rec.pos.line;
+
+        // Which session does this event belong to?
+        match &mut self.session {
+            None => {
+                self.session = Some(Session::new(line));
+                if !is_init {
+                    let d = Diagnostic::new(
+                        Rule::MissingInit,
+                        rec.pos,
+                        format!(
+                            "the stream starts with {} instead of `system`/`init`",
+                            describe(ev)
+                        ),
+                    )
+                    .with_snippet(bytes)
+                    .with_help("a cursor-agent stream begins with a `system`/`init` event; was the start of the stream cut off?");
+                    if ty == Some("result") && self.records <= 1 {
+                        if self.enabled.contains(Rule::MissingInit) {
+                            self.deferred_missing_init = Some(d);
+                        }
+                    } else {
+                        ctx.emit(d);
+                    }
+                }
+            }
+            Some(s) if s.result_line.is_some() => {
+                if is_init {
+                    self.session = Some(Session::new(line));
+                } else {
+                    let result_line = s.result_line.unwrap_or_default();
+                    s.last_line = line;
+                    ctx.emit(
+                        Diagnostic::new(
+                            Rule::EventAfterResult,
+                            rec.pos,
+                            format!(
+                                "{} after the session's `result`; nothing follows `result` but a new `system`/`init`",
+                                describe(ev)
+                            ),
+                        )
+                        .with_snippet(bytes)
+                        .with_related(result_line, "the session's result"),
+                    );
+                    return;
+                }
+            }
+            Some(s) if is_init => {
+                let new_id = ev.session_id.as_str();
+                let other_run = matches!((&s.id, new_id), (Some(a), Some(b)) if **a != *b);
+                let start = s.start_line;
+                let mut d = Diagnostic::new(
+                    Rule::DuplicateInit,
+                    rec.pos,
+                    "a second `system`/`init` inside a session that has no `result` yet",
+                )
+                .with_snippet(bytes)
+                .with_related(start, "the session started here");
+                if other_run {
+                    d = d.with_help(
+                        "it names another session_id: the previous run ended without a `result` (killed or crashed?) and a new one was appended",
+                    );
+                }
+                ctx.emit(d);
+                if other_run {
+                    self.close_session(&mut ctx);
+                    self.session = Some(Session::new(line));
+                }
+            }
+            Some(_) => {}
+        }
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        session.last_line = line;
+
+        if let Some(id) = ev.session_id.as_str() {
+            match &session.id {
+                None => session.id = Some(id.into()),
+                Some(expected) if **expected != *id => {
+                    let d = Diagnostic::new(
+                        Rule::SessionIdMismatch,
+                        rec.pos,
+                        format!(
+                            "session_id {:?} differs from the session's {:?}",
+                            id, expected
+                        ),
+                    )
+                    .with_related(session.start_line, "the session started here");
+                    ctx.emit_at(d, &["session_id"], true);
+                }
+                Some(_) => {}
+            }
+        }
+
+        if let Some(ts) = ev.timestamp_ms.as_millis() {
+            if let Some((prev, prev_line)) = session.last_timestamp
+                && ts < prev
+            {
+                let d = Diagnostic::new(
+                    Rule::TimestampRegression,
+                    rec.pos,
+                    format!(
+                        "timestamp_ms {ts} is {} ms earlier than the previous event's {prev}",
+                        prev - ts
+                    ),
+                )
+                .with_related(prev_line, "the previous timestamp");
+                ctx.emit_at(d, &["timestamp_ms"], true);
+            }
+            session.last_timestamp = Some((ts, line));
+        }
+
+        match (ty, subtype) {
+            (Some("thinking"), Some("delta")) => {
+                session.thinking_since.get_or_insert(line);
+            }
+            (Some("thinking"), _) => session.thinking_since = None,
+            _ => {
+                if let Some(since) = session.thinking_since.take() {
+                    ctx.emit(
+                        Diagnostic::new(
+                            Rule::ThinkingNotCompleted,
+                            rec.pos,
+                            format!(
+                                "{} ends a thinking phase that has no `thinking`/`completed`",
+                                describe(ev)
+                            ),
+                        )
+                        .with_snippet(bytes)
+                        .with_related(since, "the thinking phase began here"),
+                    );
+                }
+            }
+        }
+
+        match (ty, subtype) {
+            (Some("assistant"), _) => {
+                if let Some(text) = ev.message.text.as_deref() {
+                    let delta = ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
+                    let flush = !ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
+                    session.text.push(text, delta, flush);
+                }
+            }
+            (Some("tool_call"), Some("started")) => self.started(&mut ctx, ev),
+            (Some("tool_call"), Some("completed")) => self.completed(&mut ctx, ev),
+            (Some("interaction_query"), Some("request")) => {
+                if let Some(id) = id_key(&ev.query.id) {
+                    self.queries.insert(id, line);
+                }
+                if let Some(call) = ev.query.tool_call_id.as_deref() {
+                    self.announced.insert(call.into());
+                }
+            }
+            (Some("interaction_query"), Some("response")) => {
+                if let Some(id) = id_key(&ev.response.id)
+                    && self.queries.remove(&id).is_none()
+                {
+                    let d = Diagnostic::new(
+                        Rule::OrphanQueryResponse,
+                        rec.pos,
+                        format!(
+                            "a response to interaction query {id:?}, which was never requested"
+                        ),
+                    );
+                    ctx.emit_at(d, &["response", "id"], true);
+                }
+            }
+            (Some("result"), _) => {
+                if let Some(s) = self.session.as_mut() {
+                    s.result_line = Some(line);
+                    if ev.is_error.as_bool() != Some(true)
+                        && let Some(result) = ev.result.as_str()
+                        && let Some(msg) = s.text.mismatch(result)
+                    {
+                        let d = Diagnostic::new(Rule::ResultTextMismatch, rec.pos, msg)
+                                    .with_help("`result` joins every assistant segment with no separator; a mismatch means assistant events were lost or the result was edited");
+                        ctx.emit_at(d, &["result"], false);
+                    }
+                }
+                self.close_session(&mut ctx);
+            }
+            _ => {}
+        }
+    }
+
+    fn started(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
+        let Some(id) = ev.call_id.as_str() else {
+            return;
+        };
+        if let Some(open) = self.calls.get(id) {
+            let d = Diagnostic::new(
+                Rule::DuplicateCallId,
+                ctx.pos,
+                format!("tool call {id:?} is started again while it is still open"),
+            )
+            .with_related(open.line, "first started here");
+            ctx.emit_at(d, &["call_id"], false);
+            return;
+        }
+        self.announced.remove(id);
+        self.calls.insert(
+            id.into(),
+            OpenCall {
+                line: ctx.pos.line,
+                kind: ev.tool_call.kind.as_deref().map(Into::into),
+                args: ev.tool_call.args.map(|a| hash(a.get().as_bytes())),
+            },
+        );
+    }
+
+    fn completed(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
+        let Some(id) = ev.call_id.as_str() else {
+            return;
+        };
+        let Some(open) = self.calls.remove(id) else {
+            if !self.announced.remove(id) {
+                let d = Diagnostic::new(
+                    Rule::OrphanCompletion,
+                    ctx.pos,
+                    format!("tool call {id:?} completes but was never started"),
+                )
+                .with_help("pairing is by call_id: a `completed` needs an open `started` (or an `interaction_query` request whose args.toolCallId names it)");
+                ctx.emit_at(d, &["call_id"], false);
+            }
+            return;
+        };
+        let kind = ev.tool_call.kind.as_deref();
+        if let (Some(started), Some(done)) = (open.kind.as_deref(), kind)
+            && started != done
+        {
+            let d = Diagnostic::new(
+                Rule::ToolKindMismatch,
+                ctx.pos,
+                format!("tool call {id:?} started as `{started}` but completes as `{done}`"),
+            )
+            .with_related(open.line, "started here");
+            ctx.emit_at(d, &["tool_call", done], false);
+            return;
+        }
+        if let (Some(started), Some(args)) = (open.args, ev.tool_call.args)
+            && started != hash(args.get().as_bytes())
+        {
+            let d = Diagnostic::new(
+                Rule::ToolArgsMismatch,
+                ctx.pos,
+                format!("tool call {id:?} completes with other `args` than it started with"),
+            )
+            .with_related(open.line, "started here");
+            let path = kind.map(|k| ["tool_call", k, "args"]);
+            match path {
+                Some(p) => ctx.emit_at(d, &p, false),
+                None => ctx.emit(d),
+            }
+        }
+    }
+
+    /// Ends the current session: open calls are unfinished and open queries unanswered.
+    fn close_session(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>) {
+        let mut open: Vec<(u64, Box<str>)> =
+            self.calls.drain().map(|(id, c)| (c.line, id)).collect();
+        open.sort();
+        for (line, id) in open {
+            ctx.emit(Diagnostic::new(
+                Rule::UnfinishedToolCall,
+                line_pos(line),
+                format!("tool call {id:?} is started but never completed"),
+            ));
+        }
+        let mut queries: Vec<(u64, Box<str>)> =
+            self.queries.drain().map(|(id, line)| (line, id)).collect();
+        queries.sort();
+        for (line, id) in queries {
+            ctx.emit(Diagnostic::new(
+                Rule::UnansweredQuery,
+                line_pos(line),
+                format!("interaction query {id:?} has no response by the end of its session"),
+            ));
+        }
+        self.announced.clear();
+    }
+
+    /// End of input: the findings that wait for it.
+    pub fn finish(&mut self, emit: &mut impl FnMut(Diagnostic)) {
+        self.deferred_missing_init = None;
+        let mut ctx = Ctx {
+            enabled: self.enabled,
+            pos: Position::default(),
+            bytes: &[],
+            emit,
+        };
+        let Some(s) = &self.session else {
+            return;
+        };
+        if s.result_line.is_some() {
+            return;
+        }
+        let (last, start) = (s.last_line, s.start_line);
+        self.close_session(&mut ctx);
+        ctx.emit(
+            Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(last),
+                "the input ends but the session has no `result`",
+            )
+            .with_related(start, "the session started here")
+            .with_help("the agent may have crashed, been killed, or the capture was cut short"),
+        );
+    }
+}
+
+/// What each check needs to report: the enabled set, where the record is, its bytes.
+struct Ctx<'b, 'e, F> {
+    enabled: RuleSet,
+    pos: Position,
+    bytes: &'b [u8],
+    emit: &'e mut F,
+}
+
+impl<F: FnMut(Diagnostic)> Ctx<'_, '_, F> {
+    fn emit(&mut self, d: Diagnostic) {
+        if self.enabled.contains(d.rule) {
+            (self.emit)(d);
+        }
+    }
+
+    /// Emits `d` pointing at the key (or, with `value`, the value) at `path` in the record.
+    fn emit_at(&mut self, d: Diagnostic, path: &[&str], value: bool) {
+        if !self.enabled.contains(d.rule) {
+            return;
+        }
+        let span = if value {
+            locate::value(self.bytes, path)
+        } else {
+            locate::key(self.bytes, path)
+        };
+        let d = match span {
+            Some(span) => d.at(self.bytes, span),
+            None => d.with_snippet(self.bytes),
+        };
+        (self.emit)(d);
+    }
+}
+
+fn line_pos(line: u64) -> Position {
+    Position {
+        byte: 0,
+        line,
+        record: 0,
+    }
+}
+
+/// How an event is named in messages: `tool_call`/`completed`, `assistant`, an event with no type.
+fn describe(ev: &Event<'_>) -> String {
+    let article = |t: &str| {
+        if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        }
+    };
+    match (ev.ty.as_str(), ev.subtype.as_str()) {
+        (Some(t), Some(s)) => format!("{} `{t}`/`{s}` event", article(t)),
+        (Some(t), None) => format!("{} `{t}` event", article(t)),
+        (None, _) => "an event with no type".to_owned(),
+    }
+}
+
+/// An id used as a map key: strings as they are, numbers in their decimal form.
+fn id_key(f: &Field<'_>) -> Option<Box<str>> {
+    match f {
+        Field::Str(s) => Some((**s).into()),
+        Field::UInt(n) => Some(n.to_string().into()),
+        Field::Int(n) => Some(n.to_string().into()),
+        _ => None,
+    }
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    Poly::of(bytes).h
+}
+
+/// The per-record schema rules: type, subtype, required fields, field types, tool_call shape,
+/// duplicate keys, result flags.
+fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
+    if let Some(key) = ev.duplicate_key.as_deref() {
+        let d = Diagnostic::new(
+            Rule::DuplicateKey,
+            ctx.pos,
+            format!(
+                "key {key:?} appears more than once in the event; consumers disagree on which value wins"
+            ),
+        );
+        ctx.emit_at(d, &[key], false);
+    }
+    let ty = match &ev.ty {
+        Field::Str(t) => &**t,
+        Field::Absent => {
+            let d = Diagnostic::new(Rule::MissingType, ctx.pos, "the event has no `type` field")
+                .with_help("every event of the stream names its kind in a string `type`");
+            ctx.emit_at(d, &[], false);
+            return;
+        }
+        other => {
+            let d = Diagnostic::new(
+                Rule::MissingType,
+                ctx.pos,
+                format!(
+                    "`type` is {}, expected a string",
+                    other.json_type().map_or("absent", JsonType::as_str)
+                ),
+            );
+            ctx.emit_at(d, &["type"], true);
+            return;
+        }
+    };
+    let Some((_, subtypes)) = KNOWN_TYPES.iter().find(|(t, _)| *t == ty) else {
+        let d = Diagnostic::new(
+            Rule::UnknownEventType,
+            ctx.pos,
+            format!("unknown event type {ty:?}"),
+        )
+        .with_help("new event types appear in new CLI versions; a consumer should skip what it does not know");
+        ctx.emit_at(d, &["type"], true);
+        return;
+    };
+    match (&ev.subtype, subtypes) {
+        (Field::Str(s), Some(known)) if !known.contains(&&**s) => {
+            let d = Diagnostic::new(
+                Rule::UnknownSubtype,
+                ctx.pos,
+                format!(
+                    "unknown subtype {s:?} of `{ty}` (known: {})",
+                    known.join(", ")
+                ),
+            );
+            ctx.emit_at(d, &["subtype"], true);
+        }
+        (Field::Str(s), None) => {
+            let d = Diagnostic::new(
+                Rule::UnknownSubtype,
+                ctx.pos,
+                format!("`{ty}` events take no subtype, found {s:?}"),
+            );
+            ctx.emit_at(d, &["subtype"], true);
+        }
+        (Field::Absent, Some(known)) => {
+            let d = Diagnostic::new(
+                Rule::MissingField,
+                ctx.pos,
+                format!(
+                    "the `{ty}` event has no `subtype` (one of: {})",
+                    known.join(", ")
+                ),
+            );
+            ctx.emit_at(d, &["type"], true);
+        }
+        _ => {}
+    }
+    let subtype = ev.subtype.as_str().unwrap_or("");
+
+    // Field types of the fields every event may carry.
+    expect(ctx, "subtype", &ev.subtype, JsonType::String);
+    expect(ctx, "session_id", &ev.session_id, JsonType::String);
+    expect(ctx, "timestamp_ms", &ev.timestamp_ms, JsonType::Number);
+    expect(ctx, "model_call_id", &ev.model_call_id, JsonType::String);
+
+    if ty != "interaction_query" && !ev.session_id.is_present() {
+        missing(ctx, ty, "session_id");
+    }
+    match ty {
+        "user" | "assistant" => match ev.message.shape {
+            None => missing(ctx, ty, "message"),
+            Some(JsonType::Object) => {
+                expect(ctx, "role", &ev.message.role, JsonType::String);
+                match ev.message.content_shape {
+                    None => missing(ctx, ty, "message.content"),
+                    Some(JsonType::Array) => {
+                        if let Some(t) = ev.message.bad_text {
+                            wrong(
+                                ctx,
+                                &["message", "content"],
+                                "message.content[].text",
+                                t,
+                                JsonType::String,
+                            );
+                        }
+                    }
+                    Some(t) => wrong(
+                        ctx,
+                        &["message", "content"],
+                        "message.content",
+                        t,
+                        JsonType::Array,
+                    ),
+                }
+            }
+            Some(t) => wrong(ctx, &["message"], "message", t, JsonType::Object),
+        },
+        "thinking" => {
+            expect(ctx, "text", &ev.text, JsonType::String);
+            if subtype == "delta" && !ev.text.is_present() {
+                missing(ctx, "thinking/delta", "text");
+            }
+        }
+        "tool_call" => {
+            expect(ctx, "call_id", &ev.call_id, JsonType::String);
+            let what = format!("tool_call/{subtype}");
+            if !ev.call_id.is_present() {
+                missing(ctx, &what, "call_id");
+            }
+            check_tool_call(ctx, ev, &what);
+        }
+        "interaction_query" => {
+            expect(ctx, "query_type", &ev.query_type, JsonType::String);
+            let (name, q) = if subtype == "response" {
+                ("response", &ev.response)
+            } else {
+                ("query", &ev.query)
+            };
+            if subtype == "request" && !ev.query_type.is_present() {
+                missing(ctx, "interaction_query/request", "query_type");
+            }
+            match q.shape {
+                None if !subtype.is_empty() => {
+                    missing(ctx, &format!("interaction_query/{subtype}"), name)
+                }
+                Some(JsonType::Object) if !q.id.is_present() => {
+                    missing(
+                        ctx,
+                        &format!("interaction_query/{subtype}"),
+                        &format!("{name}.id"),
+                    );
+                }
+                Some(t) => wrong(ctx, &[name], name, t, JsonType::Object),
+                None => {}
+            }
+        }
+        "result" => {
+            expect(ctx, "is_error", &ev.is_error, JsonType::Bool);
+            expect(ctx, "result", &ev.result, JsonType::String);
+            expect(ctx, "duration_ms", &ev.duration_ms, JsonType::Number);
+            expect(
+                ctx,
+                "duration_api_ms",
+                &ev.duration_api_ms,
+                JsonType::Number,
+            );
+            expect(ctx, "request_id", &ev.request_id, JsonType::String);
+            if let Some(t) = ev.usage.shape.filter(|t| *t != JsonType::Object) {
+                wrong(ctx, &["usage"], "usage", t, JsonType::Object);
+            }
+            if !ev.is_error.is_present() {
+                missing(ctx, "result", "is_error");
+            }
+            if subtype == "success" && !ev.result.is_present() {
+                missing(ctx, "result/success", "result");
+            }
+            let flag = ev.is_error.as_bool();
+            let clash = match (subtype, flag) {
+                ("success", Some(true)) => Some("`subtype` is \"success\" but `is_error` is true"),
+                ("error", Some(false)) => Some("`subtype` is \"error\" but `is_error` is false"),
+                _ => None,
+            };
+            if let Some(msg) = clash {
+                let d = Diagnostic::new(Rule::ResultFlagMismatch, ctx.pos, msg).with_help(
+                    "consumers read either field to decide whether the run failed; they must agree",
+                );
+                ctx.emit_at(d, &["is_error"], true);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, what: &str) {
+    let tc = &ev.tool_call;
+    match tc.shape {
+        None => {
+            missing(ctx, what, "tool_call");
+            return;
+        }
+        Some(JsonType::Object) => {}
+        Some(t) => {
+            let d = Diagnostic::new(
+                Rule::MalformedToolCall,
+                ctx.pos,
+                format!("`tool_call` is {}, expected an object", t.as_str()),
+            );
+            ctx.emit_at(d, &["tool_call"], true);
+            return;
+        }
+    }
+    if let Some(key) = tc.duplicate_key.as_deref() {
+        let d = Diagnostic::new(
+            Rule::DuplicateKey,
+            ctx.pos,
+            format!("key {key:?} appears more than once in `tool_call`"),
+        );
+        ctx.emit_at(d, &["tool_call", key], false);
+    }
+    let Some(kind) = tc.kind.as_deref() else {
+        let d = Diagnostic::new(
+            Rule::MalformedToolCall,
+            ctx.pos,
+            "`tool_call` names no tool kind (no key ending in `ToolCall`, nor `function`)",
+        );
+        ctx.emit_at(d, &["tool_call"], true);
+        return;
+    };
+    if tc.kinds > 1 {
+        let other = tc.other_kind.as_deref().unwrap_or(kind);
+        let d = Diagnostic::new(
+            Rule::MalformedToolCall,
+            ctx.pos,
+            format!(
+                "`tool_call` names {} tool kinds (`{kind}`, `{other}`); it must name one",
+                tc.kinds
+            ),
+        );
+        ctx.emit_at(d, &["tool_call", other], false);
+        return;
+    }
+    if tc.body_shape != Some(JsonType::Object) {
+        let t = tc.body_shape.unwrap_or(JsonType::Null);
+        let d = Diagnostic::new(
+            Rule::MalformedToolCall,
+            ctx.pos,
+            format!("`tool_call.{kind}` is {}, expected an object", t.as_str()),
+        );
+        ctx.emit_at(d, &["tool_call", kind], true);
+        return;
+    }
+    if !KNOWN_TOOL_KINDS.contains(&kind) {
+        let d = Diagnostic::new(
+            Rule::UnknownToolKind,
+            ctx.pos,
+            format!("tool kind `{kind}` is not one sjlint knows"),
+        )
+        .with_help("new tool kinds appear often; this is information, not an error");
+        ctx.emit_at(d, &["tool_call", kind], false);
+    }
+}
+
+fn missing(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, what: &str, field: &str) {
+    let d = Diagnostic::new(
+        Rule::MissingField,
+        ctx.pos,
+        format!("the `{what}` event has no `{field}`"),
+    );
+    ctx.emit_at(d, &[], false);
+}
+
+fn expect(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    name: &str,
+    f: &Field<'_>,
+    want: JsonType,
+) {
+    if let Some(found) = f.json_type()
+        && found != want
+    {
+        wrong(ctx, &[name], name, found, want);
+    }
+}
+
+fn wrong(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    path: &[&str],
+    name: &str,
+    found: JsonType,
+    want: JsonType,
+) {
+    let d = Diagnostic::new(
+        Rule::WrongFieldType,
+        ctx.pos,
+        format!("`{name}` is {}, expected {}", found.as_str(), want.as_str()),
+    );
+    ctx.emit_at(d, path, true);
+}
+
+/// A polynomial hash modulo 2^61 − 1 whose values compose: the hash of `a ++ b` is computed from
+/// the hashes of `a` and `b`. It lets the validator compare `result.result` with several ways of
+/// joining the session's assistant text in constant memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Poly {
+    h: u64,
+    /// BASE^len mod P.
+    pw: u64,
+    len: u64,
+}
+
+const P: u64 = (1 << 61) - 1;
+const BASE: u64 = 1_000_003;
+
+fn mulmod(a: u64, b: u64) -> u64 {
+    let x = a as u128 * b as u128;
+    let r = ((x & P as u128) + (x >> 61)) as u64;
+    if r >= P { r - P } else { r }
+}
+
+impl Default for Poly {
+    fn default() -> Self {
+        Poly {
+            h: 0,
+            pw: 1,
+            len: 0,
+        }
+    }
+}
+
+impl Poly {
+    fn of(bytes: &[u8]) -> Poly {
+        let mut p = Poly::default();
+        for &b in bytes {
+            p.h = mulmod(p.h, BASE) + b as u64 + 1;
+            if p.h >= P {
+                p.h -= P;
+            }
+            p.pw = mulmod(p.pw, BASE);
+        }
+        p.len = bytes.len() as u64;
+        p
+    }
+
+    fn append(self, o: Poly) -> Poly {
+        let mut h = mulmod(self.h, o.pw) + o.h;
+        if h >= P {
+            h -= P;
+        }
+        Poly {
+            h,
+            pw: mulmod(self.pw, o.pw),
+            len: self.len + o.len,
+        }
+    }
+}
+
+/// The three ways a session's assistant text can make up `result.result`.
+#[derive(Default)]
+struct TextTracker {
+    any: bool,
+    /// Every assistant text.
+    all: Poly,
+    /// Without the partial-output deltas (events with `timestamp_ms` but no `model_call_id`).
+    no_deltas: Poly,
+    /// Deltas and the flush that repeats them counted once.
+    merged: Poly,
+    /// Deltas since the last non-delta event.
+    pending: Poly,
+}
+
+impl TextTracker {
+    fn push(&mut self, text: &str, delta: bool, flush: bool) {
+        let t = Poly::of(text.as_bytes());
+        self.any = true;
+        self.all = self.all.append(t);
+        if delta {
+            self.pending = self.pending.append(t);
+            return;
+        }
+        self.no_deltas = self.no_deltas.append(t);
+        if !(flush && self.pending.len > 0 && self.pending == t) {
+            self.merged = self.merged.append(self.pending);
+        }
+        self.merged = self.merged.append(t);
+        self.pending = Poly::default();
+    }
+
+    /// A message when `result` matches none of the joins.
+    fn mismatch(&self, result: &str) -> Option<String> {
+        if !self.any {
+            return None;
+        }
+        let r = Poly::of(result.as_bytes());
+        let merged = self.merged.append(self.pending);
+        if r == self.all || r == self.no_deltas || r == merged {
+            return None;
+        }
+        Some(format!(
+            "`result` ({} bytes) is not the session's assistant text joined ({} bytes)",
+            r.len, merged.len
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poly_hash_composes() {
+        let a = Poly::of(b"hello, ");
+        let b = Poly::of(b"world");
+        assert_eq!(a.append(b), Poly::of(b"hello, world"));
+        assert_ne!(Poly::of(b"ab"), Poly::of(b"ba"));
+        assert_eq!(Poly::default().append(a), a);
+    }
+
+    #[test]
+    fn text_tracker_accepts_each_join() {
+        let mut t = TextTracker::default();
+        t.push("Hel", true, false);
+        t.push("lo", true, false);
+        t.push("Hello", false, true);
+        assert_eq!(t.mismatch("Hello"), None);
+        assert!(
+            t.mismatch("HelloHello").is_none(),
+            "all texts joined is accepted too"
+        );
+        assert!(t.mismatch("Hi").is_some());
+
+        let mut t = TextTracker::default();
+        t.push("I'll run it.", false, false);
+        t.push("done", false, true);
+        assert_eq!(t.mismatch("I'll run it.done"), None);
+        assert!(t.mismatch("done").is_some());
+    }
+}
