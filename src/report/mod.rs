@@ -1,0 +1,350 @@
+//! Printing diagnostics: the output formats, the colour decision and terminal escaping.
+//!
+//! This module owns how a [`Diagnostic`] looks on the way out. The format is a closed enum chosen
+//! once; each format is a plain function below it, so nothing is dispatched through a trait
+//! object per finding. Every diagnostic is rendered into a reused scratch buffer and reaches the
+//! writer in one `write_all`, so findings never interleave with other output mid-line, and write
+//! errors (a closed pipe included) come back as `io::Error`. This module must not decide what is
+//! a finding, nor count findings: the caller passes the totals to [`Printer::summary`].
+//!
+//! Text that comes from the input (messages quote it, snippets are made of it, file names are
+//! whatever the file system holds) is untrusted: the human and concise formats pass it through
+//! [`escape_untrusted`] before it reaches a terminal. The JSON format leaves it to JSON escaping.
+
+mod concise;
+mod human;
+mod json;
+
+use crate::diagnostic::Diagnostic;
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// The diagnostic output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// rustc-style, with a snippet of the offending line and a closing summary.
+    Human,
+    /// One `file:line:col: severity[rule] message` line per finding.
+    Concise,
+    /// NDJSON, one object per finding; see `schemas/diagnostic.schema.json`.
+    Json,
+}
+
+/// Totals for the closing summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Summary {
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+    pub files: u64,
+    pub records: u64,
+    pub bytes: u64,
+}
+
+/// Writes diagnostics in one format to one writer.
+pub struct Printer<W: Write> {
+    format: Format,
+    out: W,
+    color: bool,
+    /// Number of diagnostics written so far; the human format puts a blank line between them.
+    printed: u64,
+    /// Each diagnostic is rendered here first, then written at once.
+    scratch: Vec<u8>,
+}
+
+impl<W: Write> Printer<W> {
+    pub fn new(format: Format, out: W, color: bool) -> Self {
+        Printer {
+            format,
+            out,
+            color,
+            printed: 0,
+            scratch: Vec::with_capacity(512),
+        }
+    }
+
+    /// Print one finding about `file` (`-` or the --stdin-filename for stdin) now.
+    pub fn diagnostic(&mut self, file: &str, d: &Diagnostic) -> io::Result<()> {
+        self.scratch.clear();
+        match self.format {
+            Format::Human => {
+                if self.printed > 0 {
+                    self.scratch.push(b'\n');
+                }
+                human::write_diagnostic(&mut self.scratch, file, d, self.color)?;
+            }
+            Format::Concise => concise::write_diagnostic(&mut self.scratch, file, d, self.color)?,
+            Format::Json => json::write_diagnostic(&mut self.scratch, file, d)?,
+        }
+        self.out.write_all(&self.scratch)?;
+        self.printed += 1;
+        Ok(())
+    }
+
+    /// The closing summary (human only; concise and json print nothing here).
+    pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
+        match self.format {
+            Format::Human => {
+                self.scratch.clear();
+                if self.printed > 0 {
+                    self.scratch.push(b'\n');
+                }
+                human::write_summary(&mut self.scratch, s, self.color)?;
+                self.out.write_all(&self.scratch)
+            }
+            Format::Concise | Format::Json => Ok(()),
+        }
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// Whether to colour: `choice` is "auto" | "always" | "never"; `NO_COLOR` (non-empty) disables,
+/// `FORCE_COLOR` (non-empty, not "0") or `CLICOLOR_FORCE` (non-empty, not "0") enables; explicit
+/// always/never win over the environment; auto = is_terminal unless the env says otherwise.
+///
+/// When the environment both forces and forbids colour, forcing wins: `FORCE_COLOR` and
+/// `CLICOLOR_FORCE` are usually set for one run (a CI job), `NO_COLOR` as a standing preference.
+/// Any `choice` other than "always" and "never" is treated as "auto".
+pub fn use_color(choice: &str, is_terminal: bool, env: impl Fn(&str) -> Option<String>) -> bool {
+    match choice {
+        "always" => return true,
+        "never" => return false,
+        _ => {}
+    }
+    let set = |name: &str| env(name).filter(|v| !v.is_empty());
+    let forced = |name: &str| set(name).is_some_and(|v| v != "0");
+    if forced("FORCE_COLOR") || forced("CLICOLOR_FORCE") {
+        return true;
+    }
+    if set("NO_COLOR").is_some() {
+        return false;
+    }
+    is_terminal
+}
+
+/// Whether `c` must not reach a terminal as is: it moves the cursor, starts an escape sequence,
+/// or reorders the text around it.
+fn is_unsafe_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, and Unicode bidi
+/// overrides/isolates (U+202A–U+202E, U+2066–U+2069) and U+2028/U+2029 become visible escapes
+/// like `\n`, `\t`, `\u{1b}`; everything else is unchanged. Returns Cow::Borrowed when nothing changes.
+pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
+    let Some(first) = s.find(is_unsafe_char) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe_char(c) => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Position;
+    use crate::rules::Rule;
+    use std::collections::HashMap;
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    fn diag() -> Diagnostic {
+        let pos = Position {
+            byte: 10,
+            line: 3,
+            record: 2,
+        };
+        Diagnostic::new(Rule::MissingType, pos, "no `type`")
+    }
+
+    #[test]
+    fn color_auto_follows_the_terminal() {
+        assert!(use_color("auto", true, env(&[])));
+        assert!(!use_color("auto", false, env(&[])));
+    }
+
+    #[test]
+    fn color_explicit_choice_wins_over_the_environment() {
+        let all = [
+            ("NO_COLOR", "1"),
+            ("FORCE_COLOR", "1"),
+            ("CLICOLOR_FORCE", "1"),
+        ];
+        assert!(use_color("always", false, env(&[("NO_COLOR", "1")])));
+        assert!(use_color("always", false, env(&all)));
+        assert!(!use_color("never", true, env(&[("FORCE_COLOR", "1")])));
+        assert!(!use_color("never", true, env(&[("CLICOLOR_FORCE", "1")])));
+        assert!(!use_color("never", true, env(&all)));
+    }
+
+    #[test]
+    fn color_no_color_disables_when_non_empty() {
+        assert!(!use_color("auto", true, env(&[("NO_COLOR", "1")])));
+        assert!(!use_color("auto", true, env(&[("NO_COLOR", "0")])));
+        assert!(use_color("auto", true, env(&[("NO_COLOR", "")])));
+    }
+
+    #[test]
+    fn color_force_variables_enable_unless_empty_or_zero() {
+        for name in ["FORCE_COLOR", "CLICOLOR_FORCE"] {
+            assert!(use_color("auto", false, env(&[(name, "1")])), "{name}");
+            assert!(use_color("auto", false, env(&[(name, "true")])), "{name}");
+            assert!(!use_color("auto", false, env(&[(name, "0")])), "{name}");
+            assert!(!use_color("auto", false, env(&[(name, "")])), "{name}");
+            assert!(use_color("auto", true, env(&[(name, "0")])), "{name}");
+        }
+    }
+
+    #[test]
+    fn color_forcing_beats_no_color() {
+        let both = [("NO_COLOR", "1"), ("FORCE_COLOR", "1")];
+        assert!(use_color("auto", false, env(&both)));
+        let both = [("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")];
+        assert!(use_color("auto", false, env(&both)));
+        let zero = [("NO_COLOR", "1"), ("FORCE_COLOR", "0")];
+        assert!(!use_color("auto", true, env(&zero)));
+    }
+
+    #[test]
+    fn color_unknown_choice_is_auto() {
+        assert!(use_color("", true, env(&[])));
+        assert!(!use_color("sometimes", false, env(&[])));
+    }
+
+    #[test]
+    fn escape_leaves_safe_text_borrowed() {
+        let s = "plain \"text\" with é, → and 漢字 and a \\ backslash";
+        assert!(matches!(escape_untrusted(s), Cow::Borrowed(t) if t == s));
+        assert!(matches!(escape_untrusted(""), Cow::Borrowed("")));
+    }
+
+    #[test]
+    fn escape_makes_controls_visible() {
+        assert_eq!(escape_untrusted("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+        assert_eq!(escape_untrusted("\u{1b}[31mred"), "\\u{1b}[31mred");
+        assert_eq!(escape_untrusted("\0\u{7}\u{7f}"), "\\u{0}\\u{7}\\u{7f}");
+        assert_eq!(escape_untrusted("c1:\u{85}\u{9b}"), "c1:\\u{85}\\u{9b}");
+        assert_eq!(escape_untrusted("\u{a0}"), "\u{a0}");
+    }
+
+    #[test]
+    fn escape_makes_bidi_and_separators_visible() {
+        assert_eq!(escape_untrusted("x\u{202e}y"), "x\\u{202e}y");
+        for c in ('\u{202a}'..='\u{202e}').chain('\u{2066}'..='\u{2069}') {
+            let escaped = escape_untrusted(&c.to_string()).into_owned();
+            assert_eq!(escaped, format!("\\u{{{:x}}}", c as u32));
+        }
+        assert_eq!(escape_untrusted("\u{2028}\u{2029}"), "\\u{2028}\\u{2029}");
+        assert_eq!(
+            escape_untrusted("\u{2027}\u{202f}\u{2065}\u{206a}").len(),
+            12
+        );
+    }
+
+    #[test]
+    fn printer_separates_human_diagnostics_with_a_blank_line() {
+        let mut p = Printer::new(Format::Human, Vec::new(), false);
+        p.diagnostic("a", &diag()).unwrap();
+        p.diagnostic("a", &diag()).unwrap();
+        let s = Summary {
+            errors: 2,
+            files: 1,
+            records: 3,
+            bytes: 40,
+            ..Summary::default()
+        };
+        p.summary(&s).unwrap();
+        p.flush().unwrap();
+        let out = String::from_utf8(p.into_inner()).unwrap();
+        let one = "error[missing-type]: no `type`\n --> a:3\n";
+        assert_eq!(
+            out,
+            format!("{one}\n{one}\n2 errors in 1 file; 3 records, 40 B\n")
+        );
+    }
+
+    #[test]
+    fn printer_summary_alone_has_no_leading_blank_line() {
+        let mut p = Printer::new(Format::Human, Vec::new(), false);
+        p.summary(&Summary::default()).unwrap();
+        let out = String::from_utf8(p.into_inner()).unwrap();
+        assert_eq!(out, "No problems found in 0 files; 0 records, 0 B\n");
+    }
+
+    #[test]
+    fn printer_concise_and_json_print_no_summary() {
+        let s = Summary {
+            errors: 1,
+            ..Summary::default()
+        };
+        for format in [Format::Concise, Format::Json] {
+            let mut p = Printer::new(format, Vec::new(), true);
+            p.diagnostic("f", &diag()).unwrap();
+            let before = p.scratch.len();
+            p.summary(&s).unwrap();
+            let out = p.into_inner();
+            assert_eq!(out.len(), before, "{format:?}");
+            assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1, "{format:?}");
+        }
+    }
+
+    /// A writer whose reader went away.
+    struct ClosedPipe;
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+    }
+
+    #[test]
+    fn a_closed_pipe_is_an_error_not_a_panic() {
+        for format in [Format::Human, Format::Concise, Format::Json] {
+            let mut p = Printer::new(format, ClosedPipe, false);
+            let err = p.diagnostic("f", &diag()).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+            assert!(p.flush().is_err());
+        }
+        let mut p = Printer::new(Format::Human, ClosedPipe, false);
+        let err = p.summary(&Summary::default()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+    }
+}
