@@ -1,0 +1,200 @@
+//! A deterministic generator of streams that look like real cursor-agent runs, for benches.
+//!
+//! Shape, from real captures: most records are small (one-word thinking deltas, assistant
+//! segments, tool-call starts), a few tool completions carry file contents or command output of
+//! several KB, text is escape-heavy (quotes, newlines, tabs) with raw UTF-8, half the call ids are
+//! OpenAI-style with an escaped newline, and parallel calls complete out of order.
+
+#![allow(dead_code)]
+
+/// xorshift64*: small, fast, and the same sequence on every machine.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "file",
+    "test",
+    "fails",
+    "because",
+    "config",
+    "→",
+    "“quoted”",
+    "cargo",
+    "build",
+    "src/lib.rs",
+    "ok",
+    "thinking",
+    "about",
+    "函数",
+    "returns",
+    "None",
+    "error:",
+    "line",
+    "42",
+];
+
+/// Text of about `len` bytes with JSON escapes (\n, \t, \", \\) every few dozen bytes.
+fn text(rng: &mut Rng, len: usize, out: &mut String) {
+    let start = out.len();
+    while out.len() - start < len {
+        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        match rng.below(12) {
+            0 => out.push_str("\\n"),
+            1 => out.push_str("\\t"),
+            2 => out.push_str("\\\""),
+            3 => out.push_str("\\\\"),
+            _ => out.push(' '),
+        }
+    }
+}
+
+fn call_id(rng: &mut Rng, n: u64) -> String {
+    if rng.below(2) == 0 {
+        format!("call_{:016x}{n}\\nfc_{:032x}", rng.next(), rng.next())
+    } else {
+        format!("toolu_{:020x}{n}", rng.next())
+    }
+}
+
+/// Appends whole sessions until `out` holds at least `size` bytes. With `raw_newlines`, about
+/// 1.5 % of records get a raw newline inside their `call_id` string.
+pub fn stream(seed: u64, size: usize, raw_newlines: bool) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(size + 64 * 1024);
+    let mut n = 0u64;
+    while out.len() < size {
+        session(&mut rng, &mut out, &mut n, raw_newlines);
+    }
+    out.into_bytes()
+}
+
+fn session(rng: &mut Rng, out: &mut String, n: &mut u64, raw_newlines: bool) {
+    let sid = format!(
+        "{:08x}-4b5e-9c2a-{:012x}",
+        rng.next() as u32,
+        rng.next() >> 16
+    );
+    let mut ts = 1_770_000_000_000u64 + rng.below(1 << 30);
+    out.push_str(&format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"apiKeySource\":\"login\",\"cwd\":\"/home/user/project\",\"session_id\":\"{sid}\",\"model\":\"Claude 4.6 Opus (Thinking)\",\"permissionMode\":\"default\"}}\n"
+    ));
+    let mut prompt = String::new();
+    text(rng, 80, &mut prompt);
+    out.push_str(&format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{prompt}\"}}]}},\"session_id\":\"{sid}\"}}\n"
+    ));
+    let mut result = String::new();
+    for turn in 0..1 + rng.below(4) {
+        for _ in 0..10 + rng.below(40) {
+            ts += rng.below(30);
+            let w = WORDS[rng.below(WORDS.len() as u64) as usize];
+            out.push_str(&format!(
+                "{{\"type\":\"thinking\",\"subtype\":\"delta\",\"text\":\"{w} \",\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+            ));
+        }
+        ts += 5;
+        out.push_str(&format!(
+            "{{\"type\":\"thinking\",\"subtype\":\"completed\",\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+        ));
+        let mcid = format!("{:x}-{turn}-mwez", rng.next());
+        let mut seg = String::new();
+        let len = 60 + rng.below(200) as usize;
+        text(rng, len, &mut seg);
+        result.push_str(&seg);
+        out.push_str(&format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{seg}\"}}]}},\"session_id\":\"{sid}\",\"model_call_id\":\"{mcid}\",\"timestamp_ms\":{ts}}}\n"
+        ));
+        let calls: Vec<(String, bool)> = (0..1 + rng.below(3))
+            .map(|_| {
+                *n += 1;
+                (call_id(rng, *n), rng.below(2) == 0)
+            })
+            .collect();
+        for (id, is_read) in &calls {
+            ts += 3;
+            let id = if raw_newlines && rng.below(60) == 0 {
+                id.replacen("\\n", "\n", 1)
+            } else {
+                id.clone()
+            };
+            let (kind, args) = tool(*is_read, &id);
+            out.push_str(&format!(
+                "{{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"{id}\",\"tool_call\":{{\"{kind}\":{{\"args\":{args}}}}},\"model_call_id\":\"{mcid}\",\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+            ));
+        }
+        // Parallel calls complete in finish order, not start order.
+        for (id, is_read) in calls.iter().rev() {
+            ts += rng.below(5000);
+            let (kind, args) = tool(*is_read, id);
+            let mut body = String::new();
+            let size = if rng.below(40) == 0 {
+                20_000 + rng.below(200_000)
+            } else {
+                200 + rng.below(6000)
+            };
+            text(rng, size as usize, &mut body);
+            let result = if *is_read {
+                format!(
+                    "{{\"success\":{{\"content\":\"{body}\",\"isEmpty\":false,\"exceededLimit\":false,\"totalLines\":{},\"totalChars\":{}}}}}",
+                    body.len() / 40,
+                    body.len()
+                )
+            } else {
+                format!(
+                    "{{\"success\":{{\"command\":\"cargo test\",\"workingDirectory\":\"\",\"exitCode\":{},\"signal\":\"\",\"stdout\":\"{body}\",\"stderr\":\"\",\"executionTime\":{}}},\"isBackground\":false}}",
+                    rng.below(2),
+                    rng.below(9000)
+                )
+            };
+            out.push_str(&format!(
+                "{{\"type\":\"tool_call\",\"subtype\":\"completed\",\"call_id\":\"{id}\",\"tool_call\":{{\"{kind}\":{{\"args\":{args},\"result\":{result}}}}},\"model_call_id\":\"{mcid}\",\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+            ));
+        }
+    }
+    let mut fin = String::new();
+    text(rng, 100, &mut fin);
+    result.push_str(&fin);
+    out.push_str(&format!(
+        "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{fin}\"}}]}},\"session_id\":\"{sid}\"}}\n"
+    ));
+    out.push_str(&format!(
+        "{{\"type\":\"result\",\"subtype\":\"success\",\"duration_ms\":{d},\"duration_api_ms\":{d},\"is_error\":false,\"result\":\"{result}\",\"session_id\":\"{sid}\",\"request_id\":\"{:x}\",\"usage\":{{\"inputTokens\":{},\"outputTokens\":{},\"cacheReadTokens\":0,\"cacheWriteTokens\":0}}}}\n",
+        rng.next(),
+        rng.below(100_000),
+        rng.below(5_000),
+        d = rng.below(60_000)
+    ));
+}
+
+fn tool(is_read: bool, id: &str) -> (&'static str, String) {
+    if is_read {
+        (
+            "readToolCall",
+            format!("{{\"path\":\"/home/user/project/src/lib.rs\",\"toolCallId\":\"{id}\"}}"),
+        )
+    } else {
+        (
+            "shellToolCall",
+            format!(
+                "{{\"command\":\"cargo test -q\",\"workingDirectory\":\"\",\"timeout\":10000,\"toolCallId\":\"{id}\",\"simpleCommands\":[\"cargo\"],\"isBackground\":false}}"
+            ),
+        )
+    }
+}

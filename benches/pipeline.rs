@@ -1,0 +1,97 @@
+//! Throughput of each stage beside its floor, on a generated stream that looks like real runs:
+//! the splitter beside a plain newline count, classification beside bare parse-only loops
+//! (serde_json into `IgnoredAny`, simd-json's tape), and `check` end to end.
+
+mod common;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sjlint::check::{self, Options};
+use sjlint::record::Frame;
+use sjlint::split::Splitter;
+use std::hint::black_box;
+
+const SIZE: usize = 16 << 20;
+
+fn records(input: &[u8]) -> Vec<&[u8]> {
+    input
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let input = common::stream(42, SIZE, false);
+    let mut g = c.benchmark_group("split");
+    g.throughput(Throughput::Bytes(input.len() as u64));
+    g.bench_function("memchr newline count (floor)", |b| {
+        b.iter(|| memchr::memchr_iter(b'\n', black_box(&input)).count())
+    });
+    g.bench_function("splitter", |b| {
+        b.iter(|| {
+            let mut s = Splitter::new(black_box(&input[..]), 64 << 20);
+            let mut n = 0usize;
+            while let Some(f) = s.next_frame().unwrap() {
+                if let Frame::Record(r) = f {
+                    n += r.bytes.len();
+                }
+            }
+            n
+        })
+    });
+    g.finish();
+
+    let recs = records(&input);
+    let mut g = c.benchmark_group("classify");
+    g.throughput(Throughput::Bytes(input.len() as u64));
+    g.bench_function("serde_json IgnoredAny (floor)", |b| {
+        b.iter(|| {
+            for r in &recs {
+                let _: serde::de::IgnoredAny = serde_json::from_slice(black_box(r)).unwrap();
+            }
+        })
+    });
+    g.bench_function("simd-json tape (floor)", |b| {
+        let mut buf = Vec::new();
+        let mut buffers = simd_json::Buffers::default();
+        b.iter(|| {
+            for r in &recs {
+                // simd-json parses in place: the record is copied into a reused scratch buffer.
+                buf.clear();
+                buf.extend_from_slice(r);
+                let tape = simd_json::to_tape_with_buffers(&mut buf, &mut buffers).unwrap();
+                black_box(tape);
+            }
+        })
+    });
+    g.bench_function("utf8 + classifier", |b| {
+        b.iter(|| {
+            for r in &recs {
+                let text = std::str::from_utf8(black_box(r)).unwrap();
+                black_box(sjlint::event::parse(text).unwrap());
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("check");
+    g.throughput(Throughput::Bytes(input.len() as u64));
+    g.bench_function("end to end", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            check::check(black_box(&input[..]), &Options::default(), &mut |_| {
+                n += 1;
+                Ok(())
+            })
+            .unwrap();
+            n
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10);
+    targets = bench
+}
+criterion_main!(benches);
