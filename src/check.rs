@@ -6,7 +6,7 @@
 //! the command line's job.
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{self, Parsed};
+use crate::event::{self, Event, Parsed};
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
 };
@@ -41,12 +41,41 @@ pub struct Totals {
     pub bytes: u64,
 }
 
+/// What else reads the stream beside the validator (the canonical writer, stats, render, the
+/// live status line). Each record reaches it once, after the validator has seen it.
+pub trait Consumer {
+    /// A record that parsed as an event. `json` is the text it was parsed from: the record's
+    /// bytes, or their repaired copy when they held raw control characters inside strings.
+    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        let _ = (rec, json, ev);
+    }
+
+    /// A record that is no event: not JSON, not UTF-8, not an object, or too large (then
+    /// `bytes` is empty, since it was never buffered).
+    fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        let _ = (pos, bytes);
+    }
+}
+
+/// Checking alone.
+impl Consumer for () {}
+
 /// Checks everything `reader` yields. Errors are I/O errors of the reader only; every problem
 /// with the bytes themselves is a diagnostic.
 pub fn check<R: Read>(
     reader: R,
     opts: &Options,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+) -> io::Result<Totals> {
+    check_with(reader, opts, emit, &mut ())
+}
+
+/// [`check`], with every record also passed to `consumer`.
+pub fn check_with<R: Read, C: Consumer>(
+    reader: R,
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
 ) -> io::Result<Totals> {
     // The first error of the caller's sink stops the run after the current record.
     let failed: Cell<Option<io::Error>> = Cell::new(None);
@@ -82,6 +111,7 @@ pub fn check<R: Read>(
                     emit(bom_diagnostic(pos));
                 }
                 validator.on_record(&mut emit);
+                consumer.invalid(pos, &[]);
                 emit(
                     Diagnostic::new(
                         Rule::RecordTooLarge,
@@ -100,7 +130,7 @@ pub fn check<R: Read>(
                     emit(bom_diagnostic(rec.pos));
                 }
                 validator.on_record(&mut emit);
-                record(&rec, &mut validator, &mut scratch, &mut emit);
+                record(&rec, &mut validator, &mut scratch, &mut emit, consumer);
             }
         }
         if let Some(e) = failed.take() {
@@ -152,9 +182,11 @@ fn record(
     validator: &mut Validator,
     scratch: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
 ) {
     let bytes = rec.bytes;
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+        consumer.invalid(rec.pos, bytes);
         let open = string_opening(bytes);
         let d = if rec.has(ENDS_IN_STRING) {
             Diagnostic::new(
@@ -176,12 +208,13 @@ fn record(
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
+            consumer.invalid(rec.pos, bytes);
             emit(utf8_diagnostic(rec, e));
             return;
         }
     };
     match event::parse(text) {
-        Ok(parsed) => classified(rec, bytes, parsed, validator, emit),
+        Ok(parsed) => classified(rec, bytes, text, parsed, validator, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
             let what = control_name(bytes[first]);
@@ -202,33 +235,50 @@ fn record(
                         .with_help("JSON strings must escape control characters; a reader that splits on newlines breaks this record apart")
                         .at(bytes, first..first + 1),
                     );
-                    classified(rec, scratch, parsed, validator, emit);
+                    // Fields are located in the original bytes, so columns and snippets name the
+                    // physical line the user sees.
+                    classified(rec, bytes, repaired, parsed, validator, emit, consumer);
                 }
-                Err(e) => emit(json_diagnostic(rec, scratch, &e)),
+                Err(e) => {
+                    consumer.invalid(rec.pos, bytes);
+                    emit(json_diagnostic(rec, scratch, &e))
+                }
             }
         }
-        Err(e) => emit(json_diagnostic(rec, bytes, &e)),
+        Err(e) => {
+            consumer.invalid(rec.pos, bytes);
+            emit(json_diagnostic(rec, bytes, &e))
+        }
     }
 }
 
+/// `bytes` are the record's own bytes (for columns and snippets), `json` the text parsed.
 fn classified(
     rec: &Record<'_>,
     bytes: &[u8],
+    json: &str,
     parsed: Parsed<'_>,
     validator: &mut Validator,
     emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
 ) {
     match parsed {
-        Parsed::Event(ev) => validator.check(rec, bytes, &ev, emit),
-        Parsed::NotAnObject(t) => emit(
-            Diagnostic::new(
-                Rule::NotAnObject,
-                rec.pos,
-                format!("the record is {}, not a JSON object", t.as_str()),
+        Parsed::Event(ev) => {
+            validator.check(rec, bytes, &ev, emit);
+            consumer.event(rec, json, &ev);
+        }
+        Parsed::NotAnObject(t) => {
+            consumer.invalid(rec.pos, bytes);
+            emit(
+                Diagnostic::new(
+                    Rule::NotAnObject,
+                    rec.pos,
+                    format!("the record is {}, not a JSON object", t.as_str()),
+                )
+                .with_help("every record of the stream is one event object")
+                .with_snippet(bytes),
             )
-            .with_help("every record of the stream is one event object")
-            .with_snippet(bytes),
-        ),
+        }
     }
 }
 
@@ -395,7 +445,13 @@ fn json_diagnostic(rec: &Record<'_>, bytes: &[u8], e: &serde_json::Error) -> Dia
         }
     } else if is_non_finite(&bytes[offset..]) {
         (
-            format!("{msg}: NaN and Infinity are not JSON numbers"),
+            format!(
+                "`{}` is not a JSON value: NaN and Infinity are not JSON numbers",
+                String::from_utf8_lossy(&bytes[offset..])
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+                    .collect::<String>()
+            ),
             Some("write non-finite numbers as null or as strings"),
         )
     } else if msg.starts_with("recursion limit exceeded") {

@@ -123,6 +123,10 @@ pub struct ToolCall<'a> {
     pub args: Option<&'a RawValue>,
     /// The variant of `result`: `success`, `rejected`, `error`, `failure`, … when present.
     pub outcome: Option<Cow<'a, str>>,
+    /// `result.success.exitCode` of a shell call.
+    pub exit_code: Option<i64>,
+    /// `result.success.totalLines` of a read call.
+    pub total_lines: Option<u64>,
     /// A key repeated inside `tool_call`.
     pub duplicate_key: Option<Cow<'a, str>>,
 }
@@ -458,7 +462,9 @@ object_view!(ToolCall, |tc, map| {
                 tc.kind = Some(key.name);
                 tc.body_shape = Some(body.shape);
                 tc.args = body.args;
-                tc.outcome = body.outcome;
+                tc.outcome = body.outcome.variant;
+                tc.exit_code = body.outcome.exit_code;
+                tc.total_lines = body.outcome.total_lines;
                 continue;
             }
             if tc.other_kind.is_none() {
@@ -473,7 +479,7 @@ object_view!(ToolCall, |tc, map| {
 struct ToolBody<'a> {
     shape: JsonType,
     args: Option<&'a RawValue>,
-    outcome: Option<Cow<'a, str>>,
+    outcome: Outcome<'a>,
 }
 
 impl<'de> Deserialize<'de> for ToolBody<'de> {
@@ -487,13 +493,13 @@ impl<'de> Deserialize<'de> for ToolBody<'de> {
             non_object_visits!(|t| ToolBody {
                 shape: t,
                 args: None,
-                outcome: None,
+                outcome: Outcome::default(),
             });
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut body = ToolBody {
                     shape: JsonType::Object,
                     args: None,
-                    outcome: None,
+                    outcome: Outcome::default(),
                 };
                 while let Some(key) = map.next_key::<Key<'de>>()? {
                     match &*key.name {
@@ -501,7 +507,7 @@ impl<'de> Deserialize<'de> for ToolBody<'de> {
                         "args" | "arguments" if body.args.is_none() => {
                             body.args = Some(map.next_value()?)
                         }
-                        "result" => body.outcome = map.next_value::<Outcome<'de>>()?.0,
+                        "result" => body.outcome = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -514,8 +520,14 @@ impl<'de> Deserialize<'de> for ToolBody<'de> {
     }
 }
 
-/// The variant of a tool result: its first key other than the sibling `isBackground`.
-struct Outcome<'a>(Option<Cow<'a, str>>);
+/// A tool result: its variant (the first key other than the sibling `isBackground`) and the
+/// few details of a success that reports read.
+#[derive(Default)]
+struct Outcome<'a> {
+    variant: Option<Cow<'a, str>>,
+    exit_code: Option<i64>,
+    total_lines: Option<u64>,
+}
 
 impl<'de> Deserialize<'de> for Outcome<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -525,16 +537,62 @@ impl<'de> Deserialize<'de> for Outcome<'de> {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON value")
             }
-            non_object_visits!(|_| Outcome(None));
+            non_object_visits!(|_| Outcome::default());
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = None;
+                let mut out = Outcome::default();
                 while let Some(key) = map.next_key::<Key<'de>>()? {
-                    map.next_value::<IgnoredAny>()?;
-                    if out.is_none() && key.name != "isBackground" {
-                        out = Some(key.name);
+                    if key.name == "success" && out.variant.is_none() {
+                        let info: Success = map.next_value()?;
+                        out.exit_code = info.exit_code;
+                        out.total_lines = info.total_lines;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    if out.variant.is_none() && key.name != "isBackground" {
+                        out.variant = Some(key.name);
                     }
                 }
-                Ok(Outcome(out))
+                Ok(out)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `result.success`: only `exitCode` and `totalLines` are read.
+#[derive(Default)]
+struct Success {
+    exit_code: Option<i64>,
+    total_lines: Option<u64>,
+}
+
+impl<'de> Deserialize<'de> for Success {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Success;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            non_object_visits!(|_| Success::default());
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Success::default();
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    match &*key.name {
+                        "exitCode" => match map.next_value::<Field<'de>>()? {
+                            Field::UInt(n) => out.exit_code = i64::try_from(n).ok(),
+                            Field::Int(n) => out.exit_code = Some(n),
+                            _ => {}
+                        },
+                        "totalLines" => {
+                            out.total_lines = map.next_value::<Field<'de>>()?.as_millis()
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
             }
         }
         d.deserialize_any(V)
@@ -791,6 +849,11 @@ mod tests {
         assert_eq!(e.tool_call.kinds, 1);
         assert_eq!(e.tool_call.args.unwrap().get(), r#"{"command":"ls"}"#);
         assert_eq!(e.tool_call.outcome.as_deref(), Some("rejected"));
+        let ok = event(
+            r#"{"tool_call":{"shellToolCall":{"result":{"success":{"exitCode":2,"stdout":"x"},"isBackground":false}}}}"#,
+        );
+        assert_eq!(ok.tool_call.outcome.as_deref(), Some("success"));
+        assert_eq!(ok.tool_call.exit_code, Some(2));
         assert_eq!(e.call_id.as_str(), Some("c\nfc"));
     }
 
