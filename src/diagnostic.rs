@@ -28,6 +28,9 @@ pub struct Snippet {
     /// The line continues before / after the window.
     pub cut_left: bool,
     pub cut_right: bool,
+    /// How many physical lines after the record's first line this line is (0 for one-line
+    /// records), so the window can be numbered.
+    pub line_offset: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -150,6 +153,7 @@ pub fn snippet(record: &[u8], line_start: usize, mark: Range<usize>) -> Snippet 
     text.push_str(&after);
     Snippet {
         text,
+        line_offset: memchr::memchr_iter(b'\n', &record[..line_start]).count() as u64,
         first_col: char_count(&record[line_start..from]) as u32 + 1,
         mark,
         cut_left: from > line_start,

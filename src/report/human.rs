@@ -130,10 +130,8 @@ pub(super) fn write_diagnostic<W: Write>(
     writeln!(out)?;
 
     if let Some(snippet) = &d.snippet {
-        // The snippet lies on `d.line` when the column is known; without a column it may lie on
-        // a later physical line of a multi-line record, so no number is shown rather than a
-        // wrong one.
-        let number = d.column.map(|_| d.line);
+        // A snippet of a multi-line record may lie on a later physical line than `d.line`.
+        let number = (d.line > 0).then(|| d.line + snippet.line_offset);
         write_snippet(out, &p, width, number, snippet)?;
     }
 
@@ -420,14 +418,14 @@ mod tests {
     }
 
     #[test]
-    fn point_mark_gets_one_caret_and_no_column_hides_the_number() {
+    fn point_mark_gets_one_caret_and_the_line_number() {
         let d = Diagnostic::new(Rule::MissingType, pos(3), "an object without `type`")
             .with_snippet(br#"{"subtype":"init"}"#);
         let expected = concat!(
             "warning[missing-type]: an object without `type`\n",
             " --> f:3\n",
             "  |\n",
-            "  | {\"subtype\":\"init\"}\n",
+            "3 | {\"subtype\":\"init\"}\n",
             "  | ^\n",
         );
         let mut d = d;

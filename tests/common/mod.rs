@@ -1,0 +1,321 @@
+//! Helpers for the integration tests: running the real `sjlint` binary, reading its
+//! `--format json` findings, and finding fixtures, rule docs and the shared corpus.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The crate root; every command runs there, so fixture paths in the output are relative.
+pub fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `testdata/<rel>` as an absolute path.
+pub fn testdata(rel: &str) -> PathBuf {
+    manifest_dir().join("testdata").join(rel)
+}
+
+/// A command for the real binary, run from the crate root, with the colour variables of the
+/// calling environment removed so that every test sees the same defaults.
+pub fn sjlint() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sjlint"));
+    cmd.current_dir(manifest_dir());
+    for var in ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// What one run of the binary did.
+pub struct Run {
+    /// The exit code; -1 when the process was killed by a signal.
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+impl Run {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    /// The findings of a `--format json` run, read from stdout.
+    pub fn findings(&self) -> Vec<Finding> {
+        parse_findings(&self.stdout)
+    }
+
+    /// Everything about the run, for assertion messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "exit code {}\n--- stdout\n{}--- stderr\n{}---",
+            self.code,
+            self.stdout(),
+            self.stderr()
+        )
+    }
+}
+
+/// Runs `cmd` to the end, feeding it `stdin` (or nothing, with stdin closed) from a separate
+/// thread so that a large input cannot deadlock against a large output.
+pub fn run_cmd(mut cmd: Command, stdin: Option<&[u8]>) -> Run {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = cmd.spawn().expect("cannot start sjlint");
+    let feeder = stdin.map(|bytes| {
+        let bytes = bytes.to_vec();
+        let mut pipe = child.stdin.take().expect("stdin is piped");
+        std::thread::spawn(move || {
+            // sjlint may stop reading early (a closed pipe is not what these tests check).
+            let _ = pipe.write_all(&bytes);
+        })
+    });
+    let out = child.wait_with_output().expect("cannot wait for sjlint");
+    if let Some(feeder) = feeder {
+        feeder.join().expect("stdin feeder panicked");
+    }
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    }
+}
+
+/// `sjlint ARGS…` with `stdin` as its standard input.
+pub fn exec(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut cmd = sjlint();
+    cmd.args(args);
+    run_cmd(cmd, stdin)
+}
+
+/// `sjlint check --format json ARGS…`, asserting that it did not fail as a program (exit 0 or
+/// 1, no panic) and that every line it printed is a finding.
+pub fn check_json(args: &[&str], stdin: Option<&[u8]>) -> (Run, Vec<Finding>) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = exec(&all, stdin);
+    assert!(
+        run.code == 0 || run.code == 1,
+        "sjlint {all:?} should exit 0 or 1\n{}",
+        run.describe()
+    );
+    assert!(
+        !run.stderr().contains("panicked"),
+        "sjlint {all:?} panicked\n{}",
+        run.describe()
+    );
+    let findings = run.findings();
+    (run, findings)
+}
+
+/// One line of `--format json`.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub file: String,
+    pub line: u64,
+    pub column: Option<u64>,
+    pub rule: String,
+    pub group: String,
+    pub severity: String,
+    pub message: String,
+    /// `(line, message)` of each related location.
+    pub related: Vec<(u64, String)>,
+}
+
+pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
+    let text = std::str::from_utf8(stdout).expect("json output is UTF-8");
+    text.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("not a JSON finding ({e}): {line}"));
+            let s = |key: &str| {
+                v[key]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("`{key}` is not a string in {line}"))
+                    .to_owned()
+            };
+            let related = v["related"]
+                .as_array()
+                .unwrap_or_else(|| panic!("`related` is not an array in {line}"))
+                .iter()
+                .map(|r| {
+                    (
+                        r["line"].as_u64().expect("related line"),
+                        r["message"].as_str().expect("related message").to_owned(),
+                    )
+                })
+                .collect();
+            Finding {
+                file: s("file"),
+                line: v["line"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("`line` is not a number in {line}")),
+                column: v["column"].as_u64(),
+                rule: s("rule"),
+                group: s("group"),
+                severity: s("severity"),
+                message: s("message"),
+                related,
+            }
+        })
+        .collect()
+}
+
+/// The keys of a JSON object in the order they are written (`serde_json::Value` sorts them).
+pub fn keys_in_written_order(json: &str) -> Vec<String> {
+    struct Keys(Vec<String>);
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> serde::de::Visitor<'de> for Visitor {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some(key) = map.next_key::<String>()? {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        keys.push(key);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            d.deserialize_map(Visitor)
+        }
+    }
+    serde_json::from_str::<Keys>(json)
+        .unwrap_or_else(|e| panic!("not a JSON object ({e}): {json}"))
+        .0
+}
+
+/// The lines on which `rule` fired, sorted.
+pub fn lines_of(findings: &[Finding], rule: &str) -> Vec<u64> {
+    let mut lines: Vec<u64> = findings
+        .iter()
+        .filter(|f| f.rule == rule)
+        .map(|f| f.line)
+        .collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// The names of the rules that fired.
+pub fn rules_of(findings: &[Finding]) -> BTreeSet<String> {
+    findings.iter().map(|f| f.rule.clone()).collect()
+}
+
+/// The names of the rules that fired with error or warning severity.
+pub fn serious_rules_of(findings: &[Finding]) -> BTreeSet<String> {
+    findings
+        .iter()
+        .filter(|f| f.severity != "info")
+        .map(|f| f.rule.clone())
+        .collect()
+}
+
+/// A readable list of findings for assertion messages.
+pub fn show(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "  {}:{}: {}[{}] {}",
+            f.file, f.line, f.severity, f.rule, f.message
+        );
+    }
+    if out.is_empty() {
+        out.push_str("  (no findings)\n");
+    }
+    out
+}
+
+/// Text with `<0xNN>` markers, each standing for one raw byte, turned into bytes. This is how
+/// fixtures that must hold bytes a text file should not (invalid UTF-8, a byte-order mark) are
+/// kept in `testdata/` as plain text.
+pub fn expand_bytes(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while !rest.is_empty() {
+        if rest.len() >= 6 && rest.starts_with(b"<0x") && rest[5] == b'>' {
+            let hex = std::str::from_utf8(&rest[3..5]).expect("ascii");
+            if let Ok(byte) = u8::from_str_radix(hex, 16) {
+                out.push(byte);
+                rest = &rest[6..];
+                continue;
+            }
+        }
+        out.push(rest[0]);
+        rest = &rest[1..];
+    }
+    out
+}
+
+/// Every rule name, from the documentation files `src/rules/<rule>.md`, sorted.
+pub fn documented_rules() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(manifest_dir().join("src/rules"))
+        .expect("src/rules exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The ```ndjson block that follows `heading` (e.g. `## Example that fails`) in the rule's doc.
+pub fn doc_example(rule: &str, heading: &str) -> String {
+    let path = manifest_dir().join(format!("src/rules/{rule}.md"));
+    let doc = std::fs::read_to_string(&path).expect("rule doc is readable");
+    let after = doc
+        .split_once(heading)
+        .unwrap_or_else(|| panic!("{} has no `{heading}`", path.display()))
+        .1;
+    let fence = "```ndjson\n";
+    let start = after
+        .find(fence)
+        .unwrap_or_else(|| panic!("no ```ndjson block after `{heading}` in {rule}.md"))
+        + fence.len();
+    let body = &after[start..];
+    let mut example = String::new();
+    for line in body.split_inclusive('\n') {
+        if line.trim_end() == "```" {
+            return example;
+        }
+        example.push_str(line);
+    }
+    panic!("unclosed ```ndjson block after `{heading}` in {rule}.md")
+}
+
+/// `<manifest>/../shared/corpus`, the real captures, read in place. `None` (the caller skips)
+/// when it is absent, except under `CI=true`, where its absence fails the test.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = manifest_dir().join("../shared/corpus");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "CI=true but the corpus folder {} is missing: the corpus tests must run in CI",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "note: {} is missing; corpus test skipped (it fails under CI=true)",
+        dir.display()
+    );
+    None
+}
