@@ -15,5 +15,6 @@ pub mod locate;
 pub mod record;
 pub mod report;
 pub mod rules;
+pub mod simd;
 pub mod split;
 pub mod validate;

@@ -271,7 +271,8 @@ impl<R: Read> Splitter<R> {
         let lf = memchr(LF, &self.buf[from..self.end]).map(|i| from + i);
         let upto = lf.unwrap_or(self.end);
         tick!(self, upto - from);
-        let (in_str, esc) = string_state(in_str, esc, &self.buf[from..upto]);
+        let (in_str, esc) = crate::simd::string_state_within(in_str, esc, &self.buf, from..upto)
+            .unwrap_or_else(|| string_state_bytewise(in_str, esc, &self.buf[from..upto]));
 
         let Some(lf) = lf else {
             self.scan = Scan::Line {
@@ -623,9 +624,11 @@ fn over_limit(q: usize, b: u8, max: usize) -> bool {
     q > max || (q == max && b != CR)
 }
 
-/// Naive string tracking, continued over `bytes` from state (`in_str`, `esc`). Outside strings a
-/// backslash means nothing here; the grammar automaton judges such lines when it matters.
-fn string_state(mut in_str: bool, mut esc: bool, bytes: &[u8]) -> (bool, bool) {
+/// Naive string tracking, continued over `bytes` from state (`in_str`, `esc`), byte by byte.
+/// Outside strings a backslash means nothing here; the grammar automaton judges such lines when
+/// it matters. The fast path (`simd`) gives the same answer a block at a time and defers to this
+/// where a backslash stands outside a string.
+fn string_state_bytewise(mut in_str: bool, mut esc: bool, bytes: &[u8]) -> (bool, bool) {
     let mut i = 0;
     if esc && !bytes.is_empty() {
         esc = false;
