@@ -39,6 +39,7 @@ pub enum FormatArg {
     Human,
     Concise,
     Json,
+    Github,
 }
 
 impl From<FormatArg> for Format {
@@ -47,6 +48,7 @@ impl From<FormatArg> for Format {
             FormatArg::Human => Format::Human,
             FormatArg::Concise => Format::Concise,
             FormatArg::Json => Format::Json,
+            FormatArg::Github => Format::Github,
         }
     }
 }

@@ -9,9 +9,11 @@
 //!
 //! Text that comes from the input (messages quote it, snippets are made of it, file names are
 //! whatever the file system holds) is untrusted: the human and concise formats pass it through
-//! [`escape_untrusted`] before it reaches a terminal. The JSON format leaves it to JSON escaping.
+//! [`escape_untrusted`] before it reaches a terminal, and so does the github format for the text
+//! the runner prints in the job log. The json format leaves it to JSON escaping.
 
 mod concise;
+mod github;
 mod human;
 mod json;
 
@@ -29,6 +31,8 @@ pub enum Format {
     Concise,
     /// NDJSON, one object per finding; see `schemas/diagnostic.schema.json`.
     Json,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one line per finding.
+    Github,
 }
 
 /// Totals for the closing summary.
@@ -76,13 +80,14 @@ impl<W: Write> Printer<W> {
             }
             Format::Concise => concise::write_diagnostic(&mut self.scratch, file, d, self.color)?,
             Format::Json => json::write_diagnostic(&mut self.scratch, file, d)?,
+            Format::Github => github::write_diagnostic(&mut self.scratch, file, d)?,
         }
         self.out.write_all(&self.scratch)?;
         self.printed += 1;
         Ok(())
     }
 
-    /// The closing summary (human only; concise and json print nothing here).
+    /// The closing summary (human only; the other formats print nothing here).
     pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
         match self.format {
             Format::Human => {
@@ -93,7 +98,7 @@ impl<W: Write> Printer<W> {
                 human::write_summary(&mut self.scratch, s, self.color)?;
                 self.out.write_all(&self.scratch)
             }
-            Format::Concise | Format::Json => Ok(()),
+            Format::Concise | Format::Json | Format::Github => Ok(()),
         }
     }
 
@@ -307,12 +312,12 @@ mod tests {
     }
 
     #[test]
-    fn printer_concise_and_json_print_no_summary() {
+    fn printer_streaming_formats_print_no_summary() {
         let s = Summary {
             errors: 1,
             ..Summary::default()
         };
-        for format in [Format::Concise, Format::Json] {
+        for format in [Format::Concise, Format::Json, Format::Github] {
             let mut p = Printer::new(format, Vec::new(), true);
             p.diagnostic("f", &diag()).unwrap();
             let before = p.scratch.len();
@@ -337,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_closed_pipe_is_an_error_not_a_panic() {
-        for format in [Format::Human, Format::Concise, Format::Json] {
+        for format in [Format::Human, Format::Concise, Format::Json, Format::Github] {
             let mut p = Printer::new(format, ClosedPipe, false);
             let err = p.diagnostic("f", &diag()).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
