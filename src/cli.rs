@@ -40,6 +40,8 @@ pub enum FormatArg {
     Concise,
     Json,
     Github,
+    Sarif,
+    Junit,
 }
 
 impl From<FormatArg> for Format {
@@ -49,6 +51,8 @@ impl From<FormatArg> for Format {
             FormatArg::Concise => Format::Concise,
             FormatArg::Json => Format::Json,
             FormatArg::Github => Format::Github,
+            FormatArg::Sarif => Format::Sarif,
+            FormatArg::Junit => Format::Junit,
         }
     }
 }

@@ -145,7 +145,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     };
     let color = format == Format::Human
         && report::use_color(args.color.as_str(), is_terminal, |k| std::env::var(k).ok());
-    let mut printer = Printer::new(format, sink, color);
+    let mut printer = Printer::new(format, sink, color).strict(args.strict);
     let opts = Options {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
@@ -172,6 +172,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         } else {
             reader
         };
+        printer.begin_file(&name)?;
         let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
             match d.severity {
                 Severity::Error => summary.errors += 1,
@@ -189,6 +190,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         };
         match check::check(reader, &opts, &mut emit) {
             Ok(totals) => {
+                printer.end_file(&name, totals.records, totals.bytes)?;
                 summary.files += 1;
                 summary.records += totals.records;
                 summary.bytes += totals.bytes;
@@ -207,7 +209,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     if !args.quiet {
         printer.summary(&summary)?;
     }
-    printer.flush()?;
+    printer.finish()?;
 
     let failed = summary.errors > 0 || (args.strict && summary.warnings > 0);
     Ok(if unreadable {
