@@ -80,9 +80,10 @@ pub struct CheckArgs {
     /// reads standard input
     pub paths: Vec<PathBuf>,
 
-    /// How to print findings
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: FormatArg,
+    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
+    /// stderr]
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
     #[arg(long)]

@@ -133,7 +133,12 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         }
     }
 
-    let format: Format = args.format.into();
+    let format = args.format.map_or(Format::Human, Format::from);
+    // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
+    // to stderr, which the runner reads too, so stdout is the same as on any other machine.
+    let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+    let mut annotations = (args.format.is_none() && github_actions)
+        .then(|| Printer::new(Format::Github, io::stderr(), false));
     // With --tee, stdout carries the stream itself and findings go to stderr.
     let (sink, is_terminal): (Box<dyn Write>, bool) = if args.tee {
         (Box::new(io::stderr()), io::stderr().is_terminal())
@@ -182,6 +187,9 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             if printed < max {
                 printed += 1;
                 printer.diagnostic(&name, &d)?;
+                if let Some(annotations) = &mut annotations {
+                    annotations.diagnostic(&name, &d)?;
+                }
                 if live {
                     printer.flush()?;
                 }
