@@ -168,6 +168,8 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                 Err(e) => {
                     unreadable = true;
                     cannot_read(path, &e)?;
+                    // Begun and never ended: listed as unreadable where a report lists files.
+                    printer.begin_file(&path.display().to_string())?;
                     continue;
                 }
             },

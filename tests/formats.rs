@@ -606,3 +606,31 @@ fn junit_survives_hostile_names_and_messages() {
     );
     assert!(failure.text.starts_with(&line), "{}", failure.text);
 }
+
+#[test]
+fn an_unreadable_path_is_an_error_case_and_the_documents_stay_whole() {
+    let dir = fixtures("unreadable");
+    let args = ["--format", "junit", "clean.ndjson", "missing.ndjson"];
+    let run = sjlint(&dir, &args, "", &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("cannot read missing.ndjson"),
+        "{}",
+        run.stderr
+    );
+    let root = parse_xml(&run.stdout);
+    let totals = (root.count("tests"), root.count("errors"));
+    assert_eq!(totals, (2, 1));
+    let missing = root.children("testsuite").nth(1).unwrap();
+    assert_eq!(missing.attr("name"), "missing.ndjson");
+    assert!(missing.child("properties").is_none());
+    let error = missing.child("testcase").unwrap().child("error").unwrap();
+    assert!(error.attr("message").contains("could not be read"));
+
+    let args = ["--format", "sarif", "bad.ndjson", "missing.ndjson"];
+    let run = sjlint(&dir, &args, "", &[]);
+    assert_eq!(run.code, 2);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_valid_sarif(&log);
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 5);
+}

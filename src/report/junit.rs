@@ -6,8 +6,8 @@
 //! the exit code: errors are `<failure>`s, warnings too under `--strict`; otherwise warnings and
 //! infos are passing test cases that carry the finding in `<system-out>`, so the report shows a
 //! run that passed as passed without hiding what was found. A file with no finding gets one
-//! passing test case, so every checked file appears. A file whose reading failed part way (the
-//! reason is on stderr) gets a test case with an `<error>`.
+//! passing test case, so every checked file appears. A file that could not be opened, or whose
+//! reading failed part way (the reason is on stderr), gets a test case with an `<error>`.
 //!
 //! Everything is escaped for XML 1.0: markup characters become entities, tab/LF/CR in attribute
 //! values become character references (attribute normalization would turn them into spaces), CR
@@ -158,10 +158,10 @@ impl Report {
         let out = &mut suite.cases;
         match read {
             None => {
-                out.push_str("    <testcase name=\"read to the end\" classname=\"");
+                out.push_str("    <testcase name=\"read the input\" classname=\"");
                 push_escaped(out, &suite.name, Place::Attribute);
                 out.push_str(
-                    "\">\n      <error message=\"the input could not be read to its end; \
+                    "\">\n      <error message=\"the input could not be read; \
                      the reason is on stderr\"/>\n    </testcase>\n",
                 );
                 suite.counts.tests += 1;
@@ -414,8 +414,8 @@ mod tests {
         ));
         assert!(out.contains(
             "  <testsuite name=\"c.ndjson\" tests=\"1\" failures=\"0\" errors=\"1\">\n    \
-             <testcase name=\"read to the end\" classname=\"c.ndjson\">\n      \
-             <error message=\"the input could not be read to its end; the reason is on stderr\"/>\n    \
+             <testcase name=\"read the input\" classname=\"c.ndjson\">\n      \
+             <error message=\"the input could not be read; the reason is on stderr\"/>\n    \
              </testcase>\n  </testsuite>\n"
         ));
     }
