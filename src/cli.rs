@@ -39,6 +39,9 @@ pub enum FormatArg {
     Human,
     Concise,
     Json,
+    Github,
+    Sarif,
+    Junit,
 }
 
 impl From<FormatArg> for Format {
@@ -47,6 +50,9 @@ impl From<FormatArg> for Format {
             FormatArg::Human => Format::Human,
             FormatArg::Concise => Format::Concise,
             FormatArg::Json => Format::Json,
+            FormatArg::Github => Format::Github,
+            FormatArg::Sarif => Format::Sarif,
+            FormatArg::Junit => Format::Junit,
         }
     }
 }
@@ -74,9 +80,10 @@ pub struct CheckArgs {
     /// reads standard input
     pub paths: Vec<PathBuf>,
 
-    /// How to print findings
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: FormatArg,
+    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
+    /// stderr]
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
     #[arg(long)]

@@ -133,7 +133,12 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         }
     }
 
-    let format: Format = args.format.into();
+    let format = args.format.map_or(Format::Human, Format::from);
+    // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
+    // to stderr, which the runner reads too, so stdout is the same as on any other machine.
+    let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+    let mut annotations = (args.format.is_none() && github_actions)
+        .then(|| Printer::new(Format::Github, io::stderr(), false));
     // With --tee, stdout carries the stream itself and findings go to stderr.
     let (sink, is_terminal): (Box<dyn Write>, bool) = if args.tee {
         (Box::new(io::stderr()), io::stderr().is_terminal())
@@ -145,7 +150,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     };
     let color = format == Format::Human
         && report::use_color(args.color.as_str(), is_terminal, |k| std::env::var(k).ok());
-    let mut printer = Printer::new(format, sink, color);
+    let mut printer = Printer::new(format, sink, color).strict(args.strict);
     let opts = Options {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
@@ -163,6 +168,8 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                 Err(e) => {
                     unreadable = true;
                     cannot_read(path, &e)?;
+                    // Begun and never ended: listed as unreadable where a report lists files.
+                    printer.begin_file(&path.display().to_string())?;
                     continue;
                 }
             },
@@ -172,6 +179,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         } else {
             reader
         };
+        printer.begin_file(&name)?;
         let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
             match d.severity {
                 Severity::Error => summary.errors += 1,
@@ -181,6 +189,9 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             if printed < max {
                 printed += 1;
                 printer.diagnostic(&name, &d)?;
+                if let Some(annotations) = &mut annotations {
+                    annotations.diagnostic(&name, &d)?;
+                }
                 if live {
                     printer.flush()?;
                 }
@@ -189,6 +200,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         };
         match check::check(reader, &opts, &mut emit) {
             Ok(totals) => {
+                printer.end_file(&name, totals.records, totals.bytes)?;
                 summary.files += 1;
                 summary.records += totals.records;
                 summary.bytes += totals.bytes;
@@ -207,7 +219,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     if !args.quiet {
         printer.summary(&summary)?;
     }
-    printer.flush()?;
+    printer.finish()?;
 
     let failed = summary.errors > 0 || (args.strict && summary.warnings > 0);
     Ok(if unreadable {

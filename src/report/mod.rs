@@ -7,13 +7,23 @@
 //! errors (a closed pipe included) come back as `io::Error`. This module must not decide what is
 //! a finding, nor count findings: the caller passes the totals to [`Printer::summary`].
 //!
+//! Two formats are documents rather than streams: sarif and junit keep what they need of each
+//! finding (serialized, nothing more) and write the document in [`Printer::finish`]. The caller
+//! brackets each input with [`Printer::begin_file`] and [`Printer::end_file`], which junit needs
+//! to list every file, and calls [`Printer::finish`] once at the end, whatever the format.
+//!
 //! Text that comes from the input (messages quote it, snippets are made of it, file names are
 //! whatever the file system holds) is untrusted: the human and concise formats pass it through
-//! [`escape_untrusted`] before it reaches a terminal. The JSON format leaves it to JSON escaping.
+//! [`escape_untrusted`] before it reaches a terminal, and so does the github format for the text
+//! the runner prints in the job log. The json and sarif formats leave it to JSON escaping, junit
+//! to XML escaping.
 
 mod concise;
+mod github;
 mod human;
 mod json;
+mod junit;
+mod sarif;
 
 use crate::diagnostic::Diagnostic;
 use std::borrow::Cow;
@@ -29,6 +39,12 @@ pub enum Format {
     Concise,
     /// NDJSON, one object per finding; see `schemas/diagnostic.schema.json`.
     Json,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one line per finding.
+    Github,
+    /// One SARIF 2.1.0 log for the whole run, written by [`Printer::finish`].
+    Sarif,
+    /// JUnit XML, a test suite per file, written by [`Printer::finish`].
+    Junit,
 }
 
 /// Totals for the closing summary.
@@ -51,6 +67,16 @@ pub struct Printer<W: Write> {
     printed: u64,
     /// Each diagnostic is rendered here first, then written at once.
     scratch: Vec<u8>,
+    /// What a document format keeps until [`Printer::finish`] writes it.
+    document: Document,
+}
+
+/// The pending document of the sarif and junit formats.
+enum Document {
+    /// A streaming format, or the document was written.
+    None,
+    Sarif(sarif::Log),
+    Junit(junit::Report),
 }
 
 impl<W: Write> Printer<W> {
@@ -61,7 +87,37 @@ impl<W: Write> Printer<W> {
             color,
             printed: 0,
             scratch: Vec::with_capacity(512),
+            document: match format {
+                Format::Sarif => Document::Sarif(sarif::Log::new()),
+                Format::Junit => Document::Junit(junit::Report::new(false)),
+                _ => Document::None,
+            },
         }
+    }
+
+    /// `--strict`: warnings fail the run, so the junit format reports them as failures.
+    pub fn strict(mut self, strict: bool) -> Self {
+        if let Document::Junit(report) = &mut self.document {
+            *report = junit::Report::new(strict);
+        }
+        self
+    }
+
+    /// An input named `file` starts.
+    pub fn begin_file(&mut self, file: &str) -> io::Result<()> {
+        if let Document::Junit(report) = &mut self.document {
+            report.begin_file(file);
+        }
+        Ok(())
+    }
+
+    /// The input named `file` was read to its end: `records` records, `bytes` bytes. An input
+    /// that was begun and never ended is one whose reading failed.
+    pub fn end_file(&mut self, file: &str, records: u64, bytes: u64) -> io::Result<()> {
+        if let Document::Junit(report) = &mut self.document {
+            report.end_file(file, records, bytes);
+        }
+        Ok(())
     }
 
     /// Print one finding about `file` (`-` or the --stdin-filename for stdin) now.
@@ -76,13 +132,23 @@ impl<W: Write> Printer<W> {
             }
             Format::Concise => concise::write_diagnostic(&mut self.scratch, file, d, self.color)?,
             Format::Json => json::write_diagnostic(&mut self.scratch, file, d)?,
+            Format::Github => github::write_diagnostic(&mut self.scratch, file, d)?,
+            Format::Sarif | Format::Junit => {
+                match &mut self.document {
+                    Document::Sarif(log) => log.push(file, d)?,
+                    Document::Junit(report) => report.push(file, d),
+                    Document::None => {}
+                }
+                self.printed += 1;
+                return Ok(());
+            }
         }
         self.out.write_all(&self.scratch)?;
         self.printed += 1;
         Ok(())
     }
 
-    /// The closing summary (human only; concise and json print nothing here).
+    /// The closing summary (human only; the other formats print nothing here).
     pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
         match self.format {
             Format::Human => {
@@ -93,8 +159,21 @@ impl<W: Write> Printer<W> {
                 human::write_summary(&mut self.scratch, s, self.color)?;
                 self.out.write_all(&self.scratch)
             }
-            Format::Concise | Format::Json => Ok(()),
+            Format::Concise | Format::Json | Format::Github | Format::Sarif | Format::Junit => {
+                Ok(())
+            }
         }
+    }
+
+    /// The end of the run: writes the sarif or junit document (nothing for the other formats)
+    /// and flushes. Call it once, after the last input and the summary, even with `--quiet`.
+    pub fn finish(&mut self) -> io::Result<()> {
+        match std::mem::replace(&mut self.document, Document::None) {
+            Document::Sarif(log) => log.write(&mut self.out)?,
+            Document::Junit(report) => report.write(&mut self.out)?,
+            Document::None => {}
+        }
+        self.out.flush()
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
@@ -307,12 +386,12 @@ mod tests {
     }
 
     #[test]
-    fn printer_concise_and_json_print_no_summary() {
+    fn printer_streaming_formats_print_no_summary() {
         let s = Summary {
             errors: 1,
             ..Summary::default()
         };
-        for format in [Format::Concise, Format::Json] {
+        for format in [Format::Concise, Format::Json, Format::Github] {
             let mut p = Printer::new(format, Vec::new(), true);
             p.diagnostic("f", &diag()).unwrap();
             let before = p.scratch.len();
@@ -320,6 +399,60 @@ mod tests {
             let out = p.into_inner();
             assert_eq!(out.len(), before, "{format:?}");
             assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1, "{format:?}");
+        }
+    }
+
+    #[test]
+    fn printer_documents_are_written_once_at_the_end() {
+        let s = Summary {
+            errors: 1,
+            files: 1,
+            ..Summary::default()
+        };
+        for format in [Format::Sarif, Format::Junit] {
+            let mut p = Printer::new(format, Vec::new(), false);
+            p.begin_file("f").unwrap();
+            p.diagnostic("f", &diag()).unwrap();
+            p.end_file("f", 3, 40).unwrap();
+            p.summary(&s).unwrap();
+            assert!(p.out.is_empty(), "{format:?}");
+            p.finish().unwrap();
+            let len = p.out.len();
+            p.finish().unwrap();
+            let out = String::from_utf8(p.into_inner()).unwrap();
+            assert_eq!(out.len(), len, "{format:?}: written twice");
+            let findings = match format {
+                Format::Sarif => out.matches("\"ruleId\":\"missing-type\"").count(),
+                _ => out.matches("<failure type=\"missing-type\"").count(),
+            };
+            assert_eq!(findings, 1, "{format:?}: {out}");
+        }
+    }
+
+    #[test]
+    fn printer_streaming_formats_finish_by_flushing_only() {
+        for format in [Format::Human, Format::Concise, Format::Json, Format::Github] {
+            let mut p = Printer::new(format, Vec::new(), false);
+            p.begin_file("f").unwrap();
+            p.end_file("f", 0, 0).unwrap();
+            p.finish().unwrap();
+            assert!(p.into_inner().is_empty(), "{format:?}");
+        }
+    }
+
+    #[test]
+    fn printer_junit_follows_strict() {
+        let mut warning = diag();
+        warning.severity = crate::rules::Severity::Warning;
+        for (strict, failures) in [(false, 0), (true, 1)] {
+            let mut p = Printer::new(Format::Junit, Vec::new(), false).strict(strict);
+            p.begin_file("f").unwrap();
+            p.diagnostic("f", &warning).unwrap();
+            p.end_file("f", 3, 40).unwrap();
+            p.finish().unwrap();
+            let out = String::from_utf8(p.into_inner()).unwrap();
+            let totals = format!("<testsuites name=\"sjlint\" tests=\"1\" failures=\"{failures}\"");
+            assert!(out.contains(&totals), "{out}");
         }
     }
 
@@ -337,11 +470,17 @@ mod tests {
 
     #[test]
     fn a_closed_pipe_is_an_error_not_a_panic() {
-        for format in [Format::Human, Format::Concise, Format::Json] {
+        for format in [Format::Human, Format::Concise, Format::Json, Format::Github] {
             let mut p = Printer::new(format, ClosedPipe, false);
             let err = p.diagnostic("f", &diag()).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
             assert!(p.flush().is_err());
+        }
+        for format in [Format::Sarif, Format::Junit] {
+            let mut p = Printer::new(format, ClosedPipe, false);
+            p.diagnostic("f", &diag()).unwrap();
+            let err = p.finish().unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
         }
         let mut p = Printer::new(Format::Human, ClosedPipe, false);
         let err = p.summary(&Summary::default()).unwrap_err();
