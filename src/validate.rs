@@ -668,15 +668,14 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
                 None if !subtype.is_empty() => {
                     missing(ctx, &format!("interaction_query/{subtype}"), name)
                 }
-                Some(JsonType::Object) if !q.id.is_present() => {
-                    missing(
-                        ctx,
-                        &format!("interaction_query/{subtype}"),
-                        &format!("{name}.id"),
-                    );
-                }
-                Some(t) => wrong(ctx, &[name], name, t, JsonType::Object),
                 None => {}
+                Some(JsonType::Object) if !q.id.is_present() => missing(
+                    ctx,
+                    &format!("interaction_query/{subtype}"),
+                    &format!("{name}.id"),
+                ),
+                Some(JsonType::Object) => {}
+                Some(t) => wrong(ctx, &[name], name, t, JsonType::Object),
             }
         }
         "result" => {
