@@ -5,9 +5,10 @@
 //! stderr). It must not contain checking logic.
 
 use crate::check::{self, Options, Tee};
-use crate::cli::{CheckArgs, Cli, Command};
+use crate::cli::{CheckArgs, Cli, Command, InputArgs, StatsArgs, StatsFormat};
 use crate::report::{self, Format, Printer, Summary};
-use crate::rules::{RULES, Rule, Severity};
+use crate::rules::{RULES, Rule, RuleSet, Severity};
+use crate::stats;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => run_check(&args),
         Command::Rules => print_rules(),
         Command::Explain { rule } => explain(&rule),
+        Command::Stats(args) => run_stats(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -107,31 +109,70 @@ enum Input {
     File(PathBuf),
 }
 
-fn run_check(args: &CheckArgs) -> io::Result<u8> {
-    let mut unreadable = false;
+/// The inputs `paths` name: `-` and no path at all are standard input, directories are walked.
+/// `None` after a usage message when standard input would be read from a terminal. Directories
+/// that cannot be walked are reported and set `unreadable`.
+fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option<Vec<Input>>> {
     let mut inputs = Vec::new();
-    if args.paths.is_empty() {
+    if paths.is_empty() {
         if io::stdin().is_terminal() {
             writeln!(
                 io::stderr(),
                 "sjlint: no input: pipe a stream in (`cursor-agent -p --output-format stream-json … | sjlint`) or name files or directories (`sjlint run.ndjson`). See `sjlint --help`."
             )?;
-            return Ok(EXIT_USAGE);
+            return Ok(None);
         }
         inputs.push(Input::Stdin);
     }
-    for path in &args.paths {
+    for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {
             if let Err(e) = walk(path, &mut inputs) {
-                unreadable = true;
+                *unreadable = true;
                 cannot_read(path, &e)?;
             }
         } else {
             inputs.push(Input::File(path.clone()));
         }
     }
+    Ok(Some(inputs))
+}
+
+/// An input, opened.
+struct Opened {
+    /// The name it is shown under.
+    name: String,
+    reader: Box<dyn Read>,
+    /// Standard input: findings and output are shown as it arrives.
+    live: bool,
+}
+
+/// Opens `input`; `None` after reporting a file that cannot be opened.
+fn open_input(
+    input: &Input,
+    stdin_name: &str,
+    unreadable: &mut bool,
+) -> io::Result<Option<Opened>> {
+    let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
+        Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+        Input::File(path) => match File::open(path) {
+            Ok(f) => (path.display().to_string(), Box::new(f), false),
+            Err(e) => {
+                *unreadable = true;
+                cannot_read(path, &e)?;
+                return Ok(None);
+            }
+        },
+    };
+    Ok(Some(Opened { name, reader, live }))
+}
+
+fn run_check(args: &CheckArgs) -> io::Result<u8> {
+    let mut unreadable = false;
+    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+        return Ok(EXIT_USAGE);
+    };
 
     let format: Format = args.format.into();
     // With --tee, stdout carries the stream itself and findings go to stderr.
@@ -156,16 +197,9 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
     for input in &inputs {
-        let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
-            Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
-            Input::File(path) => match File::open(path) {
-                Ok(f) => (path.display().to_string(), Box::new(f), false),
-                Err(e) => {
-                    unreadable = true;
-                    cannot_read(path, &e)?;
-                    continue;
-                }
-            },
+        let Some(Opened { name, reader, live }) = open_input(input, stdin_name, &mut unreadable)?
+        else {
+            continue;
         };
         let reader: Box<dyn Read> = if args.tee {
             Box::new(Tee::new(reader, io::stdout()))
@@ -217,6 +251,63 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// An input `each_input` hands on.
+struct Source<'a> {
+    name: &'a str,
+}
+
+/// Reads every input `args` name with `each`, which sees the input's name and reader. Errors of
+/// `each` other than a closed stdout are read errors: reported, and the run goes on with exit 2.
+fn each_input(
+    args: &InputArgs,
+    mut each: impl FnMut(&Source<'_>, Box<dyn Read>) -> io::Result<()>,
+) -> io::Result<u8> {
+    let mut unreadable = false;
+    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+        return Ok(EXIT_USAGE);
+    };
+    let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    for input in &inputs {
+        let Some(Opened {
+            name,
+            reader,
+            live: _,
+        }) = open_input(input, stdin_name, &mut unreadable)?
+        else {
+            continue;
+        };
+        let source = Source { name: &name };
+        match each(&source, reader) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) => {
+                unreadable = true;
+                cannot_read(Path::new(&name), &e)?;
+            }
+        }
+    }
+    Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
+}
+
+fn run_stats(args: &StatsArgs) -> io::Result<u8> {
+    let opts = Options {
+        enabled: RuleSet::all(),
+        max_record_bytes: args.input.max_record_bytes,
+    };
+    let mut files = Vec::new();
+    let code = each_input(&args.input, |source, reader| {
+        files.push((source.name.to_owned(), stats::collect(reader, &opts)?));
+        Ok(())
+    })?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        StatsFormat::Table => stats::write_tables(&mut out, &files)?,
+        StatsFormat::Json => stats::write_json(&mut out, &files)?,
+    }
+    out.flush()?;
+    Ok(code)
 }
 
 fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {

@@ -16,4 +16,5 @@ pub mod record;
 pub mod report;
 pub mod rules;
 pub mod split;
+pub mod stats;
 pub mod validate;

@@ -15,6 +15,8 @@ mod concise;
 mod human;
 mod json;
 
+pub(crate) use human::{bytes as format_bytes, thousands};
+
 use crate::diagnostic::Diagnostic;
 use std::borrow::Cow;
 use std::fmt::Write as _;
