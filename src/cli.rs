@@ -34,6 +34,8 @@ pub enum Command {
     },
     /// Summarize streams: records, sessions, events, tool calls and their durations, tokens
     Stats(StatsArgs),
+    /// Print a readable transcript: prompt, assistant text, one line per tool call, result
+    Render(RenderArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -198,7 +200,25 @@ pub struct StatsArgs {
     pub format: StatsFormat,
 }
 
-const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "stats", "help"];
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Show the model's thinking too
+    #[arg(long)]
+    pub thinking: bool,
+
+    /// The wording of cursor-agent's own `text` output format: one line per action, no colour
+    #[arg(long, conflicts_with = "thinking")]
+    pub plain: bool,
+
+    /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+}
+
+const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "stats", "render", "help"];
 
 /// Parses the command line, with `check` inserted when no subcommand is named.
 pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {

@@ -5,10 +5,10 @@
 //! stderr). It must not contain checking logic.
 
 use crate::check::{self, Options, Tee};
-use crate::cli::{CheckArgs, Cli, Command, InputArgs, StatsArgs, StatsFormat};
+use crate::cli::{CheckArgs, Cli, Command, InputArgs, RenderArgs, StatsArgs, StatsFormat};
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
-use crate::stats;
+use crate::{render, stats};
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -25,6 +25,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rules => print_rules(),
         Command::Explain { rule } => explain(&rule),
         Command::Stats(args) => run_stats(&args),
+        Command::Render(args) => run_render(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -253,9 +254,15 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     })
 }
 
-/// An input `each_input` hands on.
+/// An input `each_input` hands on, and where it stands among them.
 struct Source<'a> {
     name: &'a str,
+    /// How many inputs were read before this one.
+    index: usize,
+    /// Standard input: shown as it arrives.
+    live: bool,
+    /// More than one input is read.
+    several: bool,
 }
 
 /// Reads every input `args` name with `each`, which sees the input's name and reader. Errors of
@@ -269,16 +276,19 @@ fn each_input(
         return Ok(EXIT_USAGE);
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let mut index = 0;
     for input in &inputs {
-        let Some(Opened {
-            name,
-            reader,
-            live: _,
-        }) = open_input(input, stdin_name, &mut unreadable)?
+        let Some(Opened { name, reader, live }) = open_input(input, stdin_name, &mut unreadable)?
         else {
             continue;
         };
-        let source = Source { name: &name };
+        let source = Source {
+            name: &name,
+            index,
+            live,
+            several: inputs.len() > 1,
+        };
+        index += 1;
         match each(&source, reader) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
@@ -306,6 +316,31 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
         StatsFormat::Table => stats::write_tables(&mut out, &files)?,
         StatsFormat::Json => stats::write_json(&mut out, &files)?,
     }
+    out.flush()?;
+    Ok(code)
+}
+
+fn run_render(args: &RenderArgs) -> io::Result<u8> {
+    let color = report::use_color(args.color.as_str(), io::stdout().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    let opts = render::Options {
+        thinking: args.thinking,
+        plain: args.plain,
+        color,
+    };
+    let check_opts = Options {
+        enabled: RuleSet::all(),
+        max_record_bytes: args.input.max_record_bytes,
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let code = each_input(&args.input, |source, reader| {
+        if source.index > 0 {
+            out.write_all(b"\n")?;
+        }
+        let header = source.several.then_some(source.name);
+        render::render(reader, &mut out, header, &opts, &check_opts, source.live)
+    })?;
     out.flush()?;
     Ok(code)
 }

@@ -13,6 +13,7 @@ pub mod diagnostic;
 pub mod event;
 pub mod locate;
 pub mod record;
+pub mod render;
 pub mod report;
 pub mod rules;
 pub mod split;
