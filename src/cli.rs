@@ -36,6 +36,17 @@ pub enum Command {
     Stats(StatsArgs),
     /// Print a readable transcript: prompt, assistant text, one line per tool call, result
     Render(RenderArgs),
+    /// Print a shell completion script (e.g. `sjlint completions bash > ~/.local/share/bash-completion/completions/sjlint`)
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print a manual page (roff) on stdout (e.g. `sjlint man | man -l -`)
+    Man {
+        /// A subcommand's page (`sjlint-check(1)`) instead of the main one
+        command: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -218,7 +229,16 @@ pub struct RenderArgs {
     pub color: ColorArg,
 }
 
-const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "stats", "render", "help"];
+const SUBCOMMANDS: &[&str] = &[
+    "check",
+    "rules",
+    "explain",
+    "stats",
+    "render",
+    "completions",
+    "man",
+    "help",
+];
 
 /// Parses the command line, with `check` inserted when no subcommand is named.
 pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {

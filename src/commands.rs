@@ -26,6 +26,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Explain { rule } => explain(&rule),
         Command::Stats(args) => run_stats(&args),
         Command::Render(args) => run_render(&args),
+        Command::Completions { shell } => print_generated(|cmd, out| {
+            clap_complete::generate(shell, cmd, "sjlint", out);
+            Ok(())
+        }),
+        Command::Man { command } => print_man(command.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -36,6 +41,43 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// Prints what `generate` writes about the command line. The generators are rendered into a
+/// buffer first: clap_complete panics when its writer fails, and a closed stdout must not.
+fn print_generated(
+    generate: impl FnOnce(&mut clap::Command, &mut Vec<u8>) -> io::Result<()>,
+) -> io::Result<u8> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    let mut text = Vec::new();
+    generate(&mut cmd, &mut text)?;
+    let mut out = io::stdout().lock();
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// The main manual page, or the page of `sub` (whose title is `sjlint-<sub>`, as the main page's
+/// SUBCOMMANDS section names it).
+fn print_man(sub: Option<&str>) -> io::Result<u8> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    // Gives subcommands their display names.
+    cmd.build();
+    let page = match sub {
+        None => cmd,
+        Some(name) => match cmd.find_subcommand(name) {
+            Some(sub) => sub.clone(),
+            None => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: no subcommand `{}` (`sjlint --help` lists them)",
+                    report::escape_untrusted(name)
+                )?;
+                return Ok(EXIT_USAGE);
+            }
+        },
+    };
+    print_generated(|_, out| clap_mangen::Man::new(page).render(out))
 }
 
 fn print_rules() -> io::Result<u8> {
