@@ -87,7 +87,7 @@ impl<R: Read> Read for StopReader<'_, R> {
 
 /// What an assistant event is, by the fields real runs set (FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Piece {
+enum Piece {
     /// `timestamp_ms` and no `model_call_id`: a `--stream-partial-output` token delta.
     Delta,
     /// Neither field: a final message, or a flush repeating the deltas since the last flush.
@@ -109,14 +109,14 @@ impl Piece {
 /// Merges partial-output deltas with the flush that repeats them, in constant memory: only a
 /// hash of the deltas since the last flush is kept.
 #[derive(Default)]
-pub(crate) struct TextMerge {
+struct TextMerge {
     pending: Poly,
 }
 
 impl TextMerge {
     /// The part of `text` still to show, and whether it continues the text shown just before
     /// (`false`: it starts a new paragraph).
-    pub(crate) fn push<'t>(&mut self, text: &'t str, piece: Piece) -> (&'t str, bool) {
+    fn push<'t>(&mut self, text: &'t str, piece: Piece) -> (&'t str, bool) {
         match piece {
             Piece::Delta => {
                 let continues = self.pending.len > 0;
