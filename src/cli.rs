@@ -32,6 +32,21 @@ pub enum Command {
         /// A rule name, as `sjlint rules` lists them
         rule: String,
     },
+    /// Summarize streams: records, sessions, events, tool calls and their durations, tokens
+    Stats(StatsArgs),
+    /// Print a readable transcript: prompt, assistant text, one line per tool call, result
+    Render(RenderArgs),
+    /// Print a shell completion script (e.g. `sjlint completions bash > ~/.local/share/bash-completion/completions/sjlint`)
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print a manual page (roff) on stdout (e.g. `sjlint man | man -l -`)
+    Man {
+        /// A subcommand's page (`sjlint-check(1)`) instead of the main one
+        command: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -169,7 +184,68 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
     Ok(size)
 }
 
-const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "help"];
+/// What the commands that read streams without reporting findings share.
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// Files or directories to read (directories: *.ndjson, *.jsonl, *.json); `-` or nothing
+    /// reads standard input
+    pub paths: Vec<PathBuf>,
+
+    /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    pub max_record_bytes: usize,
+
+    /// The name standard input is shown under
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// Aligned text for people
+    Table,
+    /// One JSON document; see `schemas/stats.schema.json`
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How to print the statistics
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: StatsFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Show the model's thinking too
+    #[arg(long)]
+    pub thinking: bool,
+
+    /// The wording of cursor-agent's own `text` output format: one line per action, no colour
+    #[arg(long, conflicts_with = "thinking")]
+    pub plain: bool,
+
+    /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+}
+
+const SUBCOMMANDS: &[&str] = &[
+    "check",
+    "rules",
+    "explain",
+    "stats",
+    "render",
+    "completions",
+    "man",
+    "help",
+];
 
 /// Parses the command line, with `check` inserted when no subcommand is named.
 pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {

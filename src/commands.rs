@@ -5,9 +5,10 @@
 //! stderr). It must not contain checking logic.
 
 use crate::check::{self, Options, Tee};
-use crate::cli::{CheckArgs, Cli, Command};
+use crate::cli::{CheckArgs, Cli, Command, InputArgs, RenderArgs, StatsArgs, StatsFormat};
 use crate::report::{self, Format, Printer, Summary};
-use crate::rules::{RULES, Rule, Severity};
+use crate::rules::{RULES, Rule, RuleSet, Severity};
+use crate::{render, stats};
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,13 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => run_check(&args),
         Command::Rules => print_rules(),
         Command::Explain { rule } => explain(&rule),
+        Command::Stats(args) => run_stats(&args),
+        Command::Render(args) => run_render(&args),
+        Command::Completions { shell } => print_generated(|cmd, out| {
+            clap_complete::generate(shell, cmd, "sjlint", out);
+            Ok(())
+        }),
+        Command::Man { command } => print_man(command.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -33,6 +41,43 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// Prints what `generate` writes about the command line. The generators are rendered into a
+/// buffer first: clap_complete panics when its writer fails, and a closed stdout must not.
+fn print_generated(
+    generate: impl FnOnce(&mut clap::Command, &mut Vec<u8>) -> io::Result<()>,
+) -> io::Result<u8> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    let mut text = Vec::new();
+    generate(&mut cmd, &mut text)?;
+    let mut out = io::stdout().lock();
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// The main manual page, or the page of `sub` (whose title is `sjlint-<sub>`, as the main page's
+/// SUBCOMMANDS section names it).
+fn print_man(sub: Option<&str>) -> io::Result<u8> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    // Gives subcommands their display names.
+    cmd.build();
+    let page = match sub {
+        None => cmd,
+        Some(name) => match cmd.find_subcommand(name) {
+            Some(sub) => sub.clone(),
+            None => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: no subcommand `{}` (`sjlint --help` lists them)",
+                    report::escape_untrusted(name)
+                )?;
+                return Ok(EXIT_USAGE);
+            }
+        },
+    };
+    print_generated(|_, out| clap_mangen::Man::new(page).render(out))
 }
 
 fn print_rules() -> io::Result<u8> {
@@ -107,31 +152,70 @@ enum Input {
     File(PathBuf),
 }
 
-fn run_check(args: &CheckArgs) -> io::Result<u8> {
-    let mut unreadable = false;
+/// The inputs `paths` name: `-` and no path at all are standard input, directories are walked.
+/// `None` after a usage message when standard input would be read from a terminal. Directories
+/// that cannot be walked are reported and set `unreadable`.
+fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option<Vec<Input>>> {
     let mut inputs = Vec::new();
-    if args.paths.is_empty() {
+    if paths.is_empty() {
         if io::stdin().is_terminal() {
             writeln!(
                 io::stderr(),
                 "sjlint: no input: pipe a stream in (`cursor-agent -p --output-format stream-json … | sjlint`) or name files or directories (`sjlint run.ndjson`). See `sjlint --help`."
             )?;
-            return Ok(EXIT_USAGE);
+            return Ok(None);
         }
         inputs.push(Input::Stdin);
     }
-    for path in &args.paths {
+    for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {
             if let Err(e) = walk(path, &mut inputs) {
-                unreadable = true;
+                *unreadable = true;
                 cannot_read(path, &e)?;
             }
         } else {
             inputs.push(Input::File(path.clone()));
         }
     }
+    Ok(Some(inputs))
+}
+
+/// An input, opened.
+struct Opened {
+    /// The name it is shown under.
+    name: String,
+    reader: Box<dyn Read>,
+    /// Standard input: findings and output are shown as it arrives.
+    live: bool,
+}
+
+/// Opens `input`; `None` after reporting a file that cannot be opened.
+fn open_input(
+    input: &Input,
+    stdin_name: &str,
+    unreadable: &mut bool,
+) -> io::Result<Option<Opened>> {
+    let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
+        Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+        Input::File(path) => match File::open(path) {
+            Ok(f) => (path.display().to_string(), Box::new(f), false),
+            Err(e) => {
+                *unreadable = true;
+                cannot_read(path, &e)?;
+                return Ok(None);
+            }
+        },
+    };
+    Ok(Some(Opened { name, reader, live }))
+}
+
+fn run_check(args: &CheckArgs) -> io::Result<u8> {
+    let mut unreadable = false;
+    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+        return Ok(EXIT_USAGE);
+    };
 
     let format = args.format.map_or(Format::Human, Format::from);
     // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
@@ -161,18 +245,13 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
     for input in &inputs {
-        let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
-            Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
-            Input::File(path) => match File::open(path) {
-                Ok(f) => (path.display().to_string(), Box::new(f), false),
-                Err(e) => {
-                    unreadable = true;
-                    cannot_read(path, &e)?;
-                    // Begun and never ended: listed as unreadable where a report lists files.
-                    printer.begin_file(&path.display().to_string())?;
-                    continue;
-                }
-            },
+        let Some(Opened { name, reader, live }) = open_input(input, stdin_name, &mut unreadable)?
+        else {
+            if let Input::File(path) = input {
+                // Begun and never ended: listed as unreadable where a report lists files.
+                printer.begin_file(&path.display().to_string())?;
+            }
+            continue;
         };
         let reader: Box<dyn Read> = if args.tee {
             Box::new(Tee::new(reader, io::stdout()))
@@ -229,6 +308,97 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// An input `each_input` hands on, and where it stands among them.
+struct Source<'a> {
+    name: &'a str,
+    /// How many inputs were read before this one.
+    index: usize,
+    /// Standard input: shown as it arrives.
+    live: bool,
+    /// More than one input is read.
+    several: bool,
+}
+
+/// Reads every input `args` name with `each`, which sees the input's name and reader. Errors of
+/// `each` other than a closed stdout are read errors: reported, and the run goes on with exit 2.
+fn each_input(
+    args: &InputArgs,
+    mut each: impl FnMut(&Source<'_>, Box<dyn Read>) -> io::Result<()>,
+) -> io::Result<u8> {
+    let mut unreadable = false;
+    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+        return Ok(EXIT_USAGE);
+    };
+    let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let mut index = 0;
+    for input in &inputs {
+        let Some(Opened { name, reader, live }) = open_input(input, stdin_name, &mut unreadable)?
+        else {
+            continue;
+        };
+        let source = Source {
+            name: &name,
+            index,
+            live,
+            several: inputs.len() > 1,
+        };
+        index += 1;
+        match each(&source, reader) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) => {
+                unreadable = true;
+                cannot_read(Path::new(&name), &e)?;
+            }
+        }
+    }
+    Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
+}
+
+fn run_stats(args: &StatsArgs) -> io::Result<u8> {
+    let opts = Options {
+        enabled: RuleSet::all(),
+        max_record_bytes: args.input.max_record_bytes,
+    };
+    let mut files = Vec::new();
+    let code = each_input(&args.input, |source, reader| {
+        files.push((source.name.to_owned(), stats::collect(reader, &opts)?));
+        Ok(())
+    })?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        StatsFormat::Table => stats::write_tables(&mut out, &files)?,
+        StatsFormat::Json => stats::write_json(&mut out, &files)?,
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+fn run_render(args: &RenderArgs) -> io::Result<u8> {
+    let color = report::use_color(args.color.as_str(), io::stdout().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    let opts = render::Options {
+        thinking: args.thinking,
+        plain: args.plain,
+        color,
+    };
+    let check_opts = Options {
+        enabled: RuleSet::all(),
+        max_record_bytes: args.input.max_record_bytes,
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let code = each_input(&args.input, |source, reader| {
+        if source.index > 0 {
+            out.write_all(b"\n")?;
+        }
+        let header = source.several.then_some(source.name);
+        render::render(reader, &mut out, header, &opts, &check_opts, source.live)
+    })?;
+    out.flush()?;
+    Ok(code)
 }
 
 fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {

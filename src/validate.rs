@@ -828,13 +828,14 @@ fn wrong(
 
 /// A polynomial hash modulo 2^61 − 1 whose values compose: the hash of `a ++ b` is computed from
 /// the hashes of `a` and `b`. It lets the validator compare `result.result` with several ways of
-/// joining the session's assistant text in constant memory.
+/// joining the session's assistant text in constant memory, and `render` tell a flush from new
+/// text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Poly {
+pub(crate) struct Poly {
     h: u64,
     /// BASE^len mod P.
     pw: u64,
-    len: u64,
+    pub(crate) len: u64,
 }
 
 const P: u64 = (1 << 61) - 1;
@@ -857,7 +858,7 @@ impl Default for Poly {
 }
 
 impl Poly {
-    fn of(bytes: &[u8]) -> Poly {
+    pub(crate) fn of(bytes: &[u8]) -> Poly {
         let mut p = Poly::default();
         for &b in bytes {
             p.h = mulmod(p.h, BASE) + b as u64 + 1;
@@ -870,7 +871,7 @@ impl Poly {
         p
     }
 
-    fn append(self, o: Poly) -> Poly {
+    pub(crate) fn append(self, o: Poly) -> Poly {
         let mut h = mulmod(self.h, o.pw) + o.h;
         if h >= P {
             h -= P;

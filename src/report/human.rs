@@ -291,7 +291,7 @@ fn count(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -304,7 +304,7 @@ fn thousands(n: u64) -> String {
 }
 
 /// A byte count in decimal units: `999 B`, `1.0 kB`, `5.6 MB`, `12.3 GB`.
-fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     if n < 1000 {
         return format!("{n} B");
     }

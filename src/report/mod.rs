@@ -25,6 +25,8 @@ mod json;
 mod junit;
 mod sarif;
 
+pub(crate) use human::{bytes as format_bytes, thousands};
+
 use crate::diagnostic::Diagnostic;
 use std::borrow::Cow;
 use std::fmt::Write as _;
