@@ -251,7 +251,12 @@ mod tests {
             string_state_within(in_str, esc, &padded(bytes), 3..3 + bytes.len()),
         ] {
             if let Some(got) = got {
-                assert_eq!(got, want, "{:?} from ({in_str}, {esc})", String::from_utf8_lossy(bytes));
+                assert_eq!(
+                    got,
+                    want,
+                    "{:?} from ({in_str}, {esc})",
+                    String::from_utf8_lossy(bytes)
+                );
             } else {
                 // Only allowed where a backslash really stands outside a string.
                 let mut s = (in_str, esc);
@@ -262,7 +267,11 @@ mod tests {
                     }
                     s = reference(s.0, s.1, &[b]);
                 }
-                assert!(outside, "fell back without cause on {:?}", String::from_utf8_lossy(bytes));
+                assert!(
+                    outside,
+                    "fell back without cause on {:?}",
+                    String::from_utf8_lossy(bytes)
+                );
             }
         }
     }
