@@ -840,18 +840,20 @@ impl Call<'_> {
     }
 
     /// The `text` output format's line (seed 000), for an action that was carried out. The seed
-    /// words four kinds; other kinds get a line in the same style naming the tool.
+    /// is a translated page; the CLI itself writes these lines in English ("Read file", "Edited
+    /// file", "Ran terminal command", "Created new file"), so that is what `--plain` prints. The
+    /// seed words four kinds; other kinds get a line in the same style naming the tool.
     fn plain(&self) -> Option<String> {
         if self.outcome != Some("success") {
             return None;
         }
         Some(match self.kind {
-            "readToolCall" => "Прочтён файл".to_owned(),
-            "editToolCall" => "Изменён файл".to_owned(),
-            "shellToolCall" => "Выполнена команда в терминале".to_owned(),
-            "writeToolCall" => "Создан новый файл".to_owned(),
+            "readToolCall" => "Read file".to_owned(),
+            "editToolCall" => "Edited file".to_owned(),
+            "shellToolCall" => "Ran terminal command".to_owned(),
+            "writeToolCall" => "Created new file".to_owned(),
             kind => format!(
-                "Вызван инструмент {}",
+                "Used tool {}",
                 escape_untrusted(kind.strip_suffix("ToolCall").unwrap_or(kind))
             ),
         })
@@ -993,7 +995,7 @@ mod tests {
                 ..Options::default()
             },
         );
-        assert_eq!(plain, "Прочтён файл\nВыполнена команда в терминале\n");
+        assert_eq!(plain, "Read file\nRan terminal command\n");
     }
 
     #[test]
