@@ -26,6 +26,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("memchr newline count (floor)", |b| {
         b.iter(|| memchr::memchr_iter(b'\n', black_box(&input)).count())
     });
+    g.bench_function("string tracking alone (one call)", |b| {
+        b.iter(|| sjlint::simd::string_state(false, false, black_box(&input)))
+    });
     g.bench_function("splitter", |b| {
         b.iter(|| {
             let mut s = Splitter::new(black_box(&input[..]), 64 << 20);

@@ -28,8 +28,8 @@ pub fn string_state_within(
 ) -> Option<(bool, bool)> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2, checked just above.
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq") {
+            // SAFETY: the CPU supports AVX2 and PCLMULQDQ, checked just above.
             return unsafe { scan_avx2(in_str, esc, buf, range) };
         }
         scan_with(in_str, esc, buf, range, x86::masks_sse2)
@@ -54,11 +54,23 @@ struct Masks {
 
 #[inline(always)]
 fn scan_with(
+    in_str: bool,
+    esc: bool,
+    buf: &[u8],
+    range: Range<usize>,
+    masks: impl Fn(&[u8; 64]) -> Masks,
+) -> Option<(bool, bool)> {
+    scan_with_xor(in_str, esc, buf, range, masks, prefix_xor)
+}
+
+#[inline(always)]
+fn scan_with_xor(
     mut in_str: bool,
     mut esc: bool,
     buf: &[u8],
     range: Range<usize>,
     masks: impl Fn(&[u8; 64]) -> Masks,
+    xor: impl Fn(u64) -> u64,
 ) -> Option<(bool, bool)> {
     let (mut at, end) = (range.start, range.end);
     while at < end {
@@ -81,7 +93,7 @@ fn scan_with(
         } else {
             m
         };
-        (in_str, esc) = step(m, in_str, esc, len)?;
+        (in_str, esc) = step(m, in_str, esc, len, &xor)?;
         at += len;
     }
     Some((in_str, esc))
@@ -89,13 +101,19 @@ fn scan_with(
 
 /// Advances the state over one block of which the first `len` bytes are real.
 #[inline(always)]
-fn step(m: Masks, in_str: bool, esc: bool, len: usize) -> Option<(bool, bool)> {
+fn step(
+    m: Masks,
+    in_str: bool,
+    esc: bool,
+    len: usize,
+    xor: impl Fn(u64) -> u64,
+) -> Option<(bool, bool)> {
     let (escaped, carry) = escaped_positions(m.backslash, esc);
     let quotes = m.quote & !escaped;
-    let inside = prefix_xor(quotes) ^ if in_str { !0 } else { 0 };
-    // A backslash that is neither inside a string nor itself escaped stands outside every
-    // string: there the byte-at-a-time tracker ignores it and this method would not.
-    if m.backslash & !inside & !escaped != 0 {
+    let inside = xor(quotes) ^ if in_str { !0 } else { 0 };
+    // A backslash outside every string: there the byte-at-a-time tracker ignores it and this
+    // method would not. (Up to the first such backslash the two agree, so this finds it.)
+    if m.backslash & !inside != 0 {
         return None;
     }
     Some(match len {
@@ -105,26 +123,30 @@ fn step(m: Masks, in_str: bool, esc: bool, len: usize) -> Option<(bool, bool)> {
     })
 }
 
-/// Bit i+1 is set when byte i is a backslash that escapes its successor; with `carry_in`, byte
-/// 0 is escaped by a backslash at the end of the previous block. The second value says that
-/// the block's last byte escapes the first byte of the next block. Backslashes are walked one
-/// set bit at a time: they are few (a handful per 64 bytes of escape-heavy text).
+const EVEN: u64 = 0x5555_5555_5555_5555;
+const ODD: u64 = !EVEN;
+
+/// The positions escaped by a backslash: the byte after every run of backslashes of odd length
+/// (and byte 0 when `carry_in` says the previous block ended with a pending escape). The second
+/// value says that a run of odd length reaches the end of the block, so the next block's first
+/// byte is escaped.
+///
+/// Branch-free: adding a run's first bit to the mask carries through the run and sets the bit
+/// just after it. A run of odd length that starts on an even bit ends on an odd one, and the
+/// other way round, so runs are added in two groups by the parity of their start.
 #[inline(always)]
 fn escaped_positions(backslash: u64, carry_in: bool) -> (u64, bool) {
-    let mut escaped = u64::from(carry_in);
-    let mut carry_out = false;
-    let mut left = backslash & !escaped;
-    while left != 0 {
-        let i = left.trailing_zeros();
-        left &= left - 1;
-        if i == 63 {
-            carry_out = true;
-        } else {
-            escaped |= 1 << (i + 1);
-            left &= !(1 << (i + 1));
-        }
-    }
-    (escaped, carry_out)
+    let carried = u64::from(carry_in);
+    // A backslash that is itself escaped starts nothing.
+    let b = backslash & !carried;
+    let starts = b & !(b << 1);
+    let (even_sum, _) = b.overflowing_add(starts & EVEN);
+    let (odd_sum, odd_overflow) = b.overflowing_add(starts & ODD);
+    let after_even_runs = even_sum & !b;
+    let after_odd_runs = odd_sum & !b;
+    let escaped = carried | (after_even_runs & ODD) | (after_odd_runs & EVEN);
+    // A run that started on an odd bit and runs to bit 63 has odd length: its escape is pending.
+    (escaped, odd_overflow)
 }
 
 /// Bit i of the result is the XOR of bits 0..=i of `x`: set inside a quoted run.
@@ -175,6 +197,19 @@ mod x86 {
         }
     }
 
+    /// The prefix XOR as one carry-less multiplication by all ones.
+    ///
+    /// # Safety
+    /// The CPU must support PCLMULQDQ.
+    #[target_feature(enable = "pclmulqdq")]
+    pub(super) unsafe fn prefix_xor_clmul(x: u64) -> u64 {
+        // The intrinsics are safe to call here: PCLMULQDQ is enabled for this function, and
+        // SSE2 (for the moves) is part of x86-64.
+        let v = _mm_set_epi64x(0, x as i64);
+        let ones = _mm_set1_epi8(-1);
+        _mm_cvtsi128_si64(_mm_clmulepi64_si128(v, ones, 0)) as u64
+    }
+
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
@@ -200,8 +235,8 @@ mod x86 {
 
 #[cfg(target_arch = "x86_64")]
 /// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
+/// The CPU must support AVX2 and PCLMULQDQ.
+#[target_feature(enable = "avx2,pclmulqdq")]
 unsafe fn scan_avx2(
     in_str: bool,
     esc: bool,
@@ -209,7 +244,14 @@ unsafe fn scan_avx2(
     range: Range<usize>,
 ) -> Option<(bool, bool)> {
     // SAFETY: forwarded from the caller's guarantee.
-    scan_with(in_str, esc, buf, range, |b| unsafe { x86::masks_avx2(b) })
+    scan_with_xor(
+        in_str,
+        esc,
+        buf,
+        range,
+        |b| unsafe { x86::masks_avx2(b) },
+        |q| unsafe { x86::prefix_xor_clmul(q) },
+    )
 }
 
 #[cfg(test)]
@@ -273,6 +315,20 @@ mod tests {
                     String::from_utf8_lossy(bytes)
                 );
             }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn carry_less_prefix_xor_matches_the_shifts() {
+        if !std::is_x86_feature_detected!("pclmulqdq") {
+            return;
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x = x.rotate_left(7) ^ x.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            // SAFETY: the CPU supports PCLMULQDQ, checked above.
+            assert_eq!(unsafe { x86::prefix_xor_clmul(x) }, prefix_xor(x));
         }
     }
 
