@@ -139,6 +139,15 @@ pub struct CheckArgs {
     /// Print findings only: no summary
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// A live status line (and a progress bar for files) on stderr: auto shows it when stderr is
+    /// a terminal
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ColorArg,
+
+    /// Files checked at once (default: all cores); output keeps the order of the paths
+    #[arg(long, short, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 impl CheckArgs {

@@ -5,14 +5,21 @@
 //! stderr). It must not contain checking logic.
 
 use crate::check::{self, Options, Tee};
-use crate::cli::{CheckArgs, Cli, Command, InputArgs, RenderArgs, StatsArgs, StatsFormat};
+use crate::cli::{
+    CheckArgs, Cli, ColorArg, Command, InputArgs, RenderArgs, StatsArgs, StatsFormat,
+};
+use crate::diagnostic::Diagnostic;
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
+use crate::status::Live;
 use crate::{render, stats};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 /// Exit codes: no error-severity finding; findings; usage or unreadable path.
 pub const EXIT_OK: u8 = 0;
@@ -221,8 +228,25 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
     // to stderr, which the runner reads too, so stdout is the same as on any other machine.
     let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
-    let mut annotations = (args.format.is_none() && github_actions)
+    let annotations = (args.format.is_none() && github_actions)
         .then(|| Printer::new(Format::Github, io::stderr(), false));
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let files = inputs
+        .iter()
+        .filter(|i| matches!(i, Input::File(_)))
+        .count();
+    // Standard input and --tee are read in order as they arrive; several files go to workers.
+    let parallel = jobs > 1 && !args.tee && files > 1 && files == inputs.len();
+    let live = match args.progress {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => io::stderr().is_terminal(),
+    } && !parallel;
+    let live = live.then(Live::start);
+
     // With --tee, stdout carries the stream itself and findings go to stderr.
     let (sink, is_terminal): (Box<dyn Write>, bool) = if args.tee {
         (Box::new(io::stderr()), io::stderr().is_terminal())
@@ -232,81 +256,212 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             io::stdout().is_terminal(),
         )
     };
+    let sink: Box<dyn Write> = match &live {
+        Some(live) => Box::new(live.writer(sink)),
+        None => sink,
+    };
     let color = format == Format::Human
         && report::use_color(args.color.as_str(), is_terminal, |k| std::env::var(k).ok());
-    let mut printer = Printer::new(format, sink, color).strict(args.strict);
+    let mut out = Output {
+        printer: Printer::new(format, sink, color).strict(args.strict),
+        annotations,
+        summary: Summary::default(),
+        printed: 0,
+        max: args.max_diagnostics.unwrap_or(u64::MAX),
+    };
     let opts = Options {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
     };
-    let mut summary = Summary::default();
-    let mut printed = 0u64;
-    let max = args.max_diagnostics.unwrap_or(u64::MAX);
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
-    for input in &inputs {
-        let Some(Opened { name, reader, live }) = open_input(input, stdin_name, &mut unreadable)?
-        else {
-            if let Input::File(path) = input {
-                // Begun and never ended: listed as unreadable where a report lists files.
-                printer.begin_file(&path.display().to_string())?;
-            }
-            continue;
-        };
-        let reader: Box<dyn Read> = if args.tee {
-            Box::new(Tee::new(reader, io::stdout()))
-        } else {
-            reader
-        };
-        printer.begin_file(&name)?;
-        let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
-            match d.severity {
-                Severity::Error => summary.errors += 1,
-                Severity::Warning => summary.warnings += 1,
-                Severity::Info => summary.infos += 1,
-            }
-            if printed < max {
-                printed += 1;
-                printer.diagnostic(&name, &d)?;
-                if let Some(annotations) = &mut annotations {
-                    annotations.diagnostic(&name, &d)?;
+    if parallel {
+        check_in_parallel(&inputs, &opts, jobs, &mut out, &mut unreadable)?;
+    } else {
+        for input in &inputs {
+            let Some(Opened {
+                name,
+                reader,
+                live: from_stdin,
+            }) = open_input(input, stdin_name, &mut unreadable)?
+            else {
+                if let Input::File(path) = input {
+                    // Begun and never ended: listed as unreadable where a report lists files.
+                    out.printer.begin_file(&path.display().to_string())?;
                 }
-                if live {
-                    printer.flush()?;
+                continue;
+            };
+            let reader: Box<dyn Read> = if args.tee {
+                Box::new(Tee::new(reader, io::stdout()))
+            } else {
+                reader
+            };
+            out.printer.begin_file(&name)?;
+            let result = match &live {
+                Some(live) => {
+                    let size = match input {
+                        Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+                        Input::Stdin => None,
+                    };
+                    live.input(&name, size);
+                    let mut emit = |d: Diagnostic| {
+                        live.finding(d.severity);
+                        out.report(&name, &d, from_stdin)
+                    };
+                    check::check_with(live.counting(reader), &opts, &mut emit, &mut &*live)
                 }
-            }
-            Ok(())
-        };
-        match check::check(reader, &opts, &mut emit) {
-            Ok(totals) => {
-                printer.end_file(&name, totals.records, totals.bytes)?;
-                summary.files += 1;
-                summary.records += totals.records;
-                summary.bytes += totals.bytes;
-            }
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
-            Err(e) => {
-                unreadable = true;
-                let shown = match input {
-                    Input::Stdin => PathBuf::from(stdin_name),
-                    Input::File(p) => p.clone(),
-                };
-                cannot_read(&shown, &e)?;
-            }
+                None => check::check(reader, &opts, &mut |d| out.report(&name, &d, from_stdin)),
+            };
+            out.end_input(input, &name, stdin_name, result, &mut unreadable)?;
         }
     }
-    if !args.quiet {
-        printer.summary(&summary)?;
+    if let Some(live) = live {
+        live.finish();
     }
-    printer.finish()?;
+    if !args.quiet {
+        out.printer.summary(&out.summary)?;
+    }
+    out.printer.finish()?;
 
-    let failed = summary.errors > 0 || (args.strict && summary.warnings > 0);
+    let failed = out.summary.errors > 0 || (args.strict && out.summary.warnings > 0);
     Ok(if unreadable {
         EXIT_USAGE
     } else if failed && !args.exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    })
+}
+
+/// Where the findings of `check` go, and what is counted on the way.
+struct Output<W: Write> {
+    printer: Printer<W>,
+    annotations: Option<Printer<io::Stderr>>,
+    summary: Summary,
+    printed: u64,
+    max: u64,
+}
+
+impl<W: Write> Output<W> {
+    /// Counts a finding and prints it unless `--max-diagnostics` were printed already; `live`
+    /// inputs are flushed at once, so a watcher sees each finding as it is found.
+    fn report(&mut self, name: &str, d: &Diagnostic, live: bool) -> io::Result<()> {
+        match d.severity {
+            Severity::Error => self.summary.errors += 1,
+            Severity::Warning => self.summary.warnings += 1,
+            Severity::Info => self.summary.infos += 1,
+        }
+        if self.printed < self.max {
+            self.printed += 1;
+            self.printer.diagnostic(name, d)?;
+            if let Some(annotations) = &mut self.annotations {
+                annotations.diagnostic(name, d)?;
+            }
+            if live {
+                self.printer.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes an input: totals into the summary, or its read error reported.
+    fn end_input(
+        &mut self,
+        input: &Input,
+        name: &str,
+        stdin_name: &str,
+        result: io::Result<check::Totals>,
+        unreadable: &mut bool,
+    ) -> io::Result<()> {
+        match result {
+            Ok(totals) => {
+                self.printer.end_file(name, totals.records, totals.bytes)?;
+                self.summary.files += 1;
+                self.summary.records += totals.records;
+                self.summary.bytes += totals.bytes;
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(e),
+            Err(e) => {
+                *unreadable = true;
+                let shown = match input {
+                    Input::Stdin => PathBuf::from(stdin_name),
+                    Input::File(p) => p.clone(),
+                };
+                cannot_read(&shown, &e)
+            }
+        }
+    }
+}
+
+/// What a worker found in one file: its findings in order, and its totals or the error that
+/// stopped it (an open error included).
+type FileResult = (Vec<Diagnostic>, io::Result<check::Totals>);
+
+/// Checks files on `jobs` threads and prints each file's findings in path order as soon as it
+/// and every file before it are done, so the output is the same as a one-thread run.
+fn check_in_parallel<W: Write>(
+    inputs: &[Input],
+    opts: &Options,
+    jobs: usize,
+    out: &mut Output<W>,
+    unreadable: &mut bool,
+) -> io::Result<()> {
+    let next = AtomicUsize::new(0);
+    let cancel = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, FileResult)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(inputs.len()) {
+            let tx = tx.clone();
+            let (next, cancel) = (&next, &cancel);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= inputs.len() || cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let Input::File(path) = &inputs[i] else {
+                        unreachable!("the parallel path takes files only")
+                    };
+                    let mut found = Vec::new();
+                    let result = File::open(path).and_then(|f| {
+                        check::check(f, opts, &mut |d| {
+                            found.push(d);
+                            Ok(())
+                        })
+                    });
+                    if tx.send((i, (found, result))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting: BTreeMap<usize, FileResult> = BTreeMap::new();
+        let mut due = 0;
+        let printed = (|| {
+            for (i, result) in &rx {
+                waiting.insert(i, result);
+                while let Some((found, result)) = waiting.remove(&due) {
+                    let Input::File(path) = &inputs[due] else {
+                        unreachable!("the parallel path takes files only")
+                    };
+                    let name = path.display().to_string();
+                    out.printer.begin_file(&name)?;
+                    for d in &found {
+                        out.report(&name, d, false)?;
+                    }
+                    out.end_input(&inputs[due], &name, "-", result, unreadable)?;
+                    due += 1;
+                }
+            }
+            Ok(())
+        })();
+        if printed.is_err() {
+            // A closed stdout: the workers stop after their current file.
+            cancel.store(true, Ordering::Relaxed);
+        }
+        printed
     })
 }
 

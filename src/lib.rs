@@ -19,4 +19,5 @@ pub mod rules;
 pub mod simd;
 pub mod split;
 pub mod stats;
+pub mod status;
 pub mod validate;

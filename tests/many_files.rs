@@ -1,0 +1,71 @@
+//! Many files at once: `--jobs` spreads them over threads, and the output keeps the order of the
+//! paths, identical from run to run and to a one-thread run.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sjlint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn parallel_runs_match_the_one_thread_run() {
+    let one = run(&["check", "testdata", "--format", "concise", "--jobs", "1"]);
+    assert_eq!(one.0, 1, "testdata holds failing fixtures");
+    assert!(one.1.lines().count() > 50, "{}", one.1);
+    for _ in 0..3 {
+        assert_eq!(
+            run(&["check", "testdata", "--format", "concise", "--jobs", "4"]),
+            one
+        );
+    }
+    // The default uses every core; the human format and its summary are the same too.
+    let human_one = run(&["check", "testdata", "--color", "never", "--jobs", "1"]);
+    assert_eq!(run(&["check", "testdata", "--color", "never"]), human_one);
+}
+
+#[test]
+fn findings_come_in_path_order() {
+    let (_, out, _) = run(&[
+        "check",
+        "testdata/rules",
+        "--format",
+        "concise",
+        "--jobs",
+        "3",
+    ]);
+    let files: Vec<&str> = out.lines().map(|l| l.split(':').next().unwrap()).collect();
+    let mut sorted = files.clone();
+    sorted.sort();
+    assert_eq!(files, sorted);
+}
+
+#[test]
+fn a_missing_path_among_many_is_reported_in_place_and_the_rest_checked() {
+    let (code, out, err) = run(&[
+        "check",
+        "testdata/healthy/two-sessions-appended.ndjson",
+        "no/such/file.ndjson",
+        "testdata/rules/orphan-completion/fails.ndjson",
+        "--format",
+        "concise",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no/such/file.ndjson"), "{err}");
+    assert!(out.contains("orphan-completion"), "{out}");
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "only the missing path is unreadable: {err}"
+    );
+}
