@@ -106,3 +106,44 @@ fn progress_always_draws_even_in_a_pipe_and_never_stays_silent_on_a_terminal() {
     let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     assert!(!screen.contains(" events"), "{screen:?}");
 }
+
+#[test]
+fn tee_copies_files_byte_for_byte_too() {
+    let dir = temp_dir("files");
+    // Raw newlines inside a string, invalid UTF-8, CRLF, a BOM, and a record over the limit.
+    let mut input =
+        b"\xEF\xBB\xBF{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\r\n".to_vec();
+    input.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":[{\"text\":\"a\nb\"}]},\"session_id\":\"s\"}\n");
+    input.extend_from_slice(b"{\"type\":\"assistant\",\"text\":\"caf\xE9\"}\n");
+    input.extend_from_slice(
+        format!("{{\"type\":\"x\",\"pad\":\"{}\"}}\n", "y".repeat(5000)).as_bytes(),
+    );
+    input.extend_from_slice(b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}");
+    let a = dir.join("a.ndjson");
+    let b = dir.join("b.ndjson");
+    std::fs::write(&a, &input).unwrap();
+    std::fs::write(&b, sample()).unwrap();
+    let output = Command::new(bin())
+        .args([
+            "check",
+            "--tee",
+            "--format",
+            "json",
+            "--max-record-bytes",
+            "1K",
+        ])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    let mut both = input.clone();
+    both.extend_from_slice(&sample());
+    assert!(
+        output.stdout == both,
+        "the files, one after the other, unchanged"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for rule in ["record-too-large", "invalid-utf8", "raw-control-character"] {
+        assert!(stderr.contains(rule), "{rule}: {stderr}");
+    }
+}
