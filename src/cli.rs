@@ -3,6 +3,7 @@
 //! This module owns what the user can type and what it means (`check` as the default command,
 //! size suffixes, rule lists). It must not read inputs or print findings; `commands` does.
 
+use crate::event::Dialect;
 use crate::report::Format;
 use crate::rules::RuleSet;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -68,6 +69,31 @@ impl ColorArg {
     }
 }
 
+/// `--dialect`: which dialect records are read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// Classify each record by its own shape
+    Auto,
+    /// cursor-agent's own stream-json
+    Cursor,
+    /// A web client's `payload` wrapping (seed 002)
+    Payload,
+    /// The Python client's and the cloud SDK's events (seed 004)
+    Sdk,
+}
+
+impl DialectArg {
+    /// The dialect to force, if any.
+    pub fn forced(self) -> Option<Dialect> {
+        match self {
+            DialectArg::Auto => None,
+            DialectArg::Cursor => Some(Dialect::Cursor),
+            DialectArg::Payload => Some(Dialect::Payload),
+            DialectArg::Sdk => Some(Dialect::Sdk),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// Files or directories to check (directories: *.ndjson, *.jsonl, *.json); `-` or nothing
@@ -105,6 +131,10 @@ pub struct CheckArgs {
     /// Largest record checked; longer ones are skipped and reported (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
+
+    /// Read records as this dialect; auto classifies each record by its own shape
+    #[arg(long, value_enum, default_value = "auto")]
+    pub dialect: DialectArg,
 
     /// The name standard input is reported under
     #[arg(long, value_name = "NAME")]

@@ -149,6 +149,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let opts = Options {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
+        dialect: args.dialect.forced(),
     };
     let mut summary = Summary::default();
     let mut printed = 0u64;

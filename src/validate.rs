@@ -6,9 +6,16 @@
 //! canonical [`Event`] view, so every dialect that maps into that view gets every rule. It must
 //! not print: each finding goes to the `emit` callback the moment it is known, and end-of-input
 //! findings come from [`Validator::finish`].
+//!
+//! The one thing it asks of the dialect is which fields are required. Cursor writes `session_id`
+//! on every event and `is_error` and `result` on every result; seed 004's client writes
+//! `session_id` only on `system`/`init` and `result` and may leave out `is_error`, and seed 002's
+//! wrapper writes no session id and no result text at all. So a session is held to cursor's
+//! required fields only when it opens with a cursor-shaped `system`/`init` (or, with no init, with
+//! an event that names its `session_id`); the other sessions require what every dialect writes.
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{Event, Field, JsonType};
+use crate::event::{Dialect, Event, Field, JsonType};
 use crate::locate;
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
@@ -33,6 +40,8 @@ pub const KNOWN_TOOL_KINDS: &[&str] = &[
     "semSearchToolCall",
     "readLintsToolCall",
     "function",
+    // The payload dialect's file writes (seed 002).
+    "writeFileToolCall",
 ];
 
 /// Event types every dialect knows, with the subtypes each takes (`None`: takes no subtype).
@@ -47,16 +56,17 @@ const KNOWN_TYPES: &[(&str, Option<&[&str]>)] = &[
     ("tool_call", Some(&["started", "completed"])),
     ("interaction_query", Some(&["request", "response"])),
     ("result", Some(&["success", "error"])),
-    // Other dialects' events (seeds 002 and 004); their shapes are checked once those dialects
-    // are mapped, but their names are known.
+    // The payload dialect's own events (seed 002), which have no cursor counterpart. Sdk event
+    // names are mapped to `tool_call` by the classifier, so they never reach this table unless
+    // `--dialect cursor` forces a cursor reading.
     ("error", None),
     ("raw", None),
-    ("tool-call-started", None),
-    ("tool-call-completed", None),
 ];
 
 struct Session {
     id: Option<Box<str>>,
+    /// Held to cursor's required fields (see the module documentation).
+    strict: bool,
     start_line: u64,
     result_line: Option<u64>,
     last_line: u64,
@@ -67,9 +77,10 @@ struct Session {
 }
 
 impl Session {
-    fn new(line: u64) -> Session {
+    fn new(line: u64, strict: bool) -> Session {
         Session {
             id: None,
+            strict,
             start_line: line,
             result_line: None,
             last_line: line,
@@ -138,15 +149,24 @@ impl Validator {
             emit,
         };
         let ty = ev.ty.as_str();
-        check_schema(&mut ctx, ev);
         let subtype = ev.subtype.as_str();
         let is_init = ty == Some("system") && subtype == Some("init");
+        let strict = match &self.session {
+            Some(s) if !is_init => s.strict,
+            _ => opens_strict(ev, is_init),
+        };
+        check_schema(&mut ctx, ev, strict);
         let line = rec.pos.line;
+        // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
+        // --keep-invalid`): not an event of the run, so outside the session lifecycle.
+        if ty == Some("raw") {
+            return;
+        }
 
         // Which session does this event belong to?
         match &mut self.session {
             None => {
-                self.session = Some(Session::new(line));
+                self.session = Some(Session::new(line, strict));
                 if !is_init {
                     let d = Diagnostic::new(
                         Rule::MissingInit,
@@ -169,7 +189,7 @@ impl Validator {
             }
             Some(s) if s.result_line.is_some() => {
                 if is_init {
-                    self.session = Some(Session::new(line));
+                    self.session = Some(Session::new(line, strict));
                 } else {
                     let result_line = s.result_line.unwrap_or_default();
                     s.last_line = line;
@@ -207,7 +227,7 @@ impl Validator {
                 ctx.emit(d);
                 if other_run {
                     self.close_session(&mut ctx);
-                    self.session = Some(Session::new(line));
+                    self.session = Some(Session::new(line, strict));
                 }
             }
             Some(_) => {}
@@ -312,7 +332,9 @@ impl Validator {
             (Some("result"), _) => {
                 if let Some(s) = self.session.as_mut() {
                     s.result_line = Some(line);
+                    // An error result's text is the error message, not the assistant's text.
                     if ev.is_error.as_bool() != Some(true)
+                        && subtype != Some("error")
                         && let Some(result) = ev.result.as_str()
                         && let Some(msg) = s.text.mismatch(result)
                     {
@@ -356,7 +378,16 @@ impl Validator {
         let Some(id) = ev.call_id.as_str() else {
             return;
         };
-        let Some(open) = self.calls.remove(id) else {
+        let kind = ev.tool_call.kind.as_deref();
+        let open = self.calls.remove(id);
+        // An unknown kind is said once per call, on its `started`; a completion says it only when
+        // it names a kind its start did not.
+        if let Some(kind) = kind
+            && open.as_ref().and_then(|o| o.kind.as_deref()) != Some(kind)
+        {
+            unknown_kind(ctx, kind);
+        }
+        let Some(open) = open else {
             if !self.announced.remove(id) {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
@@ -368,7 +399,6 @@ impl Validator {
             }
             return;
         };
-        let kind = ev.tool_call.kind.as_deref();
         if let (Some(started), Some(done)) = (open.kind.as_deref(), kind)
             && started != done
         {
@@ -523,9 +553,20 @@ fn hash(bytes: &[u8]) -> u64 {
     Poly::of(bytes).h
 }
 
+/// Whether a session that `ev` opens is held to cursor's required fields: it opens with a
+/// `system`/`init` of cursor's shape (or wrapping one), or, lacking an init, with an event that
+/// names its session.
+fn opens_strict(ev: &Event<'_>, is_init: bool) -> bool {
+    if is_init {
+        ev.init_keys || ev.dialect == Dialect::Cursor
+    } else {
+        ev.session_id.is_present()
+    }
+}
+
 /// The per-record schema rules: type, subtype, required fields, field types, tool_call shape,
-/// duplicate keys, result flags.
-fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
+/// duplicate keys, result flags. `strict`: the session requires cursor's fields.
+fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, strict: bool) {
     if let Some(key) = ev.duplicate_key.as_deref() {
         let d = Diagnostic::new(
             Rule::DuplicateKey,
@@ -608,7 +649,8 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
     expect(ctx, "timestamp_ms", &ev.timestamp_ms, JsonType::Number);
     expect(ctx, "model_call_id", &ev.model_call_id, JsonType::String);
 
-    if ty != "interaction_query" && !ev.session_id.is_present() {
+    if strict && !matches!(ty, "interaction_query" | "error" | "raw") && !ev.session_id.is_present()
+    {
         missing(ctx, ty, "session_id");
     }
     match ty {
@@ -652,7 +694,7 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
             if !ev.call_id.is_present() {
                 missing(ctx, &what, "call_id");
             }
-            check_tool_call(ctx, ev, &what);
+            check_tool_call(ctx, ev, &what, subtype);
         }
         "interaction_query" => {
             expect(ctx, "query_type", &ev.query_type, JsonType::String);
@@ -675,6 +717,7 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
                         &format!("{name}.id"),
                     );
                 }
+                Some(JsonType::Object) => {}
                 Some(t) => wrong(ctx, &[name], name, t, JsonType::Object),
                 None => {}
             }
@@ -693,10 +736,10 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
             if let Some(t) = ev.usage.shape.filter(|t| *t != JsonType::Object) {
                 wrong(ctx, &["usage"], "usage", t, JsonType::Object);
             }
-            if !ev.is_error.is_present() {
+            if strict && !ev.is_error.is_present() {
                 missing(ctx, "result", "is_error");
             }
-            if subtype == "success" && !ev.result.is_present() {
+            if strict && subtype == "success" && !ev.result.is_present() {
                 missing(ctx, "result/success", "result");
             }
             let flag = ev.is_error.as_bool();
@@ -712,11 +755,28 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
                 ctx.emit_at(d, &["is_error"], true);
             }
         }
+        // Seed 002's `{"type":"error","message"}`: here `message` is the error text.
+        "error" => match ev.message.shape {
+            None => missing(ctx, ty, "message"),
+            Some(JsonType::String) => {}
+            Some(t) => wrong(ctx, &["message"], "message", t, JsonType::String),
+        },
+        "raw" => {
+            expect(ctx, "data", &ev.data, JsonType::String);
+            if !ev.data.is_present() {
+                missing(ctx, ty, "data");
+            }
+        }
         _ => {}
     }
 }
 
-fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, what: &str) {
+fn check_tool_call(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    ev: &Event<'_>,
+    what: &str,
+    subtype: &str,
+) {
     let tc = &ev.tool_call;
     match tc.shape {
         None => {
@@ -743,6 +803,11 @@ fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>
         ctx.emit_at(d, &["tool_call", key], false);
     }
     let Some(kind) = tc.kind.as_deref() else {
+        // A completion may carry its `result` without naming the kind again (seed 002): it takes
+        // its `started`'s kind.
+        if subtype == "completed" && tc.bare_result {
+            return;
+        }
         let d = Diagnostic::new(
             Rule::MalformedToolCall,
             ctx.pos,
@@ -774,6 +839,13 @@ fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>
         ctx.emit_at(d, &["tool_call", kind], true);
         return;
     }
+    // A completion's kind is judged against its start in `Validator::completed`.
+    if subtype != "completed" {
+        unknown_kind(ctx, kind);
+    }
+}
+
+fn unknown_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
     if !KNOWN_TOOL_KINDS.contains(&kind) {
         let d = Diagnostic::new(
             Rule::UnknownToolKind,
