@@ -5,7 +5,8 @@
 //! stderr). It must not contain checking logic.
 
 use crate::check::{self, Options, Tee};
-use crate::cli::{CheckArgs, Cli, Command};
+use crate::cli::{CheckArgs, Cli, Command, DropArg, FmtArgs, ToArg};
+use crate::fmt::{self, FmtOptions, Target};
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, Severity};
 use std::fs::File;
@@ -23,6 +24,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => run_check(&args),
         Command::Rules => print_rules(),
         Command::Explain { rule } => explain(&rule),
+        Command::Fmt(args) => run_fmt(&args),
+        Command::Schema { name } => print_schema(name.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -218,6 +221,141 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// `sjlint fmt`: the canonical form on stdout; records left out (or kept as `raw`) are reported
+/// on stderr, and make the exit code 1.
+fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
+    let Some((inputs, mut unreadable)) = inputs_of(&args.paths)? else {
+        return Ok(EXIT_USAGE);
+    };
+    let color = report::use_color(args.color.as_str(), io::stderr().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    let mut printer = Printer::new(Format::Human, io::stderr(), color);
+    let check = Options {
+        enabled: fmt::reported_rules(),
+        max_record_bytes: args.max_record_bytes,
+        dialect: args.dialect.forced(),
+    };
+    let opts = FmtOptions {
+        keep_invalid: args.keep_invalid,
+        drop_thinking: args.drop.contains(&DropArg::Thinking),
+        drop_deltas: args.drop.contains(&DropArg::Deltas),
+        to: match args.to {
+            ToArg::Ndjson => Target::Ndjson,
+            ToArg::Json => Target::Json,
+        },
+    };
+    let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let mut findings = false;
+    for input in &inputs {
+        let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
+            Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+            Input::File(path) => match File::open(path) {
+                Ok(f) => (path.display().to_string(), Box::new(f), false),
+                Err(e) => {
+                    unreadable = true;
+                    cannot_read(path, &e)?;
+                    continue;
+                }
+            },
+        };
+        // A live stream goes on line by line; a file in large writes.
+        let mut out: Box<dyn Write> = if live {
+            Box::new(io::LineWriter::new(io::stdout().lock()))
+        } else {
+            Box::new(BufWriter::new(io::stdout().lock()))
+        };
+        let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
+            findings |= d.severity == Severity::Error;
+            printer.diagnostic(&name, &d)?;
+            printer.flush()
+        };
+        match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
+            Ok(totals) if totals.unfinished > 0 => {
+                findings = true;
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}: {} session(s) with no `result`; nothing written for them",
+                    report::escape_untrusted(&name),
+                    totals.unfinished
+                )?;
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) => {
+                unreadable = true;
+                cannot_read(Path::new(&name), &e)?;
+            }
+        }
+    }
+    Ok(if unreadable {
+        EXIT_USAGE
+    } else if findings {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The inputs that `paths` name (standard input for none), and whether a directory could not be
+/// read. `None`, after a usage message, when standard input is a terminal and no path is given.
+fn inputs_of(paths: &[PathBuf]) -> io::Result<Option<(Vec<Input>, bool)>> {
+    let mut unreadable = false;
+    let mut inputs = Vec::new();
+    if paths.is_empty() {
+        if io::stdin().is_terminal() {
+            writeln!(
+                io::stderr(),
+                "sjlint: no input: pipe a stream in (`cursor-agent -p --output-format stream-json … | sjlint fmt`) or name files or directories (`sjlint fmt run.ndjson`). See `sjlint --help`."
+            )?;
+            return Ok(None);
+        }
+        inputs.push(Input::Stdin);
+    }
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+        } else if path.is_dir() {
+            if let Err(e) = walk(path, &mut inputs) {
+                unreadable = true;
+                cannot_read(path, &e)?;
+            }
+        } else {
+            inputs.push(Input::File(path.clone()));
+        }
+    }
+    Ok(Some((inputs, unreadable)))
+}
+
+/// `sjlint schema [NAME]`: a bundled schema, or the list of their names.
+fn print_schema(name: Option<&str>) -> io::Result<u8> {
+    let mut out = io::stdout().lock();
+    let Some(name) = name else {
+        for s in crate::schema::SCHEMAS {
+            writeln!(out, "{}", s.name)?;
+        }
+        out.flush()?;
+        return Ok(EXIT_OK);
+    };
+    match crate::schema::find(name) {
+        Some(s) => {
+            out.write_all(s.text.as_bytes())?;
+            out.flush()?;
+            Ok(EXIT_OK)
+        }
+        None => {
+            let names: Vec<&str> = crate::schema::SCHEMAS.iter().map(|s| s.name).collect();
+            writeln!(
+                io::stderr(),
+                "sjlint: no schema named `{}` (bundled: {})",
+                report::escape_untrusted(name),
+                names.join(", ")
+            )?;
+            Ok(EXIT_USAGE)
+        }
+    }
 }
 
 fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {

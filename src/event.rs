@@ -813,7 +813,8 @@ macro_rules! object_view {
     };
 }
 
-fn is_kind_key(key: &str) -> bool {
+/// A key of a tool call object that names its kind.
+pub(crate) fn is_kind_key(key: &str) -> bool {
     key.ends_with("ToolCall") || key == "function"
 }
 
