@@ -19,10 +19,13 @@ impl Schema {
 }
 
 /// Every bundled schema, one line each: `schemas/<name>.schema.json`.
-pub static SCHEMAS: &[Schema] = &[Schema::new(
-    "diagnostic",
-    include_str!("../schemas/diagnostic.schema.json"),
-)];
+pub static SCHEMAS: &[Schema] = &[
+    Schema::new(
+        "diagnostic",
+        include_str!("../schemas/diagnostic.schema.json"),
+    ),
+    Schema::new("events", include_str!("../schemas/events.schema.json")),
+];
 
 /// The schema called `name`, given as `events` or as its file name `events.schema.json`.
 pub fn find(name: &str) -> Option<&'static Schema> {
