@@ -176,7 +176,7 @@ impl CheckArgs {
 pub enum DropArg {
     /// `thinking` events
     Thinking,
-    /// `--stream-partial-output` assistant deltas
+    /// `--stream-partial-output` assistant deltas that the flush after them repeats
     Deltas,
 }
 

@@ -42,7 +42,8 @@ pub struct FmtOptions {
     /// Leave out `thinking` events.
     pub drop_thinking: bool,
     /// Leave out the `--stream-partial-output` assistant deltas (`timestamp_ms`, no
-    /// `model_call_id`).
+    /// `model_call_id`) that the flush after them repeats. Deltas no flush repeats hold text
+    /// found nowhere else, and are kept.
     pub drop_deltas: bool,
     pub to: Target,
 }
@@ -93,6 +94,8 @@ pub fn format<R: Read, W: Write>(
         failed: &failed,
         stopped: &stopped,
         line: Vec::with_capacity(4096),
+        held: Vec::new(),
+        held_text: String::new(),
         calls: HashMap::new(),
         session: None,
         totals: FmtTotals::default(),
@@ -108,6 +111,10 @@ pub fn format<R: Read, W: Write>(
     checked?;
     if writer.session.as_ref().is_some_and(|s| s.events > 0) {
         writer.totals.unfinished += 1;
+    }
+    writer.release_held(None);
+    if let Some(e) = failed.take() {
+        return Err(e);
     }
     writer.out.flush()?;
     Ok(writer.totals)
@@ -137,6 +144,11 @@ struct Writer<'c, 'w, W> {
     stopped: &'c Cell<bool>,
     /// The line being written, reused.
     line: Vec<u8>,
+    /// `--drop deltas`: the canonical lines of the deltas since the last other written event,
+    /// and their text. They are left out if the next assistant event is the flush that repeats
+    /// them, and written otherwise. One segment's worth at most.
+    held: Vec<u8>,
+    held_text: String,
     /// Open tool calls: `call_id` → the kind their `started` named, so a completion that names
     /// none can be written with it. Cleared when a session ends, as the validator does.
     calls: HashMap<Box<str>, Box<str>>,
@@ -159,7 +171,15 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             _ => None,
         };
         self.line.clear();
+        let delta = self.opts.drop_deltas && ty == Some("assistant") && is_delta(ev);
         let written = match self.opts.to {
+            Target::Ndjson if delta => {
+                canonical(json, ev, started_kind, &mut self.held);
+                self.held.push(b'\n');
+                self.held_text
+                    .push_str(ev.message.text.as_deref().unwrap_or_default());
+                false
+            }
             Target::Ndjson if dropped(&self.opts, ev) => false,
             Target::Ndjson => {
                 canonical(json, ev, started_kind, &mut self.line);
@@ -190,6 +210,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             _ => {}
         }
         if written {
+            self.release_held(Some(ev));
             self.write_line();
         }
     }
@@ -202,6 +223,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         self.totals.invalid += 1;
         // A record too large to buffer has no bytes left to keep.
         if self.opts.to == Target::Ndjson && self.opts.keep_invalid && !bytes.is_empty() {
+            self.release_held(None);
             self.line.clear();
             self.line.extend_from_slice(br#"{"type":"raw","data":"#);
             write_str(&String::from_utf8_lossy(bytes), &mut self.line);
@@ -212,6 +234,33 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
 }
 
 impl<W: Write> Writer<'_, '_, W> {
+    /// Before `next` is written (or at the end): the held deltas are left out when `next` is
+    /// the flush that repeats them, and written otherwise.
+    fn release_held(&mut self, next: Option<&Event<'_>>) {
+        if self.held.is_empty() {
+            return;
+        }
+        let repeated = next.is_some_and(|ev| {
+            ev.ty.as_str() == Some("assistant")
+                && !ev.timestamp_ms.is_present()
+                && !ev.model_call_id.is_present()
+                && ev.message.text.as_deref() == Some(&*self.held_text)
+        });
+        if !repeated && !self.stopped.get() {
+            match self.out.write_all(&self.held) {
+                Ok(()) => {
+                    self.totals.written += memchr::memchr_iter(b'\n', &self.held).count() as u64
+                }
+                Err(e) => {
+                    self.failed.set(Some(e));
+                    self.stopped.set(true);
+                }
+            }
+        }
+        self.held.clear();
+        self.held_text.clear();
+    }
+
     fn write_line(&mut self) {
         match self.out.write_all(&self.line) {
             Ok(()) => self.totals.written += 1,
@@ -224,11 +273,7 @@ impl<W: Write> Writer<'_, '_, W> {
 }
 
 fn dropped(opts: &FmtOptions, ev: &Event<'_>) -> bool {
-    match ev.ty.as_str() {
-        Some("thinking") => opts.drop_thinking,
-        Some("assistant") => opts.drop_deltas && is_delta(ev),
-        _ => false,
-    }
+    opts.drop_thinking && ev.ty.as_str() == Some("thinking")
 }
 
 /// `--to json`: follows the session's text; at its `result`, puts the result object in `line`
@@ -1050,8 +1095,15 @@ mod tests {
             ..Default::default()
         };
         let (out, _) = run(input.as_bytes(), opts);
-        assert_eq!(out.lines().count(), 1);
-        assert!(out.contains(r#""text":"He"}]},"session_id":"s"}"#));
+        let lines: Vec<&str> = out.lines().collect();
+        // The delta its flush repeats goes; the last one, repeated by nothing, stays.
+        assert_eq!(
+            lines,
+            [
+                r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"He"}]},"session_id":"s"}"#,
+                r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"timestamp_ms":3}"#,
+            ]
+        );
     }
 
     #[test]

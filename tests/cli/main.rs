@@ -2,6 +2,7 @@
 //! fixtures under `testdata/` and on the shared corpus of real captures.
 
 mod dialects;
+mod fmt;
 mod schema;
 
 use std::path::{Path, PathBuf};
