@@ -96,7 +96,9 @@ pub fn format<R: Read, W: Write>(
         line: Vec::with_capacity(4096),
         held: Vec::new(),
         held_text: String::new(),
+        released: false,
         calls: HashMap::new(),
+        pairing: Pairing::Before,
         session: None,
         totals: FmtTotals::default(),
     };
@@ -144,14 +146,20 @@ struct Writer<'c, 'w, W> {
     stopped: &'c Cell<bool>,
     /// The line being written, reused.
     line: Vec<u8>,
-    /// `--drop deltas`: the canonical lines of the deltas since the last other written event,
-    /// and their text. They are left out if the next assistant event is the flush that repeats
-    /// them, and written otherwise. One segment's worth at most.
+    /// `--drop deltas`: the text of the deltas since the last assistant event that was not one
+    /// (what the validator compares a flush with), the canonical lines of those not written yet,
+    /// and whether some were written already (another event came between them and the flush).
+    /// They are left out only when all of them are still held and the flush repeats them. One
+    /// segment's worth at most.
     held: Vec<u8>,
     held_text: String,
+    released: bool,
     /// Open tool calls: `call_id` → the kind their `started` named, so a completion that names
-    /// none can be written with it. Cleared when a session ends, as the validator does.
+    /// none can be written with it.
     calls: HashMap<Box<str>, Box<str>>,
+    /// Where the stream is in its sessions, followed exactly as the validator follows them, so
+    /// that a completion is written with the kind of the start the validator pairs it with.
+    pairing: Pairing,
     /// `--to json`: the session being read.
     session: Option<SessionText>,
     totals: FmtTotals,
@@ -166,8 +174,11 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         let ty = ev.ty.as_str();
         let subtype = ev.subtype.as_str();
         let call_id = ev.call_id.as_str();
+        let pairing = self.follow_session(ev);
         let started_kind = match (ty, subtype, call_id) {
-            (Some("tool_call"), Some("completed"), Some(id)) => self.calls.get(id).map(|k| &**k),
+            (Some("tool_call"), Some("completed"), Some(id)) if pairing => {
+                self.calls.get(id).map(|k| &**k)
+            }
             _ => None,
         };
         self.line.clear();
@@ -196,6 +207,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             ),
         };
         match (ty, subtype, call_id) {
+            _ if !pairing => {}
             (Some("tool_call"), Some("started"), Some(id)) => {
                 if let Some(kind) = ev.tool_call.kind.as_deref()
                     && !self.calls.contains_key(id)
@@ -206,7 +218,10 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             (Some("tool_call"), Some("completed"), Some(id)) => {
                 self.calls.remove(id);
             }
-            (Some("result"), ..) | (Some("system"), Some("init"), _) => self.calls.clear(),
+            (Some("result"), ..) => {
+                self.calls.clear();
+                self.pairing = Pairing::Ended;
+            }
             _ => {}
         }
         if written {
@@ -233,19 +248,64 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
     }
 }
 
+/// The validator's view of sessions, as far as pairing tool calls needs it.
+enum Pairing {
+    /// No event yet.
+    Before,
+    /// In a session, with the first `session_id` it named.
+    Open(Option<Box<str>>),
+    /// After a `result`: until the next `system`/`init`, events belong to no session and the
+    /// validator pairs nothing.
+    Ended,
+}
+
 impl<W: Write> Writer<'_, '_, W> {
+    /// Moves through sessions as the validator does; true when the event takes part in pairing.
+    fn follow_session(&mut self, ev: &Event<'_>) -> bool {
+        let ty = ev.ty.as_str();
+        if ty == Some("raw") {
+            return false;
+        }
+        let init = ty == Some("system") && ev.subtype.as_str() == Some("init");
+        let id = ev.session_id.as_str();
+        match &mut self.pairing {
+            Pairing::Before => self.pairing = Pairing::Open(None),
+            Pairing::Ended if init => self.pairing = Pairing::Open(None),
+            Pairing::Ended => return false,
+            // A second init naming another session: the previous run was cut off.
+            Pairing::Open(Some(open)) if init && id.is_some_and(|id| id != &**open) => {
+                self.calls.clear();
+                self.pairing = Pairing::Open(None);
+            }
+            Pairing::Open(_) => {}
+        }
+        if let Pairing::Open(open @ None) = &mut self.pairing {
+            *open = id.map(Into::into);
+        }
+        true
+    }
+
     /// Before `next` is written (or at the end): the held deltas are left out when `next` is
     /// the flush that repeats them, and written otherwise.
     fn release_held(&mut self, next: Option<&Event<'_>>) {
-        if self.held.is_empty() {
-            return;
-        }
+        let assistant = next.is_some_and(|ev| ev.ty.as_str() == Some("assistant"));
         let repeated = next.is_some_and(|ev| {
-            ev.ty.as_str() == Some("assistant")
+            assistant
+                && !self.released
                 && !ev.timestamp_ms.is_present()
                 && !ev.model_call_id.is_present()
                 && ev.message.text.as_deref() == Some(&*self.held_text)
         });
+        // A non-delta assistant event ends the run of deltas; any other event only interrupts it.
+        if assistant {
+            self.held_text.clear();
+            self.released = false;
+        } else if !self.held.is_empty() {
+            self.released = true;
+        }
+        if self.held.is_empty() {
+            return;
+        }
         if !repeated && !self.stopped.get() {
             match self.out.write_all(&self.held) {
                 Ok(()) => {
@@ -258,7 +318,6 @@ impl<W: Write> Writer<'_, '_, W> {
             }
         }
         self.held.clear();
-        self.held_text.clear();
     }
 
     fn write_line(&mut self) {

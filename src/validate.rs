@@ -11,8 +11,11 @@
 //! on every event and `is_error` and `result` on every result; seed 004's client writes
 //! `session_id` only on `system`/`init` and `result` and may leave out `is_error`, and seed 002's
 //! wrapper writes no session id and no result text at all. So a session is held to cursor's
-//! required fields only when it opens with a cursor-shaped `system`/`init` (or, with no init, with
-//! an event that names its `session_id`); the other sessions require what every dialect writes.
+//! required fields only when it opens with a cursor-shaped `system`/`init`; the other sessions
+//! require what every dialect writes, except that a `result` naming its session in a stream with
+//! no init (the `--output-format json` form) still needs `is_error` and `result`. None of it
+//! depends on which other event comes first, so leaving events out (`fmt --drop`) changes
+//! nothing.
 
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
@@ -67,6 +70,8 @@ struct Session {
     id: Option<Box<str>>,
     /// Held to cursor's required fields (see the module documentation).
     strict: bool,
+    /// Opened by a `system`/`init` rather than by whatever event came first.
+    by_init: bool,
     start_line: u64,
     result_line: Option<u64>,
     last_line: u64,
@@ -77,10 +82,11 @@ struct Session {
 }
 
 impl Session {
-    fn new(line: u64, strict: bool) -> Session {
+    fn new(line: u64, (strict, by_init): (bool, bool)) -> Session {
         Session {
             id: None,
             strict,
+            by_init,
             start_line: line,
             result_line: None,
             last_line: line,
@@ -152,10 +158,17 @@ impl Validator {
         let subtype = ev.subtype.as_str();
         let is_init = ty == Some("system") && subtype == Some("init");
         let strict = match &self.session {
-            Some(s) if !is_init => s.strict,
-            _ => opens_strict(ev, is_init),
+            Some(s) if !is_init => (s.strict, s.by_init),
+            _ => (
+                is_init && (ev.init_keys || ev.dialect == Dialect::Cursor),
+                is_init,
+            ),
         };
-        check_schema(&mut ctx, ev, strict);
+        let required = Required {
+            session_id: strict.0,
+            result_fields: strict.0 || (!strict.1 && ev.session_id.is_present()),
+        };
+        check_schema(&mut ctx, ev, required);
         let line = rec.pos.line;
         // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
         // --keep-invalid`): not an event of the run, so outside the session lifecycle.
@@ -553,20 +566,18 @@ fn hash(bytes: &[u8]) -> u64 {
     Poly::of(bytes).h
 }
 
-/// Whether a session that `ev` opens is held to cursor's required fields: it opens with a
-/// `system`/`init` of cursor's shape (or wrapping one), or, lacking an init, with an event that
-/// names its session.
-fn opens_strict(ev: &Event<'_>, is_init: bool) -> bool {
-    if is_init {
-        ev.init_keys || ev.dialect == Dialect::Cursor
-    } else {
-        ev.session_id.is_present()
-    }
+/// The fields that only some dialects write, and whether this event must have them.
+#[derive(Clone, Copy)]
+struct Required {
+    /// `session_id` on every event.
+    session_id: bool,
+    /// `is_error` on a result, and `result` on a success.
+    result_fields: bool,
 }
 
 /// The per-record schema rules: type, subtype, required fields, field types, tool_call shape,
-/// duplicate keys, result flags. `strict`: the session requires cursor's fields.
-fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, strict: bool) {
+/// duplicate keys, result flags.
+fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, required: Required) {
     if let Some(key) = ev.duplicate_key.as_deref() {
         let d = Diagnostic::new(
             Rule::DuplicateKey,
@@ -649,7 +660,9 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, s
     expect(ctx, "timestamp_ms", &ev.timestamp_ms, JsonType::Number);
     expect(ctx, "model_call_id", &ev.model_call_id, JsonType::String);
 
-    if strict && !matches!(ty, "interaction_query" | "error" | "raw") && !ev.session_id.is_present()
+    if required.session_id
+        && !matches!(ty, "interaction_query" | "error" | "raw")
+        && !ev.session_id.is_present()
     {
         missing(ctx, ty, "session_id");
     }
@@ -736,10 +749,10 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, s
             if let Some(t) = ev.usage.shape.filter(|t| *t != JsonType::Object) {
                 wrong(ctx, &["usage"], "usage", t, JsonType::Object);
             }
-            if strict && !ev.is_error.is_present() {
+            if required.result_fields && !ev.is_error.is_present() {
                 missing(ctx, "result", "is_error");
             }
-            if strict && subtype == "success" && !ev.result.is_present() {
+            if required.result_fields && subtype == "success" && !ev.result.is_present() {
                 missing(ctx, "result/success", "result");
             }
             let flag = ev.is_error.as_bool();

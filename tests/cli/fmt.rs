@@ -16,17 +16,18 @@ pub fn per_rule(findings: &[Finding]) -> BTreeMap<&'static str, usize> {
     counts
 }
 
-/// `check` on `output` reports no framing finding (but `empty-stream` for an empty output) and
-/// no rule more often than `check` on `input`.
+/// `check` on `output` reports no framing finding and no rule more often than `check` on
+/// `input`. The one exception: when nothing was left to write (no record of the input was an
+/// event, or the filters took them all), the empty output is an `empty-stream`.
 pub fn adds_no_finding(input: &[u8], output: &[u8], what: &str) {
     let before = per_rule(&check(input));
-    let after = check(output);
+    let mut after = check(output);
+    if output.is_empty() {
+        after.retain(|f| f.rule != "empty-stream");
+    }
     for f in &after {
         let framing = Rule::from_name(f.rule).unwrap().group() == Group::Framing;
-        assert!(
-            !framing || (f.rule == "empty-stream" && output.is_empty()),
-            "{what}: framing finding {f:?} in the output"
-        );
+        assert!(!framing, "{what}: framing finding {f:?} in the output");
     }
     for (rule, n) in per_rule(&after) {
         let had = before.get(rule).copied().unwrap_or(0);

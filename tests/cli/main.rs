@@ -3,6 +3,7 @@
 
 mod dialects;
 mod fmt;
+mod properties;
 mod schema;
 
 use std::path::{Path, PathBuf};
