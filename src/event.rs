@@ -612,7 +612,7 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
 /// The tool kind an sdk `tool_name` stands for: seed 004's names through a table, any other name
 /// `Foo` as `fooToolCall` (`web_fetch` as `webFetchToolCall`); a name that already is a kind as
 /// itself. None for an empty name.
-pub fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
+pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
     const TABLE: &[(&str, &str)] = &[
         ("Shell", "shellToolCall"),
         ("Read", "readToolCall"),

@@ -473,9 +473,9 @@ fn canonical(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut V
         return;
     };
     match ev.dialect {
-        Dialect::Cursor => minify(json, out),
         Dialect::Payload => payload(&top, ev, started_kind, out),
         Dialect::Sdk => sdk(&top, ev, started_kind, out),
+        Dialect::Cursor => unreachable!("cursor records are copied above"),
     }
 }
 
@@ -929,7 +929,7 @@ fn string_value(v: &RawValue) -> Option<Cow<'_, str>> {
 }
 
 /// Appends `json` without the whitespace between its tokens (strings are copied as they are).
-pub(crate) fn minify(json: &str, out: &mut Vec<u8>) {
+fn minify(json: &str, out: &mut Vec<u8>) {
     let b = json.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -969,7 +969,7 @@ fn string_end(b: &[u8], i: usize) -> usize {
 
 /// Appends `s` as a JSON string: quotes, backslashes and control characters escaped, everything
 /// else as UTF-8.
-pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
+fn write_str(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
     let b = s.as_bytes();
     let mut start = 0;
