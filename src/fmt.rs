@@ -622,17 +622,26 @@ fn role_of(ty: Option<&str>) -> Option<&str> {
 /// same moves as `event::map_payload`.
 fn payload(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {
     let ty = ev.ty.as_str();
-    let wrapper = top.iter().position(|(k, v)| k == "payload" && is_object(v));
-    let inner = wrapper
-        .and_then(|i| entries(top[i].1.get()))
-        .unwrap_or_default();
+    // Every `payload` object is a wrapper (the classifier reads them all).
+    let wrappers: Vec<(usize, Entries<'_>)> = top
+        .iter()
+        .enumerate()
+        .filter(|(_, (k, v))| k == "payload" && is_object(v))
+        .filter_map(|(i, (_, v))| entries(v.get()).map(|e| (i, e)))
+        .collect();
+    let wrapper = |i: usize| wrappers.iter().find(|(w, _)| *w == i).map(|(_, e)| e);
     let outer = |name: &str| {
         top.iter()
             .enumerate()
-            .find(|(i, (k, _))| Some(*i) != wrapper && k == name)
+            .find(|(i, (k, _))| wrapper(*i).is_none() && k == name)
             .map(|(_, (_, v))| *v)
     };
-    let has = |name: &str| outer(name).is_some() || inner.iter().any(|(k, _)| k == name);
+    let has = |name: &str| {
+        outer(name).is_some()
+            || wrappers
+                .iter()
+                .any(|(_, e)| e.iter().any(|(k, _)| k == name))
+    };
     let ctx = PayloadCtx {
         ty,
         ev,
@@ -645,9 +654,9 @@ fn payload(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &
     let mut o = Obj::open(out);
     let mut subtype_written = outer("subtype").is_some();
     for (i, (k, v)) in top.iter().enumerate() {
-        if Some(i) == wrapper {
+        if let Some(inner) = wrapper(i) {
             let mut kept = Vec::new();
-            for (ik, iv) in &inner {
+            for (ik, iv) in inner {
                 let stays = match &**ik {
                     // The event's own type and subtype are the top-level ones.
                     "type" | "subtype" | "payload" => true,
@@ -802,13 +811,19 @@ fn same_json(a: &RawValue, b: &RawValue) -> bool {
 fn sdk(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {
     let ty = ev.ty.as_str();
     let has = |name: &str| top.iter().any(|(k, _)| k == name);
-    let first_error = top.iter().position(|(k, _)| k == "error");
-    let tool_event = top.iter().find(|(k, _)| k == "type").is_some_and(|(_, v)| {
+    // Where a key repeats, the classifier reads its last value; so does the mapping.
+    let last_error = top.iter().rposition(|(k, _)| k == "error");
+    let is_tool_type = |v: &RawValue| {
         matches!(
             v.get(),
             r#""tool-call-started""# | r#""tool-call-completed""#
         )
-    });
+    };
+    let tool_event = top
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "type")
+        .is_some_and(|(_, v)| is_tool_type(v));
     let tool = ty == Some("tool_call");
     let build_tool = tool && !has("tool_call");
     let alias = if tool && !has("call_id") {
@@ -827,11 +842,13 @@ fn sdk(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &mut 
     let mut type_written = false;
     for (i, (k, v)) in top.iter().enumerate() {
         match &**k {
-            "type" if tool_event && !type_written => {
-                type_written = true;
+            "type" if tool_event && is_tool_type(v) => {
                 o.lit("type", r#""tool_call""#);
-                o.key("subtype");
-                write_str(ev.subtype.as_str().unwrap_or_default(), o.out);
+                if !type_written {
+                    type_written = true;
+                    o.key("subtype");
+                    write_str(ev.subtype.as_str().unwrap_or_default(), o.out);
+                }
             }
             // The mapped subtype replaces any the record had.
             "subtype" if tool_event => {}
@@ -850,7 +867,7 @@ fn sdk(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &mut 
                 text_content(v, o.out);
                 o.out.push(b'}');
             }
-            "error" if ty == Some("result") && !has("result") && Some(i) == first_error => {
+            "error" if ty == Some("result") && !has("result") && Some(i) == last_error => {
                 o.raw("result", v)
             }
             _ => o.raw(k, v),
@@ -868,15 +885,15 @@ fn sdk(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &mut 
 /// `tool_call` of an sdk event: `{<kind>:{name, args, result}, …the rest of toolCall}`, or the
 /// same fields directly in it when no kind is known.
 fn sdk_tool_call(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {
-    let first = |name: &str| top.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
-    let camel = first("toolCall")
+    let last = |name: &str| top.iter().rev().find(|(k, _)| k == name).map(|(_, v)| *v);
+    let camel = last("toolCall")
         .filter(|v| is_object(v))
         .and_then(|v| entries(v.get()))
         .unwrap_or_default();
-    let in_camel = |name: &str| camel.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
-    let name = first("tool_name").or_else(|| in_camel("type"));
+    let in_camel = |name: &str| camel.iter().rev().find(|(k, _)| k == name).map(|(_, v)| *v);
+    let name = last("tool_name").or_else(|| in_camel("type"));
     // As the classifier reads it: a `tool_name` that is not a string names no kind.
-    let named = match first("tool_name") {
+    let named = match last("tool_name") {
         Some(v) => string_value(v),
         None => in_camel("type").and_then(string_value),
     };
@@ -887,8 +904,8 @@ fn sdk_tool_call(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, 
                 .flatten()
                 .map(Cow::Borrowed)
         });
-    let args = first("parameters").or_else(|| in_camel("args"));
-    let result = first("result").or_else(|| in_camel("result"));
+    let args = last("parameters").or_else(|| in_camel("args"));
+    let result = last("result").or_else(|| in_camel("result"));
     let mut o = Obj::open(out);
     {
         let write_fields = |b: &mut Obj<'_>| {
