@@ -515,11 +515,7 @@ impl<F: FnMut(Diagnostic)> Ctx<'_, '_, F> {
         if !self.enabled.contains(d.rule) {
             return;
         }
-        let span = if value {
-            locate::value(self.bytes, path)
-        } else {
-            locate::key(self.bytes, path)
-        };
+        let span = locate::in_any_dialect(self.bytes, path, value);
         let d = match span {
             Some(span) => d.at(self.bytes, span),
             None => d.with_snippet(self.bytes),
