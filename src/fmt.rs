@@ -288,7 +288,9 @@ impl<W: Write> Writer<'_, '_, W> {
     /// Before `next` is written (or at the end): the held deltas are left out when `next` is
     /// the flush that repeats them, and written otherwise.
     fn release_held(&mut self, next: Option<&Event<'_>>) {
-        let assistant = next.is_some_and(|ev| ev.ty.as_str() == Some("assistant"));
+        // The validator follows assistant events that have a text only.
+        let assistant =
+            next.is_some_and(|ev| ev.ty.as_str() == Some("assistant") && ev.message.text.is_some());
         let repeated = next.is_some_and(|ev| {
             assistant
                 && !self.released
@@ -349,10 +351,15 @@ fn json_event(
     if ty == Some("raw") {
         return false;
     }
-    if ty == Some("system") && subtype == Some("init") {
-        if session.as_ref().is_some_and(|s| s.events > 0) {
-            totals.unfinished += 1;
-        }
+    // An init opens a session unless it repeats the init of the one still open (the validator's
+    // `duplicate-init`): then that session goes on. One naming another session means the open
+    // one was cut off.
+    if ty == Some("system")
+        && subtype == Some("init")
+        && let Some(open) = session.as_ref()
+        && matches!((&open.id, ev.session_id.as_str()), (Some(a), Some(b)) if **a != *b)
+    {
+        totals.unfinished += 1;
         *session = None;
     }
     let current = session.get_or_insert_with(SessionText::default);
