@@ -221,5 +221,19 @@ fn real_captures_are_canonical_already() {
             "{}",
             path.display()
         );
+        // Cursor's results carry all the json form needs: --to json writes them as they are.
+        let results: Vec<&[u8]> = expected
+            .split(|&b| b == b'\n')
+            .filter(|l| l.starts_with(br#"{"type":"result""#))
+            .collect();
+        let json = sjlint(&["fmt", "--to", "json", path.to_str().unwrap()], b"");
+        let lines: Vec<&[u8]> = json
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        if results.len() == 1 {
+            assert_eq!(lines, results, "{}", path.display());
+        }
     }
 }
