@@ -367,8 +367,9 @@ struct Extras<'a> {
     /// The first of `tool_call_id` and `callId`.
     call_id_alias: Field<'a>,
     parameters: Option<&'a RawValue>,
-    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`.
-    tool_call: Option<ToolCall<'a>>,
+    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Boxed:
+    /// most records have none, and this struct is set up for every record.
+    tool_call: Option<Box<ToolCall<'a>>>,
     error: Field<'a>,
     prompt: Field<'a>,
     content: Field<'a>,
@@ -415,7 +416,7 @@ fn body_field<'de, A: MapAccess<'de>>(
             }
         }
         "parameters" => x.parameters = Some(map.next_value()?),
-        "toolCall" => x.tool_call = Some(map.next_value()?),
+        "toolCall" => x.tool_call = Some(Box::new(map.next_value()?)),
         "error" => x.error = map.next_value()?,
         "prompt" => x.prompt = map.next_value()?,
         "content" => x.content = map.next_value()?,
@@ -505,7 +506,7 @@ fn map_payload<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
     if ev.tool_call.shape.is_none()
         && let Some(tc) = x.tool_call.take()
     {
-        ev.tool_call = tc;
+        ev.tool_call = *tc;
         if !ev.call_id.is_present() {
             ev.call_id = std::mem::take(&mut ev.tool_call.id);
         }
@@ -567,7 +568,8 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
     let camel = x
         .tool_call
         .take()
-        .filter(|tc| tc.shape == Some(JsonType::Object));
+        .filter(|tc| tc.shape == Some(JsonType::Object))
+        .map(|tc| *tc);
     let present =
         had_result || x.tool_name.is_present() || x.parameters.is_some() || camel.is_some();
     if !present {
@@ -630,14 +632,18 @@ pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
         return Some(Cow::Borrowed(kind));
     }
     // The cloud stream spells the same names in other cases (`shell`, `str_replace`).
-    let folded = |s: &str| -> String {
+    let folded = |s: &'static str| {
         s.chars()
             .filter(|c| !matches!(c, '_' | '-' | ' '))
             .flat_map(char::to_lowercase)
-            .collect()
     };
-    let key = folded(name);
-    if let Some((_, kind)) = TABLE.iter().find(|(n, _)| folded(n) == key) {
+    let same = |n: &'static str| {
+        name.chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .flat_map(char::to_lowercase)
+            .eq(folded(n))
+    };
+    if let Some((_, kind)) = TABLE.iter().find(|(n, _)| same(n)) {
         return Some(Cow::Borrowed(kind));
     }
     if name.ends_with("ToolCall") {
