@@ -66,12 +66,27 @@ const KNOWN_TYPES: &[(&str, Option<&[&str]>)] = &[
     ("raw", None),
 ];
 
+/// How a session began, which decides the fields its events must have.
+#[derive(Clone, Copy)]
+struct Opening {
+    /// With cursor's own `system`/`init` (or one wrapping it): cursor's fields are required.
+    cursor_init: bool,
+    /// With a `system`/`init` of any dialect, rather than with whatever event came first.
+    by_init: bool,
+}
+
+impl Opening {
+    fn required(self, ev: &Event<'_>) -> Required {
+        Required {
+            session_id: self.cursor_init,
+            result_fields: self.cursor_init || (!self.by_init && ev.session_id.is_present()),
+        }
+    }
+}
+
 struct Session {
     id: Option<Box<str>>,
-    /// Held to cursor's required fields (see the module documentation).
-    strict: bool,
-    /// Opened by a `system`/`init` rather than by whatever event came first.
-    by_init: bool,
+    opening: Opening,
     start_line: u64,
     result_line: Option<u64>,
     last_line: u64,
@@ -82,11 +97,10 @@ struct Session {
 }
 
 impl Session {
-    fn new(line: u64, (strict, by_init): (bool, bool)) -> Session {
+    fn new(line: u64, opening: Opening) -> Session {
         Session {
             id: None,
-            strict,
-            by_init,
+            opening,
             start_line: line,
             result_line: None,
             last_line: line,
@@ -157,18 +171,14 @@ impl Validator {
         let ty = ev.ty.as_str();
         let subtype = ev.subtype.as_str();
         let is_init = ty == Some("system") && subtype == Some("init");
-        let strict = match &self.session {
-            Some(s) if !is_init => (s.strict, s.by_init),
-            _ => (
-                is_init && (ev.init_keys || ev.dialect == Dialect::Cursor),
-                is_init,
-            ),
+        let opening = match &self.session {
+            Some(s) if !is_init => s.opening,
+            _ => Opening {
+                cursor_init: is_init && (ev.init_keys || ev.dialect == Dialect::Cursor),
+                by_init: is_init,
+            },
         };
-        let required = Required {
-            session_id: strict.0,
-            result_fields: strict.0 || (!strict.1 && ev.session_id.is_present()),
-        };
-        check_schema(&mut ctx, ev, required);
+        check_schema(&mut ctx, ev, opening.required(ev));
         let line = rec.pos.line;
         // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
         // --keep-invalid`): not an event of the run, so outside the session lifecycle.
@@ -179,7 +189,7 @@ impl Validator {
         // Which session does this event belong to?
         match &mut self.session {
             None => {
-                self.session = Some(Session::new(line, strict));
+                self.session = Some(Session::new(line, opening));
                 if !is_init {
                     let d = Diagnostic::new(
                         Rule::MissingInit,
@@ -202,7 +212,7 @@ impl Validator {
             }
             Some(s) if s.result_line.is_some() => {
                 if is_init {
-                    self.session = Some(Session::new(line, strict));
+                    self.session = Some(Session::new(line, opening));
                 } else {
                     let result_line = s.result_line.unwrap_or_default();
                     s.last_line = line;
@@ -240,7 +250,7 @@ impl Validator {
                 ctx.emit(d);
                 if other_run {
                     self.close_session(&mut ctx);
-                    self.session = Some(Session::new(line, strict));
+                    self.session = Some(Session::new(line, opening));
                 }
             }
             Some(_) => {}
