@@ -199,7 +199,7 @@ pub struct FmtArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub dialect: DialectArg,
 
-    /// Keep each record that is not an event as {"type":"raw","data":"<the line>"} instead of
+    /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
     /// leaving it out (it is reported on stderr either way)
     #[arg(long)]
     pub keep_invalid: bool,
