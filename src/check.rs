@@ -6,7 +6,7 @@
 //! the command line's job.
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{self, Event, Parsed};
+use crate::event::{self, Dialect, Event, Parsed};
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
 };
@@ -23,6 +23,8 @@ pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
 pub struct Options {
     pub enabled: RuleSet,
     pub max_record_bytes: usize,
+    /// `--dialect`: read every record as this dialect; `None` classifies each by its shape.
+    pub dialect: Option<Dialect>,
 }
 
 impl Default for Options {
@@ -30,6 +32,7 @@ impl Default for Options {
         Options {
             enabled: RuleSet::all(),
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+            dialect: None,
         }
     }
 }
@@ -130,7 +133,14 @@ pub fn check_with<R: Read, C: Consumer>(
                     emit(bom_diagnostic(rec.pos));
                 }
                 validator.on_record(&mut emit);
-                record(&rec, &mut validator, &mut scratch, &mut emit, consumer);
+                record(
+                    &rec,
+                    opts.dialect,
+                    &mut validator,
+                    &mut scratch,
+                    &mut emit,
+                    consumer,
+                );
             }
         }
         if let Some(e) = failed.take() {
@@ -180,6 +190,7 @@ fn bom_diagnostic(pos: Position) -> Diagnostic {
 /// One record through the framing rules, the classifier and the validator.
 fn record(
     rec: &Record<'_>,
+    dialect: Option<Dialect>,
     validator: &mut Validator,
     scratch: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
@@ -214,7 +225,7 @@ fn record(
             return;
         }
     };
-    match event::parse(text) {
+    match event::parse_as(text, dialect) {
         Ok(parsed) => classified(rec, bytes, text, parsed, validator, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
@@ -225,7 +236,7 @@ fn record(
                 String::new()
             };
             let repaired = std::str::from_utf8(scratch).expect("escaping keeps UTF-8 valid");
-            match event::parse(repaired) {
+            match event::parse_as(repaired, dialect) {
                 Ok(parsed) => {
                     emit(
                         Diagnostic::new(

@@ -3,6 +3,7 @@
 //! This module owns what the user can type and what it means (`check` as the default command,
 //! size suffixes, rule lists). It must not read inputs or print findings; `commands` does.
 
+use crate::event::Dialect;
 use crate::report::Format;
 use crate::rules::RuleSet;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -47,6 +48,13 @@ pub enum Command {
         /// A subcommand's page (`sjlint-check(1)`) instead of the main one
         command: Option<String>,
     },
+    /// Write streams in canonical form (cursor's stream-json, one event per line) to stdout
+    Fmt(FmtArgs),
+    /// Print a bundled JSON Schema; with no name, list them
+    Schema {
+        /// A schema name, as `sjlint schema` lists them
+        name: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -85,6 +93,31 @@ impl ColorArg {
             ColorArg::Auto => "auto",
             ColorArg::Always => "always",
             ColorArg::Never => "never",
+        }
+    }
+}
+
+/// `--dialect`: which dialect records are read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// Classify each record by its own shape
+    Auto,
+    /// cursor-agent's own stream-json
+    Cursor,
+    /// A web client's `payload` wrapping (seed 002)
+    Payload,
+    /// The Python client's and the cloud SDK's events (seed 004)
+    Sdk,
+}
+
+impl DialectArg {
+    /// The dialect to force, if any.
+    pub fn forced(self) -> Option<Dialect> {
+        match self {
+            DialectArg::Auto => None,
+            DialectArg::Cursor => Some(Dialect::Cursor),
+            DialectArg::Payload => Some(Dialect::Payload),
+            DialectArg::Sdk => Some(Dialect::Sdk),
         }
     }
 }
@@ -128,6 +161,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
 
+    /// Read records as this dialect; auto classifies each record by its own shape
+    #[arg(long, value_enum, default_value = "auto")]
+    pub dialect: DialectArg,
+
     /// The name standard input is reported under
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
@@ -163,6 +200,61 @@ impl CheckArgs {
         }
         set
     }
+}
+
+/// What `fmt --drop` can leave out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DropArg {
+    /// `thinking` events
+    Thinking,
+    /// `--stream-partial-output` assistant deltas that the flush after them repeats
+    Deltas,
+}
+
+/// What `fmt --to` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ToArg {
+    /// The canonical NDJSON stream
+    Ndjson,
+    /// Per session, the one `result` object that `--output-format json` writes
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct FmtArgs {
+    /// Files or directories (directories: *.ndjson, *.jsonl, *.json); `-` or nothing reads
+    /// standard input
+    pub paths: Vec<PathBuf>,
+
+    /// Read records as this dialect; auto classifies each record by its own shape
+    #[arg(long, value_enum, default_value = "auto")]
+    pub dialect: DialectArg,
+
+    /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
+    /// leaving it out (it is reported on stderr either way)
+    #[arg(long)]
+    pub keep_invalid: bool,
+
+    /// Leave out these events (comma-separated): thinking, deltas
+    #[arg(long, value_enum, value_name = "KINDS", value_delimiter = ',')]
+    pub drop: Vec<DropArg>,
+
+    /// What to write: the canonical stream, or per session the result object of
+    /// `--output-format json`
+    #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"])]
+    pub to: ToArg,
+
+    /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    pub max_record_bytes: usize,
+
+    /// The name standard input is reported under
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+
+    /// Colour of the findings on stderr: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
 }
 
 fn parse_rules(s: &str) -> Result<RuleSet, String> {
@@ -207,6 +299,10 @@ pub struct InputArgs {
     /// The name standard input is shown under
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
+
+    /// Read records as this dialect; auto classifies each record by its own shape
+    #[arg(long, value_enum, default_value = "auto")]
+    pub dialect: DialectArg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -253,6 +349,8 @@ const SUBCOMMANDS: &[&str] = &[
     "render",
     "completions",
     "man",
+    "fmt",
+    "schema",
     "help",
 ];
 
@@ -294,6 +392,40 @@ mod tests {
         }
         assert!(matches!(parse(&[]).command, Command::Check(_)));
         assert!(matches!(parse(&["rules"]).command, Command::Rules));
+    }
+
+    #[test]
+    fn fmt_and_schema_are_subcommands() {
+        match parse(&[
+            "fmt",
+            "a.jsonl",
+            "--drop",
+            "thinking,deltas",
+            "--dialect",
+            "sdk",
+        ])
+        .command
+        {
+            Command::Fmt(f) => {
+                assert_eq!(f.drop, vec![DropArg::Thinking, DropArg::Deltas]);
+                assert_eq!(f.dialect.forced(), Some(Dialect::Sdk));
+                assert_eq!(f.to, ToArg::Ndjson);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse(&["schema", "events"]).command,
+            Command::Schema { name: Some(n) } if n == "events"
+        ));
+        assert!(matches!(
+            parse(&["schema"]).command,
+            Command::Schema { name: None }
+        ));
+        let both = Cli::try_parse_from(["sjlint", "fmt", "--to", "json", "--drop", "thinking"]);
+        assert!(
+            both.is_err(),
+            "--to json writes results only, there is nothing to drop"
+        );
     }
 
     #[test]

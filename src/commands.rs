@@ -6,9 +6,11 @@
 
 use crate::check::{self, Options, Tee};
 use crate::cli::{
-    CheckArgs, Cli, ColorArg, Command, InputArgs, RenderArgs, StatsArgs, StatsFormat,
+    CheckArgs, Cli, ColorArg, Command, DropArg, FmtArgs, InputArgs, RenderArgs, StatsArgs,
+    StatsFormat, ToArg,
 };
 use crate::diagnostic::Diagnostic;
+use crate::fmt::{self, FmtOptions, Target};
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::status::Live;
@@ -38,6 +40,8 @@ pub fn run(cli: Cli) -> ExitCode {
             Ok(())
         }),
         Command::Man { command } => print_man(command.as_deref()),
+        Command::Fmt(args) => run_fmt(&args),
+        Command::Schema { name } => print_schema(name.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -272,6 +276,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let opts = Options {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
+        dialect: args.dialect.forced(),
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
@@ -516,6 +521,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
     let opts = Options {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
+        dialect: args.input.dialect.forced(),
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
@@ -543,6 +549,7 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
     let check_opts = Options {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
+        dialect: args.input.dialect.forced(),
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let code = each_input(&args.input, |source, reader| {
@@ -554,6 +561,112 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
     })?;
     out.flush()?;
     Ok(code)
+}
+
+/// `sjlint fmt`: the canonical form on stdout; records left out (or kept as `raw`) are reported
+/// on stderr, and make the exit code 1.
+fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
+    let mut unreadable = false;
+    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+        return Ok(EXIT_USAGE);
+    };
+    let color = report::use_color(args.color.as_str(), io::stderr().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    let mut printer = Printer::new(Format::Human, io::stderr(), color);
+    let check = Options {
+        enabled: fmt::reported_rules(),
+        max_record_bytes: args.max_record_bytes,
+        dialect: args.dialect.forced(),
+    };
+    let opts = FmtOptions {
+        keep_invalid: args.keep_invalid,
+        drop_thinking: args.drop.contains(&DropArg::Thinking),
+        drop_deltas: args.drop.contains(&DropArg::Deltas),
+        to: match args.to {
+            ToArg::Ndjson => Target::Ndjson,
+            ToArg::Json => Target::Json,
+        },
+    };
+    let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let mut findings = false;
+    for input in &inputs {
+        let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
+            Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+            Input::File(path) => match File::open(path) {
+                Ok(f) => (path.display().to_string(), Box::new(f), false),
+                Err(e) => {
+                    unreadable = true;
+                    cannot_read(path, &e)?;
+                    continue;
+                }
+            },
+        };
+        // A live stream goes on line by line; a file in large writes.
+        let mut out: Box<dyn Write> = if live {
+            Box::new(io::LineWriter::new(io::stdout().lock()))
+        } else {
+            Box::new(BufWriter::new(io::stdout().lock()))
+        };
+        let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
+            findings |= d.severity == Severity::Error;
+            printer.diagnostic(&name, &d)?;
+            printer.flush()
+        };
+        match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
+            Ok(totals) if totals.unfinished > 0 => {
+                findings = true;
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}: {} session(s) with no `result`; nothing written for them",
+                    report::escape_untrusted(&name),
+                    totals.unfinished
+                )?;
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) => {
+                unreadable = true;
+                cannot_read(Path::new(&name), &e)?;
+            }
+        }
+    }
+    Ok(if unreadable {
+        EXIT_USAGE
+    } else if findings {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+/// `sjlint schema [NAME]`: a bundled schema, or the list of their names.
+fn print_schema(name: Option<&str>) -> io::Result<u8> {
+    let mut out = io::stdout().lock();
+    let Some(name) = name else {
+        for s in crate::schema::SCHEMAS {
+            writeln!(out, "{}", s.name)?;
+        }
+        out.flush()?;
+        return Ok(EXIT_OK);
+    };
+    match crate::schema::find(name) {
+        Some(s) => {
+            out.write_all(s.text.as_bytes())?;
+            out.flush()?;
+            Ok(EXIT_OK)
+        }
+        None => {
+            let names: Vec<&str> = crate::schema::SCHEMAS.iter().map(|s| s.name).collect();
+            writeln!(
+                io::stderr(),
+                "sjlint: no schema named `{}` (bundled: {})",
+                report::escape_untrusted(name),
+                names.join(", ")
+            )?;
+            Ok(EXIT_USAGE)
+        }
+    }
 }
 
 fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {

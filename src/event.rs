@@ -7,6 +7,12 @@
 //! the rest. It must not keep state across records nor decide which rules fire (that is
 //! `validate`); it reports only what the record itself is.
 //!
+//! It also owns the dialects. Each record is classified by its own shape ([`Dialect`]) and its
+//! dialect's fields are mapped into the canonical view, whose names are the cursor dialect's: a
+//! `payload` wrapper is read as the event body, `toolCall.id` as `call_id`, an sdk
+//! `tool-call-started` as `tool_call`/`started` with its `tool_name` turned into a tool kind, and so
+//! on. `fmt` rewrites records with the same mapping, so the two must change together.
+//!
 //! serde_json is the parser: it deserializes straight into these borrowed structs without an
 //! intermediate tape and without rewriting the input, which `--tee` and snippets need intact.
 //! `benches/classify.rs` keeps the comparison against simd-json on realistic streams.
@@ -129,6 +135,14 @@ pub struct ToolCall<'a> {
     pub total_lines: Option<u64>,
     /// A key repeated inside `tool_call`.
     pub duplicate_key: Option<Cow<'a, str>>,
+    /// `id` directly inside the tool call object (the payload dialect's `toolCall.id`).
+    pub id: Field<'a>,
+    /// `type` directly inside the tool call object (the cloud sdk's `toolCall.type`).
+    pub type_name: Field<'a>,
+    /// `result` sits directly inside the tool call object rather than inside a kind (a payload
+    /// completion that names no kind). When no kind is named, `outcome` and the exit code come
+    /// from it, and `args` from an `args` beside it.
+    pub bare_result: bool,
 }
 
 /// `message` of a user or assistant event.
@@ -155,10 +169,42 @@ pub struct Query<'a> {
     pub decision: Option<Cow<'a, str>>,
 }
 
+/// The dialects of the stream. Records are classified one by one, by their own shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// `cursor-agent --output-format stream-json` itself (seeds 000, 001, 003, FORMAT.md): the
+    /// canonical form. A record whose shape several dialects share is classified as this one.
+    #[default]
+    Cursor,
+    /// A web client's wrapping (seed 002): the body inside `payload`, `toolCall.id`, tool kinds
+    /// on starts only, `thinking` with `content`, `error` and `raw` events.
+    Payload,
+    /// A Python client's events (seed 004) and Cursor's cloud SDK stream:
+    /// `tool-call-started`/`tool-call-completed` with `tool_name` (or `toolCall.type`),
+    /// `tool_call_id` (or `callId`), `parameters`, `result`; top-level assistant `text`;
+    /// `result` with `error`; a `system`/`init` without cursor's `apiKeySource`, `cwd`,
+    /// `permissionMode`.
+    Sdk,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 3] = [Dialect::Cursor, Dialect::Payload, Dialect::Sdk];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Cursor => "cursor",
+            Dialect::Payload => "payload",
+            Dialect::Sdk => "sdk",
+        }
+    }
+}
+
 /// The borrowed view of one event: every field a rule reads. Field names follow the cursor
 /// dialect, which is the canonical view every dialect maps into.
 #[derive(Clone, Debug, Default)]
 pub struct Event<'a> {
+    /// The dialect the record is written in (or the one `--dialect` forced).
+    pub dialect: Dialect,
     pub ty: Field<'a>,
     pub subtype: Field<'a>,
     pub session_id: Field<'a>,
@@ -178,7 +224,13 @@ pub struct Event<'a> {
     pub query_type: Field<'a>,
     pub query: Query<'a>,
     pub response: Query<'a>,
-    /// The first top-level key that appears twice.
+    /// `data` of a payload-dialect `raw` event (the line the wrapper could not parse).
+    pub data: Field<'a>,
+    /// The record has a key that only cursor's `system`/`init` writes (`apiKeySource`, `cwd`,
+    /// `permissionMode`), at the top level or inside `payload`. Such an init opens a session that
+    /// is held to cursor's required fields.
+    pub init_keys: bool,
+    /// The first top-level key that appears twice (keys inside `payload` count as top-level).
     pub duplicate_key: Option<Cow<'a, str>>,
 }
 
@@ -200,10 +252,16 @@ pub enum Parsed<'a> {
     NotAnObject(JsonType),
 }
 
-/// Parses `text` (already known to be valid UTF-8) as one JSON text.
+/// Parses `text` (already known to be valid UTF-8) as one JSON text, classifying it by its shape.
 pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
+    parse_as(text, None)
+}
+
+/// [`parse`], reading the record as `forced` when given (`--dialect`): only that dialect's shapes
+/// are mapped.
+pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let top = Top::deserialize(&mut de)?;
+    let top = TopVisitor { forced }.deserialize(&mut de)?;
     de.end()?;
     Ok(match top {
         Top::Object(event) => Parsed::Event(event),
@@ -216,14 +274,18 @@ enum Top<'a> {
     Other(JsonType),
 }
 
-impl<'de> Deserialize<'de> for Top<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(TopVisitor)
-    }
+/// Accepts any value; of an object it keeps the event view.
+struct TopVisitor {
+    forced: Option<Dialect>,
 }
 
-/// Accepts any value; the closure decides what to keep of an object.
-struct TopVisitor;
+impl<'de> DeserializeSeed<'de> for TopVisitor {
+    type Value = Top<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
 
 macro_rules! non_object_visits {
     ($out:expr) => {
@@ -263,7 +325,10 @@ impl<'de> Visitor<'de> for TopVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut ev = Box::<Event<'de>>::default();
+        let mut x = Extras::default();
         let mut seen = KeySet::default();
+        // A forced cursor or sdk reading leaves `payload` an unknown field.
+        let read_payload = matches!(self.forced, None | Some(Dialect::Payload));
         while let Some(key) = map.next_key::<Key<'de>>()? {
             if seen.insert(&key) && ev.duplicate_key.is_none() {
                 ev.duplicate_key = Some(key.name.clone());
@@ -271,29 +336,338 @@ impl<'de> Visitor<'de> for TopVisitor {
             match &*key.name {
                 "type" => ev.ty = map.next_value()?,
                 "subtype" => ev.subtype = map.next_value()?,
-                "session_id" => ev.session_id = map.next_value()?,
-                "timestamp_ms" => ev.timestamp_ms = map.next_value()?,
-                "call_id" => ev.call_id = map.next_value()?,
-                "model_call_id" => ev.model_call_id = map.next_value()?,
-                "tool_call" => ev.tool_call = map.next_value()?,
-                "message" => ev.message = map.next_value()?,
-                "text" => ev.text = map.next_value()?,
-                "is_error" => ev.is_error = map.next_value()?,
-                "result" => ev.result = map.next_value()?,
-                "duration_ms" => ev.duration_ms = map.next_value()?,
-                "duration_api_ms" => ev.duration_api_ms = map.next_value()?,
-                "request_id" => ev.request_id = map.next_value()?,
-                "usage" => ev.usage = map.next_value()?,
-                "query_type" => ev.query_type = map.next_value()?,
-                "query" => ev.query = map.next_value()?,
-                "response" => ev.response = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
+                "payload" if read_payload => {
+                    x.payload |= map.next_value_seed(PayloadSeed {
+                        ev: &mut ev,
+                        x: &mut x,
+                    })?;
                 }
+                name => body_field(&mut ev, &mut x, name, &mut map)?,
             }
+        }
+        ev.dialect = self.forced.unwrap_or_else(|| detect(&ev, &x));
+        match ev.dialect {
+            Dialect::Cursor => {}
+            Dialect::Payload => map_payload(&mut ev, &mut x),
+            Dialect::Sdk => map_sdk(&mut ev, &mut x),
         }
         Ok(Top::Object(ev))
     }
+}
+
+/// What a record holds beyond the canonical fields: the other dialects' fields, kept until the
+/// record's dialect is known and they are mapped.
+#[derive(Default)]
+struct Extras<'a> {
+    /// The record has a `payload` object.
+    payload: bool,
+    /// `result` when it is an object: a tool result (sdk completions).
+    outcome: Option<Outcome<'a>>,
+    tool_name: Field<'a>,
+    /// The first of `tool_call_id` and `callId`.
+    call_id_alias: Field<'a>,
+    parameters: Option<&'a RawValue>,
+    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Boxed:
+    /// most records have none, and this struct is set up for every record.
+    tool_call: Option<Box<ToolCall<'a>>>,
+    error: Field<'a>,
+    prompt: Field<'a>,
+    content: Field<'a>,
+}
+
+/// Reads one key of the event body: a top-level key, or (payload dialect) a key inside `payload`.
+fn body_field<'de, A: MapAccess<'de>>(
+    ev: &mut Event<'de>,
+    x: &mut Extras<'de>,
+    name: &str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    match name {
+        "session_id" => ev.session_id = map.next_value()?,
+        "timestamp_ms" => ev.timestamp_ms = map.next_value()?,
+        "call_id" => ev.call_id = map.next_value()?,
+        "model_call_id" => ev.model_call_id = map.next_value()?,
+        "tool_call" => ev.tool_call = map.next_value()?,
+        "message" => ev.message = map.next_value()?,
+        "text" => ev.text = map.next_value()?,
+        "is_error" => ev.is_error = map.next_value()?,
+        "result" => {
+            let r: ResultValue<'de> = map.next_value()?;
+            ev.result = r.field;
+            x.outcome = r.outcome;
+        }
+        "duration_ms" => ev.duration_ms = map.next_value()?,
+        "duration_api_ms" => ev.duration_api_ms = map.next_value()?,
+        "request_id" => ev.request_id = map.next_value()?,
+        "usage" => ev.usage = map.next_value()?,
+        "query_type" => ev.query_type = map.next_value()?,
+        "query" => ev.query = map.next_value()?,
+        "response" => ev.response = map.next_value()?,
+        "data" => ev.data = map.next_value()?,
+        "apiKeySource" | "cwd" | "permissionMode" => {
+            ev.init_keys = true;
+            map.next_value::<IgnoredAny>()?;
+        }
+        "tool_name" => x.tool_name = map.next_value()?,
+        "tool_call_id" | "callId" => {
+            let id: Field<'de> = map.next_value()?;
+            if !x.call_id_alias.is_present() {
+                x.call_id_alias = id;
+            }
+        }
+        "parameters" => x.parameters = Some(map.next_value()?),
+        "toolCall" => x.tool_call = Some(Box::new(map.next_value()?)),
+        "error" => x.error = map.next_value()?,
+        "prompt" => x.prompt = map.next_value()?,
+        "content" => x.content = map.next_value()?,
+        _ => {
+            map.next_value::<IgnoredAny>()?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads a `payload` object into the event as if its keys were top-level; true when it was an
+/// object.
+struct PayloadSeed<'e, 'de> {
+    ev: &'e mut Event<'de>,
+    x: &'e mut Extras<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PayloadSeed<'_, 'de> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    non_object_visits!(|_| false);
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let mut seen = KeySet::default();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if seen.insert(&key) && self.ev.duplicate_key.is_none() {
+                self.ev.duplicate_key = Some(key.name.clone());
+            }
+            match &*key.name {
+                // The event's own `type` and `subtype` are the top-level ones; copies inside the
+                // wrapper stay the wrapper's (and `fmt` leaves them there).
+                "type" | "subtype" | "payload" => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                name => body_field(self.ev, self.x, name, &mut map)?,
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The dialect a record's own shape names. Shapes several dialects share are cursor's.
+fn detect(ev: &Event<'_>, x: &Extras<'_>) -> Dialect {
+    let ty = ev.ty.as_str();
+    if x.payload || matches!(ty, Some("error" | "raw")) {
+        return Dialect::Payload;
+    }
+    let sdk = match ty {
+        Some("tool-call-started" | "tool-call-completed") => true,
+        Some("assistant") => ev.message.shape.is_none() && ev.text.is_present(),
+        Some("result") => x.error.is_present(),
+        Some("system") => ev.subtype.as_str() == Some("init") && !ev.init_keys,
+        _ => false,
+    };
+    if sdk { Dialect::Sdk } else { Dialect::Cursor }
+}
+
+/// A message view for text that a dialect writes outside `message.content[]`.
+fn text_message(text: Field<'_>) -> Message<'_> {
+    let (text, bad_text) = match text {
+        Field::Str(t) => (Some(t), None),
+        other => (None, other.json_type()),
+    };
+    Message {
+        shape: Some(JsonType::Object),
+        role: Field::Absent,
+        content_shape: Some(JsonType::Array),
+        text,
+        bad_text,
+    }
+}
+
+/// Payload dialect (seed 002) → canonical view. `fmt::rewrite` makes the same moves.
+fn map_payload<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
+    if ev.tool_call.shape.is_none()
+        && let Some(tc) = x.tool_call.take()
+    {
+        ev.tool_call = *tc;
+        if !ev.call_id.is_present() {
+            ev.call_id = std::mem::take(&mut ev.tool_call.id);
+        }
+    }
+    match ev.ty.as_str() {
+        Some("user") if ev.message.shape.is_none() && x.prompt.as_str().is_some() => {
+            ev.message = text_message(std::mem::take(&mut x.prompt));
+        }
+        Some("thinking") => {
+            if !ev.text.is_present() {
+                ev.text = std::mem::take(&mut x.content);
+            }
+            // Seed 002 never ends a thinking phase: each `thinking` without a subtype is a whole
+            // thought, which the canonical form writes as `completed` with its text.
+            if !ev.subtype.is_present() {
+                ev.subtype = Field::Str(Cow::Borrowed("completed"));
+            }
+        }
+        _ => {}
+    }
+    // "The content field can be a string": canonically, one text item.
+    if ev.message.content_shape == Some(JsonType::String) {
+        ev.message.content_shape = Some(JsonType::Array);
+    }
+}
+
+/// Sdk dialect (seed 004, cloud SDK) → canonical view. `fmt::rewrite` makes the same moves.
+fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
+    let subtype = match ev.ty.as_str() {
+        Some("tool-call-started") => Some("started"),
+        Some("tool-call-completed") => Some("completed"),
+        _ => None,
+    };
+    if let Some(subtype) = subtype {
+        ev.ty = Field::Str(Cow::Borrowed("tool_call"));
+        ev.subtype = Field::Str(Cow::Borrowed(subtype));
+    }
+    match ev.ty.as_str() {
+        Some("tool_call") => {
+            if !ev.call_id.is_present() {
+                ev.call_id = std::mem::take(&mut x.call_id_alias);
+            }
+            if ev.tool_call.shape.is_none() {
+                let result = std::mem::take(&mut ev.result);
+                ev.tool_call = sdk_tool_call(x, result.is_present());
+            }
+        }
+        Some("assistant") if ev.message.shape.is_none() && ev.text.is_present() => {
+            ev.message = text_message(std::mem::take(&mut ev.text));
+        }
+        Some("result") if !ev.result.is_present() => ev.result = std::mem::take(&mut x.error),
+        _ => {}
+    }
+}
+
+/// The canonical tool call of an sdk event: `tool_name` (or `toolCall.type`) names the kind,
+/// `parameters` (or `toolCall.args`) are its args, `result` (or `toolCall.result`) its result.
+fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
+    let camel = x
+        .tool_call
+        .take()
+        .filter(|tc| tc.shape == Some(JsonType::Object))
+        .map(|tc| *tc);
+    let present =
+        had_result || x.tool_name.is_present() || x.parameters.is_some() || camel.is_some();
+    if !present {
+        return ToolCall::default();
+    }
+    let mut tc = camel.unwrap_or_else(|| ToolCall {
+        shape: Some(JsonType::Object),
+        ..Default::default()
+    });
+    let name = match &x.tool_name {
+        Field::Absent => tc.type_name.as_str(),
+        named => named.as_str(),
+    };
+    let kind = name.and_then(sdk_tool_kind);
+    let args = x.parameters.or(tc.args);
+    let outcome = x.outcome.take();
+    let bare = had_result || tc.bare_result;
+    match kind {
+        Some(kind) => {
+            tc.kinds += 1;
+            if tc.kind.is_none() {
+                tc.kind = Some(kind);
+                tc.body_shape = Some(JsonType::Object);
+            } else if tc.other_kind.is_none() {
+                tc.other_kind = Some(kind);
+            }
+            tc.args = args;
+        }
+        None => {
+            tc.args = args;
+            tc.bare_result = bare;
+        }
+    }
+    if let Some(o) = outcome {
+        tc.outcome = o.variant;
+        tc.exit_code = o.exit_code;
+        tc.total_lines = o.total_lines;
+    }
+    tc
+}
+
+/// The tool kind an sdk `tool_name` stands for: seed 004's names through a table, any other name
+/// `Foo` as `fooToolCall` (`web_fetch` as `webFetchToolCall`); a name that already is a kind as
+/// itself. None for an empty name.
+pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
+    const TABLE: &[(&str, &str)] = &[
+        ("Shell", "shellToolCall"),
+        ("Read", "readToolCall"),
+        ("Write", "writeToolCall"),
+        ("StrReplace", "editToolCall"),
+        ("Glob", "globToolCall"),
+        ("Grep", "grepToolCall"),
+        ("LS", "lsToolCall"),
+        ("Delete", "deleteToolCall"),
+    ];
+    if name.is_empty() {
+        return None;
+    }
+    if let Some((_, kind)) = TABLE.iter().find(|(n, _)| *n == name) {
+        return Some(Cow::Borrowed(kind));
+    }
+    // The cloud stream spells the same names in other cases (`shell`, `str_replace`).
+    let folded = |s: &'static str| {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .flat_map(char::to_lowercase)
+    };
+    let same = |n: &'static str| {
+        name.chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .flat_map(char::to_lowercase)
+            .eq(folded(n))
+    };
+    if let Some((_, kind)) = TABLE.iter().find(|(n, _)| same(n)) {
+        return Some(Cow::Borrowed(kind));
+    }
+    if name.ends_with("ToolCall") {
+        return Some(Cow::Owned(name.to_owned()));
+    }
+    let mut kind = String::with_capacity(name.len() + 8);
+    let mut upper_next = false;
+    for (i, c) in name.chars().enumerate() {
+        if matches!(c, '_' | '-' | ' ') {
+            upper_next = i > 0;
+        } else if kind.is_empty() {
+            kind.extend(c.to_lowercase());
+        } else if upper_next {
+            kind.extend(c.to_uppercase());
+            upper_next = false;
+        } else {
+            kind.push(c);
+        }
+    }
+    if kind.is_empty() {
+        return None;
+    }
+    kind.push_str("ToolCall");
+    Some(Cow::Owned(kind))
 }
 
 /// An object key, borrowed from the input when it has no escapes.
@@ -445,15 +819,39 @@ macro_rules! object_view {
     };
 }
 
-fn is_kind_key(key: &str) -> bool {
+/// A key of a tool call object that names its kind.
+pub(crate) fn is_kind_key(key: &str) -> bool {
     key.ends_with("ToolCall") || key == "function"
 }
 
 object_view!(ToolCall, |tc, map| {
     let mut seen = KeySet::default();
+    let mut loose_args = None;
+    let mut loose_outcome: Option<Outcome<'de>> = None;
     while let Some(key) = map.next_key::<Key<'de>>()? {
         if seen.insert(&key) && tc.duplicate_key.is_none() {
             tc.duplicate_key = Some(key.name.clone());
+        }
+        // Keys other dialects put directly in the tool call object.
+        match &*key.name {
+            "id" => {
+                tc.id = map.next_value()?;
+                continue;
+            }
+            "type" => {
+                tc.type_name = map.next_value()?;
+                continue;
+            }
+            "args" => {
+                loose_args = Some(map.next_value()?);
+                continue;
+            }
+            "result" => {
+                loose_outcome = Some(map.next_value()?);
+                tc.bare_result = true;
+                continue;
+            }
+            _ => {}
         }
         if is_kind_key(&key.name) {
             tc.kinds += 1;
@@ -472,6 +870,14 @@ object_view!(ToolCall, |tc, map| {
             }
         }
         map.next_value::<IgnoredAny>()?;
+    }
+    if tc.kind.is_none() {
+        tc.args = loose_args;
+        if let Some(o) = loose_outcome {
+            tc.outcome = o.variant;
+            tc.exit_code = o.exit_code;
+            tc.total_lines = o.total_lines;
+        }
     }
 });
 
@@ -520,8 +926,12 @@ impl<'de> Deserialize<'de> for ToolBody<'de> {
     }
 }
 
-/// A tool result: its variant (the first key other than the sibling `isBackground`) and the
-/// few details of a success that reports read.
+/// A tool result: its variant and the few details of a success that reports read.
+///
+/// Cursor writes `{<variant>: {…}}` (`success`, `rejected`, `error`, …, possibly beside
+/// `isBackground`): the variant is the first key holding an object. Other dialects write flat
+/// results (`{exitCode, stdout}`, `{success: true, output, exit_code}`); those are a `success`,
+/// unless `success` is false (`failure`) or an `error` is given (`error`).
 #[derive(Default)]
 struct Outcome<'a> {
     variant: Option<Cow<'a, str>>,
@@ -538,21 +948,203 @@ impl<'de> Deserialize<'de> for Outcome<'de> {
                 f.write_str("a JSON value")
             }
             non_object_visits!(|_| Outcome::default());
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                read_outcome(map)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn read_outcome<'de, A: MapAccess<'de>>(mut map: A) -> Result<Outcome<'de>, A::Error> {
+    let mut out = Outcome::default();
+    let mut flat = false;
+    let mut flat_success = None;
+    let mut flat_error = false;
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        match &*key.name {
+            "isBackground" => {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            "success" if out.variant.is_none() => match map.next_value::<SuccessValue>()? {
+                SuccessValue::Object(info) => {
+                    out.variant = Some(key.name);
+                    out.exit_code = info.exit_code.or(out.exit_code);
+                    out.total_lines = info.total_lines;
+                }
+                SuccessValue::Bool(b) => flat_success = Some(b),
+                SuccessValue::Other => {}
+            },
+            "exitCode" | "exit_code" => {
+                if let Some(n) = int(&map.next_value::<Field<'de>>()?) {
+                    out.exit_code.get_or_insert(n);
+                }
+            }
+            _ => {
+                let t = map.next_value::<TypeOf>()?.0;
+                if t == JsonType::Object && out.variant.is_none() {
+                    out.variant = Some(key.name);
+                    continue;
+                }
+                flat_error |= key.name == "error";
+            }
+        }
+        flat = true;
+    }
+    if out.variant.is_none() && flat {
+        out.variant = Some(Cow::Borrowed(if flat_success == Some(false) {
+            "failure"
+        } else if flat_error {
+            "error"
+        } else {
+            "success"
+        }));
+    }
+    Ok(out)
+}
+
+fn int(f: &Field<'_>) -> Option<i64> {
+    match *f {
+        Field::UInt(n) => i64::try_from(n).ok(),
+        Field::Int(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// The JSON type of a value that is otherwise skipped.
+struct TypeOf(JsonType);
+
+impl<'de> Deserialize<'de> for TypeOf {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TypeOf;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            non_object_visits!(TypeOf);
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Outcome::default();
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(TypeOf(JsonType::Object))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A top-level `result`: the result text of a `result` event, or (sdk completions) a tool result.
+struct ResultValue<'a> {
+    field: Field<'a>,
+    outcome: Option<Outcome<'a>>,
+}
+
+impl<'de> Deserialize<'de> for ResultValue<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ResultValue<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                FieldVisitor.visit_bool(v).map(ResultValue::of)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                FieldVisitor.visit_i64(v).map(ResultValue::of)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                FieldVisitor.visit_u64(v).map(ResultValue::of)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                FieldVisitor.visit_f64(v).map(ResultValue::of)
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                FieldVisitor.visit_borrowed_str(v).map(ResultValue::of)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                FieldVisitor.visit_str(v).map(ResultValue::of)
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                FieldVisitor.visit_string(v).map(ResultValue::of)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                FieldVisitor.visit_unit().map(ResultValue::of)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                FieldVisitor.visit_seq(seq).map(ResultValue::of)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Ok(ResultValue {
+                    field: Field::Other(JsonType::Object),
+                    outcome: Some(read_outcome(map)?),
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'a> ResultValue<'a> {
+    fn of(field: Field<'a>) -> Self {
+        ResultValue {
+            field,
+            outcome: None,
+        }
+    }
+}
+
+/// The value of a result's `success`: cursor's details object, or a flat result's flag.
+enum SuccessValue {
+    Object(Success),
+    Bool(bool),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for SuccessValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SuccessValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(SuccessValue::Bool(v))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(SuccessValue::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(SuccessValue::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(SuccessValue::Other)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(SuccessValue::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(SuccessValue::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(SuccessValue::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Success::default();
                 while let Some(key) = map.next_key::<Key<'de>>()? {
-                    if key.name == "success" && out.variant.is_none() {
-                        let info: Success = map.next_value()?;
-                        out.exit_code = info.exit_code;
-                        out.total_lines = info.total_lines;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                    if out.variant.is_none() && key.name != "isBackground" {
-                        out.variant = Some(key.name);
+                    match &*key.name {
+                        "exitCode" => out.exit_code = int(&map.next_value::<Field<'de>>()?),
+                        "totalLines" => {
+                            out.total_lines = map.next_value::<Field<'de>>()?.as_millis()
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
                     }
                 }
-                Ok(out)
+                Ok(SuccessValue::Object(out))
             }
         }
         d.deserialize_any(V)
@@ -564,39 +1156,6 @@ impl<'de> Deserialize<'de> for Outcome<'de> {
 struct Success {
     exit_code: Option<i64>,
     total_lines: Option<u64>,
-}
-
-impl<'de> Deserialize<'de> for Success {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Success;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            non_object_visits!(|_| Success::default());
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Success::default();
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    match &*key.name {
-                        "exitCode" => match map.next_value::<Field<'de>>()? {
-                            Field::UInt(n) => out.exit_code = i64::try_from(n).ok(),
-                            Field::Int(n) => out.exit_code = Some(n),
-                            _ => {}
-                        },
-                        "totalLines" => {
-                            out.total_lines = map.next_value::<Field<'de>>()?.as_millis()
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 object_view!(Message, |msg, map| {
@@ -909,6 +1468,157 @@ mod tests {
         );
         assert_eq!(e.usage.input_tokens, Some(10));
         assert_eq!(e.usage.cache_write_tokens, Some(5));
+    }
+
+    #[test]
+    fn each_record_is_classified_by_its_own_shape() {
+        let d = |t: &str| event(t).dialect;
+        assert_eq!(
+            d(r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s"}"#),
+            Dialect::Cursor
+        );
+        assert_eq!(
+            d(r#"{"type":"system","subtype":"init","session_id":"s","model":"m"}"#),
+            Dialect::Sdk
+        );
+        assert_eq!(
+            d(r#"{"type":"system","subtype":"init","payload":{}}"#),
+            Dialect::Payload
+        );
+        assert_eq!(d(r#"{"type":"error","message":"boom"}"#), Dialect::Payload);
+        assert_eq!(d(r#"{"type":"raw","data":"x"}"#), Dialect::Payload);
+        assert_eq!(
+            d(r#"{"type":"assistant","text":"a","timestamp_ms":1}"#),
+            Dialect::Sdk
+        );
+        assert_eq!(
+            d(r#"{"type":"result","subtype":"error","error":"timeout"}"#),
+            Dialect::Sdk
+        );
+        // A shape every dialect shares is the canonical one.
+        assert_eq!(
+            d(r#"{"type":"user","message":{"role":"user","content":[]}}"#),
+            Dialect::Cursor
+        );
+    }
+
+    #[test]
+    fn payload_records_map_into_the_canonical_view() {
+        let e = event(
+            r#"{"type": "tool_call", "subtype": "started", "payload": {"toolCall": {"id": "shell-1", "shellToolCall": {"name": "shell", "args": {"command": "ls"}}}}}"#,
+        );
+        assert_eq!(e.dialect, Dialect::Payload);
+        assert_eq!(e.call_id.as_str(), Some("shell-1"));
+        assert_eq!(e.tool_call.kind.as_deref(), Some("shellToolCall"));
+        assert_eq!(e.tool_call.args.unwrap().get(), r#"{"command": "ls"}"#);
+        let c = event(
+            r#"{"type":"tool_call","subtype":"completed","payload":{"toolCall":{"id":"shell-1","result":{"exitCode":2,"stdout":""}}}}"#,
+        );
+        assert_eq!(c.tool_call.kind, None);
+        assert!(c.tool_call.bare_result);
+        assert_eq!(c.tool_call.outcome.as_deref(), Some("success"));
+        assert_eq!(c.tool_call.exit_code, Some(2));
+        let t = event(r#"{"type":"thinking","payload":{"content":"hmm"}}"#);
+        assert_eq!(t.subtype.as_str(), Some("completed"));
+        assert_eq!(t.text.as_str(), Some("hmm"));
+        let u = event(r#"{"type":"user","payload":{"prompt":"hi"}}"#);
+        assert_eq!(u.message.text.as_deref(), Some("hi"));
+        assert_eq!(u.message.content_shape, Some(JsonType::Array));
+        let a = event(r#"{"type":"assistant","payload":{"message":{"content":"plain"}}}"#);
+        assert_eq!(a.message.text.as_deref(), Some("plain"));
+        assert_eq!(a.message.content_shape, Some(JsonType::Array));
+        let r = event(
+            r#"{"type":"result","subtype":"error","exitCode":1,"payload":{"exitCode":1,"is_error":true}}"#,
+        );
+        assert_eq!(r.is_error.as_bool(), Some(true));
+        let dup = event(r#"{"type":"user","payload":{"prompt":"a","prompt":"b"}}"#);
+        assert_eq!(dup.duplicate_key.as_deref(), Some("prompt"));
+    }
+
+    #[test]
+    fn sdk_records_map_into_the_canonical_view() {
+        let s = event(
+            r#"{"type":"tool-call-started","tool_name":"StrReplace","tool_call_id":"c1","parameters":{"path":"a.py"}}"#,
+        );
+        assert_eq!(s.dialect, Dialect::Sdk);
+        assert_eq!(s.ty.as_str(), Some("tool_call"));
+        assert_eq!(s.subtype.as_str(), Some("started"));
+        assert_eq!(s.call_id.as_str(), Some("c1"));
+        assert_eq!(s.tool_call.kind.as_deref(), Some("editToolCall"));
+        assert_eq!(s.tool_call.args.unwrap().get(), r#"{"path":"a.py"}"#);
+        let c = event(
+            r#"{"type":"tool-call-completed","tool_name":"Shell","tool_call_id":"c1","result":{"success":false,"output":"","exit_code":127},"duration_ms":5}"#,
+        );
+        assert_eq!(c.tool_call.outcome.as_deref(), Some("failure"));
+        assert_eq!(c.tool_call.exit_code, Some(127));
+        assert!(
+            !c.result.is_present(),
+            "the tool result is not a result text"
+        );
+        let cloud = event(
+            r#"{"type":"tool-call-started","callId":"c2","toolCall":{"type":"shell","args":{"command":"ls"}}}"#,
+        );
+        assert_eq!(cloud.call_id.as_str(), Some("c2"));
+        assert_eq!(cloud.tool_call.kind.as_deref(), Some("shellToolCall"));
+        assert_eq!(cloud.tool_call.args.unwrap().get(), r#"{"command":"ls"}"#);
+        let a = event(r#"{"type":"assistant","text":"The ","timestamp_ms":1}"#);
+        assert_eq!(a.message.text.as_deref(), Some("The "));
+        assert!(!a.text.is_present());
+        let r = event(r#"{"type":"result","subtype":"error","error":"Request timed out"}"#);
+        assert_eq!(r.result.as_str(), Some("Request timed out"));
+    }
+
+    #[test]
+    fn a_forced_dialect_maps_only_its_own_shapes() {
+        let text = r#"{"type":"tool-call-started","tool_name":"Shell","tool_call_id":"c1"}"#;
+        let Parsed::Event(e) = parse_as(text, Some(Dialect::Cursor)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(e.ty.as_str(), Some("tool-call-started"));
+        assert_eq!(e.dialect, Dialect::Cursor);
+        let text = r#"{"type":"user","payload":{"prompt":"hi"}}"#;
+        let Parsed::Event(e) = parse_as(text, Some(Dialect::Sdk)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(e.message.shape, None);
+    }
+
+    #[test]
+    fn sdk_tool_names_become_kinds() {
+        let k = |n: &str| sdk_tool_kind(n).map(|c| c.into_owned());
+        assert_eq!(k("Shell").as_deref(), Some("shellToolCall"));
+        assert_eq!(k("StrReplace").as_deref(), Some("editToolCall"));
+        assert_eq!(k("str_replace").as_deref(), Some("editToolCall"));
+        assert_eq!(k("LS").as_deref(), Some("lsToolCall"));
+        assert_eq!(k("Foo").as_deref(), Some("fooToolCall"));
+        assert_eq!(k("web_fetch").as_deref(), Some("webFetchToolCall"));
+        assert_eq!(k("mcpToolCall").as_deref(), Some("mcpToolCall"));
+        assert_eq!(k(""), None);
+        assert_eq!(k("__"), None);
+    }
+
+    #[test]
+    fn flat_tool_results_have_a_variant() {
+        let v = |r: &str| {
+            let text = format!(r#"{{"tool_call":{{"aToolCall":{{"result":{r}}}}}}}"#);
+            event(&text).tool_call.outcome.map(|c| c.into_owned())
+        };
+        assert_eq!(
+            v(r#"{"success":{"exitCode":1}}"#).as_deref(),
+            Some("success")
+        );
+        assert_eq!(
+            v(r#"{"isBackground":false,"rejected":{"reason":""}}"#).as_deref(),
+            Some("rejected")
+        );
+        assert_eq!(v(r#"{"success":true}"#).as_deref(), Some("success"));
+        assert_eq!(v(r#"{"success":false}"#).as_deref(), Some("failure"));
+        assert_eq!(v(r#"{"error":"denied"}"#).as_deref(), Some("error"));
+        assert_eq!(
+            v(r#"{"exitCode":0,"stdout":""}"#).as_deref(),
+            Some("success")
+        );
+        assert_eq!(v(r#"{}"#), None);
     }
 
     #[test]

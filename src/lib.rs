@@ -4,18 +4,22 @@
 //! The pipeline is split → classify → validate → report, one record at a time:
 //! [`split`] finds records in a reused buffer, [`event`] gives a borrowed view of each one,
 //! [`validate`] keeps the small state the lifecycle and pairing rules need, and [`report`]
-//! prints what was found. [`check`] wires them together for one input.
+//! prints what was found. [`check`] wires them together for one input. Payload and sdk records
+//! are mapped by [`event`] into the one canonical view every rule reads, and [`fmt`] writes that
+//! canonical form back out; [`schema`] carries the JSON Schemas of both outputs.
 
 pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
 pub mod event;
+pub mod fmt;
 pub mod locate;
 pub mod record;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod schema;
 pub mod simd;
 pub mod split;
 pub mod stats;

@@ -17,6 +17,45 @@ pub fn value(record: &[u8], path: &[&str]) -> Option<Range<usize>> {
     find(record, path).map(|(_, v)| v)
 }
 
+/// [`key`] or [`value`] of the canonical `path`, or of where another dialect writes that field
+/// (inside `payload`, `toolCall.id` for `call_id`, `tool_name` for the tool kind, …).
+pub fn in_any_dialect(record: &[u8], path: &[&str], value: bool) -> Option<Range<usize>> {
+    let at = |p: &[&str]| find(record, p).map(|(k, v)| if value { v } else { k });
+    if let Some(span) = at(path) {
+        return Some(span);
+    }
+    let mut wrapped = Vec::with_capacity(path.len() + 2);
+    wrapped.push("payload");
+    wrapped.extend_from_slice(path);
+    if let Some(span) = at(&wrapped) {
+        return Some(span);
+    }
+    let aliases: &[&[&str]] = match path {
+        ["call_id"] => &[
+            &["payload", "toolCall", "id"],
+            &["tool_call_id"],
+            &["callId"],
+        ],
+        ["result"] => &[&["error"]],
+        ["tool_call", _, ..] => &[&["tool_name"], &["toolCall"], &["payload", "toolCall"]],
+        ["tool_call"] => &[&["toolCall"], &["payload", "toolCall"]],
+        ["message", ..] => &[&["text"], &["payload", "prompt"]],
+        ["text"] => &[&["payload", "content"]],
+        _ => &[],
+    };
+    // A tool kind keeps its name inside the payload dialect's `toolCall`.
+    if let ["tool_call", rest @ ..] = path
+        && !rest.is_empty()
+    {
+        let mut inner = vec!["payload", "toolCall"];
+        inner.extend_from_slice(rest);
+        if let Some(span) = at(&inner) {
+            return Some(span);
+        }
+    }
+    aliases.iter().find_map(|p| at(p))
+}
+
 fn find(record: &[u8], path: &[&str]) -> Option<(Range<usize>, Range<usize>)> {
     let mut i = skip_ws(record, 0);
     for (depth, name) in path.iter().enumerate() {
@@ -128,5 +167,23 @@ mod tests {
         assert!(key(rec, &["missing"]).is_none());
         assert!(key(b"not json", &["a"]).is_none());
         assert!(key(br#"{"a":"#, &["a", "b"]).is_none());
+    }
+
+    #[test]
+    fn finds_fields_where_other_dialects_write_them() {
+        let payload =
+            br#"{"type":"tool_call","payload":{"toolCall":{"id":"t1","fooToolCall":{}}}}"#;
+        let k = in_any_dialect(payload, &["tool_call", "fooToolCall"], false).unwrap();
+        assert_eq!(&payload[k], br#""fooToolCall""#);
+        let v = in_any_dialect(payload, &["call_id"], true).unwrap();
+        assert_eq!(&payload[v], br#""t1""#);
+        let sdk = br#"{"type":"tool-call-started","tool_name":"Foo","tool_call_id":"c1"}"#;
+        let k = in_any_dialect(sdk, &["tool_call", "fooToolCall"], false).unwrap();
+        assert_eq!(&sdk[k], br#""tool_name""#);
+        let v = in_any_dialect(sdk, &["call_id"], true).unwrap();
+        assert_eq!(&sdk[v], br#""c1""#);
+        let r = br#"{"type":"result","payload":{"is_error":"no"}}"#;
+        let v = in_any_dialect(r, &["is_error"], true).unwrap();
+        assert_eq!(&r[v], br#""no""#);
     }
 }

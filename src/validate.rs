@@ -6,9 +6,19 @@
 //! canonical [`Event`] view, so every dialect that maps into that view gets every rule. It must
 //! not print: each finding goes to the `emit` callback the moment it is known, and end-of-input
 //! findings come from [`Validator::finish`].
+//!
+//! The one thing it asks of the dialect is which fields are required. Cursor writes `session_id`
+//! on every event and `is_error` and `result` on every result; seed 004's client writes
+//! `session_id` only on `system`/`init` and `result` and may leave out `is_error`, and seed 002's
+//! wrapper writes no session id and no result text at all. So a session is held to cursor's
+//! required fields only when it opens with a cursor-shaped `system`/`init`; the other sessions
+//! require what every dialect writes, except that a `result` naming its session in a stream with
+//! no init (the `--output-format json` form) still needs `is_error` and `result`. None of it
+//! depends on which other event comes first, so leaving events out (`fmt --drop`) changes
+//! nothing.
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{Event, Field, JsonType};
+use crate::event::{Dialect, Event, Field, JsonType};
 use crate::locate;
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
@@ -33,6 +43,8 @@ pub const KNOWN_TOOL_KINDS: &[&str] = &[
     "semSearchToolCall",
     "readLintsToolCall",
     "function",
+    // The payload dialect's file writes (seed 002).
+    "writeFileToolCall",
 ];
 
 /// Event types every dialect knows, with the subtypes each takes (`None`: takes no subtype).
@@ -47,16 +59,34 @@ const KNOWN_TYPES: &[(&str, Option<&[&str]>)] = &[
     ("tool_call", Some(&["started", "completed"])),
     ("interaction_query", Some(&["request", "response"])),
     ("result", Some(&["success", "error"])),
-    // Other dialects' events (seeds 002 and 004); their shapes are checked once those dialects
-    // are mapped, but their names are known.
+    // The payload dialect's own events (seed 002), which have no cursor counterpart. Sdk event
+    // names are mapped to `tool_call` by the classifier, so they never reach this table unless
+    // `--dialect cursor` forces a cursor reading.
     ("error", None),
     ("raw", None),
-    ("tool-call-started", None),
-    ("tool-call-completed", None),
 ];
+
+/// How a session began, which decides the fields its events must have.
+#[derive(Clone, Copy)]
+struct Opening {
+    /// With cursor's own `system`/`init` (or one wrapping it): cursor's fields are required.
+    cursor_init: bool,
+    /// With a `system`/`init` of any dialect, rather than with whatever event came first.
+    by_init: bool,
+}
+
+impl Opening {
+    fn required(self, ev: &Event<'_>) -> Required {
+        Required {
+            session_id: self.cursor_init,
+            result_fields: self.cursor_init || (!self.by_init && ev.session_id.is_present()),
+        }
+    }
+}
 
 struct Session {
     id: Option<Box<str>>,
+    opening: Opening,
     start_line: u64,
     result_line: Option<u64>,
     last_line: u64,
@@ -67,9 +97,10 @@ struct Session {
 }
 
 impl Session {
-    fn new(line: u64) -> Session {
+    fn new(line: u64, opening: Opening) -> Session {
         Session {
             id: None,
+            opening,
             start_line: line,
             result_line: None,
             last_line: line,
@@ -138,15 +169,27 @@ impl Validator {
             emit,
         };
         let ty = ev.ty.as_str();
-        check_schema(&mut ctx, ev);
         let subtype = ev.subtype.as_str();
         let is_init = ty == Some("system") && subtype == Some("init");
+        let opening = match &self.session {
+            Some(s) if !is_init => s.opening,
+            _ => Opening {
+                cursor_init: is_init && (ev.init_keys || ev.dialect == Dialect::Cursor),
+                by_init: is_init,
+            },
+        };
+        check_schema(&mut ctx, ev, opening.required(ev));
         let line = rec.pos.line;
+        // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
+        // --keep-invalid`): not an event of the run, so outside the session lifecycle.
+        if ty == Some("raw") {
+            return;
+        }
 
         // Which session does this event belong to?
         match &mut self.session {
             None => {
-                self.session = Some(Session::new(line));
+                self.session = Some(Session::new(line, opening));
                 if !is_init {
                     let d = Diagnostic::new(
                         Rule::MissingInit,
@@ -169,7 +212,7 @@ impl Validator {
             }
             Some(s) if s.result_line.is_some() => {
                 if is_init {
-                    self.session = Some(Session::new(line));
+                    self.session = Some(Session::new(line, opening));
                 } else {
                     let result_line = s.result_line.unwrap_or_default();
                     s.last_line = line;
@@ -207,7 +250,7 @@ impl Validator {
                 ctx.emit(d);
                 if other_run {
                     self.close_session(&mut ctx);
-                    self.session = Some(Session::new(line));
+                    self.session = Some(Session::new(line, opening));
                 }
             }
             Some(_) => {}
@@ -312,7 +355,9 @@ impl Validator {
             (Some("result"), _) => {
                 if let Some(s) = self.session.as_mut() {
                     s.result_line = Some(line);
+                    // An error result's text is the error message, not the assistant's text.
                     if ev.is_error.as_bool() != Some(true)
+                        && subtype != Some("error")
                         && let Some(result) = ev.result.as_str()
                         && let Some(msg) = s.text.mismatch(result)
                     {
@@ -356,7 +401,16 @@ impl Validator {
         let Some(id) = ev.call_id.as_str() else {
             return;
         };
-        let Some(open) = self.calls.remove(id) else {
+        let kind = ev.tool_call.kind.as_deref();
+        let open = self.calls.remove(id);
+        // An unknown kind is said once per call, on its `started`; a completion says it only when
+        // it names a kind its start did not.
+        if let Some(kind) = kind
+            && open.as_ref().and_then(|o| o.kind.as_deref()) != Some(kind)
+        {
+            unknown_kind(ctx, kind);
+        }
+        let Some(open) = open else {
             if !self.announced.remove(id) {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
@@ -368,7 +422,6 @@ impl Validator {
             }
             return;
         };
-        let kind = ev.tool_call.kind.as_deref();
         if let (Some(started), Some(done)) = (open.kind.as_deref(), kind)
             && started != done
         {
@@ -472,11 +525,7 @@ impl<F: FnMut(Diagnostic)> Ctx<'_, '_, F> {
         if !self.enabled.contains(d.rule) {
             return;
         }
-        let span = if value {
-            locate::value(self.bytes, path)
-        } else {
-            locate::key(self.bytes, path)
-        };
+        let span = locate::in_any_dialect(self.bytes, path, value);
         let d = match span {
             Some(span) => d.at(self.bytes, span),
             None => d.with_snippet(self.bytes),
@@ -523,9 +572,18 @@ fn hash(bytes: &[u8]) -> u64 {
     Poly::of(bytes).h
 }
 
+/// The fields that only some dialects write, and whether this event must have them.
+#[derive(Clone, Copy)]
+struct Required {
+    /// `session_id` on every event.
+    session_id: bool,
+    /// `is_error` on a result, and `result` on a success.
+    result_fields: bool,
+}
+
 /// The per-record schema rules: type, subtype, required fields, field types, tool_call shape,
 /// duplicate keys, result flags.
-fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
+fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, required: Required) {
     if let Some(key) = ev.duplicate_key.as_deref() {
         let d = Diagnostic::new(
             Rule::DuplicateKey,
@@ -608,7 +666,10 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
     expect(ctx, "timestamp_ms", &ev.timestamp_ms, JsonType::Number);
     expect(ctx, "model_call_id", &ev.model_call_id, JsonType::String);
 
-    if ty != "interaction_query" && !ev.session_id.is_present() {
+    if required.session_id
+        && !matches!(ty, "interaction_query" | "error" | "raw")
+        && !ev.session_id.is_present()
+    {
         missing(ctx, ty, "session_id");
     }
     match ty {
@@ -654,9 +715,9 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
                 if !ev.call_id.is_present() {
                     missing(ctx, &what, "call_id");
                 }
-                check_tool_call(ctx, ev, &what);
+                check_tool_call(ctx, ev, &what, subtype);
             } else if ev.tool_call.shape.is_some() {
-                check_tool_call(ctx, ev, "tool_call");
+                check_tool_call(ctx, ev, "tool_call", subtype);
             }
         }
         "interaction_query" => {
@@ -697,10 +758,10 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
             if let Some(t) = ev.usage.shape.filter(|t| *t != JsonType::Object) {
                 wrong(ctx, &["usage"], "usage", t, JsonType::Object);
             }
-            if !ev.is_error.is_present() {
+            if required.result_fields && !ev.is_error.is_present() {
                 missing(ctx, "result", "is_error");
             }
-            if subtype == "success" && !ev.result.is_present() {
+            if required.result_fields && subtype == "success" && !ev.result.is_present() {
                 missing(ctx, "result/success", "result");
             }
             let flag = ev.is_error.as_bool();
@@ -716,11 +777,28 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
                 ctx.emit_at(d, &["is_error"], true);
             }
         }
+        // Seed 002's `{"type":"error","message"}`: here `message` is the error text.
+        "error" => match ev.message.shape {
+            None => missing(ctx, ty, "message"),
+            Some(JsonType::String) => {}
+            Some(t) => wrong(ctx, &["message"], "message", t, JsonType::String),
+        },
+        "raw" => {
+            expect(ctx, "data", &ev.data, JsonType::String);
+            if !ev.data.is_present() {
+                missing(ctx, ty, "data");
+            }
+        }
         _ => {}
     }
 }
 
-fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, what: &str) {
+fn check_tool_call(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    ev: &Event<'_>,
+    what: &str,
+    subtype: &str,
+) {
     let tc = &ev.tool_call;
     match tc.shape {
         None => {
@@ -747,6 +825,11 @@ fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>
         ctx.emit_at(d, &["tool_call", key], false);
     }
     let Some(kind) = tc.kind.as_deref() else {
+        // A completion may carry its `result` without naming the kind again (seed 002): it takes
+        // its `started`'s kind.
+        if subtype == "completed" && tc.bare_result {
+            return;
+        }
         let d = Diagnostic::new(
             Rule::MalformedToolCall,
             ctx.pos,
@@ -778,6 +861,13 @@ fn check_tool_call(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>
         ctx.emit_at(d, &["tool_call", kind], true);
         return;
     }
+    // A completion's kind is judged against its start in `Validator::completed`.
+    if subtype != "completed" {
+        unknown_kind(ctx, kind);
+    }
+}
+
+fn unknown_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
     if !KNOWN_TOOL_KINDS.contains(&kind) {
         let d = Diagnostic::new(
             Rule::UnknownToolKind,

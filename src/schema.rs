@@ -1,0 +1,33 @@
+//! The JSON Schemas bundled into the binary, for `sjlint schema`.
+//!
+//! This module owns the table of schemas the binary carries (embedded at build time, so
+//! `sjlint schema` works offline) and finding one by name. It must not validate anything; the
+//! schemas describe sjlint's outputs and the canonical events, and tests hold them to the code.
+
+/// One bundled schema.
+pub struct Schema {
+    /// The name `sjlint schema NAME` takes: the file name without `.schema.json`.
+    pub name: &'static str,
+    /// The schema document.
+    pub text: &'static str,
+}
+
+impl Schema {
+    const fn new(name: &'static str, text: &'static str) -> Schema {
+        Schema { name, text }
+    }
+}
+
+/// Every bundled schema, one line each: `schemas/<name>.schema.json`. (Kept out of rustfmt so
+/// that adding a schema stays a one-line change.)
+#[rustfmt::skip]
+pub static SCHEMAS: &[Schema] = &[
+    Schema::new("diagnostic", include_str!("../schemas/diagnostic.schema.json")),
+    Schema::new("events", include_str!("../schemas/events.schema.json")),
+];
+
+/// The schema called `name`, given as `events` or as its file name `events.schema.json`.
+pub fn find(name: &str) -> Option<&'static Schema> {
+    let name = name.strip_suffix(".schema.json").unwrap_or(name);
+    SCHEMAS.iter().find(|s| s.name == name)
+}

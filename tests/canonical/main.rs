@@ -1,0 +1,94 @@
+//! Dialects, `fmt` and the schemas: the real `sjlint` binary and the library's public pipeline, on the
+//! fixtures under `testdata/` and on the shared corpus of real captures.
+
+mod dialects;
+mod fmt;
+mod properties;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The repository's `testdata/` directory.
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// The shared corpus of real captures, read in place: `None` when it is not there, except in CI
+/// (`CI=true`), where its absence fails the test.
+pub fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !dir.is_dir() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but the corpus is missing at {}",
+            dir.display()
+        );
+        return None;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("ndjson" | "jsonl" | "json")
+            )
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no stream files in {}", dir.display());
+    Some(files)
+}
+
+/// Runs the real binary with `args`, feeding `stdin`.
+pub fn sjlint(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sjlint"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the sjlint binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The binary may stop reading early (a usage error); that is not the test's failure.
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// A finding as the tests compare them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub line: u64,
+    pub severity: sjlint::rules::Severity,
+}
+
+/// Every finding `check` reports on `input` (all rules, auto dialect unless `dialect`).
+pub fn check_with(input: &[u8], dialect: Option<sjlint::event::Dialect>) -> Vec<Finding> {
+    let opts = sjlint::check::Options {
+        dialect,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    sjlint::check::check(input, &opts, &mut |d| {
+        out.push(Finding {
+            rule: d.rule.name(),
+            line: d.line,
+            severity: d.severity,
+        });
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+pub fn check(input: &[u8]) -> Vec<Finding> {
+    check_with(input, None)
+}
