@@ -73,18 +73,24 @@ fn schema_is_bundled_and_printed() {
     let out = sjlint(&["schema"], b"");
     assert_eq!(out.status.code(), Some(0));
     let names = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(names.lines().collect::<Vec<_>>(), ["diagnostic", "events"]);
-    for name in ["events", "events.schema.json"] {
+    // Every file in schemas/ is bundled, and printed exactly as it is on disk.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".schema.json").map(str::to_owned))
+        .collect();
+    on_disk.sort();
+    assert_eq!(names.lines().collect::<Vec<_>>(), on_disk);
+    for name in ["events", "events.schema.json", "diagnostic", "stats"] {
         let out = sjlint(&["schema", name], b"");
         assert_eq!(out.status.code(), Some(0));
-        let on_disk =
-            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/events.schema.json"))
-                .unwrap();
-        assert_eq!(out.stdout, on_disk);
+        let file = format!("{}.schema.json", name.trim_end_matches(".schema.json"));
+        assert_eq!(out.stdout, std::fs::read(dir.join(file)).unwrap());
     }
     let out = sjlint(&["schema", "nope"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("diagnostic, events"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("diagnostic, events, stats"));
 }
 
 #[test]
