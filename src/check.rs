@@ -217,7 +217,10 @@ fn record(
         emit(d.at(bytes, open..open + 1));
         return;
     }
-    let text = match std::str::from_utf8(bytes) {
+    // SIMD validation first; std's decoder only runs to locate the error (cold).
+    let valid = simdutf8::basic::from_utf8(bytes)
+        .map_err(|_| std::str::from_utf8(bytes).expect_err("both validators reject it"));
+    let text = match valid {
         Ok(text) => text,
         Err(e) => {
             consumer.invalid(rec.pos, bytes);
