@@ -24,6 +24,11 @@ use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use std::collections::{HashMap, HashSet};
 
+/// Maps keyed by ids from the stream: foldhash is several times faster than SipHash on short
+/// keys and, seeded per process, keeps crafted ids from forcing collisions.
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = HashSet<K, foldhash::fast::RandomState>;
+
 /// Tool kinds seen in real runs or reported by users of the CLI; any other kind is information.
 pub const KNOWN_TOOL_KINDS: &[&str] = &[
     "shellToolCall",
@@ -120,11 +125,11 @@ struct OpenCall {
 pub struct Validator {
     enabled: RuleSet,
     session: Option<Session>,
-    calls: HashMap<Box<str>, OpenCall>,
+    calls: Map<Box<str>, OpenCall>,
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
-    announced: HashSet<Box<str>>,
+    announced: Set<Box<str>>,
     /// Open `interaction_query` requests by `id`, with their lines.
-    queries: HashMap<Box<str>, u64>,
+    queries: Map<Box<str>, u64>,
     records: u64,
     /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
     /// follows it, since a lone `result` is the `--output-format json` form.
@@ -136,9 +141,9 @@ impl Validator {
         Validator {
             enabled,
             session: None,
-            calls: HashMap::new(),
-            announced: HashSet::new(),
-            queries: HashMap::new(),
+            calls: Map::default(),
+            announced: Set::default(),
+            queries: Map::default(),
             records: 0,
             deferred_missing_init: None,
         }
