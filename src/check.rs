@@ -44,8 +44,10 @@ pub struct Totals {
 /// What else reads the stream beside the validator (the canonical writer, stats, render, the
 /// live status line). Each record reaches it once, after the validator has seen it.
 pub trait Consumer {
-    /// A record that parsed as an event. `json` is the text it was parsed from: the record's
-    /// bytes, or their repaired copy when they held raw control characters inside strings.
+    /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
+    /// repaired copy when they held raw control characters inside strings. `ev` borrows from
+    /// `json`, or from a copy of it of the same length when `json` holds numbers beyond the f64
+    /// range or unpaired surrogate escapes (see [`event::parse_valid`]).
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         let _ = (rec, json, ev);
     }
@@ -92,6 +94,7 @@ pub fn check_with<R: Read, C: Consumer>(
     let mut splitter = Splitter::new(reader, opts.max_record_bytes);
     let mut validator = Validator::new(opts.enabled);
     let mut scratch = Vec::new();
+    let mut lenient = Vec::new();
     let mut totals = Totals::default();
     while let Some(frame) = splitter.next_frame()? {
         match frame {
@@ -130,7 +133,14 @@ pub fn check_with<R: Read, C: Consumer>(
                     emit(bom_diagnostic(rec.pos));
                 }
                 validator.on_record(&mut emit);
-                record(&rec, &mut validator, &mut scratch, &mut emit, consumer);
+                record(
+                    &rec,
+                    &mut validator,
+                    &mut scratch,
+                    &mut lenient,
+                    &mut emit,
+                    consumer,
+                );
             }
         }
         if let Some(e) = failed.take() {
@@ -182,6 +192,7 @@ fn record(
     rec: &Record<'_>,
     validator: &mut Validator,
     scratch: &mut Vec<u8>,
+    lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
@@ -214,7 +225,7 @@ fn record(
             return;
         }
     };
-    match event::parse(text) {
+    match event::parse_valid(text, lenient) {
         Ok(parsed) => classified(rec, bytes, text, parsed, validator, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
@@ -225,7 +236,7 @@ fn record(
                 String::new()
             };
             let repaired = std::str::from_utf8(scratch).expect("escaping keeps UTF-8 valid");
-            match event::parse(repaired) {
+            match event::parse_valid(repaired, lenient) {
                 Ok(parsed) => {
                     emit(
                         Diagnostic::new(
