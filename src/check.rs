@@ -298,21 +298,45 @@ fn is_control_char_error(e: &serde_json::Error) -> bool {
     e.to_string().starts_with("control character")
 }
 
+/// Where a byte stands relative to JSON strings, as [`repair`] reads the record.
+#[derive(Default)]
+struct Strings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Advances over `b`; true when `b` is a raw control byte inside a string, which `repair`
+    /// escapes.
+    fn raw_control(&mut self, b: u8) -> bool {
+        if self.in_string && b < 0x20 {
+            // A backslash right before a raw control byte pairs with the backslash of the
+            // inserted escape, so the repaired value keeps a literal backslash: still one
+            // record, and the warning says it was repaired.
+            self.escaped = false;
+            return true;
+        }
+        if self.escaped {
+            self.escaped = false;
+        } else if self.in_string && b == b'\\' {
+            self.escaped = true;
+        } else if b == b'"' {
+            self.in_string = !self.in_string;
+        }
+        false
+    }
+}
+
 /// Copies `bytes` into `out` with every raw control byte inside a string escaped; returns the
 /// offset of the first one.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
     out.clear();
     out.reserve(bytes.len() + 16);
     let mut first = None;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for (i, &b) in bytes.iter().enumerate() {
-        if in_string && b < 0x20 {
+        if strings.raw_control(b) {
             first.get_or_insert(i);
-            // A backslash right before a raw control byte pairs with the backslash of the
-            // inserted escape, so the repaired value keeps a literal backslash: still one
-            // record, and the warning says it was repaired.
-            escaped = false;
             match b {
                 b'\n' => out.extend_from_slice(b"\\n"),
                 b'\r' => out.extend_from_slice(b"\\r"),
@@ -323,18 +347,28 @@ fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
                     out.push(HEX[(b & 15) as usize]);
                 }
             }
-            continue;
-        }
-        out.push(b);
-        if escaped {
-            escaped = false;
-        } else if in_string && b == b'\\' {
-            escaped = true;
-        } else if b == b'"' {
-            in_string = !in_string;
+        } else {
+            out.push(b);
         }
     }
     first.unwrap_or(0)
+}
+
+/// The offset in the record's own `bytes` of `at`, an offset in their [`repair`]ed copy.
+fn unrepaired_offset(bytes: &[u8], at: usize) -> usize {
+    let mut strings = Strings::default();
+    let mut repaired = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        repaired += match (strings.raw_control(b), b) {
+            (false, _) => 1,
+            (true, b'\n' | b'\r' | b'\t') => 2,
+            (true, _) => 6,
+        };
+        if repaired > at {
+            return i;
+        }
+    }
+    bytes.len()
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -391,19 +425,28 @@ fn utf8_diagnostic(rec: &Record<'_>, e: std::str::Utf8Error) -> Diagnostic {
 
 /// `invalid-json` (or `truncated-record` when the final record stops early) with what is wrong
 /// and where, plus a hint for the usual causes.
+///
+/// `parsed` is the text serde_json was given: the record's bytes, or their repaired copy, in
+/// which case the position is mapped back to the record's own bytes.
 #[cold]
-fn json_diagnostic(rec: &Record<'_>, bytes: &[u8], e: &serde_json::Error) -> Diagnostic {
+fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Diagnostic {
     let msg = e.to_string();
     let msg = msg.rfind(" at line ").map_or(&msg[..], |i| &msg[..i]);
     // serde_json counts lines and byte columns from 1 within the text it was given.
     let mut offset = 0usize;
     for _ in 1..e.line() {
-        match memchr::memchr(b'\n', &bytes[offset..]) {
+        match memchr::memchr(b'\n', &parsed[offset..]) {
             Some(i) => offset += i + 1,
             None => break,
         }
     }
-    let offset = (offset + e.column().saturating_sub(1)).min(bytes.len());
+    let offset = (offset + e.column().saturating_sub(1)).min(parsed.len());
+    let bytes = rec.bytes;
+    let offset = if parsed.len() == bytes.len() {
+        offset
+    } else {
+        unrepaired_offset(bytes, offset)
+    };
     if e.is_eof() && rec.has(NO_FINAL_LF) {
         return Diagnostic::new(
             Rule::TruncatedRecord,
