@@ -256,14 +256,15 @@ impl BinaryRun {
             .iter()
             .any(|d| d.rule.group() == Group::Framing && d.severity == Severity::Error);
         // A run starts at a record that clearly looks binary, and goes on through failed
-        // records that hold any byte a text stream does not (binary data cut at its LF bytes
-        // gives lines of every length, some short).
+        // records that hold any byte a text stream does not, or are too short to tell (binary
+        // data cut at its LF bytes gives lines of every length).
         let odd = if failed { odd_bytes(rec.bytes) } else { 0 };
-        let binary = if self.records == 0 {
-            odd >= 8 && odd * 8 >= rec.bytes.len()
-        } else {
-            odd > 0
-        };
+        let binary = failed
+            && if self.records == 0 {
+                odd >= 8 && odd * 8 >= rec.bytes.len()
+            } else {
+                odd > 0 || rec.bytes.len() < 16
+            };
         if !binary {
             return self.end();
         }
@@ -554,7 +555,12 @@ fn control_name(b: u8) -> String {
 
 /// The offset of the quote that opens the string still open at the end of `bytes`.
 fn string_opening(bytes: &[u8]) -> usize {
-    let mut open = 0;
+    open_string(bytes).unwrap_or(0)
+}
+
+/// The offset of the quote that opens a string still open at the end of `bytes`, if any.
+fn open_string(bytes: &[u8]) -> Option<usize> {
+    let mut open = None;
     let mut in_string = false;
     let mut escaped = false;
     for (i, &b) in bytes.iter().enumerate() {
@@ -564,9 +570,7 @@ fn string_opening(bytes: &[u8]) -> usize {
             escaped = true;
         } else if b == b'"' {
             in_string = !in_string;
-            if in_string {
-                open = i;
-            }
+            open = in_string.then_some(i);
         }
     }
     open
@@ -635,10 +639,13 @@ fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Di
         memchr::memchr(0, bytes).filter(|&nul| bytes.get(offset) == Some(&0) || Some(nul) == first)
     {
         span = nul..nul + 1;
-        let nuls = bytecount(bytes, 0);
+        // UTF-16 text of mostly ASCII characters: one NUL in every pair of bytes.
+        let pairs = bytes.chunks_exact(2);
+        let half_nul = pairs.len() > 0
+            && pairs.clone().filter(|p| (p[0] == 0) != (p[1] == 0)).count() * 5 >= pairs.len() * 4;
         (
             format!("NUL byte (0x00) at byte {nul} of the record"),
-            Some(if nuls * 5 >= bytes.len() * 2 {
+            Some(if half_nul {
                 "every other byte is NUL: this looks like UTF-16 text, and sjlint reads UTF-8"
             } else {
                 "NUL bytes come from binary data, or from a file that was preallocated or padded when its writer crashed"
@@ -713,6 +720,14 @@ fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Di
             "nesting is deeper than 128 levels".to_owned(),
             Some("no event of the stream nests this deep; the record is probably corrupt"),
         )
+    } else if let Some(open) = open_string(bytes).filter(|_| e.is_eof()) {
+        span = open..open + 1;
+        (
+            "a string opened here is never closed".to_owned(),
+            Some(
+                "the record was cut off mid-string; the lines after it are checked as records of their own",
+            ),
+        )
     } else if e.is_eof() {
         (format!("the record ends early: {msg}"), None)
     } else {
@@ -723,10 +738,6 @@ fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Di
         d = d.with_help(help);
     }
     d
-}
-
-fn bytecount(bytes: &[u8], b: u8) -> usize {
-    memchr::memchr_iter(b, bytes).count()
 }
 
 /// `, found byte 0x0C` or `, found U+00A0` when the byte at `offset` is one a reader cannot see
