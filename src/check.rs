@@ -79,6 +79,21 @@ pub fn check_with<R: Read, C: Consumer>(
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
 ) -> io::Result<Totals> {
+    let mut totals = Totals::default();
+    check_into(reader, opts, emit, consumer, &mut totals)?;
+    Ok(totals)
+}
+
+/// [`check_with`], keeping `totals` up to date as it goes, so that a run stopped by an error
+/// (Ctrl-C included) still knows how much it read. End-of-input findings are reported only
+/// when the input is read to its end.
+pub fn check_into<R: Read, C: Consumer>(
+    reader: R,
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
     // The first error of the caller's sink stops the run after the current record.
     let failed: Cell<Option<io::Error>> = Cell::new(None);
     let mut emit = |d: Diagnostic| {
@@ -95,12 +110,19 @@ pub fn check_with<R: Read, C: Consumer>(
     let mut validator = Validator::new(opts.enabled);
     let mut scratch = Vec::new();
     let mut lenient = Vec::new();
-    let mut totals = Totals::default();
     // The findings of the current frame, held until it is known whether it belongs to a run of
     // binary records (reused, so the steady state allocates nothing).
     let mut pending: Vec<Diagnostic> = Vec::new();
     let mut binary = BinaryRun::default();
-    while let Some(frame) = splitter.next_frame()? {
+    loop {
+        let frame = match splitter.next_frame() {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(e) => {
+                totals.bytes = splitter.bytes_read();
+                return Err(e);
+            }
+        };
         pending.clear();
         let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
@@ -158,6 +180,7 @@ pub fn check_with<R: Read, C: Consumer>(
             emit(d);
         }
         if let Some(e) = failed.take() {
+            totals.bytes = splitter.bytes_read();
             return Err(e);
         }
     }
@@ -185,7 +208,7 @@ pub fn check_with<R: Read, C: Consumer>(
     validator.finish(&mut emit);
     match failed.take() {
         Some(e) => Err(e),
-        None => Ok(totals),
+        None => Ok(()),
     }
 }
 

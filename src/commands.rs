@@ -6,6 +6,7 @@
 
 use crate::check::{self, Options, Tee};
 use crate::cli::{CheckArgs, Cli, Command, InputArgs, RenderArgs, StatsArgs, StatsFormat};
+use crate::interrupt::{self, Interruptible};
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::{render, stats};
@@ -18,8 +19,17 @@ use std::process::ExitCode;
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
+/// Ctrl-C: the run stopped where it stood (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn run(cli: Cli) -> ExitCode {
+    if matches!(
+        cli.command,
+        Command::Check(_) | Command::Stats(_) | Command::Render(_)
+    ) && let Err(e) = interrupt::install()
+    {
+        let _ = writeln!(io::stderr(), "sjlint: cannot handle Ctrl-C: {e}");
+    }
     let result = match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Rules => print_rules(),
@@ -198,9 +208,17 @@ fn open_input(
     unreadable: &mut bool,
 ) -> io::Result<Option<Opened>> {
     let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
-        Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+        Input::Stdin => (
+            stdin_name.to_owned(),
+            Box::new(Interruptible(io::stdin().lock())),
+            true,
+        ),
         Input::File(path) => match File::open(path) {
-            Ok(f) => (path.display().to_string(), Box::new(f), false),
+            Ok(f) => (
+                path.display().to_string(),
+                Box::new(Interruptible(f)),
+                false,
+            ),
             Err(e) => {
                 *unreadable = true;
                 cannot_read(path, &e)?;
@@ -216,6 +234,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
         return Ok(EXIT_USAGE);
     };
+    let mut interrupted = false;
 
     let format = args.format.map_or(Format::Human, Format::from);
     // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
@@ -277,14 +296,23 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             }
             Ok(())
         };
-        match check::check(reader, &opts, &mut emit) {
-            Ok(totals) => {
+        let mut totals = check::Totals::default();
+        match check::check_into(reader, &opts, &mut emit, &mut (), &mut totals) {
+            Ok(()) => {
                 printer.end_file(&name, totals.records, totals.bytes)?;
                 summary.files += 1;
                 summary.records += totals.records;
                 summary.bytes += totals.bytes;
             }
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) if interrupt::is_stop(&e) => {
+                interrupted = true;
+                printer.end_file(&name, totals.records, totals.bytes)?;
+                summary.files += 1;
+                summary.records += totals.records;
+                summary.bytes += totals.bytes;
+                break;
+            }
             Err(e) => {
                 unreadable = true;
                 let shown = match input {
@@ -295,13 +323,21 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             }
         }
     }
+    if interrupted {
+        writeln!(
+            io::stderr(),
+            "sjlint: interrupted; the findings and the summary cover the input read so far"
+        )?;
+    }
     if !args.quiet {
         printer.summary(&summary)?;
     }
     printer.finish()?;
 
     let failed = summary.errors > 0 || (args.strict && summary.warnings > 0);
-    Ok(if unreadable {
+    Ok(if interrupted {
+        EXIT_INTERRUPTED
+    } else if unreadable {
         EXIT_USAGE
     } else if failed && !args.exit_zero {
         EXIT_FINDINGS
@@ -348,6 +384,13 @@ fn each_input(
         match each(&source, reader) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) if interrupt::is_stop(&e) => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: interrupted; the output covers the input read so far"
+                )?;
+                return Ok(EXIT_INTERRUPTED);
+            }
             Err(e) => {
                 unreadable = true;
                 cannot_read(Path::new(&name), &e)?;
@@ -364,8 +407,12 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
-        files.push((source.name.to_owned(), stats::collect(reader, &opts)?));
-        Ok(())
+        let (stats, read) = stats::collect_partial(reader, &opts);
+        // After Ctrl-C, what was read so far is still shown.
+        if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
+            files.push((source.name.to_owned(), stats));
+        }
+        read
     })?;
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod diagnostic;
 pub mod event;
+pub mod interrupt;
 pub mod locate;
 pub mod record;
 pub mod render;
