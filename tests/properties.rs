@@ -1,7 +1,8 @@
 //! The fuzz targets' properties as fast property tests, and the fuzzers' finds as fixtures.
 //!
-//! - Splitting: feeding the splitter in chunks of any size gives the frames of feeding it whole
-//!   (the `split_chunks` target; `src/split.rs` also tests this against a reference splitter).
+//! - Splitting: feeding the splitter in chunks of any size gives the frames of feeding it whole,
+//!   and the block string tracker agrees with the portable one (the `split_chunks` target;
+//!   `src/split.rs` also tests the splitter against a reference splitter).
 //! - The pipeline on any bytes: `check` never panics, every json finding parses and points inside
 //!   the input, the human output holds no raw control character, and `stats` and `render` never
 //!   panic (the `check_pipeline` target).
@@ -205,5 +206,19 @@ proptest! {
         let whole = frames(&data[..], max);
         let chunked = frames(Chunked { data: &data, sizes, turn: 0 }, max);
         prop_assert_eq!(whole, chunked);
+    }
+
+    /// The block string tracker (AVX2 and carry-less multiplication where the CPU has them)
+    /// agrees with the portable one.
+    #[test]
+    fn block_string_tracking_agrees_with_the_portable_one(
+        data in prop_oneof![prop::collection::vec(any::<u8>(), 0..600), streamish()],
+        start in 0usize..3,
+    ) {
+        let (in_str, esc) = [(false, false), (true, false), (true, true)][start];
+        prop_assert_eq!(
+            sjlint::simd::string_state(in_str, esc, &data),
+            sjlint::simd::string_state_portable(in_str, esc, &data)
+        );
     }
 }
