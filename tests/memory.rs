@@ -21,15 +21,25 @@ use std::time::Instant;
 const TOTAL: usize = 1 << 30;
 const LIMIT_KIB: i64 = 32 << 10;
 
-#[test]
-// The child is reaped with wait4 below, for its resource usage, rather than with Child::wait.
+/// What one measured run did.
+struct Measured {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    written: usize,
+    seconds: f64,
+    peak_kib: i64,
+}
+
+/// Runs `sjlint ARGS` with `feed` writing its stdin, and reaps it with `wait4` for its peak RSS.
+// The child is reaped with wait4, for its resource usage, rather than with Child::wait.
 #[allow(clippy::zombie_processes)]
-fn one_gibibyte_through_stdin_in_under_32_mib() {
-    // Whole sessions, about 1.5 % of them with a raw newline inside a call_id (the slow path),
-    // repeated: appended sessions are a healthy stream.
-    let block = generator::stream(11, 4 << 20, true);
+fn measured(
+    args: &[&str],
+    feed: impl FnOnce(&mut dyn Write) -> usize + Send + 'static,
+) -> Measured {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sjlint"))
-        .args(["check", "--format", "json", "--max-diagnostics", "100"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -37,14 +47,7 @@ fn one_gibibyte_through_stdin_in_under_32_mib() {
         .expect("start sjlint");
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let mut written = 0;
-        while written < TOTAL {
-            stdin.write_all(&block).expect("sjlint reads all of stdin");
-            written += block.len();
-        }
-        written
-    });
+    let writer = std::thread::spawn(move || feed(&mut stdin));
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut out = Vec::new();
@@ -64,28 +67,86 @@ fn one_gibibyte_through_stdin_in_under_32_mib() {
     // `usage` are valid for writes for the duration of the call.
     let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    let elapsed = start.elapsed();
+    let seconds = start.elapsed().as_secs_f64();
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
     assert!(
         libc::WIFEXITED(status),
         "sjlint did not exit normally: {stderr}"
     );
-    let code = libc::WEXITSTATUS(status);
-    assert!(code == 0 || code == 1, "exit code {code}: {stderr}");
-    // Only raw-newline warnings: the generated stream is otherwise healthy.
-    for line in stdout.lines() {
-        assert!(line.contains("\"raw-control-character\""), "{line}");
-    }
-    let peak_kib = usage.ru_maxrss;
+    let m = Measured {
+        code: libc::WEXITSTATUS(status),
+        stdout,
+        stderr,
+        written,
+        seconds,
+        peak_kib: usage.ru_maxrss,
+    };
     eprintln!(
-        "{} MiB in {:.1} s ({:.0} MiB/s), peak RSS {} KiB",
-        written >> 20,
-        elapsed.as_secs_f64(),
-        (written >> 20) as f64 / elapsed.as_secs_f64(),
-        peak_kib
+        "sjlint {args:?}: {} MiB in {:.1} s ({:.0} MiB/s), peak RSS {} KiB",
+        m.written >> 20,
+        m.seconds,
+        (m.written >> 20) as f64 / m.seconds,
+        m.peak_kib
     );
     assert!(
-        peak_kib < LIMIT_KIB,
-        "peak RSS {peak_kib} KiB for {written} bytes, limit {LIMIT_KIB} KiB"
+        m.peak_kib < LIMIT_KIB,
+        "peak RSS {} KiB for {} bytes, limit {LIMIT_KIB} KiB",
+        m.peak_kib,
+        m.written
     );
+    m
+}
+
+#[test]
+fn one_gibibyte_through_stdin_in_under_32_mib() {
+    // Whole sessions, about 1.5 % of them with a raw newline inside a call_id (the slow path),
+    // repeated: appended sessions are a healthy stream.
+    let block = generator::stream(11, 4 << 20, true);
+    let run = measured(
+        &["check", "--format", "json", "--max-diagnostics", "100"],
+        move |stdin| {
+            let mut written = 0;
+            while written < TOTAL {
+                stdin.write_all(&block).expect("sjlint reads all of stdin");
+                written += block.len();
+            }
+            written
+        },
+    );
+    assert!(
+        run.code == 0 || run.code == 1,
+        "exit code {}: {}",
+        run.code,
+        run.stderr
+    );
+    // Only raw-newline warnings: the generated stream is otherwise healthy.
+    for line in run.stdout.lines() {
+        assert!(line.contains("\"raw-control-character\""), "{line}");
+    }
+}
+
+#[test]
+fn a_record_of_256_mib_is_skipped_in_constant_memory() {
+    let run = measured(
+        &["check", "--format", "json", "--max-record-bytes", "1M"],
+        |stdin| {
+            let head: &[u8] = br#"{"type":"assistant","text":""#;
+            let tail: &[u8] = b"\"}\n{\"type\":\"user\",\"session_id\":\"s\"}\n";
+            let chunk = vec![b'x'; 1 << 20];
+            stdin.write_all(head).unwrap();
+            for _ in 0..256 {
+                stdin.write_all(&chunk).unwrap();
+            }
+            stdin.write_all(tail).unwrap();
+            head.len() + (256 << 20) + tail.len()
+        },
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"record-too-large\""),
+        "{}",
+        run.stdout
+    );
+    // The record after it was checked.
+    assert!(run.stdout.contains("\"line\":2"), "{}", run.stdout);
 }
