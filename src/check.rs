@@ -10,7 +10,7 @@ use crate::event::{self, Dialect, Event, Parsed};
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
 };
-use crate::rules::{Rule, RuleSet};
+use crate::rules::{Group, Rule, RuleSet, Severity};
 use crate::split::Splitter;
 use crate::validate::Validator;
 use std::cell::Cell;
@@ -47,8 +47,10 @@ pub struct Totals {
 /// What else reads the stream beside the validator (the canonical writer, stats, render, the
 /// live status line). Each record reaches it once, after the validator has seen it.
 pub trait Consumer {
-    /// A record that parsed as an event. `json` is the text it was parsed from: the record's
-    /// bytes, or their repaired copy when they held raw control characters inside strings.
+    /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
+    /// repaired copy when they held raw control characters inside strings. `ev` borrows from
+    /// `json`, or from a copy of it of the same length when `json` holds numbers beyond the f64
+    /// range or unpaired surrogate escapes (see [`event::parse_valid`]).
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         let _ = (rec, json, ev);
     }
@@ -80,6 +82,21 @@ pub fn check_with<R: Read, C: Consumer>(
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
 ) -> io::Result<Totals> {
+    let mut totals = Totals::default();
+    check_into(reader, opts, emit, consumer, &mut totals)?;
+    Ok(totals)
+}
+
+/// [`check_with`], keeping `totals` up to date as it goes, so that a run stopped by an error
+/// (Ctrl-C included) still knows how much it read. End-of-input findings are reported only
+/// when the input is read to its end.
+pub fn check_into<R: Read, C: Consumer>(
+    reader: R,
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
     // The first error of the caller's sink stops the run after the current record.
     let failed: Cell<Option<io::Error>> = Cell::new(None);
     let mut emit = |d: Diagnostic| {
@@ -95,27 +112,42 @@ pub fn check_with<R: Read, C: Consumer>(
     let mut splitter = Splitter::new(reader, opts.max_record_bytes);
     let mut validator = Validator::new(opts.enabled);
     let mut scratch = Vec::new();
-    let mut totals = Totals::default();
-    while let Some(frame) = splitter.next_frame()? {
+    let mut lenient = Vec::new();
+    // The findings of the current frame, held until it is known whether it belongs to a run of
+    // binary records (reused, so the steady state allocates nothing).
+    let mut pending: Vec<Diagnostic> = Vec::new();
+    let mut binary = BinaryRun::default();
+    loop {
+        let frame = match splitter.next_frame() {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(e) => {
+                totals.bytes = splitter.bytes_read();
+                return Err(e);
+            }
+        };
+        pending.clear();
+        let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
             Frame::Blank { pos, bom } => {
                 if bom {
-                    emit(bom_diagnostic(pos));
+                    hold(bom_diagnostic(pos));
                 }
-                emit(Diagnostic::new(
+                hold(Diagnostic::new(
                     Rule::BlankLine,
                     pos,
                     "blank line between records",
                 ));
+                binary.other_frame(&mut pending, opts.enabled);
             }
             Frame::TooLarge { pos, len, bom } => {
                 totals.records += 1;
                 if bom {
-                    emit(bom_diagnostic(pos));
+                    hold(bom_diagnostic(pos));
                 }
-                validator.on_record(&mut emit);
+                validator.on_record(&mut hold);
                 consumer.invalid(pos, &[]);
-                emit(
+                hold(
                     Diagnostic::new(
                         Rule::RecordTooLarge,
                         pos,
@@ -126,26 +158,38 @@ pub fn check_with<R: Read, C: Consumer>(
                     )
                     .with_help("raise --max-record-bytes to check it"),
                 );
+                binary.other_frame(&mut pending, opts.enabled);
             }
             Frame::Record(rec) => {
                 totals.records += 1;
                 if rec.has(BOM_STRIPPED) {
-                    emit(bom_diagnostic(rec.pos));
+                    hold(bom_diagnostic(rec.pos));
                 }
-                validator.on_record(&mut emit);
+                validator.on_record(&mut hold);
                 record(
                     &rec,
                     opts.dialect,
                     &mut validator,
                     &mut scratch,
-                    &mut emit,
+                    &mut lenient,
+                    &mut hold,
                     consumer,
                 );
+                if let Some(summary) = binary.record(&rec, &mut pending, opts.enabled) {
+                    emit(summary);
+                }
             }
         }
+        for d in pending.drain(..) {
+            emit(d);
+        }
         if let Some(e) = failed.take() {
+            totals.bytes = splitter.bytes_read();
             return Err(e);
         }
+    }
+    if let Some(summary) = binary.end() {
+        emit(summary);
     }
     totals.bytes = splitter.bytes_read();
     if totals.records == 0 {
@@ -168,8 +212,161 @@ pub fn check_with<R: Read, C: Consumer>(
     validator.finish(&mut emit);
     match failed.take() {
         Some(e) => Err(e),
-        None => Ok(totals),
+        None => Ok(()),
     }
+}
+
+/// How many records of a run of binary-looking records are reported one by one.
+pub const BINARY_SHOWN: u64 = 3;
+
+/// A run of consecutive records that look like binary data, so that a binary file does not
+/// bury the output under one finding per line. The first [`BINARY_SHOWN`] records of a run are
+/// reported as usual, the last of them with a note; from then on the framing findings of the
+/// run's records (and of the blank and too-large lines among them) are counted by rule instead,
+/// and one finding sums them up where the run ends: at the next record that does not look
+/// binary, or at the end of the input. Nothing is dropped silently, and findings of other groups
+/// are never held back.
+#[derive(Default)]
+struct BinaryRun {
+    /// Binary-looking records in a row so far.
+    records: u64,
+    /// The first record whose findings were counted.
+    first: Option<Position>,
+    /// The physical line of the last frame whose findings were counted.
+    last_line: u64,
+    /// Records whose findings were counted.
+    counted: u64,
+    /// Counted findings by rule, in the order the rules were first met.
+    counts: Vec<(Rule, u64)>,
+}
+
+impl BinaryRun {
+    fn counting(&self) -> bool {
+        self.records > BINARY_SHOWN
+    }
+
+    /// Takes the framing findings of `held` into the count.
+    fn count(&mut self, line: u64, held: &mut Vec<Diagnostic>, enabled: RuleSet) {
+        self.last_line = line;
+        held.retain(|d| {
+            if d.rule.group() != Group::Framing {
+                return true;
+            }
+            if enabled.contains(d.rule) {
+                match self.counts.iter_mut().find(|(r, _)| *r == d.rule) {
+                    Some((_, n)) => *n += 1,
+                    None => self.counts.push((d.rule, 1)),
+                }
+            }
+            false
+        });
+    }
+
+    /// A blank or too-large line: counted while the run is being counted, and never a reason to
+    /// start or end a run.
+    fn other_frame(&mut self, held: &mut Vec<Diagnostic>, enabled: RuleSet) {
+        if self.counting()
+            && let Some(line) = held.first().map(|d| d.line)
+        {
+            self.count(line, held, enabled);
+        }
+    }
+
+    /// A record and its findings. Returns the summary of a run that this record ends.
+    fn record(
+        &mut self,
+        rec: &Record<'_>,
+        held: &mut Vec<Diagnostic>,
+        enabled: RuleSet,
+    ) -> Option<Diagnostic> {
+        let failed = held
+            .iter()
+            .any(|d| d.rule.group() == Group::Framing && d.severity == Severity::Error);
+        // A run starts at a record that clearly looks binary, and goes on through failed
+        // records that hold any byte a text stream does not, or are too short to tell (binary
+        // data cut at its LF bytes gives lines of every length).
+        let odd = if failed { odd_bytes(rec.bytes) } else { 0 };
+        let binary = failed
+            && if self.records == 0 {
+                odd >= 8 && odd * 8 >= rec.bytes.len()
+            } else {
+                odd > 0 || rec.bytes.len() < 16
+            };
+        if !binary {
+            return self.end();
+        }
+        self.records += 1;
+        if self.counting() {
+            self.first.get_or_insert(rec.pos);
+            self.counted += 1;
+            self.count(rec.pos.line, held, enabled);
+        } else if self.records == BINARY_SHOWN
+            && let Some(d) = held.iter_mut().find(|d| d.rule.group() == Group::Framing)
+        {
+            d.help = Some(format!(
+                "{} records in a row look binary: the framing findings of the next ones like them are counted and summed up in one finding where the run ends",
+                BINARY_SHOWN
+            ));
+        }
+        None
+    }
+
+    /// Ends the run; the summary finding when findings were counted.
+    fn end(&mut self) -> Option<Diagnostic> {
+        let run = std::mem::take(self);
+        let first = run.first?;
+        let (rule, _) = *run
+            .counts
+            .iter()
+            .max_by_key(|(r, n)| (r.severity() == Severity::Error, *n))?;
+        let tally: Vec<String> = run
+            .counts
+            .iter()
+            .map(|(r, n)| format!("{n} {}", r.name()))
+            .collect();
+        let lines = if run.last_line > first.line {
+            format!("lines {}-{}", first.line, run.last_line)
+        } else {
+            format!("line {}", first.line)
+        };
+        let records = if run.counted == 1 {
+            "record"
+        } else {
+            "records"
+        };
+        Some(
+            Diagnostic::new(
+                rule,
+                first,
+                format!(
+                    "{} more {records} on {lines} look binary; their framing findings, not shown one by one: {}",
+                    run.counted,
+                    tally.join(", ")
+                ),
+            )
+            .with_help("the input looks like binary data, not a text stream of JSON events: was a binary file, a core dump or a UTF-16 file mixed in?"),
+        )
+    }
+}
+
+/// How many bytes of a failed record no text stream holds: bytes that are not UTF-8, DEL, and
+/// C0 controls other than TAB, LF, CR, form feed, ESC (colour codes) and RS (JSON text
+/// sequences). A short record with a stray byte (a Latin-1 letter, a conformance case) never
+/// starts a run of binary records.
+#[cold]
+fn odd_bytes(bytes: &[u8]) -> usize {
+    let mut odd = 0;
+    for chunk in bytes.utf8_chunks() {
+        odd += chunk.invalid().len();
+        odd += chunk
+            .valid()
+            .bytes()
+            .filter(|&b| {
+                (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b | 0x1e)) || b == 0x7f
+            })
+            .count();
+    }
+    odd
 }
 
 fn bom_diagnostic(pos: Position) -> Diagnostic {
@@ -193,6 +390,7 @@ fn record(
     dialect: Option<Dialect>,
     validator: &mut Validator,
     scratch: &mut Vec<u8>,
+    lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
@@ -228,7 +426,7 @@ fn record(
             return;
         }
     };
-    match event::parse_as(text, dialect) {
+    match event::parse_valid(text, dialect, lenient) {
         Ok(parsed) => classified(rec, bytes, text, parsed, validator, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
@@ -239,7 +437,7 @@ fn record(
                 String::new()
             };
             let repaired = std::str::from_utf8(scratch).expect("escaping keeps UTF-8 valid");
-            match event::parse_as(repaired, dialect) {
+            match event::parse_valid(repaired, dialect, lenient) {
                 Ok(parsed) => {
                     emit(
                         Diagnostic::new(
@@ -301,21 +499,45 @@ fn is_control_char_error(e: &serde_json::Error) -> bool {
     e.to_string().starts_with("control character")
 }
 
+/// Where a byte stands relative to JSON strings, as [`repair`] reads the record.
+#[derive(Default)]
+struct Strings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Advances over `b`; true when `b` is a raw control byte inside a string, which `repair`
+    /// escapes.
+    fn raw_control(&mut self, b: u8) -> bool {
+        if self.in_string && b < 0x20 {
+            // A backslash right before a raw control byte pairs with the backslash of the
+            // inserted escape, so the repaired value keeps a literal backslash: still one
+            // record, and the warning says it was repaired.
+            self.escaped = false;
+            return true;
+        }
+        if self.escaped {
+            self.escaped = false;
+        } else if self.in_string && b == b'\\' {
+            self.escaped = true;
+        } else if b == b'"' {
+            self.in_string = !self.in_string;
+        }
+        false
+    }
+}
+
 /// Copies `bytes` into `out` with every raw control byte inside a string escaped; returns the
 /// offset of the first one.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
     out.clear();
     out.reserve(bytes.len() + 16);
     let mut first = None;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for (i, &b) in bytes.iter().enumerate() {
-        if in_string && b < 0x20 {
+        if strings.raw_control(b) {
             first.get_or_insert(i);
-            // A backslash right before a raw control byte pairs with the backslash of the
-            // inserted escape, so the repaired value keeps a literal backslash: still one
-            // record, and the warning says it was repaired.
-            escaped = false;
             match b {
                 b'\n' => out.extend_from_slice(b"\\n"),
                 b'\r' => out.extend_from_slice(b"\\r"),
@@ -326,18 +548,28 @@ fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
                     out.push(HEX[(b & 15) as usize]);
                 }
             }
-            continue;
-        }
-        out.push(b);
-        if escaped {
-            escaped = false;
-        } else if in_string && b == b'\\' {
-            escaped = true;
-        } else if b == b'"' {
-            in_string = !in_string;
+        } else {
+            out.push(b);
         }
     }
     first.unwrap_or(0)
+}
+
+/// The offset in the record's own `bytes` of `at`, an offset in their [`repair`]ed copy.
+fn unrepaired_offset(bytes: &[u8], at: usize) -> usize {
+    let mut strings = Strings::default();
+    let mut repaired = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        repaired += match (strings.raw_control(b), b) {
+            (false, _) => 1,
+            (true, b'\n' | b'\r' | b'\t') => 2,
+            (true, _) => 6,
+        };
+        if repaired > at {
+            return i;
+        }
+    }
+    bytes.len()
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -354,7 +586,12 @@ fn control_name(b: u8) -> String {
 
 /// The offset of the quote that opens the string still open at the end of `bytes`.
 fn string_opening(bytes: &[u8]) -> usize {
-    let mut open = 0;
+    open_string(bytes).unwrap_or(0)
+}
+
+/// The offset of the quote that opens a string still open at the end of `bytes`, if any.
+fn open_string(bytes: &[u8]) -> Option<usize> {
+    let mut open = None;
     let mut in_string = false;
     let mut escaped = false;
     for (i, &b) in bytes.iter().enumerate() {
@@ -364,9 +601,7 @@ fn string_opening(bytes: &[u8]) -> usize {
             escaped = true;
         } else if b == b'"' {
             in_string = !in_string;
-            if in_string {
-                open = i;
-            }
+            open = in_string.then_some(i);
         }
     }
     open
@@ -394,19 +629,28 @@ fn utf8_diagnostic(rec: &Record<'_>, e: std::str::Utf8Error) -> Diagnostic {
 
 /// `invalid-json` (or `truncated-record` when the final record stops early) with what is wrong
 /// and where, plus a hint for the usual causes.
+///
+/// `parsed` is the text serde_json was given: the record's bytes, or their repaired copy, in
+/// which case the position is mapped back to the record's own bytes.
 #[cold]
-fn json_diagnostic(rec: &Record<'_>, bytes: &[u8], e: &serde_json::Error) -> Diagnostic {
+fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Diagnostic {
     let msg = e.to_string();
     let msg = msg.rfind(" at line ").map_or(&msg[..], |i| &msg[..i]);
     // serde_json counts lines and byte columns from 1 within the text it was given.
     let mut offset = 0usize;
     for _ in 1..e.line() {
-        match memchr::memchr(b'\n', &bytes[offset..]) {
+        match memchr::memchr(b'\n', &parsed[offset..]) {
             Some(i) => offset += i + 1,
             None => break,
         }
     }
-    let offset = (offset + e.column().saturating_sub(1)).min(bytes.len());
+    let offset = (offset + e.column().saturating_sub(1)).min(parsed.len());
+    let bytes = rec.bytes;
+    let offset = if parsed.len() == bytes.len() {
+        offset
+    } else {
+        unrepaired_offset(bytes, offset)
+    };
     if e.is_eof() && rec.has(NO_FINAL_LF) {
         return Diagnostic::new(
             Rule::TruncatedRecord,
@@ -419,76 +663,200 @@ fn json_diagnostic(rec: &Record<'_>, bytes: &[u8], e: &serde_json::Error) -> Dia
     let first = bytes
         .iter()
         .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
-    let trimmed = &bytes[first.unwrap_or(0)..];
-    let (message, help): (String, Option<&str>) = if bytes.contains(&0x1b)
-        && !matches!(trimmed.first(), Some(b'{' | b'['))
+    let start = first.unwrap_or(0);
+    let trimmed = &bytes[start..];
+    let mut span = offset..offset + 1;
+    let (message, help): (String, Option<&str>) = if let Some(nul) =
+        memchr::memchr(0, bytes).filter(|&nul| bytes.get(offset) == Some(&0) || Some(nul) == first)
     {
+        span = nul..nul + 1;
+        // UTF-16 text of mostly ASCII characters: one NUL in every pair of bytes.
+        let pairs = bytes.chunks_exact(2);
+        let half_nul = pairs.len() > 0
+            && pairs.clone().filter(|p| (p[0] == 0) != (p[1] == 0)).count() * 5 >= pairs.len() * 4;
+        (
+            format!("NUL byte (0x00) at byte {nul} of the record"),
+            Some(if half_nul {
+                "every other byte is NUL: this looks like UTF-16 text, and sjlint reads UTF-8"
+            } else {
+                "NUL bytes come from binary data, or from a file that was preallocated or padded when its writer crashed"
+            }),
+        )
+    } else if bytes.contains(&0x1b) && !matches!(trimmed.first(), Some(b'{' | b'[')) {
+        span = start..start + 1;
         (
             "the line is not JSON: plain text with ANSI colour codes".to_owned(),
             Some("stderr seems to be merged into stdout (2>&1); keep the agent's stderr apart"),
         )
     } else if trimmed.first() == Some(&0x1e) {
+        span = start..start + 1;
         (
             "the record starts with an RS (0x1E) byte".to_owned(),
             Some(
                 "this looks like RFC 7464 JSON text sequences; sjlint reads newline-delimited JSON",
             ),
         )
-    } else if first.is_some()
-        && !matches!(
-            trimmed.first(),
-            Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+    } else if let Some(word) = non_finite_at(bytes, offset) {
+        span = word.clone();
+        (
+            format!(
+                "`{}` is not a JSON value: NaN and Infinity are not JSON numbers",
+                String::from_utf8_lossy(&bytes[word])
+            ),
+            Some("write non-finite numbers as null or as strings"),
         )
-    {
+    } else if looks_like_text(trimmed) {
+        span = start..start + 1;
         (
             "the line is plain text, not JSON".to_owned(),
             Some("plain text between records usually means stderr was merged into stdout (2>&1)"),
         )
     } else if msg.starts_with("trailing characters") {
         let rest = &bytes[offset..];
-        let rest = &rest[rest
+        let gap = bytes[..offset]
             .iter()
-            .position(|b| !matches!(b, b' ' | b'\t'))
-            .unwrap_or(0)..];
-        if matches!(rest.first(), Some(b'{' | b'[')) {
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+            .map_or(&bytes[..offset], |i| &bytes[i + 1..offset]);
+        if gap.contains(&b'\r') && matches!(rest.first(), Some(b'{' | b'[')) {
+            (
+                format!(
+                    "{} JSON values on one line, separated by bare CR (0x0D) bytes: the stream uses CR line endings",
+                    1 + bare_cr_separators(bytes)
+                ),
+                Some(
+                    "sjlint ends records at LF (or CRLF); convert the line endings first, e.g. with `tr '\\r' '\\n'`",
+                ),
+            )
+        } else if rest.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            span = offset..offset + 3;
+            (
+                "a UTF-8 byte-order mark after the JSON value".to_owned(),
+                Some(
+                    "were two files concatenated, the first without a final newline? The second file's BOM ended up inside this line",
+                ),
+            )
+        } else if matches!(rest.first(), Some(b'{' | b'[')) {
             (
                 "two JSON values on one line".to_owned(),
                 Some("each event must end with a newline; two writers may be interleaving"),
             )
         } else {
-            ("trailing data after the JSON value".to_owned(), None)
+            (
+                format!("trailing data after the JSON value{}", found(bytes, offset)),
+                None,
+            )
         }
-    } else if is_non_finite(&bytes[offset..]) {
-        (
-            format!(
-                "`{}` is not a JSON value: NaN and Infinity are not JSON numbers",
-                String::from_utf8_lossy(&bytes[offset..])
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
-                    .collect::<String>()
-            ),
-            Some("write non-finite numbers as null or as strings"),
-        )
     } else if msg.starts_with("recursion limit exceeded") {
         (
             "nesting is deeper than 128 levels".to_owned(),
             Some("no event of the stream nests this deep; the record is probably corrupt"),
         )
+    } else if let Some(open) = open_string(bytes).filter(|_| e.is_eof()) {
+        span = open..open + 1;
+        (
+            "a string opened here is never closed".to_owned(),
+            Some(
+                "the record was cut off mid-string; the lines after it are checked as records of their own",
+            ),
+        )
     } else if e.is_eof() {
         (format!("the record ends early: {msg}"), None)
     } else {
-        (msg.to_owned(), None)
+        (format!("{msg}{}", found(bytes, offset)), None)
     };
-    let mut d = Diagnostic::new(Rule::InvalidJson, rec.pos, message).at(bytes, offset..offset + 1);
+    let mut d = Diagnostic::new(Rule::InvalidJson, rec.pos, message).at(bytes, span);
     if let Some(help) = help {
         d = d.with_help(help);
     }
     d
 }
 
-fn is_non_finite(rest: &[u8]) -> bool {
-    let rest = rest.strip_prefix(b"-").unwrap_or(rest);
-    rest.starts_with(b"NaN") || rest.starts_with(b"Infinity") || rest.starts_with(b"inf")
+/// `, found byte 0x0C` or `, found U+00A0` when the byte at `offset` is one a reader cannot see
+/// in a snippet: a control character or a non-ASCII character.
+fn found(bytes: &[u8], offset: usize) -> String {
+    match bytes.get(offset) {
+        Some(&b) if b < 0x20 || b == 0x7f => format!(", found byte 0x{b:02X}"),
+        Some(&b) if b >= 0x80 => String::from_utf8_lossy(&bytes[offset..])
+            .chars()
+            .next()
+            .map_or_else(String::new, |c| format!(", found U+{:04X}", u32::from(c))),
+        _ => String::new(),
+    }
+}
+
+/// The span of `NaN`, `-Infinity`, `inf`, … around `offset`, where serde_json stopped.
+fn non_finite_at(bytes: &[u8], offset: usize) -> Option<std::ops::Range<usize>> {
+    let offset = offset.min(bytes.len());
+    let mut start = offset
+        - bytes[..offset]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphabetic())
+            .count();
+    let end = offset
+        + bytes[offset..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphabetic())
+            .count();
+    let word = &bytes[start..end];
+    let non_finite = [
+        &b"NaN"[..],
+        b"nan",
+        b"Infinity",
+        b"infinity",
+        b"inf",
+        b"Inf",
+    ];
+    if !non_finite.contains(&word) {
+        return None;
+    }
+    if start > 0 && matches!(bytes[start - 1], b'-' | b'+') {
+        start -= 1;
+    }
+    Some(start..end)
+}
+
+/// Whether the record starts like words rather than like a JSON value: a word that is not a
+/// JSON literal (`npm ERR!`, `Error:`), a literal followed by more words (`null pointer`), or
+/// a character no JSON text starts with.
+fn looks_like_text(trimmed: &[u8]) -> bool {
+    match trimmed.first() {
+        None | Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b']' | b'}' | b',' | b':') => false,
+        Some(b) if b.is_ascii_alphabetic() => {
+            let len = trimmed
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+            if !matches!(&trimmed[..len], b"true" | b"false" | b"null") {
+                return true;
+            }
+            let rest = trimmed[len..].trim_ascii_start();
+            rest.first().is_some_and(u8::is_ascii_alphabetic)
+        }
+        Some(_) => true,
+    }
+}
+
+/// How many bare CR bytes outside strings are followed (after blanks) by `{` or `[`: the
+/// record boundaries of a stream written with CR line endings.
+fn bare_cr_separators(bytes: &[u8]) -> usize {
+    let mut strings = Strings::default();
+    let mut n = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !strings.raw_control(b)
+            && !strings.in_string
+            && b == b'\r'
+            && bytes.get(i + 1) != Some(&b'\r')
+        {
+            let next = bytes[i + 1..]
+                .iter()
+                .find(|b| !matches!(b, b' ' | b'\t' | b'\r'));
+            if matches!(next, Some(b'{' | b'[')) {
+                n += 1;
+            }
+        }
+    }
+    n
 }
 
 /// A reader that copies every chunk it reads to `out` and flushes it at once, for `--tee`:

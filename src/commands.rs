@@ -11,6 +11,7 @@ use crate::cli::{
 };
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions, Target};
+use crate::interrupt::{self, Interruptible};
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::status::Live;
@@ -27,8 +28,17 @@ use std::sync::mpsc;
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
+/// Ctrl-C: the run stopped where it stood (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn run(cli: Cli) -> ExitCode {
+    if matches!(
+        cli.command,
+        Command::Check(_) | Command::Stats(_) | Command::Render(_)
+    ) && let Err(e) = interrupt::install()
+    {
+        let _ = writeln!(io::stderr(), "sjlint: cannot handle Ctrl-C: {e}");
+    }
     let result = match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Rules => print_rules(),
@@ -209,9 +219,17 @@ fn open_input(
     unreadable: &mut bool,
 ) -> io::Result<Option<Opened>> {
     let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
-        Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+        Input::Stdin => (
+            stdin_name.to_owned(),
+            Box::new(Interruptible(io::stdin().lock())),
+            true,
+        ),
         Input::File(path) => match File::open(path) {
-            Ok(f) => (path.display().to_string(), Box::new(f), false),
+            Ok(f) => (
+                path.display().to_string(),
+                Box::new(Interruptible(f)),
+                false,
+            ),
             Err(e) => {
                 *unreadable = true;
                 cannot_read(path, &e)?;
@@ -272,6 +290,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         summary: Summary::default(),
         printed: 0,
         max: args.max_diagnostics.unwrap_or(u64::MAX),
+        interrupted: false,
     };
     let opts = Options {
         enabled: args.rules(),
@@ -302,6 +321,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                 reader
             };
             out.printer.begin_file(&name)?;
+            let mut totals = check::Totals::default();
             let result = match &live {
                 Some(live) => {
                     let size = match input {
@@ -313,15 +333,27 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                         live.finding(d.severity);
                         out.report(&name, &d, from_stdin)
                     };
-                    check::check_with(live.counting(reader), &opts, &mut emit, &mut &*live)
+                    let reader = live.counting(reader);
+                    check::check_into(reader, &opts, &mut emit, &mut &*live, &mut totals)
                 }
-                None => check::check(reader, &opts, &mut |d| out.report(&name, &d, from_stdin)),
+                None => {
+                    let mut emit = |d: Diagnostic| out.report(&name, &d, from_stdin);
+                    check::check_into(reader, &opts, &mut emit, &mut (), &mut totals)
+                }
             };
-            out.end_input(input, &name, stdin_name, result, &mut unreadable)?;
+            if out.end_input(input, &name, stdin_name, result, totals, &mut unreadable)? {
+                break;
+            }
         }
     }
     if let Some(live) = live {
         live.finish();
+    }
+    if out.interrupted {
+        writeln!(
+            io::stderr(),
+            "sjlint: interrupted; the findings and the summary cover the input read so far"
+        )?;
     }
     if !args.quiet {
         out.printer.summary(&out.summary)?;
@@ -329,7 +361,9 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     out.printer.finish()?;
 
     let failed = out.summary.errors > 0 || (args.strict && out.summary.warnings > 0);
-    Ok(if unreadable {
+    Ok(if out.interrupted {
+        EXIT_INTERRUPTED
+    } else if unreadable {
         EXIT_USAGE
     } else if failed && !args.exit_zero {
         EXIT_FINDINGS
@@ -345,6 +379,8 @@ struct Output<W: Write> {
     summary: Summary,
     printed: u64,
     max: u64,
+    /// Ctrl-C stopped the run; what was read so far is reported.
+    interrupted: bool,
 }
 
 impl<W: Write> Output<W> {
@@ -369,31 +405,45 @@ impl<W: Write> Output<W> {
         Ok(())
     }
 
-    /// Closes an input: totals into the summary, or its read error reported.
+    fn add(&mut self, name: &str, totals: check::Totals) -> io::Result<()> {
+        self.printer.end_file(name, totals.records, totals.bytes)?;
+        self.summary.files += 1;
+        self.summary.records += totals.records;
+        self.summary.bytes += totals.bytes;
+        Ok(())
+    }
+
+    /// Closes an input: totals into the summary, or its read error reported. True when Ctrl-C
+    /// stopped it and the run should end.
     fn end_input(
         &mut self,
         input: &Input,
         name: &str,
         stdin_name: &str,
-        result: io::Result<check::Totals>,
+        result: io::Result<()>,
+        totals: check::Totals,
         unreadable: &mut bool,
-    ) -> io::Result<()> {
+    ) -> io::Result<bool> {
         match result {
-            Ok(totals) => {
-                self.printer.end_file(name, totals.records, totals.bytes)?;
-                self.summary.files += 1;
-                self.summary.records += totals.records;
-                self.summary.bytes += totals.bytes;
-                Ok(())
+            Ok(()) => {
+                self.add(name, totals)?;
+                Ok(false)
             }
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(e),
+            Err(e) if interrupt::is_stop(&e) => {
+                // What was read before the interrupt still counts.
+                self.interrupted = true;
+                self.add(name, totals)?;
+                Ok(true)
+            }
             Err(e) => {
                 *unreadable = true;
                 let shown = match input {
                     Input::Stdin => PathBuf::from(stdin_name),
                     Input::File(p) => p.clone(),
                 };
-                cannot_read(&shown, &e)
+                cannot_read(&shown, &e)?;
+                Ok(false)
             }
         }
     }
@@ -401,7 +451,7 @@ impl<W: Write> Output<W> {
 
 /// What a worker found in one file: its findings in order, and its totals or the error that
 /// stopped it (an open error included).
-type FileResult = (Vec<Diagnostic>, io::Result<check::Totals>);
+type FileResult = (Vec<Diagnostic>, io::Result<()>, check::Totals);
 
 /// Checks files on `jobs` threads and prints each file's findings in path order as soon as it
 /// and every file before it are done, so the output is the same as a one-thread run.
@@ -429,13 +479,15 @@ fn check_in_parallel<W: Write>(
                         unreachable!("the parallel path takes files only")
                     };
                     let mut found = Vec::new();
+                    let mut totals = check::Totals::default();
                     let result = File::open(path).and_then(|f| {
-                        check::check(f, opts, &mut |d| {
+                        let mut keep = |d| {
                             found.push(d);
                             Ok(())
-                        })
+                        };
+                        check::check_into(Interruptible(f), opts, &mut keep, &mut (), &mut totals)
                     });
-                    if tx.send((i, (found, result))).is_err() {
+                    if tx.send((i, (found, result, totals))).is_err() {
                         return;
                     }
                 }
@@ -447,7 +499,7 @@ fn check_in_parallel<W: Write>(
         let printed = (|| {
             for (i, result) in &rx {
                 waiting.insert(i, result);
-                while let Some((found, result)) = waiting.remove(&due) {
+                while let Some((found, result, totals)) = waiting.remove(&due) {
                     let Input::File(path) = &inputs[due] else {
                         unreachable!("the parallel path takes files only")
                     };
@@ -456,7 +508,11 @@ fn check_in_parallel<W: Write>(
                     for d in &found {
                         out.report(&name, d, false)?;
                     }
-                    out.end_input(&inputs[due], &name, "-", result, unreadable)?;
+                    if out.end_input(&inputs[due], &name, "-", result, totals, unreadable)? {
+                        // Ctrl-C: the files after this one are not reported.
+                        cancel.store(true, Ordering::Relaxed);
+                        return Ok(());
+                    }
                     due += 1;
                 }
             }
@@ -508,6 +564,13 @@ fn each_input(
         match each(&source, reader) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) if interrupt::is_stop(&e) => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: interrupted; the output covers the input read so far"
+                )?;
+                return Ok(EXIT_INTERRUPTED);
+            }
             Err(e) => {
                 unreadable = true;
                 cannot_read(Path::new(&name), &e)?;
@@ -525,8 +588,12 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
-        files.push((source.name.to_owned(), stats::collect(reader, &opts)?));
-        Ok(())
+        let (stats, read) = stats::collect_partial(reader, &opts);
+        // After Ctrl-C, what was read so far is still shown.
+        if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
+            files.push((source.name.to_owned(), stats));
+        }
+        read
     })?;
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {

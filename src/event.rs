@@ -269,6 +269,179 @@ pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde
     })
 }
 
+/// Parses `text` like [`parse`], but never rejects a valid JSON text. serde_json refuses two
+/// things RFC 8259's grammar allows: numbers beyond the f64 range (`1e400`, a 400-digit integer)
+/// and `\u` escapes of unpaired UTF-16 surrogates (`"\ud800"`, which JavaScript's
+/// `JSON.stringify` writes for a string cut between the two halves of a pair). When the strict
+/// parse fails for one of these, `scratch` receives a copy of `text` of the same length in which
+/// each such number reads as ±1e308 (padded with spaces) and each such escape as `\uFFFD`, and
+/// the copy is parsed instead; the event then borrows from `scratch`. Byte offsets in the copy
+/// are offsets in `text`, so error positions stay exact.
+pub fn parse_valid<'a>(
+    text: &'a str,
+    forced: Option<Dialect>,
+    scratch: &'a mut Vec<u8>,
+) -> Result<Parsed<'a>, serde_json::Error> {
+    match parse_as(text, forced) {
+        Err(e) if is_substitutable(&e) => {
+            substitute(text.as_bytes(), scratch);
+            let copy = std::str::from_utf8(scratch).expect("substitution writes ASCII over ASCII");
+            parse_as(copy, forced)
+        }
+        other => other,
+    }
+}
+
+/// Whether serde_json rejected something that is valid JSON (see [`parse_valid`]).
+fn is_substitutable(e: &serde_json::Error) -> bool {
+    let msg = e.to_string();
+    msg.starts_with("number out of range")
+        || msg.starts_with("lone leading surrogate in hex escape")
+        || msg.starts_with("unexpected end of hex escape")
+}
+
+/// Copies `text` into `out`, replacing outside strings every number token of magnitude 1e308
+/// or more by `1e308`/`-1e308` and spaces, and inside strings every `\u` escape of an unpaired
+/// surrogate by `\uFFFD`. Same length, ASCII replaced by ASCII; anything that is not valid JSON
+/// is copied unchanged for the parser to report.
+pub(crate) fn substitute(text: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(text);
+    let n = text.len();
+    let mut i = 0;
+    while i < n {
+        match text[i] {
+            b'"' => i = substitute_in_string(text, i + 1, out),
+            b'-' | b'0'..=b'9' => {
+                let end = i + text[i..]
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .unwrap_or(n - i);
+                let token = &text[i..end];
+                if decimal_order(token).is_some_and(|order| order >= 308) {
+                    let huge: &[u8] = if token[0] == b'-' {
+                        b"-1e308"
+                    } else {
+                        b"1e308"
+                    };
+                    out[i..i + huge.len()].copy_from_slice(huge);
+                    out[i + huge.len()..end].fill(b' ');
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+/// Substitutes the unpaired surrogate escapes of the string whose content starts at `from`;
+/// returns the offset after its closing quote (or the end of `text`).
+fn substitute_in_string(text: &[u8], from: usize, out: &mut [u8]) -> usize {
+    // The hex digits of a high surrogate escape that a low one may still pair with, and where
+    // that low escape would have to start.
+    let mut high: Option<(usize, usize)> = None;
+    let lone = |at: usize, out: &mut [u8]| out[at..at + 4].copy_from_slice(b"FFFD");
+    let mut i = from;
+    loop {
+        let Some(k) = memchr::memchr2(b'"', b'\\', &text[i..]) else {
+            if let Some((h, _)) = high {
+                lone(h, out);
+            }
+            return text.len();
+        };
+        i += k;
+        if let Some((h, next)) = high
+            && (next != i || text[i] == b'"')
+        {
+            lone(h, out);
+            high = None;
+        }
+        if text[i] == b'"' {
+            return i + 1;
+        }
+        let hex = text
+            .get(i + 2..i + 6)
+            .filter(|_| text[i + 1] == b'u')
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| {
+                u16::from_str_radix(h, 16)
+                    .ok()
+                    .filter(|_| !h.starts_with('+'))
+            });
+        let Some(unit) = hex else {
+            // Any other escape (or a broken one): skip the backslash and the byte after it.
+            if let Some((h, _)) = high.take() {
+                lone(h, out);
+            }
+            i = (i + 2).min(text.len());
+            continue;
+        };
+        match unit {
+            0xD800..=0xDBFF => {
+                if let Some((h, _)) = high {
+                    lone(h, out);
+                }
+                high = Some((i + 2, i + 6));
+            }
+            0xDC00..=0xDFFF => {
+                let paired = high.take().is_some();
+                if !paired {
+                    lone(i + 2, out);
+                }
+            }
+            _ => {}
+        }
+        i += 6;
+    }
+}
+
+/// The decimal order of magnitude of a JSON number token (`1e3` and `1234` are order 3), or
+/// `None` when the token is zero or is not a JSON number.
+fn decimal_order(token: &[u8]) -> Option<i64> {
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut s = token.strip_prefix(b"-").unwrap_or(token);
+    let int = &s[..digits(s)];
+    if int.is_empty() || (int.len() > 1 && int[0] == b'0') {
+        return None;
+    }
+    s = &s[int.len()..];
+    let mut frac: &[u8] = &[];
+    if let Some(rest) = s.strip_prefix(b".") {
+        frac = &rest[..digits(rest)];
+        if frac.is_empty() {
+            return None;
+        }
+        s = &rest[frac.len()..];
+    }
+    let mut exp: i64 = 0;
+    if let Some(rest) = s.strip_prefix(b"e").or_else(|| s.strip_prefix(b"E")) {
+        let (negative, rest) = match rest.first() {
+            Some(b'-') => (true, &rest[1..]),
+            Some(b'+') => (false, &rest[1..]),
+            _ => (false, rest),
+        };
+        let e = &rest[..digits(rest)];
+        if e.is_empty() || e.len() != rest.len() {
+            return None;
+        }
+        // Clamped far beyond any order that matters, so it cannot overflow.
+        for &d in e {
+            exp = (exp * 10 + i64::from(d - b'0')).min(1 << 40);
+        }
+        if negative {
+            exp = -exp;
+        }
+    } else if !s.is_empty() {
+        return None;
+    }
+    let lead = int.iter().position(|&d| d != b'0');
+    let order = match lead {
+        Some(_) => int.len() as i64 - 1,
+        None => -(frac.iter().position(|&d| d != b'0')? as i64) - 1,
+    };
+    Some(order + exp)
+}
+
 enum Top<'a> {
     Object(Box<Event<'a>>),
     Other(JsonType),
@@ -1636,5 +1809,76 @@ mod tests {
         assert!(parse("{\"a\":1").is_err());
         let deep = "[".repeat(100_000);
         assert!(parse(&deep).is_err());
+    }
+
+    fn substituted(text: &str) -> String {
+        let mut out = Vec::new();
+        substitute(text.as_bytes(), &mut out);
+        assert_eq!(out.len(), text.len());
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn numbers_beyond_f64_become_1e308_of_the_same_length() {
+        assert_eq!(
+            substituted("[1e400,-1E+309 ,2e307]"),
+            "[1e308,-1e308  ,2e307]"
+        );
+        let long = format!("{{\"n\":{}}}", "9".repeat(400));
+        let out = substituted(&long);
+        assert!(out.starts_with("{\"n\":1e308 "), "{out}");
+        // Zero, tiny, invalid and quoted numbers are left alone.
+        for same in [
+            "[0e99999]",
+            "[1e-400]",
+            "[0.000e500]",
+            "[01e400]",
+            "[1.e400]",
+            "[\"1e400\"]",
+        ] {
+            assert_eq!(substituted(same), same);
+        }
+        assert_eq!(decimal_order(b"1234"), Some(3));
+        assert_eq!(decimal_order(b"0.00125e2"), Some(-1));
+        assert_eq!(decimal_order(b"-1e99999999999999999999999"), Some(1 << 40));
+        assert_eq!(decimal_order(b"1e"), None);
+    }
+
+    #[test]
+    fn unpaired_surrogate_escapes_become_replacement_characters() {
+        assert_eq!(substituted(r#"["\ud800"]"#), r#"["\uFFFD"]"#);
+        assert_eq!(substituted(r#"["\udc00\ud800"]"#), r#"["\uFFFD\uFFFD"]"#);
+        assert_eq!(substituted(r#"["\ud800x\udc00"]"#), r#"["\uFFFDx\uFFFD"]"#);
+        assert_eq!(
+            substituted(r#"["\ud800\ud800\udc00"]"#),
+            r#"["\uFFFD\ud800\udc00"]"#
+        );
+        assert_eq!(
+            substituted(r#"["\ud800\n", "\uDBFF"]"#),
+            r#"["\uFFFD\n", "\uFFFD"]"#
+        );
+        // A pair, and escapes that are not surrogates, stay.
+        let pair = r#"["\ud83d\ude00 \u00e9 \\ud800"]"#;
+        assert_eq!(substituted(pair), pair);
+    }
+
+    #[test]
+    fn valid_json_that_serde_json_refuses_is_read() {
+        let mut scratch = Vec::new();
+        let text = r#"{"type":"result","duration_ms":1e400,"session_id":"a\ud800b","timestamp_ms":-1e999}"#;
+        assert!(parse(text).is_err());
+        let Ok(Parsed::Event(ev)) = parse_valid(text, None, &mut scratch) else {
+            panic!("valid JSON refused")
+        };
+        assert_eq!(ev.duration_ms, Field::Float(1e308));
+        assert_eq!(ev.timestamp_ms, Field::Float(-1e308));
+        assert_eq!(ev.session_id.as_str(), Some("a\u{fffd}b"));
+        assert!(matches!(
+            parse_valid("1E400", None, &mut scratch),
+            Ok(Parsed::NotAnObject(JsonType::Number))
+        ));
+        // Real errors after a substitution are still errors, at the same place.
+        let e = parse_valid(r#"{"a":1e400,"b":x}"#, None, &mut scratch).unwrap_err();
+        assert_eq!(e.column(), 16);
     }
 }

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod diagnostic;
 pub mod event;
 pub mod fmt;
+pub mod interrupt;
 pub mod locate;
 pub mod record;
 pub mod render;

@@ -243,13 +243,14 @@ unsafe fn scan_avx2(
     buf: &[u8],
     range: Range<usize>,
 ) -> Option<(bool, bool)> {
-    // SAFETY: forwarded from the caller's guarantee.
     scan_with_xor(
         in_str,
         esc,
         buf,
         range,
+        // SAFETY: the CPU supports AVX2, as this function's caller guarantees.
         |b| unsafe { x86::masks_avx2(b) },
+        // SAFETY: the CPU supports PCLMULQDQ, as this function's caller guarantees.
         |q| unsafe { x86::prefix_xor_clmul(q) },
     )
 }

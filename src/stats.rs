@@ -7,7 +7,7 @@
 //! `(other)`), one entry per open tool call, and one duration per completed tool call. Nothing
 //! is kept per record. It must not open files nor decide exit codes; `commands` does.
 
-use crate::check::{Consumer, Options, check_with};
+use crate::check::{Consumer, Options, Totals, check_into};
 use crate::event::{Event, Field};
 use crate::record::{Position, Record};
 use crate::report::{escape_untrusted, format_bytes, thousands};
@@ -354,9 +354,17 @@ impl Consumer for Collector {
 
 /// The statistics of the stream `reader` holds, with the validator's findings counted.
 pub fn collect<R: Read>(reader: R, opts: &Options) -> io::Result<Stats> {
+    let (stats, read) = collect_partial(reader, opts);
+    read.map(|()| stats)
+}
+
+/// The statistics of what `reader` held up to its end or up to the error that stopped it
+/// (Ctrl-C), and how the reading ended.
+pub fn collect_partial<R: Read>(reader: R, opts: &Options) -> (Stats, io::Result<()>) {
     let mut collector = Collector::new();
     let mut findings = Findings::default();
-    let totals = check_with(
+    let mut totals = Totals::default();
+    let read = check_into(
         reader,
         opts,
         &mut |d| {
@@ -364,8 +372,10 @@ pub fn collect<R: Read>(reader: R, opts: &Options) -> io::Result<Stats> {
             Ok(())
         },
         &mut collector,
-    )?;
-    Ok(collector.finish(totals.records, totals.bytes, findings))
+        &mut totals,
+    );
+    let stats = collector.finish(totals.records, totals.bytes, findings);
+    (stats, read)
 }
 
 /// The sum of every file's statistics.

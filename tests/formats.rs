@@ -111,7 +111,7 @@ fn json_findings(dir: &Path, args: &[&str]) -> Vec<(String, String, u64, Option<
 }
 
 const BAD_GITHUB: [&str; 5] = [
-    "::error file=bad.ndjson,line=2,col=2,title=sjlint(invalid-json)::expected ident",
+    "::error file=bad.ndjson,line=2,col=1,title=sjlint(invalid-json)::the line is plain text, not JSON%0Ahelp: plain text between records usually means stderr was merged into stdout (2>&1)",
     "::notice file=bad.ndjson,line=3,title=sjlint(blank-line)::blank line between records",
     "::error file=bad.ndjson,line=4,col=43,title=sjlint(orphan-completion)::tool call \"call_1\" completes but was never started%0Ahelp: pairing is by call_id: a `completed` needs an open `started` (or an `interaction_query` request whose args.toolCallId names it)",
     "::warning file=bad.ndjson,line=5,col=9,title=sjlint(unknown-event-type)::unknown event type \"50%25 done: a, b\\r\\nc\"%0Ahelp: new event types appear in new CLI versions; a consumer should skip what it does not know",
@@ -209,7 +209,7 @@ fn github_actions_adds_annotations_on_stderr() {
     assert_eq!(annotations, expected);
     assert!(
         run.stderr
-            .starts_with("error[invalid-json]: expected ident\n")
+            .starts_with("error[invalid-json]: the line is plain text, not JSON\n")
     );
     assert!(run.stderr.contains("3 errors, 1 warning"), "{}", run.stderr);
 }

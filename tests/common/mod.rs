@@ -130,6 +130,11 @@ pub struct Finding {
     pub message: String,
     /// `(line, message)` of each related location.
     pub related: Vec<(u64, String)>,
+    /// 0-based byte offset in the input.
+    #[allow(dead_code)] // not every test binary reads it
+    pub byte: u64,
+    #[allow(dead_code)] // not every test binary reads it
+    pub help: Option<String>,
 }
 
 pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
@@ -166,6 +171,10 @@ pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
                 severity: s("severity"),
                 message: s("message"),
                 related,
+                byte: v["byte"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("`byte` is not a number in {line}")),
+                help: v["help"].as_str().map(str::to_owned),
             }
         })
         .collect()
