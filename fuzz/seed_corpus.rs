@@ -79,9 +79,11 @@ fn main() {
         inputs.extend(pieces(&bytes).into_iter().map(<[u8]>::to_vec));
     }
     // (target, prefixes: each input is written once per prefix)
-    let targets: [(&str, &[&[u8]]); 2] = [
+    let targets: [(&str, &[&[u8]]); 3] = [
         ("split_chunks", &[&[8, 1, 7, 64, 3], &[3, 2, 0, 5, 1]]),
         ("check_pipeline", &[&[4], &[0x82]]),
+        // fmt_roundtrip: plain, and with --keep-invalid and both filters.
+        ("fmt_roundtrip", &[&[0], &[0x07]]),
     ];
     for (target, prefixes) in targets {
         let dir = fuzz.join("corpus").join(target);

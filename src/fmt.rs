@@ -14,7 +14,7 @@
 
 use crate::check::{self, Consumer, Options};
 use crate::diagnostic::Diagnostic;
-use crate::event::{self, Dialect, Event, Field};
+use crate::event::{self, Dialect, Event, Field, Parsed};
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use serde::Deserialize;
@@ -475,6 +475,34 @@ fn canonical(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut V
         minify(json, out);
         return;
     }
+    let mut once = Vec::new();
+    map_dialect(json, ev, started_kind, &mut once);
+    // A record can mix dialects (an sdk event name inside a payload wrapper): what one mapping
+    // leaves, the next one maps, until the record reads as cursor or stops changing. Each round
+    // removes one dialect's shapes, so a few rounds suffice; this keeps `fmt` idempotent.
+    let mut scratch = Vec::new();
+    for _ in 0..3 {
+        let Ok(text) = std::str::from_utf8(&once) else {
+            break;
+        };
+        let Ok(Parsed::Event(next)) = event::parse_valid(text, None, &mut scratch) else {
+            break;
+        };
+        if next.dialect == Dialect::Cursor {
+            break;
+        }
+        let mut again = Vec::new();
+        map_dialect(text, &next, started_kind, &mut again);
+        if again == once {
+            break;
+        }
+        once = again;
+    }
+    out.extend_from_slice(&once);
+}
+
+/// One round of [`canonical`]: the record's own dialect mapped into the cursor form.
+fn map_dialect(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {
     let Some(top) = entries(json) else {
         minify(json, out);
         return;
@@ -1042,6 +1070,18 @@ mod tests {
 
     fn fmt(input: &str) -> String {
         run(input.as_bytes(), FmtOptions::default()).0
+    }
+
+    #[test]
+    fn a_record_mixing_dialects_is_mapped_until_it_reads_as_cursor() {
+        // Found by fuzzing: an sdk event name inside a payload wrapper came out of one `fmt` as
+        // an sdk record, which the next `fmt` mapped again.
+        let once = fmt("{\"type\":\"tool-call-completed\",\"payload\": {\"content\": \"A,\"}}\n");
+        assert_eq!(
+            once,
+            "{\"type\":\"tool_call\",\"subtype\":\"completed\",\"content\":\"A,\"}\n"
+        );
+        assert_eq!(fmt(&once), once);
     }
 
     #[test]
