@@ -91,6 +91,7 @@ pub fn format<R: Read, W: Write>(
     let mut writer = Writer {
         out,
         opts: *opts,
+        forced: check.dialect,
         failed: &failed,
         stopped: &stopped,
         line: Vec::with_capacity(4096),
@@ -141,6 +142,8 @@ impl<R: Read> Read for Stoppable<'_, R> {
 struct Writer<'c, 'w, W> {
     out: &'w mut W,
     opts: FmtOptions,
+    /// `--dialect`, for reading a mapped record again.
+    forced: Option<Dialect>,
     /// The first write error; reported by [`format`] in place of the reader's stop.
     failed: &'c Cell<Option<io::Error>>,
     stopped: &'c Cell<bool>,
@@ -185,7 +188,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         let delta = self.opts.drop_deltas && ty == Some("assistant") && is_delta(ev);
         let written = match self.opts.to {
             Target::Ndjson if delta => {
-                canonical(json, ev, started_kind, &mut self.held);
+                canonical(json, ev, self.forced, started_kind, &mut self.held);
                 self.held.push(b'\n');
                 self.held_text
                     .push_str(ev.message.text.as_deref().unwrap_or_default());
@@ -193,7 +196,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             }
             Target::Ndjson if dropped(&self.opts, ev) => false,
             Target::Ndjson => {
-                canonical(json, ev, started_kind, &mut self.line);
+                canonical(json, ev, self.forced, started_kind, &mut self.line);
                 self.line.push(b'\n');
                 true
             }
@@ -202,6 +205,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
                 &mut self.totals,
                 json,
                 ev,
+                self.forced,
                 started_kind,
                 &mut self.line,
             ),
@@ -339,11 +343,13 @@ fn dropped(opts: &FmtOptions, ev: &Event<'_>) -> bool {
 
 /// `--to json`: follows the session's text; at its `result`, puts the result object in `line`
 /// and returns true.
+#[allow(clippy::too_many_arguments)]
 fn json_event(
     session: &mut Option<SessionText>,
     totals: &mut FmtTotals,
     json: &str,
     ev: &Event<'_>,
+    forced: Option<Dialect>,
     started_kind: Option<&str>,
     line: &mut Vec<u8>,
 ) -> bool {
@@ -380,7 +386,7 @@ fn json_event(
         Some("result") => {
             let ended = session.take().unwrap_or_default();
             let mut canon = Vec::with_capacity(json.len());
-            canonical(json, ev, started_kind, &mut canon);
+            canonical(json, ev, forced, started_kind, &mut canon);
             let canon = std::str::from_utf8(&canon).expect("the canonical form is UTF-8");
             json_result(canon, ev, &ended, line);
             line.push(b'\n');
@@ -470,7 +476,14 @@ fn error_flag(ev: &Event<'_>) -> Option<&'static str> {
 
 /// Appends the canonical form of one event. `started_kind`: the kind of the call a completion
 /// completes, when known.
-fn canonical(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {
+/// `forced`: the dialect every record is read as (`--dialect`), or `None` for each by its shape.
+fn canonical(
+    json: &str,
+    ev: &Event<'_>,
+    forced: Option<Dialect>,
+    started_kind: Option<&str>,
+    out: &mut Vec<u8>,
+) {
     if ev.dialect == Dialect::Cursor {
         minify(json, out);
         return;
@@ -478,14 +491,15 @@ fn canonical(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut V
     let mut once = Vec::new();
     map_dialect(json, ev, started_kind, &mut once);
     // A record can mix dialects (an sdk event name inside a payload wrapper): what one mapping
-    // leaves, the next one maps, until the record reads as cursor or stops changing. Each round
-    // removes one dialect's shapes, so a few rounds suffice; this keeps `fmt` idempotent.
+    // leaves, the next one maps (read as the same `--dialect`), until the record reads as cursor
+    // or stops changing. Each round removes one dialect's shapes, so a few rounds suffice; this
+    // keeps `fmt` idempotent.
     let mut scratch = Vec::new();
     for _ in 0..3 {
         let Ok(text) = std::str::from_utf8(&once) else {
             break;
         };
-        let Ok(Parsed::Event(next)) = event::parse_valid(text, None, &mut scratch) else {
+        let Ok(Parsed::Event(next)) = event::parse_valid(text, forced, &mut scratch) else {
             break;
         };
         if next.dialect == Dialect::Cursor {
