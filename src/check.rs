@@ -309,6 +309,9 @@ impl BinaryRun {
 
     /// Ends the run; the summary finding when findings were counted.
     fn end(&mut self) -> Option<Diagnostic> {
+        if self.records == 0 {
+            return None;
+        }
         let run = std::mem::take(self);
         let first = run.first?;
         let (rule, _) = *run
