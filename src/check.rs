@@ -119,8 +119,13 @@ pub fn check_into<R: Read, C: Consumer>(
             Ok(Some(frame)) => frame,
             Ok(None) => break,
             Err(e) => {
+                // Reading stopped (an I/O error, Ctrl-C): what a run of binary records counted
+                // so far is still reported. End-of-input findings are not: the input did not end.
+                if let Some(summary) = binary.end() {
+                    emit(summary);
+                }
                 totals.bytes = splitter.bytes_read();
-                return Err(e);
+                return Err(failed.take().unwrap_or(e));
             }
         };
         pending.clear();

@@ -398,3 +398,44 @@ fn ctrl_c_stops_stats_and_render_with_130() {
         drop(stdin);
     }
 }
+
+#[test]
+fn ctrl_c_during_binary_input_still_reports_what_was_counted() {
+    let mut child = sjlint()
+        .args(["check", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = drain(child.stdout.take().unwrap());
+    let stderr = drain(child.stderr.take().unwrap());
+    // Pseudo-random bytes: about 250 lines of binary data, then stdin stays open.
+    let mut seed = 3u64;
+    let noise: Vec<u8> = (0..64 << 10)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 56) as u8
+        })
+        .collect();
+    writeln!(stdin, "{INIT}").unwrap();
+    stdin.write_all(&noise).unwrap();
+    stdin.write_all(b"\n").unwrap();
+    stdin.flush().unwrap();
+    wait_until_reading_stdin(child.id());
+    interrupt(&child);
+    let status = wait(&mut child);
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");
+    let findings = common::parse_findings(stdout.as_bytes());
+    assert!(
+        findings.last().is_some_and(|f| f
+            .message
+            .contains("look binary; their framing findings, not shown one by one")),
+        "{stdout}"
+    );
+    drop(stdin);
+}
