@@ -122,8 +122,13 @@ pub fn check_into<R: Read, C: Consumer>(
             Ok(Some(frame)) => frame,
             Ok(None) => break,
             Err(e) => {
+                // Reading stopped (an I/O error, Ctrl-C): what a run of binary records counted
+                // so far is still reported. End-of-input findings are not: the input did not end.
+                if let Some(summary) = binary.end() {
+                    emit(summary);
+                }
                 totals.bytes = splitter.bytes_read();
-                return Err(e);
+                return Err(failed.take().unwrap_or(e));
             }
         };
         pending.clear();
@@ -313,6 +318,9 @@ impl BinaryRun {
 
     /// Ends the run; the summary finding when findings were counted.
     fn end(&mut self) -> Option<Diagnostic> {
+        if self.records == 0 {
+            return None;
+        }
         let run = std::mem::take(self);
         let first = run.first?;
         let (rule, _) = *run

@@ -274,9 +274,10 @@ pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde
 /// and `\u` escapes of unpaired UTF-16 surrogates (`"\ud800"`, which JavaScript's
 /// `JSON.stringify` writes for a string cut between the two halves of a pair). When the strict
 /// parse fails for one of these, `scratch` receives a copy of `text` of the same length in which
-/// each such number reads as ±1e308 (padded with spaces) and each such escape as `\uFFFD`, and
-/// the copy is parsed instead; the event then borrows from `scratch`. Byte offsets in the copy
-/// are offsets in `text`, so error positions stay exact.
+/// each such number reads as ±1e308 (padded with spaces) and each such escape `\uDxyz` as the
+/// private-use character `\uExyz` (so that distinct escapes stay distinct: two `call_id`s, two
+/// keys), and the copy is parsed instead; the event then borrows from `scratch`. Byte offsets
+/// in the copy are offsets in `text`, so error positions stay exact.
 pub fn parse_valid<'a>(
     text: &'a str,
     forced: Option<Dialect>,
@@ -302,8 +303,9 @@ fn is_substitutable(e: &serde_json::Error) -> bool {
 
 /// Copies `text` into `out`, replacing outside strings every number token of magnitude 1e308
 /// or more by `1e308`/`-1e308` and spaces, and inside strings every `\u` escape of an unpaired
-/// surrogate by `\uFFFD`. Same length, ASCII replaced by ASCII; anything that is not valid JSON
-/// is copied unchanged for the parser to report.
+/// surrogate U+Dxyz by U+Exyz (the first hex digit `D` becomes `E`: a private-use character).
+/// Same length, ASCII replaced by ASCII; anything that is not valid JSON is copied unchanged for
+/// the parser to report.
 pub(crate) fn substitute(text: &[u8], out: &mut Vec<u8>) {
     out.clear();
     out.extend_from_slice(text);
@@ -340,7 +342,8 @@ fn substitute_in_string(text: &[u8], from: usize, out: &mut [u8]) -> usize {
     // The hex digits of a high surrogate escape that a low one may still pair with, and where
     // that low escape would have to start.
     let mut high: Option<(usize, usize)> = None;
-    let lone = |at: usize, out: &mut [u8]| out[at..at + 4].copy_from_slice(b"FFFD");
+    // `at` is the offset of the escape's first hex digit, a `D` or `d`.
+    let lone = |at: usize, out: &mut [u8]| out[at] += b'E' - b'D';
     let mut i = from;
     loop {
         let Some(k) = memchr::memchr2(b'"', b'\\', &text[i..]) else {
@@ -1845,17 +1848,17 @@ mod tests {
     }
 
     #[test]
-    fn unpaired_surrogate_escapes_become_replacement_characters() {
-        assert_eq!(substituted(r#"["\ud800"]"#), r#"["\uFFFD"]"#);
-        assert_eq!(substituted(r#"["\udc00\ud800"]"#), r#"["\uFFFD\uFFFD"]"#);
-        assert_eq!(substituted(r#"["\ud800x\udc00"]"#), r#"["\uFFFDx\uFFFD"]"#);
+    fn unpaired_surrogate_escapes_become_private_use_characters() {
+        assert_eq!(substituted(r#"["\ud800"]"#), r#"["\ue800"]"#);
+        assert_eq!(substituted(r#"["\udc00\ud800"]"#), r#"["\uec00\ue800"]"#);
+        assert_eq!(substituted(r#"["\uD800x\uDC00"]"#), r#"["\uE800x\uEC00"]"#);
         assert_eq!(
             substituted(r#"["\ud800\ud800\udc00"]"#),
-            r#"["\uFFFD\ud800\udc00"]"#
+            r#"["\ue800\ud800\udc00"]"#
         );
         assert_eq!(
             substituted(r#"["\ud800\n", "\uDBFF"]"#),
-            r#"["\uFFFD\n", "\uFFFD"]"#
+            r#"["\ue800\n", "\uEBFF"]"#
         );
         // A pair, and escapes that are not surrogates, stay.
         let pair = r#"["\ud83d\ude00 \u00e9 \\ud800"]"#;
@@ -1872,7 +1875,12 @@ mod tests {
         };
         assert_eq!(ev.duration_ms, Field::Float(1e308));
         assert_eq!(ev.timestamp_ms, Field::Float(-1e308));
-        assert_eq!(ev.session_id.as_str(), Some("a\u{fffd}b"));
+        assert_eq!(ev.session_id.as_str(), Some("a\u{e800}b"));
+        // Distinct escapes stay distinct: no duplicate key.
+        let Ok(Parsed::Event(ev)) = parse_valid(r#"{"\ud800":1,"\ud801":2}"#, &mut scratch) else {
+            panic!("valid JSON refused")
+        };
+        assert_eq!(ev.duplicate_key, None);
         assert!(matches!(
             parse_valid("1E400", None, &mut scratch),
             Ok(Parsed::NotAnObject(JsonType::Number))

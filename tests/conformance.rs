@@ -148,7 +148,7 @@ const CASES: &[Case] = &[
     ("string escaped backslash then u", br#"["\\u0041"]"#, Val),
     ("string as key", br#"{"\u0074ype":"user"}"#, Obj),
     ("string empty key", br#"{"":0,"type":"user"}"#, Obj),
-    // Unpaired surrogate escapes: valid by the grammar, read as U+FFFD (a choice).
+    // Unpaired surrogate escapes: valid by the grammar, read as private-use characters (a choice).
     ("string lone high surrogate", br#"["\ud800"]"#, Val),
     ("string lone low surrogate", br#"["\udfff"]"#, Val),
     ("string two high surrogates", br#"["\ud800\ud800"]"#, Val),
