@@ -1877,7 +1877,8 @@ mod tests {
         assert_eq!(ev.timestamp_ms, Field::Float(-1e308));
         assert_eq!(ev.session_id.as_str(), Some("a\u{e800}b"));
         // Distinct escapes stay distinct: no duplicate key.
-        let Ok(Parsed::Event(ev)) = parse_valid(r#"{"\ud800":1,"\ud801":2}"#, &mut scratch) else {
+        let Ok(Parsed::Event(ev)) = parse_valid(r#"{"\ud800":1,"\ud801":2}"#, None, &mut scratch)
+        else {
             panic!("valid JSON refused")
         };
         assert_eq!(ev.duplicate_key, None);
