@@ -527,6 +527,12 @@ impl<'de> Visitor<'de> for TopVisitor {
             Dialect::Payload => map_payload(&mut ev, &mut x),
             Dialect::Sdk => map_sdk(&mut ev, &mut x),
         }
+        // Read by shape, a record may mix dialects (an sdk event name in a payload wrapper): the
+        // sdk's event names mean the same there, so the canonical view is the one `fmt` writes.
+        // A forced dialect reads only its own shapes.
+        if self.forced.is_none() {
+            sdk_event_name(&mut ev);
+        }
         Ok(Top::Object(ev))
     }
 }
@@ -710,16 +716,19 @@ fn map_payload<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
 }
 
 /// Sdk dialect (seed 004, cloud SDK) → canonical view. `fmt::rewrite` makes the same moves.
-fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
+/// `tool-call-started`/`tool-call-completed` → `tool_call` with that subtype.
+fn sdk_event_name(ev: &mut Event<'_>) {
     let subtype = match ev.ty.as_str() {
-        Some("tool-call-started") => Some("started"),
-        Some("tool-call-completed") => Some("completed"),
-        _ => None,
+        Some("tool-call-started") => "started",
+        Some("tool-call-completed") => "completed",
+        _ => return,
     };
-    if let Some(subtype) = subtype {
-        ev.ty = Field::Str(Cow::Borrowed("tool_call"));
-        ev.subtype = Field::Str(Cow::Borrowed(subtype));
-    }
+    ev.ty = Field::Str(Cow::Borrowed("tool_call"));
+    ev.subtype = Field::Str(Cow::Borrowed(subtype));
+}
+
+fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
+    sdk_event_name(ev);
     match ev.ty.as_str() {
         Some("tool_call") => {
             if !ev.call_id.is_present() {

@@ -1099,6 +1099,28 @@ mod tests {
     }
 
     #[test]
+    fn a_mixed_record_is_checked_as_fmt_writes_it() {
+        // Found by fuzzing: the input read as an unknown payload event, fmt's output as a tool
+        // call; both now read as the tool call.
+        let input = "{\"type\":\"tool-call-started\",\"payload\":{\"toolCall\":{\"i\":{}}}}\n";
+        let rules = |bytes: &[u8]| {
+            let mut found = Vec::new();
+            crate::check::check(bytes, &Options::default(), &mut |d| {
+                found.push(d.rule);
+                Ok(())
+            })
+            .unwrap();
+            found
+        };
+        let out = fmt(input);
+        assert!(
+            out.starts_with("{\"type\":\"tool_call\",\"subtype\":\"started\""),
+            "{out}"
+        );
+        assert_eq!(rules(out.as_bytes()), rules(input.as_bytes()));
+    }
+
+    #[test]
     fn minify_keeps_strings_and_number_text() {
         let mut out = Vec::new();
         minify(
