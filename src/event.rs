@@ -527,11 +527,16 @@ impl<'de> Visitor<'de> for TopVisitor {
             Dialect::Payload => map_payload(&mut ev, &mut x),
             Dialect::Sdk => map_sdk(&mut ev, &mut x),
         }
-        // Read by shape, a record may mix dialects (an sdk event name in a payload wrapper): the
-        // sdk's event names mean the same there, so the canonical view is the one `fmt` writes.
-        // A forced dialect reads only its own shapes.
+        // Read by shape, a record may mix dialects (sdk fields in a payload wrapper): what the
+        // payload mapping leaves, the sdk mapping takes, as `fmt` does when it writes the record,
+        // so the canonical view is the one `fmt` writes. A forced dialect reads only its own
+        // shapes.
         if self.forced.is_none() {
-            sdk_event_name(&mut ev);
+            match ev.dialect {
+                Dialect::Payload => map_sdk(&mut ev, &mut x),
+                Dialect::Cursor => sdk_event_name(&mut ev),
+                Dialect::Sdk => {}
+            }
         }
         Ok(Top::Object(ev))
     }
