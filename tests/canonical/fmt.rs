@@ -237,3 +237,19 @@ fn real_captures_are_canonical_already() {
         }
     }
 }
+
+#[test]
+fn regression_fixtures_round_trip() {
+    let dir = testdata().join("regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let input = std::fs::read(&path).unwrap();
+        let once = sjlint(&["fmt"], &input).stdout;
+        let twice = sjlint(&["fmt"], &once).stdout;
+        assert_eq!(once, twice, "fmt is not idempotent on {}", path.display());
+        adds_no_finding(&input, &once, &path.display().to_string());
+        n += 1;
+    }
+    assert!(n >= 3, "the regression fixtures are read");
+}
