@@ -771,10 +771,11 @@ fn payload_tool_call(o: &mut Obj<'_>, c: &PayloadCtx<'_>, v: &RawValue) {
         o.raw("tool_call", v);
         return;
     };
+    // Where `id` repeats, the classifier reads its last value; so does the mapping.
     let id = if c.has_call_id {
         None
     } else {
-        tc.iter().position(|(k, _)| k == "id")
+        tc.iter().rposition(|(k, _)| k == "id")
     };
     if let Some(i) = id {
         o.raw("call_id", tc[i].1);
