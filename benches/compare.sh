@@ -13,13 +13,15 @@ bytes=$(stat -c %s "$file")
 
 # Median wall time of $runs runs of a shell command, in seconds; peak RSS of the last run.
 measure() {
-    local times=() rss=0
+    local times=() rss=0 out tmp
+    tmp=$(mktemp)
     for _ in $(seq "$runs"); do
-        local out
-        out=$( { /usr/bin/time -f '%e %M' sh -c "$1" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+        /usr/bin/time -f '%e %M' -o "$tmp" sh -c "$1" >/dev/null 2>&1 || true
+        out=$(tail -1 "$tmp")
         times+=("${out% *}")
         rss=${out#* }
     done
+    rm -f "$tmp"
     local median
     median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
     echo "$median $rss"
