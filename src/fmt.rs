@@ -159,7 +159,7 @@ struct Writer<'c, 'w, W> {
     released: bool,
     /// Open tool calls: `call_id` → the kind their `started` named, so a completion that names
     /// none can be written with it.
-    calls: HashMap<Box<str>, Box<str>>,
+    calls: HashMap<Box<str>, Option<Box<str>>>,
     /// Where the stream is in its sessions, followed exactly as the validator follows them, so
     /// that a completion is written with the kind of the start the validator pairs it with.
     pairing: Pairing,
@@ -180,7 +180,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         let pairing = self.follow_session(ev);
         let started_kind = match (ty, subtype, call_id) {
             (Some("tool_call"), Some("completed"), Some(id)) if pairing => {
-                self.calls.get(id).map(|k| &**k)
+                self.calls.get(id).and_then(|k| k.as_deref())
             }
             _ => None,
         };
@@ -213,10 +213,11 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         match (ty, subtype, call_id) {
             _ if !pairing => {}
             (Some("tool_call"), Some("started"), Some(id)) => {
-                if let Some(kind) = ev.tool_call.kind.as_deref()
-                    && !self.calls.contains_key(id)
-                {
-                    self.calls.insert(id.into(), kind.into());
+                // The first start stays open, kind or not, as the validator keeps it (a second
+                // start of an open id is a duplicate, not a new call).
+                if !self.calls.contains_key(id) {
+                    let kind = ev.tool_call.kind.as_deref().map(Into::into);
+                    self.calls.insert(id.into(), kind);
                 }
             }
             (Some("tool_call"), Some("completed"), Some(id)) => {
