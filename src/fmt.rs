@@ -215,10 +215,9 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             (Some("tool_call"), Some("started"), Some(id)) => {
                 // The first start stays open, kind or not, as the validator keeps it (a second
                 // start of an open id is a duplicate, not a new call).
-                if !self.calls.contains_key(id) {
-                    let kind = ev.tool_call.kind.as_deref().map(Into::into);
-                    self.calls.insert(id.into(), kind);
-                }
+                self.calls
+                    .entry(id.into())
+                    .or_insert_with(|| ev.tool_call.kind.as_deref().map(Into::into));
             }
             (Some("tool_call"), Some("completed"), Some(id)) => {
                 self.calls.remove(id);
