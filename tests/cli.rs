@@ -226,56 +226,6 @@ fn check_rule_fixtures(rule: &str) {
     assert_eq!(run.code, 0, "exit code on passes.ndjson of {rule}");
 }
 
-macro_rules! rule_fixture_tests {
-    ($($(#[$meta:meta])* $name:ident => $rule:literal,)*) => {
-        mod rule_fixtures {
-            $(
-                $(#[$meta])*
-                #[test]
-                fn $name() {
-                    super::check_rule_fixtures($rule);
-                }
-            )*
-        }
-    };
-}
-
-rule_fixture_tests! {
-    invalid_json => "invalid-json",
-    invalid_utf8 => "invalid-utf8",
-    not_an_object => "not-an-object",
-    raw_control_character => "raw-control-character",
-    truncated_record => "truncated-record",
-    record_too_large => "record-too-large",
-    blank_line => "blank-line",
-    byte_order_mark => "byte-order-mark",
-    empty_stream => "empty-stream",
-    missing_type => "missing-type",
-    unknown_event_type => "unknown-event-type",
-    unknown_subtype => "unknown-subtype",
-    missing_field => "missing-field",
-    wrong_field_type => "wrong-field-type",
-    malformed_tool_call => "malformed-tool-call",
-    unknown_tool_kind => "unknown-tool-kind",
-    duplicate_key => "duplicate-key",
-    result_flag_mismatch => "result-flag-mismatch",
-    missing_init => "missing-init",
-    duplicate_init => "duplicate-init",
-    event_after_result => "event-after-result",
-    missing_result => "missing-result",
-    session_id_mismatch => "session-id-mismatch",
-    timestamp_regression => "timestamp-regression",
-    thinking_not_completed => "thinking-not-completed",
-    orphan_completion => "orphan-completion",
-    unfinished_tool_call => "unfinished-tool-call",
-    duplicate_call_id => "duplicate-call-id",
-    tool_kind_mismatch => "tool-kind-mismatch",
-    tool_args_mismatch => "tool-args-mismatch",
-    orphan_query_response => "orphan-query-response",
-    unanswered_query => "unanswered-query",
-    result_text_mismatch => "result-text-mismatch",
-}
-
 #[test]
 fn every_documented_rule_has_a_case_and_both_fixtures() {
     let documented = documented_rules();
@@ -364,8 +314,19 @@ fn check_doc_examples(rule: &str) {
     assert_eq!(run.code, 0, "exit code on the passing example of {rule}.md");
 }
 
-macro_rules! doc_example_tests {
+/// One test per rule in each of two modules: its fixtures (`rule_fixtures::*`) and the
+/// examples of its `explain` text (`doc_examples::*`). The rule list is written once, below.
+macro_rules! per_rule_tests {
     ($($(#[$meta:meta])* $name:ident => $rule:literal,)*) => {
+        mod rule_fixtures {
+            $(
+                $(#[$meta])*
+                #[test]
+                fn $name() {
+                    super::check_rule_fixtures($rule);
+                }
+            )*
+        }
         mod doc_examples {
             $(
                 $(#[$meta])*
@@ -378,7 +339,7 @@ macro_rules! doc_example_tests {
     };
 }
 
-doc_example_tests! {
+per_rule_tests! {
     invalid_json => "invalid-json",
     invalid_utf8 => "invalid-utf8",
     not_an_object => "not-an-object",
