@@ -163,13 +163,56 @@ impl<R: Read> Splitter<R> {
 
     /// Lending iterator: the returned frame borrows the splitter's buffer until the next call.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame<'_>>> {
-        let done = loop {
-            match self.advance() {
-                Some(done) => break done,
-                None => self.fill()?,
-            }
+        let done = match self.indexed_line() {
+            Some(done) => done,
+            None => loop {
+                match self.advance() {
+                    Some(done) => break done,
+                    None => self.fill()?,
+                }
+            },
         };
         Ok(self.emit(done))
+    }
+
+    /// The hot path: at a line start, the index already holds the line's LF, and the line is
+    /// decided here. Only a plain record (no BOM, not blank, within the limit, ending outside
+    /// any string) is decided in a few steps; the rest go through the general rules.
+    #[inline(always)]
+    fn indexed_line(&mut self) -> Option<Done> {
+        if !matches!(self.scan, Scan::LineStart) {
+            return None;
+        }
+        let s = self.start;
+        let (lf, in_str) = self.index.take(s)?;
+        // A BOM starts with 0xEF; a blank line with one of these or its LF.
+        let unusual = lf == s || matches!(self.buf[s], b' ' | b'\t' | b'\r' | 0xEF);
+        if in_str || unusual || lf - s > self.max {
+            return match self.line_end(self.bom_at(s, lf), lf, in_str) {
+                Flow::Done(done) => Some(done),
+                // A join goes on from its scan state.
+                Flow::Again | Flow::NeedData => None,
+            };
+        }
+        let content_end = if self.buf[lf - 1] == CR { lf - 1 } else { lf };
+        tick!(self, content_end - s);
+        Some(Done::Record {
+            body: s,
+            len: content_end - s,
+            lines: 1,
+            flags: 0,
+            next: lf + 1,
+            line_adv: 1,
+        })
+    }
+
+    /// The length of a BOM at the start of the line from `s` to its LF at `lf`.
+    fn bom_at(&self, s: usize, lf: usize) -> usize {
+        if self.buf[s..lf].starts_with(&BOM) {
+            BOM.len()
+        } else {
+            0
+        }
     }
 
     #[cfg(test)]
@@ -260,12 +303,7 @@ impl<R: Read> Splitter<R> {
         // The hot path: the index already holds this line's LF. Then the line cannot be a cut
         // BOM waiting for more bytes.
         if let Some((lf, in_str)) = self.index.take(s) {
-            let body = if self.buf[s..lf].starts_with(&BOM) {
-                BOM.len()
-            } else {
-                0
-            };
-            return self.line_end(body, lf, in_str);
+            return self.line_end(self.bom_at(s, lf), lf, in_str);
         }
         let avail = &self.buf[s..self.end];
         if avail.len() < BOM.len() && !self.eof && BOM.starts_with(avail) {
