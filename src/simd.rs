@@ -132,24 +132,34 @@ const ODD: u64 = !EVEN;
 /// The positions escaped by a backslash: the byte after every run of backslashes of odd length
 /// (and byte 0 when `carry_in` says the previous block ended with a pending escape). The second
 /// value says that a run of odd length reaches the end of the block, so the next block's first
-/// byte is escaped.
+/// byte is escaped. (Bits at backslashes inside a run are set too, which changes nothing: only
+/// quotes and the byte after the block are asked about.)
 ///
 /// Branch-free: a run from bit s to bit p-1 escapes bit p when its length p-s is odd, that is
 /// when s and p differ in parity. Adding each run's first bit to the mask, for the runs that
 /// start on an odd bit only, clears those runs (the carry lands on the bit after them) and
 /// leaves the others set; so bit p-1 of the sum tells which parity a run ending at p-1 started
 /// on, and the parity of p itself decides.
+///
+/// A pending escape only changes bit 0 (escaped) and the first run, if it starts at bit 0: that
+/// run is one shorter, so the parity at its end flips, and so does the carry if the run fills
+/// the block. That correction is rare, and as a predicted branch it keeps the carry out of the
+/// chain of dependences from one block to the next.
 #[inline(always)]
 fn escaped_positions(backslash: u64, carry_in: bool) -> (u64, bool) {
-    let carried = u64::from(carry_in);
-    // A backslash that is itself escaped starts nothing.
-    let b = backslash & !carried;
-    let follows = b << 1 | carried;
+    let b = backslash;
+    let follows = b << 1;
     let odd_starts = b & ODD & !follows;
     let (sum, overflow) = odd_starts.overflowing_add(b);
     let escaped = (EVEN ^ (sum << 1)) & follows;
     // A run that started on an odd bit and runs to bit 63 has odd length: its escape is pending.
-    (escaped, overflow)
+    if carry_in {
+        // The lowest clear bit: the end of a run at bit 0, or bit 0 itself.
+        let first_end = !b & b.wrapping_add(1);
+        (escaped ^ (first_end | 1), overflow ^ (b == !0))
+    } else {
+        (escaped, overflow)
+    }
 }
 
 /// Bit i of the result is the XOR of bits 0..=i of `x`: set inside a quoted run.
@@ -291,12 +301,7 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX-512BW, PCLMULQDQ, POPCNT and BMI1.
     #[target_feature(enable = "avx512bw,pclmulqdq,popcnt,bmi1")]
-    pub(super) unsafe fn extend_avx512(
-        ix: &mut LineIndex,
-        buf: &[u8],
-        limit: usize,
-        end: usize,
-    ) {
+    pub(super) unsafe fn extend_avx512(ix: &mut LineIndex, buf: &[u8], limit: usize, end: usize) {
         extend_with(
             ix,
             buf,
@@ -351,7 +356,9 @@ enum Imp {
 impl Kernel {
     /// The fastest implementation this CPU runs.
     pub fn best() -> Kernel {
-        *Kernel::available().last().expect("the portable kernel is always there")
+        *Kernel::available()
+            .last()
+            .expect("the portable kernel is always there")
     }
 
     /// Every implementation this CPU runs, slowest first (the portable one is always there).
@@ -608,7 +615,7 @@ fn extend_with(
         let (mut g_inside, mut g_esc) = (inside_before, esc);
         let mut bad = 0;
         for m in &m {
-            let (escaped, carry) = escaped_after(m.backslash, g_esc);
+            let (escaped, carry) = escaped_positions(m.backslash, g_esc);
             let inside = xor(m.quote & !escaped) ^ g_inside;
             bad |= (m.lf & inside) | (m.backslash & !inside);
             g_inside = ((inside as i64) >> 63) as u64;
@@ -627,7 +634,7 @@ fn extend_with(
     }
     while pos + 64 <= limit {
         let m = masks(buf[pos..pos + 64].try_into().expect("64 bytes"));
-        let (escaped, carry) = escaped_after(m.backslash, esc);
+        let (escaped, carry) = escaped_positions(m.backslash, esc);
         let inside = xor(m.quote & !escaped) ^ inside_before;
         if (m.lf & inside) | (m.backslash & !inside) != 0 {
             ix.len = len;
@@ -646,18 +653,6 @@ fn extend_with(
     ix.pos = pos;
     if pos < limit && limit == end {
         tail(ix, buf, end, masks, xor);
-    }
-}
-
-/// [`escaped_positions`], with the pending escape from the previous block taken as a branch:
-/// it is rare, and predicted it keeps the carry out of the chain of dependences from one block
-/// to the next.
-#[inline(always)]
-fn escaped_after(backslash: u64, esc: bool) -> (u64, bool) {
-    if esc {
-        escaped_positions(backslash, true)
-    } else {
-        escaped_positions(backslash, false)
     }
 }
 
