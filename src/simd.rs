@@ -1,13 +1,15 @@
 //! String tracking over 64-byte blocks with bit masks, for the splitter's fast path.
 //!
-//! This module owns one question: starting in a given string state, are we inside a JSON string
-//! at the end of these bytes? It answers it a block at a time: a bit mask of quotes and one of
-//! backslashes per 64 bytes (SSE2 on every x86-64, AVX2 when the CPU has it, plain code
-//! elsewhere), escaped positions from the backslash runs, and the in-string mask as the prefix
-//! XOR of the unescaped quotes. It must give exactly the answer of the byte-at-a-time tracker in
-//! `split.rs`, which lets a backslash escape only inside a string; where the two could differ (a
-//! backslash outside any string, which valid JSON never has) it says so and the caller falls
-//! back to the byte-at-a-time tracker.
+//! This module owns two questions. Starting in a given string state, are we inside a JSON
+//! string at the end of these bytes? And, ahead of a line start, where are the next LFs and
+//! does each stand inside a string (the line index)? It answers both a block at a time: bit
+//! masks of quotes, backslashes and LFs per 64 bytes (AVX-512 or AVX2 when the CPU has them,
+//! SSE2 on every x86-64, plain code elsewhere, chosen at run time, every one giving the same
+//! answers), escaped positions from the backslash runs, and the in-string mask as the prefix
+//! XOR of the unescaped quotes. It must give exactly the answers of the byte-at-a-time tracker
+//! in `split.rs`, which lets a backslash escape only inside a string; where the two could differ
+//! (a backslash outside any string, which valid JSON never has) it says so and the caller falls
+//! back to the byte-at-a-time tracker. It knows nothing of records, limits or the join rules.
 
 use std::ops::Range;
 
@@ -843,7 +845,155 @@ mod tests {
         }
     }
 
+    /// What the index must say about `bytes`, line after line, by the byte tracker: every line
+    /// starts outside any string and ends at its LF (with the state there), at a backslash
+    /// outside every string (then the next line starts after the next LF), or at the end.
+    fn reference_lines(bytes: &[u8]) -> Vec<Found> {
+        let mut out = Vec::new();
+        let mut line = 0;
+        loop {
+            let (mut in_str, mut esc) = (false, false);
+            let mut found = None;
+            for (at, &b) in bytes.iter().enumerate().skip(line) {
+                if b == b'\n' {
+                    found = Some(Found::Lf { at, in_str });
+                    break;
+                }
+                if b == b'\\' && !in_str {
+                    found = Some(Found::Backslash(at));
+                    break;
+                }
+                (in_str, esc) = reference(in_str, esc, &[b]);
+            }
+            let found = found.unwrap_or(Found::End { in_str, esc });
+            out.push(found);
+            line = match found {
+                Found::Lf { at, .. } => at + 1,
+                Found::Backslash(at) => match bytes[at..].iter().position(|&b| b == b'\n') {
+                    Some(k) => at + k + 1,
+                    None => return out,
+                },
+                Found::End { .. } => return out,
+            };
+        }
+    }
+
+    /// The same through an index with `kernel`, driven as the splitter drives it: the bytes
+    /// arrive `step` at a time, a line whose end is not there yet is asked about again once
+    /// more are, and the buffer goes on with bytes that must not matter.
+    fn index_lines(kernel: Kernel, bytes: &[u8], step: usize) -> Vec<Found> {
+        let mut buf = bytes.to_vec();
+        buf.extend_from_slice(&b"\"\\\n\\\\\"\n".repeat(20));
+        let mut ix = LineIndex::new(kernel);
+        let mut out = Vec::new();
+        let mut end = step.min(bytes.len());
+        let mut line = 0;
+        loop {
+            let found = ix.find(&buf, end, line);
+            if let Found::End { .. } = found
+                && end < bytes.len()
+            {
+                end = end.saturating_add(step).min(bytes.len());
+                continue;
+            }
+            out.push(found);
+            line = match found {
+                Found::Lf { at, .. } => at + 1,
+                Found::Backslash(at) => match bytes[at..].iter().position(|&b| b == b'\n') {
+                    Some(k) => at + k + 1,
+                    None => return out,
+                },
+                Found::End { .. } => return out,
+            };
+            end = end.max(line);
+        }
+    }
+
+    fn every_kernel_agrees(bytes: &[u8]) {
+        let want = reference_lines(bytes);
+        for kernel in Kernel::available() {
+            for step in [1, 7, 64, 100, 4096, usize::MAX] {
+                assert_eq!(
+                    index_lines(kernel, bytes, step),
+                    want,
+                    "{} kernel, step {step}, on {:?}",
+                    kernel.name(),
+                    String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_is_detected_or_left_out() {
+        let names: Vec<&str> = Kernel::available().iter().map(|k| k.name()).collect();
+        assert_eq!(names[0], "portable");
+        assert_eq!(Kernel::best().name(), *names.last().unwrap());
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert!(names.contains(&"sse2"));
+            let has = |f: bool, name| assert_eq!(names.contains(&name), f, "{name}");
+            let base = std::is_x86_feature_detected!("pclmulqdq")
+                && std::is_x86_feature_detected!("popcnt")
+                && std::is_x86_feature_detected!("bmi1");
+            has(base && std::is_x86_feature_detected!("avx2"), "avx2");
+            has(base && std::is_x86_feature_detected!("avx512bw"), "avx512");
+        }
+    }
+
+    #[test]
+    fn kernels_agree_at_block_window_and_read_edges() {
+        // Escape runs of every length ending at every offset around a block edge, before a
+        // quote, inside a string and (for the lone backslash) outside; LFs after them.
+        for run in 0..140 {
+            for at in 50..70 {
+                let mut v = b"{\"a\":\"".to_vec();
+                v.resize(at.max(v.len()), b'x');
+                v.extend(std::iter::repeat_n(b'\\', run));
+                v.extend_from_slice(b"\"}\n{\"b\":\"y\n\"}\n");
+                every_kernel_agrees(&v);
+            }
+        }
+        // Lines of every length around the window (16 KiB), with escapes, LFs inside strings,
+        // backslashes outside them and blank lines among many ordinary lines.
+        let mut v = Vec::new();
+        let mut k = 0usize;
+        while v.len() < 3 * WINDOW + 1000 {
+            k += 1;
+            v.extend_from_slice(b"{\"t\":\"");
+            v.extend(std::iter::repeat_n(b'a', (k * 37) % 300));
+            v.extend_from_slice(match k % 11 {
+                0 => &b"\\\"\\\\\"}\n"[..],
+                3 => b"\n\"}\n",
+                5 => b"\"} \\ x\n",
+                7 => b"\"}\n\n",
+                9 => b"\\\\\\\n\"}\n",
+                _ => b"\"}\r\n",
+            });
+        }
+        every_kernel_agrees(&v);
+        every_kernel_agrees(&v[..v.len() - 3]);
+    }
+
+    fn soup() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            prop_oneof![
+                4 => prop::sample::select(b"\"\\\na ".to_vec()).prop_map(|b| vec![b]),
+                1 => (1usize..200).prop_map(|n| vec![b'a'; n]),
+                1 => (1usize..140).prop_map(|n| vec![b'\\'; n]),
+                1 => Just(b"{\"k\":\"v\"}\n".to_vec()),
+            ],
+            0..120,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
     proptest! {
+        #[test]
+        fn every_kernel_indexes_like_the_byte_tracker(bytes in soup()) {
+            every_kernel_agrees(&bytes);
+        }
+
         #[test]
         fn agrees_with_the_byte_tracker(
             bytes in proptest::collection::vec(

@@ -1093,13 +1093,17 @@ mod tests {
     }
 
     fn frames_with(input: &[u8], max: usize, sizes: &[usize]) -> Vec<Owned> {
+        frames_kernel(input, max, sizes, Kernel::best())
+    }
+
+    fn frames_kernel(input: &[u8], max: usize, sizes: &[usize], kernel: Kernel) -> Vec<Owned> {
         let reader = Chunked {
             data: input,
             sizes,
             turn: 0,
             interrupted: false,
         };
-        let mut splitter = Splitter::new(reader, max);
+        let mut splitter = Splitter::with_kernel(reader, max, kernel);
         let mut out = Vec::new();
         while let Some(frame) = splitter.next_frame().unwrap() {
             out.push(own(frame));
@@ -1746,6 +1750,63 @@ mod tests {
         }
     }
 
+    /// Long lines (across index windows and buffer refills), escape runs across block edges,
+    /// LFs inside strings that join and that do not, backslashes outside strings, BOMs, CRLF,
+    /// blank lines and lines over the limit of 30 000 bytes, among many ordinary lines.
+    fn long_mixed() -> Vec<u8> {
+        let mut input = Vec::new();
+        let mut k = 0usize;
+        while input.len() < 300_000 {
+            k += 1;
+            input.extend_from_slice(b"{\"t\":\"");
+            input.extend(std::iter::repeat_n(b'a', (k * 53) % 400));
+            match k % 17 {
+                0 => input.extend_from_slice(&rich(b"")),
+                2 => input.extend_from_slice(&long_line(20_000 + k)),
+                4 => input.extend_from_slice(&long_line(31_000)),
+                6 => {
+                    input.extend(std::iter::repeat_n(b'\\', k % 131));
+                    input.extend_from_slice(b"\"}");
+                }
+                8 => input.extend_from_slice(b"\ncall_b\",\"x\":1}"),
+                10 => input.extend_from_slice(b"\"} \\ \"x\""),
+                12 => input.extend_from_slice(BOMS.as_bytes()),
+                14 => input.extend_from_slice(b"\"}\r\n   "),
+                _ => input.extend_from_slice(b"\"}"),
+            }
+            input.push(b'\n');
+        }
+        input
+    }
+
+    #[test]
+    fn every_kernel_gives_the_same_frames() {
+        let long = long_mixed();
+        let want = reference(&long, 30_000);
+        assert!(want.len() > 100);
+        for kernel in Kernel::available() {
+            for sizes in [
+                &[1usize][..],
+                &[7, 64, 1],
+                &[63, 65, 1000],
+                &[4096],
+                &[65_536],
+                &[usize::MAX],
+            ] {
+                let got = frames_kernel(&long, 30_000, sizes, kernel);
+                assert!(got == want, "{} kernel, reads {sizes:?}", kernel.name());
+            }
+            for tail in [&b"{\"t\":\"tail\nmore\nend"[..], b"  ", b""] {
+                let input = rich(tail);
+                let want = reference(&input, 200);
+                for chunk in 1..=input.len() {
+                    let got = frames_kernel(&input, 200, &[chunk], kernel);
+                    assert!(got == want, "{} kernel, chunk {chunk}", kernel.name());
+                }
+            }
+        }
+    }
+
     fn work_for(input: &[u8], max: usize, chunk: usize) -> (u64, usize) {
         let sizes = [chunk];
         let reader = Chunked {
@@ -1855,6 +1916,19 @@ mod tests {
             let expected = whole(&input, max);
             prop_assert_eq!(&expected, &reference(&input, max));
             prop_assert_eq!(frames_with(&input, max, &sizes), expected);
+        }
+
+        #[test]
+        fn no_kernel_changes_frames(
+            tokens in prop::collection::vec(split_token(), 0..600),
+            max in prop_oneof![0usize..48, Just(200), Just(usize::MAX)],
+            sizes in prop::collection::vec(1usize..300, 1..6),
+        ) {
+            let input = tokens.concat();
+            let want = reference(&input, max);
+            for kernel in Kernel::available() {
+                prop_assert_eq!(&frames_kernel(&input, max, &sizes, kernel), &want, "{}", kernel.name());
+            }
         }
 
         #[test]
