@@ -1,9 +1,13 @@
 //! Throughput of each stage beside its floor, on a generated stream that looks like real runs:
 //! the splitter beside a plain newline count, classification beside bare parse-only loops
-//! (serde_json into `IgnoredAny`, simd-json's tape), and `check` end to end.
+//! (serde_json into `IgnoredAny`, simd-json's tape), and `check` end to end. Then the splitter
+//! and `check` again on the stream with raw newlines in call ids and on the adversarial one
+//! (see `common::adversarial`), in bytes per second like the clean stream, so their time per
+//! byte compares with the clean stream's in one run.
 
 mod common;
 
+use common::Variant;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sjlint::check::{self, Options};
 use sjlint::record::Frame;
@@ -19,8 +23,31 @@ fn records(input: &[u8]) -> Vec<&[u8]> {
         .collect()
 }
 
+/// Every record's bytes through the splitter.
+fn split_all(input: &[u8]) -> usize {
+    let mut s = Splitter::new(input, 64 << 20);
+    let mut n = 0usize;
+    while let Some(f) = s.next_frame().unwrap() {
+        if let Frame::Record(r) = f {
+            n += r.bytes.len();
+        }
+    }
+    n
+}
+
+/// `check` with default options, counting diagnostics.
+fn check_all(input: &[u8]) -> u64 {
+    let mut n = 0u64;
+    check::check(input, &Options::default(), &mut |_| {
+        n += 1;
+        Ok(())
+    })
+    .unwrap();
+    n
+}
+
 fn bench(c: &mut Criterion) {
-    let input = common::stream(42, SIZE, false);
+    let input = common::generate(Variant::Clean, 42, SIZE);
     let mut g = c.benchmark_group("split");
     g.throughput(Throughput::Bytes(input.len() as u64));
     g.bench_function("memchr newline count (floor)", |b| {
@@ -29,18 +56,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("string tracking alone (one call)", |b| {
         b.iter(|| sjlint::simd::string_state(false, false, black_box(&input)))
     });
-    g.bench_function("splitter", |b| {
-        b.iter(|| {
-            let mut s = Splitter::new(black_box(&input[..]), 64 << 20);
-            let mut n = 0usize;
-            while let Some(f) = s.next_frame().unwrap() {
-                if let Frame::Record(r) = f {
-                    n += r.bytes.len();
-                }
-            }
-            n
-        })
-    });
+    g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
     g.finish();
 
     let recs = records(&input);
@@ -78,18 +94,19 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("check");
     g.throughput(Throughput::Bytes(input.len() as u64));
-    g.bench_function("end to end", |b| {
-        b.iter(|| {
-            let mut n = 0u64;
-            check::check(black_box(&input[..]), &Options::default(), &mut |_| {
-                n += 1;
-                Ok(())
-            })
-            .unwrap();
-            n
-        })
-    });
+    g.bench_function("end to end", |b| b.iter(|| check_all(black_box(&input))));
     g.finish();
+
+    for variant in [Variant::RawNewlines, Variant::Adversarial] {
+        let input = common::generate(variant, 42, SIZE);
+        let mut g = c.benchmark_group(variant.name());
+        g.throughput(Throughput::Bytes(input.len() as u64));
+        g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
+        g.bench_function("check end to end", |b| {
+            b.iter(|| check_all(black_box(&input)))
+        });
+        g.finish();
+    }
 }
 
 criterion_group! {

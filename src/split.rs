@@ -11,6 +11,7 @@
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
 };
+use crate::simd::{Found, Kernel, LineIndex};
 use memchr::{memchr, memchr2, memchr3};
 use std::io::{self, ErrorKind, Read};
 
@@ -53,6 +54,8 @@ pub struct Splitter<R> {
     records: u64,
     scan: Scan,
     prefix: Prefix,
+    /// The LFs ahead of `start` with their string state, found in one pass over many lines.
+    index: LineIndex,
     #[cfg(test)]
     work: u64,
 }
@@ -64,8 +67,12 @@ pub struct Splitter<R> {
 enum Scan {
     /// Not even the BOM question is settled.
     LineStart,
-    /// First physical line, tracking only whether we are inside a string.
-    Line {
+    /// First physical line, whose end and string state the index finds (and carries across
+    /// reads).
+    Line { body: usize },
+    /// First physical line after a backslash outside any string, where the block method does
+    /// not apply: tracking only whether we are inside a string, up to `scanned`.
+    Slow {
         body: usize,
         scanned: usize,
         in_str: bool,
@@ -125,6 +132,11 @@ enum Done {
 
 impl<R: Read> Splitter<R> {
     pub fn new(reader: R, max_record_bytes: usize) -> Self {
+        Self::with_kernel(reader, max_record_bytes, Kernel::best())
+    }
+
+    /// With the given block implementation (tests compare them all; frames never differ).
+    pub fn with_kernel(reader: R, max_record_bytes: usize, kernel: Kernel) -> Self {
         Splitter {
             reader,
             max: max_record_bytes,
@@ -138,6 +150,7 @@ impl<R: Read> Splitter<R> {
             records: 0,
             scan: Scan::LineStart,
             prefix: Prefix::new(),
+            index: LineIndex::new(kernel),
             #[cfg(test)]
             work: 0,
         }
@@ -150,13 +163,56 @@ impl<R: Read> Splitter<R> {
 
     /// Lending iterator: the returned frame borrows the splitter's buffer until the next call.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame<'_>>> {
-        let done = loop {
-            match self.advance() {
-                Some(done) => break done,
-                None => self.fill()?,
-            }
+        let done = match self.indexed_line() {
+            Some(done) => done,
+            None => loop {
+                match self.advance() {
+                    Some(done) => break done,
+                    None => self.fill()?,
+                }
+            },
         };
         Ok(self.emit(done))
+    }
+
+    /// The hot path: at a line start, the index already holds the line's LF, and the line is
+    /// decided here. Only a plain record (no BOM, not blank, within the limit, ending outside
+    /// any string) is decided in a few steps; the rest go through the general rules.
+    #[inline(always)]
+    fn indexed_line(&mut self) -> Option<Done> {
+        if !matches!(self.scan, Scan::LineStart) {
+            return None;
+        }
+        let s = self.start;
+        let (lf, in_str) = self.index.take(s)?;
+        // A BOM starts with 0xEF; a blank line with one of these or its LF.
+        let unusual = lf == s || matches!(self.buf[s], b' ' | b'\t' | b'\r' | 0xEF);
+        if in_str || unusual || lf - s > self.max {
+            return match self.line_end(self.bom_at(s, lf), lf, in_str) {
+                Flow::Done(done) => Some(done),
+                // A join goes on from its scan state.
+                Flow::Again | Flow::NeedData => None,
+            };
+        }
+        let content_end = if self.buf[lf - 1] == CR { lf - 1 } else { lf };
+        tick!(self, content_end - s);
+        Some(Done::Record {
+            body: s,
+            len: content_end - s,
+            lines: 1,
+            flags: 0,
+            next: lf + 1,
+            line_adv: 1,
+        })
+    }
+
+    /// The length of a BOM at the start of the line from `s` to its LF at `lf`.
+    fn bom_at(&self, s: usize, lf: usize) -> usize {
+        if self.buf[s..lf].starts_with(&BOM) {
+            BOM.len()
+        } else {
+            0
+        }
     }
 
     #[cfg(test)]
@@ -166,7 +222,7 @@ impl<R: Read> Splitter<R> {
 
     #[cfg(test)]
     fn work(&self) -> u64 {
-        self.work
+        self.work + self.index.work()
     }
 
     fn fill(&mut self) -> io::Result<()> {
@@ -175,6 +231,7 @@ impl<R: Read> Splitter<R> {
             // Only the undecided frame is moved, and `start` stays 0 until that frame is
             // handed out, so every byte is moved at most a constant number of times.
             tick!(self, self.end - self.start);
+            self.index.shift(self.start);
             self.buf.copy_within(self.start..self.end, 0);
             self.base += self.start as u64;
             self.end -= self.start;
@@ -215,12 +272,13 @@ impl<R: Read> Splitter<R> {
         loop {
             let flow = match self.scan {
                 Scan::LineStart => self.line_start(),
-                Scan::Line {
+                Scan::Line { body } => self.first_line(body),
+                Scan::Slow {
                     body,
                     scanned,
                     in_str,
                     esc,
-                } => self.first_line(body, scanned, in_str, esc),
+                } => self.first_line_slow(body, scanned, in_str, esc),
                 Scan::Join {
                     body,
                     first_lf,
@@ -241,7 +299,13 @@ impl<R: Read> Splitter<R> {
     }
 
     fn line_start(&mut self) -> Flow {
-        let avail = &self.buf[self.start..self.end];
+        let s = self.start;
+        // The hot path: the index already holds this line's LF. Then the line cannot be a cut
+        // BOM waiting for more bytes.
+        if let Some((lf, in_str)) = self.index.take(s) {
+            return self.line_end(self.bom_at(s, lf), lf, in_str);
+        }
+        let avail = &self.buf[s..self.end];
         if avail.len() < BOM.len() && !self.eof && BOM.starts_with(avail) {
             return Flow::NeedData;
         }
@@ -253,71 +317,100 @@ impl<R: Read> Splitter<R> {
         } else {
             0
         };
-        self.scan = Scan::Line {
-            body,
-            scanned: body,
-            in_str: false,
-            esc: false,
-        };
+        self.scan = Scan::Line { body };
         Flow::Again
     }
 
-    /// The fast path: most lines end outside any string and never meet the grammar automaton.
-    fn first_line(&mut self, body: usize, scanned: usize, in_str: bool, esc: bool) -> Flow {
+    /// Most lines end outside any string and never meet the grammar automaton; the index
+    /// finds their ends many lines at a time.
+    fn first_line(&mut self, body: usize) -> Flow {
         let s = self.start;
-        let b0 = s + body;
-        let bom = body != 0;
+        match self.index.find(&self.buf, self.end, s) {
+            Found::Lf { at, in_str } => self.line_end(body, at, in_str),
+            Found::End { in_str, .. } => self.no_lf_yet(body, in_str),
+            Found::Backslash(at) => {
+                self.scan = Scan::Slow {
+                    body,
+                    scanned: at - s,
+                    in_str: false,
+                    esc: false,
+                };
+                Flow::Again
+            }
+        }
+    }
+
+    /// The first line from `scanned` on, with the byte tracker wherever a backslash stands
+    /// outside a string.
+    fn first_line_slow(&mut self, body: usize, scanned: usize, in_str: bool, esc: bool) -> Flow {
+        let s = self.start;
         let from = s + scanned;
         let lf = memchr(LF, &self.buf[from..self.end]).map(|i| from + i);
         let upto = lf.unwrap_or(self.end);
         tick!(self, upto - from);
         let (in_str, esc) = crate::simd::string_state_within(in_str, esc, &self.buf, from..upto)
             .unwrap_or_else(|| string_state_bytewise(in_str, esc, &self.buf[from..upto]));
-
-        let Some(lf) = lf else {
-            self.scan = Scan::Line {
-                body,
-                scanned: self.end - s,
-                in_str,
-                esc,
-            };
-            let n = self.end - b0;
-            let next = self.end;
-            if self.eof {
-                let bytes = &self.buf[b0..self.end];
-                tick!(self, n);
-                return Flow::Done(if is_blank(bytes) {
-                    self.blank(b0, bom, next, 0)
-                } else if n > self.max {
-                    self.too_large(b0, n, bom, next, 0)
-                } else {
-                    let cut = if in_str { ENDS_IN_STRING } else { 0 };
-                    Done::Record {
-                        body: b0,
-                        len: n,
-                        lines: 1,
-                        flags: bom_flag(bom) | NO_FINAL_LF | cut,
-                        next,
-                        line_adv: 0,
-                    }
-                });
-            }
-            if n > 0 && over_limit(n - 1, self.buf[self.end - 1], self.max) {
-                tick!(self, n);
-                self.scan = Scan::Skip {
-                    byte: self.base + b0 as u64,
-                    bom,
-                    len: n as u64,
-                    last_cr: self.buf[self.end - 1] == CR,
-                    all_ws: is_blank(&self.buf[b0..self.end]),
-                    line_adv: 1,
+        match lf {
+            Some(lf) => self.line_end(body, lf, in_str),
+            None => {
+                self.scan = Scan::Slow {
+                    body,
+                    scanned: self.end - s,
+                    in_str,
+                    esc,
                 };
-                self.start = self.end;
-                return Flow::Again;
+                self.no_lf_yet(body, in_str)
             }
-            return Flow::NeedData;
-        };
+        }
+    }
 
+    /// The first line has no LF in the buffer; `in_str` is the string state at its end.
+    fn no_lf_yet(&mut self, body: usize, in_str: bool) -> Flow {
+        let b0 = self.start + body;
+        let bom = body != 0;
+        let n = self.end - b0;
+        let next = self.end;
+        if self.eof {
+            let bytes = &self.buf[b0..self.end];
+            tick!(self, n);
+            return Flow::Done(if is_blank(bytes) {
+                self.blank(b0, bom, next, 0)
+            } else if n > self.max {
+                self.too_large(b0, n, bom, next, 0)
+            } else {
+                let cut = if in_str { ENDS_IN_STRING } else { 0 };
+                Done::Record {
+                    body: b0,
+                    len: n,
+                    lines: 1,
+                    flags: bom_flag(bom) | NO_FINAL_LF | cut,
+                    next,
+                    line_adv: 0,
+                }
+            });
+        }
+        if n > 0 && over_limit(n - 1, self.buf[self.end - 1], self.max) {
+            tick!(self, n);
+            self.index.invalidate();
+            self.scan = Scan::Skip {
+                byte: self.base + b0 as u64,
+                bom,
+                len: n as u64,
+                last_cr: self.buf[self.end - 1] == CR,
+                all_ws: is_blank(&self.buf[b0..self.end]),
+                line_adv: 1,
+            };
+            self.start = self.end;
+            return Flow::Again;
+        }
+        Flow::NeedData
+    }
+
+    /// The first line ends at the LF at `lf`, inside a string or not.
+    fn line_end(&mut self, body: usize, lf: usize, in_str: bool) -> Flow {
+        let s = self.start;
+        let b0 = s + body;
+        let bom = body != 0;
         let content_end = if lf > b0 && self.buf[lf - 1] == CR {
             lf - 1
         } else {
@@ -1000,13 +1093,17 @@ mod tests {
     }
 
     fn frames_with(input: &[u8], max: usize, sizes: &[usize]) -> Vec<Owned> {
+        frames_kernel(input, max, sizes, Kernel::best())
+    }
+
+    fn frames_kernel(input: &[u8], max: usize, sizes: &[usize], kernel: Kernel) -> Vec<Owned> {
         let reader = Chunked {
             data: input,
             sizes,
             turn: 0,
             interrupted: false,
         };
-        let mut splitter = Splitter::new(reader, max);
+        let mut splitter = Splitter::with_kernel(reader, max, kernel);
         let mut out = Vec::new();
         while let Some(frame) = splitter.next_frame().unwrap() {
             out.push(own(frame));
@@ -1653,6 +1750,63 @@ mod tests {
         }
     }
 
+    /// Long lines (across index windows and buffer refills), escape runs across block edges,
+    /// LFs inside strings that join and that do not, backslashes outside strings, BOMs, CRLF,
+    /// blank lines and lines over the limit of 30 000 bytes, among many ordinary lines.
+    fn long_mixed() -> Vec<u8> {
+        let mut input = Vec::new();
+        let mut k = 0usize;
+        while input.len() < 300_000 {
+            k += 1;
+            input.extend_from_slice(b"{\"t\":\"");
+            input.extend(std::iter::repeat_n(b'a', (k * 53) % 400));
+            match k % 17 {
+                0 => input.extend_from_slice(&rich(b"")),
+                2 => input.extend_from_slice(&long_line(20_000 + k)),
+                4 => input.extend_from_slice(&long_line(31_000)),
+                6 => {
+                    input.extend(std::iter::repeat_n(b'\\', k % 131));
+                    input.extend_from_slice(b"\"}");
+                }
+                8 => input.extend_from_slice(b"\ncall_b\",\"x\":1}"),
+                10 => input.extend_from_slice(b"\"} \\ \"x\""),
+                12 => input.extend_from_slice(BOMS.as_bytes()),
+                14 => input.extend_from_slice(b"\"}\r\n   "),
+                _ => input.extend_from_slice(b"\"}"),
+            }
+            input.push(b'\n');
+        }
+        input
+    }
+
+    #[test]
+    fn every_kernel_gives_the_same_frames() {
+        let long = long_mixed();
+        let want = reference(&long, 30_000);
+        assert!(want.len() > 100);
+        for kernel in Kernel::available() {
+            for sizes in [
+                &[1usize][..],
+                &[7, 64, 1],
+                &[63, 65, 1000],
+                &[4096],
+                &[65_536],
+                &[usize::MAX],
+            ] {
+                let got = frames_kernel(&long, 30_000, sizes, kernel);
+                assert!(got == want, "{} kernel, reads {sizes:?}", kernel.name());
+            }
+            for tail in [&b"{\"t\":\"tail\nmore\nend"[..], b"  ", b""] {
+                let input = rich(tail);
+                let want = reference(&input, 200);
+                for chunk in 1..=input.len() {
+                    let got = frames_kernel(&input, 200, &[chunk], kernel);
+                    assert!(got == want, "{} kernel, chunk {chunk}", kernel.name());
+                }
+            }
+        }
+    }
+
     fn work_for(input: &[u8], max: usize, chunk: usize) -> (u64, usize) {
         let sizes = [chunk];
         let reader = Chunked {
@@ -1762,6 +1916,19 @@ mod tests {
             let expected = whole(&input, max);
             prop_assert_eq!(&expected, &reference(&input, max));
             prop_assert_eq!(frames_with(&input, max, &sizes), expected);
+        }
+
+        #[test]
+        fn no_kernel_changes_frames(
+            tokens in prop::collection::vec(split_token(), 0..600),
+            max in prop_oneof![0usize..48, Just(200), Just(usize::MAX)],
+            sizes in prop::collection::vec(1usize..300, 1..6),
+        ) {
+            let input = tokens.concat();
+            let want = reference(&input, max);
+            for kernel in Kernel::available() {
+                prop_assert_eq!(&frames_kernel(&input, max, &sizes, kernel), &want, "{}", kernel.name());
+            }
         }
 
         #[test]

@@ -73,6 +73,117 @@ fn call_id(rng: &mut Rng, n: u64) -> String {
     }
 }
 
+/// The streams the benches compare, byte for byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Every record on one line.
+    Clean,
+    /// About 1.5 % of tool-call starts with a raw newline inside their `call_id`.
+    RawNewlines,
+    /// Hostile framing, see [`adversarial`].
+    Adversarial,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Clean => "clean",
+            Variant::RawNewlines => "raw newlines",
+            Variant::Adversarial => "adversarial",
+        }
+    }
+}
+
+/// About `size` bytes of the given variant (the adversarial one holds a record of
+/// [`big_record_len`]`(size)` bytes).
+pub fn generate(variant: Variant, seed: u64, size: usize) -> Vec<u8> {
+    match variant {
+        Variant::Clean => stream(seed, size, false),
+        Variant::RawNewlines => stream(seed, size, true),
+        Variant::Adversarial => adversarial(seed, size, big_record_len(size)),
+    }
+}
+
+/// The largest record the adversarial stream holds: just under the default
+/// `--max-record-bytes` (64 MiB), so that the splitter buffers and tracks all of it and `check`
+/// parses it. A record over the limit would only be skipped by a newline search in constant
+/// memory, which is the cheap path, not the adversarial one.
+pub const BIG_RECORD_MAX: usize = (64 << 20) - (4 << 10);
+
+/// The adversarial stream's big record for a stream of about `size` bytes: a quarter of it,
+/// but never under 4 MiB (so a small stream still holds one record of several MiB) and never
+/// over [`BIG_RECORD_MAX`].
+pub fn big_record_len(size: usize) -> usize {
+    (size / 4).clamp(4 << 20, BIG_RECORD_MAX)
+}
+
+/// Sessions as in [`stream`], and between them what framing finds hardest: a line that opens a
+/// string and never closes it (the join with the next line fails), records whose strings hold
+/// runs of thousands of backslashes (even runs, and odd ones that escape a quote), and, once
+/// half of `size` is written, one record of about `big` bytes (none when `big` is 0) whose
+/// text is escape-heavy and holds backslash runs too.
+pub fn adversarial(seed: u64, size: usize, big: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(size + big + 64 * 1024);
+    let mut n = 0u64;
+    let mut big_done = big == 0;
+    while out.len() < size {
+        session(&mut rng, &mut out, &mut n, false);
+        let mut cut = String::new();
+        let len = 40 + rng.below(400) as usize;
+        text(&mut rng, len, &mut cut);
+        out.push_str(&format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{cut}\n"
+        ));
+        for _ in 0..1 + rng.below(3) {
+            let mut body = String::new();
+            backslash_run(&mut rng, &mut body);
+            let len = 100 + rng.below(2000) as usize;
+            text(&mut rng, len, &mut body);
+            backslash_run(&mut rng, &mut body);
+            out.push_str(&format!(
+                "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{body}\"}}]}},\"session_id\":\"{:016x}\"}}\n",
+                rng.next()
+            ));
+        }
+        if !big_done && out.len() >= size / 2 {
+            big_done = true;
+            big_record(&mut rng, big, &mut out);
+        }
+    }
+    out.into_bytes()
+}
+
+/// A run of 1000 to 5000 backslashes inside a string: an even run is that many escaped
+/// backslashes; an odd one ends by escaping a quote.
+fn backslash_run(rng: &mut Rng, out: &mut String) {
+    let len = 1000 + rng.below(4000) as usize;
+    out.extend(std::iter::repeat_n('\\', len));
+    if len % 2 == 1 {
+        out.push('"');
+    }
+}
+
+/// A read tool's completion of a little under `len` bytes (never over it).
+fn big_record(rng: &mut Rng, len: usize, out: &mut String) {
+    // The rest of the record takes less than this.
+    let target = len.saturating_sub(512);
+    let mut content = String::with_capacity(target);
+    while content.len() + 70_000 < target {
+        text(rng, 60_000, &mut content);
+        backslash_run(rng, &mut content);
+    }
+    // Then word by word (no word is longer than 16 bytes).
+    while content.len() + 32 < target {
+        content.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        content.push(' ');
+    }
+    let (kind, args) = tool(true, "toolu_big");
+    out.push_str(&format!(
+        "{{\"type\":\"tool_call\",\"subtype\":\"completed\",\"call_id\":\"toolu_big\",\"tool_call\":{{\"{kind}\":{{\"args\":{args},\"result\":{{\"success\":{{\"content\":\"{content}\",\"isEmpty\":false,\"exceededLimit\":false}}}}}}}},\"session_id\":\"big\"}}\n"
+    ));
+}
+
 /// Appends whole sessions until `out` holds at least `size` bytes. With `raw_newlines`, about
 /// 1.5 % of records get a raw newline inside their `call_id` string.
 pub fn stream(seed: u64, size: usize, raw_newlines: bool) -> Vec<u8> {
