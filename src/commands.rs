@@ -246,14 +246,32 @@ fn open_input(
 fn stdin() -> Box<dyn Read + Send> {
     #[cfg(unix)]
     {
-        use std::os::fd::AsFd;
         raise_pipe_buffer();
-        if let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() {
-            return Box::new(File::from(fd));
+        Box::new(RawStdin)
+    }
+    #[cfg(not(unix))]
+    {
+        Box::new(io::stdin())
+    }
+}
+
+/// Descriptor 0, read directly.
+#[cfg(unix)]
+struct RawStdin;
+
+#[cfg(unix)]
+impl Read for RawStdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let len = buf.len().min(isize::MAX as usize);
+        // SAFETY: `buf` is valid for writes of `len` bytes for the duration of the call.
+        let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), len) };
+        match usize::try_from(n) {
+            Ok(n) => Ok(n),
+            // A closed descriptor reads as an empty input, as std's stdin does.
+            Err(_) if io::Error::last_os_error().raw_os_error() == Some(libc::EBADF) => Ok(0),
+            Err(_) => Err(io::Error::last_os_error()),
         }
     }
-    // A closed descriptor reads as an empty input, as std's stdin does.
-    Box::new(io::stdin())
 }
 
 /// Asks for a 1 MiB pipe buffer when standard input is a pipe (best effort: the system's

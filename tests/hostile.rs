@@ -315,23 +315,31 @@ fn an_endless_stdin_gets_findings_as_records_arrive_in_flat_memory() {
 }
 
 /// Waits until `pid` is blocked reading its standard input (the SIGINT handler is installed
-/// before sjlint reads anything), or a moment when `/proc` does not say.
+/// before sjlint reads anything), or a moment when `/proc` does not say. The read is `read(2)`
+/// of descriptor 0 on one thread, or, when a reader thread waits for input, `poll(2)` (sjlint
+/// polls nothing else).
 fn wait_until_reading_stdin(pid: u32) {
     let start = Instant::now();
     while start.elapsed() < HANG {
-        match std::fs::read_to_string(format!("/proc/{pid}/syscall")) {
-            // Syscall 0 is read(2) on x86-64, and its first argument the descriptor.
-            Ok(s) if cfg!(target_arch = "x86_64") && s.starts_with("0 0x0 ") => return,
-            Ok(_) => std::thread::sleep(Duration::from_millis(10)),
-            Err(_) => {
-                std::thread::sleep(Duration::from_secs(1));
-                return;
-            }
-        }
         if !cfg!(target_arch = "x86_64") {
             std::thread::sleep(Duration::from_secs(1));
             return;
         }
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            std::thread::sleep(Duration::from_secs(1));
+            return;
+        };
+        // Syscall 0 is read(2) on x86-64, and its first argument the descriptor; 7 is poll(2),
+        // 271 ppoll(2).
+        let waiting = tasks.flatten().any(|task| {
+            std::fs::read_to_string(task.path().join("syscall")).is_ok_and(|s| {
+                s.starts_with("0 0x0 ") || s.starts_with("7 ") || s.starts_with("271 ")
+            })
+        });
+        if waiting {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
