@@ -21,7 +21,7 @@ use crate::split::Splitter;
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
 /// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
@@ -82,15 +82,18 @@ pub fn check_into<R: Read + Send, C: Consumer>(
         let mut to_workers = Vec::with_capacity(workers);
         let mut from_workers = Vec::with_capacity(workers);
         for _ in 0..workers {
-            let (work, queue) = mpsc::sync_channel(1);
+            // Unbounded: what the queues hold is bounded by the reader stage's budget.
+            let (work, queue) = mpsc::channel();
             let (done, examined) = mpsc::sync_channel(1);
-            let dialect = opts.dialect;
+            let (dialect, recycle) = (opts.dialect, recycle.clone());
             std::thread::Builder::new()
                 .name("sjlint-worker".into())
-                .spawn_scoped(scope, move || work_on(&queue, &done, dialect))?;
+                .spawn_scoped(scope, move || work_on(&queue, &done, &recycle, dialect))?;
             to_workers.push(work);
             from_workers.push(examined);
         }
+        drop(recycle);
+        let to_workers_again = to_workers.clone();
         let handoff = Handoff {
             batch: Batch::default(),
             spare: Vec::new(),
@@ -103,17 +106,23 @@ pub fn check_into<R: Read + Send, C: Consumer>(
             next: 0,
             recycled,
             read: 0,
+            cancel: &cancel,
         };
-        let (max, ready, cancel_ref) = (opts.max_record_bytes, settings.ready, &cancel);
+        let (max, ready) = (opts.max_record_bytes, settings.ready);
         std::thread::Builder::new()
             .name("sjlint-read".into())
-            .spawn_scoped(scope, move || {
-                read_stage(reader, max, ready, cancel_ref, handoff);
-            })?;
+            .spawn_scoped(scope, move || read_stage(reader, max, ready, handoff))?;
         // Whatever way the in-order stage ends, the reader stage stops too: the channels it
         // sends on close, and a wait for input notices `cancel`.
         let _stop = SetOnDrop(&cancel);
-        in_order(&from_workers, &recycle, opts, emit, consumer, totals)
+        in_order(
+            &from_workers,
+            &to_workers_again,
+            opts,
+            emit,
+            consumer,
+            totals,
+        )
     })
 }
 
@@ -195,13 +204,13 @@ impl Batch {
 
     /// The pure half of each record, in order.
     fn examine(&self, dialect: Option<Dialect>) -> Vec<Examined<'_>> {
-        self.frames
-            .iter()
-            .filter_map(|meta| match self.frame(meta) {
-                Frame::Record(rec) => Some(examine(&rec, dialect)),
-                _ => None,
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.frames.len());
+        for meta in &self.frames {
+            if let Frame::Record(rec) = self.frame(meta) {
+                out.push(examine(&rec, dialect));
+            }
+        }
+        out
     }
 }
 
@@ -216,9 +225,19 @@ self_cell::self_cell!(
     }
 );
 
-/// What passes from stage to stage: batches in input order, then how the input ended.
-enum Msg<B> {
-    Batch(B),
+/// What a worker is given: batches in input order, then how the input ended; and batches
+/// the in-order stage is done with.
+enum Work {
+    Batch(Batch),
+    End(End),
+    /// A batch the in-order stage is done with, back to the worker that examined it: its
+    /// events are freed on the thread that allocated them, off the in-order stage's path.
+    Dispose(ExaminedBatch),
+}
+
+/// What a worker hands on, in input order.
+enum Done {
+    Batch(ExaminedBatch),
     End(End),
 }
 
@@ -235,7 +254,7 @@ fn gone() -> io::Error {
 }
 
 /// The reader stage's side of the hand-off: the batch being filled, and where batches go.
-struct Handoff {
+struct Handoff<'c> {
     batch: Batch,
     /// Recycled batches, emptied.
     spare: Vec<Batch>,
@@ -245,14 +264,16 @@ struct Handoff {
     /// What the batches handed on and not yet recycled count for.
     in_flight: usize,
     /// One queue per worker, served in turn, so the in-order stage knows where the next batch is.
-    to: Vec<SyncSender<Msg<Batch>>>,
+    to: Vec<Sender<Work>>,
     next: usize,
     recycled: Receiver<Batch>,
     /// Bytes read from the input so far.
     read: u64,
+    /// Set when the in-order stage has stopped.
+    cancel: &'c AtomicBool,
 }
 
-impl Handoff {
+impl Handoff<'_> {
     /// Hands the batch being filled on, if it holds anything.
     fn hand_on(&mut self) -> io::Result<()> {
         if self.batch.frames.is_empty() {
@@ -260,8 +281,13 @@ impl Handoff {
         }
         let size = self.batch.size();
         while self.in_flight > 0 && self.in_flight + size > self.budget {
-            let back = self.recycled.recv().map_err(|_| gone())?;
-            self.take_back(back);
+            match self.recycled.recv_timeout(TICK) {
+                Ok(back) => self.take_back(back),
+                // The workers recycle, and stop only when this stage does: a stopped
+                // in-order stage is seen through `cancel`.
+                Err(RecvTimeoutError::Timeout) if !self.cancel.load(Ordering::Relaxed) => {}
+                Err(_) => return Err(gone()),
+            }
         }
         while let Ok(back) = self.recycled.try_recv() {
             self.take_back(back);
@@ -270,7 +296,7 @@ impl Handoff {
         let mut batch = std::mem::replace(&mut self.batch, fresh);
         batch.read = self.read;
         self.in_flight += size;
-        self.send(Msg::Batch(batch))
+        self.send(Work::Batch(batch))
     }
 
     fn take_back(&mut self, mut batch: Batch) {
@@ -284,7 +310,7 @@ impl Handoff {
         self.spare.push(batch);
     }
 
-    fn send(&mut self, msg: Msg<Batch>) -> io::Result<()> {
+    fn send(&mut self, msg: Work) -> io::Result<()> {
         let to = &self.to[self.next % self.to.len()];
         self.next += 1;
         to.send(msg).map_err(|_| gone())
@@ -296,9 +322,9 @@ fn read_stage<R: Read>(
     reader: R,
     max_record_bytes: usize,
     ready: Option<Ready>,
-    cancel: &AtomicBool,
-    handoff: Handoff,
+    handoff: Handoff<'_>,
 ) {
+    let cancel = handoff.cancel;
     let handoff = RefCell::new(handoff);
     let gate = Gate {
         inner: reader,
@@ -325,7 +351,7 @@ fn read_stage<R: Read>(
     let mut h = handoff.borrow_mut();
     if h.hand_on().is_ok() {
         // An error here means the in-order stage has stopped already: nothing waits for it.
-        let _ = h.send(Msg::End(End { read, error }));
+        let _ = h.send(Work::End(End { read, error }));
     }
 }
 
@@ -333,7 +359,7 @@ fn read_stage<R: Read>(
 /// would wait for the producer, and counts what it reads.
 struct Gate<'h, R> {
     inner: R,
-    handoff: &'h RefCell<Handoff>,
+    handoff: &'h RefCell<Handoff<'h>>,
     ready: Option<Ready>,
     /// The last read returned less than it was asked for.
     short: bool,
@@ -364,18 +390,25 @@ impl<R: Read> Read for Gate<'_, R> {
     }
 }
 
-/// A worker: the pure half of each record of each batch it is given.
+/// A worker: the pure half of each record of each batch it is given; and the batches the
+/// in-order stage is done with, emptied for the reader stage.
 fn work_on(
-    queue: &Receiver<Msg<Batch>>,
-    done: &SyncSender<Msg<ExaminedBatch>>,
+    queue: &Receiver<Work>,
+    done: &SyncSender<Done>,
+    recycle: &Sender<Batch>,
     dialect: Option<Dialect>,
 ) {
     for msg in queue {
         let msg = match msg {
-            Msg::Batch(batch) => {
-                Msg::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
+            Work::Batch(batch) => {
+                Done::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
             }
-            Msg::End(end) => Msg::End(end),
+            Work::End(end) => Done::End(end),
+            Work::Dispose(examined) => {
+                // The reader stage may have stopped already; the batch is then dropped.
+                let _ = recycle.send(examined.into_owner());
+                continue;
+            }
         };
         if done.send(msg).is_err() {
             return;
@@ -385,8 +418,8 @@ fn work_on(
 
 /// The in-order stage: the batches in input order through the stateful half.
 fn in_order<C: Consumer>(
-    from_workers: &[Receiver<Msg<ExaminedBatch>>],
-    recycle: &Sender<Batch>,
+    from_workers: &[Receiver<Done>],
+    to_workers: &[Sender<Work>],
     opts: &Options,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -394,11 +427,11 @@ fn in_order<C: Consumer>(
 ) -> io::Result<()> {
     let mut stage = InOrder::new(opts, emit, consumer);
     for next in 0.. {
-        let from = &from_workers[next % from_workers.len()];
+        let worker = next % from_workers.len();
         // A closed queue means a worker panicked; the scope passes the panic on.
-        let msg = from.recv().map_err(|_| gone())?;
+        let msg = from_workers[worker].recv().map_err(|_| gone())?;
         match msg {
-            Msg::Batch(examined) => {
+            Done::Batch(examined) => {
                 examined.with_dependent(|batch, outcomes| {
                     let mut outcomes = outcomes.iter();
                     for meta in &batch.frames {
@@ -414,10 +447,11 @@ fn in_order<C: Consumer>(
                     }
                     Ok(())
                 })?;
-                // The reader stage may have stopped already; the batch is then dropped.
-                let _ = recycle.send(examined.into_owner());
+                // The worker may have stopped already (the reader stage stopped); the batch is
+                // then dropped here.
+                let _ = to_workers[worker].send(Work::Dispose(examined));
             }
-            Msg::End(End { read, error }) => {
+            Done::End(End { read, error }) => {
                 totals.bytes = read;
                 return match error {
                     Some(e) => Err(stage.stopped(e)),

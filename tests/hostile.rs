@@ -112,8 +112,10 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let sample = sample();
     let noisy = "not json at all\n".repeat(100_000).into_bytes();
     let many = sample.repeat(500);
-    let cases: [(&[&str], &[u8]); 5] = [
+    let cases: [(&[&str], &[u8]); 7] = [
         (&["check"], &noisy),
+        (&["check", "--jobs", "1"], &noisy),
+        (&["check", "--jobs", "2", "--batch-size", "1K"], &noisy),
         (&["check", "--format", "json"], &noisy),
         (&["render"], &many),
         (&["render", "--plain"], &many),
@@ -274,8 +276,16 @@ fn peak_kib(pid: u32) -> u64 {
 
 #[test]
 fn an_endless_stdin_gets_findings_as_records_arrive_in_flat_memory() {
+    // On one thread, and with a reader thread that waits for input while the workers and the
+    // in-order stage have nothing to do.
+    for jobs in ["1", "2"] {
+        endless_stdin(jobs);
+    }
+}
+
+fn endless_stdin(jobs: &str) {
     let mut child = sjlint()
-        .args(["check", "--format", "concise"])
+        .args(["check", "--format", "concise", "--jobs", jobs])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -351,8 +361,14 @@ fn interrupt(child: &Child) {
 
 #[test]
 fn ctrl_c_prints_the_summary_so_far_and_exits_130() {
+    for jobs in ["1", "2"] {
+        ctrl_c_summary(jobs);
+    }
+}
+
+fn ctrl_c_summary(jobs: &str) {
     let mut child = sjlint()
-        .args(["check", "--color", "never"])
+        .args(["check", "--color", "never", "--jobs", jobs])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -418,8 +434,14 @@ fn ctrl_c_stops_stats_and_render_with_130() {
 
 #[test]
 fn ctrl_c_during_binary_input_still_reports_what_was_counted() {
+    for jobs in ["1", "2"] {
+        ctrl_c_binary(jobs);
+    }
+}
+
+fn ctrl_c_binary(jobs: &str) {
     let mut child = sjlint()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--jobs", jobs])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
