@@ -25,7 +25,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
 /// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
-pub const DEFAULT_BATCH_BYTES: usize = 512 << 10;
+pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
 
 /// What a frame counts for in a batch's size beyond its bytes: its place in the batch and its
 /// share of what the workers make of it, so that a batch of blank lines is bounded too.
@@ -98,9 +98,10 @@ pub fn check_into<R: Read + Send, C: Consumer>(
             batch: Batch::default(),
             spare: Vec::new(),
             limit,
-            // Room for every batch the channels and threads can hold at once, plus the one
-            // being filled; only a batch made large by one large record waits for more room.
-            budget: limit.saturating_mul(3 * workers + 2),
+            // Room for a batch being examined and one waiting per worker, and for the in-order
+            // stage's batch and the next ones; a batch made large by one large record waits
+            // until the others are done with.
+            budget: limit.saturating_mul(2 * workers + 4),
             in_flight: 0,
             to: to_workers,
             next: 0,
