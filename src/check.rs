@@ -13,7 +13,6 @@ use crate::record::{
 use crate::rules::{Group, Rule, RuleSet, Severity};
 use crate::split::Splitter;
 use crate::validate::Validator;
-use std::cell::Cell;
 use std::io::{self, Read, Write};
 
 /// Default `--max-record-bytes`: 64 MiB.
@@ -97,41 +96,95 @@ pub fn check_into<R: Read, C: Consumer>(
     consumer: &mut C,
     totals: &mut Totals,
 ) -> io::Result<()> {
-    // The first error of the caller's sink stops the run after the current record.
-    let failed: Cell<Option<io::Error>> = Cell::new(None);
-    let mut emit = |d: Diagnostic| {
-        if opts.enabled.contains(d.rule) {
-            let earlier = failed.take();
-            let now = match earlier {
-                Some(e) => Some(e),
-                None => emit(d).err(),
-            };
-            failed.set(now);
-        }
-    };
+    let mut stage = InOrder::new(opts, emit, consumer);
     let mut splitter = Splitter::new(reader, opts.max_record_bytes);
-    let mut validator = Validator::new(opts.enabled);
-    let mut scratch = Vec::new();
-    let mut lenient = Vec::new();
-    // The findings of the current frame, held until it is known whether it belongs to a run of
-    // binary records (reused, so the steady state allocates nothing).
-    let mut pending: Vec<Diagnostic> = Vec::new();
-    let mut binary = BinaryRun::default();
     loop {
         let frame = match splitter.next_frame() {
             Ok(Some(frame)) => frame,
             Ok(None) => break,
             Err(e) => {
-                // Reading stopped (an I/O error, Ctrl-C): what a run of binary records counted
-                // so far is still reported. End-of-input findings are not: the input did not end.
-                if let Some(summary) = binary.end() {
-                    emit(summary);
-                }
                 totals.bytes = splitter.bytes_read();
-                return Err(failed.take().unwrap_or(e));
+                return Err(stage.stopped(e));
             }
         };
-        pending.clear();
+        if let Err(e) = stage.frame(frame, None, totals) {
+            totals.bytes = splitter.bytes_read();
+            return Err(e);
+        }
+    }
+    totals.bytes = splitter.bytes_read();
+    stage.finish(totals)
+}
+
+/// Where the findings of one input go: only enabled rules, and nothing after the first error of
+/// the caller's sink.
+struct Sink<'e, E> {
+    emit: &'e mut E,
+    enabled: RuleSet,
+    /// The first error of the caller's sink; it stops the run after the current record.
+    failed: Option<io::Error>,
+}
+
+impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
+    fn send(&mut self, d: Diagnostic) {
+        if self.enabled.contains(d.rule)
+            && self.failed.is_none()
+            && let Err(e) = (self.emit)(d)
+        {
+            self.failed = Some(e);
+        }
+    }
+}
+
+/// The stateful half of checking one input: what depends on the records before (the validator,
+/// runs of binary records, the totals) and the order of the findings. The one-thread loop
+/// ([`check_into`]) and the in-order stage of [`crate::pipeline`] both feed it frame by frame,
+/// in input order; the pure half of each record ([`examine`]) is done by the caller, or here
+/// when the caller has not done it.
+pub(crate) struct InOrder<'o, E, C> {
+    opts: &'o Options,
+    sink: Sink<'o, E>,
+    consumer: &'o mut C,
+    validator: Validator,
+    /// The repaired copy of a record with raw control characters (reused).
+    scratch: Vec<u8>,
+    /// The copy [`event::parse_valid`] parses when the strict parse refuses valid JSON (reused).
+    lenient: Vec<u8>,
+    /// The findings of the current frame, held until it is known whether it belongs to a run of
+    /// binary records (reused, so the steady state allocates nothing).
+    pending: Vec<Diagnostic>,
+    binary: BinaryRun,
+}
+
+impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
+    pub(crate) fn new(opts: &'o Options, emit: &'o mut E, consumer: &'o mut C) -> Self {
+        InOrder {
+            opts,
+            sink: Sink {
+                emit,
+                enabled: opts.enabled,
+                failed: None,
+            },
+            consumer,
+            validator: Validator::new(opts.enabled),
+            scratch: Vec::new(),
+            lenient: Vec::new(),
+            pending: Vec::new(),
+            binary: BinaryRun::default(),
+        }
+    }
+
+    /// The next frame of the input. `examined` is the pure half of a record when the caller has
+    /// done it already. An error is the first error of the caller's sink: the run stops.
+    pub(crate) fn frame(
+        &mut self,
+        frame: Frame<'_>,
+        examined: Option<&Examined<'_>>,
+        totals: &mut Totals,
+    ) -> io::Result<()> {
+        let opts = self.opts;
+        self.pending.clear();
+        let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
             Frame::Blank { pos, bom } => {
@@ -143,15 +196,15 @@ pub fn check_into<R: Read, C: Consumer>(
                     pos,
                     "blank line between records",
                 ));
-                binary.other_frame(&mut pending, opts.enabled);
+                self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::TooLarge { pos, len, bom } => {
                 totals.records += 1;
                 if bom {
                     hold(bom_diagnostic(pos));
                 }
-                validator.on_record(&mut hold);
-                consumer.invalid(pos, &[]);
+                self.validator.on_record(&mut hold);
+                self.consumer.invalid(pos, &[]);
                 hold(
                     Diagnostic::new(
                         Rule::RecordTooLarge,
@@ -163,61 +216,84 @@ pub fn check_into<R: Read, C: Consumer>(
                     )
                     .with_help("raise --max-record-bytes to check it"),
                 );
-                binary.other_frame(&mut pending, opts.enabled);
+                self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::Record(rec) => {
                 totals.records += 1;
                 if rec.has(BOM_STRIPPED) {
                     hold(bom_diagnostic(rec.pos));
                 }
-                validator.on_record(&mut hold);
+                self.validator.on_record(&mut hold);
+                let here;
+                let examined = match examined {
+                    Some(examined) => examined,
+                    None => {
+                        here = examine(&rec, opts.dialect);
+                        &here
+                    }
+                };
                 record(
                     &rec,
+                    examined,
                     opts.dialect,
-                    &mut validator,
-                    &mut scratch,
-                    &mut lenient,
+                    &mut self.validator,
+                    &mut self.scratch,
+                    &mut self.lenient,
                     &mut hold,
-                    consumer,
+                    &mut *self.consumer,
                 );
-                if let Some(summary) = binary.record(&rec, &mut pending, opts.enabled) {
-                    emit(summary);
+                if let Some(summary) = self.binary.record(&rec, &mut self.pending, opts.enabled) {
+                    self.sink.send(summary);
                 }
             }
         }
-        for d in pending.drain(..) {
-            emit(d);
+        for d in self.pending.drain(..) {
+            self.sink.send(d);
         }
-        if let Some(e) = failed.take() {
-            totals.bytes = splitter.bytes_read();
-            return Err(e);
+        match self.sink.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
-    if let Some(summary) = binary.end() {
-        emit(summary);
+
+    /// Reading stopped with `e` (an I/O error, Ctrl-C): what a run of binary records counted so
+    /// far is still reported. End-of-input findings are not: the input did not end. Returns the
+    /// error the run ends with.
+    pub(crate) fn stopped(mut self, e: io::Error) -> io::Error {
+        if let Some(summary) = self.binary.end() {
+            self.sink.send(summary);
+        }
+        self.sink.failed.take().unwrap_or(e)
     }
-    totals.bytes = splitter.bytes_read();
-    if totals.records == 0 {
-        emit(Diagnostic::new(
-            Rule::EmptyStream,
-            Position {
-                byte: 0,
-                // An empty input has no line to point at.
-                line: u64::from(totals.bytes > 0),
-                record: 0,
-            },
-            if totals.bytes == 0 {
-                "the input is empty"
-            } else {
-                "the input holds no record, only blank lines"
-            },
-        )
-        .with_help("an agent that fails before its first event writes nothing to stdout and its error to stderr"));
-    }
-    validator.finish(&mut emit);
-    match failed.take() {
-        Some(e) => Err(e),
-        None => Ok(()),
+
+    /// The input ended: the end-of-input findings.
+    pub(crate) fn finish(mut self, totals: &Totals) -> io::Result<()> {
+        if let Some(summary) = self.binary.end() {
+            self.sink.send(summary);
+        }
+        if totals.records == 0 {
+            self.sink.send(Diagnostic::new(
+                Rule::EmptyStream,
+                Position {
+                    byte: 0,
+                    // An empty input has no line to point at.
+                    line: u64::from(totals.bytes > 0),
+                    record: 0,
+                },
+                if totals.bytes == 0 {
+                    "the input is empty"
+                } else {
+                    "the input holds no record, only blank lines"
+                },
+            )
+            .with_help("an agent that fails before its first event writes nothing to stdout and its error to stderr"));
+        }
+        let sink = &mut self.sink;
+        self.validator.finish(&mut |d| sink.send(d));
+        match self.sink.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -392,8 +468,58 @@ fn bom_diagnostic(pos: Position) -> Diagnostic {
     d
 }
 
-/// One record through the framing rules, the classifier and the validator.
+/// The pure half of a record: what can be known about it without the records before it, so
+/// that it can be worked out on another thread. Borrows the record's bytes.
+#[derive(Debug)]
+pub(crate) enum Examined<'a> {
+    /// Valid UTF-8 that parsed at the first attempt: the text and what it parsed as.
+    Parsed(&'a str, Parsed<'a>),
+    /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
+    /// the strict parse refuses (not JSON, raw control characters, numbers beyond the f64
+    /// range, unpaired surrogates). Rare, and redone in order by [`slow_record`], which needs
+    /// scratch space that outlives the record.
+    Slow,
+}
+
+/// The pure half of [`record`]: UTF-8 validation and the strict parse.
+pub(crate) fn examine<'a>(rec: &Record<'a>, dialect: Option<Dialect>) -> Examined<'a> {
+    if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+        return Examined::Slow;
+    }
+    let Ok(text) = simdutf8::basic::from_utf8(rec.bytes) else {
+        return Examined::Slow;
+    };
+    match event::parse_as(text, dialect) {
+        Ok(parsed) => Examined::Parsed(text, parsed),
+        Err(_) => Examined::Slow,
+    }
+}
+
+/// One record through the framing rules, the classifier and the validator, given its pure
+/// half.
+#[allow(clippy::too_many_arguments)]
 fn record(
+    rec: &Record<'_>,
+    examined: &Examined<'_>,
+    dialect: Option<Dialect>,
+    validator: &mut Validator,
+    scratch: &mut Vec<u8>,
+    lenient: &mut Vec<u8>,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) {
+    match examined {
+        Examined::Parsed(text, parsed) => {
+            classified(rec, rec.bytes, text, parsed, validator, emit, consumer)
+        }
+        Examined::Slow => slow_record(rec, dialect, validator, scratch, lenient, emit, consumer),
+    }
+}
+
+/// A record whose pure half found it [`Examined::Slow`]: every check again, with the repairs
+/// and the lenient parse that need scratch space.
+#[cold]
+fn slow_record(
     rec: &Record<'_>,
     dialect: Option<Dialect>,
     validator: &mut Validator,
@@ -435,7 +561,7 @@ fn record(
         }
     };
     match event::parse_valid(text, dialect, lenient) {
-        Ok(parsed) => classified(rec, bytes, text, parsed, validator, emit, consumer),
+        Ok(parsed) => classified(rec, bytes, text, &parsed, validator, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
             let what = control_name(bytes[first]);
@@ -458,7 +584,7 @@ fn record(
                     );
                     // Fields are located in the original bytes, so columns and snippets name the
                     // physical line the user sees.
-                    classified(rec, bytes, repaired, parsed, validator, emit, consumer);
+                    classified(rec, bytes, repaired, &parsed, validator, emit, consumer);
                 }
                 Err(e) => {
                     consumer.invalid(rec.pos, bytes);
@@ -478,17 +604,17 @@ fn classified(
     rec: &Record<'_>,
     bytes: &[u8],
     json: &str,
-    parsed: Parsed<'_>,
+    parsed: &Parsed<'_>,
     validator: &mut Validator,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
     match parsed {
         Parsed::Event(ev) => {
-            validator.check(rec, bytes, &ev, emit);
-            consumer.event(rec, json, &ev);
+            validator.check(rec, bytes, ev, emit);
+            consumer.event(rec, json, ev);
         }
-        Parsed::NotAnObject(t) => {
+        &Parsed::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);
             emit(
                 Diagnostic::new(

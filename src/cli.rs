@@ -182,9 +182,16 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub progress: ColorArg,
 
-    /// Files checked at once (default: all cores); output keeps the order of the paths
+    /// Threads (default: all cores): several files are checked at once, one input is split,
+    /// parsed and validated on separate threads; 1 keeps everything on one thread. The output
+    /// is the same either way and keeps the order of the paths
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
+
+    /// Bytes of records handed from thread to thread at once when one input is checked on
+    /// several threads (suffixes K, M, G); for tests
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    pub batch_size: Option<usize>,
 }
 
 impl CheckArgs {

@@ -15,7 +15,7 @@ use crate::interrupt::{self, Interruptible};
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::status::Live;
-use crate::{render, stats};
+use crate::{pipeline, render, stats};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -207,7 +207,7 @@ fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option
 struct Opened {
     /// The name it is shown under.
     name: String,
-    reader: Box<dyn Read>,
+    reader: Box<dyn Read + Send>,
     /// Standard input: findings and output are shown as it arrives.
     live: bool,
 }
@@ -218,10 +218,10 @@ fn open_input(
     stdin_name: &str,
     unreadable: &mut bool,
 ) -> io::Result<Option<Opened>> {
-    let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
+    let (name, reader, live): (String, Box<dyn Read + Send>, bool) = match input {
         Input::Stdin => (
             stdin_name.to_owned(),
-            Box::new(Interruptible(io::stdin().lock())),
+            Box::new(Interruptible(stdin())),
             true,
         ),
         Input::File(path) => match File::open(path) {
@@ -238,6 +238,83 @@ fn open_input(
         },
     };
     Ok(Some(Opened { name, reader, live }))
+}
+
+/// Standard input, read without a buffer of its own: the reader stage of a pipeline asks the
+/// descriptor whether bytes are waiting ([`stdin_ready`]), which must then be all there is. A
+/// pipe also gets a larger buffer, so a fast producer is not held up by the reads.
+fn stdin() -> Box<dyn Read + Send> {
+    #[cfg(unix)]
+    {
+        raise_pipe_buffer();
+        Box::new(RawStdin)
+    }
+    #[cfg(not(unix))]
+    {
+        Box::new(io::stdin())
+    }
+}
+
+/// Descriptor 0, read directly.
+#[cfg(unix)]
+struct RawStdin;
+
+#[cfg(unix)]
+impl Read for RawStdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let len = buf.len().min(isize::MAX as usize);
+        // SAFETY: `buf` is valid for writes of `len` bytes for the duration of the call.
+        let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), len) };
+        match usize::try_from(n) {
+            Ok(n) => Ok(n),
+            // A closed descriptor reads as an empty input, as std's stdin does.
+            Err(_) if io::Error::last_os_error().raw_os_error() == Some(libc::EBADF) => Ok(0),
+            Err(_) => Err(io::Error::last_os_error()),
+        }
+    }
+}
+
+/// Asks for a 1 MiB pipe buffer when standard input is a pipe (best effort: the system's
+/// `fs.pipe-max-size` may not allow it).
+fn raise_pipe_buffer() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: fstat writes into the zeroed stat buffer it is given; fcntl with
+        // F_SETPIPE_SZ takes an int and touches no memory of ours; both only read descriptor 0.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(0, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFIFO {
+                libc::fcntl(0, libc::F_SETPIPE_SZ, 1 << 20);
+            }
+        }
+    }
+}
+
+/// [`pipeline::Ready`] for standard input: whether a read would not wait for the producer.
+/// After Ctrl-C it always would not, since the read then stops at once.
+fn stdin_ready(timeout: std::time::Duration) -> bool {
+    if interrupt::interrupted() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: `fd` is one valid pollfd for the duration of the call.
+        let rc = unsafe { libc::poll(&mut fd, 1, ms) };
+        // A signal (Ctrl-C included, checked on the next call) is a wait that ended early; any
+        // other failure is left for the read to report.
+        rc > 0 || (rc < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = timeout;
+        true
+    }
 }
 
 fn run_check(args: &CheckArgs) -> io::Result<u8> {
@@ -315,7 +392,14 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                 }
                 continue;
             };
-            let reader: Box<dyn Read> = if args.tee {
+            // One input at a time, each spread over the threads unless --jobs 1.
+            let one = (jobs > 1).then(|| pipeline::Settings {
+                workers: jobs,
+                batch_bytes: args.batch_size.unwrap_or(pipeline::DEFAULT_BATCH_BYTES),
+                ready: from_stdin.then_some(stdin_ready as pipeline::Ready),
+            });
+            let one = one.as_ref();
+            let reader: Box<dyn Read + Send> = if args.tee {
                 Box::new(Tee::new(reader, io::stdout()))
             } else {
                 reader
@@ -334,11 +418,11 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                         out.report(&name, &d, from_stdin)
                     };
                     let reader = live.counting(reader);
-                    check::check_into(reader, &opts, &mut emit, &mut &*live, &mut totals)
+                    check_one(reader, &opts, one, &mut emit, &mut &*live, &mut totals)
                 }
                 None => {
                     let mut emit = |d: Diagnostic| out.report(&name, &d, from_stdin);
-                    check::check_into(reader, &opts, &mut emit, &mut (), &mut totals)
+                    check_one(reader, &opts, one, &mut emit, &mut (), &mut totals)
                 }
             };
             if out.end_input(input, &name, stdin_name, result, totals, &mut unreadable)? {
@@ -370,6 +454,21 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// Checks one input: on the calling thread, or through a pipeline with `settings`.
+fn check_one<C: check::Consumer>(
+    reader: impl Read + Send,
+    opts: &Options,
+    settings: Option<&pipeline::Settings>,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut check::Totals,
+) -> io::Result<()> {
+    match settings {
+        Some(settings) => pipeline::check_into(reader, opts, settings, emit, consumer, totals),
+        None => check::check_into(reader, opts, emit, consumer, totals),
+    }
 }
 
 /// Where the findings of `check` go, and what is counted on the way.

@@ -16,6 +16,7 @@ pub mod event;
 pub mod fmt;
 pub mod interrupt;
 pub mod locate;
+pub mod pipeline;
 pub mod record;
 pub mod render;
 pub mod report;

@@ -112,8 +112,10 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let sample = sample();
     let noisy = "not json at all\n".repeat(100_000).into_bytes();
     let many = sample.repeat(500);
-    let cases: [(&[&str], &[u8]); 5] = [
+    let cases: [(&[&str], &[u8]); 7] = [
         (&["check"], &noisy),
+        (&["check", "--jobs", "1"], &noisy),
+        (&["check", "--jobs", "2", "--batch-size", "1K"], &noisy),
         (&["check", "--format", "json"], &noisy),
         (&["render"], &many),
         (&["render", "--plain"], &many),
@@ -274,8 +276,16 @@ fn peak_kib(pid: u32) -> u64 {
 
 #[test]
 fn an_endless_stdin_gets_findings_as_records_arrive_in_flat_memory() {
+    // On one thread, and with a reader thread that waits for input while the workers and the
+    // in-order stage have nothing to do.
+    for jobs in ["1", "2"] {
+        endless_stdin(jobs);
+    }
+}
+
+fn endless_stdin(jobs: &str) {
     let mut child = sjlint()
-        .args(["check", "--format", "concise"])
+        .args(["check", "--format", "concise", "--jobs", jobs])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -315,23 +325,31 @@ fn an_endless_stdin_gets_findings_as_records_arrive_in_flat_memory() {
 }
 
 /// Waits until `pid` is blocked reading its standard input (the SIGINT handler is installed
-/// before sjlint reads anything), or a moment when `/proc` does not say.
+/// before sjlint reads anything), or a moment when `/proc` does not say. The read is `read(2)`
+/// of descriptor 0 on one thread, or, when a reader thread waits for input, `poll(2)` (sjlint
+/// polls nothing else).
 fn wait_until_reading_stdin(pid: u32) {
     let start = Instant::now();
     while start.elapsed() < HANG {
-        match std::fs::read_to_string(format!("/proc/{pid}/syscall")) {
-            // Syscall 0 is read(2) on x86-64, and its first argument the descriptor.
-            Ok(s) if cfg!(target_arch = "x86_64") && s.starts_with("0 0x0 ") => return,
-            Ok(_) => std::thread::sleep(Duration::from_millis(10)),
-            Err(_) => {
-                std::thread::sleep(Duration::from_secs(1));
-                return;
-            }
-        }
         if !cfg!(target_arch = "x86_64") {
             std::thread::sleep(Duration::from_secs(1));
             return;
         }
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            std::thread::sleep(Duration::from_secs(1));
+            return;
+        };
+        // Syscall 0 is read(2) on x86-64, and its first argument the descriptor; 7 is poll(2),
+        // 271 ppoll(2).
+        let waiting = tasks.flatten().any(|task| {
+            std::fs::read_to_string(task.path().join("syscall")).is_ok_and(|s| {
+                s.starts_with("0 0x0 ") || s.starts_with("7 ") || s.starts_with("271 ")
+            })
+        });
+        if waiting {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -343,8 +361,14 @@ fn interrupt(child: &Child) {
 
 #[test]
 fn ctrl_c_prints_the_summary_so_far_and_exits_130() {
+    for jobs in ["1", "2"] {
+        ctrl_c_summary(jobs);
+    }
+}
+
+fn ctrl_c_summary(jobs: &str) {
     let mut child = sjlint()
-        .args(["check", "--color", "never"])
+        .args(["check", "--color", "never", "--jobs", jobs])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -410,8 +434,14 @@ fn ctrl_c_stops_stats_and_render_with_130() {
 
 #[test]
 fn ctrl_c_during_binary_input_still_reports_what_was_counted() {
+    for jobs in ["1", "2"] {
+        ctrl_c_binary(jobs);
+    }
+}
+
+fn ctrl_c_binary(jobs: &str) {
     let mut child = sjlint()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--jobs", jobs])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,0 +1,609 @@
+//! Checking one input on several threads: a reader stage, workers, and the in-order stage.
+//!
+//! This module owns the threads of one input and what passes between them. The reader stage
+//! (a thread of its own) splits the input and copies the frames into batches; the workers do
+//! the pure half of every record of a batch ([`check::examine`]: UTF-8 and the strict parse,
+//! the larger part of the work); the calling thread takes the batches back strictly in input
+//! order and does the stateful half ([`InOrder`]: the validator, runs of binary records, the
+//! consumer and the findings), so that the findings, their order and what the consumer sees
+//! are those of a one-thread run. Memory stays bounded: the channels are bounded, the bytes in
+//! flight are capped and batches are recycled. It must not decide anything about records
+//! (that is `check`), nor open inputs (that is `commands`).
+//!
+//! A batch is handed on when it is full, and also whenever the reader stage is about to wait
+//! for input, so that a live stream's findings are shown as soon as its records arrive.
+
+use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
+use crate::diagnostic::Diagnostic;
+use crate::event::Dialect;
+use crate::record::{Frame, Position, Record};
+use crate::split::Splitter;
+use std::cell::RefCell;
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::time::Duration;
+
+/// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
+pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
+
+/// What a frame counts for in a batch's size beyond its bytes: its place in the batch and its
+/// share of what the workers make of it, so that a batch of blank lines is bounded too.
+const FRAME_COST: usize = 64;
+
+/// How long the reader stage waits for input at a time before it looks whether the in-order
+/// stage has stopped.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Waits until the input can be read or `timeout` passes; true when a read would not wait for
+/// the producer (bytes are waiting, the input ended, or the read would fail at once, e.g.
+/// after Ctrl-C).
+pub type Ready = fn(Duration) -> bool;
+
+/// How one input is spread over threads.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Worker threads for the pure half of the records (at least one is started).
+    pub workers: usize,
+    /// A batch is handed on once it holds this many bytes (see [`DEFAULT_BATCH_BYTES`]).
+    pub batch_bytes: usize,
+    /// For an input whose reads can wait on a silent producer (a pipe, a terminal): whether a
+    /// read would wait. The batch so far is handed on before such a wait. Without it, a batch
+    /// is handed on before the read that follows a read that returned less than asked for.
+    pub ready: Option<Ready>,
+}
+
+impl Settings {
+    pub fn new(workers: usize) -> Self {
+        Settings {
+            workers,
+            batch_bytes: DEFAULT_BATCH_BYTES,
+            ready: None,
+        }
+    }
+}
+
+/// [`crate::check::check_into`] on `settings.workers` threads beside the calling thread and a
+/// reader thread; the same findings in the same order, the same calls of `consumer`, and the
+/// same totals. `emit` and `consumer` are called on the calling thread.
+pub fn check_into<R: Read + Send, C: Consumer>(
+    reader: R,
+    opts: &Options,
+    settings: &Settings,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
+    let workers = settings.workers.max(1);
+    let limit = settings.batch_bytes.max(1);
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (recycle, recycled) = mpsc::channel();
+        let mut to_workers = Vec::with_capacity(workers);
+        let mut from_workers = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            // Unbounded: what the queues hold is bounded by the reader stage's budget.
+            let (work, queue) = mpsc::channel();
+            let (done, examined) = mpsc::sync_channel(1);
+            let (dialect, recycle) = (opts.dialect, recycle.clone());
+            std::thread::Builder::new()
+                .name("sjlint-worker".into())
+                .spawn_scoped(scope, move || work_on(&queue, &done, &recycle, dialect))?;
+            to_workers.push(work);
+            from_workers.push(examined);
+        }
+        drop(recycle);
+        let to_workers_again = to_workers.clone();
+        let handoff = Handoff {
+            batch: Batch::default(),
+            spare: Vec::new(),
+            limit,
+            // Room for a batch being examined and one waiting per worker, and for the in-order
+            // stage's batch and the next ones; a batch made large by one large record waits
+            // until the others are done with.
+            budget: limit.saturating_mul(2 * workers + 4),
+            in_flight: 0,
+            to: to_workers,
+            next: 0,
+            recycled,
+            read: 0,
+            cancel: &cancel,
+        };
+        let (max, ready) = (opts.max_record_bytes, settings.ready);
+        std::thread::Builder::new()
+            .name("sjlint-read".into())
+            .spawn_scoped(scope, move || read_stage(reader, max, ready, handoff))?;
+        // Whatever way the in-order stage ends, the reader stage stops too: the channels it
+        // sends on close, and a wait for input notices `cancel`.
+        let _stop = SetOnDrop(&cancel);
+        in_order(
+            &from_workers,
+            &to_workers_again,
+            opts,
+            emit,
+            consumer,
+            totals,
+        )
+    })
+}
+
+/// The frames of a batch: the bytes of its records one after the other, and where each
+/// frame stands.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    frames: Vec<Meta>,
+    /// Bytes read from the input when the batch was handed on.
+    read: u64,
+}
+
+/// One frame of a [`Batch`], as [`Frame`] without the borrow.
+#[derive(Clone, Copy)]
+enum Meta {
+    /// A record whose bytes are `bytes[start..end]` of its batch.
+    Record {
+        start: usize,
+        end: usize,
+        pos: Position,
+        lines: u32,
+        flags: u8,
+    },
+    Blank {
+        pos: Position,
+        bom: bool,
+    },
+    TooLarge {
+        pos: Position,
+        len: u64,
+        bom: bool,
+    },
+}
+
+impl Batch {
+    fn push(&mut self, frame: &Frame<'_>) {
+        let meta = match *frame {
+            Frame::Record(rec) => {
+                let start = self.bytes.len();
+                self.bytes.extend_from_slice(rec.bytes);
+                Meta::Record {
+                    start,
+                    end: self.bytes.len(),
+                    pos: rec.pos,
+                    lines: rec.lines,
+                    flags: rec.flags,
+                }
+            }
+            Frame::Blank { pos, bom } => Meta::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => Meta::TooLarge { pos, len, bom },
+        };
+        self.frames.push(meta);
+    }
+
+    /// What the batch counts for against the limits.
+    fn size(&self) -> usize {
+        self.bytes.len() + self.frames.len() * FRAME_COST
+    }
+
+    fn frame(&self, meta: &Meta) -> Frame<'_> {
+        match *meta {
+            Meta::Record {
+                start,
+                end,
+                pos,
+                lines,
+                flags,
+            } => Frame::Record(Record {
+                bytes: &self.bytes[start..end],
+                pos,
+                lines,
+                flags,
+            }),
+            Meta::Blank { pos, bom } => Frame::Blank { pos, bom },
+            Meta::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+        }
+    }
+
+    /// The pure half of each record, in order.
+    fn examine(&self, dialect: Option<Dialect>) -> Vec<Examined<'_>> {
+        let mut out = Vec::with_capacity(self.frames.len());
+        for meta in &self.frames {
+            if let Frame::Record(rec) = self.frame(meta) {
+                out.push(examine(&rec, dialect));
+            }
+        }
+        out
+    }
+}
+
+type Outcomes<'a> = Vec<Examined<'a>>;
+
+self_cell::self_cell!(
+    /// A batch and the pure half of each of its records, which borrows the batch's bytes.
+    struct ExaminedBatch {
+        owner: Batch,
+        #[covariant]
+        dependent: Outcomes,
+    }
+);
+
+/// What a worker is given: batches in input order, then how the input ended; and batches
+/// the in-order stage is done with.
+enum Work {
+    Batch(Batch),
+    End(End),
+    /// A batch the in-order stage is done with, back to the worker that examined it: its
+    /// events are freed on the thread that allocated them, off the in-order stage's path.
+    Dispose(ExaminedBatch),
+}
+
+/// What a worker hands on, in input order.
+enum Done {
+    Batch(ExaminedBatch),
+    End(End),
+}
+
+struct End {
+    /// Bytes read from the input.
+    read: u64,
+    /// The error that stopped reading (an I/O error, Ctrl-C), if reading stopped early.
+    error: Option<io::Error>,
+}
+
+/// The error of a stage whose next stage has stopped.
+fn gone() -> io::Error {
+    io::Error::other("the checking stage stopped")
+}
+
+/// The reader stage's side of the hand-off: the batch being filled, and where batches go.
+struct Handoff<'c> {
+    batch: Batch,
+    /// Recycled batches, emptied.
+    spare: Vec<Batch>,
+    limit: usize,
+    /// The most that batches handed on and not yet recycled may count for.
+    budget: usize,
+    /// What the batches handed on and not yet recycled count for.
+    in_flight: usize,
+    /// One queue per worker, served in turn, so the in-order stage knows where the next batch is.
+    to: Vec<Sender<Work>>,
+    next: usize,
+    recycled: Receiver<Batch>,
+    /// Bytes read from the input so far.
+    read: u64,
+    /// Set when the in-order stage has stopped.
+    cancel: &'c AtomicBool,
+}
+
+impl Handoff<'_> {
+    /// Hands the batch being filled on, if it holds anything.
+    fn hand_on(&mut self) -> io::Result<()> {
+        if self.batch.frames.is_empty() {
+            return Ok(());
+        }
+        let size = self.batch.size();
+        while self.in_flight > 0 && self.in_flight + size > self.budget {
+            match self.recycled.recv_timeout(TICK) {
+                Ok(back) => self.take_back(back),
+                // The workers recycle, and stop only when this stage does: a stopped
+                // in-order stage is seen through `cancel`.
+                Err(RecvTimeoutError::Timeout) if !self.cancel.load(Ordering::Relaxed) => {}
+                Err(_) => return Err(gone()),
+            }
+        }
+        while let Ok(back) = self.recycled.try_recv() {
+            self.take_back(back);
+        }
+        let fresh = self.spare.pop().unwrap_or_default();
+        let mut batch = std::mem::replace(&mut self.batch, fresh);
+        batch.read = self.read;
+        self.in_flight += size;
+        self.send(Work::Batch(batch))
+    }
+
+    fn take_back(&mut self, mut batch: Batch) {
+        self.in_flight -= batch.size();
+        batch.bytes.clear();
+        batch.frames.clear();
+        // A batch that one large record made large is not kept at that size.
+        if batch.bytes.capacity() > 2 * self.limit {
+            batch.bytes = Vec::new();
+        }
+        self.spare.push(batch);
+    }
+
+    fn send(&mut self, msg: Work) -> io::Result<()> {
+        let to = &self.to[self.next % self.to.len()];
+        self.next += 1;
+        to.send(msg).map_err(|_| gone())
+    }
+}
+
+/// The reader stage: splits the input into frames and hands them on in batches.
+fn read_stage<R: Read>(
+    reader: R,
+    max_record_bytes: usize,
+    ready: Option<Ready>,
+    handoff: Handoff<'_>,
+) {
+    let cancel = handoff.cancel;
+    let handoff = RefCell::new(handoff);
+    let gate = Gate {
+        inner: reader,
+        handoff: &handoff,
+        ready,
+        short: false,
+        cancel,
+    };
+    let mut splitter = Splitter::new(gate, max_record_bytes);
+    let error = loop {
+        match splitter.next_frame() {
+            Ok(Some(frame)) => {
+                let mut h = handoff.borrow_mut();
+                h.batch.push(&frame);
+                if h.batch.size() >= h.limit && h.hand_on().is_err() {
+                    return;
+                }
+            }
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        }
+    };
+    let read = splitter.bytes_read();
+    let mut h = handoff.borrow_mut();
+    if h.hand_on().is_ok() {
+        // An error here means the in-order stage has stopped already: nothing waits for it.
+        let _ = h.send(Work::End(End { read, error }));
+    }
+}
+
+/// The splitter's reader in the reader stage: hands the batch so far on before a read that
+/// would wait for the producer, and counts what it reads.
+struct Gate<'h, R> {
+    inner: R,
+    handoff: &'h RefCell<Handoff<'h>>,
+    ready: Option<Ready>,
+    /// The last read returned less than it was asked for.
+    short: bool,
+    cancel: &'h AtomicBool,
+}
+
+impl<R: Read> Read for Gate<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.ready {
+            Some(ready) if !ready(Duration::ZERO) => {
+                // The producer is silent: the records split so far are checked now, not when
+                // it writes again.
+                self.handoff.borrow_mut().hand_on()?;
+                while !ready(TICK) {
+                    if self.cancel.load(Ordering::Relaxed) {
+                        return Err(gone());
+                    }
+                }
+            }
+            Some(_) => {}
+            None if self.short => self.handoff.borrow_mut().hand_on()?,
+            None => {}
+        }
+        let n = self.inner.read(buf)?;
+        self.short = n < buf.len();
+        self.handoff.borrow_mut().read += n as u64;
+        Ok(n)
+    }
+}
+
+/// A worker: the pure half of each record of each batch it is given; and the batches the
+/// in-order stage is done with, emptied for the reader stage.
+fn work_on(
+    queue: &Receiver<Work>,
+    done: &SyncSender<Done>,
+    recycle: &Sender<Batch>,
+    dialect: Option<Dialect>,
+) {
+    for msg in queue {
+        let msg = match msg {
+            Work::Batch(batch) => {
+                Done::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
+            }
+            Work::End(end) => Done::End(end),
+            Work::Dispose(examined) => {
+                // The reader stage may have stopped already; the batch is then dropped.
+                let _ = recycle.send(examined.into_owner());
+                continue;
+            }
+        };
+        if done.send(msg).is_err() {
+            return;
+        }
+    }
+}
+
+/// The in-order stage: the batches in input order through the stateful half.
+fn in_order<C: Consumer>(
+    from_workers: &[Receiver<Done>],
+    to_workers: &[Sender<Work>],
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
+    let mut stage = InOrder::new(opts, emit, consumer);
+    for next in 0.. {
+        let worker = next % from_workers.len();
+        // A closed queue means a worker panicked; the scope passes the panic on.
+        let msg = from_workers[worker].recv().map_err(|_| gone())?;
+        match msg {
+            Done::Batch(examined) => {
+                examined.with_dependent(|batch, outcomes| {
+                    let mut outcomes = outcomes.iter();
+                    for meta in &batch.frames {
+                        let frame = batch.frame(meta);
+                        let examined = match frame {
+                            Frame::Record(_) => outcomes.next(),
+                            _ => None,
+                        };
+                        if let Err(e) = stage.frame(frame, examined, totals) {
+                            totals.bytes = batch.read;
+                            return Err(e);
+                        }
+                    }
+                    Ok(())
+                })?;
+                // The worker may have stopped already (the reader stage stopped); the batch is
+                // then dropped here.
+                let _ = to_workers[worker].send(Work::Dispose(examined));
+            }
+            Done::End(End { read, error }) => {
+                totals.bytes = read;
+                return match error {
+                    Some(e) => Err(stage.stopped(e)),
+                    None => stage.finish(totals),
+                };
+            }
+        }
+    }
+    unreachable!("the reader stage always ends with End, or the queues close")
+}
+
+/// Sets the flag when dropped.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check;
+
+    /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`.
+    fn both(input: &[u8], opts: &Options, settings: &Settings) -> (String, String) {
+        let one = run(input, opts, None);
+        let par = run(input, opts, Some(settings));
+        (one, par)
+    }
+
+    #[derive(Default)]
+    struct Seen(String);
+
+    impl Consumer for Seen {
+        fn event(&mut self, rec: &Record<'_>, json: &str, ev: &crate::event::Event<'_>) {
+            self.0 += &format!("event {:?} {} {json} {:?}\n", rec.pos, rec.lines, ev.ty);
+        }
+        fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+            self.0 += &format!("invalid {pos:?} {bytes:?}\n");
+        }
+    }
+
+    fn run(input: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
+        let mut out = String::new();
+        let mut seen = Seen::default();
+        let mut totals = Totals::default();
+        let mut emit = |d: Diagnostic| {
+            out += &format!("{d:?}\n");
+            Ok(())
+        };
+        let result = match settings {
+            Some(s) => check_into(input, opts, s, &mut emit, &mut seen, &mut totals),
+            None => check::check_into(input, opts, &mut emit, &mut seen, &mut totals),
+        };
+        result.unwrap();
+        format!("{out}{}{totals:?}", seen.0)
+    }
+
+    #[test]
+    fn every_batch_size_gives_the_one_thread_run() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"\xEF\xBB\xBF{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\r\n\n  \n");
+        input.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":[{\"text\":\"a\nb\"}]},\"session_id\":\"s\"}\n");
+        input.extend_from_slice(b"{\"type\":\"assistant\",\"text\":\"caf\xE9\"}\n");
+        input.extend_from_slice(b"{\"type\":\"assistant\",\"n\":1e400,\"s\":\"\\ud800\"}\n");
+        input.extend_from_slice(b"[1]\nnot json\n{\"type\":\"x\",\"open\":\"never closed\n");
+        input.extend_from_slice(&[0xff, 0x00, 0x01, 0x02, 0x80, 0x90, 0xa0, 0xb0, b'\n'].repeat(8));
+        input.extend_from_slice(
+            format!("{{\"type\":\"x\",\"pad\":\"{}\"}}\n", "y".repeat(3000)).as_bytes(),
+        );
+        input.extend_from_slice(b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n{\"type\":\"result\",\"cut\":\"off");
+        let opts = Options {
+            max_record_bytes: 1024,
+            ..Options::default()
+        };
+        for batch_bytes in [1, 7, 64, 100, 1000, 4096, 1 << 20] {
+            for workers in [1, 2, 3] {
+                let settings = Settings {
+                    workers,
+                    batch_bytes,
+                    ready: None,
+                };
+                let (one, par) = both(&input, &opts, &settings);
+                assert_eq!(one, par, "batch {batch_bytes}, {workers} workers");
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_input_and_a_read_error() {
+        let opts = Options::default();
+        let (one, par) = both(b"", &opts, &Settings::new(2));
+        assert_eq!(one, par);
+        assert!(one.contains("EmptyStream"), "{one}");
+
+        const LINE: &[u8] = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n";
+        struct Failing(usize);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(io::Error::other("disk on fire"));
+                }
+                self.0 -= 1;
+                buf[..LINE.len()].copy_from_slice(LINE);
+                Ok(LINE.len())
+            }
+        }
+        let mut totals = Totals::default();
+        let mut found = 0;
+        let e = check_into(
+            Failing(3),
+            &opts,
+            &Settings::new(2),
+            &mut |_| {
+                found += 1;
+                Ok(())
+            },
+            &mut (),
+            &mut totals,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "disk on fire");
+        assert_eq!(totals.records, 3);
+        assert_eq!(totals.bytes, 3 * LINE.len() as u64);
+        // The duplicate inits; no end-of-input finding.
+        assert_eq!(found, 2);
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_run() {
+        let input = b"not json\n".repeat(100_000);
+        let mut calls = 0;
+        let e = check_into(
+            &input[..],
+            &Options::default(),
+            &Settings::new(2),
+            &mut |_| {
+                calls += 1;
+                if calls == 10 {
+                    Err(io::ErrorKind::BrokenPipe.into())
+                } else {
+                    Ok(())
+                }
+            },
+            &mut (),
+            &mut Totals::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(calls, 10);
+    }
+}
