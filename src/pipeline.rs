@@ -85,15 +85,13 @@ pub fn check_into<R: Read + Send, C: Consumer>(
             // Unbounded: what the queues hold is bounded by the reader stage's budget.
             let (work, queue) = mpsc::channel();
             let (done, examined) = mpsc::sync_channel(1);
-            let (dialect, recycle) = (opts.dialect, recycle.clone());
+            let dialect = opts.dialect;
             std::thread::Builder::new()
                 .name("sjlint-worker".into())
-                .spawn_scoped(scope, move || work_on(&queue, &done, &recycle, dialect))?;
+                .spawn_scoped(scope, move || work_on(&queue, &done, dialect))?;
             to_workers.push(work);
             from_workers.push(examined);
         }
-        drop(recycle);
-        let to_workers_again = to_workers.clone();
         let handoff = Handoff {
             batch: Batch::default(),
             spare: Vec::new(),
@@ -116,14 +114,7 @@ pub fn check_into<R: Read + Send, C: Consumer>(
         // Whatever way the in-order stage ends, the reader stage stops too: the channels it
         // sends on close, and a wait for input notices `cancel`.
         let _stop = SetOnDrop(&cancel);
-        in_order(
-            &from_workers,
-            &to_workers_again,
-            opts,
-            emit,
-            consumer,
-            totals,
-        )
+        in_order(&from_workers, &recycle, opts, emit, consumer, totals)
     })
 }
 
@@ -231,9 +222,6 @@ self_cell::self_cell!(
 enum Work {
     Batch(Batch),
     End(End),
-    /// A batch the in-order stage is done with, back to the worker that examined it: its
-    /// events are freed on the thread that allocated them, off the in-order stage's path.
-    Dispose(ExaminedBatch),
 }
 
 /// What a worker hands on, in input order.
@@ -284,8 +272,8 @@ impl Handoff<'_> {
         while self.in_flight > 0 && self.in_flight + size > self.budget {
             match self.recycled.recv_timeout(TICK) {
                 Ok(back) => self.take_back(back),
-                // The workers recycle, and stop only when this stage does: a stopped
-                // in-order stage is seen through `cancel`.
+                // The in-order stage recycles; when it stops, the channel closes (and
+                // `cancel` is set).
                 Err(RecvTimeoutError::Timeout) if !self.cancel.load(Ordering::Relaxed) => {}
                 Err(_) => return Err(gone()),
             }
@@ -391,25 +379,14 @@ impl<R: Read> Read for Gate<'_, R> {
     }
 }
 
-/// A worker: the pure half of each record of each batch it is given; and the batches the
-/// in-order stage is done with, emptied for the reader stage.
-fn work_on(
-    queue: &Receiver<Work>,
-    done: &SyncSender<Done>,
-    recycle: &Sender<Batch>,
-    dialect: Option<Dialect>,
-) {
+/// A worker: the pure half of each record of each batch it is given.
+fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, dialect: Option<Dialect>) {
     for msg in queue {
         let msg = match msg {
             Work::Batch(batch) => {
                 Done::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
             }
             Work::End(end) => Done::End(end),
-            Work::Dispose(examined) => {
-                // The reader stage may have stopped already; the batch is then dropped.
-                let _ = recycle.send(examined.into_owner());
-                continue;
-            }
         };
         if done.send(msg).is_err() {
             return;
@@ -420,7 +397,7 @@ fn work_on(
 /// The in-order stage: the batches in input order through the stateful half.
 fn in_order<C: Consumer>(
     from_workers: &[Receiver<Done>],
-    to_workers: &[Sender<Work>],
+    recycle: &Sender<Batch>,
     opts: &Options,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -448,9 +425,11 @@ fn in_order<C: Consumer>(
                     }
                     Ok(())
                 })?;
-                // The worker may have stopped already (the reader stage stopped); the batch is
-                // then dropped here.
-                let _ = to_workers[worker].send(Work::Dispose(examined));
+                // Straight back to the reader stage: a batch routed through its worker's queue
+                // would wait behind the batches queued there, holding the reader stage's budget
+                // and stalling every stage. The reader stage may have stopped already; the
+                // batch is then dropped.
+                let _ = recycle.send(examined.into_owner());
             }
             Done::End(End { read, error }) => {
                 totals.bytes = read;
