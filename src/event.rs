@@ -13,9 +13,14 @@
 //! `tool-call-started` as `tool_call`/`started` with its `tool_name` turned into a tool kind, and so
 //! on. `fmt` rewrites records with the same mapping, so the two must change together.
 //!
-//! serde_json is the parser: it deserializes straight into these borrowed structs without an
-//! intermediate tape and without rewriting the input, which `--tee` and snippets need intact.
-//! `benches/classify.rs` keeps the comparison against simd-json on realistic streams.
+//! The visitors are generic over serde's `Deserializer`, so the dialect logic is written once and
+//! runs over two readers, both of which deserialize straight into these borrowed structs without
+//! an intermediate tape and without rewriting the input (which `--tee` and snippets need intact):
+//! the fast reader of `json.rs` first, and serde_json for whatever the fast reader does not
+//! accept, which gives the exact errors and positions. Whatever the fast reader accepts it must
+//! read exactly as serde_json does (`tests/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
+//! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
+//! realistic streams.
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -259,7 +264,34 @@ pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
 
 /// [`parse`], reading the record as `forced` when given (`--dialect`): only that dialect's shapes
 /// are mapped.
+///
+/// The record is read by the fast reader of `json.rs` first; whatever it does not accept (errors,
+/// and the few things it leaves to serde_json) is read again by serde_json, which gives the
+/// exact error and position.
 pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
+    match parse_fast(text, forced) {
+        Some(parsed) => Ok(parsed),
+        None => parse_serde_json(text, forced),
+    }
+}
+
+/// [`parse_as`] on the fast reader alone: `None` when it does not accept the record. Whatever it
+/// accepts, [`parse_serde_json`] accepts and reads the same (tests and fuzzing compare the two).
+#[doc(hidden)]
+pub fn parse_fast(text: &str, forced: Option<Dialect>) -> Option<Parsed<'_>> {
+    let top = crate::json::from_str(text, TopVisitor { forced }).ok()?;
+    Some(match top {
+        Top::Object(event) => Parsed::Event(event),
+        Top::Other(t) => Parsed::NotAnObject(t),
+    })
+}
+
+/// [`parse_as`] on serde_json alone.
+#[doc(hidden)]
+pub fn parse_serde_json(
+    text: &str,
+    forced: Option<Dialect>,
+) -> Result<Parsed<'_>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let top = TopVisitor { forced }.deserialize(&mut de)?;
     de.end()?;
