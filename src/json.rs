@@ -305,28 +305,29 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Rejected> {
         match self.skip_ws() {
             Some(b'"') => self.visit_string(v),
+            // The container was read to its end when the depth is back where it was.
             Some(b'{') => {
+                let depth = self.depth;
                 self.enter()?;
-                let mut map = Map {
+                let value = v.visit_map(Map {
                     r: &mut *self,
                     first: true,
                     ended: false,
-                };
-                let value = v.visit_map(&mut map)?;
-                if !map.ended {
+                })?;
+                if self.depth != depth {
                     return Err(Rejected);
                 }
                 Ok(value)
             }
             Some(b'[') => {
+                let depth = self.depth;
                 self.enter()?;
-                let mut seq = Seq {
+                let value = v.visit_seq(Seq {
                     r: &mut *self,
                     first: true,
                     ended: false,
-                };
-                let value = v.visit_seq(&mut seq)?;
-                if !seq.ended {
+                })?;
+                if self.depth != depth {
                     return Err(Rejected);
                 }
                 Ok(value)
@@ -439,7 +440,8 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 }
 
-/// The entries of an object being read; `ended` once its closing brace is.
+/// The entries of an object being read; `ended` once its closing brace is (which also closes
+/// its level of `depth`).
 struct Map<'a, 'de> {
     r: &'a mut Reader<'de>,
     first: bool,
@@ -449,6 +451,19 @@ struct Map<'a, 'de> {
 impl<'de> MapAccess<'de> for Map<'_, 'de> {
     type Error = Rejected;
 
+    // The provided `next_key` and `next_value` are spelled out to be inlined into the visitors'
+    // loops, so that keys and values come back in registers.
+    #[inline(always)]
+    fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>, Rejected> {
+        self.next_key_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V, Rejected> {
+        self.next_value_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -476,12 +491,14 @@ impl<'de> MapAccess<'de> for Map<'_, 'de> {
         Ok(Some(key))
     }
 
+    #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Rejected> {
         seed.deserialize(&mut *self.r)
     }
 }
 
-/// The elements of an array being read; `ended` once its closing bracket is.
+/// The elements of an array being read; `ended` once its closing bracket is (which also closes
+/// its level of `depth`).
 struct Seq<'a, 'de> {
     r: &'a mut Reader<'de>,
     first: bool,
@@ -491,6 +508,12 @@ struct Seq<'a, 'de> {
 impl<'de> SeqAccess<'de> for Seq<'_, 'de> {
     type Error = Rejected;
 
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>, Rejected> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -523,6 +546,7 @@ struct Key<'a, 'de> {
 impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
     type Error = Rejected;
 
+    #[inline(always)]
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Rejected> {
         self.r.visit_string(v)
     }
@@ -613,6 +637,7 @@ struct RawValueAccess<'de> {
 impl<'de> MapAccess<'de> for RawValueAccess<'de> {
     type Error = Rejected;
 
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -655,7 +680,9 @@ mod tests {
         let reference: Outer<'_> = serde_json::from_str(text).unwrap();
         assert_eq!(reference.a.get(), o.a.get());
         let bad = r#"{"a":{"x":01},"b":2}"#;
-        assert!(from_str::<std::marker::PhantomData<Outer<'_>>>(bad, std::marker::PhantomData).is_err());
+        assert!(
+            from_str::<std::marker::PhantomData<Outer<'_>>>(bad, std::marker::PhantomData).is_err()
+        );
     }
 
     #[test]

@@ -16,11 +16,17 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Invalid;
 
-/// The instruction set the block scan uses.
+/// The instruction set the block scan uses. Only [`Level::detect`] makes one, so a level names
+/// instructions this CPU has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Level {
+pub(crate) struct Level(Isa);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
     Portable,
+    #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "x86_64")]
     Avx512,
 }
 
@@ -30,33 +36,49 @@ impl Level {
         #[cfg(target_arch = "x86_64")]
         {
             if std::is_x86_feature_detected!("avx512bw") {
-                return Level::Avx512;
+                return Level(Isa::Avx512);
             }
             if std::is_x86_feature_detected!("avx2") {
-                return Level::Avx2;
+                return Level(Isa::Avx2);
             }
         }
-        Level::Portable
+        Level(Isa::Portable)
+    }
+
+    /// Every level this CPU supports (tests compare them).
+    #[cfg(test)]
+    pub(crate) fn all() -> Vec<Level> {
+        let mut out = vec![Level(Isa::Portable)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                out.push(Level(Isa::Avx2));
+            }
+            if std::is_x86_feature_detected!("avx512bw") {
+                out.push(Level(Isa::Avx512));
+            }
+        }
+        out
     }
 }
 
 /// The end of the string whose body starts at `bytes[from]`: the offset of its closing quote, and
-/// whether the body holds any escape. `level` picks the block scan; a level the CPU does not
-/// support is read as the portable one.
-#[inline]
+/// whether the body holds any escape.
+#[inline(always)]
 pub(crate) fn scan(level: Level, bytes: &[u8], from: usize) -> Result<(usize, bool), Invalid> {
-    match level {
+    // Most strings (keys, ids, one-word deltas) are short and plain: one 16-byte look first.
+    #[cfg(target_arch = "x86_64")]
+    if let Some(end) = x86::short_plain(bytes, from) {
+        return Ok((end, false));
+    }
+    match level.0 {
         #[cfg(target_arch = "x86_64")]
-        Level::Avx512 if std::is_x86_feature_detected!("avx512bw") => {
-            // SAFETY: the CPU supports AVX-512BW (and so AVX-512F), checked just above.
-            unsafe { x86::scan_avx512(bytes, from) }
-        }
+        // SAFETY: the level was detected on this CPU, which so supports AVX-512BW.
+        Isa::Avx512 => unsafe { x86::scan_avx512(bytes, from) },
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2 if std::is_x86_feature_detected!("avx2") => {
-            // SAFETY: the CPU supports AVX2, checked just above.
-            unsafe { x86::scan_avx2(bytes, from) }
-        }
-        _ => scan_with(bytes, from, masks_portable, escapes_portable),
+        // SAFETY: the level was detected on this CPU, which so supports AVX2.
+        Isa::Avx2 => unsafe { x86::scan_avx2(bytes, from) },
+        Isa::Portable => scan_with(bytes, from, masks_portable, escapes_portable),
     }
 }
 
@@ -91,21 +113,33 @@ fn scan_with(
     let mut escaped_any = false;
     // The `u` of a low surrogate escape already read with the high one before it.
     let mut paired_low = usize::MAX;
-    let mut tail = [b' '; 64];
     loop {
-        let block: &[u8; 64] = match bytes.get(at..at + 64) {
-            Some(b) => b.try_into().expect("64 bytes"),
-            None => {
-                let rest = bytes.get(at..).ok_or(Invalid)?;
-                if rest.is_empty() {
-                    return Err(Invalid);
+        if at >= bytes.len() {
+            return Err(Invalid);
+        }
+        // The block starting at `at`; near the end of `bytes`, the last 64 bytes with the masks
+        // shifted down so that bit 0 is `at` (the bits past the end are clear), or for shorter
+        // texts a copy padded with spaces, which are neither quotes, backslashes nor control
+        // characters.
+        let short;
+        let (block, shift): (&[u8; 64], usize) = match bytes.get(at..at + 64) {
+            Some(b) => (b.try_into().expect("64 bytes"), 0),
+            None => match bytes.len().checked_sub(64) {
+                Some(start) => (bytes[start..].try_into().expect("64 bytes"), at - start),
+                None => {
+                    let mut padded = [b' '; 64];
+                    padded[..bytes.len() - at].copy_from_slice(&bytes[at..]);
+                    short = padded;
+                    (&short, 0)
                 }
-                tail[..rest.len()].copy_from_slice(rest);
-                tail[rest.len()..].fill(b' ');
-                &tail
-            }
+            },
         };
         let m = masks(block);
+        let m = Masks {
+            quote: m.quote >> shift,
+            backslash: m.backslash >> shift,
+            control: m.control >> shift,
+        };
         let (escaped, carry_out) = escaped_positions(m.backslash, carry);
         let quotes = m.quote & !escaped;
         // The bytes before the closing quote (all of them when it is not in this block).
@@ -117,6 +151,10 @@ fn scan_with(
         let escaped = escaped & body;
         if escaped != 0 {
             let e = escapes(block);
+            let e = Escapes {
+                valid: e.valid >> shift,
+                unicode: e.unicode >> shift,
+            };
             if escaped & !e.valid != 0 {
                 return Err(Invalid);
             }
@@ -269,7 +307,10 @@ fn escapes_portable(block: &[u8; 64]) -> Escapes {
         unicode: 0,
     };
     for (i, &b) in block.iter().enumerate() {
-        let valid = matches!(b, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u');
+        let valid = matches!(
+            b,
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'
+        );
         e.valid |= u64::from(valid) << i;
         e.unicode |= u64::from(b == b'u') << i;
     }
@@ -338,6 +379,29 @@ mod x86 {
         )
     }
 
+    /// The end of a string that closes within the 16 bytes at `from` with no backslash or
+    /// control character before its quote; `None` for any other string (or fewer than 16 bytes
+    /// left).
+    #[inline(always)]
+    pub(super) fn short_plain(bytes: &[u8], from: usize) -> Option<usize> {
+        let chunk = bytes.get(from..from + 16)?;
+        // SAFETY: SSE2 is part of every x86-64 CPU; the load reads the 16 bytes of `chunk`
+        // (unaligned loads are allowed).
+        let (quote, other) = unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast());
+            let c = _mm_set1_epi8(0x1f);
+            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, c), c);
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            (
+                _mm_movemask_epi8(quote) as u32,
+                _mm_movemask_epi8(_mm_or_si128(control, backslash)) as u32,
+            )
+        };
+        let before = quote.wrapping_sub(1) & !quote;
+        (quote != 0 && other & before == 0).then(|| from + quote.trailing_zeros() as usize)
+    }
+
     /// The 64-bit mask of two 32-byte comparison results.
     #[inline(always)]
     unsafe fn join(lo: __m256i, hi: __m256i) -> u64 {
@@ -350,10 +414,7 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX-512BW.
     #[target_feature(enable = "avx512bw")]
-    pub(super) unsafe fn scan_avx512(
-        bytes: &[u8],
-        from: usize,
-    ) -> Result<(usize, bool), Invalid> {
+    pub(super) unsafe fn scan_avx512(bytes: &[u8], from: usize) -> Result<(usize, bool), Invalid> {
         // SAFETY (both closures): AVX-512BW (and AVX-512F, which it implies) is enabled for this
         // function, whose caller checked the CPU for it; the load reads the 64-byte array
         // (unaligned loads are allowed).
@@ -393,21 +454,6 @@ mod x86 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    /// Every level this CPU can run.
-    fn levels() -> Vec<Level> {
-        let mut out = vec![Level::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                out.push(Level::Avx2);
-            }
-            if std::is_x86_feature_detected!("avx512bw") {
-                out.push(Level::Avx512);
-            }
-        }
-        out
-    }
 
     /// The same question answered a byte at a time, strictly.
     fn reference(bytes: &[u8], from: usize) -> Result<(usize, bool), Invalid> {
@@ -449,7 +495,7 @@ mod tests {
     fn check(bytes: &[u8]) {
         for from in 0..bytes.len().min(3) {
             let want = reference(bytes, from);
-            for level in levels() {
+            for level in Level::all() {
                 assert_eq!(
                     scan(level, bytes, from),
                     want,

@@ -134,7 +134,10 @@ fn check_files(dirs: &[PathBuf]) {
 
 #[test]
 fn testdata_records_read_the_same() {
-    check_files(&[manifest_dir().join("testdata"), manifest_dir().join("fuzz/seeds")]);
+    check_files(&[
+        manifest_dir().join("testdata"),
+        manifest_dir().join("fuzz/seeds"),
+    ]);
 }
 
 #[test]
@@ -384,8 +387,8 @@ fn broken(text: String) -> impl Strategy<Value = String> {
     (
         0..=len,
         prop::sample::select(vec![
-            "\"", "\\", ",", ":", "}", "{", "]", "[", " ", "\u{1}", "\u{1f}", "\n", "0", "-",
-            ".", "e", "x", "é", "\\u", "\\ud800", "\\x", "tru",
+            "\"", "\\", ",", ":", "}", "{", "]", "[", " ", "\u{1}", "\u{1f}", "\n", "0", "-", ".",
+            "e", "x", "é", "\\u", "\\ud800", "\\x", "tru",
         ]),
         0..3u8,
     )
