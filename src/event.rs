@@ -952,6 +952,9 @@ impl KeySet {
 }
 
 impl<'de> Deserialize<'de> for Field<'de> {
+    // Inlined into the visitors' loops: a field returned from a call comes back through memory,
+    // and reading it back costs more than the call.
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(FieldVisitor)
     }

@@ -124,7 +124,7 @@ impl<'de> Reader<'de> {
     fn visit_string<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Rejected> {
         match self.string()? {
             (body, false) => v.visit_borrowed_str(body),
-            (body, true) => v.visit_string(json_str::unescape(body)?),
+            (body, true) => v.visit_string(unescape(body)?),
         }
     }
 
@@ -289,6 +289,12 @@ impl<'de> Reader<'de> {
     }
 }
 
+/// [`json_str::unescape`], kept out of the visitors' loops into which strings are inlined.
+#[inline(never)]
+fn unescape(body: &str) -> Result<String, Rejected> {
+    Ok(json_str::unescape(body)?)
+}
+
 /// `deserialize_*` methods the visitors of `event` never call: rejected, so that a visitor that
 /// starts to call one runs on serde_json until this reader learns it.
 macro_rules! rejected {
@@ -299,12 +305,10 @@ macro_rules! rejected {
     };
 }
 
-impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
-    type Error = Rejected;
-
-    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Rejected> {
+impl<'de> Reader<'de> {
+    /// `deserialize_any` of every value but a string.
+    fn any_but_string<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Rejected> {
         match self.skip_ws() {
-            Some(b'"') => self.visit_string(v),
             // The container was read to its end when the depth is back where it was.
             Some(b'{') => {
                 let depth = self.depth;
@@ -346,6 +350,20 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
             }
             Some(b'-' | b'0'..=b'9') => self.visit_number(v),
             _ => Err(Rejected),
+        }
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
+    type Error = Rejected;
+
+    // Inlined into the visitors for strings, the most common value: a value returned from a call
+    // comes back through memory, and reading it back costs more than the call.
+    #[inline(always)]
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Rejected> {
+        match self.skip_ws() {
+            Some(b'"') => self.visit_string(v),
+            _ => self.any_but_string(v),
         }
     }
 
