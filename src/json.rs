@@ -89,6 +89,14 @@ impl<'de> Reader<'de> {
     /// Skips whitespace; the next byte, not consumed.
     #[inline(always)]
     fn skip_ws(&mut self) -> Option<u8> {
+        // Records are mostly written without whitespace between tokens.
+        match self.bytes().get(self.pos) {
+            Some(&b) if b > b' ' => Some(b),
+            _ => self.skip_some_ws(),
+        }
+    }
+
+    fn skip_some_ws(&mut self) -> Option<u8> {
         let bytes = self.bytes();
         while let Some(&b) = bytes.get(self.pos) {
             if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
