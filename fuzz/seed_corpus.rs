@@ -1,7 +1,8 @@
 //! Seeds `fuzz/corpus/<target>/` from the streams under `testdata/` and the small hand-made
 //! seeds under `fuzz/seeds/`: `cargo run --manifest-path fuzz/Cargo.toml --bin seed_corpus`.
 //! Each target gets every file with the prefix bytes its input layout expects, plus pieces of
-//! the larger files cut at line boundaries, so the fuzzer starts from realistic streams. The
+//! the larger files cut at line boundaries, so the fuzzer starts from realistic streams
+//! (`fast_path`, which reads one record, gets each distinct line instead). The
 //! corpus directories are generated and not committed.
 
 use std::fs;
@@ -99,4 +100,20 @@ fn main() {
         }
         println!("{target}: {n} seeds in {}", dir.display());
     }
+    // fast_path reads one record: each distinct line, under each reading in turn.
+    let dir = fuzz.join("corpus").join("fast_path");
+    fs::create_dir_all(&dir).expect("create the corpus directory");
+    let mut lines: Vec<&[u8]> = inputs
+        .iter()
+        .flat_map(|input| input.split(|&b| b == b'\n'))
+        .filter(|line| !line.is_empty())
+        .collect();
+    lines.sort();
+    lines.dedup();
+    for (n, line) in lines.iter().enumerate() {
+        let mut seed = vec![n as u8 % 4];
+        seed.extend_from_slice(line);
+        fs::write(dir.join(format!("seed-{n:04}")), seed).expect("write a seed");
+    }
+    println!("fast_path: {} seeds in {}", lines.len(), dir.display());
 }

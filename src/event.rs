@@ -13,9 +13,14 @@
 //! `tool-call-started` as `tool_call`/`started` with its `tool_name` turned into a tool kind, and so
 //! on. `fmt` rewrites records with the same mapping, so the two must change together.
 //!
-//! serde_json is the parser: it deserializes straight into these borrowed structs without an
-//! intermediate tape and without rewriting the input, which `--tee` and snippets need intact.
-//! `benches/classify.rs` keeps the comparison against simd-json on realistic streams.
+//! The visitors are generic over serde's `Deserializer`, so the dialect logic is written once and
+//! runs over two readers, both of which deserialize straight into these borrowed structs without
+//! an intermediate tape and without rewriting the input (which `--tee` and snippets need intact):
+//! the fast reader of `json.rs` first, and serde_json for whatever the fast reader does not
+//! accept, which gives the exact errors and positions. Whatever the fast reader accepts it must
+//! read exactly as serde_json does (`tests/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
+//! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
+//! realistic streams.
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -259,7 +264,34 @@ pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
 
 /// [`parse`], reading the record as `forced` when given (`--dialect`): only that dialect's shapes
 /// are mapped.
+///
+/// The record is read by the fast reader of `json.rs` first; whatever it does not accept (errors,
+/// and the few things it leaves to serde_json) is read again by serde_json, which gives the
+/// exact error and position.
 pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
+    match parse_fast(text, forced) {
+        Some(parsed) => Ok(parsed),
+        None => parse_serde_json(text, forced),
+    }
+}
+
+/// [`parse_as`] on the fast reader alone: `None` when it does not accept the record. Whatever it
+/// accepts, [`parse_serde_json`] accepts and reads the same (tests and fuzzing compare the two).
+#[doc(hidden)]
+pub fn parse_fast(text: &str, forced: Option<Dialect>) -> Option<Parsed<'_>> {
+    let top = crate::json::from_str(text, TopVisitor { forced }).ok()?;
+    Some(match top {
+        Top::Object(event) => Parsed::Event(event),
+        Top::Other(t) => Parsed::NotAnObject(t),
+    })
+}
+
+/// [`parse_as`] on serde_json alone.
+#[doc(hidden)]
+pub fn parse_serde_json(
+    text: &str,
+    forced: Option<Dialect>,
+) -> Result<Parsed<'_>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let top = TopVisitor { forced }.deserialize(&mut de)?;
     de.end()?;
@@ -893,9 +925,9 @@ impl<'de> Visitor<'de> for StrVisitor {
     }
 }
 
-/// The keys of one object seen so far, to find repeated keys without allocating: hashes of the
-/// first 32 keys (events have about ten); a hash collision only costs a false "no duplicate"
-/// never a false finding, because equal hashes are confirmed against the stored key.
+/// The keys of one object seen so far, to find repeated keys without allocating: 64-bit hashes
+/// of the first 32 keys (events have about ten). Two different keys of one object share a hash
+/// with a chance of about 2^-58, which would read as a repeated key.
 #[derive(Default)]
 struct KeySet {
     hashes: [u64; 32],
@@ -904,8 +936,10 @@ struct KeySet {
 
 impl KeySet {
     /// Records `key`; true when it was already there.
+    #[inline]
     fn insert(&mut self, key: &Key<'_>) -> bool {
-        let h = fnv1a(key.name.as_bytes());
+        use std::hash::BuildHasher;
+        let h = foldhash::fast::FixedState::with_seed(0).hash_one(key.name.as_bytes());
         if self.hashes[..self.len].contains(&h) {
             return true;
         }
@@ -917,16 +951,10 @@ impl KeySet {
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 impl<'de> Deserialize<'de> for Field<'de> {
+    // Inlined into the visitors' loops: a field returned from a call comes back through memory,
+    // and reading it back costs more than the call.
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(FieldVisitor)
     }

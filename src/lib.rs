@@ -15,6 +15,8 @@ pub mod diagnostic;
 pub mod event;
 pub mod fmt;
 pub mod interrupt;
+mod json;
+mod json_str;
 pub mod locate;
 pub mod pipeline;
 pub mod record;
