@@ -74,23 +74,25 @@ pub fn check_into<R: Read + Send, C: Consumer>(
     consumer: &mut C,
     totals: &mut Totals,
 ) -> io::Result<()> {
-    let workers = settings.workers.max(1);
+    let lanes = settings.workers.max(2);
     let limit = settings.batch_bytes.max(1);
     let cancel = AtomicBool::new(false);
+    let dialect = opts.dialect;
     std::thread::scope(|scope| {
         let (recycle, recycled) = mpsc::channel();
-        let mut to_workers = Vec::with_capacity(workers);
-        let mut from_workers = Vec::with_capacity(workers);
-        for _ in 0..workers {
-            // Unbounded: what the queues hold is bounded by the reader stage's budget.
+        // Unbounded queues: what they hold is bounded by the reader stage's budget.
+        let (to_main, main_queue) = mpsc::channel();
+        let (from_reader, reader_queue) = mpsc::channel();
+        let mut to_lanes = vec![Lane::Main(to_main), Lane::Reader(from_reader)];
+        let mut from_lanes = vec![From::Main(main_queue), From::Examined(reader_queue)];
+        for _ in 2..lanes {
             let (work, queue) = mpsc::channel();
             let (done, examined) = mpsc::sync_channel(1);
-            let dialect = opts.dialect;
             std::thread::Builder::new()
                 .name("sjlint-worker".into())
                 .spawn_scoped(scope, move || work_on(&queue, &done, dialect))?;
-            to_workers.push(work);
-            from_workers.push(examined);
+            to_lanes.push(Lane::Worker(work));
+            from_lanes.push(From::Examined(examined));
         }
         let handoff = Handoff {
             batch: Batch::default(),
@@ -99,9 +101,10 @@ pub fn check_into<R: Read + Send, C: Consumer>(
             // Room for a batch being examined and one waiting per worker, and for the in-order
             // stage's batch and the next ones; a batch made large by one large record waits
             // until the others are done with.
-            budget: limit.saturating_mul(2 * workers + 4),
+            budget: limit.saturating_mul(2 * lanes + 4),
             in_flight: 0,
-            to: to_workers,
+            to: to_lanes,
+            dialect,
             next: 0,
             recycled,
             read: 0,
@@ -114,7 +117,7 @@ pub fn check_into<R: Read + Send, C: Consumer>(
         // Whatever way the in-order stage ends, the reader stage stops too: the channels it
         // sends on close, and a wait for input notices `cancel`.
         let _stop = SetOnDrop(&cancel);
-        in_order(&from_workers, &recycle, opts, emit, consumer, totals)
+        in_order(&from_lanes, &recycle, opts, emit, consumer, totals)
     })
 }
 
@@ -252,8 +255,10 @@ struct Handoff<'c> {
     budget: usize,
     /// What the batches handed on and not yet recycled count for.
     in_flight: usize,
-    /// One queue per worker, served in turn, so the in-order stage knows where the next batch is.
-    to: Vec<Sender<Work>>,
+    /// Where batches are examined, served in turn, so the in-order stage knows where the next
+    /// batch is.
+    to: Vec<Lane>,
+    dialect: Option<Dialect>,
     next: usize,
     recycled: Receiver<Batch>,
     /// Bytes read from the input so far.
@@ -302,7 +307,10 @@ impl Handoff<'_> {
     fn send(&mut self, msg: Work) -> io::Result<()> {
         let to = &self.to[self.next % self.to.len()];
         self.next += 1;
-        to.send(msg).map_err(|_| gone())
+        match to {
+            Lane::Main(to) | Lane::Worker(to) => to.send(msg).map_err(|_| gone()),
+            Lane::Reader(to) => to.send(examined(msg, self.dialect)).map_err(|_| gone()),
+        }
     }
 }
 
@@ -379,16 +387,39 @@ impl<R: Read> Read for Gate<'_, R> {
     }
 }
 
+/// Where the batches of one lane are examined. Lanes take batches in turn. On two cores the
+/// calling thread and the reader stage examine every other batch themselves: worker threads
+/// beside them would only add thread switches, and every event made on another core has to
+/// travel to the in-order stage's cache.
+enum Lane {
+    /// By the in-order stage, just before it takes the batch.
+    Main(Sender<Work>),
+    /// By the reader stage, before it reads on.
+    Reader(Sender<Done>),
+    /// By a worker thread.
+    Worker(Sender<Work>),
+}
+
+/// The in-order stage's side of a [`Lane`].
+enum From {
+    Main(Receiver<Work>),
+    Examined(Receiver<Done>),
+}
+
+/// The pure half of each record of a batch.
+fn examined(msg: Work, dialect: Option<Dialect>) -> Done {
+    match msg {
+        Work::Batch(batch) => {
+            Done::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
+        }
+        Work::End(end) => Done::End(end),
+    }
+}
+
 /// A worker: the pure half of each record of each batch it is given.
 fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, dialect: Option<Dialect>) {
     for msg in queue {
-        let msg = match msg {
-            Work::Batch(batch) => {
-                Done::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
-            }
-            Work::End(end) => Done::End(end),
-        };
-        if done.send(msg).is_err() {
+        if done.send(examined(msg, dialect)).is_err() {
             return;
         }
     }
@@ -396,7 +427,7 @@ fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, dialect: Option<Dial
 
 /// The in-order stage: the batches in input order through the stateful half.
 fn in_order<C: Consumer>(
-    from_workers: &[Receiver<Done>],
+    lanes: &[From],
     recycle: &Sender<Batch>,
     opts: &Options,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
@@ -405,9 +436,11 @@ fn in_order<C: Consumer>(
 ) -> io::Result<()> {
     let mut stage = InOrder::new(opts, emit, consumer);
     for next in 0.. {
-        let worker = next % from_workers.len();
-        // A closed queue means a worker panicked; the scope passes the panic on.
-        let msg = from_workers[worker].recv().map_err(|_| gone())?;
+        // A closed queue means a thread panicked; the scope passes the panic on.
+        let msg = match &lanes[next % lanes.len()] {
+            From::Main(queue) => examined(queue.recv().map_err(|_| gone())?, opts.dialect),
+            From::Examined(queue) => queue.recv().map_err(|_| gone())?,
+        };
         match msg {
             Done::Batch(examined) => {
                 examined.with_dependent(|batch, outcomes| {
