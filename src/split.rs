@@ -18,7 +18,7 @@ use std::io::{self, ErrorKind, Read};
 const LF: u8 = b'\n';
 const CR: u8 = b'\r';
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 256 * 1024;
 /// What an undecided frame may hold beyond the limit: a BOM, plus the two bytes after the limit
 /// that tell "CR of a CRLF terminator" apart from "one byte too long".
 const SLACK: usize = BOM.len() + 2;
