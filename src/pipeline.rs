@@ -1,14 +1,16 @@
-//! Checking one input on several threads: a reader stage, workers, and the in-order stage.
+//! Checking one input on several threads: a reader stage, examining lanes, and the in-order
+//! stage.
 //!
 //! This module owns the threads of one input and what passes between them. The reader stage
-//! (a thread of its own) splits the input and copies the frames into batches; the workers do
-//! the pure half of every record of a batch ([`check::examine`]: UTF-8 and the strict parse,
-//! the larger part of the work); the calling thread takes the batches back strictly in input
-//! order and does the stateful half ([`InOrder`]: the validator, runs of binary records, the
-//! consumer and the findings), so that the findings, their order and what the consumer sees
-//! are those of a one-thread run. Memory stays bounded: the channels are bounded, the bytes in
-//! flight are capped and batches are recycled. It must not decide anything about records
-//! (that is `check`), nor open inputs (that is `commands`).
+//! (a thread of its own) splits the input and copies the frames into batches. Each batch is
+//! examined ([`check::examine`]: UTF-8 and the strict parse, the larger part of the work) in one
+//! of several lanes taken in turn: by the calling thread, by the reader stage itself, or, for
+//! `--jobs` beyond two, by worker threads. The calling thread takes the batches strictly in
+//! input order and does the stateful half ([`InOrder`]: the validator, runs of binary records,
+//! the consumer and the findings), so that the findings, their order and what the consumer sees
+//! are those of a one-thread run. Memory stays bounded: the bytes in flight are capped and
+//! batches are recycled. It must not decide anything about records (that is `check`), nor open
+//! inputs (that is `commands`).
 //!
 //! A batch is handed on when it is full, and also whenever the reader stage is about to wait
 //! for input, so that a live stream's findings are shown as soon as its records arrive.
@@ -43,7 +45,8 @@ pub type Ready = fn(Duration) -> bool;
 /// How one input is spread over threads.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
-    /// Worker threads for the pure half of the records (at least one is started).
+    /// Threads that examine batches, the calling thread and the reader stage included (at
+    /// least two: a value of two or less starts no worker thread).
     pub workers: usize,
     /// A batch is handed on once it holds this many bytes (see [`DEFAULT_BATCH_BYTES`]).
     pub batch_bytes: usize,
@@ -63,8 +66,8 @@ impl Settings {
     }
 }
 
-/// [`crate::check::check_into`] on `settings.workers` threads beside the calling thread and a
-/// reader thread; the same findings in the same order, the same calls of `consumer`, and the
+/// [`crate::check::check_into`] on the calling thread, a reader thread and
+/// `settings.workers − 2` worker threads; the same findings in the same order, the same calls of `consumer`, and the
 /// same totals. `emit` and `consumer` are called on the calling thread.
 pub fn check_into<R: Read + Send, C: Consumer>(
     reader: R,
