@@ -14,6 +14,10 @@ use sjlint::record::Frame;
 use sjlint::split::Splitter;
 use std::hint::black_box;
 
+// The allocator the binary ships with, so that `check end to end` measures what users run.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SIZE: usize = 16 << 20;
 
 fn records(input: &[u8]) -> Vec<&[u8]> {
