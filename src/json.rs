@@ -362,6 +362,43 @@ impl<'de> Reader<'de> {
     }
 }
 
+/// [`rejected!`] for the methods that also take a name and field or variant lists: shapes the
+/// classifier's visitors never ask for.
+macro_rules! rejected_shapes {
+    (@one unit_struct) => {
+        fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Rejected> {
+            Err(Rejected)
+        }
+    };
+    (@one newtype_struct) => {
+        fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Rejected> {
+            Err(Rejected)
+        }
+    };
+    (@one tuple) => {
+        fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Rejected> {
+            Err(Rejected)
+        }
+    };
+    (@one tuple_struct) => {
+        fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, _: usize, _: V) -> Result<V::Value, Rejected> {
+            Err(Rejected)
+        }
+    };
+    (@one struct) => {
+        fn deserialize_struct<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], _: V) -> Result<V::Value, Rejected> {
+            Err(Rejected)
+        }
+    };
+    (@one enum) => {
+        fn deserialize_enum<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], _: V) -> Result<V::Value, Rejected> {
+            Err(Rejected)
+        }
+    };
+    // Last, so that the `@one` arms above are matched first.
+    ($($shape:tt)*) => { $(rejected_shapes!(@one $shape);)* };
+}
+
 impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     type Error = Rejected;
 
@@ -435,35 +472,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     // as with serde_json.
     serde::forward_to_deserialize_any! { map struct }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
+    rejected_shapes! { unit_struct tuple tuple_struct enum }
 }
 
 /// The entries of an object being read; `ended` once its closing brace is (which also closes
@@ -607,52 +616,7 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         deserialize_map
     );
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Rejected> {
-        Err(Rejected)
-    }
+    rejected_shapes! { unit_struct newtype_struct tuple tuple_struct struct enum }
 }
 
 /// The one-entry map through which a raw value is handed over (see [`RAW_VALUE_TOKEN`]).
