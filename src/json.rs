@@ -306,6 +306,29 @@ fn unescape(body: &str) -> Result<String, Rejected> {
 /// `deserialize_*` methods the visitors of `event` never call: rejected, so that a visitor that
 /// starts to call one runs on serde_json until this reader learns it.
 macro_rules! rejected {
+    // The typed requests no visitor of the classifier makes (it asks for any value, a string,
+    // an identifier, or something to ignore).
+    (typed) => {
+        rejected!(
+            deserialize_bool,
+            deserialize_i8,
+            deserialize_i16,
+            deserialize_i32,
+            deserialize_i64,
+            deserialize_u8,
+            deserialize_u16,
+            deserialize_u32,
+            deserialize_u64,
+            deserialize_f32,
+            deserialize_f64,
+            deserialize_char,
+            deserialize_bytes,
+            deserialize_byte_buf,
+            deserialize_option,
+            deserialize_unit,
+            deserialize_seq
+        );
+    };
     ($($name:ident),*) => {
         $(fn $name<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Rejected> {
             Err(Rejected)
@@ -448,25 +471,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         })
     }
 
-    rejected!(
-        deserialize_bool,
-        deserialize_i8,
-        deserialize_i16,
-        deserialize_i32,
-        deserialize_i64,
-        deserialize_u8,
-        deserialize_u16,
-        deserialize_u32,
-        deserialize_u64,
-        deserialize_f32,
-        deserialize_f64,
-        deserialize_char,
-        deserialize_bytes,
-        deserialize_byte_buf,
-        deserialize_option,
-        deserialize_unit,
-        deserialize_seq
-    );
+    rejected!(typed);
 
     // A map or struct visitor refuses every value but an object (a struct one also an array),
     // as with serde_json.
@@ -595,26 +600,8 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         str string identifier
     }
 
-    rejected!(
-        deserialize_bool,
-        deserialize_i8,
-        deserialize_i16,
-        deserialize_i32,
-        deserialize_i64,
-        deserialize_u8,
-        deserialize_u16,
-        deserialize_u32,
-        deserialize_u64,
-        deserialize_f32,
-        deserialize_f64,
-        deserialize_char,
-        deserialize_bytes,
-        deserialize_byte_buf,
-        deserialize_option,
-        deserialize_unit,
-        deserialize_seq,
-        deserialize_map
-    );
+    rejected!(typed);
+    rejected!(deserialize_map);
 
     rejected_shapes! { unit_struct newtype_struct tuple tuple_struct struct enum }
 }
