@@ -18,10 +18,11 @@
 use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
 use crate::event::Dialect;
-use crate::record::{Frame, Position, Record};
+use crate::record::{Frame, Record};
 use crate::split::Splitter;
 use std::cell::RefCell;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
@@ -134,46 +135,26 @@ struct Batch {
     read: u64,
 }
 
-/// One frame of a [`Batch`], as [`Frame`] without the borrow.
-#[derive(Clone, Copy)]
-enum Meta {
-    /// A record whose bytes are `bytes[start..end]` of its batch.
-    Record {
-        start: usize,
-        end: usize,
-        pos: Position,
-        lines: u32,
-        flags: u8,
-    },
-    Blank {
-        pos: Position,
-        bom: bool,
-    },
-    TooLarge {
-        pos: Position,
-        len: u64,
-        bom: bool,
-    },
+/// One frame of a [`Batch`]: the frame as the splitter gave it, a record's bytes left empty,
+/// and where those bytes stand in the batch.
+struct Meta {
+    frame: Frame<'static>,
+    bytes: Range<usize>,
 }
 
 impl Batch {
     fn push(&mut self, frame: &Frame<'_>) {
-        let meta = match *frame {
+        let start = self.bytes.len();
+        let frame = match *frame {
             Frame::Record(rec) => {
-                let start = self.bytes.len();
                 self.bytes.extend_from_slice(rec.bytes);
-                Meta::Record {
-                    start,
-                    end: self.bytes.len(),
-                    pos: rec.pos,
-                    lines: rec.lines,
-                    flags: rec.flags,
-                }
+                Frame::Record(Record { bytes: &[], ..rec })
             }
-            Frame::Blank { pos, bom } => Meta::Blank { pos, bom },
-            Frame::TooLarge { pos, len, bom } => Meta::TooLarge { pos, len, bom },
+            Frame::Blank { pos, bom } => Frame::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
         };
-        self.frames.push(meta);
+        let bytes = start..self.bytes.len();
+        self.frames.push(Meta { frame, bytes });
     }
 
     /// What the batch counts for against the limits.
@@ -182,21 +163,13 @@ impl Batch {
     }
 
     fn frame(&self, meta: &Meta) -> Frame<'_> {
-        match *meta {
-            Meta::Record {
-                start,
-                end,
-                pos,
-                lines,
-                flags,
-            } => Frame::Record(Record {
-                bytes: &self.bytes[start..end],
-                pos,
-                lines,
-                flags,
+        match meta.frame {
+            Frame::Record(rec) => Frame::Record(Record {
+                bytes: &self.bytes[meta.bytes.clone()],
+                ..rec
             }),
-            Meta::Blank { pos, bom } => Frame::Blank { pos, bom },
-            Meta::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+            Frame::Blank { pos, bom } => Frame::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
         }
     }
 
@@ -492,6 +465,7 @@ impl Drop for SetOnDrop<'_> {
 mod tests {
     use super::*;
     use crate::check;
+    use crate::record::Position;
 
     /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`.
     fn both(input: &[u8], opts: &Options, settings: &Settings) -> (String, String) {
