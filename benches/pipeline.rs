@@ -11,7 +11,7 @@ use common::Variant;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sjlint::check::{self, Options};
 use sjlint::record::Frame;
-use sjlint::split::Splitter;
+use sjlint::split::{Source, Splitter};
 use std::hint::black_box;
 
 // The allocator the binary ships with, so that `check end to end` measures what users run.
@@ -27,9 +27,18 @@ fn records(input: &[u8]) -> Vec<&[u8]> {
         .collect()
 }
 
-/// Every record's bytes through the splitter.
+/// Every record's bytes through the splitter, split where they lie (as a file is).
 fn split_all(input: &[u8]) -> usize {
-    let mut s = Splitter::new(input, 64 << 20);
+    count_records(Splitter::in_place(input, 64 << 20))
+}
+
+/// The same through a reader, which copies the bytes into the splitter's buffer (as standard
+/// input is).
+fn split_all_read(input: &[u8]) -> usize {
+    count_records(Splitter::new(input, 64 << 20))
+}
+
+fn count_records<S: Source>(mut s: Splitter<S>) -> usize {
     let mut n = 0usize;
     while let Some(f) = s.next_frame().unwrap() {
         if let Frame::Record(r) = f {
@@ -61,6 +70,9 @@ fn bench(c: &mut Criterion) {
         b.iter(|| sjlint::simd::string_state(false, false, black_box(&input)))
     });
     g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
+    g.bench_function("splitter through a reader", |b| {
+        b.iter(|| split_all_read(black_box(&input)))
+    });
     g.finish();
 
     let recs = records(&input);

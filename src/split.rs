@@ -14,6 +14,7 @@ use crate::record::{
 use crate::simd::{Found, Kernel, LineIndex};
 use memchr::{memchr, memchr2, memchr3};
 use std::io::{self, ErrorKind, Read};
+use std::ops::Deref;
 
 const LF: u8 = b'\n';
 const CR: u8 = b'\r';
@@ -34,12 +35,13 @@ macro_rules! tick {
     };
 }
 
-/// Splits a reader into frames; see the module documentation.
-pub struct Splitter<R> {
-    reader: R,
+/// Splits an input into frames; see the module documentation.
+pub struct Splitter<S> {
+    /// The input's bytes: a reused buffer that a reader fills ([`Reading`]), or the whole input
+    /// already in memory ([`InPlace`]). Only `..end` of it is read; what lies beyond is stale,
+    /// or input not reached yet.
+    buf: S,
     max: usize,
-    /// Always fully initialised (its length is its usable capacity), so reads need no `unsafe`.
-    buf: Vec<u8>,
     /// Start of the frame being scanned (its physical line start, before any BOM).
     start: usize,
     /// End of the bytes read so far.
@@ -130,17 +132,141 @@ enum Done {
     },
 }
 
-impl<R: Read> Splitter<R> {
+/// Where a [`Splitter`]'s bytes come from. It derefs to the bytes held, of which the splitter
+/// reads `..end` only.
+pub trait Source: Deref<Target = [u8]> {
+    /// Makes room for more bytes after `end`, keeping `start..end`, where an undecided frame
+    /// never needs more than `cap` bytes. Returns how far the kept bytes moved toward the front.
+    fn make_room(&mut self, start: usize, end: usize, cap: usize) -> usize;
+
+    /// Takes in more bytes after `end` and returns how many; 0 at the end of the input. The
+    /// bytes before `start` are done with.
+    fn more(&mut self, start: usize, end: usize) -> io::Result<usize>;
+}
+
+/// A reader's bytes, read into one buffer that is reused. The buffer is always fully
+/// initialised (its length is its usable capacity), so reads need no `unsafe`.
+pub struct Reading<R> {
+    reader: R,
+    buf: Vec<u8>,
+}
+
+impl<R> Deref for Reading<R> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
+impl<R: Read> Source for Reading<R> {
+    fn make_room(&mut self, start: usize, end: usize, cap: usize) -> usize {
+        if start > 0 {
+            self.buf.copy_within(start..end, 0);
+        }
+        let kept = end - start;
+        if kept == self.buf.len() {
+            let grown = self.buf.len().saturating_mul(2).min(cap).max(kept + 1);
+            self.buf.resize(grown, 0);
+        }
+        start
+    }
+
+    fn more(&mut self, _start: usize, end: usize) -> io::Result<usize> {
+        let free = self.buf.len() - end;
+        loop {
+            match self.reader.read(&mut self.buf[end..]) {
+                Ok(n) if n <= free => return Ok(n),
+                Ok(_) => {
+                    return Err(io::Error::new(
+                        ErrorKind::InvalidData,
+                        "reader reported more bytes than the buffer it was given",
+                    ));
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// An input that is in memory already (a mapped file, a buffer): split where it lies, with no
+/// copy. It is taken in steps, and `pace` is called before each with the bytes done with and
+/// the end of the step; an error from it stops the splitter as a read error would (Ctrl-C).
+pub struct InPlace<'a, P> {
+    bytes: &'a [u8],
+    step: usize,
+    pace: P,
+}
+
+/// How far an [`InPlace`] input is taken at a time: past the splitter's look-ahead, and small
+/// enough that a caller's `pace` runs often.
+pub const IN_PLACE_STEP: usize = 1 << 20;
+
+impl<'a, P: FnMut(usize, usize) -> io::Result<()>> InPlace<'a, P> {
+    pub fn new(bytes: &'a [u8], pace: P) -> Self {
+        InPlace::with_step(bytes, IN_PLACE_STEP, pace)
+    }
+
+    /// With steps of `step` bytes (at least 1).
+    pub fn with_step(bytes: &'a [u8], step: usize, pace: P) -> Self {
+        InPlace {
+            bytes,
+            step: step.max(1),
+            pace,
+        }
+    }
+}
+
+impl<P> Deref for InPlace<'_, P> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.bytes
+    }
+}
+
+impl<P: FnMut(usize, usize) -> io::Result<()>> Source for InPlace<'_, P> {
+    fn make_room(&mut self, _start: usize, _end: usize, _cap: usize) -> usize {
+        0
+    }
+
+    fn more(&mut self, start: usize, end: usize) -> io::Result<usize> {
+        let n = self.step.min(self.bytes.len() - end);
+        if n > 0 {
+            (self.pace)(start, end + n)?;
+        }
+        Ok(n)
+    }
+}
+
+impl<R: Read> Splitter<Reading<R>> {
     pub fn new(reader: R, max_record_bytes: usize) -> Self {
         Self::with_kernel(reader, max_record_bytes, Kernel::best())
     }
 
     /// With the given block implementation (tests compare them all; frames never differ).
     pub fn with_kernel(reader: R, max_record_bytes: usize, kernel: Kernel) -> Self {
-        Splitter {
+        let buf = Reading {
             reader,
-            max: max_record_bytes,
             buf: vec![0; CHUNK],
+        };
+        Splitter::over(buf, max_record_bytes, kernel)
+    }
+}
+
+impl<'a> Splitter<InPlace<'a, fn(usize, usize) -> io::Result<()>>> {
+    /// Splits `bytes` where they lie.
+    pub fn in_place(bytes: &'a [u8], max_record_bytes: usize) -> Self {
+        let pace: fn(usize, usize) -> io::Result<()> = |_, _| Ok(());
+        Splitter::over(InPlace::new(bytes, pace), max_record_bytes, Kernel::best())
+    }
+}
+
+impl<S: Source> Splitter<S> {
+    /// Splits the bytes of `source` with the given block implementation.
+    pub fn over(source: S, max_record_bytes: usize, kernel: Kernel) -> Self {
+        Splitter {
+            buf: source,
+            max: max_record_bytes,
             start: 0,
             end: 0,
             base: 0,
@@ -217,7 +343,7 @@ impl<R: Read> Splitter<R> {
 
     #[cfg(test)]
     fn capacity(&self) -> usize {
-        self.buf.capacity()
+        self.buf.len()
     }
 
     #[cfg(test)]
@@ -227,45 +353,26 @@ impl<R: Read> Splitter<R> {
 
     fn fill(&mut self) -> io::Result<()> {
         debug_assert!(!self.eof, "asked for more input after the end");
-        if self.start > 0 {
+        // An undecided frame never exceeds max + SLACK bytes, so this cap is never the reason
+        // a frame does not fit.
+        let cap = self.max.saturating_add(SLACK).saturating_add(CHUNK);
+        let moved = self.buf.make_room(self.start, self.end, cap);
+        if moved > 0 {
             // Only the undecided frame is moved, and `start` stays 0 until that frame is
             // handed out, so every byte is moved at most a constant number of times.
             tick!(self, self.end - self.start);
-            self.index.shift(self.start);
-            self.buf.copy_within(self.start..self.end, 0);
-            self.base += self.start as u64;
-            self.end -= self.start;
-            self.start = 0;
+            self.index.shift(moved);
+            self.base += moved as u64;
+            self.end -= moved;
+            self.start -= moved;
         }
-        if self.end == self.buf.len() {
-            // An undecided frame never exceeds max + SLACK bytes, so this cap is never the
-            // reason a frame does not fit.
-            let cap = self.max.saturating_add(SLACK).saturating_add(CHUNK);
-            let grown = self.buf.len().saturating_mul(2).min(cap).max(self.end + 1);
-            self.buf.resize(grown, 0);
+        let n = self.buf.more(self.start, self.end)?;
+        if n == 0 {
+            self.eof = true;
         }
-        loop {
-            let free = self.buf.len() - self.end;
-            match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(());
-                }
-                Ok(n) if n <= free => {
-                    self.end += n;
-                    self.bytes_read += n as u64;
-                    return Ok(());
-                }
-                Ok(_) => {
-                    return Err(io::Error::new(
-                        ErrorKind::InvalidData,
-                        "reader reported more bytes than the buffer it was given",
-                    ));
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
+        self.end += n;
+        self.bytes_read += n as u64;
+        Ok(())
     }
 
     fn advance(&mut self) -> Option<Done> {
@@ -1111,6 +1218,24 @@ mod tests {
         assert!(splitter.next_frame().unwrap().is_none());
         assert_eq!(splitter.bytes_read(), input.len() as u64);
         check_cover(input, max, &out);
+        // The same input split where it lies, in steps of the first read size: the same
+        // frames, and every step announced once, in order, with only decided bytes done with.
+        let mut paced = 0;
+        let mut done = 0;
+        let pace = |start: usize, end: usize| {
+            assert!(start >= done && start <= paced && end > paced && end <= input.len());
+            (done, paced) = (start, end);
+            Ok(())
+        };
+        let mut in_place = Splitter::over(InPlace::with_step(input, sizes[0], pace), max, kernel);
+        let mut same = Vec::new();
+        while let Some(frame) = in_place.next_frame().unwrap() {
+            same.push(own(frame));
+        }
+        assert_eq!(in_place.bytes_read(), input.len() as u64);
+        drop(in_place);
+        assert_eq!(paced, input.len());
+        assert_eq!(same, out, "in place, steps of {}", sizes[0]);
         out
     }
 
