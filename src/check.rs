@@ -9,9 +9,10 @@ use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Parsed};
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
+    UTF8,
 };
 use crate::rules::{Group, Rule, RuleSet, Severity};
-use crate::split::Splitter;
+use crate::split::{Source, Splitter};
 use crate::validate::Validator;
 use std::io::{self, Read, Write};
 
@@ -96,8 +97,32 @@ pub fn check_into<R: Read, C: Consumer>(
     consumer: &mut C,
     totals: &mut Totals,
 ) -> io::Result<()> {
+    let splitter = Splitter::new(reader, opts.max_record_bytes);
+    check_split(splitter, opts, emit, consumer, totals)
+}
+
+/// [`check`] of an input that is in memory already, split where it lies.
+pub fn check_bytes(
+    bytes: &[u8],
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+) -> io::Result<Totals> {
+    let mut totals = Totals::default();
+    let splitter = Splitter::in_place(bytes, opts.max_record_bytes);
+    check_split(splitter, opts, emit, &mut (), &mut totals)?;
+    Ok(totals)
+}
+
+/// [`check_into`], with the frames of `splitter` (which must have been made with
+/// `opts.max_record_bytes`).
+pub fn check_split<S: Source, C: Consumer>(
+    mut splitter: Splitter<S>,
+    opts: &Options,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
     let mut stage = InOrder::new(opts, emit, consumer);
-    let mut splitter = Splitter::new(reader, opts.max_record_bytes);
     loop {
         let frame = match splitter.next_frame() {
             Ok(Some(frame)) => frame,
@@ -486,13 +511,25 @@ pub(crate) fn examine<'a>(rec: &Record<'a>, dialect: Option<Dialect>) -> Examine
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
         return Examined::Slow;
     }
-    let Ok(text) = simdutf8::basic::from_utf8(rec.bytes) else {
+    let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
         return Examined::Slow;
     };
     match event::parse_as(text, dialect) {
         Ok(parsed) => Examined::Parsed(text, parsed),
         Err(_) => Examined::Slow,
     }
+}
+
+/// The record's text, when the splitter has found its bytes to be UTF-8 already.
+fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
+    if !rec.has(UTF8) {
+        return None;
+    }
+    debug_assert!(std::str::from_utf8(rec.bytes).is_ok(), "{rec:?}");
+    // SAFETY: the flag is set by the splitter only (a `Record` reaches this module from a
+    // `Splitter`, directly or copied into a pipeline batch with its flags), and only on bytes it
+    // has validated as UTF-8 (`Splitter::check_utf8`).
+    Some(unsafe { std::str::from_utf8_unchecked(rec.bytes) })
 }
 
 /// One record through the framing rules, the classifier and the validator, given its pure

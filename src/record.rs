@@ -27,6 +27,9 @@ pub const ENDS_IN_STRING: u8 = 8;
 /// turn into one valid record; the record is this first physical line alone and splitting
 /// resumes at the next physical line.
 pub const JOIN_FAILED: u8 = 16;
+/// The splitter has found the record's bytes to be valid UTF-8 (it checks whole reads at once,
+/// which costs less than a check per record). Without it, nothing is known either way.
+pub const UTF8: u8 = 32;
 
 /// One record: the bytes of one JSON text candidate, without its line terminator (LF, CRLF) and
 /// without a leading BOM.

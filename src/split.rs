@@ -10,6 +10,7 @@
 
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
+    UTF8,
 };
 use crate::simd::{Found, Kernel, LineIndex};
 use memchr::{memchr, memchr2, memchr3};
@@ -58,6 +59,9 @@ pub struct Splitter<S> {
     prefix: Prefix,
     /// The LFs ahead of `start` with their string state, found in one pass over many lines.
     index: LineIndex,
+    /// Input offsets: `utf8_from..utf8_to` is valid UTF-8, checked as it was read.
+    utf8_from: u64,
+    utf8_to: u64,
     #[cfg(test)]
     work: u64,
 }
@@ -277,6 +281,8 @@ impl<S: Source> Splitter<S> {
             scan: Scan::LineStart,
             prefix: Prefix::new(),
             index: LineIndex::new(kernel),
+            utf8_from: 0,
+            utf8_to: 0,
             #[cfg(test)]
             work: 0,
         }
@@ -372,7 +378,41 @@ impl<S: Source> Splitter<S> {
         }
         self.end += n;
         self.bytes_read += n as u64;
+        self.check_utf8();
         Ok(())
+    }
+
+    /// Checks the bytes read since the last call for UTF-8, all at once. The valid run that
+    /// ends at `utf8_to` starts after the last invalid sequence; a character cut by the end of
+    /// the read is checked with the next read.
+    fn check_utf8(&mut self) {
+        let start = self.base + self.start as u64;
+        if start > self.utf8_to {
+            // Bytes skipped unread (a record over the limit): the run starts again here.
+            (self.utf8_from, self.utf8_to) = (start, start);
+        }
+        let mut at = (self.utf8_to - self.base) as usize;
+        while at < self.end {
+            match simdutf8::compat::from_utf8(&self.buf[at..self.end]) {
+                Ok(_) => at = self.end,
+                Err(e) => match e.error_len() {
+                    Some(bad) => {
+                        at += e.valid_up_to() + bad;
+                        self.utf8_from = self.base + at as u64;
+                    }
+                    None if self.eof => {
+                        // Cut off by the end of the input: never completed.
+                        at = self.end;
+                        self.utf8_from = self.base + at as u64;
+                    }
+                    None => {
+                        at += e.valid_up_to();
+                        break;
+                    }
+                },
+            }
+        }
+        self.utf8_to = self.base + at as u64;
     }
 
     fn advance(&mut self) -> Option<Done> {
@@ -766,11 +806,12 @@ impl<S: Source> Splitter<S> {
                     line,
                     record: self.records,
                 };
+                let utf8 = pos.byte >= self.utf8_from && pos.byte + len as u64 <= self.utf8_to;
                 Some(Frame::Record(Record {
                     bytes: &self.buf[body..body + len],
                     pos,
                     lines,
-                    flags,
+                    flags: if utf8 { flags | UTF8 } else { flags },
                 }))
             }
             Done::Blank {
@@ -1142,12 +1183,18 @@ mod tests {
 
     fn own(frame: Frame<'_>) -> Owned {
         match frame {
-            Frame::Record(r) => Owned::Rec {
-                bytes: r.bytes.to_vec(),
-                pos: r.pos,
-                lines: r.lines,
-                flags: r.flags,
-            },
+            Frame::Record(r) => {
+                // The UTF-8 flag depends on how the input was read; when set, it must be true.
+                if r.has(UTF8) {
+                    assert!(std::str::from_utf8(r.bytes).is_ok(), "{r:?}");
+                }
+                Owned::Rec {
+                    bytes: r.bytes.to_vec(),
+                    pos: r.pos,
+                    lines: r.lines,
+                    flags: r.flags & !UTF8,
+                }
+            }
             Frame::Blank { pos, bom } => Owned::Blank { pos, bom },
             Frame::TooLarge { pos, len, bom } => Owned::Big { pos, len, bom },
         }
@@ -1786,6 +1833,34 @@ mod tests {
         assert!(splitter.capacity() >= 300_000);
         assert!(splitter.capacity() <= (1 << 20) + SLACK + CHUNK);
         assert_eq!(whole(&input, 1 << 20).len(), 2);
+    }
+
+    #[test]
+    fn utf8_is_checked_per_read_and_known_for_records_after_invalid_bytes() {
+        let mut input = BOMS.as_bytes().to_vec();
+        input.extend_from_slice("{\"a\":\"é日本\"}\r\n{\"b\":\"\u{1F600}\"}\n".as_bytes());
+        input.extend_from_slice(b"{\"bad\":\"\xE6\x97\"}\n\xF0\x9F\n");
+        input.extend_from_slice("{\"c\":\"ü\"}\n{\"x\":\"a\nb\"}\n{\"d\":\"ß\"}".as_bytes());
+        for size in 1..=9 {
+            let reader = Chunked {
+                data: &input,
+                sizes: &[size],
+                turn: 0,
+                interrupted: false,
+            };
+            let mut splitter = Splitter::new(reader, 1000);
+            let mut known = Vec::new();
+            while let Some(frame) = splitter.next_frame().unwrap() {
+                if let Frame::Record(r) = frame {
+                    assert!(!r.has(UTF8) || std::str::from_utf8(r.bytes).is_ok());
+                    known.push(r.has(UTF8));
+                }
+            }
+            // Reads of up to 9 bytes: every valid record far enough from the invalid bytes is
+            // known valid (the BOM lines are blank: no records).
+            let expect = [true, true, false, false, true, true, true];
+            assert_eq!(known, expect, "reads of {size}");
+        }
     }
 
     #[test]

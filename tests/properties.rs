@@ -12,10 +12,11 @@
 use proptest::prelude::*;
 use serde_json::Value;
 use sjlint::check::{self, Options};
-use sjlint::record::{Frame, Position};
+use sjlint::record::{Frame, Position, UTF8};
 use sjlint::report::{Format, Printer};
 use sjlint::rules::Rule;
-use sjlint::split::Splitter;
+use sjlint::simd::Kernel;
+use sjlint::split::{InPlace, Source, Splitter};
 use sjlint::{render, stats};
 use std::io::{self, Read};
 use std::path::Path;
@@ -137,11 +138,21 @@ impl Read for Chunked<'_> {
 }
 
 fn frames(reader: impl Read, max: usize) -> Vec<Owned> {
-    let mut splitter = Splitter::new(reader, max);
+    frames_of(Splitter::new(reader, max))
+}
+
+fn frames_of<S: Source>(mut splitter: Splitter<S>) -> Vec<Owned> {
     let mut out = Vec::new();
     while let Some(frame) = splitter.next_frame().unwrap() {
         out.push(match frame {
-            Frame::Record(r) => Owned::Record(r.bytes.to_vec(), r.pos, r.lines, r.flags),
+            Frame::Record(r) => {
+                // Whether a record's bytes are known to be UTF-8 depends on the reads; when
+                // they are said to be, they must be.
+                if r.has(UTF8) {
+                    assert!(std::str::from_utf8(r.bytes).is_ok(), "{r:?}");
+                }
+                Owned::Record(r.bytes.to_vec(), r.pos, r.lines, r.flags & !UTF8)
+            }
             Frame::Blank { pos, bom } => Owned::Blank(pos, bom),
             Frame::TooLarge { pos, len, bom } => Owned::TooLarge(pos, len, bom),
         });
@@ -204,8 +215,12 @@ proptest! {
         }
         let max = LIMITS[limit];
         let whole = frames(&data[..], max);
+        let step = sizes.iter().copied().max().unwrap_or(1);
         let chunked = frames(Chunked { data: &data, sizes, turn: 0 }, max);
-        prop_assert_eq!(whole, chunked);
+        prop_assert_eq!(&whole, &chunked);
+        let in_place = InPlace::with_step(&data, step, |_, _| Ok(()));
+        let in_place = frames_of(Splitter::over(in_place, max, Kernel::best()));
+        prop_assert_eq!(whole, in_place);
     }
 
     /// The block string tracker (AVX2 and carry-less multiplication where the CPU has them)

@@ -1,5 +1,5 @@
-//! The splitter fed in random chunkings yields exactly what it yields when fed the whole input
-//! at once, and its frames stay within the limit and in input order. The block string tracker
+//! The splitter fed in random chunkings, or splitting the input where it lies in steps, yields
+//! exactly what it yields when fed the whole input at once, and its frames stay within the limit and in input order. The block string tracker
 //! (`simd`, whose AVX2 and carry-less multiplication paths are the crate's `unsafe` code) gives
 //! the portable tracker's answer on the same bytes, from every starting state.
 //!
@@ -9,8 +9,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::record::{Frame, Position};
-use sjlint::split::Splitter;
+use sjlint::record::{Frame, Position, UTF8};
+use sjlint::simd::Kernel;
+use sjlint::split::{InPlace, Source, Splitter};
 use std::io::{self, Read};
 
 const LIMITS: [usize; 9] = [1, 2, 3, 7, 16, 64, 200, 4096, 64 << 20];
@@ -55,7 +56,10 @@ impl Read for Chunked<'_> {
 }
 
 fn frames(reader: impl Read, max: usize, len: usize) -> Vec<Owned> {
-    let mut splitter = Splitter::new(reader, max);
+    frames_of(Splitter::new(reader, max), max, len)
+}
+
+fn frames_of<S: Source>(mut splitter: Splitter<S>, max: usize, len: usize) -> Vec<Owned> {
     let mut out = Vec::new();
     let mut last: Option<Position> = None;
     while let Some(frame) = splitter
@@ -65,11 +69,16 @@ fn frames(reader: impl Read, max: usize, len: usize) -> Vec<Owned> {
         let owned = match frame {
             Frame::Record(r) => {
                 assert!(r.bytes.len() <= max, "record over the limit");
+                // Whether the bytes are known to be UTF-8 depends on the reads; when they are
+                // said to be, they must be.
+                if r.has(UTF8) {
+                    assert!(std::str::from_utf8(r.bytes).is_ok(), "not UTF-8 after all");
+                }
                 Owned::Record {
                     bytes: r.bytes.to_vec(),
                     pos: r.pos,
                     lines: r.lines,
-                    flags: r.flags,
+                    flags: r.flags & !UTF8,
                 }
             }
             Frame::Blank { pos, bom } => Owned::Blank { pos, bom },
@@ -127,6 +136,10 @@ fuzz_target!(|input: &[u8]| {
         data.len(),
     );
     assert_eq!(whole, chunked, "chunking changed the frames");
+    let step = usize::from(*sizes.iter().max().unwrap_or(&1));
+    let in_place = InPlace::with_step(data, step, |_, _| Ok(()));
+    let in_place = frames_of(Splitter::over(in_place, max, Kernel::best()), max, data.len());
+    assert_eq!(whole, in_place, "splitting in place changed the frames");
 
     for (in_str, esc) in [(false, false), (true, false), (true, true)] {
         assert_eq!(
