@@ -188,6 +188,11 @@ pub struct CheckArgs {
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
 
+    /// Read files instead of mapping them into memory (mapping is faster, but a file that
+    /// another process truncates meanwhile stops sjlint with a bus error)
+    #[arg(long)]
+    pub no_mmap: bool,
+
     /// Bytes of records handed from thread to thread at once when one input is checked on
     /// several threads (suffixes K, M, G); for tests
     #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]

@@ -12,8 +12,11 @@ use crate::cli::{
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions, Target};
 use crate::interrupt::{self, Interruptible};
+use crate::mapped::Mapped;
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
+use crate::simd::Kernel;
+use crate::split::{InPlace, Splitter};
 use crate::status::Live;
 use crate::{pipeline, render, stats};
 use std::collections::BTreeMap;
@@ -22,7 +25,7 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 /// Exit codes: no error-severity finding; findings; usage or unreadable path.
 pub const EXIT_OK: u8 = 0;
@@ -208,16 +211,21 @@ struct Opened {
     /// The name it is shown under.
     name: String,
     reader: Box<dyn Read + Send>,
+    /// The file mapped into memory, when it was asked for and the file can be.
+    mapped: Option<Arc<Mapped>>,
     /// Standard input: findings and output are shown as it arrives.
     live: bool,
 }
 
-/// Opens `input`; `None` after reporting a file that cannot be opened.
+/// Opens `input`, and with `map` also maps it when it is a file that can be; `None` after
+/// reporting a file that cannot be opened.
 fn open_input(
     input: &Input,
     stdin_name: &str,
+    map: bool,
     unreadable: &mut bool,
 ) -> io::Result<Option<Opened>> {
+    let mut mapped = None;
     let (name, reader, live): (String, Box<dyn Read + Send>, bool) = match input {
         Input::Stdin => (
             stdin_name.to_owned(),
@@ -225,11 +233,16 @@ fn open_input(
             true,
         ),
         Input::File(path) => match File::open(path) {
-            Ok(f) => (
-                path.display().to_string(),
-                Box::new(Interruptible(f)),
-                false,
-            ),
+            Ok(f) => {
+                if map {
+                    mapped = Mapped::new(&f).map(Arc::new);
+                }
+                (
+                    path.display().to_string(),
+                    Box::new(Interruptible(f)),
+                    false,
+                )
+            }
             Err(e) => {
                 *unreadable = true;
                 cannot_read(path, &e)?;
@@ -237,7 +250,12 @@ fn open_input(
             }
         },
     };
-    Ok(Some(Opened { name, reader, live }))
+    Ok(Some(Opened {
+        name,
+        reader,
+        mapped,
+        live,
+    }))
 }
 
 /// Standard input, read without a buffer of its own: the reader stage of a pipeline asks the
@@ -377,14 +395,18 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
     if parallel {
-        check_in_parallel(&inputs, &opts, jobs, &mut out, &mut unreadable)?;
+        let map = !args.no_mmap;
+        check_in_parallel(&inputs, &opts, jobs, map, &mut out, &mut unreadable)?;
     } else {
         for input in &inputs {
+            // A file is mapped and split where it lies, unless its bytes are copied on.
+            let map = !args.no_mmap && !args.tee;
             let Some(Opened {
                 name,
                 reader,
+                mapped,
                 live: from_stdin,
-            }) = open_input(input, stdin_name, &mut unreadable)?
+            }) = open_input(input, stdin_name, map, &mut unreadable)?
             else {
                 if let Input::File(path) = input {
                     // Begun and never ended: listed as unreadable where a report lists files.
@@ -417,12 +439,28 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                         live.finding(d.severity);
                         out.report(&name, &d, from_stdin)
                     };
-                    let reader = live.counting(reader);
-                    check_one(reader, &opts, one, &mut emit, &mut &*live, &mut totals)
+                    let input = match mapped {
+                        Some(mapped) => One::Mapped(mapped),
+                        None => One::Read(Box::new(live.counting(reader))),
+                    };
+                    let (progress, consumer) = (Some(live), &mut &*live);
+                    check_one(
+                        input,
+                        progress,
+                        &opts,
+                        one,
+                        &mut emit,
+                        consumer,
+                        &mut totals,
+                    )
                 }
                 None => {
                     let mut emit = |d: Diagnostic| out.report(&name, &d, from_stdin);
-                    check_one(reader, &opts, one, &mut emit, &mut (), &mut totals)
+                    let input = match mapped {
+                        Some(mapped) => One::Mapped(mapped),
+                        None => One::Read(reader),
+                    };
+                    check_one(input, None, &opts, one, &mut emit, &mut (), &mut totals)
                 }
             };
             if out.end_input(input, &name, stdin_name, result, totals, &mut unreadable)? {
@@ -456,18 +494,58 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     })
 }
 
-/// Checks one input: on the calling thread, or through a pipeline with `settings`.
+/// One input as [`check_one`] takes it.
+enum One {
+    Read(Box<dyn Read + Send>),
+    Mapped(Arc<Mapped>),
+}
+
+/// Checks one input: on the calling thread, or through a pipeline with `settings`. A mapped
+/// file is split where it lies, stops at Ctrl-C like a read does, gives its pages back as
+/// checking moves on, and counts for `progress` as it is reached.
 fn check_one<C: check::Consumer>(
-    reader: impl Read + Send,
+    input: One,
+    progress: Option<&Live>,
     opts: &Options,
     settings: Option<&pipeline::Settings>,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
     totals: &mut check::Totals,
 ) -> io::Result<()> {
+    let mapped = match input {
+        One::Read(reader) => {
+            return match settings {
+                Some(settings) => {
+                    pipeline::check_into(reader, opts, settings, emit, consumer, totals)
+                }
+                None => check::check_into(reader, opts, emit, consumer, totals),
+            };
+        }
+        One::Mapped(mapped) => mapped,
+    };
+    let mut reached = 0;
+    let mut pace = move |_done: usize, end: usize| {
+        interrupt::stop_if_interrupted()?;
+        if let Some(live) = progress {
+            live.read((end - reached) as u64);
+        }
+        reached = end;
+        Ok(())
+    };
     match settings {
-        Some(settings) => pipeline::check_into(reader, opts, settings, emit, consumer, totals),
-        None => check::check_into(reader, opts, emit, consumer, totals),
+        // The in-order stage gives the pages back.
+        Some(settings) => {
+            let whole = Arc::clone(&mapped) as Arc<dyn pipeline::Whole>;
+            pipeline::check_in_place(whole, pace, opts, settings, emit, consumer, totals)
+        }
+        None => {
+            let source = InPlace::new(mapped.bytes(), |done, end| {
+                mapped.release_below(done);
+                pace(done, end)
+            });
+            let splitter = Splitter::over(source, opts.max_record_bytes, Kernel::best());
+            check::check_split(splitter, opts, emit, consumer, totals)
+        }
     }
 }
 
@@ -558,6 +636,7 @@ fn check_in_parallel<W: Write>(
     inputs: &[Input],
     opts: &Options,
     jobs: usize,
+    map: bool,
     out: &mut Output<W>,
     unreadable: &mut bool,
 ) -> io::Result<()> {
@@ -584,7 +663,11 @@ fn check_in_parallel<W: Write>(
                             found.push(d);
                             Ok(())
                         };
-                        check::check_into(Interruptible(f), opts, &mut keep, &mut (), &mut totals)
+                        let input = match map.then(|| Mapped::new(&f)).flatten() {
+                            Some(mapped) => One::Mapped(Arc::new(mapped)),
+                            None => One::Read(Box::new(Interruptible(f))),
+                        };
+                        check_one(input, None, opts, None, &mut keep, &mut (), &mut totals)
                     });
                     if tx.send((i, (found, result, totals))).is_err() {
                         return;
@@ -649,7 +732,9 @@ fn each_input(
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
     let mut index = 0;
     for input in &inputs {
-        let Some(Opened { name, reader, live }) = open_input(input, stdin_name, &mut unreadable)?
+        let Some(Opened {
+            name, reader, live, ..
+        }) = open_input(input, stdin_name, false, &mut unreadable)?
         else {
             continue;
         };

@@ -45,6 +45,14 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// The error a reader returns once Ctrl-C was pressed (see [`is_stop`]); `Ok` before.
+pub fn stop_if_interrupted() -> io::Result<()> {
+    if interrupted() {
+        return Err(io::Error::other(Stopped));
+    }
+    Ok(())
+}
+
 /// The payload of the error an [`Interruptible`] reader returns after Ctrl-C.
 #[derive(Debug)]
 struct Stopped;
@@ -70,9 +78,7 @@ pub struct Interruptible<R>(pub R);
 impl<R: Read> Read for Interruptible<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if interrupted() {
-                return Err(io::Error::other(Stopped));
-            }
+            stop_if_interrupted()?;
             match self.0.read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 other => return other,

@@ -18,6 +18,7 @@ pub mod interrupt;
 mod json;
 mod json_str;
 pub mod locate;
+pub mod mapped;
 pub mod pipeline;
 pub mod record;
 pub mod render;

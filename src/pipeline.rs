@@ -19,10 +19,12 @@ use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
 use crate::event::Dialect;
 use crate::record::{Frame, Record};
-use crate::split::Splitter;
+use crate::simd::Kernel;
+use crate::split::{InPlace, Splitter};
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
@@ -67,11 +69,71 @@ impl Settings {
     }
 }
 
+/// An input that is in memory already (a mapped file), which the stages share: batches point
+/// into it instead of holding copies.
+pub trait Whole: Send + Sync {
+    fn bytes(&self) -> &[u8];
+
+    /// Every stage is done with the bytes below `offset`.
+    fn done_below(&self, offset: usize) {
+        let _ = offset;
+    }
+}
+
+impl Whole for Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Whole for crate::mapped::Mapped {
+    fn bytes(&self) -> &[u8] {
+        self.bytes()
+    }
+
+    fn done_below(&self, offset: usize) {
+        self.release_below(offset);
+    }
+}
+
 /// [`crate::check::check_into`] on the calling thread, a reader thread and
-/// `settings.workers − 2` worker threads; the same findings in the same order, the same calls of `consumer`, and the
-/// same totals. `emit` and `consumer` are called on the calling thread.
+/// `settings.workers − 2` worker threads; the same findings in the same order, the same calls
+/// of `consumer`, and the same totals. `emit` and `consumer` are called on the calling thread.
 pub fn check_into<R: Read + Send, C: Consumer>(
     reader: R,
+    opts: &Options,
+    settings: &Settings,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
+    let (max, ready) = (opts.max_record_bytes, settings.ready);
+    let stage = move |handoff: Handoff<'_>| read_stage(reader, max, ready, handoff);
+    run(None, stage, opts, settings, emit, consumer, totals)
+}
+
+/// [`check_into`] of an input that is in memory already, split where it lies: no byte is
+/// copied. `pace` is called on the reader thread as the splitter moves on (see
+/// [`InPlace`]); an error from it ends the run as a read error would.
+pub fn check_in_place<C: Consumer>(
+    whole: Arc<dyn Whole>,
+    pace: impl FnMut(usize, usize) -> io::Result<()> + Send,
+    opts: &Options,
+    settings: &Settings,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
+    let max = opts.max_record_bytes;
+    let shared = Arc::clone(&whole);
+    let stage = move |handoff: Handoff<'_>| split_in_place(&*shared, pace, max, handoff);
+    run(Some(whole), stage, opts, settings, emit, consumer, totals)
+}
+
+/// The stages around `reader_stage`, which splits the input and hands its batches on.
+fn run<C: Consumer>(
+    whole: Option<Arc<dyn Whole>>,
+    reader_stage: impl FnOnce(Handoff<'_>) + Send,
     opts: &Options,
     settings: &Settings,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
@@ -113,11 +175,11 @@ pub fn check_into<R: Read + Send, C: Consumer>(
             recycled,
             read: 0,
             cancel: &cancel,
+            whole,
         };
-        let (max, ready) = (opts.max_record_bytes, settings.ready);
         std::thread::Builder::new()
             .name("sjlint-read".into())
-            .spawn_scoped(scope, move || read_stage(reader, max, ready, handoff))?;
+            .spawn_scoped(scope, move || reader_stage(handoff))?;
         // Whatever way the in-order stage ends, the reader stage stops too: the channels it
         // sends on close, and a wait for input notices `cancel`.
         let _stop = SetOnDrop(&cancel);
@@ -125,47 +187,68 @@ pub fn check_into<R: Read + Send, C: Consumer>(
     })
 }
 
-/// The frames of a batch: the bytes of its records one after the other, and where each
-/// frame stands.
+/// The frames of a batch, and the bytes of its records: copied one after the other into the
+/// batch, or in place in the whole input.
 #[derive(Default)]
 struct Batch {
     bytes: Vec<u8>,
+    /// The input, when it is in memory: the records' bytes are there.
+    whole: Option<Arc<dyn Whole>>,
     frames: Vec<Meta>,
+    /// The records' bytes, counted.
+    held: usize,
+    /// Where the last record's bytes end.
+    upto: usize,
     /// Bytes read from the input when the batch was handed on.
     read: u64,
 }
 
 /// One frame of a [`Batch`]: the frame as the splitter gave it, a record's bytes left empty,
-/// and where those bytes stand in the batch.
+/// and where those bytes stand in the batch or in the whole input.
 struct Meta {
     frame: Frame<'static>,
     bytes: Range<usize>,
 }
 
 impl Batch {
-    fn push(&mut self, frame: &Frame<'_>) {
-        let start = self.bytes.len();
-        let frame = match *frame {
+    /// Adds `frame`, copying a record's bytes, or, with the address where the whole input
+    /// starts, noting where they are in it.
+    fn push(&mut self, frame: &Frame<'_>, in_place: Option<usize>) {
+        let (frame, bytes) = match *frame {
             Frame::Record(rec) => {
-                self.bytes.extend_from_slice(rec.bytes);
-                Frame::Record(Record { bytes: &[], ..rec })
+                let bytes = match in_place {
+                    Some(base) => {
+                        let start = rec.bytes.as_ptr() as usize - base;
+                        start..start + rec.bytes.len()
+                    }
+                    None => {
+                        let start = self.bytes.len();
+                        self.bytes.extend_from_slice(rec.bytes);
+                        start..self.bytes.len()
+                    }
+                };
+                self.held += rec.bytes.len();
+                self.upto = bytes.end;
+                (Frame::Record(Record { bytes: &[], ..rec }), bytes)
             }
-            Frame::Blank { pos, bom } => Frame::Blank { pos, bom },
-            Frame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+            Frame::Blank { pos, bom } => (Frame::Blank { pos, bom }, 0..0),
+            Frame::TooLarge { pos, len, bom } => (Frame::TooLarge { pos, len, bom }, 0..0),
         };
-        let bytes = start..self.bytes.len();
         self.frames.push(Meta { frame, bytes });
     }
 
     /// What the batch counts for against the limits.
     fn size(&self) -> usize {
-        self.bytes.len() + self.frames.len() * FRAME_COST
+        self.held + self.frames.len() * FRAME_COST
     }
 
     fn frame(&self, meta: &Meta) -> Frame<'_> {
         match meta.frame {
             Frame::Record(rec) => Frame::Record(Record {
-                bytes: &self.bytes[meta.bytes.clone()],
+                bytes: match &self.whole {
+                    Some(whole) => &whole.bytes()[meta.bytes.clone()],
+                    None => &self.bytes[meta.bytes.clone()],
+                },
                 ..rec
             }),
             Frame::Blank { pos, bom } => Frame::Blank { pos, bom },
@@ -241,6 +324,8 @@ struct Handoff<'c> {
     read: u64,
     /// Set when the in-order stage has stopped.
     cancel: &'c AtomicBool,
+    /// The input, when it is split in place.
+    whole: Option<Arc<dyn Whole>>,
 }
 
 impl Handoff<'_> {
@@ -265,6 +350,7 @@ impl Handoff<'_> {
         let fresh = self.spare.pop().unwrap_or_default();
         let mut batch = std::mem::replace(&mut self.batch, fresh);
         batch.read = self.read;
+        batch.whole.clone_from(&self.whole);
         self.in_flight += size;
         self.send(Work::Batch(batch))
     }
@@ -273,6 +359,7 @@ impl Handoff<'_> {
         self.in_flight -= batch.size();
         batch.bytes.clear();
         batch.frames.clear();
+        (batch.held, batch.upto) = (0, 0);
         // A batch that one large record made large is not kept at that size.
         if batch.bytes.capacity() > 2 * self.limit {
             batch.bytes = Vec::new();
@@ -311,7 +398,7 @@ fn read_stage<R: Read>(
         match splitter.next_frame() {
             Ok(Some(frame)) => {
                 let mut h = handoff.borrow_mut();
-                h.batch.push(&frame);
+                h.batch.push(&frame, None);
                 if h.batch.size() >= h.limit && h.hand_on().is_err() {
                     return;
                 }
@@ -321,10 +408,43 @@ fn read_stage<R: Read>(
         }
     };
     let read = splitter.bytes_read();
-    let mut h = handoff.borrow_mut();
-    if h.hand_on().is_ok() {
+    end(&mut handoff.borrow_mut(), read, error);
+}
+
+/// The reader stage of an input in memory: splits it in place, and hands on batches that
+/// point into it.
+fn split_in_place(
+    whole: &dyn Whole,
+    pace: impl FnMut(usize, usize) -> io::Result<()>,
+    max_record_bytes: usize,
+    mut handoff: Handoff<'_>,
+) {
+    let bytes = whole.bytes();
+    let base = bytes.as_ptr() as usize;
+    let source = InPlace::new(bytes, pace);
+    let mut splitter = Splitter::over(source, max_record_bytes, Kernel::best());
+    let error = loop {
+        match splitter.next_frame() {
+            Ok(Some(frame)) => handoff.batch.push(&frame, Some(base)),
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        }
+        handoff.read = splitter.bytes_read();
+        if handoff.batch.size() >= handoff.limit && handoff.hand_on().is_err() {
+            return;
+        }
+    };
+    let read = splitter.bytes_read();
+    end(&mut handoff, read, error);
+}
+
+/// The input has ended after `read` bytes, or reading stopped with `error`: the last batch and
+/// the end go on.
+fn end(handoff: &mut Handoff<'_>, read: u64, error: Option<io::Error>) {
+    handoff.read = read;
+    if handoff.hand_on().is_ok() {
         // An error here means the in-order stage has stopped already: nothing waits for it.
-        let _ = h.send(Work::End(End { read, error }));
+        let _ = handoff.send(Work::End(End { read, error }));
     }
 }
 
@@ -438,7 +558,11 @@ fn in_order<C: Consumer>(
                 // would wait behind the batches queued there, holding the reader stage's budget
                 // and stalling every stage. The reader stage may have stopped already; the
                 // batch is then dropped.
-                let _ = recycle.send(examined.into_owner());
+                let batch = examined.into_owner();
+                if let Some(whole) = &batch.whole {
+                    whole.done_below(batch.upto);
+                }
+                let _ = recycle.send(batch);
             }
             Done::End(End { read, error }) => {
                 totals.bytes = read;
@@ -467,11 +591,41 @@ mod tests {
     use crate::check;
     use crate::record::Position;
 
-    /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`.
+    /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`;
+    /// the runs of both on the input split in place must be the same as the first.
     fn both(input: &[u8], opts: &Options, settings: &Settings) -> (String, String) {
         let one = run(input, opts, None);
         let par = run(input, opts, Some(settings));
+        assert_eq!(one, run_in_place(input, opts, None), "one thread, in place");
+        assert_eq!(one, run_in_place(input, opts, Some(settings)), "in place");
         (one, par)
+    }
+
+    fn run_in_place(input: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
+        let mut out = String::new();
+        let mut seen = Seen::default();
+        let mut totals = Totals::default();
+        let mut emit = |d: Diagnostic| {
+            out += &format!("{d:?}\n");
+            Ok(())
+        };
+        let whole: Arc<dyn Whole> = Arc::new(input.to_vec());
+        let mut paced = 0;
+        let pace = |done: usize, end: usize| {
+            assert!(done <= paced && end > paced && end <= input.len());
+            paced = end;
+            Ok(())
+        };
+        let result = match settings {
+            Some(s) => check_in_place(whole, pace, opts, s, &mut emit, &mut seen, &mut totals),
+            None => {
+                let source = InPlace::new(whole.bytes(), pace);
+                let splitter = Splitter::over(source, opts.max_record_bytes, Kernel::best());
+                check::check_split(splitter, opts, &mut emit, &mut seen, &mut totals)
+            }
+        };
+        result.unwrap();
+        format!("{out}{}{totals:?}", seen.0)
     }
 
     #[derive(Default)]

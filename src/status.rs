@@ -122,6 +122,11 @@ impl Live {
         }
     }
 
+    /// Counts `n` more bytes read, for the progress bar.
+    pub fn read(&self, n: u64) {
+        self.shared.bytes.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// Counts the bytes `reader` yields for the progress bar.
     pub fn counting<R: io::Read>(&self, reader: R) -> Counting<R> {
         Counting {

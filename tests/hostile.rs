@@ -478,3 +478,45 @@ fn ctrl_c_binary(jobs: &str) {
     );
     drop(stdin);
 }
+
+#[test]
+fn ctrl_c_stops_a_mapped_file_with_the_summary_so_far() {
+    // Long enough that a test build cannot be done with it before the signal.
+    let mut input = Vec::new();
+    let sample = sample();
+    while input.len() < 96 << 20 {
+        input.extend_from_slice(&sample);
+    }
+    let path = std::env::temp_dir().join(format!("sjlint-mapped-ctrl-c-{}", std::process::id()));
+    std::fs::write(&path, &input).unwrap();
+    for jobs in ["1", "2"] {
+        let mut child = sjlint()
+            .args(["check", "--color", "never", "--jobs", jobs])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = drain(child.stdout.take().unwrap());
+        let stderr = drain(child.stderr.take().unwrap());
+        std::thread::sleep(Duration::from_millis(300));
+        interrupt(&child);
+        let status = wait(&mut child);
+        let (out, stderr) = (out.join().unwrap(), stderr.join().unwrap());
+        assert_eq!(status.code(), Some(130), "--jobs {jobs}\n{out}\n{stderr}");
+        assert!(stderr.contains("interrupted"), "{stderr}");
+        // The summary counts part of the file's records, and no end-of-input finding is made.
+        let summary = out.lines().last().unwrap_or_default();
+        let records: u64 = summary
+            .rsplit("; ")
+            .next()
+            .and_then(|s| s.split(" records").next())
+            .map(|n| n.replace(',', ""))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no record count in {summary:?}"));
+        let lines = input.iter().filter(|&&b| b == b'\n').count() as u64;
+        assert!(records > 0 && records < lines, "{summary}");
+        assert!(!out.contains("missing-result"), "{out}");
+    }
+    std::fs::remove_file(&path).unwrap();
+}

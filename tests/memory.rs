@@ -150,3 +150,32 @@ fn a_record_of_256_mib_is_skipped_in_constant_memory() {
     // The record after it was checked.
     assert!(run.stdout.contains("\"line\":2"), "{}", run.stdout);
 }
+
+#[test]
+fn a_mapped_file_gives_its_pages_back() {
+    // Four times the limit: held whole, the file's pages alone would break it.
+    let block = generator::stream(12, 4 << 20, false);
+    let path = std::env::temp_dir().join(format!("sjlint-mapped-{}.ndjson", std::process::id()));
+    let mut file = std::fs::File::create(&path).unwrap();
+    let mut size = 0;
+    while size < (4 * LIMIT_KIB as usize) << 10 {
+        file.write_all(&block).unwrap();
+        size += block.len();
+    }
+    drop(file);
+    for jobs in ["1", "2"] {
+        let run = measured(
+            &[
+                "check",
+                "--format",
+                "json",
+                "--jobs",
+                jobs,
+                path.to_str().unwrap(),
+            ],
+            move |_| size,
+        );
+        assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    }
+    std::fs::remove_file(&path).unwrap();
+}

@@ -1,7 +1,8 @@
 //! One input on several threads: `check --jobs N` (N > 1) splits, parses and validates one
 //! input on separate threads, and prints exactly what `--jobs 1` prints (stdout, stderr and
 //! exit code), for files and for standard input, in every format, whatever the batch size
-//! (the hidden `--batch-size`, down to one byte: one frame per batch).
+//! (the hidden `--batch-size`, down to one byte: one frame per batch), and whether a file is
+//! mapped or read (`--no-mmap`).
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
 mod common;
@@ -50,11 +51,14 @@ fn same_output(args: &[&str], stdin: Option<&[u8]>, variants: &[&[&str]]) {
     }
 }
 
-/// `--jobs 1` against several threads: the default batch size and batches of one frame.
-const THREADS: [&[&str]; 3] = [
+/// `--jobs 1` against several threads: the default batch size and batches of one frame; and
+/// files read instead of mapped.
+const THREADS: [&[&str]; 5] = [
     &["--jobs", "1"],
     &["--jobs", "2"],
     &["--jobs", "3", "--batch-size", "1"],
+    &["--jobs", "1", "--no-mmap"],
+    &["--jobs", "2", "--no-mmap"],
 ];
 
 /// Every stream file below `dir`.
@@ -230,7 +234,7 @@ fn every_slow_path_and_batch_boundary() {
     ] {
         assert!(text.contains(message), "{message}: {text}");
     }
-    let variants: [&[&str]; 7] = [
+    let variants: [&[&str]; 9] = [
         &["--jobs", "1"],
         &["--jobs", "2"],
         &["--jobs", "2", "--batch-size", "1"],
@@ -238,6 +242,8 @@ fn every_slow_path_and_batch_boundary() {
         &["--jobs", "3", "--batch-size", "1K"],
         &["--jobs", "2", "--batch-size", "4K"],
         &["--jobs", "4", "--batch-size", "64K"],
+        &["--jobs", "1", "--no-mmap"],
+        &["--jobs", "2", "--no-mmap", "--batch-size", "1"],
     ];
     for format in FORMATS {
         for limit in ["2K", "64M"] {
@@ -277,16 +283,23 @@ fn large_records_across_many_batches_and_reads() {
         );
     }
     input.extend_from_slice(b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n");
-    let variants: [&[&str]; 4] = [
+    let variants: [&[&str]; 5] = [
         &["--jobs", "1"],
         &["--jobs", "2"],
         &["--jobs", "2", "--batch-size", "1"],
         &["--jobs", "3", "--batch-size", "100K"],
+        &["--jobs", "2", "--no-mmap"],
     ];
+    // As a file too: mapped, records larger than the steps a mapped file is taken in.
+    let dir = TempDir::new("large");
+    let file = dir.0.join("large.ndjson");
+    std::fs::write(&file, &input).unwrap();
     for limit in ["2M", "64M"] {
+        let args = ["--format", "json", "--max-record-bytes", limit];
+        same_output(&args, Some(&input), &variants);
         same_output(
-            &["--format", "json", "--max-record-bytes", limit],
-            Some(&input),
+            &[&args[..], &[file.to_str().unwrap()]].concat(),
+            None,
             &variants,
         );
     }
@@ -300,11 +313,12 @@ fn generated_streams_as_files_and_on_stdin() {
         let file = dir.0.join(format!("gen{seed}.ndjson"));
         std::fs::write(&file, &input).unwrap();
         let path = file.to_str().unwrap();
-        let variants: [&[&str]; 4] = [
+        let variants: [&[&str]; 5] = [
             &["--jobs", "1"],
             &["--jobs", "2"],
             &["--jobs", "2", "--batch-size", "5K"],
             &["--jobs", "3", "--batch-size", "1"],
+            &["--jobs", "1", "--no-mmap"],
         ];
         for format in FORMATS {
             same_output(&["--format", format, path], None, &variants);
