@@ -6,7 +6,7 @@
 //! the command line's job.
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{self, Dialect, Event, Parsed};
+use crate::event::{self, Dialect, Event, JsonType, Parsed, Shape};
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
     UTF8,
@@ -204,7 +204,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     pub(crate) fn frame(
         &mut self,
         frame: Frame<'_>,
-        examined: Option<&Examined<'_>>,
+        examined: Option<(&Examined<'_>, &Event<'_>)>,
         totals: &mut Totals,
     ) -> io::Result<()> {
         let opts = self.opts;
@@ -249,12 +249,13 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                     hold(bom_diagnostic(rec.pos));
                 }
                 self.validator.on_record(&mut hold);
-                let here;
+                let (here, mut slot);
                 let examined = match examined {
                     Some(examined) => examined,
                     None => {
-                        here = examine(&rec, opts.dialect);
-                        &here
+                        slot = Event::default();
+                        here = examine(&rec, opts.dialect, &mut slot);
+                        (&here, &slot)
                     }
                 };
                 record(
@@ -497,8 +498,9 @@ fn bom_diagnostic(pos: Position) -> Diagnostic {
 /// that it can be worked out on another thread. Borrows the record's bytes.
 #[derive(Debug)]
 pub(crate) enum Examined<'a> {
-    /// Valid UTF-8 that parsed at the first attempt: the text and what it parsed as.
-    Parsed(&'a str, Parsed<'a>),
+    /// Valid UTF-8 that parsed at the first attempt: the text and its shape. The event view of
+    /// an object is in the slot [`examine`] was given.
+    Parsed(&'a str, Shape),
     /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
     /// the strict parse refuses (not JSON, raw control characters, numbers beyond the f64
     /// range, unpaired surrogates). Rare, and redone in order by [`slow_record`], which needs
@@ -506,16 +508,21 @@ pub(crate) enum Examined<'a> {
     Slow,
 }
 
-/// The pure half of [`record`]: UTF-8 validation and the strict parse.
-pub(crate) fn examine<'a>(rec: &Record<'a>, dialect: Option<Dialect>) -> Examined<'a> {
+/// The pure half of [`record`]: UTF-8 validation and the strict parse, whose event view goes
+/// to `ev` (a default event), so that none is allocated.
+pub(crate) fn examine<'a>(
+    rec: &Record<'a>,
+    dialect: Option<Dialect>,
+    ev: &mut Event<'a>,
+) -> Examined<'a> {
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
         return Examined::Slow;
     }
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
         return Examined::Slow;
     };
-    match event::parse_as(text, dialect) {
-        Ok(parsed) => Examined::Parsed(text, parsed),
+    match event::parse_into(text, dialect, ev) {
+        Ok(shape) => Examined::Parsed(text, shape),
         Err(_) => Examined::Slow,
     }
 }
@@ -537,7 +544,7 @@ fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
 #[allow(clippy::too_many_arguments)]
 fn record(
     rec: &Record<'_>,
-    examined: &Examined<'_>,
+    (examined, ev): (&Examined<'_>, &Event<'_>),
     dialect: Option<Dialect>,
     validator: &mut Validator,
     scratch: &mut Vec<u8>,
@@ -545,11 +552,29 @@ fn record(
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
-    match examined {
-        Examined::Parsed(text, parsed) => {
-            classified(rec, rec.bytes, text, parsed, validator, emit, consumer)
+    let (text, view) = match *examined {
+        Examined::Parsed(text, Shape::Object) => (text, View::Event(ev)),
+        Examined::Parsed(text, Shape::Other(t)) => (text, View::NotAnObject(t)),
+        Examined::Slow => {
+            return slow_record(rec, dialect, validator, scratch, lenient, emit, consumer);
         }
-        Examined::Slow => slow_record(rec, dialect, validator, scratch, lenient, emit, consumer),
+    };
+    classified(rec, rec.bytes, text, view, validator, emit, consumer)
+}
+
+/// What a record that parsed is: its event view, or the type of a value that is not an
+/// object.
+enum View<'e, 'a> {
+    Event(&'e Event<'a>),
+    NotAnObject(JsonType),
+}
+
+impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
+    fn from(parsed: &'e Parsed<'a>) -> Self {
+        match parsed {
+            Parsed::Event(ev) => View::Event(ev),
+            &Parsed::NotAnObject(t) => View::NotAnObject(t),
+        }
     }
 }
 
@@ -598,7 +623,7 @@ fn slow_record(
         }
     };
     match event::parse_valid(text, dialect, lenient) {
-        Ok(parsed) => classified(rec, bytes, text, &parsed, validator, emit, consumer),
+        Ok(parsed) => classified(rec, bytes, text, (&parsed).into(), validator, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
             let what = control_name(bytes[first]);
@@ -621,7 +646,8 @@ fn slow_record(
                     );
                     // Fields are located in the original bytes, so columns and snippets name the
                     // physical line the user sees.
-                    classified(rec, bytes, repaired, &parsed, validator, emit, consumer);
+                    let view = (&parsed).into();
+                    classified(rec, bytes, repaired, view, validator, emit, consumer);
                 }
                 Err(e) => {
                     consumer.invalid(rec.pos, bytes);
@@ -641,17 +667,17 @@ fn classified(
     rec: &Record<'_>,
     bytes: &[u8],
     json: &str,
-    parsed: &Parsed<'_>,
+    view: View<'_, '_>,
     validator: &mut Validator,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
-    match parsed {
-        Parsed::Event(ev) => {
+    match view {
+        View::Event(ev) => {
             validator.check(rec, bytes, ev, emit);
             consumer.event(rec, json, ev);
         }
-        &Parsed::NotAnObject(t) => {
+        View::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);
             emit(
                 Diagnostic::new(

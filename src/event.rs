@@ -275,15 +275,47 @@ pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde
     }
 }
 
+/// What a record's top-level value is (see [`parse_into`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// An object: the event view is in the caller's slot.
+    Object,
+    /// Valid JSON whose top-level value is not an object.
+    Other(JsonType),
+}
+
+/// [`parse_as`] into the caller's `ev`, which must be `Event::default()`: the event view of
+/// an object is written there, so no event is allocated. On an error, `ev` holds whatever was
+/// read before it.
+pub fn parse_into<'a>(
+    text: &'a str,
+    forced: Option<Dialect>,
+    ev: &mut Event<'a>,
+) -> Result<Shape, serde_json::Error> {
+    if let Ok(shape) = crate::json::from_str(text, TopVisitor { forced, ev }) {
+        return Ok(shape);
+    }
+    *ev = Event::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let shape = TopVisitor { forced, ev }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(shape)
+}
+
+fn parsed(shape: Shape, ev: Box<Event<'_>>) -> Parsed<'_> {
+    match shape {
+        Shape::Object => Parsed::Event(ev),
+        Shape::Other(t) => Parsed::NotAnObject(t),
+    }
+}
+
 /// [`parse_as`] on the fast reader alone: `None` when it does not accept the record. Whatever it
 /// accepts, [`parse_serde_json`] accepts and reads the same (tests and fuzzing compare the two).
 #[doc(hidden)]
 pub fn parse_fast(text: &str, forced: Option<Dialect>) -> Option<Parsed<'_>> {
-    let top = crate::json::from_str(text, TopVisitor { forced }).ok()?;
-    Some(match top {
-        Top::Object(event) => Parsed::Event(event),
-        Top::Other(t) => Parsed::NotAnObject(t),
-    })
+    let mut ev = Box::<Event<'_>>::default();
+    let shape = crate::json::from_str(text, TopVisitor { forced, ev: &mut ev }).ok()?;
+    Some(parsed(shape, ev))
 }
 
 /// [`parse_as`] on serde_json alone.
@@ -292,13 +324,11 @@ pub fn parse_serde_json(
     text: &str,
     forced: Option<Dialect>,
 ) -> Result<Parsed<'_>, serde_json::Error> {
+    let mut ev = Box::<Event<'_>>::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let top = TopVisitor { forced }.deserialize(&mut de)?;
+    let shape = TopVisitor { forced, ev: &mut ev }.deserialize(&mut de)?;
     de.end()?;
-    Ok(match top {
-        Top::Object(event) => Parsed::Event(event),
-        Top::Other(t) => Parsed::NotAnObject(t),
-    })
+    Ok(parsed(shape, ev))
 }
 
 /// Parses `text` like [`parse`], but never rejects a valid JSON text. serde_json refuses two
@@ -477,18 +507,14 @@ fn decimal_order(token: &[u8]) -> Option<i64> {
     Some(order + exp)
 }
 
-enum Top<'a> {
-    Object(Box<Event<'a>>),
-    Other(JsonType),
-}
-
-/// Accepts any value; of an object it keeps the event view.
-struct TopVisitor {
+/// Accepts any value; of an object it writes the event view to `ev`.
+struct TopVisitor<'e, 'de> {
     forced: Option<Dialect>,
+    ev: &'e mut Event<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for TopVisitor {
-    type Value = Top<'de>;
+impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de> {
+    type Value = Shape;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
@@ -522,17 +548,17 @@ macro_rules! non_object_visits {
     };
 }
 
-impl<'de> Visitor<'de> for TopVisitor {
-    type Value = Top<'de>;
+impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
+    type Value = Shape;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    non_object_visits!(Top::Other);
+    non_object_visits!(Shape::Other);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut ev = Box::<Event<'de>>::default();
+        let ev = self.ev;
         let mut x = Extras::default();
         let mut seen = KeySet::default();
         // A forced cursor or sdk reading leaves `payload` an unknown field.
@@ -546,18 +572,18 @@ impl<'de> Visitor<'de> for TopVisitor {
                 "subtype" => ev.subtype = map.next_value()?,
                 "payload" if read_payload => {
                     x.payload |= map.next_value_seed(PayloadSeed {
-                        ev: &mut ev,
+                        ev: &mut *ev,
                         x: &mut x,
                     })?;
                 }
-                name => body_field(&mut ev, &mut x, name, &mut map)?,
+                name => body_field(ev, &mut x, name, &mut map)?,
             }
         }
-        ev.dialect = self.forced.unwrap_or_else(|| detect(&ev, &x));
+        ev.dialect = self.forced.unwrap_or_else(|| detect(ev, &x));
         match ev.dialect {
             Dialect::Cursor => {}
-            Dialect::Payload => map_payload(&mut ev, &mut x),
-            Dialect::Sdk => map_sdk(&mut ev, &mut x),
+            Dialect::Payload => map_payload(ev, &mut x),
+            Dialect::Sdk => map_sdk(ev, &mut x),
         }
         // Read by shape, a record may mix dialects (sdk fields in a payload wrapper): what the
         // payload mapping leaves, the sdk mapping takes, as `fmt` does when it writes the record,
@@ -565,12 +591,12 @@ impl<'de> Visitor<'de> for TopVisitor {
         // shapes.
         if self.forced.is_none() {
             match ev.dialect {
-                Dialect::Payload => map_sdk(&mut ev, &mut x),
-                Dialect::Cursor => sdk_event_name(&mut ev),
+                Dialect::Payload => map_sdk(ev, &mut x),
+                Dialect::Cursor => sdk_event_name(ev),
                 Dialect::Sdk => {}
             }
         }
-        Ok(Top::Object(ev))
+        Ok(Shape::Object)
     }
 }
 

@@ -17,7 +17,7 @@
 
 use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
-use crate::event::Dialect;
+use crate::event::{Dialect, Event};
 use crate::record::{Frame, Record};
 use crate::simd::Kernel;
 use crate::split::{InPlace, Splitter};
@@ -256,19 +256,22 @@ impl Batch {
         }
     }
 
-    /// The pure half of each record, in order.
-    fn examine(&self, dialect: Option<Dialect>) -> Vec<Examined<'_>> {
-        let mut out = Vec::with_capacity(self.frames.len());
+    /// The pure half of each record, in order, each with its event view.
+    fn examine(&self, dialect: Option<Dialect>) -> Outcomes<'_> {
+        let mut out: Outcomes<'_> = Vec::with_capacity(self.frames.len());
         for meta in &self.frames {
             if let Frame::Record(rec) = self.frame(meta) {
-                out.push(examine(&rec, dialect));
+                // Examined in place: the event is never moved.
+                out.push((Examined::Slow, Event::default()));
+                let (examined, ev) = out.last_mut().expect("just pushed");
+                *examined = examine(&rec, dialect, ev);
             }
         }
         out
     }
 }
 
-type Outcomes<'a> = Vec<Examined<'a>>;
+type Outcomes<'a> = Vec<(Examined<'a>, Event<'a>)>;
 
 self_cell::self_cell!(
     /// A batch and the pure half of each of its records, which borrows the batch's bytes.
@@ -544,7 +547,7 @@ fn in_order<C: Consumer>(
                     for meta in &batch.frames {
                         let frame = batch.frame(meta);
                         let examined = match frame {
-                            Frame::Record(_) => outcomes.next(),
+                            Frame::Record(_) => outcomes.next().map(|(x, ev)| (x, ev)),
                             _ => None,
                         };
                         if let Err(e) = stage.frame(frame, examined, totals) {

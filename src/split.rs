@@ -393,6 +393,11 @@ impl<S: Source> Splitter<S> {
         }
         let mut at = (self.utf8_to - self.base) as usize;
         while at < self.end {
+            // The common case, all valid, with the faster check; then where it fails.
+            if simdutf8::basic::from_utf8(&self.buf[at..self.end]).is_ok() {
+                at = self.end;
+                break;
+            }
             match simdutf8::compat::from_utf8(&self.buf[at..self.end]) {
                 Ok(_) => at = self.end,
                 Err(e) => match e.error_len() {
