@@ -623,7 +623,15 @@ fn slow_record(
         }
     };
     match event::parse_valid(text, dialect, lenient) {
-        Ok(parsed) => classified(rec, bytes, text, (&parsed).into(), validator, emit, consumer),
+        Ok(parsed) => classified(
+            rec,
+            bytes,
+            text,
+            (&parsed).into(),
+            validator,
+            emit,
+            consumer,
+        ),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
             let what = control_name(bytes[first]);

@@ -314,7 +314,14 @@ fn parsed(shape: Shape, ev: Box<Event<'_>>) -> Parsed<'_> {
 #[doc(hidden)]
 pub fn parse_fast(text: &str, forced: Option<Dialect>) -> Option<Parsed<'_>> {
     let mut ev = Box::<Event<'_>>::default();
-    let shape = crate::json::from_str(text, TopVisitor { forced, ev: &mut ev }).ok()?;
+    let shape = crate::json::from_str(
+        text,
+        TopVisitor {
+            forced,
+            ev: &mut ev,
+        },
+    )
+    .ok()?;
     Some(parsed(shape, ev))
 }
 
@@ -326,7 +333,11 @@ pub fn parse_serde_json(
 ) -> Result<Parsed<'_>, serde_json::Error> {
     let mut ev = Box::<Event<'_>>::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let shape = TopVisitor { forced, ev: &mut ev }.deserialize(&mut de)?;
+    let shape = TopVisitor {
+        forced,
+        ev: &mut ev,
+    }
+    .deserialize(&mut de)?;
     de.end()?;
     Ok(parsed(shape, ev))
 }

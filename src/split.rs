@@ -36,6 +36,24 @@ macro_rules! tick {
     };
 }
 
+/// How much of `bytes` to check for UTF-8 before more arrives: all of it, less the first 1 to
+/// 3 bytes of a character that the end of `bytes` cuts.
+fn complete_prefix(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        let len = match bytes[n - back] {
+            0x00..=0x7F => return n,
+            // A continuation byte: look further back for the lead.
+            0x80..=0xBF => continue,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        return if len > back { n - back } else { n };
+    }
+    n
+}
+
 /// Splits an input into frames; see the module documentation.
 pub struct Splitter<S> {
     /// The input's bytes: a reused buffer that a reader fills ([`Reading`]), or the whole input
@@ -393,9 +411,17 @@ impl<S: Source> Splitter<S> {
         }
         let mut at = (self.utf8_to - self.base) as usize;
         while at < self.end {
-            // The common case, all valid, with the faster check; then where it fails.
-            if simdutf8::basic::from_utf8(&self.buf[at..self.end]).is_ok() {
-                at = self.end;
+            // The common case, all valid, with the faster check (a character the read cuts
+            // waits for the next read); then where it fails.
+            let upto = match self.eof {
+                true => self.end,
+                false => at + complete_prefix(&self.buf[at..self.end]),
+            };
+            if upto == at {
+                break;
+            }
+            if simdutf8::basic::from_utf8(&self.buf[at..upto]).is_ok() {
+                at = upto;
                 break;
             }
             match simdutf8::compat::from_utf8(&self.buf[at..self.end]) {
@@ -1838,6 +1864,22 @@ mod tests {
         assert!(splitter.capacity() >= 300_000);
         assert!(splitter.capacity() <= (1 << 20) + SLACK + CHUNK);
         assert_eq!(whole(&input, 1 << 20).len(), 2);
+    }
+
+    #[test]
+    fn a_character_cut_by_a_read_waits_for_the_next() {
+        let text = "a\u{e9}\u{65e5}\u{1F600}".as_bytes();
+        for end in 0..=text.len() {
+            let cut = &text[..end];
+            // Exactly the complete characters.
+            let complete = std::str::from_utf8(cut).map_or_else(|e| e.valid_up_to(), str::len);
+            assert_eq!(complete_prefix(cut), complete, "{end}");
+        }
+        // Bytes that cannot become valid are not held back: checking them finds the error.
+        assert_eq!(complete_prefix(b"ab\x80"), 3);
+        assert_eq!(complete_prefix(b"ab\xC3\xA9\x80"), 5);
+        assert_eq!(complete_prefix(b"ab\xF0\x9F\x98"), 2);
+        assert_eq!(complete_prefix(b"\x80\x80\x80"), 3);
     }
 
     #[test]
