@@ -14,7 +14,11 @@ use crate::record::{
 use crate::rules::{Group, Rule, RuleSet, Severity};
 use crate::split::{Source, Splitter};
 use crate::validate::Validator;
+use bumpalo::Bump;
 use std::io::{self, Read, Write};
+
+/// The most the arena of one record's strings keeps for the next record.
+const ARENA_KEPT: usize = 1 << 20;
 
 /// Default `--max-record-bytes`: 64 MiB.
 pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
@@ -178,6 +182,8 @@ pub(crate) struct InOrder<'o, E, C> {
     /// The findings of the current frame, held until it is known whether it belongs to a run of
     /// binary records (reused, so the steady state allocates nothing).
     pending: Vec<Diagnostic>,
+    /// The unescaped strings of the current record's event (emptied for each record).
+    arena: Bump,
     binary: BinaryRun,
 }
 
@@ -195,6 +201,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             scratch: Vec::new(),
             lenient: Vec::new(),
             pending: Vec::new(),
+            arena: Bump::new(),
             binary: BinaryRun::default(),
         }
     }
@@ -209,6 +216,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     ) -> io::Result<()> {
         let opts = self.opts;
         self.pending.clear();
+        self.arena.reset();
+        // What one large record made large is not kept.
+        if self.arena.allocated_bytes() > ARENA_KEPT {
+            self.arena = Bump::new();
+        }
         let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
@@ -254,7 +266,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                     Some(examined) => examined,
                     None => {
                         slot = Event::default();
-                        here = examine(&rec, opts.dialect, &mut slot);
+                        here = examine(&rec, opts.dialect, &mut slot, &self.arena);
                         (&here, &slot)
                     }
                 };
@@ -509,11 +521,13 @@ pub(crate) enum Examined<'a> {
 }
 
 /// The pure half of [`record`]: UTF-8 validation and the strict parse, whose event view goes
-/// to `ev` (a default event), so that none is allocated.
+/// to `ev` (a default event) and its unescaped strings to `arena`, so that nothing is
+/// allocated.
 pub(crate) fn examine<'a>(
     rec: &Record<'a>,
     dialect: Option<Dialect>,
     ev: &mut Event<'a>,
+    arena: &'a Bump,
 ) -> Examined<'a> {
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
         return Examined::Slow;
@@ -521,7 +535,7 @@ pub(crate) fn examine<'a>(
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
         return Examined::Slow;
     };
-    match event::parse_into(text, dialect, ev) {
+    match event::parse_into(text, dialect, ev, arena) {
         Ok(shape) => Examined::Parsed(text, shape),
         Err(_) => Examined::Slow,
     }

@@ -22,6 +22,7 @@
 //! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
 //! realistic streams.
 
+use bumpalo::Bump;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -269,7 +270,7 @@ pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
 /// and the few things it leaves to serde_json) is read again by serde_json, which gives the
 /// exact error and position.
 pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
-    match parse_fast(text, forced) {
+    match parse_fast(text, forced, None) {
         Some(parsed) => Ok(parsed),
         None => parse_serde_json(text, forced),
     }
@@ -285,14 +286,16 @@ pub enum Shape {
 }
 
 /// [`parse_as`] into the caller's `ev`, which must be `Event::default()`: the event view of
-/// an object is written there, so no event is allocated. On an error, `ev` holds whatever was
-/// read before it.
+/// an object is written there, and the strings it keeps that had escapes go to `arena`, so
+/// that nothing is allocated per record (but for records only serde_json reads). On an error,
+/// `ev` holds whatever was read before it.
 pub fn parse_into<'a>(
     text: &'a str,
     forced: Option<Dialect>,
     ev: &mut Event<'a>,
+    arena: &'a Bump,
 ) -> Result<Shape, serde_json::Error> {
-    if let Ok(shape) = crate::json::from_str(text, TopVisitor { forced, ev }) {
+    if let Ok(shape) = crate::json::from_str(text, Some(arena), TopVisitor { forced, ev }) {
         return Ok(shape);
     }
     *ev = Event::default();
@@ -310,12 +313,18 @@ fn parsed(shape: Shape, ev: Box<Event<'_>>) -> Parsed<'_> {
 }
 
 /// [`parse_as`] on the fast reader alone: `None` when it does not accept the record. Whatever it
-/// accepts, [`parse_serde_json`] accepts and reads the same (tests and fuzzing compare the two).
+/// accepts, [`parse_serde_json`] accepts and reads the same (tests and fuzzing compare the two,
+/// with and without an `arena` for unescaped strings).
 #[doc(hidden)]
-pub fn parse_fast(text: &str, forced: Option<Dialect>) -> Option<Parsed<'_>> {
+pub fn parse_fast<'a>(
+    text: &'a str,
+    forced: Option<Dialect>,
+    arena: Option<&'a Bump>,
+) -> Option<Parsed<'a>> {
     let mut ev = Box::<Event<'_>>::default();
     let shape = crate::json::from_str(
         text,
+        arena,
         TopVisitor {
             forced,
             ev: &mut ev,

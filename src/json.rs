@@ -14,6 +14,7 @@
 //! method the visitors do not use.
 
 use crate::json_str::{self, Level};
+use bumpalo::Bump;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -53,13 +54,17 @@ pub(crate) const MAX_DEPTH: u32 = 100;
 /// name and whose value is the text, borrowed.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// Reads `text` as one JSON value through `seed`.
+/// Reads `text` as one JSON value through `seed`. Strings with escapes are unescaped into
+/// `arena` when given, and lent to the visitors like the strings without; otherwise each is a
+/// `String` of its own.
 pub(crate) fn from_str<'de, T: DeserializeSeed<'de>>(
     text: &'de str,
+    arena: Option<&'de Bump>,
     seed: T,
 ) -> Result<T::Value, Rejected> {
     let mut r = Reader {
         text,
+        arena,
         pos: 0,
         depth: 0,
         level: Level::detect(),
@@ -73,6 +78,7 @@ pub(crate) fn from_str<'de, T: DeserializeSeed<'de>>(
 
 struct Reader<'de> {
     text: &'de str,
+    arena: Option<&'de Bump>,
     /// The next byte to read.
     pos: usize,
     /// Containers open around `pos`.
@@ -132,7 +138,10 @@ impl<'de> Reader<'de> {
     fn visit_string<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Rejected> {
         match self.string()? {
             (body, false) => v.visit_borrowed_str(body),
-            (body, true) => v.visit_string(unescape(body)?),
+            (body, true) => match self.arena {
+                Some(arena) => v.visit_borrowed_str(unescape_in(body, arena)?),
+                None => v.visit_string(unescape(body)?),
+            },
         }
     }
 
@@ -301,6 +310,14 @@ impl<'de> Reader<'de> {
 #[inline(never)]
 fn unescape(body: &str) -> Result<String, Rejected> {
     Ok(json_str::unescape(body)?)
+}
+
+/// [`unescape`] into `arena`.
+#[inline(never)]
+fn unescape_in<'a>(body: &str, arena: &'a Bump) -> Result<&'a str, Rejected> {
+    let mut out = bumpalo::collections::String::with_capacity_in(body.len(), arena);
+    json_str::unescape_into(body, &mut out)?;
+    Ok(out.into_bump_str())
 }
 
 /// `deserialize_*` methods the visitors of `event` never call: rejected, so that a visitor that
@@ -639,7 +656,7 @@ mod tests {
     use serde_json::value::RawValue;
 
     fn accepts(text: &str) -> bool {
-        from_str(text, std::marker::PhantomData::<de::IgnoredAny>).is_ok()
+        from_str(text, None, std::marker::PhantomData::<de::IgnoredAny>).is_ok()
     }
 
     #[test]
@@ -651,14 +668,15 @@ mod tests {
             b: &'a RawValue,
         }
         let text = r#"{"a" : { "x": [1, "\u00e9"] } ,"b":2}"#;
-        let o: Outer<'_> = from_str(text, std::marker::PhantomData).unwrap();
+        let o: Outer<'_> = from_str(text, None, std::marker::PhantomData).unwrap();
         assert_eq!(o.a.get(), r#"{ "x": [1, "\u00e9"] }"#);
         assert_eq!(o.b.get(), "2");
         let reference: Outer<'_> = serde_json::from_str(text).unwrap();
         assert_eq!(reference.a.get(), o.a.get());
         let bad = r#"{"a":{"x":01},"b":2}"#;
         assert!(
-            from_str::<std::marker::PhantomData<Outer<'_>>>(bad, std::marker::PhantomData).is_err()
+            from_str::<std::marker::PhantomData<Outer<'_>>>(bad, None, std::marker::PhantomData)
+                .is_err()
         );
     }
 

@@ -240,10 +240,40 @@ fn hex4(bytes: &[u8], at: usize) -> Result<u32, Invalid> {
     Ok(n)
 }
 
+/// Where unescaped text is written: a `String`, or one in an arena.
+pub(crate) trait Text {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Text for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+impl Text for bumpalo::collections::String<'_> {
+    fn push_str(&mut self, s: &str) {
+        bumpalo::collections::String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        bumpalo::collections::String::push(self, c);
+    }
+}
+
 /// The text of a string body that [`scan`] accepted and found escapes in.
 pub(crate) fn unescape(body: &str) -> Result<String, Invalid> {
-    let bytes = body.as_bytes();
     let mut out = String::with_capacity(body.len());
+    unescape_into(body, &mut out)?;
+    Ok(out)
+}
+
+/// [`unescape`], written to `out`.
+pub(crate) fn unescape_into(body: &str, out: &mut impl Text) -> Result<(), Invalid> {
+    let bytes = body.as_bytes();
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'\\', &bytes[i..]) {
         // Both ends are ASCII bytes (the start of the body or the byte after an escape, and a
@@ -284,7 +314,7 @@ pub(crate) fn unescape(body: &str) -> Result<String, Invalid> {
         i += 2;
     }
     out.push_str(&body[i..]);
-    Ok(out)
+    Ok(())
 }
 
 fn masks_portable(block: &[u8; 64]) -> Masks {

@@ -21,6 +21,7 @@ use crate::event::{Dialect, Event};
 use crate::record::{Frame, Record};
 use crate::simd::Kernel;
 use crate::split::{InPlace, Splitter};
+use bumpalo::Bump;
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -201,6 +202,8 @@ struct Batch {
     upto: usize,
     /// Bytes read from the input when the batch was handed on.
     read: u64,
+    /// The unescaped strings of the batch's events.
+    arena: Bump,
 }
 
 /// One frame of a [`Batch`]: the frame as the splitter gave it, a record's bytes left empty,
@@ -264,7 +267,7 @@ impl Batch {
                 // Examined in place: the event is never moved.
                 out.push((Examined::Slow, Event::default()));
                 let (examined, ev) = out.last_mut().expect("just pushed");
-                *examined = examine(&rec, dialect, ev);
+                *examined = examine(&rec, dialect, ev, &self.arena);
             }
         }
         out
@@ -363,6 +366,11 @@ impl Handoff<'_> {
         batch.bytes.clear();
         batch.frames.clear();
         (batch.held, batch.upto) = (0, 0);
+        batch.arena.reset();
+        // Nor is its arena.
+        if batch.arena.allocated_bytes() > 2 * self.limit {
+            batch.arena = Bump::new();
+        }
         // A batch that one large record made large is not kept at that size.
         if batch.bytes.capacity() > 2 * self.limit {
             batch.bytes = Vec::new();

@@ -90,7 +90,7 @@ impl Opening {
 }
 
 struct Session {
-    id: Option<Box<str>>,
+    id: Option<String>,
     opening: Opening,
     start_line: u64,
     result_line: Option<u64>,
@@ -118,14 +118,22 @@ impl Session {
 
 struct OpenCall {
     line: u64,
-    kind: Option<Box<str>>,
+    /// The tool kind it started with, as an index into [`Validator::kinds`].
+    kind: Option<u32>,
     args: Option<u64>,
 }
 
 pub struct Validator {
     enabled: RuleSet,
     session: Option<Session>,
-    calls: Map<Box<str>, OpenCall>,
+    calls: Map<String, OpenCall>,
+    /// The id of the last session, kept for the next session's.
+    spare_session_id: String,
+    /// The keys of calls that have completed, kept for the next calls' ids, so that a steady
+    /// stream of calls allocates nothing.
+    spare_ids: Vec<String>,
+    /// Every tool kind seen, once: a stream names a handful.
+    kinds: Vec<Box<str>>,
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
     announced: Set<Box<str>>,
     /// Open `interaction_query` requests by `id`, with their lines.
@@ -142,6 +150,9 @@ impl Validator {
             enabled,
             session: None,
             calls: Map::default(),
+            spare_session_id: String::new(),
+            spare_ids: Vec::new(),
+            kinds: Vec::new(),
             announced: Set::default(),
             queries: Map::default(),
             records: 0,
@@ -194,7 +205,7 @@ impl Validator {
         // Which session does this event belong to?
         match &mut self.session {
             None => {
-                self.session = Some(Session::new(line, opening));
+                self.open_session(line, opening);
                 if !is_init {
                     let d = Diagnostic::new(
                         Rule::MissingInit,
@@ -217,7 +228,7 @@ impl Validator {
             }
             Some(s) if s.result_line.is_some() => {
                 if is_init {
-                    self.session = Some(Session::new(line, opening));
+                    self.open_session(line, opening);
                 } else {
                     let result_line = s.result_line.unwrap_or_default();
                     s.last_line = line;
@@ -255,7 +266,7 @@ impl Validator {
                 ctx.emit(d);
                 if other_run {
                     self.close_session(&mut ctx);
-                    self.session = Some(Session::new(line, opening));
+                    self.open_session(line, opening);
                 }
             }
             Some(_) => {}
@@ -267,7 +278,12 @@ impl Validator {
 
         if let Some(id) = ev.session_id.as_str() {
             match &session.id {
-                None => session.id = Some(id.into()),
+                None => {
+                    let mut kept = std::mem::take(&mut self.spare_session_id);
+                    kept.clear();
+                    kept.push_str(id);
+                    session.id = Some(kept);
+                }
                 Some(expected) if **expected != *id => {
                     let d = Diagnostic::new(
                         Rule::SessionIdMismatch,
@@ -391,15 +407,44 @@ impl Validator {
             ctx.emit_at(d, &["call_id"], false);
             return;
         }
-        self.announced.remove(id);
+        if !self.announced.is_empty() {
+            self.announced.remove(id);
+        }
+        let kind = ev.tool_call.kind.as_deref().map(|k| self.kind_index(k));
+        let mut key = self.spare_ids.pop().unwrap_or_default();
+        key.clear();
+        key.push_str(id);
         self.calls.insert(
-            id.into(),
+            key,
             OpenCall {
                 line: ctx.pos.line,
-                kind: ev.tool_call.kind.as_deref().map(Into::into),
+                kind,
                 args: ev.tool_call.args.map(|a| hash(a.get().as_bytes())),
             },
         );
+    }
+
+    /// A new session begins at `line` (the one before, if any, has ended).
+    fn open_session(&mut self, line: u64, opening: Opening) {
+        if let Some(id) = self.session.take().and_then(|s| s.id) {
+            self.spare_session_id = id;
+        }
+        self.session = Some(Session::new(line, opening));
+    }
+
+    /// The index of tool kind `k` in `kinds`, added when new.
+    fn kind_index(&mut self, k: &str) -> u32 {
+        match self.kinds.iter().position(|known| **known == *k) {
+            Some(i) => i as u32,
+            None => {
+                self.kinds.push(k.into());
+                (self.kinds.len() - 1) as u32
+            }
+        }
+    }
+
+    fn kind_name(&self, index: Option<u32>) -> Option<&str> {
+        index.map(|i| &*self.kinds[i as usize])
     }
 
     fn completed(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
@@ -407,11 +452,15 @@ impl Validator {
             return;
         };
         let kind = ev.tool_call.kind.as_deref();
-        let open = self.calls.remove(id);
+        let open = self.calls.remove_entry(id).map(|(key, open)| {
+            self.spare_ids.push(key);
+            open
+        });
+        let started = open.as_ref().and_then(|o| self.kind_name(o.kind));
         // An unknown kind is said once per call, on its `started`; a completion says it only when
         // it names a kind its start did not.
         if let Some(kind) = kind
-            && open.as_ref().and_then(|o| o.kind.as_deref()) != Some(kind)
+            && started != Some(kind)
         {
             unknown_kind(ctx, kind);
         }
@@ -427,7 +476,7 @@ impl Validator {
             }
             return;
         };
-        if let (Some(started), Some(done)) = (open.kind.as_deref(), kind)
+        if let (Some(started), Some(done)) = (self.kind_name(open.kind), kind)
             && started != done
         {
             let d = Diagnostic::new(
@@ -458,8 +507,7 @@ impl Validator {
 
     /// Ends the current session: open calls are unfinished and open queries unanswered.
     fn close_session(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>) {
-        let mut open: Vec<(u64, Box<str>)> =
-            self.calls.drain().map(|(id, c)| (c.line, id)).collect();
+        let mut open: Vec<(u64, String)> = self.calls.drain().map(|(id, c)| (c.line, id)).collect();
         open.sort();
         for (line, id) in open {
             ctx.emit(Diagnostic::new(
@@ -719,11 +767,14 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
             expect(ctx, "call_id", &ev.call_id, JsonType::String);
             // Only the subtypes sjlint knows have known required fields.
             if matches!(subtype, "started" | "completed") {
-                let what = format!("tool_call/{subtype}");
+                let what = match subtype {
+                    "started" => "tool_call/started",
+                    _ => "tool_call/completed",
+                };
                 if !ev.call_id.is_present() {
-                    missing(ctx, &what, "call_id");
+                    missing(ctx, what, "call_id");
                 }
-                check_tool_call(ctx, ev, &what, subtype);
+                check_tool_call(ctx, ev, what, subtype);
             } else if ev.tool_call.shape.is_some() {
                 check_tool_call(ctx, ev, "tool_call", subtype);
             }

@@ -12,6 +12,7 @@ mod common;
 #[path = "../benches/common/mod.rs"]
 mod streams;
 
+use bumpalo::Bump;
 use common::{corpus_dir, manifest_dir};
 use proptest::prelude::*;
 use sjlint::event::{self, Dialect};
@@ -24,21 +25,29 @@ const READINGS: [Option<Dialect>; 4] = [
     Some(Dialect::Sdk),
 ];
 
-/// Compares the two paths on `text` under every reading; true when the fast path accepted it.
+/// Compares the two paths on `text` under every reading, the fast one with and without an
+/// arena for unescaped strings (as `check` and as `fmt` read); true when the fast path
+/// accepted it.
 fn same(text: &str) -> bool {
     let mut accepted = false;
+    let arena = Bump::new();
     for forced in READINGS {
-        let Some(fast) = event::parse_fast(text, forced) else {
-            continue;
-        };
-        accepted = true;
-        match event::parse_serde_json(text, forced) {
-            Ok(slow) => assert_eq!(
-                format!("{fast:?}"),
-                format!("{slow:?}"),
-                "the two paths read {text:?} ({forced:?}) differently"
-            ),
-            Err(e) => panic!("the fast path accepted what serde_json rejects ({e}): {text:?}"),
+        for arena in [None, Some(&arena)] {
+            let Some(fast) = event::parse_fast(text, forced, arena) else {
+                continue;
+            };
+            accepted = true;
+            match event::parse_serde_json(text, forced) {
+                Ok(slow) => assert_eq!(
+                    format!("{fast:?}"),
+                    format!("{slow:?}"),
+                    "the two paths read {text:?} ({forced:?}, arena {}) differently",
+                    arena.is_some()
+                ),
+                Err(e) => {
+                    panic!("the fast path accepted what serde_json rejects ({e}): {text:?}")
+                }
+            }
         }
     }
     // The public entry point gives serde_json's answer whenever the fast path has none.

@@ -23,7 +23,15 @@ fuzz_target!(|data: &[u8]| {
         n => Some(Dialect::ALL[usize::from(n) - 1]),
     };
     let slow = event::parse_serde_json(text, forced);
-    match event::parse_fast(text, forced) {
+    // With an arena for unescaped strings, as `check` reads.
+    let arena = bumpalo::Bump::new();
+    if let Some(fast) = event::parse_fast(text, forced, Some(&arena)) {
+        match &slow {
+            Ok(slow) => assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}"),
+            Err(e) => panic!("the fast path accepted what serde_json rejects ({e}): {text:?}"),
+        }
+    }
+    match event::parse_fast(text, forced, None) {
         Some(fast) => match &slow {
             Ok(slow) => assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}"),
             Err(e) => panic!("the fast path accepted what serde_json rejects ({e}): {text:?}"),

@@ -1,0 +1,59 @@
+//! `check` allocates nothing per record: its allocations, counted by a global allocator of this
+//! test binary, do not grow with the number of records of a stream that looks like real runs.
+
+#[path = "../benches/common/mod.rs"]
+mod generator;
+
+use sjlint::check::{self, Options};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is passed on to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's guarantees are the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Allocations and records of `check` on `input`, split where it lies.
+fn allocations(input: &[u8]) -> (u64, u64) {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let totals = check::check_bytes(input, &Options::default(), &mut |_| Ok(())).unwrap();
+    (ALLOCATIONS.load(Ordering::Relaxed) - before, totals.records)
+}
+
+#[test]
+fn check_allocates_nothing_per_record() {
+    // One stream, and the same stream with eight times as many records: escaped call ids and
+    // texts, parallel calls, sessions.
+    let small = generator::stream(3, 2 << 20, false);
+    let large = generator::stream(3, 16 << 20, false);
+    let (a_small, r_small) = allocations(&small);
+    let (a_large, r_large) = allocations(&large);
+    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
+    assert!(r_large > 7 * r_small);
+    // What grows is the few buffers that reach their largest size later in a longer stream.
+    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
+    assert!(
+        per_record < 0.01,
+        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
+    );
+}
