@@ -101,7 +101,7 @@ pub fn check_into<R: Read, C: Consumer>(
     consumer: &mut C,
     totals: &mut Totals,
 ) -> io::Result<()> {
-    let splitter = Splitter::new(reader, opts.max_record_bytes);
+    let splitter = Splitter::new(reader, opts.max_record_bytes).checking_utf8();
     check_split(splitter, opts, emit, consumer, totals)
 }
 
@@ -112,7 +112,7 @@ pub fn check_bytes(
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<Totals> {
     let mut totals = Totals::default();
-    let splitter = Splitter::in_place(bytes, opts.max_record_bytes);
+    let splitter = Splitter::in_place(bytes, opts.max_record_bytes).checking_utf8();
     check_split(splitter, opts, emit, &mut (), &mut totals)?;
     Ok(totals)
 }

@@ -543,7 +543,8 @@ fn check_one<C: check::Consumer>(
                 mapped.release_below(done);
                 pace(done, end)
             });
-            let splitter = Splitter::over(source, opts.max_record_bytes, Kernel::best());
+            let splitter =
+                Splitter::over(source, opts.max_record_bytes, Kernel::best()).checking_utf8();
             check::check_split(splitter, opts, emit, consumer, totals)
         }
     }

@@ -404,7 +404,7 @@ fn read_stage<R: Read>(
         short: false,
         cancel,
     };
-    let mut splitter = Splitter::new(gate, max_record_bytes);
+    let mut splitter = Splitter::new(gate, max_record_bytes).checking_utf8();
     let error = loop {
         match splitter.next_frame() {
             Ok(Some(frame)) => {
@@ -433,7 +433,7 @@ fn split_in_place(
     let bytes = whole.bytes();
     let base = bytes.as_ptr() as usize;
     let source = InPlace::new(bytes, pace);
-    let mut splitter = Splitter::over(source, max_record_bytes, Kernel::best());
+    let mut splitter = Splitter::over(source, max_record_bytes, Kernel::best()).checking_utf8();
     let error = loop {
         match splitter.next_frame() {
             Ok(Some(frame)) => handoff.batch.push(&frame, Some(base)),
@@ -631,7 +631,8 @@ mod tests {
             Some(s) => check_in_place(whole, pace, opts, s, &mut emit, &mut seen, &mut totals),
             None => {
                 let source = InPlace::new(whole.bytes(), pace);
-                let splitter = Splitter::over(source, opts.max_record_bytes, Kernel::best());
+                let splitter =
+                    Splitter::over(source, opts.max_record_bytes, Kernel::best()).checking_utf8();
                 check::check_split(splitter, opts, &mut emit, &mut seen, &mut totals)
             }
         };

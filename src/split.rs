@@ -77,6 +77,8 @@ pub struct Splitter<S> {
     prefix: Prefix,
     /// The LFs ahead of `start` with their string state, found in one pass over many lines.
     index: LineIndex,
+    /// Whether reads are checked for UTF-8 ([`Splitter::checking_utf8`]).
+    utf8: bool,
     /// Input offsets: `utf8_from..utf8_to` is valid UTF-8, checked as it was read.
     utf8_from: u64,
     utf8_to: u64,
@@ -299,6 +301,7 @@ impl<S: Source> Splitter<S> {
             scan: Scan::LineStart,
             prefix: Prefix::new(),
             index: LineIndex::new(kernel),
+            utf8: false,
             utf8_from: 0,
             utf8_to: 0,
             #[cfg(test)]
@@ -396,8 +399,18 @@ impl<S: Source> Splitter<S> {
         }
         self.end += n;
         self.bytes_read += n as u64;
-        self.check_utf8();
+        if self.utf8 {
+            self.check_utf8();
+        }
         Ok(())
+    }
+
+    /// Also checks the input for UTF-8 as it is read, a whole read at once, and flags the
+    /// records found valid ([`UTF8`]), which costs less than a check per record. Framing alone
+    /// does not need it.
+    pub fn checking_utf8(mut self) -> Self {
+        self.utf8 = true;
+        self
     }
 
     /// Checks the bytes read since the last call for UTF-8, all at once. The valid run that
@@ -1288,7 +1301,7 @@ mod tests {
             turn: 0,
             interrupted: false,
         };
-        let mut splitter = Splitter::with_kernel(reader, max, kernel);
+        let mut splitter = Splitter::with_kernel(reader, max, kernel).checking_utf8();
         let mut out = Vec::new();
         while let Some(frame) = splitter.next_frame().unwrap() {
             out.push(own(frame));
@@ -1305,7 +1318,8 @@ mod tests {
             (done, paced) = (start, end);
             Ok(())
         };
-        let mut in_place = Splitter::over(InPlace::with_step(input, sizes[0], pace), max, kernel);
+        let in_place = InPlace::with_step(input, sizes[0], pace);
+        let mut in_place = Splitter::over(in_place, max, kernel).checking_utf8();
         let mut same = Vec::new();
         while let Some(frame) = in_place.next_frame().unwrap() {
             same.push(own(frame));
@@ -1895,7 +1909,7 @@ mod tests {
                 turn: 0,
                 interrupted: false,
             };
-            let mut splitter = Splitter::new(reader, 1000);
+            let mut splitter = Splitter::new(reader, 1000).checking_utf8();
             let mut known = Vec::new();
             while let Some(frame) = splitter.next_frame().unwrap() {
                 if let Frame::Record(r) = frame {

@@ -138,7 +138,7 @@ impl Read for Chunked<'_> {
 }
 
 fn frames(reader: impl Read, max: usize) -> Vec<Owned> {
-    frames_of(Splitter::new(reader, max))
+    frames_of(Splitter::new(reader, max).checking_utf8())
 }
 
 fn frames_of<S: Source>(mut splitter: Splitter<S>) -> Vec<Owned> {
@@ -219,7 +219,7 @@ proptest! {
         let chunked = frames(Chunked { data: &data, sizes, turn: 0 }, max);
         prop_assert_eq!(&whole, &chunked);
         let in_place = InPlace::with_step(&data, step, |_, _| Ok(()));
-        let in_place = frames_of(Splitter::over(in_place, max, Kernel::best()));
+        let in_place = frames_of(Splitter::over(in_place, max, Kernel::best()).checking_utf8());
         prop_assert_eq!(whole, in_place);
     }
 

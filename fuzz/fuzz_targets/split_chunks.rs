@@ -56,7 +56,7 @@ impl Read for Chunked<'_> {
 }
 
 fn frames(reader: impl Read, max: usize, len: usize) -> Vec<Owned> {
-    frames_of(Splitter::new(reader, max), max, len)
+    frames_of(Splitter::new(reader, max).checking_utf8(), max, len)
 }
 
 fn frames_of<S: Source>(mut splitter: Splitter<S>, max: usize, len: usize) -> Vec<Owned> {
@@ -138,7 +138,8 @@ fuzz_target!(|input: &[u8]| {
     assert_eq!(whole, chunked, "chunking changed the frames");
     let step = usize::from(*sizes.iter().max().unwrap_or(&1));
     let in_place = InPlace::with_step(data, step, |_, _| Ok(()));
-    let in_place = frames_of(Splitter::over(in_place, max, Kernel::best()), max, data.len());
+    let in_place = Splitter::over(in_place, max, Kernel::best()).checking_utf8();
+    let in_place = frames_of(in_place, max, data.len());
     assert_eq!(whole, in_place, "splitting in place changed the frames");
 
     for (in_str, esc) in [(false, false), (true, false), (true, true)] {
