@@ -3,8 +3,10 @@
 //! This module owns framing: where each record starts and ends, stripping line terminators and
 //! byte-order marks, joining a record that a writer broke over several physical lines with raw LF
 //! bytes inside a JSON string, enforcing the record size limit in constant memory, and exact byte,
-//! line and record positions. It reads through one reused buffer and lends out each frame until
-//! the next call. It must not interpret records beyond the small JSON prefix grammar that decides
+//! line and record positions. It reads through one reused buffer (or takes an input already in
+//! memory where it lies) and lends out each frame until the next call; on request it also checks
+//! the bytes for UTF-8 as they come, a whole read at once, and flags the records found valid. It
+//! must not interpret records beyond the small JSON prefix grammar that decides
 //! joins: no parsing of values, no event classification, no repair of the raw LFs it lets through,
 //! no diagnostics, and no allocation per record.
 
