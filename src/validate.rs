@@ -1025,24 +1025,52 @@ impl Default for Poly {
     }
 }
 
-/// `BASE^i mod P` for i in 0..=8: the weights of the bytes of an eight-byte step.
-const POW: [u64; 9] = {
-    let mut t = [1u64; 9];
+/// `BASE^i mod P` for i in 0..=64: the weights of the bytes of a step.
+const POW: [u64; 65] = {
+    let mut t = [1u64; 65];
     let mut i = 1;
-    while i < 9 {
+    while i < 65 {
         t[i] = (t[i - 1] as u128 * BASE as u128 % P as u128) as u64;
         i += 1;
     }
     t
 };
 
+/// The weight of each byte of a 64-byte step, `BASE^(63−i) mod P`, split into its low and high
+/// 32 bits: a byte (plus one) times either half fits 41 bits, so a whole step sums in `u64`
+/// lanes, which the compiler turns into vector multiplications.
+const STEP_LO: [u64; 64] = step_half(0);
+const STEP_HI: [u64; 64] = step_half(32);
+
+const fn step_half(shift: u32) -> [u64; 64] {
+    let mut t = [0u64; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = (POW[63 - i] >> shift) & 0xFFFF_FFFF;
+        i += 1;
+    }
+    t
+}
+
 impl Poly {
-    /// The hash of `bytes`: `Σ (b_i + 1)·BASE^(n−1−i) mod P`. Eight bytes are folded in per step,
-    /// so the chain of dependent multiplications is an eighth as long as a byte-at-a-time loop:
-    /// the eight products of one step are independent of each other.
+    /// The hash of `bytes`: `Σ (b_i + 1)·BASE^(n−1−i) mod P`. 64 bytes, then eight, are folded in
+    /// per step, so the chain of dependent multiplications is far shorter than a byte-at-a-time
+    /// loop's: the products of one step are independent of each other.
     pub(crate) fn of(bytes: &[u8]) -> Poly {
         let mut h = 0u64;
-        let mut chunks = bytes.chunks_exact(8);
+        let mut steps = bytes.chunks_exact(64);
+        for step in &mut steps {
+            // Each half-sum is below 64 · 2^9 · 2^32 = 2^47; their sum below 2^80.
+            let (mut lo, mut hi) = (0u64, 0u64);
+            for i in 0..64 {
+                let b = step[i] as u64 + 1;
+                lo += b * STEP_LO[i];
+                hi += b * STEP_HI[i];
+            }
+            let sum = lo as u128 + ((hi as u128) << 32);
+            h = reduce(h as u128 * POW[64] as u128 + sum);
+        }
+        let mut chunks = steps.remainder().chunks_exact(8);
         for c in &mut chunks {
             // Each term is at most 2^8 · 2^61, so the sum and `h · BASE^8` stay far below 2^125.
             let mut sum = 0u128;
