@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Whole-binary timings on a generated stream: sjlint (one thread, all cores, from a pipe) beside
-# jq and a Python per-line loop. Prints a Markdown table of medians; see README "Performance".
+# Whole-binary timings on a generated stream: sjlint (one thread, all cores, from a pipe; the pipe
+# alone) beside jq and a Python per-line loop. Prints a Markdown table of medians; see README "Performance".
 #   bash benches/compare.sh [SIZE]      (default 1G; needs jq and python3 for those rows)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +43,7 @@ sj=./target/release/sjlint
 row "sjlint check (one thread)" "$sj check -q --progress never --jobs 1 $file"
 row "sjlint check (all cores)" "$sj check -q --progress never $file"
 row "cat file \\| sjlint check" "cat $file | $sj check -q --progress never"
+row "cat file \\| wc -c (the pipe alone)" "cat $file | wc -c"
 if command -v jq >/dev/null; then
     row "jq empty" "jq empty < $file"
 fi
