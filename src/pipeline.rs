@@ -33,9 +33,12 @@ use std::time::Duration;
 /// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
 pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
 
-/// What a frame counts for in a batch's size beyond its bytes: its place in the batch and its
-/// share of what the workers make of it, so that a batch of blank lines is bounded too.
-const FRAME_COST: usize = 64;
+/// What a frame counts for in a batch's size beyond its bytes: its place in the batch and what
+/// the lanes make of it (the slot of its event, some 900 bytes), so that what is in flight is
+/// bounded by memory, not by record bytes alone: a stream of small records, or of blank lines,
+/// is handed on in batches of fewer frames.
+const FRAME_COST: usize =
+    std::mem::size_of::<Meta>() + std::mem::size_of::<(Examined<'static>, Event<'static>)>();
 
 /// How long the reader stage waits for input at a time before it looks whether the in-order
 /// stage has stopped.
