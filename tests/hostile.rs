@@ -520,3 +520,38 @@ fn ctrl_c_stops_a_mapped_file_with_the_summary_so_far() {
     }
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn megabytes_of_random_bytes_are_checked_in_linear_time() {
+    // Invalid UTF-8 every few bytes: each read is checked for UTF-8 once, not once per error.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let input: Vec<u8> = (0..4 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    let path = std::env::temp_dir().join(format!("sjlint-random-{}", std::process::id()));
+    std::fs::write(&path, &input).unwrap();
+    for jobs in ["1", "2"] {
+        let mut child = sjlint()
+            .args(["check", "--quiet", "--format", "concise", "--jobs", jobs])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = drain(child.stdout.take().unwrap());
+        let stderr = drain(child.stderr.take().unwrap());
+        let status = wait(&mut child);
+        let (out, stderr) = (out.join().unwrap(), stderr.join().unwrap());
+        assert_eq!(status.code(), Some(1), "{stderr}");
+        assert!(
+            out.contains("invalid-utf8") || out.contains("binary"),
+            "{out}"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+}
