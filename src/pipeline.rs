@@ -608,39 +608,11 @@ mod tests {
     /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`;
     /// the runs of both on the input split in place must be the same as the first.
     fn both(input: &[u8], opts: &Options, settings: &Settings) -> (String, String) {
-        let one = run(input, opts, None);
-        let par = run(input, opts, Some(settings));
-        assert_eq!(one, run_in_place(input, opts, None), "one thread, in place");
-        assert_eq!(one, run_in_place(input, opts, Some(settings)), "in place");
+        let one = run(input, opts, None, false);
+        let par = run(input, opts, Some(settings), false);
+        assert_eq!(one, run(input, opts, None, true), "one thread, in place");
+        assert_eq!(one, run(input, opts, Some(settings), true), "in place");
         (one, par)
-    }
-
-    fn run_in_place(input: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
-        let mut out = String::new();
-        let mut seen = Seen::default();
-        let mut totals = Totals::default();
-        let mut emit = |d: Diagnostic| {
-            out += &format!("{d:?}\n");
-            Ok(())
-        };
-        let whole: Arc<dyn Whole> = Arc::new(input.to_vec());
-        let mut paced = 0;
-        let pace = |done: usize, end: usize| {
-            assert!(done <= paced && end > paced && end <= input.len());
-            paced = end;
-            Ok(())
-        };
-        let result = match settings {
-            Some(s) => check_in_place(whole, pace, opts, s, &mut emit, &mut seen, &mut totals),
-            None => {
-                let source = InPlace::new(whole.bytes(), pace);
-                let splitter =
-                    Splitter::over(source, opts.max_record_bytes, Kernel::best()).checking_utf8();
-                check::check_split(splitter, opts, &mut emit, &mut seen, &mut totals)
-            }
-        };
-        result.unwrap();
-        format!("{out}{}{totals:?}", seen.0)
     }
 
     #[derive(Default)]
@@ -655,7 +627,8 @@ mod tests {
         }
     }
 
-    fn run(input: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
+    /// One run on `input`: on one thread or with `settings`, read or split in place.
+    fn run(input: &[u8], opts: &Options, settings: Option<&Settings>, in_place: bool) -> String {
         let mut out = String::new();
         let mut seen = Seen::default();
         let mut totals = Totals::default();
@@ -663,9 +636,24 @@ mod tests {
             out += &format!("{d:?}\n");
             Ok(())
         };
-        let result = match settings {
-            Some(s) => check_into(input, opts, s, &mut emit, &mut seen, &mut totals),
-            None => check::check_into(input, opts, &mut emit, &mut seen, &mut totals),
+        let (emit, seen_, totals_) = (&mut emit, &mut seen, &mut totals);
+        let whole: Arc<dyn Whole> = Arc::new(input.to_vec());
+        let mut paced = 0;
+        let pace = |done: usize, end: usize| {
+            assert!(done <= paced && end > paced && end <= input.len());
+            paced = end;
+            Ok(())
+        };
+        let result = match (settings, in_place) {
+            (Some(s), false) => check_into(input, opts, s, emit, seen_, totals_),
+            (None, false) => check::check_into(input, opts, emit, seen_, totals_),
+            (Some(s), true) => check_in_place(whole, pace, opts, s, emit, seen_, totals_),
+            (None, true) => {
+                let source = InPlace::new(whole.bytes(), pace);
+                let splitter =
+                    Splitter::over(source, opts.max_record_bytes, Kernel::best()).checking_utf8();
+                check::check_split(splitter, opts, emit, seen_, totals_)
+            }
         };
         result.unwrap();
         format!("{out}{}{totals:?}", seen.0)
