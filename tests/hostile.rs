@@ -47,6 +47,16 @@ fn drain(mut reader: impl Read + Send + 'static) -> std::thread::JoinHandle<Stri
 }
 
 /// Lines of `reader` as they arrive, on a channel.
+/// Drains the output of `child`, does `meanwhile` to it, and waits for it (at most `HANG`):
+/// how it ended, its stdout and its stderr.
+fn outcome(mut child: Child, meanwhile: impl FnOnce(&Child)) -> (ExitStatus, String, String) {
+    let stdout = drain(child.stdout.take().unwrap());
+    let stderr = drain(child.stderr.take().unwrap());
+    meanwhile(&child);
+    let status = wait(&mut child);
+    (status, stdout.join().unwrap(), stderr.join().unwrap())
+}
+
 fn lines(reader: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -190,17 +200,14 @@ fn a_terminal_on_stdin_and_no_path_gets_a_usage_hint() {
             .write(true)
             .open(&device)
             .unwrap();
-        let mut child = sjlint()
+        let child = sjlint()
             .args(args)
             .stdin(Stdio::from(tty))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = drain(child.stdout.take().unwrap());
-        let stderr = drain(child.stderr.take().unwrap());
-        let status = wait(&mut child);
-        let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+        let (status, stdout, stderr) = outcome(child, |_| {});
         assert_eq!(status.code(), Some(2), "sjlint {args:?}: {stderr}");
         assert!(stdout.is_empty(), "{stdout}");
         assert!(
@@ -490,19 +497,17 @@ fn ctrl_c_stops_a_mapped_file_with_the_summary_so_far() {
     let path = std::env::temp_dir().join(format!("sjlint-mapped-ctrl-c-{}", std::process::id()));
     std::fs::write(&path, &input).unwrap();
     for jobs in ["1", "2"] {
-        let mut child = sjlint()
+        let child = sjlint()
             .args(["check", "--color", "never", "--jobs", jobs])
             .arg(&path)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let out = drain(child.stdout.take().unwrap());
-        let stderr = drain(child.stderr.take().unwrap());
-        std::thread::sleep(Duration::from_millis(300));
-        interrupt(&child);
-        let status = wait(&mut child);
-        let (out, stderr) = (out.join().unwrap(), stderr.join().unwrap());
+        let (status, out, stderr) = outcome(child, |child| {
+            std::thread::sleep(Duration::from_millis(300));
+            interrupt(child);
+        });
         assert_eq!(status.code(), Some(130), "--jobs {jobs}\n{out}\n{stderr}");
         assert!(stderr.contains("interrupted"), "{stderr}");
         // The summary counts part of the file's records, and no end-of-input finding is made.
@@ -536,17 +541,14 @@ fn megabytes_of_random_bytes_are_checked_in_linear_time() {
     let path = std::env::temp_dir().join(format!("sjlint-random-{}", std::process::id()));
     std::fs::write(&path, &input).unwrap();
     for jobs in ["1", "2"] {
-        let mut child = sjlint()
+        let child = sjlint()
             .args(["check", "--quiet", "--format", "concise", "--jobs", jobs])
             .arg(&path)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let out = drain(child.stdout.take().unwrap());
-        let stderr = drain(child.stderr.take().unwrap());
-        let status = wait(&mut child);
-        let (out, stderr) = (out.join().unwrap(), stderr.join().unwrap());
+        let (status, out, stderr) = outcome(child, |_| {});
         assert_eq!(status.code(), Some(1), "{stderr}");
         assert!(
             out.contains("invalid-utf8") || out.contains("binary"),
