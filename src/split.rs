@@ -220,9 +220,15 @@ impl<R: Read> Source for Reading<R> {
 /// the end of the step; an error from it stops the splitter as a read error would (Ctrl-C).
 pub struct InPlace<'a, P> {
     bytes: &'a [u8],
+    /// The size of the next step, and of the one after it; steps grow to `step`.
+    next: usize,
+    after: usize,
     step: usize,
     pace: P,
 }
+
+/// The first of the growing steps after a [`InPlace::first_step`].
+const SMALL_STEP: usize = 4 << 10;
 
 /// How far an [`InPlace`] input is taken at a time: past the splitter's look-ahead, and small
 /// enough that a caller's `pace` runs often.
@@ -235,11 +241,23 @@ impl<'a, P: FnMut(usize, usize) -> io::Result<()>> InPlace<'a, P> {
 
     /// With steps of `step` bytes (at least 1).
     pub fn with_step(bytes: &'a [u8], step: usize, pace: P) -> Self {
+        let step = step.max(1);
         InPlace {
             bytes,
-            step: step.max(1),
+            next: step,
+            after: step,
+            step,
             pace,
         }
+    }
+
+    /// The first step takes `first` bytes (at least 1); the steps after it start small and
+    /// grow. For a part of an input whose frames are expected to end `first` bytes in: a frame
+    /// that goes on past it reads (and checks for UTF-8) little beyond its end.
+    pub fn first_step(mut self, first: usize) -> Self {
+        self.next = first.max(1);
+        self.after = SMALL_STEP.min(self.step);
+        self
     }
 }
 
@@ -256,7 +274,9 @@ impl<P: FnMut(usize, usize) -> io::Result<()>> Source for InPlace<'_, P> {
     }
 
     fn more(&mut self, start: usize, end: usize) -> io::Result<usize> {
-        let n = self.step.min(self.bytes.len() - end);
+        let n = self.next.min(self.bytes.len() - end);
+        self.next = self.after;
+        self.after = self.after.saturating_mul(2).min(self.step);
         if n > 0 {
             (self.pace)(start, end + n)?;
         }
@@ -308,6 +328,31 @@ impl<S: Source> Splitter<S> {
             utf8_to: 0,
             #[cfg(test)]
             work: 0,
+        }
+    }
+
+    /// Splits `source` from here on, the part of a larger input that starts at `at`: at input
+    /// offset `at.byte`, on physical line `at.line`, after `at.record` records. Every position
+    /// counts from there. The splitter starts afresh, as at the start of an input, and keeps
+    /// only its buffers and settings.
+    pub fn restart(&mut self, source: S, at: Position) {
+        self.buf = source;
+        (self.start, self.end, self.base) = (0, 0, at.byte);
+        (self.eof, self.bytes_read) = (false, 0);
+        (self.line, self.records) = (at.line, at.record);
+        self.scan = Scan::LineStart;
+        self.prefix.reset();
+        self.index.invalidate();
+        (self.utf8_from, self.utf8_to) = (at.byte, at.byte);
+    }
+
+    /// Where the next frame starts, as a blank line there would be placed: its input offset
+    /// (before any BOM), its physical line, and the records before it.
+    pub fn next_start(&self) -> Position {
+        Position {
+            byte: self.base + self.start as u64,
+            line: self.line,
+            record: self.records,
         }
     }
 
@@ -1300,14 +1345,71 @@ mod tests {
         let in_place = InPlace::with_step(input, sizes[0], pace);
         let mut in_place = Splitter::over(in_place, max, kernel).checking_utf8();
         let mut same = Vec::new();
-        while let Some(frame) = in_place.next_frame().unwrap() {
-            same.push(own(frame));
+        let mut starts = Vec::new();
+        loop {
+            starts.push(in_place.next_start());
+            match in_place.next_frame().unwrap() {
+                Some(frame) => same.push(own(frame)),
+                None => break,
+            }
         }
         assert_eq!(in_place.bytes_read(), input.len() as u64);
         drop(in_place);
         assert_eq!(paced, input.len());
         assert_eq!(same, out, "in place, steps of {}", sizes[0]);
+        restarted_anywhere(input, max, sizes[0], kernel, &starts, &out);
         out
+    }
+
+    /// A splitter restarted where any frame starts, on the rest of the input alone (first step
+    /// `first`), gives the frames from there on, at the same positions; the last start is the
+    /// end of the input.
+    fn restarted_anywhere(
+        input: &[u8],
+        max: usize,
+        first: usize,
+        kernel: Kernel,
+        starts: &[Position],
+        out: &[Owned],
+    ) {
+        assert_eq!(starts.last().map(|p| p.byte), Some(input.len() as u64));
+        let no_pace: fn(usize, usize) -> io::Result<()> = |_, _| Ok(());
+        let mut splitter = Splitter::over(InPlace::new(&[], no_pace), max, kernel).checking_utf8();
+        // Every start of a short input; of a longer one, some.
+        let every = (starts.len() / 6).max(1);
+        for (k, &at) in starts.iter().enumerate().step_by(every) {
+            let rest = InPlace::new(&input[at.byte as usize..], no_pace).first_step(first);
+            splitter.restart(rest, at);
+            let mut tail = Vec::new();
+            while let Some(frame) = splitter.next_frame().unwrap() {
+                tail.push(own(frame));
+            }
+            assert_eq!(tail, out[k..], "restarted at {at:?}");
+            assert_eq!(splitter.next_start().byte, input.len() as u64);
+        }
+    }
+
+    #[test]
+    fn first_step_then_small_growing_steps() {
+        let input = vec![b'x'; 100_000];
+        let mut ends = Vec::new();
+        let pace = |_: usize, end: usize| {
+            ends.push(end);
+            Ok(())
+        };
+        let mut source = InPlace::with_step(&input, 20_000, pace).first_step(1000);
+        let mut end = 0;
+        loop {
+            let n = source.more(0, end).unwrap();
+            if n == 0 {
+                break;
+            }
+            end += n;
+        }
+        assert_eq!(
+            ends,
+            [1000, 5096, 13288, 29672, 49672, 69672, 89672, 100_000]
+        );
     }
 
     fn frames(input: &[u8], max: usize, chunk: usize) -> Vec<Owned> {
