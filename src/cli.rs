@@ -197,6 +197,10 @@ pub struct CheckArgs {
     /// several threads (suffixes K, M, G); for tests
     #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
     pub batch_size: Option<usize>,
+    /// Bytes of a file each thread splits and examines on its own, when a file is checked
+    /// where it lies on several threads (suffixes K, M, G); for tests
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    pub segment_size: Option<usize>,
 }
 
 impl CheckArgs {

@@ -419,6 +419,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                 workers: jobs,
                 batch_bytes: args.batch_size.unwrap_or(pipeline::DEFAULT_BATCH_BYTES),
                 ready: from_stdin.then_some(stdin_ready as pipeline::Ready),
+                segment_bytes: args.segment_size.unwrap_or(pipeline::DEFAULT_SEGMENT_BYTES),
             });
             let one = one.as_ref();
             let reader: Box<dyn Read + Send> = if args.tee {

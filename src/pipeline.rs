@@ -1,24 +1,30 @@
-//! Checking one input on several threads: a reader stage, examining lanes, and the in-order
-//! stage.
+//! Checking one input on several threads: lanes that examine, and the in-order stage.
 //!
-//! This module owns the threads of one input and what passes between them. The reader stage
-//! (a thread of its own) splits the input and copies the frames into batches. Each batch is
-//! examined ([`check::examine`]: UTF-8 and the strict parse, the larger part of the work) in one
-//! of several lanes taken in turn: by the calling thread, by the reader stage itself, or, for
-//! `--jobs` beyond two, by worker threads. The calling thread takes the batches strictly in
-//! input order and does the stateful half ([`InOrder`]: the validator, runs of binary records,
-//! the consumer and the findings), so that the findings, their order and what the consumer sees
-//! are those of a one-thread run. Memory stays bounded: the bytes in flight are capped and
-//! batches are recycled. It must not decide anything about records (that is `check`), nor open
-//! inputs (that is `commands`).
+//! This module owns the threads of one input and what passes between them. The larger part of
+//! checking is the pure half of each record ([`crate::check::examine`]: UTF-8 and the strict parse);
+//! lanes do it side by side. The calling thread takes the results strictly in input order and
+//! does the stateful half ([`InOrder`]: the validator, runs of binary records, the consumer and
+//! the findings), so that the findings, their order and what the consumer sees are those of a
+//! one-thread run. Memory stays bounded: what is in flight is capped and batches are recycled.
+//! It must not decide anything about records (that is `check`), nor open inputs (that is
+//! `commands`).
 //!
-//! A batch is handed on when it is full, and also whenever the reader stage is about to wait
-//! for input, so that a live stream's findings are shown as soon as its records arrive.
+//! An input read from a stream ([`check_into`]) is split by a reader stage (a thread of its
+//! own) into batches, examined by lanes taken in turn: the calling thread, the reader stage
+//! itself, or, for `--jobs` beyond two, worker threads. A batch is handed on when it is full,
+//! and also whenever the reader stage is about to wait for input, so that a live stream's
+//! findings are shown as soon as its records arrive.
+//!
+//! An input in memory (a mapped file, [`check_in_place`]) is cut into segments, and each lane
+//! splits its own segments where they lie, as well as examining them: no thread splits the
+//! whole input. A segment is taken to start after an LF, which may lie inside a string of a
+//! record over several lines; the in-order stage joins the segments' frames into the input's
+//! ([`Joint`]) and splits again what a wrong guess got wrong.
 
 use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event};
-use crate::record::{Frame, Record};
+use crate::record::{Frame, Position, Record};
 use crate::simd::Kernel;
 use crate::split::{InPlace, Splitter};
 use bumpalo::Bump;
@@ -32,6 +38,11 @@ use std::time::Duration;
 
 /// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
 pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
+
+/// Default size of the segments of an input in memory, each split and examined by one lane:
+/// small enough that a lane holds a whole segment's batches within its budget while the
+/// in-order stage is busy with the segment before.
+pub const DEFAULT_SEGMENT_BYTES: usize = 256 << 10;
 
 /// What a frame counts for in a batch's size beyond its bytes: its place in the batch and what
 /// the lanes make of it (the slot of its event, some 900 bytes), so that what is in flight is
@@ -61,6 +72,9 @@ pub struct Settings {
     /// read would wait. The batch so far is handed on before such a wait. Without it, a batch
     /// is handed on before the read that follows a read that returned less than asked for.
     pub ready: Option<Ready>,
+    /// The size of the segments an input in memory is cut into (see
+    /// [`DEFAULT_SEGMENT_BYTES`]).
+    pub segment_bytes: usize,
 }
 
 impl Settings {
@@ -69,6 +83,7 @@ impl Settings {
             workers,
             batch_bytes: DEFAULT_BATCH_BYTES,
             ready: None,
+            segment_bytes: DEFAULT_SEGMENT_BYTES,
         }
     }
 }
@@ -113,30 +128,132 @@ pub fn check_into<R: Read + Send, C: Consumer>(
 ) -> io::Result<()> {
     let (max, ready) = (opts.max_record_bytes, settings.ready);
     let stage = move |handoff: Handoff<'_>| read_stage(reader, max, ready, handoff);
-    run(None, stage, opts, settings, emit, consumer, totals)
+    run(stage, opts, settings, emit, consumer, totals)
 }
 
-/// [`check_into`] of an input that is in memory already, split where it lies: no byte is
-/// copied. `pace` is called on the reader thread as the splitter moves on (see
-/// [`InPlace`]); an error from it ends the run as a read error would.
+/// [`check_into`] of an input that is in memory already, split where it lies (no byte is
+/// copied) and in segments side by side: each lane splits and examines the segments it is
+/// given ([`Cuts`]), and the in-order stage joins them ([`Joint`]). `pace` is called on the
+/// calling thread with the bytes done with and how far checking has reached; an error from it
+/// ends the run as a read error would.
 pub fn check_in_place<C: Consumer>(
     whole: Arc<dyn Whole>,
-    pace: impl FnMut(usize, usize) -> io::Result<()> + Send,
+    pace: impl FnMut(usize, usize) -> io::Result<()>,
     opts: &Options,
     settings: &Settings,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
     totals: &mut Totals,
 ) -> io::Result<()> {
-    let max = opts.max_record_bytes;
-    let shared = Arc::clone(&whole);
-    let stage = move |handoff: Handoff<'_>| split_in_place(&*shared, pace, max, handoff);
-    run(Some(whole), stage, opts, settings, emit, consumer, totals)
+    let lanes = settings.workers.max(2);
+    let limit = settings.batch_bytes.max(1);
+    let segment = settings.segment_bytes.max(1);
+    let (max, dialect) = (opts.max_record_bytes, opts.dialect);
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let mut from_lanes = Vec::new();
+        for lane in 1..lanes {
+            let (done, queue) = mpsc::channel();
+            let (recycle, recycled) = mpsc::channel();
+            let mut to = ToInOrder {
+                budget: Budget {
+                    spare: Vec::new(),
+                    limit,
+                    // Room for a whole segment of records (with their event slots) while the
+                    // in-order stage is busy with the segments before.
+                    budget: limit.saturating_mul(LANE_BATCHES),
+                    in_flight: 0,
+                    recycled,
+                    cancel: &cancel,
+                },
+                done,
+                dialect,
+            };
+            let whole = Arc::clone(&whole);
+            std::thread::Builder::new()
+                .name("sjlint-worker".into())
+                .spawn_scoped(scope, move || {
+                    let mut cutter = Cutter::new(&*whole, segment, max, limit);
+                    for i in (lane..cutter.cuts.count()).step_by(lanes) {
+                        if cutter.segment(i, &whole, &mut to).is_err() {
+                            return;
+                        }
+                    }
+                })?;
+            from_lanes.push((queue, recycle));
+        }
+        // Whatever way the in-order stage ends, the lanes stop too: the queues they send on
+        // close, and a wait for room notices `cancel`.
+        let _stop = SetOnDrop(&cancel);
+        let bytes = whole.bytes();
+        let mut joint = Joint {
+            stage: InOrder::new(opts, emit, consumer),
+            whole: &*whole,
+            next: Position {
+                byte: 0,
+                line: 1,
+                record: 0,
+            },
+            shift: None,
+            gaps: Splitter::in_place(&[], max),
+            reached: 0,
+            keep: 0,
+            pace,
+            interrupted: false,
+        };
+        let mut cutter = Cutter::new(&*whole, segment, max, limit);
+        let mut inline = Inline {
+            joint: &mut joint,
+            spare: None,
+            limit,
+            dialect,
+            totals: &mut *totals,
+        };
+        let mut run = || {
+            for i in 0..cutter.cuts.count() {
+                inline.joint.keep = i.saturating_mul(segment).saturating_sub(1);
+                let Some(lane) = (i % lanes).checked_sub(1) else {
+                    cutter.segment(i, &whole, &mut inline)?;
+                    continue;
+                };
+                let (queue, recycle) = &from_lanes[lane];
+                loop {
+                    // A closed queue means a lane panicked; the scope passes the panic on.
+                    let Ok(Done::Batch(examined)) = queue.recv() else {
+                        return Err(gone());
+                    };
+                    let last = examined
+                        .borrow_owner()
+                        .part
+                        .is_some_and(|p| p.end.is_some());
+                    inline.joint.take(&examined, inline.totals)?;
+                    // The lane may have stopped already; the batch is then dropped.
+                    let _ = recycle.send(examined.into_owner());
+                    if last {
+                        break;
+                    }
+                }
+            }
+            inline.joint.reach(bytes.len())
+        };
+        let result = run();
+        totals.bytes = match result {
+            Ok(()) => bytes.len() as u64,
+            Err(_) => joint.next.byte.max(joint.reached as u64),
+        };
+        match result {
+            Ok(()) => joint.stage.finish(totals),
+            Err(e) if joint.interrupted => Err(joint.stage.stopped(e)),
+            Err(e) => Err(e),
+        }
+    })
 }
+
+/// What a lane may hold in batches handed on and not yet back, in batches of the limit.
+const LANE_BATCHES: usize = 8;
 
 /// The stages around `reader_stage`, which splits the input and hands its batches on.
 fn run<C: Consumer>(
-    whole: Option<Arc<dyn Whole>>,
     reader_stage: impl FnOnce(Handoff<'_>) + Send,
     opts: &Options,
     settings: &Settings,
@@ -166,20 +283,21 @@ fn run<C: Consumer>(
         }
         let handoff = Handoff {
             batch: Batch::default(),
-            spare: Vec::new(),
-            limit,
-            // Room for a batch being examined and one waiting per worker, and for the in-order
-            // stage's batch and the next ones; a batch made large by one large record waits
-            // until the others are done with.
-            budget: limit.saturating_mul(2 * lanes + 4),
-            in_flight: 0,
+            budget: Budget {
+                spare: Vec::new(),
+                limit,
+                // Room for a batch being examined and one waiting per worker, and for the
+                // in-order stage's batch and the next ones; a batch made large by one large
+                // record waits until the others are done with.
+                budget: limit.saturating_mul(2 * lanes + 4),
+                in_flight: 0,
+                recycled,
+                cancel: &cancel,
+            },
             to: to_lanes,
             dialect,
             next: 0,
-            recycled,
             read: 0,
-            cancel: &cancel,
-            whole,
         };
         std::thread::Builder::new()
             .name("sjlint-read".into())
@@ -207,6 +325,23 @@ struct Batch {
     read: u64,
     /// The unescaped strings of the batch's events.
     arena: Bump,
+    /// The segment the batch is part of, when the input is cut into segments.
+    part: Option<Part>,
+}
+
+/// Where a batch stands in its segment ([`Cuts`]). The frames of a segment count their lines
+/// and records from the segment's start, as if the input started there (line 1, no record
+/// before); only their byte offsets are the input's.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    /// The segment's first batch.
+    first: bool,
+    /// Where the segment's frames were taken to start, and where the next segment's are.
+    start: usize,
+    next: usize,
+    /// On the segment's last batch: where a frame after its last one starts (see
+    /// [`Splitter::next_start`]).
+    end: Option<Position>,
 }
 
 /// One frame of a [`Batch`]: the frame as the splitter gave it, a record's bytes left empty,
@@ -214,12 +349,14 @@ struct Batch {
 struct Meta {
     frame: Frame<'static>,
     bytes: Range<usize>,
+    /// Where the frame starts in the input, before any BOM (in batches of a segment only).
+    start: usize,
 }
 
 impl Batch {
     /// Adds `frame`, copying a record's bytes, or, with the address where the whole input
     /// starts, noting where they are in it.
-    fn push(&mut self, frame: &Frame<'_>, in_place: Option<usize>) {
+    fn push(&mut self, frame: &Frame<'_>, in_place: Option<usize>, start: usize) {
         let (frame, bytes) = match *frame {
             Frame::Record(rec) => {
                 let bytes = match in_place {
@@ -240,7 +377,27 @@ impl Batch {
             Frame::Blank { pos, bom } => (Frame::Blank { pos, bom }, 0..0),
             Frame::TooLarge { pos, len, bom } => (Frame::TooLarge { pos, len, bom }, 0..0),
         };
-        self.frames.push(Meta { frame, bytes });
+        self.frames.push(Meta {
+            frame,
+            bytes,
+            start,
+        });
+    }
+
+    /// Empties the batch for reuse; what one large record made large (beyond twice `limit`) is
+    /// not kept.
+    fn clear(&mut self, limit: usize) {
+        self.bytes.clear();
+        self.frames.clear();
+        (self.held, self.upto) = (0, 0);
+        self.part = None;
+        self.arena.reset();
+        if self.arena.allocated_bytes() > 2 * limit {
+            self.arena = Bump::new();
+        }
+        if self.bytes.capacity() > 2 * limit {
+            self.bytes = Vec::new();
+        }
     }
 
     /// What the batch counts for against the limits.
@@ -313,9 +470,9 @@ fn gone() -> io::Error {
     io::Error::other("the checking stage stopped")
 }
 
-/// The reader stage's side of the hand-off: the batch being filled, and where batches go.
-struct Handoff<'c> {
-    batch: Batch,
+/// The batches one stage has handed on and not had back: what they count for is capped, and
+/// the emptied batches come back to be filled again.
+struct Budget<'c> {
     /// Recycled batches, emptied.
     spare: Vec<Batch>,
     limit: usize,
@@ -323,27 +480,14 @@ struct Handoff<'c> {
     budget: usize,
     /// What the batches handed on and not yet recycled count for.
     in_flight: usize,
-    /// Where batches are examined, served in turn, so the in-order stage knows where the next
-    /// batch is.
-    to: Vec<Lane>,
-    dialect: Option<Dialect>,
-    next: usize,
     recycled: Receiver<Batch>,
-    /// Bytes read from the input so far.
-    read: u64,
     /// Set when the in-order stage has stopped.
     cancel: &'c AtomicBool,
-    /// The input, when it is split in place.
-    whole: Option<Arc<dyn Whole>>,
 }
 
-impl Handoff<'_> {
-    /// Hands the batch being filled on, if it holds anything.
-    fn hand_on(&mut self) -> io::Result<()> {
-        if self.batch.frames.is_empty() {
-            return Ok(());
-        }
-        let size = self.batch.size();
+impl Budget<'_> {
+    /// Waits until a batch that counts for `size` may be handed on, and counts it.
+    fn reserve(&mut self, size: usize) -> io::Result<()> {
         while self.in_flight > 0 && self.in_flight + size > self.budget {
             match self.recycled.recv_timeout(TICK) {
                 Ok(back) => self.take_back(back),
@@ -356,29 +500,46 @@ impl Handoff<'_> {
         while let Ok(back) = self.recycled.try_recv() {
             self.take_back(back);
         }
-        let fresh = self.spare.pop().unwrap_or_default();
-        let mut batch = std::mem::replace(&mut self.batch, fresh);
-        batch.read = self.read;
-        batch.whole.clone_from(&self.whole);
         self.in_flight += size;
-        self.send(Work::Batch(batch))
+        Ok(())
+    }
+
+    /// An empty batch to fill.
+    fn fresh(&mut self) -> Batch {
+        self.spare.pop().unwrap_or_default()
     }
 
     fn take_back(&mut self, mut batch: Batch) {
         self.in_flight -= batch.size();
-        batch.bytes.clear();
-        batch.frames.clear();
-        (batch.held, batch.upto) = (0, 0);
-        batch.arena.reset();
-        // Nor is its arena.
-        if batch.arena.allocated_bytes() > 2 * self.limit {
-            batch.arena = Bump::new();
-        }
-        // A batch that one large record made large is not kept at that size.
-        if batch.bytes.capacity() > 2 * self.limit {
-            batch.bytes = Vec::new();
-        }
+        batch.clear(self.limit);
         self.spare.push(batch);
+    }
+}
+
+/// The reader stage's side of the hand-off: the batch being filled, and where batches go.
+struct Handoff<'c> {
+    batch: Batch,
+    budget: Budget<'c>,
+    /// Where batches are examined, served in turn, so the in-order stage knows where the next
+    /// batch is.
+    to: Vec<Lane>,
+    dialect: Option<Dialect>,
+    next: usize,
+    /// Bytes read from the input so far.
+    read: u64,
+}
+
+impl Handoff<'_> {
+    /// Hands the batch being filled on, if it holds anything.
+    fn hand_on(&mut self) -> io::Result<()> {
+        if self.batch.frames.is_empty() {
+            return Ok(());
+        }
+        self.budget.reserve(self.batch.size())?;
+        let fresh = self.budget.fresh();
+        let mut batch = std::mem::replace(&mut self.batch, fresh);
+        batch.read = self.read;
+        self.send(Work::Batch(batch))
     }
 
     fn send(&mut self, msg: Work) -> io::Result<()> {
@@ -398,7 +559,7 @@ fn read_stage<R: Read>(
     ready: Option<Ready>,
     handoff: Handoff<'_>,
 ) {
-    let cancel = handoff.cancel;
+    let cancel = handoff.budget.cancel;
     let handoff = RefCell::new(handoff);
     let gate = Gate {
         inner: reader,
@@ -412,8 +573,8 @@ fn read_stage<R: Read>(
         match splitter.next_frame() {
             Ok(Some(frame)) => {
                 let mut h = handoff.borrow_mut();
-                h.batch.push(&frame, None);
-                if h.batch.size() >= h.limit && h.hand_on().is_err() {
+                h.batch.push(&frame, None, 0);
+                if h.batch.size() >= h.budget.limit && h.hand_on().is_err() {
                     return;
                 }
             }
@@ -423,33 +584,6 @@ fn read_stage<R: Read>(
     };
     let read = splitter.bytes_read();
     end(&mut handoff.borrow_mut(), read, error);
-}
-
-/// The reader stage of an input in memory: splits it in place, and hands on batches that
-/// point into it.
-fn split_in_place(
-    whole: &dyn Whole,
-    pace: impl FnMut(usize, usize) -> io::Result<()>,
-    max_record_bytes: usize,
-    mut handoff: Handoff<'_>,
-) {
-    let bytes = whole.bytes();
-    let base = bytes.as_ptr() as usize;
-    let source = InPlace::new(bytes, pace);
-    let mut splitter = Splitter::over(source, max_record_bytes, Kernel::best()).checking_utf8();
-    let error = loop {
-        match splitter.next_frame() {
-            Ok(Some(frame)) => handoff.batch.push(&frame, Some(base)),
-            Ok(None) => break None,
-            Err(e) => break Some(e),
-        }
-        handoff.read = splitter.bytes_read();
-        if handoff.batch.size() >= handoff.limit && handoff.hand_on().is_err() {
-            return;
-        }
-    };
-    let read = splitter.bytes_read();
-    end(&mut handoff, read, error);
 }
 
 /// The input has ended after `read` bytes, or reading stopped with `error`: the last batch and
@@ -572,11 +706,7 @@ fn in_order<C: Consumer>(
                 // would wait behind the batches queued there, holding the reader stage's budget
                 // and stalling every stage. The reader stage may have stopped already; the
                 // batch is then dropped.
-                let batch = examined.into_owner();
-                if let Some(whole) = &batch.whole {
-                    whole.done_below(batch.upto);
-                }
-                let _ = recycle.send(batch);
+                let _ = recycle.send(examined.into_owner());
             }
             Done::End(End { read, error }) => {
                 totals.bytes = read;
@@ -588,6 +718,359 @@ fn in_order<C: Consumer>(
         }
     }
     unreachable!("the reader stage always ends with End, or the queues close")
+}
+
+/// Where the frames of each segment of an input in memory are taken to start. Segment `i`
+/// holds the frames that start in `start(i)..start(i + 1)`, where a frame is taken to start
+/// right after the first LF at or after the segment's first byte (the LF just before it
+/// included). The guess is wrong where that LF lies inside a string of a record that spans
+/// several lines; the in-order stage sets it right ([`Joint`]).
+struct Cuts<'a> {
+    bytes: &'a [u8],
+    size: usize,
+    /// The last answer: a frame is taken to start at `known.end` for a segment whose first byte
+    /// (less one) lies in `known`. Segments are asked for in order, so no byte is searched
+    /// twice, even in a line longer than many segments.
+    known: Range<usize>,
+}
+
+impl<'a> Cuts<'a> {
+    fn new(bytes: &'a [u8], size: usize) -> Self {
+        Cuts {
+            bytes,
+            size: size.max(1),
+            known: 0..0,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.bytes.len().div_ceil(self.size)
+    }
+
+    fn start(&mut self, i: usize) -> usize {
+        let len = self.bytes.len();
+        let Some(from) = i.saturating_mul(self.size).checked_sub(1) else {
+            return 0;
+        };
+        if from >= len {
+            return len;
+        }
+        if !self.known.contains(&from) {
+            let end = memchr::memchr(b'\n', &self.bytes[from..]).map_or(len, |at| from + at + 1);
+            self.known = from..end;
+        }
+        self.known.end
+    }
+}
+
+type NoPace = fn(usize, usize) -> io::Result<()>;
+
+/// Nothing to do as a segment's splitter moves on: the in-order stage paces the run.
+fn no_pace(_: usize, _: usize) -> io::Result<()> {
+    Ok(())
+}
+
+/// Where a lane's batches go.
+trait Hand {
+    /// An empty batch to fill.
+    fn fresh(&mut self) -> Batch;
+    fn hand(&mut self, batch: Batch) -> io::Result<()>;
+}
+
+/// One lane's splitter of the segments of an input in memory.
+struct Cutter<'a> {
+    bytes: &'a [u8],
+    cuts: Cuts<'a>,
+    splitter: Splitter<InPlace<'a, NoPace>>,
+    limit: usize,
+}
+
+impl<'a> Cutter<'a> {
+    fn new(whole: &'a dyn Whole, segment: usize, max_record_bytes: usize, limit: usize) -> Self {
+        let bytes = whole.bytes();
+        Cutter {
+            bytes,
+            cuts: Cuts::new(bytes, segment),
+            splitter: Splitter::over(
+                InPlace::new(&[], no_pace as NoPace),
+                max_record_bytes,
+                Kernel::best(),
+            )
+            .checking_utf8(),
+            limit,
+        }
+    }
+
+    /// Splits segment `i` into batches of frames, each handed on once it is full, and the last
+    /// one (perhaps empty) when the segment is done. The last frame goes on past the segment's
+    /// end when it does in the input.
+    fn segment(&mut self, i: usize, whole: &Arc<dyn Whole>, to: &mut impl Hand) -> io::Result<()> {
+        let (start, next) = (self.cuts.start(i), self.cuts.start(i + 1));
+        let origin = Position {
+            byte: start as u64,
+            line: 1,
+            record: 0,
+        };
+        let part = Part {
+            first: true,
+            start,
+            next,
+            end: None,
+        };
+        let mut batch = to.fresh();
+        (batch.part, batch.whole) = (Some(part), Some(Arc::clone(whole)));
+        let mut end = origin;
+        if next > start {
+            let source = InPlace::new(&self.bytes[start..], no_pace as NoPace);
+            self.splitter
+                .restart(source.first_step(next - start), origin);
+            let base = self.bytes.as_ptr() as usize;
+            loop {
+                end = self.splitter.next_start();
+                if end.byte >= next as u64 {
+                    break;
+                }
+                let Some(frame) = self.splitter.next_frame()? else {
+                    end = self.splitter.next_start();
+                    break;
+                };
+                batch.push(&frame, Some(base), end.byte as usize);
+                if batch.size() >= self.limit {
+                    let mut more = to.fresh();
+                    let part = Part {
+                        first: false,
+                        ..part
+                    };
+                    (more.part, more.whole) = (Some(part), Some(Arc::clone(whole)));
+                    to.hand(std::mem::replace(&mut batch, more))?;
+                }
+            }
+        }
+        if let Some(part) = &mut batch.part {
+            part.end = Some(end);
+        }
+        to.hand(batch)
+    }
+}
+
+/// A lane on a thread of its own: its batches are examined there and queued for the in-order
+/// stage, within the lane's budget.
+struct ToInOrder<'c> {
+    budget: Budget<'c>,
+    done: Sender<Done>,
+    dialect: Option<Dialect>,
+}
+
+impl Hand for ToInOrder<'_> {
+    fn fresh(&mut self) -> Batch {
+        self.budget.fresh()
+    }
+
+    fn hand(&mut self, batch: Batch) -> io::Result<()> {
+        self.budget.reserve(batch.size())?;
+        let dialect = self.dialect;
+        let examined = ExaminedBatch::new(batch, |batch| batch.examine(dialect));
+        self.done.send(Done::Batch(examined)).map_err(|_| gone())
+    }
+}
+
+/// The calling thread's lane: its batches are examined and joined as soon as they are made.
+struct Inline<'j, 'a, E, C, P> {
+    joint: &'j mut Joint<'a, E, C, P>,
+    /// The one batch, reused.
+    spare: Option<Batch>,
+    limit: usize,
+    dialect: Option<Dialect>,
+    totals: &'j mut Totals,
+}
+
+impl<E, C, P> Hand for Inline<'_, '_, E, C, P>
+where
+    E: FnMut(Diagnostic) -> io::Result<()>,
+    C: Consumer,
+    P: FnMut(usize, usize) -> io::Result<()>,
+{
+    fn fresh(&mut self) -> Batch {
+        self.spare.take().unwrap_or_default()
+    }
+
+    fn hand(&mut self, batch: Batch) -> io::Result<()> {
+        let dialect = self.dialect;
+        let examined = ExaminedBatch::new(batch, |batch| batch.examine(dialect));
+        self.joint.take(&examined, self.totals)?;
+        let mut batch = examined.into_owner();
+        batch.clear(self.limit);
+        self.spare = Some(batch);
+        Ok(())
+    }
+}
+
+/// The in-order stage of an input cut into segments: joins the frames of each segment to the
+/// input's. A segment split where a record truly starts (nearly always) gives the true frames,
+/// their lines and record indices shifted. Where a segment was taken to start inside a record
+/// that spans several lines, the frames that start before the true next frame are dropped,
+/// and the bytes up to the next frame start the two agree on are split again here; from a true
+/// record start, a segment's splitter gives the frames a one-thread run gives, since splitting
+/// depends on nothing before it.
+struct Joint<'a, E, C, P> {
+    stage: InOrder<'a, E, C>,
+    whole: &'a dyn Whole,
+    /// Where the next true frame starts (offset, line, records before it).
+    next: Position,
+    /// While the current segment's frames are the true ones: what to add to their lines and
+    /// record indices (modulo 2⁶⁴).
+    shift: Option<(u64, u64)>,
+    /// Splits what a segment got wrong.
+    gaps: Splitter<InPlace<'a, NoPace>>,
+    /// How far checking has reached, as `pace` was told.
+    reached: usize,
+    /// The first byte a lane may still read: the one before the segment being joined (see
+    /// [`Cuts::start`]), since every later segment starts at or after it. The pages from
+    /// there on are kept, not given back: a read maps the pages around it again (a whole
+    /// large folio of the page cache), and they would stay mapped.
+    keep: usize,
+    pace: P,
+    /// `pace` stopped the run.
+    interrupted: bool,
+}
+
+impl<E, C, P> Joint<'_, E, C, P>
+where
+    E: FnMut(Diagnostic) -> io::Result<()>,
+    C: Consumer,
+    P: FnMut(usize, usize) -> io::Result<()>,
+{
+    /// The next batch of the input's segments, in order.
+    fn take(&mut self, examined: &ExaminedBatch, totals: &mut Totals) -> io::Result<()> {
+        examined.with_dependent(|batch, outcomes| {
+            let part = batch.part.expect("a batch of a segment");
+            if part.first {
+                let origin = (1, 0);
+                self.shift = (self.next.byte == part.start as u64).then(|| self.shift_to(origin));
+            }
+            let mut outcomes = outcomes.iter();
+            for meta in &batch.frames {
+                let frame = batch.frame(meta);
+                let examined = match frame {
+                    Frame::Record(_) => outcomes.next().map(|(x, ev)| (x, ev)),
+                    _ => None,
+                };
+                let shift = match self.shift {
+                    Some(shift) => shift,
+                    None => {
+                        let start = meta.start as u64;
+                        if start > self.next.byte {
+                            self.split_gap(start, totals)?;
+                        }
+                        if start != self.next.byte {
+                            continue;
+                        }
+                        *self.shift.insert(self.shift_to(before(&frame)))
+                    }
+                };
+                self.stage.frame(shifted(frame, shift), examined, totals)?;
+            }
+            if let Some(end) = part.end {
+                match self.shift {
+                    Some((lines, records)) => {
+                        self.next = Position {
+                            byte: end.byte,
+                            line: end.line.wrapping_add(lines),
+                            record: end.record.wrapping_add(records),
+                        }
+                    }
+                    None if self.next.byte < part.next as u64 => {
+                        self.split_gap(part.next as u64, totals)?
+                    }
+                    None => {}
+                }
+            }
+            let reached = match self.shift {
+                Some(_) => batch.upto.max(self.next.byte as usize),
+                None => self.next.byte as usize,
+            };
+            self.reach(reached)
+        })
+    }
+
+    /// What turns a segment's line and record count (`(line, records before)`) at the next
+    /// true frame into the input's.
+    fn shift_to(&self, (line, records): (u64, u64)) -> (u64, u64) {
+        (
+            self.next.line.wrapping_sub(line),
+            self.next.record.wrapping_sub(records),
+        )
+    }
+
+    /// Splits and checks the input from the next true frame on, as far as the first frame
+    /// that starts at or after `upto`.
+    fn split_gap(&mut self, upto: u64, totals: &mut Totals) -> io::Result<()> {
+        let from = self.next.byte as usize;
+        let first = (upto as usize).saturating_sub(from);
+        let bytes = &self.whole.bytes()[from..];
+        let source = InPlace::new(bytes, no_pace as NoPace).first_step(first);
+        self.gaps.restart(source, self.next);
+        while self.gaps.next_start().byte < upto {
+            match self.gaps.next_frame()? {
+                Some(frame) => {
+                    #[cfg(test)]
+                    tests::RESPLIT.with(|n| n.set(n.get() + 1));
+                    self.stage.frame(frame, None, totals)?
+                }
+                None => break,
+            }
+        }
+        self.next = self.gaps.next_start();
+        Ok(())
+    }
+
+    /// Checking has reached `offset`: `pace` is told, and the input's pages below it are given
+    /// back.
+    fn reach(&mut self, offset: usize) -> io::Result<()> {
+        if offset <= self.reached {
+            return Ok(());
+        }
+        if let Err(e) = (self.pace)(self.reached, offset) {
+            self.interrupted = true;
+            return Err(e);
+        }
+        self.reached = offset;
+        self.whole.done_below(offset.min(self.keep));
+        Ok(())
+    }
+}
+
+/// A frame's line and the records before it, as its splitter counted them.
+fn before(frame: &Frame<'_>) -> (u64, u64) {
+    match frame {
+        Frame::Record(rec) => (rec.pos.line, rec.pos.record - 1),
+        Frame::TooLarge { pos, .. } => (pos.line, pos.record - 1),
+        Frame::Blank { pos, .. } => (pos.line, pos.record),
+    }
+}
+
+/// `frame`, its line and record index shifted by `(lines, records)`.
+fn shifted(frame: Frame<'_>, (lines, records): (u64, u64)) -> Frame<'_> {
+    let shift = |pos: Position| Position {
+        byte: pos.byte,
+        line: pos.line.wrapping_add(lines),
+        record: pos.record.wrapping_add(records),
+    };
+    match frame {
+        Frame::Record(rec) => Frame::Record(Record {
+            pos: shift(rec.pos),
+            ..rec
+        }),
+        Frame::TooLarge { pos, len, bom } => Frame::TooLarge {
+            pos: shift(pos),
+            len,
+            bom,
+        },
+        Frame::Blank { pos, bom } => Frame::Blank {
+            pos: shift(pos),
+            bom,
+        },
+    }
 }
 
 /// Sets the flag when dropped.
@@ -603,7 +1086,7 @@ impl Drop for SetOnDrop<'_> {
 mod tests {
     use super::*;
     use crate::check;
-    use crate::record::Position;
+    use proptest::prelude::*;
 
     /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`;
     /// the runs of both on the input split in place must be the same as the first.
@@ -678,14 +1161,100 @@ mod tests {
         };
         for batch_bytes in [1, 7, 64, 100, 1000, 4096, 1 << 20] {
             for workers in [1, 2, 3] {
+                // Segments of one byte start at every line; most are empty.
+                for segment_bytes in [1, 5, 64, 333, 1 << 20] {
+                    let settings = Settings {
+                        workers,
+                        batch_bytes,
+                        ready: None,
+                        segment_bytes,
+                    };
+                    let (one, par) = both(&input, &opts, &settings);
+                    assert_eq!(
+                        one, par,
+                        "batch {batch_bytes}, {workers} workers, segments of {segment_bytes}"
+                    );
+                }
+            }
+        }
+    }
+
+    thread_local! {
+        /// Frames split again by the in-order stage on this thread (the calling thread).
+        pub(super) static RESPLIT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn a_segment_that_starts_inside_a_record_is_set_right() {
+        // A record over two lines, then a string over two lines. A segment that starts at
+        // `"}` takes it for a string that the next line closes, so the frame it finds next
+        // starts inside the true one, which the in-order stage has to split again.
+        let input = b"{\"a\":\"x\n\"}\n\"\n\"\n{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n";
+        let opts = Options::default();
+        let one = run(input, &opts, None, false);
+        assert!(
+            one.contains("RawControlCharacter") && one.contains("NotAnObject"),
+            "{one}"
+        );
+        let before = RESPLIT.get();
+        for segment_bytes in 1..=input.len() {
+            for workers in [2, 3] {
                 let settings = Settings {
                     workers,
-                    batch_bytes,
-                    ready: None,
+                    segment_bytes,
+                    ..Settings::new(workers)
                 };
-                let (one, par) = both(&input, &opts, &settings);
-                assert_eq!(one, par, "batch {batch_bytes}, {workers} workers");
+                assert_eq!(
+                    one,
+                    run(input, &opts, Some(&settings), true),
+                    "{segment_bytes}"
+                );
             }
+        }
+        assert!(RESPLIT.get() > before);
+    }
+
+    /// Lines that open and close strings (with raw LFs inside them when joined), BOMs, CRLF,
+    /// blank lines, bytes that are not UTF-8, and events: a segment taken to start after an LF
+    /// inside a string goes wrong in every way.
+    fn soup_line() -> impl Strategy<Value = &'static [u8]> {
+        prop::sample::select(vec![
+            &b"\n"[..],
+            b"\"\n",
+            b"\"\n",
+            b"\"}\n",
+            b"\"}\n",
+            b"{\"a\":\"x\n",
+            b"\",\"b\":\"\n",
+            b"\\\"\n",
+            b"[\"\n",
+            b"\"]\r\n",
+            b"\xEF\xBB\xBF{}\n",
+            b"\xFF\"\n",
+            b" \n",
+            b"1",
+            b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n",
+            b"{\"type\":\"assistant\",\"message\":{\"content\":[{\"text\":\"\n",
+            b"\"}]},\"session_id\":\"s\"}\n",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn segments_anywhere_give_the_one_thread_run(
+            lines in prop::collection::vec(soup_line(), 0..60),
+            max in prop_oneof![8usize..64, Just(1 << 20)],
+            segment_bytes in 1usize..40,
+            batch_bytes in prop_oneof![1usize..200, Just(1 << 20)],
+            workers in 1usize..4,
+        ) {
+            let input = lines.concat();
+            let opts = Options { max_record_bytes: max, ..Options::default() };
+            let settings = Settings { workers, batch_bytes, ready: None, segment_bytes };
+            let one = run(&input, &opts, None, false);
+            prop_assert_eq!(&one, &run(&input, &opts, Some(&settings), true));
         }
     }
 

@@ -1,7 +1,8 @@
 //! One input on several threads: `check --jobs N` (N > 1) splits, parses and validates one
 //! input on separate threads, and prints exactly what `--jobs 1` prints (stdout, stderr and
 //! exit code), for files and for standard input, in every format, whatever the batch size
-//! (the hidden `--batch-size`, down to one byte: one frame per batch), and whether a file is
+//! (the hidden `--batch-size`, down to one byte: one frame per batch), the segments a mapped
+//! file is cut into (the hidden `--segment-size`, down to one byte), and whether a file is
 //! mapped or read (`--no-mmap`).
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
@@ -234,7 +235,7 @@ fn every_slow_path_and_batch_boundary() {
     ] {
         assert!(text.contains(message), "{message}: {text}");
     }
-    let variants: [&[&str]; 9] = [
+    let variants: [&[&str]; 12] = [
         &["--jobs", "1"],
         &["--jobs", "2"],
         &["--jobs", "2", "--batch-size", "1"],
@@ -244,6 +245,11 @@ fn every_slow_path_and_batch_boundary() {
         &["--jobs", "4", "--batch-size", "64K"],
         &["--jobs", "1", "--no-mmap"],
         &["--jobs", "2", "--no-mmap", "--batch-size", "1"],
+        // A file cut into segments that start at nearly every line, inside records over
+        // several lines among them.
+        &["--jobs", "2", "--segment-size", "1"],
+        &["--jobs", "3", "--segment-size", "7", "--batch-size", "100"],
+        &["--jobs", "4", "--segment-size", "64"],
     ];
     for format in FORMATS {
         for limit in ["2K", "64M"] {
@@ -283,12 +289,15 @@ fn large_records_across_many_batches_and_reads() {
         );
     }
     input.extend_from_slice(b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n");
-    let variants: [&[&str]; 5] = [
+    let variants: [&[&str]; 7] = [
         &["--jobs", "1"],
         &["--jobs", "2"],
         &["--jobs", "2", "--batch-size", "1"],
         &["--jobs", "3", "--batch-size", "100K"],
         &["--jobs", "2", "--no-mmap"],
+        // Segments that start inside each large record, many times over.
+        &["--jobs", "2", "--segment-size", "100K"],
+        &["--jobs", "3", "--segment-size", "4K", "--batch-size", "1"],
     ];
     // As a file too: mapped, records larger than the steps a mapped file is taken in.
     let dir = TempDir::new("large");
@@ -313,12 +322,14 @@ fn generated_streams_as_files_and_on_stdin() {
         let file = dir.0.join(format!("gen{seed}.ndjson"));
         std::fs::write(&file, &input).unwrap();
         let path = file.to_str().unwrap();
-        let variants: [&[&str]; 5] = [
+        let variants: [&[&str]; 7] = [
             &["--jobs", "1"],
             &["--jobs", "2"],
             &["--jobs", "2", "--batch-size", "5K"],
             &["--jobs", "3", "--batch-size", "1"],
             &["--jobs", "1", "--no-mmap"],
+            &["--jobs", "2", "--segment-size", "3K"],
+            &["--jobs", "3", "--segment-size", "50K"],
         ];
         for format in FORMATS {
             same_output(&["--format", format, path], None, &variants);
