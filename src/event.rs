@@ -295,12 +295,22 @@ pub fn parse_into<'a>(
     ev: &mut Event<'a>,
     arena: &'a Bump,
 ) -> Result<Shape, serde_json::Error> {
-    if let Ok(shape) = crate::json::from_str(text, Some(arena), TopVisitor { forced, ev }) {
+    let top = TopVisitor {
+        forced,
+        ev: &mut *ev,
+        arena: Some(arena),
+    };
+    if let Ok(shape) = crate::json::from_str(text, Some(arena), top) {
         return Ok(shape);
     }
     *ev = Event::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let shape = TopVisitor { forced, ev }.deserialize(&mut de)?;
+    let top = TopVisitor {
+        forced,
+        ev,
+        arena: None,
+    };
+    let shape = top.deserialize(&mut de)?;
     de.end()?;
     Ok(shape)
 }
@@ -328,6 +338,7 @@ pub fn parse_fast<'a>(
         TopVisitor {
             forced,
             ev: &mut ev,
+            arena,
         },
     )
     .ok()?;
@@ -345,6 +356,7 @@ pub fn parse_serde_json(
     let shape = TopVisitor {
         forced,
         ev: &mut ev,
+        arena: None,
     }
     .deserialize(&mut de)?;
     de.end()?;
@@ -531,6 +543,9 @@ fn decimal_order(token: &[u8]) -> Option<i64> {
 struct TopVisitor<'e, 'de> {
     forced: Option<Dialect>,
     ev: &'e mut Event<'de>,
+    /// Where what the record's text does not hold as such (the joined texts of a content array)
+    /// is kept when given, so that reading a record allocates nothing.
+    arena: Option<&'de Bump>,
 }
 
 impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de> {
@@ -579,6 +594,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let ev = self.ev;
+        let arena = self.arena;
         let mut x = Extras::default();
         let mut seen = KeySet::default();
         // A forced cursor or sdk reading leaves `payload` an unknown field.
@@ -594,9 +610,10 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
                     x.payload |= map.next_value_seed(PayloadSeed {
                         ev: &mut *ev,
                         x: &mut x,
+                        arena,
                     })?;
                 }
-                name => body_field(ev, &mut x, name, &mut map)?,
+                name => body_field(ev, &mut x, name, &mut map, arena)?,
             }
         }
         ev.dialect = self.forced.unwrap_or_else(|| detect(ev, &x));
@@ -646,6 +663,7 @@ fn body_field<'de, A: MapAccess<'de>>(
     x: &mut Extras<'de>,
     name: &str,
     map: &mut A,
+    arena: Option<&'de Bump>,
 ) -> Result<(), A::Error> {
     match name {
         "session_id" => ev.session_id = map.next_value()?,
@@ -653,7 +671,7 @@ fn body_field<'de, A: MapAccess<'de>>(
         "call_id" => ev.call_id = map.next_value()?,
         "model_call_id" => ev.model_call_id = map.next_value()?,
         "tool_call" => ev.tool_call = map.next_value()?,
-        "message" => ev.message = map.next_value()?,
+        "message" => ev.message = map.next_value_seed(MessageSeed { arena })?,
         "text" => ev.text = map.next_value()?,
         "is_error" => ev.is_error = map.next_value()?,
         "result" => {
@@ -697,6 +715,7 @@ fn body_field<'de, A: MapAccess<'de>>(
 struct PayloadSeed<'e, 'de> {
     ev: &'e mut Event<'de>,
     x: &'e mut Extras<'de>,
+    arena: Option<&'de Bump>,
 }
 
 impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
@@ -728,7 +747,7 @@ impl<'de> Visitor<'de> for PayloadSeed<'_, 'de> {
                 "type" | "subtype" | "payload" => {
                     map.next_value::<IgnoredAny>()?;
                 }
-                name => body_field(self.ev, self.x, name, &mut map)?,
+                name => body_field(self.ev, self.x, name, &mut map, self.arena)?,
             }
         }
         Ok(true)
@@ -1422,22 +1441,53 @@ struct Success {
     total_lines: Option<u64>,
 }
 
-object_view!(Message, |msg, map| {
-    while let Some(key) = map.next_key::<Key<'de>>()? {
-        match &*key.name {
-            "role" => msg.role = map.next_value()?,
-            "content" => {
-                let content: Content<'de> = map.next_value()?;
-                msg.content_shape = Some(content.shape);
-                msg.text = content.text;
-                msg.bad_text = content.bad_text;
-            }
-            _ => {
-                map.next_value::<IgnoredAny>()?;
+/// Reads a [`Message`], joining its texts in `arena` when given.
+struct MessageSeed<'de> {
+    arena: Option<&'de Bump>,
+}
+
+impl<'de> DeserializeSeed<'de> for MessageSeed<'de> {
+    type Value = Message<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessageSeed<'de> {
+    type Value = Message<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    non_object_visits!(|t| Message {
+        shape: Some(t),
+        ..Default::default()
+    });
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut msg = Message {
+            shape: Some(JsonType::Object),
+            ..Default::default()
+        };
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match &*key.name {
+                "role" => msg.role = map.next_value()?,
+                "content" => {
+                    let content = map.next_value_seed(ContentSeed { arena: self.arena })?;
+                    msg.content_shape = Some(content.shape);
+                    msg.text = content.text;
+                    msg.bad_text = content.bad_text;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
+        Ok(msg)
     }
-});
+}
 
 /// `message.content`: an array of `{type, text}` items (a plain string in some clients).
 struct Content<'a> {
@@ -1446,71 +1496,116 @@ struct Content<'a> {
     bad_text: Option<JsonType>,
 }
 
-impl<'de> Deserialize<'de> for Content<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Bool))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Number))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Number))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Number))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Null))
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content {
-                    shape: JsonType::String,
-                    text: Some(Cow::Borrowed(v)),
-                    bad_text: None,
-                })
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content {
-                    shape: JsonType::String,
-                    text: Some(Cow::Owned(v.to_owned())),
-                    bad_text: None,
-                })
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::other(JsonType::Object))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Content {
-                    shape: JsonType::Array,
-                    text: None,
-                    bad_text: None,
-                };
-                while let Some(item) = seq.next_element::<ContentItem<'de>>()? {
-                    match item.text {
-                        Field::Str(t) => {
-                            out.text = Some(match out.text.take() {
-                                None => t,
-                                Some(prev) => Cow::Owned(prev.into_owned() + &t),
-                            })
-                        }
-                        Field::Absent => {}
-                        other => {
-                            out.bad_text = out.bad_text.or(other.json_type());
-                        }
-                    }
-                }
-                Ok(out)
+/// Reads [`Content`], joining its texts in `arena` when given.
+struct ContentSeed<'de> {
+    arena: Option<&'de Bump>,
+}
+
+impl<'de> DeserializeSeed<'de> for ContentSeed<'de> {
+    type Value = Content<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ContentSeed<'de> {
+    type Value = Content<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Bool))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Number))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Number))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Number))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Null))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Content {
+            shape: JsonType::String,
+            text: Some(Cow::Borrowed(v)),
+            bad_text: None,
+        })
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Content {
+            shape: JsonType::String,
+            text: Some(Cow::Owned(v.to_owned())),
+            bad_text: None,
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Content::other(JsonType::Object))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut text = Joined::Nothing;
+        let mut bad_text = None;
+        while let Some(item) = seq.next_element::<ContentItem<'de>>()? {
+            match item.text {
+                Field::Str(t) => text.push(t, self.arena),
+                Field::Absent => {}
+                other => bad_text = bad_text.or(other.json_type()),
             }
         }
-        d.deserialize_any(V)
+        Ok(Content {
+            shape: JsonType::Array,
+            text: text.finish(),
+            bad_text,
+        })
+    }
+}
+
+/// The texts of a content array, joined as they come: a single text is kept as it was read
+/// (borrowed from the record or the arena); from the second on they are appended to a copy,
+/// in the arena when there is one.
+enum Joined<'a> {
+    Nothing,
+    One(Cow<'a, str>),
+    InArena(bumpalo::collections::String<'a>),
+    Owned(String),
+}
+
+impl<'a> Joined<'a> {
+    fn push(&mut self, t: Cow<'a, str>, arena: Option<&'a Bump>) {
+        match self {
+            Joined::Nothing => *self = Joined::One(t),
+            Joined::One(first) => {
+                let first = std::mem::take(first);
+                *self = match arena {
+                    Some(arena) => {
+                        let mut all = bumpalo::collections::String::with_capacity_in(
+                            first.len() + t.len(),
+                            arena,
+                        );
+                        all.push_str(&first);
+                        all.push_str(&t);
+                        Joined::InArena(all)
+                    }
+                    None => Joined::Owned(first.into_owned() + &t),
+                };
+            }
+            Joined::InArena(all) => all.push_str(&t),
+            Joined::Owned(all) => all.push_str(&t),
+        }
+    }
+
+    fn finish(self) -> Option<Cow<'a, str>> {
+        match self {
+            Joined::Nothing => None,
+            Joined::One(t) => Some(t),
+            Joined::InArena(all) => Some(Cow::Borrowed(all.into_bump_str())),
+            Joined::Owned(all) => Some(Cow::Owned(all)),
+        }
     }
 }
 
@@ -1709,6 +1804,55 @@ mod tests {
         );
         assert_eq!(e.message.text.as_deref(), Some("ab"));
         assert_eq!(e.message.content_shape, Some(JsonType::Array));
+    }
+
+    /// The event view of `text` as `check` reads it: into a slot, with an arena.
+    fn event_in<'a>(text: &'a str, arena: &'a Bump) -> Event<'a> {
+        let mut ev = Event::default();
+        let shape = parse_into(text, None, &mut ev, arena).expect("valid JSON");
+        assert_eq!(shape, Shape::Object);
+        ev
+    }
+
+    #[test]
+    fn joined_texts_are_the_same_with_an_arena_and_without() {
+        let arena = Bump::new();
+        for (text, joined) in [
+            (
+                r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}"#,
+                Some("ab"),
+            ),
+            (
+                r#"{"type":"user","message":{"content":[{"text":"say \"hi\"\n"},{"text":"→ 函数"},{"text":""},{"text":"\u00e9"}]}}"#,
+                Some("say \"hi\"\n→ 函数é"),
+            ),
+            (
+                r#"{"type":"assistant","payload":{"message":{"content":[{"text":"x"},{"text":7},{"text":"y\t"}]}}}"#,
+                Some("xy\t"),
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":[{"text":"only\none"}]}}"#,
+                Some("only\none"),
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":"plain"}}"#,
+                Some("plain"),
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":[{"type":"image"}]}}"#,
+                None,
+            ),
+        ] {
+            let with = event_in(text, &arena);
+            let without = event(text);
+            assert_eq!(with.message.text.as_deref(), joined, "{text}");
+            assert_eq!(without.message.text.as_deref(), joined, "{text}");
+            assert_eq!(with.message.bad_text, without.message.bad_text, "{text}");
+            assert_eq!(with.message.content_shape, without.message.content_shape);
+            // Nothing of the event is owned: what the record's text does not hold is in the
+            // arena.
+            assert!(!matches!(with.message.text, Some(Cow::Owned(_))), "{text}");
+        }
     }
 
     #[test]
