@@ -543,8 +543,8 @@ fn decimal_order(token: &[u8]) -> Option<i64> {
 struct TopVisitor<'e, 'de> {
     forced: Option<Dialect>,
     ev: &'e mut Event<'de>,
-    /// Where what the record's text does not hold as such (the joined texts of a content array)
-    /// is kept when given, so that reading a record allocates nothing.
+    /// Where what the record's text does not hold as such (the joined texts of a content array,
+    /// a tool call set aside) is kept when given, so that reading a record allocates nothing.
     arena: Option<&'de Bump>,
 }
 
@@ -649,12 +649,42 @@ struct Extras<'a> {
     /// The first of `tool_call_id` and `callId`.
     call_id_alias: Field<'a>,
     parameters: Option<&'a RawValue>,
-    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Boxed:
-    /// most records have none, and this struct is set up for every record.
-    tool_call: Option<Box<ToolCall<'a>>>,
+    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Set
+    /// aside out of line: most records have none, and this struct is set up for every record.
+    tool_call: Option<Aside<'a>>,
     error: Field<'a>,
     prompt: Field<'a>,
     content: Field<'a>,
+}
+
+/// A tool call set aside until the record's dialect is known: in the arena when there is one,
+/// so that reading it allocates nothing.
+enum Aside<'a> {
+    InArena(bumpalo::boxed::Box<'a, ToolCall<'a>>),
+    Boxed(Box<ToolCall<'a>>),
+}
+
+impl<'a> Aside<'a> {
+    fn new(tc: ToolCall<'a>, arena: Option<&'a Bump>) -> Self {
+        match arena {
+            Some(arena) => Aside::InArena(bumpalo::boxed::Box::new_in(tc, arena)),
+            None => Aside::Boxed(Box::new(tc)),
+        }
+    }
+
+    fn shape(&self) -> Option<JsonType> {
+        match self {
+            Aside::InArena(tc) => tc.shape,
+            Aside::Boxed(tc) => tc.shape,
+        }
+    }
+
+    fn into_inner(self) -> ToolCall<'a> {
+        match self {
+            Aside::InArena(tc) => bumpalo::boxed::Box::into_inner(tc),
+            Aside::Boxed(tc) => *tc,
+        }
+    }
 }
 
 /// Reads one key of the event body: a top-level key, or (payload dialect) a key inside `payload`.
@@ -699,7 +729,7 @@ fn body_field<'de, A: MapAccess<'de>>(
             }
         }
         "parameters" => x.parameters = Some(map.next_value()?),
-        "toolCall" => x.tool_call = Some(Box::new(map.next_value()?)),
+        "toolCall" => x.tool_call = Some(Aside::new(map.next_value()?, arena)),
         "error" => x.error = map.next_value()?,
         "prompt" => x.prompt = map.next_value()?,
         "content" => x.content = map.next_value()?,
@@ -790,7 +820,7 @@ fn map_payload<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
     if ev.tool_call.shape.is_none()
         && let Some(tc) = x.tool_call.take()
     {
-        ev.tool_call = *tc;
+        ev.tool_call = tc.into_inner();
         if !ev.call_id.is_present() {
             ev.call_id = std::mem::take(&mut ev.tool_call.id);
         }
@@ -855,8 +885,8 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
     let camel = x
         .tool_call
         .take()
-        .filter(|tc| tc.shape == Some(JsonType::Object))
-        .map(|tc| *tc);
+        .filter(|tc| tc.shape() == Some(JsonType::Object))
+        .map(Aside::into_inner);
     let present =
         had_result || x.tool_name.is_present() || x.parameters.is_some() || camel.is_some();
     if !present {
@@ -1852,6 +1882,24 @@ mod tests {
             // Nothing of the event is owned: what the record's text does not hold is in the
             // arena.
             assert!(!matches!(with.message.text, Some(Cow::Owned(_))), "{text}");
+        }
+    }
+
+    #[test]
+    fn set_aside_tool_calls_are_the_same_with_an_arena_and_without() {
+        let arena = Bump::new();
+        for text in [
+            r#"{"type":"tool_call","subtype":"started","payload":{"toolCall":{"id":"shell-1","shellToolCall":{"name":"shell","args":{"command":"ls"}}}}}"#,
+            r#"{"type":"tool_call","subtype":"completed","payload":{"toolCall":{"id":"s\n1","result":{"exitCode":2,"stdout":""}}}}"#,
+            r#"{"type":"tool-call-started","callId":"c2","toolCall":{"type":"web_fetch","args":{"url":"x"}}}"#,
+            r#"{"type":"tool-call-completed","callId":"c2","toolCall":{"type":"mcp\u0054oolCall","args":{},"result":{"success":true}}}"#,
+            // Set aside and never used: `tool_call` is there, or `toolCall` is not an object.
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"shellToolCall":{}},"toolCall":{"id":"d","readToolCall":{}}}"#,
+            r#"{"type":"tool-call-started","callId":"c3","toolCall":[1]}"#,
+        ] {
+            let with = event_in(text, &arena);
+            let without = event(text);
+            assert_eq!(format!("{with:?}"), format!("{without:?}"), "{text}");
         }
     }
 
