@@ -22,6 +22,7 @@
 //! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
 //! realistic streams.
 
+use crate::json_str::Text;
 use bumpalo::Bump;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -544,7 +545,8 @@ struct TopVisitor<'e, 'de> {
     forced: Option<Dialect>,
     ev: &'e mut Event<'de>,
     /// Where what the record's text does not hold as such (the joined texts of a content array,
-    /// a tool call set aside) is kept when given, so that reading a record allocates nothing.
+    /// a tool call set aside, a tool kind spelled from an sdk name) is kept when given, so that
+    /// reading a record allocates nothing.
     arena: Option<&'de Bump>,
 }
 
@@ -620,7 +622,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
         match ev.dialect {
             Dialect::Cursor => {}
             Dialect::Payload => map_payload(ev, &mut x),
-            Dialect::Sdk => map_sdk(ev, &mut x),
+            Dialect::Sdk => map_sdk(ev, &mut x, arena),
         }
         // Read by shape, a record may mix dialects (sdk fields in a payload wrapper): what the
         // payload mapping leaves, the sdk mapping takes, as `fmt` does when it writes the record,
@@ -628,7 +630,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
         // shapes.
         if self.forced.is_none() {
             match ev.dialect {
-                Dialect::Payload => map_sdk(ev, &mut x),
+                Dialect::Payload => map_sdk(ev, &mut x, arena),
                 Dialect::Cursor => sdk_event_name(ev),
                 Dialect::Sdk => {}
             }
@@ -859,7 +861,7 @@ fn sdk_event_name(ev: &mut Event<'_>) {
     ev.subtype = Field::Str(Cow::Borrowed(subtype));
 }
 
-fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
+fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>, arena: Option<&'de Bump>) {
     sdk_event_name(ev);
     match ev.ty.as_str() {
         Some("tool_call") => {
@@ -868,7 +870,7 @@ fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
             }
             if ev.tool_call.shape.is_none() {
                 let result = std::mem::take(&mut ev.result);
-                ev.tool_call = sdk_tool_call(x, result.is_present());
+                ev.tool_call = sdk_tool_call(x, result.is_present(), arena);
             }
         }
         Some("assistant") if ev.message.shape.is_none() && ev.text.is_present() => {
@@ -881,7 +883,12 @@ fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
 
 /// The canonical tool call of an sdk event: `tool_name` (or `toolCall.type`) names the kind,
 /// `parameters` (or `toolCall.args`) are its args, `result` (or `toolCall.result`) its result.
-fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
+/// A kind spelled from the name goes to `arena` when given.
+fn sdk_tool_call<'de>(
+    x: &mut Extras<'de>,
+    had_result: bool,
+    arena: Option<&'de Bump>,
+) -> ToolCall<'de> {
     let camel = x
         .tool_call
         .take()
@@ -897,10 +904,13 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
         ..Default::default()
     });
     let name = match &x.tool_name {
-        Field::Absent => tc.type_name.as_str(),
-        named => named.as_str(),
+        Field::Absent => &tc.type_name,
+        named => named,
     };
-    let kind = name.and_then(sdk_tool_kind);
+    let kind = match name {
+        Field::Str(name) => sdk_tool_kind_in(name, arena),
+        _ => None,
+    };
     let args = x.parameters.or(tc.args);
     let outcome = x.outcome.take();
     let bare = had_result || tc.bare_result;
@@ -930,8 +940,59 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
 
 /// The tool kind an sdk `tool_name` stands for: seed 004's names through a table, any other name
 /// `Foo` as `fooToolCall` (`web_fetch` as `webFetchToolCall`); a name that already is a kind as
-/// itself. None for an empty name.
+/// itself. None for an empty name, or one of nothing but separators.
 pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
+    Some(match kind_spelling(name)? {
+        Spelling::Table(kind) => Cow::Borrowed(kind),
+        Spelling::Itself => Cow::Owned(name.to_owned()),
+        Spelling::Camel => {
+            let mut kind = String::with_capacity(name.len() + 8);
+            camel_kind(name, &mut kind);
+            Cow::Owned(kind)
+        }
+    })
+}
+
+/// [`sdk_tool_kind`] of a name read from a record, without allocating when the name is borrowed
+/// and an `arena` is given: a name that already is a kind is the kind, borrowed as the name is,
+/// and a kind spelled from the name is written to `arena`.
+fn sdk_tool_kind_in<'a>(name: &Cow<'a, str>, arena: Option<&'a Bump>) -> Option<Cow<'a, str>> {
+    Some(match kind_spelling(name)? {
+        Spelling::Table(kind) => Cow::Borrowed(kind),
+        Spelling::Itself => name.clone(),
+        Spelling::Camel => match arena {
+            Some(arena) => {
+                let mut kind =
+                    bumpalo::collections::String::with_capacity_in(name.len() + 8, arena);
+                camel_kind(name, &mut kind);
+                Cow::Borrowed(kind.into_bump_str())
+            }
+            None => {
+                let mut kind = String::with_capacity(name.len() + 8);
+                camel_kind(name, &mut kind);
+                Cow::Owned(kind)
+            }
+        },
+    })
+}
+
+/// How [`sdk_tool_kind`] spells the kind of a name.
+enum Spelling {
+    /// A name of seed 004's table, in any case and with any separators.
+    Table(&'static str),
+    /// A name that already is a kind (`mcpToolCall`).
+    Itself,
+    /// Any other name, camel-cased with `ToolCall` appended ([`camel_kind`]).
+    Camel,
+}
+
+/// A separator between the words of a tool name (`web_fetch`, `str-replace`).
+fn is_separator(c: char) -> bool {
+    matches!(c, '_' | '-' | ' ')
+}
+
+/// None for a name with nothing but separators (or nothing at all): it spells no kind.
+fn kind_spelling(name: &str) -> Option<Spelling> {
     const TABLE: &[(&str, &str)] = &[
         ("Shell", "shellToolCall"),
         ("Read", "readToolCall"),
@@ -942,49 +1003,52 @@ pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
         ("LS", "lsToolCall"),
         ("Delete", "deleteToolCall"),
     ];
-    if name.is_empty() {
+    if name.chars().all(is_separator) {
         return None;
     }
     if let Some((_, kind)) = TABLE.iter().find(|(n, _)| *n == name) {
-        return Some(Cow::Borrowed(kind));
+        return Some(Spelling::Table(kind));
     }
     // The cloud stream spells the same names in other cases (`shell`, `str_replace`).
     let folded = |s: &'static str| {
         s.chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .filter(|&c| !is_separator(c))
             .flat_map(char::to_lowercase)
     };
     let same = |n: &'static str| {
         name.chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .filter(|&c| !is_separator(c))
             .flat_map(char::to_lowercase)
             .eq(folded(n))
     };
     if let Some((_, kind)) = TABLE.iter().find(|(n, _)| same(n)) {
-        return Some(Cow::Borrowed(kind));
+        return Some(Spelling::Table(kind));
     }
     if name.ends_with("ToolCall") {
-        return Some(Cow::Owned(name.to_owned()));
+        return Some(Spelling::Itself);
     }
-    let mut kind = String::with_capacity(name.len() + 8);
+    Some(Spelling::Camel)
+}
+
+/// Writes the kind `name` spells: its words camel-cased, then `ToolCall` (`web_fetch` →
+/// `webFetchToolCall`, `Foo` → `fooToolCall`). `name` holds more than separators.
+fn camel_kind(name: &str, kind: &mut impl Text) {
+    let mut first = true;
     let mut upper_next = false;
     for (i, c) in name.chars().enumerate() {
-        if matches!(c, '_' | '-' | ' ') {
+        if is_separator(c) {
             upper_next = i > 0;
-        } else if kind.is_empty() {
-            kind.extend(c.to_lowercase());
+        } else if first {
+            c.to_lowercase().for_each(|c| kind.push(c));
+            first = false;
         } else if upper_next {
-            kind.extend(c.to_uppercase());
+            c.to_uppercase().for_each(|c| kind.push(c));
             upper_next = false;
         } else {
             kind.push(c);
         }
     }
-    if kind.is_empty() {
-        return None;
-    }
     kind.push_str("ToolCall");
-    Some(Cow::Owned(kind))
 }
 
 /// An object key, borrowed from the input when it has no escapes.
@@ -1901,6 +1965,13 @@ mod tests {
             let without = event(text);
             assert_eq!(format!("{with:?}"), format!("{without:?}"), "{text}");
         }
+        let e = event_in(
+            r#"{"type":"tool-call-started","callId":"c2","toolCall":{"type":"web_fetch","args":{"url":"x"}}}"#,
+            &arena,
+        );
+        assert_eq!(e.call_id.as_str(), Some("c2"));
+        assert_eq!(e.tool_call.kind.as_deref(), Some("webFetchToolCall"));
+        assert!(matches!(e.tool_call.kind, Some(Cow::Borrowed(_))));
     }
 
     #[test]
@@ -2051,6 +2122,31 @@ mod tests {
         assert_eq!(k("mcpToolCall").as_deref(), Some("mcpToolCall"));
         assert_eq!(k(""), None);
         assert_eq!(k("__"), None);
+    }
+
+    #[test]
+    fn sdk_tool_kinds_are_the_same_with_an_arena_and_without() {
+        let arena = Bump::new();
+        for name in [
+            "Shell",
+            "str_replace",
+            "Foo",
+            "web_fetch",
+            "_web__fetch-now ",
+            "Élan_vital",
+            "mcpToolCall",
+            "ToolCall",
+            "",
+            "__",
+        ] {
+            let kind = sdk_tool_kind(name);
+            let borrowed = Cow::Borrowed(name);
+            let in_arena = sdk_tool_kind_in(&borrowed, Some(&arena));
+            assert_eq!(in_arena, kind, "{name:?}");
+            assert!(!matches!(in_arena, Some(Cow::Owned(_))), "{name:?}");
+            assert_eq!(sdk_tool_kind_in(&borrowed, None), kind, "{name:?}");
+            assert_eq!(sdk_tool_kind_in(&Cow::Owned(name.to_owned()), None), kind);
+        }
     }
 
     #[test]
