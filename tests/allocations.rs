@@ -71,3 +71,35 @@ fn check_allocates_nothing_per_record() {
         "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
     );
 }
+
+/// Allocations, records and findings of `check` on `input`.
+fn allocations_and_findings(input: &[u8]) -> (u64, u64, u64) {
+    let mut findings = 0;
+    let before = allocations_so_far();
+    let totals = check::check_bytes(input, &Options::default(), &mut |_| {
+        findings += 1;
+        Ok(())
+    })
+    .unwrap();
+    let after = allocations_so_far();
+    (after - before, totals.records, findings)
+}
+
+#[test]
+fn rare_record_shapes_allocate_nothing_per_record() {
+    // Joined content texts, `toolCall` objects and spelled tool kinds in most records.
+    let small = generator::rare_shapes(5, 2 << 20);
+    let large = generator::rare_shapes(5, 16 << 20);
+    let (a_small, r_small, f_small) = allocations_and_findings(&small);
+    let (a_large, r_large, f_large) = allocations_and_findings(&large);
+    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
+    // A finding is built on the cold path and allocates; these streams must have none, or the
+    // count below would measure findings rather than the classifier.
+    assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
+    assert!(r_large > 7 * r_small);
+    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
+    assert!(
+        per_record < 0.01,
+        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
+    );
+}
