@@ -22,6 +22,7 @@
 //! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
 //! realistic streams.
 
+use crate::json_str::Text;
 use bumpalo::Bump;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -295,12 +296,22 @@ pub fn parse_into<'a>(
     ev: &mut Event<'a>,
     arena: &'a Bump,
 ) -> Result<Shape, serde_json::Error> {
-    if let Ok(shape) = crate::json::from_str(text, Some(arena), TopVisitor { forced, ev }) {
+    let top = TopVisitor {
+        forced,
+        ev: &mut *ev,
+        arena: Some(arena),
+    };
+    if let Ok(shape) = crate::json::from_str(text, Some(arena), top) {
         return Ok(shape);
     }
     *ev = Event::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let shape = TopVisitor { forced, ev }.deserialize(&mut de)?;
+    let top = TopVisitor {
+        forced,
+        ev,
+        arena: None,
+    };
+    let shape = top.deserialize(&mut de)?;
     de.end()?;
     Ok(shape)
 }
@@ -328,6 +339,7 @@ pub fn parse_fast<'a>(
         TopVisitor {
             forced,
             ev: &mut ev,
+            arena,
         },
     )
     .ok()?;
@@ -345,6 +357,7 @@ pub fn parse_serde_json(
     let shape = TopVisitor {
         forced,
         ev: &mut ev,
+        arena: None,
     }
     .deserialize(&mut de)?;
     de.end()?;
@@ -531,6 +544,10 @@ fn decimal_order(token: &[u8]) -> Option<i64> {
 struct TopVisitor<'e, 'de> {
     forced: Option<Dialect>,
     ev: &'e mut Event<'de>,
+    /// Where what the record's text does not hold as such (the joined texts of a content array,
+    /// a tool call set aside, a tool kind spelled from an sdk name) is kept when given, so that
+    /// reading a record allocates nothing.
+    arena: Option<&'de Bump>,
 }
 
 impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de> {
@@ -579,6 +596,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let ev = self.ev;
+        let arena = self.arena;
         let mut x = Extras::default();
         let mut seen = KeySet::default();
         // A forced cursor or sdk reading leaves `payload` an unknown field.
@@ -594,16 +612,17 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
                     x.payload |= map.next_value_seed(PayloadSeed {
                         ev: &mut *ev,
                         x: &mut x,
+                        arena,
                     })?;
                 }
-                name => body_field(ev, &mut x, name, &mut map)?,
+                name => body_field(ev, &mut x, name, &mut map, arena)?,
             }
         }
         ev.dialect = self.forced.unwrap_or_else(|| detect(ev, &x));
         match ev.dialect {
             Dialect::Cursor => {}
             Dialect::Payload => map_payload(ev, &mut x),
-            Dialect::Sdk => map_sdk(ev, &mut x),
+            Dialect::Sdk => map_sdk(ev, &mut x, arena),
         }
         // Read by shape, a record may mix dialects (sdk fields in a payload wrapper): what the
         // payload mapping leaves, the sdk mapping takes, as `fmt` does when it writes the record,
@@ -611,7 +630,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
         // shapes.
         if self.forced.is_none() {
             match ev.dialect {
-                Dialect::Payload => map_sdk(ev, &mut x),
+                Dialect::Payload => map_sdk(ev, &mut x, arena),
                 Dialect::Cursor => sdk_event_name(ev),
                 Dialect::Sdk => {}
             }
@@ -632,12 +651,42 @@ struct Extras<'a> {
     /// The first of `tool_call_id` and `callId`.
     call_id_alias: Field<'a>,
     parameters: Option<&'a RawValue>,
-    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Boxed:
-    /// most records have none, and this struct is set up for every record.
-    tool_call: Option<Box<ToolCall<'a>>>,
+    /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Set
+    /// aside out of line: most records have none, and this struct is set up for every record.
+    tool_call: Option<Aside<'a>>,
     error: Field<'a>,
     prompt: Field<'a>,
     content: Field<'a>,
+}
+
+/// A tool call set aside until the record's dialect is known: in the arena when there is one,
+/// so that reading it allocates nothing.
+enum Aside<'a> {
+    InArena(bumpalo::boxed::Box<'a, ToolCall<'a>>),
+    Boxed(Box<ToolCall<'a>>),
+}
+
+impl<'a> Aside<'a> {
+    fn new(tc: ToolCall<'a>, arena: Option<&'a Bump>) -> Self {
+        match arena {
+            Some(arena) => Aside::InArena(bumpalo::boxed::Box::new_in(tc, arena)),
+            None => Aside::Boxed(Box::new(tc)),
+        }
+    }
+
+    fn shape(&self) -> Option<JsonType> {
+        match self {
+            Aside::InArena(tc) => tc.shape,
+            Aside::Boxed(tc) => tc.shape,
+        }
+    }
+
+    fn into_inner(self) -> ToolCall<'a> {
+        match self {
+            Aside::InArena(tc) => bumpalo::boxed::Box::into_inner(tc),
+            Aside::Boxed(tc) => *tc,
+        }
+    }
 }
 
 /// Reads one key of the event body: a top-level key, or (payload dialect) a key inside `payload`.
@@ -646,6 +695,7 @@ fn body_field<'de, A: MapAccess<'de>>(
     x: &mut Extras<'de>,
     name: &str,
     map: &mut A,
+    arena: Option<&'de Bump>,
 ) -> Result<(), A::Error> {
     match name {
         "session_id" => ev.session_id = map.next_value()?,
@@ -653,7 +703,7 @@ fn body_field<'de, A: MapAccess<'de>>(
         "call_id" => ev.call_id = map.next_value()?,
         "model_call_id" => ev.model_call_id = map.next_value()?,
         "tool_call" => ev.tool_call = map.next_value()?,
-        "message" => ev.message = map.next_value()?,
+        "message" => ev.message = map.next_value_seed(MessageSeed { arena })?,
         "text" => ev.text = map.next_value()?,
         "is_error" => ev.is_error = map.next_value()?,
         "result" => {
@@ -681,7 +731,7 @@ fn body_field<'de, A: MapAccess<'de>>(
             }
         }
         "parameters" => x.parameters = Some(map.next_value()?),
-        "toolCall" => x.tool_call = Some(Box::new(map.next_value()?)),
+        "toolCall" => x.tool_call = Some(Aside::new(map.next_value()?, arena)),
         "error" => x.error = map.next_value()?,
         "prompt" => x.prompt = map.next_value()?,
         "content" => x.content = map.next_value()?,
@@ -697,6 +747,7 @@ fn body_field<'de, A: MapAccess<'de>>(
 struct PayloadSeed<'e, 'de> {
     ev: &'e mut Event<'de>,
     x: &'e mut Extras<'de>,
+    arena: Option<&'de Bump>,
 }
 
 impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
@@ -728,7 +779,7 @@ impl<'de> Visitor<'de> for PayloadSeed<'_, 'de> {
                 "type" | "subtype" | "payload" => {
                     map.next_value::<IgnoredAny>()?;
                 }
-                name => body_field(self.ev, self.x, name, &mut map)?,
+                name => body_field(self.ev, self.x, name, &mut map, self.arena)?,
             }
         }
         Ok(true)
@@ -771,7 +822,7 @@ fn map_payload<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
     if ev.tool_call.shape.is_none()
         && let Some(tc) = x.tool_call.take()
     {
-        ev.tool_call = *tc;
+        ev.tool_call = tc.into_inner();
         if !ev.call_id.is_present() {
             ev.call_id = std::mem::take(&mut ev.tool_call.id);
         }
@@ -810,7 +861,7 @@ fn sdk_event_name(ev: &mut Event<'_>) {
     ev.subtype = Field::Str(Cow::Borrowed(subtype));
 }
 
-fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
+fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>, arena: Option<&'de Bump>) {
     sdk_event_name(ev);
     match ev.ty.as_str() {
         Some("tool_call") => {
@@ -819,7 +870,7 @@ fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
             }
             if ev.tool_call.shape.is_none() {
                 let result = std::mem::take(&mut ev.result);
-                ev.tool_call = sdk_tool_call(x, result.is_present());
+                ev.tool_call = sdk_tool_call(x, result.is_present(), arena);
             }
         }
         Some("assistant") if ev.message.shape.is_none() && ev.text.is_present() => {
@@ -832,12 +883,17 @@ fn map_sdk<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
 
 /// The canonical tool call of an sdk event: `tool_name` (or `toolCall.type`) names the kind,
 /// `parameters` (or `toolCall.args`) are its args, `result` (or `toolCall.result`) its result.
-fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
+/// A kind spelled from the name goes to `arena` when given.
+fn sdk_tool_call<'de>(
+    x: &mut Extras<'de>,
+    had_result: bool,
+    arena: Option<&'de Bump>,
+) -> ToolCall<'de> {
     let camel = x
         .tool_call
         .take()
-        .filter(|tc| tc.shape == Some(JsonType::Object))
-        .map(|tc| *tc);
+        .filter(|tc| tc.shape() == Some(JsonType::Object))
+        .map(Aside::into_inner);
     let present =
         had_result || x.tool_name.is_present() || x.parameters.is_some() || camel.is_some();
     if !present {
@@ -848,10 +904,13 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
         ..Default::default()
     });
     let name = match &x.tool_name {
-        Field::Absent => tc.type_name.as_str(),
-        named => named.as_str(),
+        Field::Absent => &tc.type_name,
+        named => named,
     };
-    let kind = name.and_then(sdk_tool_kind);
+    let kind = match name {
+        Field::Str(name) => sdk_tool_kind_in(name, arena),
+        _ => None,
+    };
     let args = x.parameters.or(tc.args);
     let outcome = x.outcome.take();
     let bare = had_result || tc.bare_result;
@@ -881,8 +940,59 @@ fn sdk_tool_call<'de>(x: &mut Extras<'de>, had_result: bool) -> ToolCall<'de> {
 
 /// The tool kind an sdk `tool_name` stands for: seed 004's names through a table, any other name
 /// `Foo` as `fooToolCall` (`web_fetch` as `webFetchToolCall`); a name that already is a kind as
-/// itself. None for an empty name.
+/// itself. None for an empty name, or one of nothing but separators.
 pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
+    Some(match kind_spelling(name)? {
+        Spelling::Table(kind) => Cow::Borrowed(kind),
+        Spelling::Itself => Cow::Owned(name.to_owned()),
+        Spelling::Camel => {
+            let mut kind = String::with_capacity(name.len() + 8);
+            camel_kind(name, &mut kind);
+            Cow::Owned(kind)
+        }
+    })
+}
+
+/// [`sdk_tool_kind`] of a name read from a record, without allocating when the name is borrowed
+/// and an `arena` is given: a name that already is a kind is the kind, borrowed as the name is,
+/// and a kind spelled from the name is written to `arena`.
+fn sdk_tool_kind_in<'a>(name: &Cow<'a, str>, arena: Option<&'a Bump>) -> Option<Cow<'a, str>> {
+    Some(match kind_spelling(name)? {
+        Spelling::Table(kind) => Cow::Borrowed(kind),
+        Spelling::Itself => name.clone(),
+        Spelling::Camel => match arena {
+            Some(arena) => {
+                let mut kind =
+                    bumpalo::collections::String::with_capacity_in(name.len() + 8, arena);
+                camel_kind(name, &mut kind);
+                Cow::Borrowed(kind.into_bump_str())
+            }
+            None => {
+                let mut kind = String::with_capacity(name.len() + 8);
+                camel_kind(name, &mut kind);
+                Cow::Owned(kind)
+            }
+        },
+    })
+}
+
+/// How [`sdk_tool_kind`] spells the kind of a name.
+enum Spelling {
+    /// A name of seed 004's table, in any case and with any separators.
+    Table(&'static str),
+    /// A name that already is a kind (`mcpToolCall`).
+    Itself,
+    /// Any other name, camel-cased with `ToolCall` appended ([`camel_kind`]).
+    Camel,
+}
+
+/// A separator between the words of a tool name (`web_fetch`, `str-replace`).
+fn is_separator(c: char) -> bool {
+    matches!(c, '_' | '-' | ' ')
+}
+
+/// None for a name with nothing but separators (or nothing at all): it spells no kind.
+fn kind_spelling(name: &str) -> Option<Spelling> {
     const TABLE: &[(&str, &str)] = &[
         ("Shell", "shellToolCall"),
         ("Read", "readToolCall"),
@@ -893,49 +1003,52 @@ pub(crate) fn sdk_tool_kind(name: &str) -> Option<Cow<'static, str>> {
         ("LS", "lsToolCall"),
         ("Delete", "deleteToolCall"),
     ];
-    if name.is_empty() {
+    if name.chars().all(is_separator) {
         return None;
     }
     if let Some((_, kind)) = TABLE.iter().find(|(n, _)| *n == name) {
-        return Some(Cow::Borrowed(kind));
+        return Some(Spelling::Table(kind));
     }
     // The cloud stream spells the same names in other cases (`shell`, `str_replace`).
     let folded = |s: &'static str| {
         s.chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .filter(|&c| !is_separator(c))
             .flat_map(char::to_lowercase)
     };
     let same = |n: &'static str| {
         name.chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .filter(|&c| !is_separator(c))
             .flat_map(char::to_lowercase)
             .eq(folded(n))
     };
     if let Some((_, kind)) = TABLE.iter().find(|(n, _)| same(n)) {
-        return Some(Cow::Borrowed(kind));
+        return Some(Spelling::Table(kind));
     }
     if name.ends_with("ToolCall") {
-        return Some(Cow::Owned(name.to_owned()));
+        return Some(Spelling::Itself);
     }
-    let mut kind = String::with_capacity(name.len() + 8);
+    Some(Spelling::Camel)
+}
+
+/// Writes the kind `name` spells: its words camel-cased, then `ToolCall` (`web_fetch` →
+/// `webFetchToolCall`, `Foo` → `fooToolCall`). `name` holds more than separators.
+fn camel_kind(name: &str, kind: &mut impl Text) {
+    let mut first = true;
     let mut upper_next = false;
     for (i, c) in name.chars().enumerate() {
-        if matches!(c, '_' | '-' | ' ') {
+        if is_separator(c) {
             upper_next = i > 0;
-        } else if kind.is_empty() {
-            kind.extend(c.to_lowercase());
+        } else if first {
+            c.to_lowercase().for_each(|c| kind.push(c));
+            first = false;
         } else if upper_next {
-            kind.extend(c.to_uppercase());
+            c.to_uppercase().for_each(|c| kind.push(c));
             upper_next = false;
         } else {
             kind.push(c);
         }
     }
-    if kind.is_empty() {
-        return None;
-    }
     kind.push_str("ToolCall");
-    Some(Cow::Owned(kind))
 }
 
 /// An object key, borrowed from the input when it has no escapes.
@@ -1422,22 +1535,53 @@ struct Success {
     total_lines: Option<u64>,
 }
 
-object_view!(Message, |msg, map| {
-    while let Some(key) = map.next_key::<Key<'de>>()? {
-        match &*key.name {
-            "role" => msg.role = map.next_value()?,
-            "content" => {
-                let content: Content<'de> = map.next_value()?;
-                msg.content_shape = Some(content.shape);
-                msg.text = content.text;
-                msg.bad_text = content.bad_text;
-            }
-            _ => {
-                map.next_value::<IgnoredAny>()?;
+/// Reads a [`Message`], joining its texts in `arena` when given.
+struct MessageSeed<'de> {
+    arena: Option<&'de Bump>,
+}
+
+impl<'de> DeserializeSeed<'de> for MessageSeed<'de> {
+    type Value = Message<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessageSeed<'de> {
+    type Value = Message<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    non_object_visits!(|t| Message {
+        shape: Some(t),
+        ..Default::default()
+    });
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut msg = Message {
+            shape: Some(JsonType::Object),
+            ..Default::default()
+        };
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match &*key.name {
+                "role" => msg.role = map.next_value()?,
+                "content" => {
+                    let content = map.next_value_seed(ContentSeed { arena: self.arena })?;
+                    msg.content_shape = Some(content.shape);
+                    msg.text = content.text;
+                    msg.bad_text = content.bad_text;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
+        Ok(msg)
     }
-});
+}
 
 /// `message.content`: an array of `{type, text}` items (a plain string in some clients).
 struct Content<'a> {
@@ -1446,71 +1590,116 @@ struct Content<'a> {
     bad_text: Option<JsonType>,
 }
 
-impl<'de> Deserialize<'de> for Content<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Bool))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Number))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Number))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Number))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::other(JsonType::Null))
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content {
-                    shape: JsonType::String,
-                    text: Some(Cow::Borrowed(v)),
-                    bad_text: None,
-                })
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content {
-                    shape: JsonType::String,
-                    text: Some(Cow::Owned(v.to_owned())),
-                    bad_text: None,
-                })
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::other(JsonType::Object))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Content {
-                    shape: JsonType::Array,
-                    text: None,
-                    bad_text: None,
-                };
-                while let Some(item) = seq.next_element::<ContentItem<'de>>()? {
-                    match item.text {
-                        Field::Str(t) => {
-                            out.text = Some(match out.text.take() {
-                                None => t,
-                                Some(prev) => Cow::Owned(prev.into_owned() + &t),
-                            })
-                        }
-                        Field::Absent => {}
-                        other => {
-                            out.bad_text = out.bad_text.or(other.json_type());
-                        }
-                    }
-                }
-                Ok(out)
+/// Reads [`Content`], joining its texts in `arena` when given.
+struct ContentSeed<'de> {
+    arena: Option<&'de Bump>,
+}
+
+impl<'de> DeserializeSeed<'de> for ContentSeed<'de> {
+    type Value = Content<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ContentSeed<'de> {
+    type Value = Content<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Bool))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Number))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Number))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Number))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Content::other(JsonType::Null))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Content {
+            shape: JsonType::String,
+            text: Some(Cow::Borrowed(v)),
+            bad_text: None,
+        })
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Content {
+            shape: JsonType::String,
+            text: Some(Cow::Owned(v.to_owned())),
+            bad_text: None,
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Content::other(JsonType::Object))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut text = Joined::Nothing;
+        let mut bad_text = None;
+        while let Some(item) = seq.next_element::<ContentItem<'de>>()? {
+            match item.text {
+                Field::Str(t) => text.push(t, self.arena),
+                Field::Absent => {}
+                other => bad_text = bad_text.or(other.json_type()),
             }
         }
-        d.deserialize_any(V)
+        Ok(Content {
+            shape: JsonType::Array,
+            text: text.finish(),
+            bad_text,
+        })
+    }
+}
+
+/// The texts of a content array, joined as they come: a single text is kept as it was read
+/// (borrowed from the record or the arena); from the second on they are appended to a copy,
+/// in the arena when there is one.
+enum Joined<'a> {
+    Nothing,
+    One(Cow<'a, str>),
+    InArena(bumpalo::collections::String<'a>),
+    Owned(String),
+}
+
+impl<'a> Joined<'a> {
+    fn push(&mut self, t: Cow<'a, str>, arena: Option<&'a Bump>) {
+        match self {
+            Joined::Nothing => *self = Joined::One(t),
+            Joined::One(first) => {
+                let first = std::mem::take(first);
+                *self = match arena {
+                    Some(arena) => {
+                        let mut all = bumpalo::collections::String::with_capacity_in(
+                            first.len() + t.len(),
+                            arena,
+                        );
+                        all.push_str(&first);
+                        all.push_str(&t);
+                        Joined::InArena(all)
+                    }
+                    None => Joined::Owned(first.into_owned() + &t),
+                };
+            }
+            Joined::InArena(all) => all.push_str(&t),
+            Joined::Owned(all) => all.push_str(&t),
+        }
+    }
+
+    fn finish(self) -> Option<Cow<'a, str>> {
+        match self {
+            Joined::Nothing => None,
+            Joined::One(t) => Some(t),
+            Joined::InArena(all) => Some(Cow::Borrowed(all.into_bump_str())),
+            Joined::Owned(all) => Some(Cow::Owned(all)),
+        }
     }
 }
 
@@ -1711,6 +1900,80 @@ mod tests {
         assert_eq!(e.message.content_shape, Some(JsonType::Array));
     }
 
+    /// The event view of `text` as `check` reads it: into a slot, with an arena.
+    fn event_in<'a>(text: &'a str, arena: &'a Bump) -> Event<'a> {
+        let mut ev = Event::default();
+        let shape = parse_into(text, None, &mut ev, arena).expect("valid JSON");
+        assert_eq!(shape, Shape::Object);
+        ev
+    }
+
+    #[test]
+    fn joined_texts_are_the_same_with_an_arena_and_without() {
+        let arena = Bump::new();
+        for (text, joined) in [
+            (
+                r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}"#,
+                Some("ab"),
+            ),
+            (
+                r#"{"type":"user","message":{"content":[{"text":"say \"hi\"\n"},{"text":"→ 函数"},{"text":""},{"text":"\u00e9"}]}}"#,
+                Some("say \"hi\"\n→ 函数é"),
+            ),
+            (
+                r#"{"type":"assistant","payload":{"message":{"content":[{"text":"x"},{"text":7},{"text":"y\t"}]}}}"#,
+                Some("xy\t"),
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":[{"text":"only\none"}]}}"#,
+                Some("only\none"),
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":"plain"}}"#,
+                Some("plain"),
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":[{"type":"image"}]}}"#,
+                None,
+            ),
+        ] {
+            let with = event_in(text, &arena);
+            let without = event(text);
+            assert_eq!(with.message.text.as_deref(), joined, "{text}");
+            assert_eq!(without.message.text.as_deref(), joined, "{text}");
+            assert_eq!(with.message.bad_text, without.message.bad_text, "{text}");
+            assert_eq!(with.message.content_shape, without.message.content_shape);
+            // Nothing of the event is owned: what the record's text does not hold is in the
+            // arena.
+            assert!(!matches!(with.message.text, Some(Cow::Owned(_))), "{text}");
+        }
+    }
+
+    #[test]
+    fn set_aside_tool_calls_are_the_same_with_an_arena_and_without() {
+        let arena = Bump::new();
+        for text in [
+            r#"{"type":"tool_call","subtype":"started","payload":{"toolCall":{"id":"shell-1","shellToolCall":{"name":"shell","args":{"command":"ls"}}}}}"#,
+            r#"{"type":"tool_call","subtype":"completed","payload":{"toolCall":{"id":"s\n1","result":{"exitCode":2,"stdout":""}}}}"#,
+            r#"{"type":"tool-call-started","callId":"c2","toolCall":{"type":"web_fetch","args":{"url":"x"}}}"#,
+            r#"{"type":"tool-call-completed","callId":"c2","toolCall":{"type":"mcp\u0054oolCall","args":{},"result":{"success":true}}}"#,
+            // Set aside and never used: `tool_call` is there, or `toolCall` is not an object.
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"shellToolCall":{}},"toolCall":{"id":"d","readToolCall":{}}}"#,
+            r#"{"type":"tool-call-started","callId":"c3","toolCall":[1]}"#,
+        ] {
+            let with = event_in(text, &arena);
+            let without = event(text);
+            assert_eq!(format!("{with:?}"), format!("{without:?}"), "{text}");
+        }
+        let e = event_in(
+            r#"{"type":"tool-call-started","callId":"c2","toolCall":{"type":"web_fetch","args":{"url":"x"}}}"#,
+            &arena,
+        );
+        assert_eq!(e.call_id.as_str(), Some("c2"));
+        assert_eq!(e.tool_call.kind.as_deref(), Some("webFetchToolCall"));
+        assert!(matches!(e.tool_call.kind, Some(Cow::Borrowed(_))));
+    }
+
     #[test]
     fn interaction_query_ids_and_announced_call() {
         let e = event(
@@ -1859,6 +2122,31 @@ mod tests {
         assert_eq!(k("mcpToolCall").as_deref(), Some("mcpToolCall"));
         assert_eq!(k(""), None);
         assert_eq!(k("__"), None);
+    }
+
+    #[test]
+    fn sdk_tool_kinds_are_the_same_with_an_arena_and_without() {
+        let arena = Bump::new();
+        for name in [
+            "Shell",
+            "str_replace",
+            "Foo",
+            "web_fetch",
+            "_web__fetch-now ",
+            "Élan_vital",
+            "mcpToolCall",
+            "ToolCall",
+            "",
+            "__",
+        ] {
+            let kind = sdk_tool_kind(name);
+            let borrowed = Cow::Borrowed(name);
+            let in_arena = sdk_tool_kind_in(&borrowed, Some(&arena));
+            assert_eq!(in_arena, kind, "{name:?}");
+            assert!(!matches!(in_arena, Some(Cow::Owned(_))), "{name:?}");
+            assert_eq!(sdk_tool_kind_in(&borrowed, None), kind, "{name:?}");
+            assert_eq!(sdk_tool_kind_in(&Cow::Owned(name.to_owned()), None), kind);
+        }
     }
 
     #[test]

@@ -6,16 +6,30 @@ mod generator;
 
 use sjlint::check::{self, Options};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 struct Counting;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    /// The allocations of this thread: the tests run side by side, each on its own thread, and
+    /// `check_bytes` runs on the caller's. Const-initialized with no destructor, so reading it
+    /// from inside the allocator allocates nothing.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count() {
+    // `try_with`: a thread being torn down has no counter left, and is not measured.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+fn allocations_so_far() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
 
 // SAFETY: every call is passed on to the system allocator unchanged.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         // SAFETY: the caller's guarantees are the system allocator's.
         unsafe { System.alloc(layout) }
     }
@@ -24,7 +38,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         // SAFETY: as above.
         unsafe { System.realloc(ptr, layout, new) }
     }
@@ -35,9 +49,9 @@ static ALLOC: Counting = Counting;
 
 /// Allocations and records of `check` on `input`, split where it lies.
 fn allocations(input: &[u8]) -> (u64, u64) {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations_so_far();
     let totals = check::check_bytes(input, &Options::default(), &mut |_| Ok(())).unwrap();
-    (ALLOCATIONS.load(Ordering::Relaxed) - before, totals.records)
+    (allocations_so_far() - before, totals.records)
 }
 
 #[test]
@@ -51,6 +65,38 @@ fn check_allocates_nothing_per_record() {
     eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
     assert!(r_large > 7 * r_small);
     // What grows is the few buffers that reach their largest size later in a longer stream.
+    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
+    assert!(
+        per_record < 0.01,
+        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
+    );
+}
+
+/// Allocations, records and findings of `check` on `input`.
+fn allocations_and_findings(input: &[u8]) -> (u64, u64, u64) {
+    let mut findings = 0;
+    let before = allocations_so_far();
+    let totals = check::check_bytes(input, &Options::default(), &mut |_| {
+        findings += 1;
+        Ok(())
+    })
+    .unwrap();
+    let after = allocations_so_far();
+    (after - before, totals.records, findings)
+}
+
+#[test]
+fn rare_record_shapes_allocate_nothing_per_record() {
+    // Joined content texts, `toolCall` objects and spelled tool kinds in most records.
+    let small = generator::rare_shapes(5, 2 << 20);
+    let large = generator::rare_shapes(5, 16 << 20);
+    let (a_small, r_small, f_small) = allocations_and_findings(&small);
+    let (a_large, r_large, f_large) = allocations_and_findings(&large);
+    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
+    // A finding is built on the cold path and allocates; these streams must have none, or the
+    // count below would measure findings rather than the classifier.
+    assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
+    assert!(r_large > 7 * r_small);
     let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
     assert!(
         per_record < 0.01,

@@ -174,6 +174,35 @@ fn generated_streams_read_the_same_and_take_the_fast_path() {
             assert!(fast || raw_newlines, "not read by the fast path: {text:?}");
         }
     }
+    // Content arrays of several texts, `toolCall` objects, tool kinds spelled from sdk names:
+    // what the arena holds beside unescaped strings.
+    let stream = streams::rare_shapes(4, 1 << 20);
+    for text in records(&stream).filter(|t| !t.is_empty()) {
+        assert!(same(text), "not read by the fast path: {text:?}");
+    }
+}
+
+#[test]
+fn what_the_arena_holds_reads_the_same() {
+    for text in [
+        // Texts joined, with escapes, empty ones, and items that are not text.
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\n"},{"type":"image"},{"type":"text","text":""},{"type":"text","text":"\u00e9 \"b\""},{"text":3},{"text":"c"}]}}"#,
+        r#"{"type":"user","payload":{"message":{"content":[{"text":"x"},{"text":"y"}]}}}"#,
+        // `toolCall` of the payload dialect, taken or not.
+        r#"{"type":"tool_call","subtype":"started","payload":{"toolCall":{"id":"s\n1","shellToolCall":{"name":"shell","args":{"command":"ls"}}}}}"#,
+        r#"{"type":"tool_call","subtype":"completed","payload":{"toolCall":{"id":"s1","result":{"exitCode":1}}}}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{}},"payload":{"toolCall":{"id":"d"}}}"#,
+        r#"{"type":"tool_call","toolCall":{"id":"a"},"toolCall":{"id":"b","editToolCall":{}}}"#,
+        // The cloud sdk's `toolCall`, and sdk names whose kind is spelled or is the name.
+        r#"{"type":"tool-call-started","callId":"c2","toolCall":{"type":"web_fetch","args":{"url":"x"}}}"#,
+        r#"{"type":"tool-call-completed","callId":"c2","toolCall":{"type":"mcp\u0054oolCall","args":{},"result":{"success":true}}}"#,
+        r#"{"type":"tool-call-started","callId":"c3","toolCall":"shell"}"#,
+        r#"{"type":"tool-call-started","tool_name":"sem\u005fsearch","tool_call_id":"c4","parameters":{}}"#,
+        r#"{"type":"tool-call-completed","tool_name":"__","tool_call_id":"c4","result":{"success":false}}"#,
+        r#"{"type":"tool-call-started","tool_name":"Élan vital","tool_call_id":"c5","toolCall":{"type":"ls"}}"#,
+    ] {
+        assert!(same(text), "not read by the fast path: {text}");
+    }
 }
 
 #[test]

@@ -309,3 +309,130 @@ fn tool(is_read: bool, id: &str) -> (&'static str, String) {
         )
     }
 }
+
+/// Sdk tool names whose kind is not in the sdk table: spelled from the name (`web_fetch` →
+/// `webFetchToolCall`) or the name itself (`mcpToolCall`), two of them with an escape in the
+/// record (`\u005f` is `_`, `\u0054` is `T`). Every kind they stand for is a known one.
+const SPELLED_TOOL_NAMES: &[&str] = &[
+    "web_fetch",
+    "web_search",
+    "update_todos",
+    "ask_question",
+    "create_plan",
+    "sem_search",
+    "read_lints",
+    "mcp",
+    "mcpToolCall",
+    "readLintsToolCall",
+    "sem\\u005fsearch",
+    "mcp\\u0054oolCall",
+];
+
+/// About `size` bytes of healthy sessions whose records take the classifier's rarer paths:
+/// `message.content` arrays of several `text` items, payload-dialect `toolCall` objects inside
+/// `payload`, cloud-sdk `toolCall: {type, args}` objects, and sdk tool names whose kinds are
+/// spelled from the name. Sdk and payload sessions alternate; no record is a finding.
+pub fn rare_shapes(seed: u64, size: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(size + 64 * 1024);
+    let mut n = 0u64;
+    let mut sessions = 0u64;
+    while out.len() < size {
+        sessions += 1;
+        if sessions.is_multiple_of(2) {
+            payload_session(&mut rng, &mut out, &mut n);
+        } else {
+            sdk_session(&mut rng, &mut out, &mut n, sessions);
+        }
+    }
+    out.into_bytes()
+}
+
+/// Escape-heavy text of `len` bytes or a little more.
+fn text_of(rng: &mut Rng, len: usize) -> String {
+    let mut s = String::new();
+    text(rng, len, &mut s);
+    s
+}
+
+fn sdk_session(rng: &mut Rng, out: &mut String, n: &mut u64, number: u64) {
+    let sid = format!("sdk-{number}-{:x}", rng.next());
+    let (a, b) = (text_of(rng, 30), text_of(rng, 50));
+    out.push_str(&format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{sid}\",\"model\":\"composer-2\"}}\n"
+    ));
+    out.push_str(&format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{a}\"}},{{\"type\":\"text\",\"text\":\"{b}\"}}]}},\"session_id\":\"{sid}\"}}\n"
+    ));
+    // `result` is every assistant text joined.
+    let mut joined = String::new();
+    let mut ts = 1_770_000_000_000u64;
+    for turn in 0..1 + rng.below(4) {
+        ts += 10;
+        let (a, b, c) = (text_of(rng, 20), text_of(rng, 40), text_of(rng, 10));
+        joined.push_str(&a);
+        joined.push_str(&b);
+        joined.push_str(&c);
+        out.push_str(&format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{a}\"}},{{\"type\":\"image\"}},{{\"type\":\"text\",\"text\":\"{b}\"}},{{\"type\":\"text\",\"text\":\"{c}\"}}]}},\"session_id\":\"{sid}\",\"model_call_id\":\"m-{turn}\",\"timestamp_ms\":{ts}}}\n"
+        ));
+        for _ in 0..1 + rng.below(3) {
+            *n += 1;
+            let id = format!("call_{n}");
+            let name = SPELLED_TOOL_NAMES[rng.below(SPELLED_TOOL_NAMES.len() as u64) as usize];
+            let args = format!("{{\"query\":\"{}\"}}", text_of(rng, 20));
+            let output = text_of(rng, 60);
+            ts += 10;
+            if rng.below(2) == 0 {
+                // Seed 004's `tool_name`.
+                out.push_str(&format!(
+                    "{{\"type\":\"tool-call-started\",\"tool_name\":\"{name}\",\"tool_call_id\":\"{id}\",\"parameters\":{args},\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+                ));
+                out.push_str(&format!(
+                    "{{\"type\":\"tool-call-completed\",\"tool_name\":\"{name}\",\"tool_call_id\":\"{id}\",\"result\":{{\"success\":true,\"output\":\"{output}\"}},\"duration_ms\":5,\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+                ));
+            } else {
+                // The cloud stream's `toolCall`.
+                out.push_str(&format!(
+                    "{{\"type\":\"tool-call-started\",\"callId\":\"{id}\",\"toolCall\":{{\"type\":\"{name}\",\"args\":{args}}},\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+                ));
+                out.push_str(&format!(
+                    "{{\"type\":\"tool-call-completed\",\"callId\":\"{id}\",\"toolCall\":{{\"type\":\"{name}\",\"args\":{args},\"result\":{{\"success\":true,\"output\":\"{output}\"}}}},\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n"
+                ));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "{{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"{joined}\",\"session_id\":\"{sid}\",\"duration_ms\":812,\"duration_api_ms\":700,\"is_error\":false}}\n"
+    ));
+}
+
+/// Seed 002's shapes: `toolCall` with an `id` inside `payload`, completions that name no kind.
+fn payload_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
+    let (a, b) = (text_of(rng, 30), text_of(rng, 50));
+    out.push_str("{\"type\":\"system\",\"subtype\":\"init\",\"payload\":{}}\n");
+    out.push_str(&format!(
+        "{{\"type\":\"user\",\"payload\":{{\"prompt\":\"{a}\"}}}}\n"
+    ));
+    out.push_str(&format!(
+        "{{\"type\":\"assistant\",\"payload\":{{\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{a}\"}},{{\"type\":\"text\",\"text\":\"{b}\"}}]}}}}}}\n"
+    ));
+    for _ in 0..1 + rng.below(4) {
+        *n += 1;
+        let id = format!("shell-{n}");
+        let command = text_of(rng, 20);
+        let stdout = text_of(rng, 60);
+        out.push_str(&format!(
+            "{{\"type\":\"tool_call\",\"subtype\":\"started\",\"payload\":{{\"toolCall\":{{\"id\":\"{id}\",\"shellToolCall\":{{\"name\":\"shell\",\"args\":{{\"command\":\"{command}\"}}}}}}}}}}\n"
+        ));
+        out.push_str(&format!(
+            "{{\"type\":\"tool_call\",\"subtype\":\"completed\",\"payload\":{{\"toolCall\":{{\"id\":\"{id}\",\"result\":{{\"exitCode\":0,\"stdout\":\"{stdout}\",\"stderr\":\"\"}}}}}}}}\n"
+        ));
+    }
+    out.push_str(&format!(
+        "{{\"type\":\"assistant\",\"payload\":{{\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{b}\"}},{{\"type\":\"text\",\"text\":\"{a}\"}}]}}}}}}\n"
+    ));
+    out.push_str(
+        "{\"type\":\"result\",\"subtype\":\"success\",\"exitCode\":0,\"payload\":{\"exitCode\":0,\"is_error\":false}}\n",
+    );
+}
