@@ -29,6 +29,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// The JSON type of a value, for "expected X, found Y" findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1086,11 +1087,26 @@ impl<'de> Visitor<'de> for StrVisitor {
 
 /// The keys of one object seen so far, to find repeated keys without allocating: 64-bit hashes
 /// of the first 32 keys (events have about ten). Two different keys of one object share a hash
-/// with a chance of about 2^-58, which would read as a repeated key.
-#[derive(Default)]
+/// with a chance of about 2^-58, which would read as a repeated key. The slots are not zeroed
+/// first: one set is made per object, and zeroing its 256 bytes cost a call of `memset` for
+/// every record. `len` comes first, and stays there (`repr(C)`): after the array, the compiler
+/// merged its store of 0 and the array into one `memset` of the whole set.
+#[repr(C)]
 struct KeySet {
-    hashes: [u64; 32],
+    /// The first `len` hashes are written.
     len: usize,
+    hashes: MaybeUninit<[u64; KEYS]>,
+}
+
+const KEYS: usize = 32;
+
+impl Default for KeySet {
+    fn default() -> Self {
+        KeySet {
+            len: 0,
+            hashes: MaybeUninit::uninit(),
+        }
+    }
 }
 
 impl KeySet {
@@ -1099,11 +1115,15 @@ impl KeySet {
     fn insert(&mut self, key: &Key<'_>) -> bool {
         use std::hash::BuildHasher;
         let h = foldhash::fast::FixedState::with_seed(0).hash_one(key.name.as_bytes());
-        if self.hashes[..self.len].contains(&h) {
+        let first = self.hashes.as_mut_ptr().cast::<u64>();
+        // SAFETY: the first `len` (at most KEYS) hashes were written by earlier calls, below.
+        let seen = unsafe { std::slice::from_raw_parts(first, self.len) };
+        if seen.contains(&h) {
             return true;
         }
-        if self.len < self.hashes.len() {
-            self.hashes[self.len] = h;
+        if self.len < KEYS {
+            // SAFETY: `len < KEYS`, so the slot lies inside the array.
+            unsafe { first.add(self.len).write(h) };
             self.len += 1;
         }
         false
