@@ -1,0 +1,84 @@
+//! A file checked in segments side by side gives exactly the findings, consumer calls and
+//! totals of one thread, wherever the segments start: inside strings over several lines,
+//! inside records over the limit, on BOMs and CRLFs.
+//!
+//! Input layout: byte 0 picks the segment size, byte 1 the record size limit (low bits) and
+//! the number of threads (high bits), byte 2 the batch size; the rest is the stream.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sjlint::check::{self, Consumer, Options, Totals};
+use sjlint::event::Event;
+use sjlint::pipeline::{self, Settings, Whole};
+use sjlint::record::{Position, Record};
+use std::sync::Arc;
+
+const LIMITS: [usize; 4] = [8, 64, 4096, check::DEFAULT_MAX_RECORD_BYTES];
+const BATCHES: [usize; 4] = [1, 100, 4096, pipeline::DEFAULT_BATCH_BYTES];
+
+/// Everything a run shows, in order.
+#[derive(Default)]
+struct Seen(String);
+
+impl Consumer for Seen {
+    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        self.0 += &format!(
+            "event {:?} {} {} {json} {:?}\n",
+            rec.pos,
+            rec.lines,
+            rec.flags & !sjlint::record::UTF8,
+            ev.ty
+        );
+    }
+    fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        self.0 += &format!("invalid {pos:?} {bytes:?}\n");
+    }
+}
+
+fn run(data: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
+    let mut seen = Seen::default();
+    let mut totals = Totals::default();
+    let mut found = String::new();
+    let mut emit = |d: sjlint::diagnostic::Diagnostic| {
+        found += &format!("{d:?}\n");
+        Ok(())
+    };
+    match settings {
+        None => check::check_into(data, opts, &mut emit, &mut seen, &mut totals),
+        Some(settings) => {
+            let whole: Arc<dyn Whole> = Arc::new(data.to_vec());
+            let pace = |_: usize, _: usize| Ok(());
+            pipeline::check_in_place(
+                whole,
+                pace,
+                opts,
+                settings,
+                &mut emit,
+                &mut seen,
+                &mut totals,
+            )
+        }
+    }
+    .expect("checking bytes in memory cannot fail");
+    format!("{found}{}{totals:?}", seen.0)
+}
+
+fuzz_target!(|input: &[u8]| {
+    let [segment, knob, batch, data @ ..] = input else {
+        return;
+    };
+    let opts = Options {
+        max_record_bytes: LIMITS[usize::from(knob & 3)],
+        ..Options::default()
+    };
+    let settings = Settings {
+        workers: 2 + usize::from(knob >> 6),
+        batch_bytes: BATCHES[usize::from(batch & 3)],
+        ready: None,
+        segment_bytes: 1 + usize::from(*segment),
+    };
+    let one = run(data, &opts, None);
+    let parts = run(data, &opts, Some(&settings));
+    assert_eq!(one, parts, "{settings:?}");
+});
