@@ -103,3 +103,21 @@ fn rare_record_shapes_allocate_nothing_per_record() {
         "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
     );
 }
+
+#[test]
+fn interaction_queries_allocate_nothing_per_record() {
+    // Requests and responses before, between and instead of tool calls' starts, with string and
+    // number ids: the validator keeps their ids across records, which must reuse owned strings.
+    let small = generator::queries(7, 2 << 20);
+    let large = generator::queries(7, 16 << 20);
+    let (a_small, r_small, f_small) = allocations_and_findings(&small);
+    let (a_large, r_large, f_large) = allocations_and_findings(&large);
+    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
+    assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
+    assert!(r_large > 7 * r_small);
+    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
+    assert!(
+        per_record < 0.01,
+        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
+    );
+}
