@@ -129,15 +129,16 @@ pub struct Validator {
     calls: Map<String, OpenCall>,
     /// The id of the last session, kept for the next session's.
     spare_session_id: String,
-    /// The keys of calls that have completed, kept for the next calls' ids, so that a steady
-    /// stream of calls allocates nothing.
+    /// The keys of calls that have completed, of queries that were answered and of announced ids
+    /// that were let go, kept for the next keys of any of the three, so that a steady stream of
+    /// calls and queries allocates nothing.
     spare_ids: Vec<String>,
     /// Every tool kind seen, once: a stream names a handful.
     kinds: Vec<Box<str>>,
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
-    announced: Set<Box<str>>,
-    /// Open `interaction_query` requests by `id`, with their lines.
-    queries: Map<Box<str>, u64>,
+    announced: Set<String>,
+    /// Open `interaction_query` requests by `id` (a number in its decimal form), with their lines.
+    queries: Map<String, u64>,
     records: u64,
     /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
     /// follows it, since a lone `result` is the `--output-format json` form.
@@ -352,25 +353,40 @@ impl Validator {
             (Some("tool_call"), Some("started")) => self.started(&mut ctx, ev),
             (Some("tool_call"), Some("completed")) => self.completed(&mut ctx, ev),
             (Some("interaction_query"), Some("request")) => {
-                if let Some(id) = id_key(&ev.query.id) {
-                    self.queries.insert(id, line);
+                let mut digits = IdDigits::default();
+                if let Some(id) = digits.key(&ev.query.id) {
+                    // A repeated id keeps its key and takes the later line, as `insert` would.
+                    match self.queries.get_mut(id) {
+                        Some(open) => *open = line,
+                        None => {
+                            let key = spare_key(&mut self.spare_ids, id);
+                            self.queries.insert(key, line);
+                        }
+                    }
                 }
-                if let Some(call) = ev.query.tool_call_id.as_deref() {
-                    self.announced.insert(call.into());
+                if let Some(call) = ev.query.tool_call_id.as_deref()
+                    && !self.announced.contains(call)
+                {
+                    let key = spare_key(&mut self.spare_ids, call);
+                    self.announced.insert(key);
                 }
             }
             (Some("interaction_query"), Some("response")) => {
-                if let Some(id) = id_key(&ev.response.id)
-                    && self.queries.remove(&id).is_none()
-                {
-                    let d = Diagnostic::new(
-                        Rule::OrphanQueryResponse,
-                        rec.pos,
-                        format!(
-                            "a response to interaction query {id:?}, which was never requested"
-                        ),
-                    );
-                    ctx.emit_at(d, &["response", "id"], true);
+                let mut digits = IdDigits::default();
+                if let Some(id) = digits.key(&ev.response.id) {
+                    match self.queries.remove_entry(id) {
+                        Some((key, _)) => self.spare_ids.push(key),
+                        None => {
+                            let d = Diagnostic::new(
+                                Rule::OrphanQueryResponse,
+                                rec.pos,
+                                format!(
+                                    "a response to interaction query {id:?}, which was never requested"
+                                ),
+                            );
+                            ctx.emit_at(d, &["response", "id"], true);
+                        }
+                    }
                 }
             }
             (Some("result"), _) => {
@@ -407,13 +423,13 @@ impl Validator {
             ctx.emit_at(d, &["call_id"], false);
             return;
         }
-        if !self.announced.is_empty() {
-            self.announced.remove(id);
+        if !self.announced.is_empty()
+            && let Some(key) = self.announced.take(id)
+        {
+            self.spare_ids.push(key);
         }
         let kind = ev.tool_call.kind.as_deref().map(|k| self.kind_index(k));
-        let mut key = self.spare_ids.pop().unwrap_or_default();
-        key.clear();
-        key.push_str(id);
+        let key = spare_key(&mut self.spare_ids, id);
         self.calls.insert(
             key,
             OpenCall {
@@ -465,7 +481,9 @@ impl Validator {
             unknown_kind(ctx, kind);
         }
         let Some(open) = open else {
-            if !self.announced.remove(id) {
+            if let Some(key) = self.announced.take(id) {
+                self.spare_ids.push(key);
+            } else {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
                     ctx.pos,
@@ -515,8 +533,9 @@ impl Validator {
                 line_pos(line),
                 format!("tool call {id:?} is started but never completed"),
             ));
+            self.spare_ids.push(id);
         }
-        let mut queries: Vec<(u64, Box<str>)> =
+        let mut queries: Vec<(u64, String)> =
             self.queries.drain().map(|(id, line)| (line, id)).collect();
         queries.sort();
         for (line, id) in queries {
@@ -525,8 +544,10 @@ impl Validator {
                 line_pos(line),
                 format!("interaction query {id:?} has no response by the end of its session"),
             ));
+            self.spare_ids.push(id);
         }
-        self.announced.clear();
+        // Ids announced for calls that then started and completed stay until here.
+        self.spare_ids.extend(self.announced.drain());
     }
 
     /// End of input: the findings that wait for it.
@@ -567,6 +588,13 @@ struct Ctx<'b, 'e, F> {
 }
 
 impl<F: FnMut(Diagnostic)> Ctx<'_, '_, F> {
+    /// Whether findings of `rule` are reported. Rules that healthy runs trip (a new tool kind or
+    /// event type, on every record of it) ask first, so that ignoring them costs no message per
+    /// record; the rest are built and dropped by `emit`.
+    fn wants(&self, rule: Rule) -> bool {
+        self.enabled.contains(rule)
+    }
+
     fn emit(&mut self, d: Diagnostic) {
         if self.enabled.contains(d.rule) {
             (self.emit)(d);
@@ -611,13 +639,44 @@ fn describe(ev: &Event<'_>) -> String {
     }
 }
 
-/// An id used as a map key: strings as they are, numbers in their decimal form.
-fn id_key(f: &Field<'_>) -> Option<Box<str>> {
-    match f {
-        Field::Str(s) => Some((**s).into()),
-        Field::UInt(n) => Some(n.to_string().into()),
-        Field::Int(n) => Some(n.to_string().into()),
-        _ => None,
+/// An owned copy of `id` in a string taken from `spare` (a new one only when `spare` is empty),
+/// to be put back there when its entry goes.
+fn spare_key(spare: &mut Vec<String>, id: &str) -> String {
+    let mut key = spare.pop().unwrap_or_default();
+    key.clear();
+    key.push_str(id);
+    key
+}
+
+/// Room for the decimal form of any `u64` or `i64`: at most 20 bytes, sign included.
+#[derive(Default)]
+struct IdDigits([u8; 20]);
+
+impl IdDigits {
+    /// An id as a map key: strings as they are, numbers in their decimal form (written here, so
+    /// that looking a number up allocates nothing).
+    fn key<'s>(&'s mut self, f: &'s Field<'_>) -> Option<&'s str> {
+        let (negative, mut n) = match *f {
+            Field::Str(ref s) => return Some(s),
+            Field::UInt(n) => (false, n),
+            Field::Int(n) => (n < 0, n.unsigned_abs()),
+            _ => return None,
+        };
+        let mut at = self.0.len();
+        loop {
+            at -= 1;
+            self.0[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        if negative {
+            at -= 1;
+            self.0[at] = b'-';
+        }
+        // Only ASCII digits and a sign were written.
+        std::str::from_utf8(&self.0[at..]).ok()
     }
 }
 
@@ -672,16 +731,19 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
         }
     };
     let Some((_, subtypes)) = KNOWN_TYPES.iter().find(|(t, _)| *t == ty) else {
-        let d = Diagnostic::new(
-            Rule::UnknownEventType,
-            ctx.pos,
-            format!("unknown event type {ty:?}"),
-        )
-        .with_help("new event types appear in new CLI versions; a consumer should skip what it does not know");
-        ctx.emit_at(d, &["type"], true);
+        if ctx.wants(Rule::UnknownEventType) {
+            let d = Diagnostic::new(
+                Rule::UnknownEventType,
+                ctx.pos,
+                format!("unknown event type {ty:?}"),
+            )
+            .with_help("new event types appear in new CLI versions; a consumer should skip what it does not know");
+            ctx.emit_at(d, &["type"], true);
+        }
         return;
     };
     match (&ev.subtype, subtypes) {
+        (Field::Str(_), _) if !ctx.wants(Rule::UnknownSubtype) => {}
         (Field::Str(s), Some(known)) if !known.contains(&&**s) => {
             let d = Diagnostic::new(
                 Rule::UnknownSubtype,
@@ -927,7 +989,7 @@ fn check_tool_call(
 }
 
 fn unknown_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
-    if !KNOWN_TOOL_KINDS.contains(&kind) {
+    if ctx.wants(Rule::UnknownToolKind) && !KNOWN_TOOL_KINDS.contains(&kind) {
         let d = Diagnostic::new(
             Rule::UnknownToolKind,
             ctx.pos,
@@ -1187,6 +1249,22 @@ mod tests {
         assert_eq!(a.append(b), Poly::of(b"hello, world"));
         assert_ne!(Poly::of(b"ab"), Poly::of(b"ba"));
         assert_eq!(Poly::default().append(a), a);
+    }
+
+    #[test]
+    fn number_ids_are_keyed_by_their_decimal_form() {
+        for n in [0, 7, 10, 99, 1_000_000, u64::MAX] {
+            let f = Field::UInt(n);
+            assert_eq!(IdDigits::default().key(&f), Some(&*n.to_string()));
+        }
+        for n in [0, -1, -10, 42, i64::MIN, i64::MAX] {
+            let f = Field::Int(n);
+            assert_eq!(IdDigits::default().key(&f), Some(&*n.to_string()));
+        }
+        let f = Field::Str("q_7c1e".into());
+        assert_eq!(IdDigits::default().key(&f), Some("q_7c1e"));
+        assert_eq!(IdDigits::default().key(&Field::Float(1.5)), None);
+        assert_eq!(IdDigits::default().key(&Field::Absent), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod generator;
 
 use sjlint::check::{self, Options};
+use sjlint::rules::Rule;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -74,9 +75,14 @@ fn check_allocates_nothing_per_record() {
 
 /// Allocations, records and findings of `check` on `input`.
 fn allocations_and_findings(input: &[u8]) -> (u64, u64, u64) {
+    allocations_and_findings_with(input, &Options::default())
+}
+
+/// Allocations, records and findings of `check` on `input` with `opts`.
+fn allocations_and_findings_with(input: &[u8], opts: &Options) -> (u64, u64, u64) {
     let mut findings = 0;
     let before = allocations_so_far();
-    let totals = check::check_bytes(input, &Options::default(), &mut |_| {
+    let totals = check::check_bytes(input, opts, &mut |_| {
         findings += 1;
         Ok(())
     })
@@ -96,6 +102,49 @@ fn rare_record_shapes_allocate_nothing_per_record() {
     // A finding is built on the cold path and allocates; these streams must have none, or the
     // count below would measure findings rather than the classifier.
     assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
+    assert!(r_large > 7 * r_small);
+    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
+    assert!(
+        per_record < 0.01,
+        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
+    );
+}
+
+#[test]
+fn interaction_queries_allocate_nothing_per_record() {
+    // Requests and responses before, between and instead of tool calls' starts, with string and
+    // number ids: the validator keeps their ids across records, which must reuse owned strings.
+    let small = generator::queries(7, 2 << 20);
+    let large = generator::queries(7, 16 << 20);
+    let (a_small, r_small, f_small) = allocations_and_findings(&small);
+    let (a_large, r_large, f_large) = allocations_and_findings(&large);
+    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
+    assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
+    assert!(r_large > 7 * r_small);
+    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
+    assert!(
+        per_record < 0.01,
+        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
+    );
+}
+
+#[test]
+fn ignored_findings_allocate_nothing_per_record() {
+    // Every read call of a new tool kind, which a user who knows it has told `check` to ignore:
+    // nothing is reported, so nothing may be built for it either.
+    let renamed = |size| {
+        let stream = String::from_utf8(generator::stream(9, size, false)).unwrap();
+        stream.replace("readToolCall", "readNotebookToolCall")
+    };
+    let (small, large) = (renamed(2 << 20), renamed(16 << 20));
+    let mut opts = Options::default();
+    opts.enabled.remove(Rule::UnknownToolKind);
+    let (a_small, r_small, f_small) = allocations_and_findings_with(small.as_bytes(), &opts);
+    let (a_large, r_large, f_large) = allocations_and_findings_with(large.as_bytes(), &opts);
+    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
+    assert_eq!((f_small, f_large), (0, 0), "nothing else is a finding");
+    let (_, _, reported) = allocations_and_findings(small.as_bytes());
+    assert!(reported > 100, "the new kind is a finding unless ignored");
     assert!(r_large > 7 * r_small);
     let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
     assert!(

@@ -436,3 +436,159 @@ fn payload_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
         "{\"type\":\"result\",\"subtype\":\"success\",\"exitCode\":0,\"payload\":{\"exitCode\":0,\"is_error\":false}}\n",
     );
 }
+
+/// The tools that ask before they run, as `(query_type, response key, tool kind, args key)`.
+const QUERIED_TOOLS: &[(&str, &str, &str, &str)] = &[
+    (
+        "webFetchRequestQuery",
+        "webFetchRequestResponse",
+        "webFetchToolCall",
+        "url",
+    ),
+    (
+        "webSearchRequestQuery",
+        "webSearchRequestResponse",
+        "webSearchToolCall",
+        "searchTerm",
+    ),
+    (
+        "askQuestionInteractionQuery",
+        "askQuestionInteractionResponse",
+        "askQuestionToolCall",
+        "question",
+    ),
+];
+
+/// About `size` bytes of healthy cursor sessions (2026.09 on) in which every tool call is
+/// announced by an `interaction_query` request, answered by its response. The request and its
+/// response come before the call's `started`, or between `started` and `completed`, or stand in
+/// for a `started` that is never written (the call only completes); the calls of a turn overlap
+/// and complete in reverse order. Query ids are strings or numbers; half the call ids hold an
+/// escaped newline. No record is a finding.
+pub fn queries(seed: u64, size: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(size + 64 * 1024);
+    let mut n = 0u64;
+    while out.len() < size {
+        queries_session(&mut rng, &mut out, &mut n);
+    }
+    out.into_bytes()
+}
+
+fn queries_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
+    let sid = format!(
+        "{:08x}-5c1e-4a7d-{:012x}",
+        rng.next() as u32,
+        rng.next() >> 16
+    );
+    let mut ts = 1_780_000_000_000u64 + rng.below(1 << 30);
+    out.push_str(&format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"apiKeySource\":\"login\",\"cwd\":\"/home/user/project\",\"session_id\":\"{sid}\",\"model\":\"GPT-5.1\",\"permissionMode\":\"default\"}}\n"
+    ));
+    let prompt = text_of(rng, 60);
+    out.push_str(&format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{prompt}\"}}]}},\"session_id\":\"{sid}\"}}\n"
+    ));
+    let mut result = String::new();
+    for turn in 0..1 + rng.below(6) {
+        ts += 10;
+        let mcid = format!("{:x}-{turn}-aq0x", rng.next());
+        let len = 40 + rng.below(80) as usize;
+        let seg = text_of(rng, len);
+        result.push_str(&seg);
+        out.push_str(&format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{seg}\"}}]}},\"session_id\":\"{sid}\",\"model_call_id\":\"{mcid}\",\"timestamp_ms\":{ts}}}\n"
+        ));
+        struct Call {
+            id: String,
+            query_id: String,
+            tool: usize,
+            /// 0: asked before `started`; 1: asked between `started` and `completed`; 2: asked
+            /// instead of a `started`.
+            placement: u64,
+            approved: bool,
+            arg: String,
+        }
+        let calls: Vec<Call> = (0..1 + rng.below(3))
+            .map(|_| {
+                *n += 1;
+                let query_id = if rng.below(2) == 0 {
+                    n.to_string()
+                } else {
+                    format!("\"q_{:04x}{n}\"", rng.below(1 << 16))
+                };
+                Call {
+                    id: call_id(rng, *n),
+                    query_id,
+                    tool: rng.below(QUERIED_TOOLS.len() as u64) as usize,
+                    placement: rng.below(3),
+                    approved: rng.below(8) != 0,
+                    arg: text_of(rng, 20),
+                }
+            })
+            .collect();
+        let request = |c: &Call, out: &mut String| {
+            let (query_type, _, _, key) = QUERIED_TOOLS[c.tool];
+            out.push_str(&format!(
+                "{{\"type\":\"interaction_query\",\"subtype\":\"request\",\"query_type\":\"{query_type}\",\"query\":{{\"id\":{},\"{query_type}\":{{\"args\":{{\"{key}\":\"{}\",\"toolCallId\":\"{}\"}}}}}},\"session_id\":\"{sid}\"}}\n",
+                c.query_id, c.arg, c.id
+            ));
+        };
+        let response = |c: &Call, out: &mut String| {
+            let (query_type, response, _, _) = QUERIED_TOOLS[c.tool];
+            let decision = if c.approved {
+                "{\"approved\":{}}"
+            } else {
+                "{\"rejected\":{\"reason\":\"not now\"}}"
+            };
+            out.push_str(&format!(
+                "{{\"type\":\"interaction_query\",\"subtype\":\"response\",\"query_type\":\"{query_type}\",\"response\":{{\"id\":{},\"{response}\":{decision}}},\"session_id\":\"{sid}\"}}\n",
+                c.query_id
+            ));
+        };
+        for c in &calls {
+            if c.placement != 1 {
+                request(c, out);
+                response(c, out);
+            }
+            if c.placement != 2 {
+                ts += 3;
+                let (_, _, kind, key) = QUERIED_TOOLS[c.tool];
+                out.push_str(&format!(
+                    "{{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"{}\",\"tool_call\":{{\"{kind}\":{{\"args\":{{\"{key}\":\"{}\",\"toolCallId\":\"{}\"}}}}}},\"model_call_id\":\"{mcid}\",\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n",
+                    c.id, c.arg, c.id
+                ));
+            }
+            if c.placement == 1 {
+                request(c, out);
+            }
+        }
+        for c in calls.iter().rev() {
+            if c.placement == 1 {
+                response(c, out);
+            }
+            ts += rng.below(3000);
+            let (_, _, kind, key) = QUERIED_TOOLS[c.tool];
+            let outcome = if c.approved {
+                let len = 100 + rng.below(400) as usize;
+                format!("{{\"success\":{{\"text\":\"{}\"}}}}", text_of(rng, len))
+            } else {
+                "{\"rejected\":{\"reason\":\"not now\"}}".to_owned()
+            };
+            out.push_str(&format!(
+                "{{\"type\":\"tool_call\",\"subtype\":\"completed\",\"call_id\":\"{}\",\"tool_call\":{{\"{kind}\":{{\"args\":{{\"{key}\":\"{}\",\"toolCallId\":\"{}\"}},\"result\":{outcome}}}}},\"model_call_id\":\"{mcid}\",\"session_id\":\"{sid}\",\"timestamp_ms\":{ts}}}\n",
+                c.id, c.arg, c.id
+            ));
+        }
+    }
+    let fin = text_of(rng, 60);
+    result.push_str(&fin);
+    out.push_str(&format!(
+        "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{fin}\"}}]}},\"session_id\":\"{sid}\"}}\n"
+    ));
+    out.push_str(&format!(
+        "{{\"type\":\"result\",\"subtype\":\"success\",\"duration_ms\":{d},\"duration_api_ms\":{d},\"is_error\":false,\"result\":\"{result}\",\"session_id\":\"{sid}\",\"request_id\":\"{:x}\"}}\n",
+        rng.next(),
+        d = rng.below(60_000)
+    ));
+}
