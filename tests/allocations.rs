@@ -48,38 +48,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// Allocations and records of `check` on `input`, split where it lies.
-fn allocations(input: &[u8]) -> (u64, u64) {
-    let before = allocations_so_far();
-    let totals = check::check_bytes(input, &Options::default(), &mut |_| Ok(())).unwrap();
-    (allocations_so_far() - before, totals.records)
-}
-
-#[test]
-fn check_allocates_nothing_per_record() {
-    // One stream, and the same stream with eight times as many records: escaped call ids and
-    // texts, parallel calls, sessions.
-    let small = generator::stream(3, 2 << 20, false);
-    let large = generator::stream(3, 16 << 20, false);
-    let (a_small, r_small) = allocations(&small);
-    let (a_large, r_large) = allocations(&large);
-    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
-    assert!(r_large > 7 * r_small);
-    // What grows is the few buffers that reach their largest size later in a longer stream.
-    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
-    assert!(
-        per_record < 0.01,
-        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
-    );
-}
-
-/// Allocations, records and findings of `check` on `input`.
-fn allocations_and_findings(input: &[u8]) -> (u64, u64, u64) {
-    allocations_and_findings_with(input, &Options::default())
-}
-
-/// Allocations, records and findings of `check` on `input` with `opts`.
-fn allocations_and_findings_with(input: &[u8], opts: &Options) -> (u64, u64, u64) {
+/// Allocations, records and findings of `check` on `input` with `opts`, split where it lies.
+fn allocations(input: &[u8], opts: &Options) -> (u64, u64, u64) {
     let mut findings = 0;
     let before = allocations_so_far();
     let totals = check::check_bytes(input, opts, &mut |_| {
@@ -87,20 +57,17 @@ fn allocations_and_findings_with(input: &[u8], opts: &Options) -> (u64, u64, u64
         Ok(())
     })
     .unwrap();
-    let after = allocations_so_far();
-    (after - before, totals.records, findings)
+    (allocations_so_far() - before, totals.records, findings)
 }
 
-#[test]
-fn rare_record_shapes_allocate_nothing_per_record() {
-    // Joined content texts, `toolCall` objects and spelled tool kinds in most records.
-    let small = generator::rare_shapes(5, 2 << 20);
-    let large = generator::rare_shapes(5, 16 << 20);
-    let (a_small, r_small, f_small) = allocations_and_findings(&small);
-    let (a_large, r_large, f_large) = allocations_and_findings(&large);
+/// `check` with `opts` on a stream and on one with about eight times as many records: what
+/// grows is the few buffers that reach their largest size later in a longer stream, never
+/// an allocation per record. Both streams must be healthy: a finding is built on the cold
+/// path and allocates, so the count would measure findings instead.
+fn nothing_per_record(small: &[u8], large: &[u8], opts: &Options) {
+    let (a_small, r_small, f_small) = allocations(small, opts);
+    let (a_large, r_large, f_large) = allocations(large, opts);
     eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
-    // A finding is built on the cold path and allocates; these streams must have none, or the
-    // count below would measure findings rather than the classifier.
     assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
     assert!(r_large > 7 * r_small);
     let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
@@ -108,6 +75,22 @@ fn rare_record_shapes_allocate_nothing_per_record() {
         per_record < 0.01,
         "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
     );
+}
+
+#[test]
+fn check_allocates_nothing_per_record() {
+    // Escaped call ids and texts, parallel calls, sessions.
+    let small = generator::stream(3, 2 << 20, false);
+    let large = generator::stream(3, 16 << 20, false);
+    nothing_per_record(&small, &large, &Options::default());
+}
+
+#[test]
+fn rare_record_shapes_allocate_nothing_per_record() {
+    // Joined content texts, `toolCall` objects and spelled tool kinds in most records.
+    let small = generator::rare_shapes(5, 2 << 20);
+    let large = generator::rare_shapes(5, 16 << 20);
+    nothing_per_record(&small, &large, &Options::default());
 }
 
 #[test]
@@ -116,16 +99,7 @@ fn interaction_queries_allocate_nothing_per_record() {
     // number ids: the validator keeps their ids across records, which must reuse owned strings.
     let small = generator::queries(7, 2 << 20);
     let large = generator::queries(7, 16 << 20);
-    let (a_small, r_small, f_small) = allocations_and_findings(&small);
-    let (a_large, r_large, f_large) = allocations_and_findings(&large);
-    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
-    assert_eq!((f_small, f_large), (0, 0), "the streams are healthy");
-    assert!(r_large > 7 * r_small);
-    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
-    assert!(
-        per_record < 0.01,
-        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
-    );
+    nothing_per_record(&small, &large, &Options::default());
 }
 
 #[test]
@@ -137,18 +111,9 @@ fn ignored_findings_allocate_nothing_per_record() {
         stream.replace("readToolCall", "readNotebookToolCall")
     };
     let (small, large) = (renamed(2 << 20), renamed(16 << 20));
+    let (_, _, reported) = allocations(small.as_bytes(), &Options::default());
+    assert!(reported > 100, "the new kind is a finding unless ignored");
     let mut opts = Options::default();
     opts.enabled.remove(Rule::UnknownToolKind);
-    let (a_small, r_small, f_small) = allocations_and_findings_with(small.as_bytes(), &opts);
-    let (a_large, r_large, f_large) = allocations_and_findings_with(large.as_bytes(), &opts);
-    eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
-    assert_eq!((f_small, f_large), (0, 0), "nothing else is a finding");
-    let (_, _, reported) = allocations_and_findings(small.as_bytes());
-    assert!(reported > 100, "the new kind is a finding unless ignored");
-    assert!(r_large > 7 * r_small);
-    let per_record = (a_large.saturating_sub(a_small)) as f64 / (r_large - r_small) as f64;
-    assert!(
-        per_record < 0.01,
-        "{per_record:.3} allocations per record ({a_small} for {r_small} records, {a_large} for {r_large})"
-    );
+    nothing_per_record(small.as_bytes(), large.as_bytes(), &opts);
 }
