@@ -494,7 +494,9 @@ fn ctrl_c_stops_a_mapped_file_with_the_summary_so_far() {
     while input.len() < 96 << 20 {
         input.extend_from_slice(&sample);
     }
-    let path = std::env::temp_dir().join(format!("sjlint-mapped-ctrl-c-{}", std::process::id()));
+    // In a directory removed however the test ends.
+    let dir = TempDir::new("mapped-ctrl-c");
+    let path = dir.path().join("input.ndjson");
     std::fs::write(&path, &input).unwrap();
     for jobs in ["1", "2"] {
         let child = sjlint()
@@ -523,7 +525,6 @@ fn ctrl_c_stops_a_mapped_file_with_the_summary_so_far() {
         assert!(records > 0 && records < lines, "{summary}");
         assert!(!out.contains("missing-result"), "{out}");
     }
-    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
@@ -538,7 +539,8 @@ fn megabytes_of_random_bytes_are_checked_in_linear_time() {
             (x >> 24) as u8
         })
         .collect();
-    let path = std::env::temp_dir().join(format!("sjlint-random-{}", std::process::id()));
+    let dir = TempDir::new("random");
+    let path = dir.path().join("input");
     std::fs::write(&path, &input).unwrap();
     for jobs in ["1", "2"] {
         let child = sjlint()
@@ -555,5 +557,4 @@ fn megabytes_of_random_bytes_are_checked_in_linear_time() {
             "{out}"
         );
     }
-    std::fs::remove_file(&path).unwrap();
 }

@@ -156,6 +156,14 @@ fn a_mapped_file_gives_its_pages_back() {
     // Four times the limit: held whole, the file's pages alone would break it.
     let block = generator::stream(12, 4 << 20, false);
     let path = std::env::temp_dir().join(format!("sjlint-mapped-{}.ndjson", std::process::id()));
+    // Removed however the test ends: a failed run must not leave 128 MiB behind.
+    struct Removed<'p>(&'p std::path::Path);
+    impl Drop for Removed<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    let _removed = Removed(&path);
     let mut file = std::fs::File::create(&path).unwrap();
     let mut size = 0;
     while size < (4 * LIMIT_KIB as usize) << 10 {
@@ -177,5 +185,4 @@ fn a_mapped_file_gives_its_pages_back() {
         );
         assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     }
-    std::fs::remove_file(&path).unwrap();
 }
