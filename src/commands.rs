@@ -107,7 +107,7 @@ fn print_man(sub: Option<&str>) -> io::Result<u8> {
 fn print_rules() -> io::Result<u8> {
     let mut out = BufWriter::new(io::stdout().lock());
     let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
-    for r in &RULES {
+    for r in RULES {
         writeln!(
             out,
             "{:width$}  {:10}  {:7}  {}",
