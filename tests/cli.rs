@@ -1680,3 +1680,46 @@ fn snapshot_wide_characters_before_the_mark() {
     assert!(out.contains("wrong-field-type"), "{out}");
     assert_snapshot("wide-characters", &out);
 }
+
+/// Emoji outside the CJK blocks (U+1F680, U+2705) and combining marks count by their display
+/// width too: the carets stay under the value.
+#[test]
+fn carets_follow_the_display_width_of_emoji_and_combining_marks() {
+    let input = concat!(
+        r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s1","model":"Auto","permissionMode":"default"}"#,
+        "\n",
+        r#"{"type":"thinking","subtype":"delta","note":"🚀🚀✅ e\u0301","text":"🚀🚀✅ é","timestamp_ms":"1000","session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1010}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"","session_id":"s1","request_id":"r1"}"#,
+        "\n",
+    );
+    let out = human(
+        &["--stdin-filename", "emoji.ndjson"],
+        Some(input.as_bytes()),
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let snippet = lines
+        .iter()
+        .position(|l| l.starts_with("2 | "))
+        .unwrap_or_else(|| panic!("a snippet of line 2\n{out}"));
+    let text = lines[snippet];
+    let carets = lines[snippet + 1];
+    // Columns before the value: each emoji takes two, `é` as e + U+0301 one.
+    let before = &text[..text.find(r#""1000""#).expect("the value is shown")];
+    let columns: usize = before
+        .chars()
+        .map(|c| match c {
+            '🚀' | '✅' => 2,
+            '\u{301}' => 0,
+            _ => 1,
+        })
+        .sum();
+    assert_eq!(
+        carets.find('^'),
+        Some(columns),
+        "the carets start under the value\n{out}"
+    );
+    assert_eq!(carets.matches('^').count(), r#""1000""#.len(), "{out}");
+}
