@@ -536,7 +536,7 @@ fn check_one<C: check::Consumer>(
     match settings {
         // The in-order stage gives the pages back.
         Some(settings) => {
-            let whole = Arc::clone(&mapped) as Arc<dyn pipeline::Whole>;
+            let whole = Arc::clone(&mapped) as Arc<dyn pipeline::SharedInput>;
             pipeline::check_in_place(whole, pace, opts, settings, emit, consumer, totals)
         }
         None => {

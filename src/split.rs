@@ -100,7 +100,7 @@ enum Scan {
     Line { body: usize },
     /// First physical line after a backslash outside any string, where the block method does
     /// not apply: tracking only whether we are inside a string, up to `scanned`.
-    Slow {
+    ByteWise {
         body: usize,
         scanned: usize,
         in_str: bool,
@@ -502,7 +502,7 @@ impl<S: Source> Splitter<S> {
             let flow = match self.scan {
                 Scan::LineStart => self.line_start(),
                 Scan::Line { body } => self.first_line(body),
-                Scan::Slow {
+                Scan::ByteWise {
                     body,
                     scanned,
                     in_str,
@@ -558,7 +558,7 @@ impl<S: Source> Splitter<S> {
             Found::Lf { at, in_str } => self.line_end(body, at, in_str),
             Found::End { in_str, .. } => self.no_lf_yet(body, in_str),
             Found::Backslash(at) => {
-                self.scan = Scan::Slow {
+                self.scan = Scan::ByteWise {
                     body,
                     scanned: at - s,
                     in_str: false,
@@ -582,7 +582,7 @@ impl<S: Source> Splitter<S> {
         match lf {
             Some(lf) => self.line_end(body, lf, in_str),
             None => {
-                self.scan = Scan::Slow {
+                self.scan = Scan::ByteWise {
                     body,
                     scanned: self.end - s,
                     in_str,
