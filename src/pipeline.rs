@@ -1274,7 +1274,14 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            // Every seed file of the crate is in proptest-regressions/ at its root.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/pipeline.txt"),
+            )),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn segments_anywhere_give_the_one_thread_run(

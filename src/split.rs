@@ -2272,7 +2272,14 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            // Every seed file of the crate is in proptest-regressions/ at its root.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/split.txt"),
+            )),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn chunking_never_changes_frames(
