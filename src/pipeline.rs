@@ -1,9 +1,9 @@
 //! Checking one input on several threads: lanes that examine, and the in-order stage.
 //!
 //! This module owns the threads of one input and what passes between them. The larger part of
-//! checking is the pure half of each record ([`crate::check::examine`]: UTF-8 and the strict parse);
+//! checking is the pure half of each record (`crate::check::examine`: UTF-8 and the strict parse);
 //! lanes do it side by side. The calling thread takes the results strictly in input order and
-//! does the stateful half ([`InOrder`]: the validator, runs of binary records, the consumer and
+//! does the stateful half (`InOrder`: the validator, runs of binary records, the consumer and
 //! the findings), so that the findings, their order and what the consumer sees are those of a
 //! one-thread run. Memory stays bounded: what is in flight is capped and batches are recycled.
 //! It must not decide anything about records (that is `check`), nor open inputs (that is
@@ -19,7 +19,7 @@
 //! splits its own segments where they lie, as well as examining them: no thread splits the
 //! whole input. A segment is taken to start after an LF, which may lie inside a string of a
 //! record over several lines; the in-order stage joins the segments' frames into the input's
-//! ([`SegmentJoiner`]) and splits again what a wrong guess got wrong.
+//! (`SegmentJoiner`) and splits again what a wrong guess got wrong.
 
 use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
-/// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
+/// Default size of a batch: record bytes (plus `FRAME_COST` per frame) handed on together.
 pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
 
 /// Default size of the segments of an input in memory, each split and examined by one lane:
@@ -133,7 +133,7 @@ pub fn check_into<R: Read + Send, C: Consumer>(
 
 /// [`check_into`] of an input that is in memory already, split where it lies (no byte is
 /// copied) and in segments side by side: each lane splits and examines the segments it is
-/// given ([`SegmentStarts`]), and the in-order stage joins them ([`SegmentJoiner`]). `pace` is
+/// given (`SegmentStarts`), and the in-order stage joins them (`SegmentJoiner`). `pace` is
 /// called on the calling thread with the bytes done with and how far checking has reached; an
 /// error from it ends the run as a read error would.
 pub fn check_in_place<C: Consumer>(
