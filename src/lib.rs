@@ -13,6 +13,7 @@ pub mod cli;
 pub mod commands;
 pub mod diagnostic;
 pub mod event;
+pub mod excerpt;
 pub mod fmt;
 pub mod interrupt;
 mod json;
