@@ -27,6 +27,7 @@ pub mod report;
 pub mod rules;
 pub mod schema;
 pub mod simd;
+pub mod sink;
 pub mod split;
 pub mod stats;
 pub mod status;

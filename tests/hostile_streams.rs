@@ -95,3 +95,94 @@ fn findings_quote_a_bounded_excerpt_of_huge_ids() {
         );
     }
 }
+
+/// Runs `sjlint ARGS` on `input`, reads one line of its stdout and closes it (`… | head -1`):
+/// its exit code and stderr.
+#[cfg(unix)]
+fn closed_after_one_line(args: &[&str], input: &[u8]) -> (i32, String) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::Stdio;
+    let mut child = common::sjlint()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "sjlint {args:?} printed nothing");
+    drop(stdout);
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    (status.code().unwrap_or(-1), errors.join().unwrap())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_keeps_the_exit_code_of_the_findings_so_far() {
+    // Far more findings than a pipe buffer holds, so sjlint is still writing when the reader
+    // goes away.
+    let noisy = "not json at all\n".repeat(100_000).into_bytes();
+    let cases: [(&[&str], i32); 6] = [
+        (&["check", "-"], 1),
+        (&["check", "--jobs", "1", "-"], 1),
+        (&["check", "--jobs", "2", "--batch-size", "1K", "-"], 1),
+        (&["check", "--format", "json", "-"], 1),
+        (&["check", "--exit-zero", "-"], 0),
+        (&["fmt", "--keep-invalid", "-"], 1),
+    ];
+    for (args, code) in cases {
+        let (got, stderr) = closed_after_one_line(args, &noisy);
+        assert_eq!(got, code, "sjlint {args:?}: {stderr}");
+        if args[0] == "check" {
+            assert!(stderr.is_empty(), "sjlint {args:?}: {stderr}");
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_is_reported_as_one_not_as_a_read_error() {
+    let sample = common::testdata("sample.ndjson");
+    let sample = sample.to_str().unwrap();
+    let commands: [&[&str]; 6] = [
+        &["check", sample],
+        &["check", "--tee", sample],
+        &["check", "--format", "sarif", sample],
+        &["fmt", sample],
+        &["stats", sample],
+        &["render", sample],
+    ];
+    for args in commands {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let out = common::sjlint()
+            .args(args)
+            .stdout(full)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "sjlint {args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write the output: No space left on device"),
+            "sjlint {args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("cannot read") && !stderr.contains("No problems found"),
+            "sjlint {args:?}: {stderr}"
+        );
+    }
+}
