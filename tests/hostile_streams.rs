@@ -186,3 +186,19 @@ fn a_failed_write_is_reported_as_one_not_as_a_read_error() {
         );
     }
 }
+
+#[test]
+fn stats_tables_take_names_of_any_width() {
+    // Control characters are escaped as `\u{1}` for the terminal: 14,000 of them in a `type`
+    // once made a column 70,000 characters wide, past what `format!` pads.
+    let wide = "\\u0001".repeat(14_000);
+    let input = format!(
+        "{INIT}\n{{\"type\":\"{wide}\",\"session_id\":\"s\"}}\n{{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"c\",\"tool_call\":{{\"{wide}ToolCall\":{{\"args\":{{}}}}}},\"session_id\":\"s\"}}\n"
+    );
+    let run = exec(&["stats", "-"], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let out = run.stdout();
+    assert!(out.contains("… (14000 bytes)"), "{out}");
+    assert!(out.contains("… (14008 bytes)"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 2_000), "{out}");
+}
