@@ -353,10 +353,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let annotations = (args.format.is_none() && github_actions)
         .then(|| Printer::new(Format::Github, io::stderr(), false));
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let jobs = jobs(args.jobs)?;
     let files = inputs
         .iter()
         .filter(|i| matches!(i, Input::File(_)))
@@ -501,6 +498,27 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// Most threads per processor `--jobs` may ask for: more only wait for each other.
+const JOBS_PER_CPU: usize = 4;
+
+/// The threads to check with: `asked` (at least 1), or one per processor; at most
+/// [`JOBS_PER_CPU`] per processor, with a note when `asked` is cut to that.
+fn jobs(asked: Option<usize>) -> io::Result<usize> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Some(asked) = asked else {
+        return Ok(cpus);
+    };
+    let most = cpus.saturating_mul(JOBS_PER_CPU);
+    if asked > most {
+        writeln!(
+            io::stderr(),
+            "sjlint: --jobs {asked} is more than this machine can use; checking with {most} threads ({JOBS_PER_CPU} per processor)"
+        )?;
+        return Ok(most);
+    }
+    Ok(asked.max(1))
 }
 
 /// One input as [`check_one`] takes it.

@@ -202,3 +202,21 @@ fn stats_tables_take_names_of_any_width() {
     assert!(out.contains("… (14008 bytes)"), "{out}");
     assert!(out.lines().all(|l| l.len() < 2_000), "{out}");
 }
+
+#[test]
+fn jobs_beyond_what_the_machine_can_use_are_cut_with_a_note() {
+    // `--jobs 100000` on stdin once aborted (exit 134), and the largest count spawned threads
+    // until memory ran out.
+    let sample = std::fs::read(common::testdata("sample.ndjson")).unwrap();
+    for jobs in ["100000", "18446744073709551615"] {
+        let run = exec(&["check", "--jobs", jobs, "-"], Some(&sample));
+        assert_eq!(run.code, 0, "--jobs {jobs}: {}", run.describe());
+        assert!(run.stdout().contains("No problems found in 1 file"));
+        let note =
+            format!("sjlint: --jobs {jobs} is more than this machine can use; checking with");
+        assert!(run.stderr().contains(&note), "{}", run.stderr());
+    }
+    let run = exec(&["check", "--jobs", "2", "-"], Some(&sample));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(run.stderr().is_empty(), "{}", run.stderr());
+}
