@@ -220,3 +220,38 @@ fn jobs_beyond_what_the_machine_can_use_are_cut_with_a_note() {
     assert_eq!(run.code, 0, "{}", run.describe());
     assert!(run.stderr().is_empty(), "{}", run.stderr());
 }
+
+#[test]
+fn duplicate_keys_are_found_past_the_32nd_distinct_key() {
+    let keys: String = (0..40).map(|i| format!(r#""k{i}":1,"#)).collect();
+    let input = format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",{keys}\"k35\":2}}\n\
+         {{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"c\",\"tool_call\":{{\"readToolCall\":{{\"args\":{{}}}},{keys}\"k39\":1}},\"session_id\":\"s\"}}\n"
+    );
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    let dups: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.rule == "duplicate-key")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(dups.len(), 2, "{dups:?}");
+    assert!(dups[0].contains(r#"key "k35""#), "{dups:?}");
+    assert!(dups[1].contains(r#"key "k39""#), "{dups:?}");
+}
+
+#[test]
+fn an_object_of_many_keys_is_checked_in_linear_time() {
+    // 300,000 distinct keys in one 4 MB record, then one of the last ones repeated.
+    let keys: String = (0..300_000).map(|i| format!(r#""k{i}":1,"#)).collect();
+    let input = format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",{keys}\"k250000\":1}}\n"
+    );
+    let start = Instant::now();
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(lines_of(&findings, "duplicate-key"), [1]);
+}
