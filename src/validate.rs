@@ -1119,16 +1119,20 @@ fn wrong(
 /// the hashes of `a` and `b`. It lets the validator compare `result.result` with several ways of
 /// joining the session's assistant text in constant memory, and `render` tell a flush from new
 /// text.
+///
+/// The polynomial is evaluated at a point drawn at random for each run ([`Keys`]), so it is a
+/// universal hash: two different texts of `n` bytes have equal hashes with a chance of at most
+/// n / (2^61 − 1) whatever they hold, and no input can be crafted to collide, as it could with a
+/// public base.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Poly {
     h: u64,
-    /// BASE^len mod P.
+    /// base^len mod P.
     pw: u64,
     pub(crate) len: u64,
 }
 
 const P: u64 = (1 << 61) - 1;
-const BASE: u64 = 1_000_003;
 
 fn mulmod(a: u64, b: u64) -> u64 {
     reduce(a as u128 * b as u128)
@@ -1142,9 +1146,54 @@ fn reduce(x: u128) -> u64 {
     if r >= P { r - P } else { r }
 }
 
-/// `BASE^n mod P`, by squaring.
+/// The run's base and the tables derived from it, made once per process.
+struct Keys {
+    base: u64,
+    /// `base^i mod P` for i in 0..=64: the weights of the bytes of a step.
+    pow: [u64; 65],
+    /// The weight of each byte of a 64-byte step, `base^(63−i) mod P`, split into its low and
+    /// high 32 bits: a byte (plus one) times either half fits 41 bits, so a whole step sums in
+    /// `u64` lanes, which the compiler turns into vector multiplications.
+    step_lo: [u64; 64],
+    step_hi: [u64; 64],
+}
+
+impl Keys {
+    fn new(base: u64) -> Keys {
+        let mut pow = [1u64; 65];
+        for i in 1..65 {
+            pow[i] = mulmod(pow[i - 1], base);
+        }
+        let mut step_lo = [0u64; 64];
+        let mut step_hi = [0u64; 64];
+        for i in 0..64 {
+            step_lo[i] = pow[63 - i] & 0xFFFF_FFFF;
+            step_hi[i] = pow[63 - i] >> 32;
+        }
+        Keys {
+            base,
+            pow,
+            step_lo,
+            step_hi,
+        }
+    }
+
+    /// A base in 2^32..P − 2^32, from the operating system's randomness (std's hasher keys).
+    fn random() -> Keys {
+        use std::hash::{BuildHasher, Hasher};
+        let bits = std::hash::RandomState::new().build_hasher().finish();
+        Keys::new((1 << 32) + bits % (P - (1 << 33)))
+    }
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: std::sync::OnceLock<Keys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(Keys::random)
+}
+
+/// `base^n mod P`, by squaring.
 fn pow(mut n: u64) -> u64 {
-    let (mut acc, mut base) = (1u64, BASE);
+    let (mut acc, mut base) = (1u64, keys().base);
     while n > 0 {
         if n & 1 == 1 {
             acc = mulmod(acc, base);
@@ -1165,62 +1214,38 @@ impl Default for Poly {
     }
 }
 
-/// `BASE^i mod P` for i in 0..=64: the weights of the bytes of a step.
-const POW: [u64; 65] = {
-    let mut t = [1u64; 65];
-    let mut i = 1;
-    while i < 65 {
-        t[i] = (t[i - 1] as u128 * BASE as u128 % P as u128) as u64;
-        i += 1;
-    }
-    t
-};
-
-/// The weight of each byte of a 64-byte step, `BASE^(63−i) mod P`, split into its low and high
-/// 32 bits: a byte (plus one) times either half fits 41 bits, so a whole step sums in `u64`
-/// lanes, which the compiler turns into vector multiplications.
-const STEP_LO: [u64; 64] = step_half(0);
-const STEP_HI: [u64; 64] = step_half(32);
-
-const fn step_half(shift: u32) -> [u64; 64] {
-    let mut t = [0u64; 64];
-    let mut i = 0;
-    while i < 64 {
-        t[i] = (POW[63 - i] >> shift) & 0xFFFF_FFFF;
-        i += 1;
-    }
-    t
-}
-
 impl Poly {
-    /// The hash of `bytes`: `Σ (b_i + 1)·BASE^(n−1−i) mod P`. 64 bytes, then eight, are folded in
+    /// The hash of `bytes`: `Σ (b_i + 1)·base^(n−1−i) mod P`. 64 bytes, then eight, are folded in
     /// per step, so the chain of dependent multiplications is far shorter than a byte-at-a-time
     /// loop's: the products of one step are independent of each other.
     pub(crate) fn of(bytes: &[u8]) -> Poly {
+        let k = keys();
         let mut h = 0u64;
         let mut steps = bytes.chunks_exact(64);
         for step in &mut steps {
             // Each half-sum is below 64 · 2^9 · 2^32 = 2^47; their sum below 2^80.
             let (mut lo, mut hi) = (0u64, 0u64);
+            // A loop of a known 64 steps over three arrays, which the compiler vectorizes.
+            #[allow(clippy::needless_range_loop)]
             for i in 0..64 {
                 let b = step[i] as u64 + 1;
-                lo += b * STEP_LO[i];
-                hi += b * STEP_HI[i];
+                lo += b * k.step_lo[i];
+                hi += b * k.step_hi[i];
             }
             let sum = lo as u128 + ((hi as u128) << 32);
-            h = reduce(h as u128 * POW[64] as u128 + sum);
+            h = reduce(h as u128 * k.pow[64] as u128 + sum);
         }
         let mut chunks = steps.remainder().chunks_exact(8);
         for c in &mut chunks {
-            // Each term is at most 2^8 · 2^61, so the sum and `h · BASE^8` stay far below 2^125.
+            // Each term is at most 2^8 · 2^61, so the sum and `h · base^8` stay far below 2^125.
             let mut sum = 0u128;
             for (i, &b) in c.iter().enumerate() {
-                sum += (b as u128 + 1) * POW[7 - i] as u128;
+                sum += (b as u128 + 1) * k.pow[7 - i] as u128;
             }
-            h = reduce(h as u128 * POW[8] as u128 + sum);
+            h = reduce(h as u128 * k.pow[8] as u128 + sum);
         }
         for &b in chunks.remainder() {
-            h = reduce(h as u128 * BASE as u128 + b as u128 + 1);
+            h = reduce(h as u128 * k.base as u128 + b as u128 + 1);
         }
         Poly {
             h,
@@ -1297,10 +1322,11 @@ mod tests {
     /// The definition, one byte at a time.
     fn poly_bytewise(bytes: &[u8]) -> Poly {
         let mut p = Poly::default();
+        let base = keys().base;
         for &b in bytes {
-            p.h = (p.h as u128 * BASE as u128 % P as u128) as u64 + b as u64 + 1;
+            p.h = (p.h as u128 * base as u128 % P as u128) as u64 + b as u64 + 1;
             p.h %= P;
-            p.pw = (p.pw as u128 * BASE as u128 % P as u128) as u64;
+            p.pw = (p.pw as u128 * base as u128 % P as u128) as u64;
         }
         p.len = bytes.len() as u64;
         p

@@ -255,3 +255,81 @@ fn an_object_of_many_keys_is_checked_in_linear_time() {
     );
     assert_eq!(lines_of(&findings, "duplicate-key"), [1]);
 }
+
+/// Two different texts of 4,096 bytes of `a` and `b` whose hashes were equal under the public
+/// polynomial hash once used to compare texts (`Σ (b_i + 1)·1000003^(n−1−i) mod 2^61 − 1`),
+/// found by the tree attack: sort the weights, subtract neighbours, repeat until one is zero.
+fn forged_pair() -> (String, String) {
+    const P: u128 = (1 << 61) - 1;
+    const BASE: u128 = 1_000_003;
+    const N: usize = 4096;
+    let mut weight = vec![0u64; N];
+    let mut w = 1u128;
+    for i in (0..N).rev() {
+        weight[i] = w as u64;
+        w = w * BASE % P;
+    }
+    // Each cluster: its value and the positions it adds (+1) and subtracts (−1).
+    let mut clusters: Vec<(u64, Vec<(usize, i8)>)> =
+        (0..N).map(|i| (weight[i], vec![(i, 1)])).collect();
+    loop {
+        if let Some((_, coef)) = clusters.iter().find(|(v, _)| *v == 0) {
+            let (mut a, mut b) = (vec![b'a'; N], vec![b'a'; N]);
+            for &(i, c) in coef {
+                if c > 0 {
+                    a[i] = b'b';
+                } else {
+                    b[i] = b'b';
+                }
+            }
+            return (String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+        }
+        assert!(clusters.len() > 1, "no collision found");
+        clusters.sort_by_key(|(v, _)| *v);
+        clusters = clusters
+            .chunks_exact(2)
+            .map(|pair| {
+                let (low, high) = (&pair[0], &pair[1]);
+                let mut coef = high.1.clone();
+                coef.extend(low.1.iter().map(|&(i, c)| (i, -c)));
+                (high.0 - low.0, coef)
+            })
+            .collect();
+    }
+}
+
+#[test]
+fn texts_crafted_to_collide_are_still_told_apart() {
+    let (a, b) = forged_pair();
+    assert_ne!(a, b);
+    let assistant = |text: &str, ts: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s"{ts}}}"#
+        )
+    };
+    let result = |text: &str| {
+        format!(
+            r#"{{"type":"result","subtype":"success","is_error":false,"result":"{text}","session_id":"s"}}"#
+        )
+    };
+    // check: the result is not the assistant's text.
+    let input = format!("{INIT}\n{}\n{}\n", assistant(&a, ""), result(&b));
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    assert_eq!(lines_of(&findings, "result-text-mismatch"), [3]);
+    // render: a flush that differs from the deltas before it is shown, not taken as their
+    // repetition.
+    let input = format!(
+        "{INIT}\n{}\n{}\n{}\n",
+        assistant(&a, r#","timestamp_ms":1"#),
+        assistant(&b, ""),
+        result(&format!("{a}{b}"))
+    );
+    let run = exec(&["render", "--plain", "-"], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let shown: String = run
+        .stdout()
+        .chars()
+        .filter(|c| matches!(c, 'a' | 'b'))
+        .collect();
+    assert!(shown.contains(&a) && shown.contains(&b), "{}", run.stdout());
+}
