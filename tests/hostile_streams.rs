@@ -333,3 +333,83 @@ fn texts_crafted_to_collide_are_still_told_apart() {
         .collect();
     assert!(shown.contains(&a) && shown.contains(&b), "{}", run.stdout());
 }
+
+#[cfg(unix)]
+#[test]
+fn github_annotations_escape_control_characters_of_file_names() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("sjlint-hostile-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // An OSC 8 hyperlink and a colour change, as a file name may hold them.
+    let name = std::ffi::OsStr::from_bytes(b"a\x1b]8;;x\x07b\x1b[31m:.ndjson");
+    let path = dir.join(name);
+    std::fs::write(&path, "not json\n").unwrap();
+    let run = exec(
+        &["check", "--format", "github", path.to_str().unwrap()],
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let out = run.stdout();
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(
+        out.contains(r"a\u{1b}]8;;x\u{7}b\u{1b}[31m%3A.ndjson"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn junit_messages_carry_no_raw_line_breaks_nor_bidi_controls() {
+    // A tool kind is quoted as is in `unknown-tool-kind`: here with a line break and U+202E.
+    let input = format!(
+        "{INIT}\n{}\n",
+        r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"a\nb\u202ecToolCall":{"args":{}}},"session_id":"s"}"#
+    );
+    let run = exec(
+        &["check", "--format", "junit", "--strict", "-"],
+        Some(input.as_bytes()),
+    );
+    let out = run.stdout();
+    let case = out
+        .split("<testcase")
+        .find(|c| c.contains("unknown-tool-kind"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!case.contains('\u{202e}'), "{case}");
+    assert!(case.contains(r"a\nb\u{202e}cToolCall"), "{case}");
+    assert!(
+        !case.contains("a\nb") && !case.contains("a&#10;b"),
+        "{case}"
+    );
+}
+
+#[test]
+fn render_never_begins_a_line_with_a_workflow_command_nor_passes_invisible_characters() {
+    let text = r#"::error file=x::forged\nfine\n  ::set-output name=a::b\n:\u200bzero\u200dwidth\u202ebidi"#;
+    let input = format!(
+        "{INIT}\n{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}},\"session_id\":\"s\"}}\n"
+    );
+    for plain in [false, true] {
+        let args: &[&str] = if plain {
+            &["render", "--plain", "-"]
+        } else {
+            &["render", "-"]
+        };
+        let run = exec(args, Some(input.as_bytes()));
+        let out = run.stdout();
+        for line in out.lines() {
+            assert!(
+                !line.trim_start().starts_with("::"),
+                "{args:?}: a line begins a workflow command: {line:?}"
+            );
+        }
+        assert!(out.contains(r"\u{3a}:error file=x::forged"), "{out}");
+        assert!(out.contains("\nfine\n"), "{out}");
+        for c in ['\u{200b}', '\u{200d}', '\u{202e}'] {
+            assert!(!out.contains(c), "{args:?}: {c:?} in {out:?}");
+        }
+        assert!(
+            out.contains(r"\u{200b}zero\u{200d}width\u{202e}bidi"),
+            "{out}"
+        );
+    }
+}
