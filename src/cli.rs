@@ -184,7 +184,8 @@ pub struct CheckArgs {
 
     /// Threads (default: all cores): several files are checked at once, one input is split,
     /// parsed and validated on separate threads; 1 keeps everything on one thread. The output
-    /// is the same either way and keeps the order of the paths
+    /// is the same either way and keeps the order of the paths. At most 4 per core: more are
+    /// cut to that, with a note
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
 

@@ -16,6 +16,7 @@ use crate::mapped::Mapped;
 use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::simd::Kernel;
+use crate::sink::{self, Sink};
 use crate::split::{InPlace, Splitter};
 use crate::status::Live;
 use crate::{pipeline, render, stats};
@@ -58,8 +59,13 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
-        // A closed stdout (`sjlint … | head -1`) is a normal, quiet end.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
+        // A closed stdout (`sjlint … | head -1`) is a normal, quiet end, with the exit code of
+        // what was found before it.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(sink::exit_so_far()),
+        Err(e) if sink::is_write_error(&e) => {
+            let _ = writeln!(io::stderr(), "sjlint: cannot write the output: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
         Err(e) => {
             let _ = writeln!(io::stderr(), "sjlint: {e}");
             ExitCode::from(EXIT_USAGE)
@@ -347,10 +353,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let annotations = (args.format.is_none() && github_actions)
         .then(|| Printer::new(Format::Github, io::stderr(), false));
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let jobs = jobs(args.jobs)?;
     let files = inputs
         .iter()
         .filter(|i| matches!(i, Input::File(_)))
@@ -366,10 +369,10 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
 
     // With --tee, stdout carries the stream itself and findings go to stderr.
     let (sink, is_terminal): (Box<dyn Write>, bool) = if args.tee {
-        (Box::new(io::stderr()), io::stderr().is_terminal())
+        (Box::new(Sink(io::stderr())), io::stderr().is_terminal())
     } else {
         (
-            Box::new(BufWriter::new(io::stdout())),
+            Box::new(BufWriter::new(Sink(io::stdout()))),
             io::stdout().is_terminal(),
         )
     };
@@ -386,6 +389,8 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         printed: 0,
         max: args.max_diagnostics.unwrap_or(u64::MAX),
         interrupted: false,
+        strict: args.strict,
+        exit_zero: args.exit_zero,
     };
     let opts = Options {
         enabled: args.rules(),
@@ -423,7 +428,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             });
             let one = one.as_ref();
             let reader: Box<dyn Read + Send> = if args.tee {
-                Box::new(Tee::new(reader, io::stdout()))
+                Box::new(Tee::new(reader, Sink(io::stdout())))
             } else {
                 reader
             };
@@ -495,6 +500,27 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     })
 }
 
+/// Most threads per processor `--jobs` may ask for: more only wait for each other.
+const JOBS_PER_CPU: usize = 4;
+
+/// The threads to check with: `asked` (at least 1), or one per processor; at most
+/// [`JOBS_PER_CPU`] per processor, with a note when `asked` is cut to that.
+fn jobs(asked: Option<usize>) -> io::Result<usize> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Some(asked) = asked else {
+        return Ok(cpus);
+    };
+    let most = cpus.saturating_mul(JOBS_PER_CPU);
+    if asked > most {
+        writeln!(
+            io::stderr(),
+            "sjlint: --jobs {asked} is more than this machine can use; checking with {most} threads ({JOBS_PER_CPU} per processor)"
+        )?;
+        return Ok(most);
+    }
+    Ok(asked.max(1))
+}
+
 /// One input as [`check_one`] takes it.
 enum One {
     Read(Box<dyn Read + Send>),
@@ -560,6 +586,9 @@ struct Output<W: Write> {
     max: u64,
     /// Ctrl-C stopped the run; what was read so far is reported.
     interrupted: bool,
+    /// `--strict` and `--exit-zero`, for the exit code findings call for.
+    strict: bool,
+    exit_zero: bool,
 }
 
 impl<W: Write> Output<W> {
@@ -570,6 +599,11 @@ impl<W: Write> Output<W> {
             Severity::Error => self.summary.errors += 1,
             Severity::Warning => self.summary.warnings += 1,
             Severity::Info => self.summary.infos += 1,
+        }
+        let fails =
+            d.severity == Severity::Error || (self.strict && d.severity == Severity::Warning);
+        if fails && !self.exit_zero {
+            sink::note_exit(EXIT_FINDINGS);
         }
         if self.printed < self.max {
             self.printed += 1;
@@ -608,7 +642,7 @@ impl<W: Write> Output<W> {
                 self.add(name, totals)?;
                 Ok(false)
             }
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(e),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => Err(e),
             Err(e) if interrupt::is_stop(&e) => {
                 // What was read before the interrupt still counts.
                 self.interrupted = true;
@@ -749,7 +783,9 @@ fn each_input(
         index += 1;
         match each(&source, reader) {
             Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
+                return Err(e);
+            }
             Err(e) if interrupt::is_stop(&e) => {
                 writeln!(
                     io::stderr(),
@@ -781,7 +817,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
         }
         read
     })?;
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(Sink(io::stdout().lock()));
     match args.format {
         StatsFormat::Table => stats::write_tables(&mut out, &files)?,
         StatsFormat::Json => stats::write_json(&mut out, &files)?,
@@ -804,7 +840,7 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
     };
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(Sink(io::stdout().lock()));
     let code = each_input(&args.input, |source, reader| {
         if source.index > 0 {
             out.write_all(b"\n")?;
@@ -857,18 +893,22 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         };
         // A live stream goes on line by line; a file in large writes.
         let mut out: Box<dyn Write> = if live {
-            Box::new(io::LineWriter::new(io::stdout().lock()))
+            Box::new(io::LineWriter::new(Sink(io::stdout().lock())))
         } else {
-            Box::new(BufWriter::new(io::stdout().lock()))
+            Box::new(BufWriter::new(Sink(io::stdout().lock())))
         };
         let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
-            findings |= d.severity == Severity::Error;
+            if d.severity == Severity::Error {
+                findings = true;
+                sink::note_exit(EXIT_FINDINGS);
+            }
             printer.diagnostic(&name, &d)?;
             printer.flush()
         };
         match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
+                sink::note_exit(EXIT_FINDINGS);
                 writeln!(
                     io::stderr(),
                     "sjlint: {}: {} session(s) with no `result`; nothing written for them",
@@ -877,7 +917,9 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
                 )?;
             }
             Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
+                return Err(e);
+            }
             Err(e) => {
                 unreadable = true;
                 cannot_read(Path::new(&name), &e)?;
@@ -923,6 +965,7 @@ fn print_schema(name: Option<&str>) -> io::Result<u8> {
 }
 
 fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {
+    sink::note_exit(EXIT_USAGE);
     let shown = path.display().to_string();
     writeln!(
         io::stderr(),

@@ -28,6 +28,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::mem::MaybeUninit;
 
@@ -1086,7 +1087,8 @@ impl<'de> Visitor<'de> for StrVisitor {
 }
 
 /// The keys of one object seen so far, to find repeated keys without allocating: 64-bit hashes
-/// of the first 32 keys (events have about ten). Two different keys of one object share a hash
+/// of the first 32 keys (events have about ten), and past them a hash set, made only for an
+/// object that has more keys. Two different keys of one object share a hash
 /// with a chance of about 2^-58, which would read as a repeated key. The slots are not zeroed
 /// first: one set is made per object, and zeroing its 256 bytes cost a call of `memset` for
 /// every record. `len` comes first, and stays there (`repr(C)`): after the array, the compiler
@@ -1096,6 +1098,9 @@ struct KeySet {
     /// The first `len` hashes are written.
     len: usize,
     hashes: MaybeUninit<[u64; KEYS]>,
+    /// The hashes of the keys after the first [`KEYS`]; its own hasher is seeded at random, so
+    /// crafted keys cannot pile up in one bucket.
+    more: Option<HashSet<u64, foldhash::fast::RandomState>>,
 }
 
 const KEYS: usize = 32;
@@ -1105,6 +1110,7 @@ impl Default for KeySet {
         KeySet {
             len: 0,
             hashes: MaybeUninit::uninit(),
+            more: None,
         }
     }
 }
@@ -1125,8 +1131,15 @@ impl KeySet {
             // SAFETY: `len < KEYS`, so the slot lies inside the array.
             unsafe { first.add(self.len).write(h) };
             self.len += 1;
+            return false;
         }
-        false
+        self.insert_more(h)
+    }
+
+    /// Records the hash of a key past the first [`KEYS`]; true when it was already there.
+    #[cold]
+    fn insert_more(&mut self, h: u64) -> bool {
+        !self.more.get_or_insert_default().insert(h)
     }
 }
 

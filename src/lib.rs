@@ -54,6 +54,8 @@ pub mod diagnostic;
 #[doc(hidden)]
 pub mod event;
 #[doc(hidden)]
+pub mod excerpt;
+#[doc(hidden)]
 pub mod fmt;
 #[doc(hidden)]
 pub mod interrupt;
@@ -77,6 +79,8 @@ pub mod rules;
 pub mod schema;
 #[doc(hidden)]
 pub mod simd;
+#[doc(hidden)]
+pub mod sink;
 #[doc(hidden)]
 pub mod split;
 #[doc(hidden)]

@@ -141,6 +141,21 @@ impl TextMerge {
     }
 }
 
+/// `line`, which starts a line of the transcript, with the colon that would begin `::` escaped
+/// as `\u{3a}`: a GitHub Actions runner takes a log line that begins with `::` (after blanks) for
+/// a workflow command, so a transcript shown in a job log could otherwise set outputs, add
+/// annotations or stop command processing. A lone `:` is escaped too, since the next piece of
+/// text may bring the second one.
+fn no_command(line: &str) -> Cow<'_, str> {
+    let blanks = line.len() - line.trim_start_matches([' ', '\t']).len();
+    let rest = &line[blanks..];
+    if rest == ":" || rest.starts_with("::") {
+        Cow::Owned(format!("{}\\u{{3a}}{}", &line[..blanks], &rest[1..]))
+    } else {
+        Cow::Borrowed(line)
+    }
+}
+
 /// The kind of the last thing written, to separate blocks with a blank line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Block {
@@ -269,9 +284,14 @@ impl<'s, W: Write> Renderer<'s, W> {
         self.newlines = 0;
     }
 
-    /// Untrusted text, escaped whole (newlines too).
+    /// Untrusted text, escaped whole (newlines too); at the start of a line, never the `::` of a
+    /// workflow command.
     fn push_escaped(&mut self, s: &str, style: Option<Style>) {
-        self.push_styled(&escape_untrusted(s), style);
+        let escaped = escape_untrusted(s);
+        match self.newlines > 0 {
+            true => self.push_styled(&no_command(&escaped), style),
+            false => self.push_styled(&escaped, style),
+        }
     }
 
     /// Untrusted text whose newlines stay newlines; everything else is escaped.

@@ -9,6 +9,7 @@
 
 use crate::check::{Consumer, Options, Totals, check_into};
 use crate::event::{Event, Field};
+use crate::excerpt::Excerpt;
 use crate::record::{Position, Record};
 use crate::report::{escape_untrusted, format_bytes, thousands};
 use crate::rules::Severity;
@@ -567,8 +568,8 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         let names: Vec<String> = events
             .iter()
             .map(|e| match &e.subtype {
-                Some(sub) => format!("{}/{}", escape_untrusted(&e.ty), escape_untrusted(sub)),
-                None => escape_untrusted(&e.ty).into_owned(),
+                Some(sub) => format!("{}/{}", shown(&e.ty), shown(sub)),
+                None => shown(&e.ty),
             })
             .collect();
         let counts: Vec<String> = events.iter().map(|e| thousands(e.count)).collect();
@@ -597,7 +598,7 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             let sum = tool.summary();
             let ms = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), duration);
             rows.push([
-                escape_untrusted(&tool.kind).into_owned(),
+                shown(&tool.kind),
                 thousands(tool.count),
                 thousands(tool.rejected),
                 thousands(tool.failed),
@@ -634,6 +635,12 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         }
     }
     out.write_all(t.as_bytes())
+}
+
+/// A name from the stream as a table shows it: a bounded excerpt, escaped for the terminal. So
+/// a column is at most some hundreds of characters wide, whatever the input names.
+fn shown(name: &str) -> String {
+    escape_untrusted(&Excerpt(name).to_string()).into_owned()
 }
 
 /// The widest of `cells`, in characters (the names are ASCII in practice; escaped text is).

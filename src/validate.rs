@@ -19,6 +19,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
+use crate::excerpt::Excerpt;
 use crate::locate;
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
@@ -118,8 +119,8 @@ impl Session {
 
 struct OpenCall {
     line: u64,
-    /// The tool kind it started with, as an index into [`Validator::kinds`].
-    kind: Option<u32>,
+    /// The tool kind it started with.
+    kind: Option<KindRef>,
     args: Option<u64>,
 }
 
@@ -133,8 +134,8 @@ pub struct Validator {
     /// that were let go, kept for the next keys of any of the three, so that a steady stream of
     /// calls and queries allocates nothing.
     spare_ids: Vec<String>,
-    /// Every tool kind seen, once: a stream names a handful.
-    kinds: Vec<Box<str>>,
+    /// Tool kinds by name, for the open calls: a stream names a handful, a hostile one any number.
+    kinds: Kinds,
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
     announced: Set<String>,
     /// Open `interaction_query` requests by `id` (a number in its decimal form), with their lines.
@@ -153,7 +154,7 @@ impl Validator {
             calls: Map::default(),
             spare_session_id: String::new(),
             spare_ids: Vec::new(),
-            kinds: Vec::new(),
+            kinds: Kinds::default(),
             announced: Set::default(),
             queries: Map::default(),
             records: 0,
@@ -291,7 +292,8 @@ impl Validator {
                         rec.pos,
                         format!(
                             "session_id {:?} differs from the session's {:?}",
-                            id, expected
+                            Excerpt(id),
+                            Excerpt(expected)
                         ),
                     )
                     .with_related(session.start_line, "the session started here");
@@ -381,7 +383,8 @@ impl Validator {
                                 Rule::OrphanQueryResponse,
                                 rec.pos,
                                 format!(
-                                    "a response to interaction query {id:?}, which was never requested"
+                                    "a response to interaction query {:?}, which was never requested",
+                                    Excerpt(id)
                                 ),
                             );
                             ctx.emit_at(d, &["response", "id"], true);
@@ -417,7 +420,10 @@ impl Validator {
             let d = Diagnostic::new(
                 Rule::DuplicateCallId,
                 ctx.pos,
-                format!("tool call {id:?} is started again while it is still open"),
+                format!(
+                    "tool call {:?} is started again while it is still open",
+                    Excerpt(id)
+                ),
             )
             .with_related(open.line, "first started here");
             ctx.emit_at(d, &["call_id"], false);
@@ -428,7 +434,7 @@ impl Validator {
         {
             self.spare_ids.push(key);
         }
-        let kind = ev.tool_call.kind.as_deref().map(|k| self.kind_index(k));
+        let kind = ev.tool_call.kind.as_deref().map(|k| self.kinds.intern(k));
         let key = spare_key(&mut self.spare_ids, id);
         self.calls.insert(
             key,
@@ -448,21 +454,6 @@ impl Validator {
         self.session = Some(Session::new(line, opening));
     }
 
-    /// The index of tool kind `k` in `kinds`, added when new.
-    fn kind_index(&mut self, k: &str) -> u32 {
-        match self.kinds.iter().position(|known| **known == *k) {
-            Some(i) => i as u32,
-            None => {
-                self.kinds.push(k.into());
-                (self.kinds.len() - 1) as u32
-            }
-        }
-    }
-
-    fn kind_name(&self, index: Option<u32>) -> Option<&str> {
-        index.map(|i| &*self.kinds[i as usize])
-    }
-
     fn completed(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
         let Some(id) = ev.call_id.as_str() else {
             return;
@@ -472,11 +463,12 @@ impl Validator {
             self.spare_ids.push(key);
             open
         });
-        let started = open.as_ref().and_then(|o| self.kind_name(o.kind));
+        let started = open.as_ref().and_then(|o| o.kind);
+        let done = kind.map(|k| (k, self.kinds.find(k)));
         // An unknown kind is said once per call, on its `started`; a completion says it only when
         // it names a kind its start did not.
-        if let Some(kind) = kind
-            && started != Some(kind)
+        if let Some((kind, found)) = done
+            && started != Some(found)
         {
             unknown_kind(ctx, kind);
         }
@@ -487,20 +479,28 @@ impl Validator {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
                     ctx.pos,
-                    format!("tool call {id:?} completes but was never started"),
+                    format!("tool call {:?} completes but was never started", Excerpt(id)),
                 )
                 .with_help("pairing is by call_id: a `completed` needs an open `started` (or an `interaction_query` request whose args.toolCallId names it)");
                 ctx.emit_at(d, &["call_id"], false);
             }
             return;
         };
-        if let (Some(started), Some(done)) = (self.kind_name(open.kind), kind)
-            && started != done
+        if let (Some(started), Some((done, found))) = (open.kind, done)
+            && started != found
         {
+            let started = match self.kinds.name(started) {
+                Some(name) => format!("`{}`", Excerpt(name)),
+                None => "another kind".to_string(),
+            };
             let d = Diagnostic::new(
                 Rule::ToolKindMismatch,
                 ctx.pos,
-                format!("tool call {id:?} started as `{started}` but completes as `{done}`"),
+                format!(
+                    "tool call {:?} started as {started} but completes as `{}`",
+                    Excerpt(id),
+                    Excerpt(done)
+                ),
             )
             .with_related(open.line, "started here");
             ctx.emit_at(d, &["tool_call", done], false);
@@ -512,7 +512,10 @@ impl Validator {
             let d = Diagnostic::new(
                 Rule::ToolArgsMismatch,
                 ctx.pos,
-                format!("tool call {id:?} completes with other `args` than it started with"),
+                format!(
+                    "tool call {:?} completes with other `args` than it started with",
+                    Excerpt(id)
+                ),
             )
             .with_related(open.line, "started here");
             let path = kind.map(|k| ["tool_call", k, "args"]);
@@ -531,7 +534,10 @@ impl Validator {
             ctx.emit(Diagnostic::new(
                 Rule::UnfinishedToolCall,
                 line_pos(line),
-                format!("tool call {id:?} is started but never completed"),
+                format!(
+                    "tool call {:?} is started but never completed",
+                    Excerpt(&id)
+                ),
             ));
             self.spare_ids.push(id);
         }
@@ -542,7 +548,10 @@ impl Validator {
             ctx.emit(Diagnostic::new(
                 Rule::UnansweredQuery,
                 line_pos(line),
-                format!("interaction query {id:?} has no response by the end of its session"),
+                format!(
+                    "interaction query {:?} has no response by the end of its session",
+                    Excerpt(&id)
+                ),
             ));
             self.spare_ids.push(id);
         }
@@ -576,6 +585,62 @@ impl Validator {
             .with_related(start, "the session started here")
             .with_help("the agent may have crashed, been killed, or the capture was cut short"),
         );
+    }
+}
+
+/// Most tool kinds [`Kinds`] keeps by name, and most bytes of their names.
+const MAX_KINDS: usize = 256;
+const MAX_KIND_BYTES: usize = 64 << 10;
+
+/// A tool kind, as [`Kinds`] knows it: by its place in the table, or, once the table is full, by
+/// a hash keyed at random for this process (so no input can make two kinds equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KindRef {
+    Named(u32),
+    Hashed(u64),
+}
+
+/// The tool kinds seen, each once, found by hash. Bounded: past [`MAX_KINDS`] names or
+/// [`MAX_KIND_BYTES`] of them, new kinds are kept as keyed hashes only, which still tell two kinds
+/// apart but no longer name the one a call started with.
+#[derive(Default)]
+struct Kinds {
+    index: Map<Box<str>, u32>,
+    names: Vec<Box<str>>,
+    bytes: usize,
+    keyed: foldhash::quality::RandomState,
+}
+
+impl Kinds {
+    /// `kind`, added by name while the table has room.
+    fn intern(&mut self, kind: &str) -> KindRef {
+        let found = self.find(kind);
+        if let KindRef::Hashed(_) = found
+            && self.names.len() < MAX_KINDS
+            && self.bytes + kind.len() <= MAX_KIND_BYTES
+        {
+            let i = self.names.len() as u32;
+            self.names.push(kind.into());
+            self.index.insert(kind.into(), i);
+            self.bytes += kind.len();
+            return KindRef::Named(i);
+        }
+        found
+    }
+
+    /// `kind` as [`Kinds::intern`] gave it, without adding it.
+    fn find(&self, kind: &str) -> KindRef {
+        match self.index.get(kind) {
+            Some(&i) => KindRef::Named(i),
+            None => KindRef::Hashed(std::hash::BuildHasher::hash_one(&self.keyed, kind)),
+        }
+    }
+
+    fn name(&self, kind: KindRef) -> Option<&str> {
+        match kind {
+            KindRef::Named(i) => Some(&self.names[i as usize]),
+            KindRef::Hashed(_) => None,
+        }
     }
 }
 
@@ -633,8 +698,8 @@ fn describe(ev: &Event<'_>) -> String {
         }
     };
     match (ev.ty.as_str(), ev.subtype.as_str()) {
-        (Some(t), Some(s)) => format!("{} `{t}`/`{s}` event", article(t)),
-        (Some(t), None) => format!("{} `{t}` event", article(t)),
+        (Some(t), Some(s)) => format!("{} `{}`/`{}` event", article(t), Excerpt(t), Excerpt(s)),
+        (Some(t), None) => format!("{} `{}` event", article(t), Excerpt(t)),
         (None, _) => "an event with no type".to_owned(),
     }
 }
@@ -704,7 +769,8 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
             Rule::DuplicateKey,
             ctx.pos,
             format!(
-                "key {key:?} appears more than once in the event; consumers disagree on which value wins"
+                "key {:?} appears more than once in the event; consumers disagree on which value wins",
+                Excerpt(key)
             ),
         );
         ctx.emit_at(d, &[key], false);
@@ -735,7 +801,7 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
             let d = Diagnostic::new(
                 Rule::UnknownEventType,
                 ctx.pos,
-                format!("unknown event type {ty:?}"),
+                format!("unknown event type {:?}", Excerpt(ty)),
             )
             .with_help("new event types appear in new CLI versions; a consumer should skip what it does not know");
             ctx.emit_at(d, &["type"], true);
@@ -749,7 +815,8 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
                 Rule::UnknownSubtype,
                 ctx.pos,
                 format!(
-                    "unknown subtype {s:?} of `{ty}` (known: {})",
+                    "unknown subtype {:?} of `{ty}` (known: {})",
+                    Excerpt(s),
                     known.join(", ")
                 ),
             );
@@ -759,7 +826,7 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
             let d = Diagnostic::new(
                 Rule::UnknownSubtype,
                 ctx.pos,
-                format!("`{ty}` events take no subtype, found {s:?}"),
+                format!("`{ty}` events take no subtype, found {:?}", Excerpt(s)),
             );
             ctx.emit_at(d, &["subtype"], true);
         }
@@ -852,13 +919,15 @@ fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, r
                 missing(ctx, "interaction_query/request", "query_type");
             }
             match q.shape {
-                None if !subtype.is_empty() => {
-                    missing(ctx, &format!("interaction_query/{subtype}"), name)
-                }
+                None if !subtype.is_empty() => missing(
+                    ctx,
+                    &format!("interaction_query/{}", Excerpt(subtype)),
+                    name,
+                ),
                 None => {}
                 Some(JsonType::Object) if !q.id.is_present() => missing(
                     ctx,
-                    &format!("interaction_query/{subtype}"),
+                    &format!("interaction_query/{}", Excerpt(subtype)),
                     &format!("{name}.id"),
                 ),
                 Some(JsonType::Object) => {}
@@ -941,7 +1010,10 @@ fn check_tool_call(
         let d = Diagnostic::new(
             Rule::DuplicateKey,
             ctx.pos,
-            format!("key {key:?} appears more than once in `tool_call`"),
+            format!(
+                "key {:?} appears more than once in `tool_call`",
+                Excerpt(key)
+            ),
         );
         ctx.emit_at(d, &["tool_call", key], false);
     }
@@ -965,8 +1037,10 @@ fn check_tool_call(
             Rule::MalformedToolCall,
             ctx.pos,
             format!(
-                "`tool_call` names {} tool kinds (`{kind}`, `{other}`); it must name one",
-                tc.kinds
+                "`tool_call` names {} tool kinds (`{}`, `{}`); it must name one",
+                tc.kinds,
+                Excerpt(kind),
+                Excerpt(other)
             ),
         );
         ctx.emit_at(d, &["tool_call", other], false);
@@ -977,7 +1051,11 @@ fn check_tool_call(
         let d = Diagnostic::new(
             Rule::MalformedToolCall,
             ctx.pos,
-            format!("`tool_call.{kind}` is {}, expected an object", t.as_str()),
+            format!(
+                "`tool_call.{}` is {}, expected an object",
+                Excerpt(kind),
+                t.as_str()
+            ),
         );
         ctx.emit_at(d, &["tool_call", kind], true);
         return;
@@ -993,7 +1071,7 @@ fn unknown_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
         let d = Diagnostic::new(
             Rule::UnknownToolKind,
             ctx.pos,
-            format!("tool kind `{kind}` is not one sjlint knows"),
+            format!("tool kind `{}` is not one sjlint knows", Excerpt(kind)),
         )
         .with_help("new tool kinds appear often; this is information, not an error");
         ctx.emit_at(d, &["tool_call", kind], false);
@@ -1041,16 +1119,20 @@ fn wrong(
 /// the hashes of `a` and `b`. It lets the validator compare `result.result` with several ways of
 /// joining the session's assistant text in constant memory, and `render` tell a flush from new
 /// text.
+///
+/// The polynomial is evaluated at a point drawn at random for each run ([`Keys`]), so it is a
+/// universal hash: two different texts of `n` bytes have equal hashes with a chance of at most
+/// n / (2^61 − 1) whatever they hold, and no input can be crafted to collide, as it could with a
+/// public base.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Poly {
     h: u64,
-    /// BASE^len mod P.
+    /// base^len mod P.
     pw: u64,
     pub(crate) len: u64,
 }
 
 const P: u64 = (1 << 61) - 1;
-const BASE: u64 = 1_000_003;
 
 fn mulmod(a: u64, b: u64) -> u64 {
     reduce(a as u128 * b as u128)
@@ -1064,9 +1146,54 @@ fn reduce(x: u128) -> u64 {
     if r >= P { r - P } else { r }
 }
 
-/// `BASE^n mod P`, by squaring.
+/// The run's base and the tables derived from it, made once per process.
+struct Keys {
+    base: u64,
+    /// `base^i mod P` for i in 0..=64: the weights of the bytes of a step.
+    pow: [u64; 65],
+    /// The weight of each byte of a 64-byte step, `base^(63−i) mod P`, split into its low and
+    /// high 32 bits: a byte (plus one) times either half fits 41 bits, so a whole step sums in
+    /// `u64` lanes, which the compiler turns into vector multiplications.
+    step_lo: [u64; 64],
+    step_hi: [u64; 64],
+}
+
+impl Keys {
+    fn new(base: u64) -> Keys {
+        let mut pow = [1u64; 65];
+        for i in 1..65 {
+            pow[i] = mulmod(pow[i - 1], base);
+        }
+        let mut step_lo = [0u64; 64];
+        let mut step_hi = [0u64; 64];
+        for i in 0..64 {
+            step_lo[i] = pow[63 - i] & 0xFFFF_FFFF;
+            step_hi[i] = pow[63 - i] >> 32;
+        }
+        Keys {
+            base,
+            pow,
+            step_lo,
+            step_hi,
+        }
+    }
+
+    /// A base in 2^32..P − 2^32, from the operating system's randomness (std's hasher keys).
+    fn random() -> Keys {
+        use std::hash::{BuildHasher, Hasher};
+        let bits = std::hash::RandomState::new().build_hasher().finish();
+        Keys::new((1 << 32) + bits % (P - (1 << 33)))
+    }
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: std::sync::OnceLock<Keys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(Keys::random)
+}
+
+/// `base^n mod P`, by squaring.
 fn pow(mut n: u64) -> u64 {
-    let (mut acc, mut base) = (1u64, BASE);
+    let (mut acc, mut base) = (1u64, keys().base);
     while n > 0 {
         if n & 1 == 1 {
             acc = mulmod(acc, base);
@@ -1087,62 +1214,38 @@ impl Default for Poly {
     }
 }
 
-/// `BASE^i mod P` for i in 0..=64: the weights of the bytes of a step.
-const POW: [u64; 65] = {
-    let mut t = [1u64; 65];
-    let mut i = 1;
-    while i < 65 {
-        t[i] = (t[i - 1] as u128 * BASE as u128 % P as u128) as u64;
-        i += 1;
-    }
-    t
-};
-
-/// The weight of each byte of a 64-byte step, `BASE^(63−i) mod P`, split into its low and high
-/// 32 bits: a byte (plus one) times either half fits 41 bits, so a whole step sums in `u64`
-/// lanes, which the compiler turns into vector multiplications.
-const STEP_LO: [u64; 64] = step_half(0);
-const STEP_HI: [u64; 64] = step_half(32);
-
-const fn step_half(shift: u32) -> [u64; 64] {
-    let mut t = [0u64; 64];
-    let mut i = 0;
-    while i < 64 {
-        t[i] = (POW[63 - i] >> shift) & 0xFFFF_FFFF;
-        i += 1;
-    }
-    t
-}
-
 impl Poly {
-    /// The hash of `bytes`: `Σ (b_i + 1)·BASE^(n−1−i) mod P`. 64 bytes, then eight, are folded in
+    /// The hash of `bytes`: `Σ (b_i + 1)·base^(n−1−i) mod P`. 64 bytes, then eight, are folded in
     /// per step, so the chain of dependent multiplications is far shorter than a byte-at-a-time
     /// loop's: the products of one step are independent of each other.
     pub(crate) fn of(bytes: &[u8]) -> Poly {
+        let k = keys();
         let mut h = 0u64;
         let mut steps = bytes.chunks_exact(64);
         for step in &mut steps {
             // Each half-sum is below 64 · 2^9 · 2^32 = 2^47; their sum below 2^80.
             let (mut lo, mut hi) = (0u64, 0u64);
+            // A loop of a known 64 steps over three arrays, which the compiler vectorizes.
+            #[allow(clippy::needless_range_loop)]
             for i in 0..64 {
                 let b = step[i] as u64 + 1;
-                lo += b * STEP_LO[i];
-                hi += b * STEP_HI[i];
+                lo += b * k.step_lo[i];
+                hi += b * k.step_hi[i];
             }
             let sum = lo as u128 + ((hi as u128) << 32);
-            h = reduce(h as u128 * POW[64] as u128 + sum);
+            h = reduce(h as u128 * k.pow[64] as u128 + sum);
         }
         let mut chunks = steps.remainder().chunks_exact(8);
         for c in &mut chunks {
-            // Each term is at most 2^8 · 2^61, so the sum and `h · BASE^8` stay far below 2^125.
+            // Each term is at most 2^8 · 2^61, so the sum and `h · base^8` stay far below 2^125.
             let mut sum = 0u128;
             for (i, &b) in c.iter().enumerate() {
-                sum += (b as u128 + 1) * POW[7 - i] as u128;
+                sum += (b as u128 + 1) * k.pow[7 - i] as u128;
             }
-            h = reduce(h as u128 * POW[8] as u128 + sum);
+            h = reduce(h as u128 * k.pow[8] as u128 + sum);
         }
         for &b in chunks.remainder() {
-            h = reduce(h as u128 * BASE as u128 + b as u128 + 1);
+            h = reduce(h as u128 * k.base as u128 + b as u128 + 1);
         }
         Poly {
             h,
@@ -1219,10 +1322,11 @@ mod tests {
     /// The definition, one byte at a time.
     fn poly_bytewise(bytes: &[u8]) -> Poly {
         let mut p = Poly::default();
+        let base = keys().base;
         for &b in bytes {
-            p.h = (p.h as u128 * BASE as u128 % P as u128) as u64 + b as u64 + 1;
+            p.h = (p.h as u128 * base as u128 % P as u128) as u64 + b as u64 + 1;
             p.h %= P;
-            p.pw = (p.pw as u128 * BASE as u128 % P as u128) as u64;
+            p.pw = (p.pw as u128 * base as u128 % P as u128) as u64;
         }
         p.len = bytes.len() as u64;
         p

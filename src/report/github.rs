@@ -11,8 +11,9 @@
 //! command early or starting another: in the message (the command's data) `%`, CR and LF become
 //! `%25`, `%0D`, `%0A`; in property values `:` and `,` also become `%3A` and `%2C`. The message
 //! quotes the input and the runner shows it in the job log, so it first goes through
-//! [`escape_untrusted`] like any text bound for a terminal; the file name is kept exact (only the
-//! command escaping applies), since the runner matches it against the repository's paths.
+//! [`escape_untrusted`] like any text bound for a terminal, and so does the file name: the runner
+//! matches it against the repository's paths, which a name with control characters in it does
+//! not match anyway, and prints it in the log.
 
 use super::escape_untrusted;
 use crate::diagnostic::Diagnostic;
@@ -30,7 +31,7 @@ pub(super) fn write_diagnostic<W: Write>(
         Severity::Info => "notice",
     };
     write!(out, "::{command} file=")?;
-    write_escaped(out, file, Escape::Property)?;
+    write_escaped(out, &escape_untrusted(file), Escape::Property)?;
     // Line 0 means the finding concerns no line (an empty input).
     if d.line > 0 {
         write!(out, ",line={}", d.line)?;
@@ -183,7 +184,7 @@ mod tests {
         let d = Diagnostic::new(Rule::MissingType, pos(2), "no `type`");
         assert_eq!(
             render("runs/a:b,c%d\r\ne.ndjson", &d),
-            "::error file=runs/a%3Ab%2Cc%25d%0D%0Ae.ndjson,line=2,title=sjlint(missing-type)::no `type`\n"
+            "::error file=runs/a%3Ab%2Cc%25d\\r\\ne.ndjson,line=2,title=sjlint(missing-type)::no `type`\n"
         );
     }
 

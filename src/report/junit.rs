@@ -12,9 +12,12 @@
 //! Everything is escaped for XML 1.0: markup characters become entities, tab/LF/CR in attribute
 //! values become character references (attribute normalization would turn them into spaces), CR
 //! in text too, and the characters XML 1.0 forbids (the other C0 controls, U+FFFE and U+FFFF)
-//! are replaced by a visible `\u{…}` escape. Nothing else is changed: the report is read by
-//! tools, not printed to a terminal.
+//! are replaced by a visible `\u{…}` escape. The text of findings (messages, notes, help) quotes
+//! the input, and CI services show it in their logs and views: it first goes through
+//! [`escape_untrusted`], so it carries no raw line break, escape sequence, bidi control or
+//! zero-width character.
 
+use super::escape_untrusted;
 use crate::diagnostic::Diagnostic;
 use crate::rules::Severity;
 use std::fmt::Write as _;
@@ -103,7 +106,7 @@ impl Report {
             out.push_str("      <failure type=\"");
             push_escaped(out, d.rule.name(), Place::Attribute);
             out.push_str("\" message=\"");
-            push_escaped(out, &d.message, Place::Attribute);
+            push_escaped(out, &escape_untrusted(&d.message), Place::Attribute);
             out.push_str("\">");
             push_description(out, file, d);
             out.push_str("</failure>\n");
@@ -210,17 +213,17 @@ fn push_description(out: &mut String, file: &str, d: &Diagnostic) {
         }
     }
     let _ = write!(out, ": {}[{}] ", d.severity.as_str(), d.rule.name());
-    push_escaped(out, &d.message, Place::Text);
+    push_escaped(out, &escape_untrusted(&d.message), Place::Text);
     for related in &d.related {
         out.push_str("\nnote: ");
-        push_escaped(out, &related.message, Place::Text);
+        push_escaped(out, &escape_untrusted(&related.message), Place::Text);
         if related.line > 0 {
             let _ = write!(out, ": line {}", related.line);
         }
     }
     if let Some(help) = &d.help {
         out.push_str("\nhelp: ");
-        push_escaped(out, help, Place::Text);
+        push_escaped(out, &escape_untrusted(help), Place::Text);
     }
 }
 
@@ -450,10 +453,10 @@ mod tests {
             "<testcase name=\"unknown-event-type\" classname=\"{name}\" file=\"{name}\">"
         )));
         assert!(out.contains(
-            "<failure type=\"unknown-event-type\" message=\"type &quot;\\u{0}&#13;&#10;&quot;\">"
+            "<failure type=\"unknown-event-type\" message=\"type &quot;\\u{0}\\r\\n&quot;\">"
         ));
         assert!(out.contains(
-            "dir/a\"&lt;b&gt;&amp;\n\\u{1b}.ndjson: warning[unknown-event-type] type \"\\u{0}&#13;\n\"\n\
+            "dir/a\"&lt;b&gt;&amp;\n\\u{1b}.ndjson: warning[unknown-event-type] type \"\\u{0}\\r\\n\"\n\
              note: &lt;x&gt;: line 3\nhelp: a &amp; b</failure>"
         ));
         assert!(!out.contains('\u{0}') && !out.contains('\u{1b}') && !out.contains('\r'));

@@ -212,21 +212,26 @@ pub fn use_color(choice: &str, is_terminal: bool, env: impl Fn(&str) -> Option<S
 }
 
 /// Whether `c` must not reach a terminal as is: it moves the cursor, starts an escape sequence,
-/// or reorders the text around it.
+/// reorders the text around it, or is invisible (zero-width characters and marks, which can make
+/// two different texts look the same).
 fn is_unsafe_char(c: char) -> bool {
     matches!(
         c,
         '\u{0}'..='\u{1f}'
             | '\u{7f}'..='\u{9f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202a}'..='\u{202e}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
             | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
     )
 }
 
-/// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, and Unicode bidi
-/// overrides/isolates (U+202A–U+202E, U+2066–U+2069) and U+2028/U+2029 become visible escapes
+/// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, Unicode bidi
+/// overrides/isolates/marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width
+/// characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E) and U+2028/U+2029 become visible escapes
 /// like `\n`, `\t`, `\u{1b}`; everything else is unchanged. Returns Cow::Borrowed when nothing changes.
 pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
     let Some(first) = s.find(is_unsafe_char) else {

@@ -1,0 +1,415 @@
+//! Streams crafted to slow sjlint down, blow its output up or hide findings from it, through the
+//! real binary: each test is the reproduction of one way a hostile input once got through.
+
+#[allow(dead_code)] // each test binary uses its own part of the helpers
+mod common;
+
+use common::{check_json, exec, lines_of};
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
+
+/// `n` started tool calls, each of its own kind: names of `width` bytes that differ only at the
+/// end, so that comparing two of them reads them whole.
+fn distinct_kinds(n: usize, width: usize) -> Vec<u8> {
+    let mut s = format!("{INIT}\n");
+    let pad = "x".repeat(width);
+    for i in 0..n {
+        let _ = writeln!(
+            s,
+            r#"{{"type":"tool_call","subtype":"started","call_id":"c{i}","tool_call":{{"{pad}{i:06}ToolCall":{{"args":{{}}}}}},"session_id":"s"}}"#
+        );
+    }
+    s.into_bytes()
+}
+
+#[test]
+fn distinct_tool_kinds_are_checked_in_linear_time() {
+    // 20,000 kinds of 2 KB: a list scanned per call took about 17 s in a release build; a
+    // lookup by hash takes about a second in a debug build on a busy machine.
+    let input = distinct_kinds(20_000, 2_000);
+    for command in ["check", "stats", "render", "fmt"] {
+        let start = Instant::now();
+        let run = exec(&[command, "-"], Some(&input));
+        let took = start.elapsed();
+        assert!(run.code <= 1, "{command}: {}", run.code);
+        assert!(
+            took < Duration::from_secs(10),
+            "{command} took {took:?} on 20,000 distinct tool kinds"
+        );
+    }
+}
+
+#[test]
+fn a_kind_mismatch_is_found_past_the_kinds_kept_by_name() {
+    // Past the kinds kept by name, a call's kind is kept as a keyed hash: a completion of
+    // another kind is still a mismatch, one of the same kind is not.
+    let mut input = distinct_kinds(2_000, 100);
+    input.extend_from_slice(
+        br#"{"type":"tool_call","subtype":"completed","call_id":"c1999","tool_call":{"readToolCall":{"args":{},"result":{}}},"session_id":"s"}
+"#,
+    );
+    let same = format!(
+        r#"{{"type":"tool_call","subtype":"completed","call_id":"c1998","tool_call":{{"{}001998ToolCall":{{"args":{{}},"result":{{}}}}}},"session_id":"s"}}"#,
+        "x".repeat(100)
+    );
+    input.extend_from_slice(same.as_bytes());
+    input.push(b'\n');
+    let (_, findings) = check_json(&["-"], Some(&input));
+    assert_eq!(lines_of(&findings, "tool-kind-mismatch"), [2002]);
+    let mismatch = findings
+        .iter()
+        .find(|f| f.rule == "tool-kind-mismatch")
+        .unwrap();
+    assert!(
+        mismatch.message.contains("started as another kind"),
+        "{}",
+        mismatch.message
+    );
+}
+
+#[test]
+fn findings_quote_a_bounded_excerpt_of_huge_ids() {
+    // An init with a 1 MB session_id, then 100 events of another session: each finding quotes
+    // the id, which once printed 100 MB.
+    let id = "a".repeat(1 << 20);
+    let mut input = format!(r#"{{"type":"system","subtype":"init","session_id":"{id}"}}"#);
+    input.push('\n');
+    for _ in 0..100 {
+        input.push_str(r#"{"type":"thinking","subtype":"completed","session_id":"t"}"#);
+        input.push('\n');
+    }
+    for format in ["human", "concise", "json", "github", "sarif", "junit"] {
+        let run = exec(&["check", "--format", format, "-"], Some(input.as_bytes()));
+        assert_eq!(run.code, 1, "{format}: {}", run.stderr());
+        let out = run.stdout();
+        assert!(
+            out.len() < 500_000,
+            "{format}: {} bytes of output for 100 findings",
+            out.len()
+        );
+        assert!(
+            out.contains("… (1048576 bytes)"),
+            "{format} does not say how long the id was"
+        );
+    }
+}
+
+/// Runs `sjlint ARGS` on `input`, reads one line of its stdout and closes it (`… | head -1`):
+/// its exit code and stderr.
+#[cfg(unix)]
+fn closed_after_one_line(args: &[&str], input: &[u8]) -> (i32, String) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::Stdio;
+    let mut child = common::sjlint()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "sjlint {args:?} printed nothing");
+    drop(stdout);
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    (status.code().unwrap_or(-1), errors.join().unwrap())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_keeps_the_exit_code_of_the_findings_so_far() {
+    // Far more findings than a pipe buffer holds, so sjlint is still writing when the reader
+    // goes away.
+    let noisy = "not json at all\n".repeat(100_000).into_bytes();
+    let cases: [(&[&str], i32); 6] = [
+        (&["check", "-"], 1),
+        (&["check", "--jobs", "1", "-"], 1),
+        (&["check", "--jobs", "2", "--batch-size", "1K", "-"], 1),
+        (&["check", "--format", "json", "-"], 1),
+        (&["check", "--exit-zero", "-"], 0),
+        (&["fmt", "--keep-invalid", "-"], 1),
+    ];
+    for (args, code) in cases {
+        let (got, stderr) = closed_after_one_line(args, &noisy);
+        assert_eq!(got, code, "sjlint {args:?}: {stderr}");
+        if args[0] == "check" {
+            assert!(stderr.is_empty(), "sjlint {args:?}: {stderr}");
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_is_reported_as_one_not_as_a_read_error() {
+    let sample = common::testdata("sample.ndjson");
+    let sample = sample.to_str().unwrap();
+    let commands: [&[&str]; 6] = [
+        &["check", sample],
+        &["check", "--tee", sample],
+        &["check", "--format", "sarif", sample],
+        &["fmt", sample],
+        &["stats", sample],
+        &["render", sample],
+    ];
+    for args in commands {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let out = common::sjlint()
+            .args(args)
+            .stdout(full)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "sjlint {args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write the output: No space left on device"),
+            "sjlint {args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("cannot read") && !stderr.contains("No problems found"),
+            "sjlint {args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn stats_tables_take_names_of_any_width() {
+    // Control characters are escaped as `\u{1}` for the terminal: 14,000 of them in a `type`
+    // once made a column 70,000 characters wide, past what `format!` pads.
+    let wide = "\\u0001".repeat(14_000);
+    let input = format!(
+        "{INIT}\n{{\"type\":\"{wide}\",\"session_id\":\"s\"}}\n{{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"c\",\"tool_call\":{{\"{wide}ToolCall\":{{\"args\":{{}}}}}},\"session_id\":\"s\"}}\n"
+    );
+    let run = exec(&["stats", "-"], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let out = run.stdout();
+    assert!(out.contains("… (14000 bytes)"), "{out}");
+    assert!(out.contains("… (14008 bytes)"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 2_000), "{out}");
+}
+
+#[test]
+fn jobs_beyond_what_the_machine_can_use_are_cut_with_a_note() {
+    // `--jobs 100000` on stdin once aborted (exit 134), and the largest count spawned threads
+    // until memory ran out.
+    let sample = std::fs::read(common::testdata("sample.ndjson")).unwrap();
+    for jobs in ["100000", "18446744073709551615"] {
+        let run = exec(&["check", "--jobs", jobs, "-"], Some(&sample));
+        assert_eq!(run.code, 0, "--jobs {jobs}: {}", run.describe());
+        assert!(run.stdout().contains("No problems found in 1 file"));
+        let note =
+            format!("sjlint: --jobs {jobs} is more than this machine can use; checking with");
+        assert!(run.stderr().contains(&note), "{}", run.stderr());
+    }
+    let run = exec(&["check", "--jobs", "2", "-"], Some(&sample));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(run.stderr().is_empty(), "{}", run.stderr());
+}
+
+#[test]
+fn duplicate_keys_are_found_past_the_32nd_distinct_key() {
+    let keys: String = (0..40).map(|i| format!(r#""k{i}":1,"#)).collect();
+    let input = format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",{keys}\"k35\":2}}\n\
+         {{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"c\",\"tool_call\":{{\"readToolCall\":{{\"args\":{{}}}},{keys}\"k39\":1}},\"session_id\":\"s\"}}\n"
+    );
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    let dups: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.rule == "duplicate-key")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(dups.len(), 2, "{dups:?}");
+    assert!(dups[0].contains(r#"key "k35""#), "{dups:?}");
+    assert!(dups[1].contains(r#"key "k39""#), "{dups:?}");
+}
+
+#[test]
+fn an_object_of_many_keys_is_checked_in_linear_time() {
+    // 300,000 distinct keys in one 4 MB record, then one of the last ones repeated.
+    let keys: String = (0..300_000).map(|i| format!(r#""k{i}":1,"#)).collect();
+    let input = format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",{keys}\"k250000\":1}}\n"
+    );
+    let start = Instant::now();
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(lines_of(&findings, "duplicate-key"), [1]);
+}
+
+/// Two different texts of 4,096 bytes of `a` and `b` whose hashes were equal under the public
+/// polynomial hash once used to compare texts (`Σ (b_i + 1)·1000003^(n−1−i) mod 2^61 − 1`),
+/// found by the tree attack: sort the weights, subtract neighbours, repeat until one is zero.
+fn forged_pair() -> (String, String) {
+    const P: u128 = (1 << 61) - 1;
+    const BASE: u128 = 1_000_003;
+    const N: usize = 4096;
+    let mut weight = vec![0u64; N];
+    let mut w = 1u128;
+    for i in (0..N).rev() {
+        weight[i] = w as u64;
+        w = w * BASE % P;
+    }
+    // Each cluster: its value and the positions it adds (+1) and subtracts (−1).
+    let mut clusters: Vec<(u64, Vec<(usize, i8)>)> =
+        (0..N).map(|i| (weight[i], vec![(i, 1)])).collect();
+    loop {
+        if let Some((_, coef)) = clusters.iter().find(|(v, _)| *v == 0) {
+            let (mut a, mut b) = (vec![b'a'; N], vec![b'a'; N]);
+            for &(i, c) in coef {
+                if c > 0 {
+                    a[i] = b'b';
+                } else {
+                    b[i] = b'b';
+                }
+            }
+            return (String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+        }
+        assert!(clusters.len() > 1, "no collision found");
+        clusters.sort_by_key(|(v, _)| *v);
+        clusters = clusters
+            .chunks_exact(2)
+            .map(|pair| {
+                let (low, high) = (&pair[0], &pair[1]);
+                let mut coef = high.1.clone();
+                coef.extend(low.1.iter().map(|&(i, c)| (i, -c)));
+                (high.0 - low.0, coef)
+            })
+            .collect();
+    }
+}
+
+#[test]
+fn texts_crafted_to_collide_are_still_told_apart() {
+    let (a, b) = forged_pair();
+    assert_ne!(a, b);
+    let assistant = |text: &str, ts: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s"{ts}}}"#
+        )
+    };
+    let result = |text: &str| {
+        format!(
+            r#"{{"type":"result","subtype":"success","is_error":false,"result":"{text}","session_id":"s"}}"#
+        )
+    };
+    // check: the result is not the assistant's text.
+    let input = format!("{INIT}\n{}\n{}\n", assistant(&a, ""), result(&b));
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    assert_eq!(lines_of(&findings, "result-text-mismatch"), [3]);
+    // render: a flush that differs from the deltas before it is shown, not taken as their
+    // repetition.
+    let input = format!(
+        "{INIT}\n{}\n{}\n{}\n",
+        assistant(&a, r#","timestamp_ms":1"#),
+        assistant(&b, ""),
+        result(&format!("{a}{b}"))
+    );
+    let run = exec(&["render", "--plain", "-"], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let shown: String = run
+        .stdout()
+        .chars()
+        .filter(|c| matches!(c, 'a' | 'b'))
+        .collect();
+    assert!(shown.contains(&a) && shown.contains(&b), "{}", run.stdout());
+}
+
+#[cfg(unix)]
+#[test]
+fn github_annotations_escape_control_characters_of_file_names() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("sjlint-hostile-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // An OSC 8 hyperlink and a colour change, as a file name may hold them.
+    let name = std::ffi::OsStr::from_bytes(b"a\x1b]8;;x\x07b\x1b[31m:.ndjson");
+    let path = dir.join(name);
+    std::fs::write(&path, "not json\n").unwrap();
+    let run = exec(
+        &["check", "--format", "github", path.to_str().unwrap()],
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let out = run.stdout();
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(
+        out.contains(r"a\u{1b}]8;;x\u{7}b\u{1b}[31m%3A.ndjson"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn junit_messages_carry_no_raw_line_breaks_nor_bidi_controls() {
+    // A tool kind is quoted as is in `unknown-tool-kind`: here with a line break and U+202E.
+    let input = format!(
+        "{INIT}\n{}\n",
+        r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"a\nb\u202ecToolCall":{"args":{}}},"session_id":"s"}"#
+    );
+    let run = exec(
+        &["check", "--format", "junit", "--strict", "-"],
+        Some(input.as_bytes()),
+    );
+    let out = run.stdout();
+    let case = out
+        .split("<testcase")
+        .find(|c| c.contains("unknown-tool-kind"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!case.contains('\u{202e}'), "{case}");
+    assert!(case.contains(r"a\nb\u{202e}cToolCall"), "{case}");
+    assert!(
+        !case.contains("a\nb") && !case.contains("a&#10;b"),
+        "{case}"
+    );
+}
+
+#[test]
+fn render_never_begins_a_line_with_a_workflow_command_nor_passes_invisible_characters() {
+    let text = r#"::error file=x::forged\nfine\n  ::set-output name=a::b\n:\u200bzero\u200dwidth\u202ebidi"#;
+    let input = format!(
+        "{INIT}\n{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}},\"session_id\":\"s\"}}\n"
+    );
+    for plain in [false, true] {
+        let args: &[&str] = if plain {
+            &["render", "--plain", "-"]
+        } else {
+            &["render", "-"]
+        };
+        let run = exec(args, Some(input.as_bytes()));
+        let out = run.stdout();
+        for line in out.lines() {
+            assert!(
+                !line.trim_start().starts_with("::"),
+                "{args:?}: a line begins a workflow command: {line:?}"
+            );
+        }
+        assert!(out.contains(r"\u{3a}:error file=x::forged"), "{out}");
+        assert!(out.contains("\nfine\n"), "{out}");
+        for c in ['\u{200b}', '\u{200d}', '\u{202e}'] {
+            assert!(!out.contains(c), "{args:?}: {c:?} in {out:?}");
+        }
+        assert!(
+            out.contains(r"\u{200b}zero\u{200d}width\u{202e}bidi"),
+            "{out}"
+        );
+    }
+}
