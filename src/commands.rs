@@ -7,8 +7,9 @@
 use crate::check::{self, Options, Tee};
 use crate::cli::{
     CheckArgs, Cli, ColorArg, Command, DropArg, FmtArgs, InputArgs, RenderArgs, StatsArgs,
-    StatsFormat, ToArg,
+    StatsFormat, ToArg, WalkArgs,
 };
+use crate::config::{Configs, Settings};
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions, Target};
 use crate::interrupt::{self, Interruptible};
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Man { command } => print_man(command.as_deref()),
         Command::Fmt(args) => run_fmt(&args),
         Command::Schema { name } => print_schema(name.as_deref()),
+        Command::Config { path, walk } => show_config(path.as_deref(), &walk),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -176,10 +178,16 @@ enum Input {
     File(PathBuf),
 }
 
-/// The inputs `paths` name: `-` and no path at all are standard input, directories are walked.
-/// `None` after a usage message when standard input would be read from a terminal. Directories
-/// that cannot be walked are reported and set `unreadable`.
-fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option<Vec<Input>>> {
+/// The inputs `paths` name: `-` and no path at all are standard input, directories are walked
+/// ([`crate::walk`]). `None` after a usage message: standard input would be read from a
+/// terminal, a glob does not compile, or the paths matched no file at all (a run that checked
+/// nothing must not pass). Directories that cannot be walked are reported and set `unreadable`.
+fn resolve_inputs(
+    paths: &[PathBuf],
+    walk: &WalkArgs,
+    configs: &mut Configs,
+    unreadable: &mut bool,
+) -> io::Result<Option<Vec<Input>>> {
     let mut inputs = Vec::new();
     if paths.is_empty() {
         if io::stdin().is_terminal() {
@@ -191,19 +199,85 @@ fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option
         }
         inputs.push(Input::Stdin);
     }
+    let mut filter = walk.filter();
+    if let Err(e) = filter.validate() {
+        writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+        return Ok(None);
+    }
+    let mut walked = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {
-            if let Err(e) = walk(path, &mut inputs) {
-                *unreadable = true;
-                cannot_read(path, &e)?;
+            walked.push(path);
+            // The globs of the configuration that governs the directory, unless given.
+            let settings = match configs.for_path(Some(path)) {
+                Ok(s) => s,
+                Err(e) => {
+                    writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+                    return Ok(None);
+                }
+            };
+            filter.include = settings.include.clone();
+            filter.exclude = settings.exclude.clone();
+            if let Err(e) = filter.validate() {
+                writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+                return Ok(None);
+            }
+            match crate::walk::walk(path, &filter) {
+                Ok((files, notes)) => {
+                    inputs.extend(files.into_iter().map(Input::File));
+                    for note in notes {
+                        walk_note(&note, unreadable)?;
+                    }
+                }
+                Err(e) => {
+                    *unreadable = true;
+                    cannot_read(path, &io::Error::other(e))?;
+                }
             }
         } else {
             inputs.push(Input::File(path.clone()));
         }
     }
+    if inputs.is_empty() && !*unreadable {
+        let shown: Vec<String> = walked
+            .iter()
+            .map(|p| format!("`{}`", report::escape_untrusted(&p.display().to_string())))
+            .collect();
+        let globs = filter.include_globs().join(", ");
+        let streams = if filter.include.is_empty() {
+            " (*.json only when it holds a stream)"
+        } else {
+            ""
+        };
+        writeln!(
+            io::stderr(),
+            "sjlint: no files matched: {} holds no file matching {globs}{streams}, once ignored and hidden files are left out; pass --include GLOB or name the files",
+            shown.join(", ")
+        )?;
+        return Ok(None);
+    }
     Ok(Some(inputs))
+}
+
+/// Tells what a directory walk skipped; an entry that could not be read sets `unreadable`.
+fn walk_note(note: &crate::walk::Note, unreadable: &mut bool) -> io::Result<()> {
+    match note {
+        crate::walk::Note::NotRegular(path, what) => writeln!(
+            io::stderr(),
+            "sjlint: note: skipped {}: {what}, not a regular file (name it to read it)",
+            report::escape_untrusted(&path.display().to_string())
+        ),
+        crate::walk::Note::Unreadable(e) => {
+            *unreadable = true;
+            writeln!(
+                io::stderr(),
+                "sjlint: cannot read {}",
+                report::escape_untrusted(e)
+            )
+        }
+    }
 }
 
 /// An input, opened.
@@ -335,11 +409,45 @@ fn stdin_ready(timeout: std::time::Duration) -> bool {
     }
 }
 
+/// A configuration that cannot be used: a usage error.
+fn config_error(e: &str) -> io::Result<u8> {
+    writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(e))?;
+    Ok(EXIT_USAGE)
+}
+
+/// The settings of each input, in the order of `inputs`.
+fn settings_of(inputs: &[Input], configs: &mut Configs) -> Result<Vec<Arc<Settings>>, String> {
+    inputs
+        .iter()
+        .map(|input| match input {
+            Input::File(p) => configs.for_path(Some(p)),
+            Input::Stdin => configs.for_path(None),
+        })
+        .collect()
+}
+
 fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let mut unreadable = false;
-    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+    let mut configs = match args.walk.configs(args.overrides()) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    let Some(inputs) = resolve_inputs(&args.paths, &args.walk, &mut configs, &mut unreadable)?
+    else {
         return Ok(EXIT_USAGE);
     };
+    let per_input = match settings_of(&inputs, &mut configs) {
+        Ok(s) => s,
+        Err(e) => return config_error(&e),
+    };
+    // Every rule some input's settings enable is run; each input's own are applied to its
+    // findings.
+    let mut enabled = RuleSet::empty();
+    for s in &per_input {
+        for rule in Rule::all().filter(|r| s.enabled.contains(*r)) {
+            enabled.insert(rule);
+        }
+    }
 
     let format = args.format.map_or(Format::Human, Format::from);
     // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
@@ -386,9 +494,16 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         printed: 0,
         max: args.max_diagnostics.unwrap_or(u64::MAX),
         interrupted: false,
+        settings: per_input
+            .first()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Settings::defaults(&args.overrides()))),
+        per_input,
+        floor: args.level.map_or(Severity::Info, |l| l.severity()),
+        statistics: args.statistics.then(|| vec![0; RULES.len()]),
     };
     let opts = Options {
-        enabled: args.rules(),
+        enabled,
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
     };
@@ -398,7 +513,8 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         let map = !args.no_mmap;
         check_in_parallel(&inputs, &opts, jobs, map, &mut out, &mut unreadable)?;
     } else {
-        for input in &inputs {
+        for (i, input) in inputs.iter().enumerate() {
+            out.settings = out.per_input[i].clone();
             // A file is mapped and split where it lies, unless its bytes are copied on.
             let map = !args.no_mmap && !args.tee;
             let Some(Opened {
@@ -477,6 +593,14 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             io::stderr(),
             "sjlint: interrupted; the findings and the summary cover the input read so far"
         )?;
+    }
+    if let Some(counts) = &out.statistics {
+        let mut table = crate::lint::statistics(counts, format == Format::Json);
+        if format == Format::Human && !args.quiet {
+            // A blank line before the summary.
+            table.push('\n');
+        }
+        out.printer.write_text(&table)?;
     }
     if !args.quiet {
         out.printer.summary(&out.summary)?;
@@ -560,18 +684,45 @@ struct Output<W: Write> {
     max: u64,
     /// Ctrl-C stopped the run; what was read so far is reported.
     interrupted: bool,
+    /// The settings of the input being reported, and of every input in order.
+    settings: Arc<Settings>,
+    per_input: Vec<Arc<Settings>>,
+    /// `--level`: findings below it are neither shown nor counted.
+    floor: Severity,
+    /// `--statistics`: findings per rule, counted instead of printed.
+    statistics: Option<Vec<u64>>,
 }
 
 impl<W: Write> Output<W> {
     /// Counts a finding and prints it unless `--max-diagnostics` were printed already; `live`
     /// inputs are flushed at once, so a watcher sees each finding as it is found.
     fn report(&mut self, name: &str, d: &Diagnostic, live: bool) -> io::Result<()> {
+        if !self.settings.reports(d.rule, Path::new(name)) {
+            return Ok(());
+        }
+        let severity = self.settings.severity_of(d.rule);
+        let changed;
+        let d = if severity == d.severity {
+            d
+        } else {
+            changed = Diagnostic {
+                severity,
+                ..d.clone()
+            };
+            &changed
+        };
+        if d.severity < self.floor {
+            return Ok(());
+        }
+        if let Some(counts) = &mut self.statistics {
+            counts[d.rule as usize] += 1;
+        }
         match d.severity {
             Severity::Error => self.summary.errors += 1,
             Severity::Warning => self.summary.warnings += 1,
             Severity::Info => self.summary.infos += 1,
         }
-        if self.printed < self.max {
+        if self.printed < self.max && self.statistics.is_none() {
             self.printed += 1;
             self.printer.diagnostic(name, d)?;
             if let Some(annotations) = &mut self.annotations {
@@ -688,6 +839,7 @@ fn check_in_parallel<W: Write>(
                         unreachable!("the parallel path takes files only")
                     };
                     let name = path.display().to_string();
+                    out.settings = out.per_input[due].clone();
                     out.printer.begin_file(&name)?;
                     for d in &found {
                         out.report(&name, d, false)?;
@@ -728,7 +880,12 @@ fn each_input(
     mut each: impl FnMut(&Source<'_>, Box<dyn Read>) -> io::Result<()>,
 ) -> io::Result<u8> {
     let mut unreadable = false;
-    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+    let mut configs = match args.walk.configs(args.walk.overrides()) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    let Some(inputs) = resolve_inputs(&args.paths, &args.walk, &mut configs, &mut unreadable)?
+    else {
         return Ok(EXIT_USAGE);
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
@@ -820,7 +977,12 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
 /// on stderr, and make the exit code 1.
 fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     let mut unreadable = false;
-    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+    let mut configs = match args.walk.configs(args.walk.overrides()) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    let Some(inputs) = resolve_inputs(&args.paths, &args.walk, &mut configs, &mut unreadable)?
+    else {
         return Ok(EXIT_USAGE);
     };
     let color = report::use_color(args.color.as_str(), io::stderr().is_terminal(), |k| {
@@ -893,6 +1055,25 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     })
 }
 
+/// `sjlint config [PATH]`: the settings in force for PATH.
+fn show_config(path: Option<&Path>, walk: &WalkArgs) -> io::Result<u8> {
+    let path = path.unwrap_or(Path::new("."));
+    let settings = walk
+        .configs(walk.overrides())
+        .and_then(|mut c| c.for_path(Some(path)));
+    match settings {
+        Ok(settings) => {
+            let mut out = io::stdout().lock();
+            for line in crate::config::describe(&settings).lines() {
+                writeln!(out, "{}", report::escape_untrusted(line))?;
+            }
+            out.flush()?;
+            Ok(EXIT_OK)
+        }
+        Err(e) => config_error(&e),
+    }
+}
+
 /// `sjlint schema [NAME]`: a bundled schema, or the list of their names.
 fn print_schema(name: Option<&str>) -> io::Result<u8> {
     let mut out = io::stdout().lock();
@@ -929,30 +1110,6 @@ fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {
         "sjlint: cannot read {}: {e}",
         report::escape_untrusted(&shown)
     )
-}
-
-/// Adds the stream files below `dir` in a stable order: entries sorted by name, hidden entries
-/// skipped, files ending in .ndjson, .jsonl or .json.
-fn walk(dir: &Path, out: &mut Vec<Input>) -> io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            walk(&path, out)?;
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("ndjson" | "jsonl" | "json")
-        ) {
-            out.push(Input::File(path));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
