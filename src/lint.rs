@@ -72,7 +72,7 @@ mod tests {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(lines[0].starts_with("12  blank-line"), "{table}");
-        assert!(lines[1].starts_with(" 3  invalid-json    error"), "{table}");
+        assert!(lines[1].starts_with(" 3  invalid-json  error"), "{table}");
         let json: serde_json::Value = serde_json::from_str(&statistics(&counts, true)).unwrap();
         assert_eq!(json[0]["rule"], "blank-line");
         assert_eq!(json[1]["count"], 3);

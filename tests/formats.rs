@@ -211,7 +211,7 @@ fn github_actions_adds_annotations_on_stderr() {
         run.stderr
             .starts_with("error[invalid-json]: the line is plain text, not JSON\n")
     );
-    assert!(run.stderr.contains("3 errors, 1 warning"), "{}", run.stderr);
+    assert!(run.stderr.contains("3 errors, 2 infos"), "{}", run.stderr);
 }
 
 /// The SARIF 2.1.0 schema that the serde-sarif crate ships (the OASIS file), found through
