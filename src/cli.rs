@@ -28,9 +28,9 @@ pub enum Command {
     Check(CheckArgs),
     /// List every rule: name, group, default severity, summary
     Rules,
-    /// Explain a rule: what it checks, why, a failing and a passing example
+    /// Explain a rule (what it checks, why, a failing and a passing example), or list a group's
     Explain {
-        /// A rule name, as `sjlint rules` lists them
+        /// A rule or group name, as `sjlint rules` lists them
         rule: String,
     },
     /// Summarize streams: records, sessions, events, tool calls and their durations, tokens
@@ -164,6 +164,11 @@ pub struct CheckArgs {
     #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Rules")]
     pub level: Option<LevelArg>,
 
+    /// Show every finding: repeated identical ones (same rule, same message) are otherwise
+    /// collapsed after the first 3 of each file into one note (human format)
+    #[arg(long, help_heading = "Output")]
+    pub no_collapse: bool,
+
     /// Print how many findings each rule had (rule, count, severity, summary) instead of the
     /// findings
     #[arg(long, help_heading = "Output")]
@@ -177,8 +182,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub exit_zero: bool,
 
-    /// Print at most N findings (all are still counted in the summary)
-    #[arg(long, value_name = "N")]
+    /// Print at most N findings, errors before warnings before infos, and say how many were
+    /// not shown (all are still counted in the summary)
+    #[arg(long, value_name = "N", help_heading = "Output")]
     pub max_diagnostics: Option<u64>,
 
     /// Largest record checked; longer ones are skipped and reported (suffixes K, M, G; binary)
@@ -474,9 +480,35 @@ const SUBCOMMANDS: &[&str] = &[
     "help",
 ];
 
-/// Parses the command line, with `check` inserted when no subcommand is named.
+/// Parses the command line, with `check` inserted when no subcommand is named. A first word
+/// that is no path but nearly a subcommand (`sjlint chekc`) is a usage error naming it.
 pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
+    let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(first) = args.get(1).and_then(|a| a.to_str())
+        && let Some(near) = mistyped_subcommand(first)
+    {
+        let msg = format!(
+            "unrecognized subcommand '{first}' (and no such file)\n\n  tip: a similar subcommand exists: '{near}'\n\nFor more information, try '--help'.\n"
+        );
+        clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, msg)
+            .with_cmd(&<Cli as clap::CommandFactory>::command())
+            .exit();
+    }
     Cli::parse_from(with_default_command(args))
+}
+
+/// The subcommand `word` is a typo of, when it is not one, is not a flag, names no file, and is
+/// close to one.
+fn mistyped_subcommand(word: &str) -> Option<&'static str> {
+    if word.starts_with('-') || SUBCOMMANDS.contains(&word) || std::path::Path::new(word).exists() {
+        return None;
+    }
+    SUBCOMMANDS
+        .iter()
+        .map(|s| (crate::config::edit_distance(word, s), *s))
+        .filter(|(d, s)| *d <= 2 && *d < s.len() / 2 + 1)
+        .min()
+        .map(|(_, s)| s)
 }
 
 fn with_default_command<I: IntoIterator<Item = OsString>>(args: I) -> Vec<OsString> {

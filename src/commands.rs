@@ -132,13 +132,16 @@ fn explain(name: &str) -> io::Result<u8> {
             Ok(EXIT_OK)
         }
         None => {
+            if let Some(group) = crate::rules::Group::ALL.iter().find(|g| g.as_str() == name) {
+                return explain_group(*group);
+            }
             let mut err = io::stderr().lock();
             write!(
                 err,
                 "sjlint: unknown rule `{}`",
                 report::escape_untrusted(name)
             )?;
-            if let Some(near) = closest_rule(name) {
+            if let Some(near) = crate::config::closest_name(name) {
                 write!(err, "; did you mean `{near}`?")?;
             }
             writeln!(err, " (`sjlint rules` lists them all)")?;
@@ -147,29 +150,20 @@ fn explain(name: &str) -> io::Result<u8> {
     }
 }
 
-/// The rule name nearest to `name` by edit distance, when it is close enough to be a typo.
-fn closest_rule(name: &str) -> Option<&'static str> {
-    RULES
-        .iter()
-        .map(|r| (edit_distance(name, r.name), r.name))
-        .min()
-        .filter(|(d, _)| *d <= 3)
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
+/// `sjlint explain GROUP`: the group's rules, each with its severity and summary.
+fn explain_group(group: crate::rules::Group) -> io::Result<u8> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    writeln!(out, "# {}\n", group.as_str())?;
+    writeln!(
+        out,
+        "Rules of the `{}` group (`sjlint explain RULE` for one):\n",
+        group.as_str()
+    )?;
+    for r in RULES.iter().filter(|r| r.group == group) {
+        writeln!(out, "- `{}` ({}): {}", r.name, r.severity, r.summary)?;
     }
-    row[b.len()]
+    out.flush()?;
+    Ok(EXIT_OK)
 }
 
 /// One thing to check.
@@ -501,6 +495,14 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         per_input,
         floor: args.level.map_or(Severity::Info, |l| l.severity()),
         statistics: args.statistics.then(|| vec![0; RULES.len()]),
+        // A limit keeps the most serious findings, so they wait for the end of the run (the
+        // document formats keep the first ones: they are written at the end anyway).
+        kept: args
+            .max_diagnostics
+            .filter(|_| !matches!(format, Format::Sarif | Format::Junit))
+            .map(crate::lint::Kept::new),
+        collapse: (format == Format::Human && !args.no_collapse && args.max_diagnostics.is_none())
+            .then(crate::lint::Collapse::default),
     };
     let opts = Options {
         enabled,
@@ -594,6 +596,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             "sjlint: interrupted; the findings and the summary cover the input read so far"
         )?;
     }
+    out.flush_kept(format)?;
     if let Some(counts) = &out.statistics {
         let mut table = crate::lint::statistics(counts, format == Format::Json);
         if format == Format::Human && !args.quiet {
@@ -691,6 +694,10 @@ struct Output<W: Write> {
     floor: Severity,
     /// `--statistics`: findings per rule, counted instead of printed.
     statistics: Option<Vec<u64>>,
+    /// `--max-diagnostics`, for the streaming formats: the findings kept until the end.
+    kept: Option<crate::lint::Kept>,
+    /// The human format's collapsing of repeated identical findings (not with --no-collapse).
+    collapse: Option<crate::lint::Collapse>,
 }
 
 impl<W: Write> Output<W> {
@@ -722,7 +729,19 @@ impl<W: Write> Output<W> {
             Severity::Warning => self.summary.warnings += 1,
             Severity::Info => self.summary.infos += 1,
         }
-        if self.printed < self.max && self.statistics.is_none() {
+        if self.statistics.is_some() {
+            return Ok(());
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.push(name, d);
+            return Ok(());
+        }
+        if let Some(collapse) = &mut self.collapse
+            && !collapse.show(d)
+        {
+            return Ok(());
+        }
+        if self.printed < self.max {
             self.printed += 1;
             self.printer.diagnostic(name, d)?;
             if let Some(annotations) = &mut self.annotations {
@@ -736,11 +755,49 @@ impl<W: Write> Output<W> {
     }
 
     fn add(&mut self, name: &str, totals: check::Totals) -> io::Result<()> {
+        if let Some(collapse) = &mut self.collapse {
+            let notes = collapse.notes(name);
+            if !notes.is_empty() {
+                self.printer.write_text(&format!("\n{notes}"))?;
+            }
+        }
         self.printer.end_file(name, totals.records, totals.bytes)?;
         self.summary.files += 1;
         self.summary.records += totals.records;
         self.summary.bytes += totals.bytes;
         Ok(())
+    }
+
+    /// `--max-diagnostics`: the findings kept, then how many were not shown (in the human
+    /// output; on stderr for the machine formats, whose stdout stays a document).
+    fn flush_kept(&mut self, format: Format) -> io::Result<()> {
+        let total = self.summary.errors + self.summary.warnings + self.summary.infos;
+        let note = match &mut self.kept {
+            Some(kept) => {
+                for (name, d) in kept.take() {
+                    self.printer.diagnostic(&name, &d)?;
+                    if let Some(annotations) = &mut self.annotations {
+                        annotations.diagnostic(&name, &d)?;
+                    }
+                }
+                kept.hidden_note()
+            }
+            None if self.printed < total && self.statistics.is_none() && self.max < u64::MAX => {
+                Some(format!(
+                    "note: {} findings not shown (--max-diagnostics {})",
+                    total - self.printed,
+                    self.max
+                ))
+            }
+            None => None,
+        };
+        match note {
+            Some(note) if format == Format::Human => {
+                self.printer.write_text(&format!("\n{note}\n"))
+            }
+            Some(note) => writeln!(io::stderr(), "sjlint: {note}"),
+            None => Ok(()),
+        }
     }
 
     /// Closes an input: totals into the summary, or its read error reported. True when Ctrl-C
@@ -1110,15 +1167,4 @@ fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {
         "sjlint: cannot read {}: {e}",
         report::escape_untrusted(&shown)
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn typos_get_a_suggestion() {
-        assert_eq!(closest_rule("orphan-completon"), Some("orphan-completion"));
-        assert_eq!(closest_rule("something-else-entirely"), None);
-    }
 }

@@ -559,3 +559,109 @@ fn statistics_count_findings_per_rule() {
             .any(|r| r["rule"] == "blank-line")
     );
 }
+
+#[test]
+fn repeated_identical_findings_collapse_in_human_output() {
+    let input: String = (1..=20).map(|i| format!("{{broken {i}\n")).collect();
+    let run = exec(&["check", "--color", "never"], Some(input.as_bytes()));
+    assert_eq!(run.code, 1);
+    let out = run.stdout();
+    assert_eq!(out.matches("error[invalid-json]").count(), 3, "{out}");
+    assert!(
+        out.contains("note: … and 17 more invalid-json like \"key must be a string\" in -; `--no-collapse` to see all"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("20 errors in 1 file; 20 records, 211 B\n"),
+        "{out}"
+    );
+    let run = exec(
+        &["check", "--color", "never", "--no-collapse"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(run.stdout().matches("error[invalid-json]").count(), 20);
+    assert!(!run.stdout().contains("--no-collapse"));
+    // The machine formats list every finding.
+    let (_, findings) = check_json(&[], Some(input.as_bytes()));
+    assert_eq!(findings.len(), 20);
+}
+
+#[test]
+fn max_diagnostics_keeps_errors_first_and_says_how_many_it_hid() {
+    let input = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    let (_, all) = check_json(&[], Some(&input));
+    let errors = all.iter().filter(|f| f.severity == "error").count();
+    let (run, shown) = check_json(&["--max-diagnostics", "5"], Some(&input));
+    assert_eq!(shown.len(), 5);
+    assert!(
+        shown.iter().all(|f| f.severity == "error"),
+        "{}",
+        show(&shown)
+    );
+    // In input order, and the first errors.
+    let first: Vec<u64> = all
+        .iter()
+        .filter(|f| f.severity == "error")
+        .take(5)
+        .map(|f| f.line)
+        .collect();
+    assert_eq!(shown.iter().map(|f| f.line).collect::<Vec<_>>(), first);
+    let hidden = all.len() - 5;
+    assert!(
+        run.stderr().contains(&format!(
+            "note: {hidden} findings not shown (--max-diagnostics 5): {} errors",
+            errors - 5
+        )),
+        "{}",
+        run.describe()
+    );
+    // Room for every error and a few more: the warnings come before the infos.
+    let max = (errors + 2).to_string();
+    let (_, shown) = check_json(&["--max-diagnostics", &max], Some(&input));
+    assert_eq!(shown.iter().filter(|f| f.severity == "warning").count(), 2);
+    let run = exec(
+        &["check", "--max-diagnostics", "1", "--color", "never"],
+        Some(&input),
+    );
+    assert!(run.stdout().contains("\nnote: "), "{}", run.describe());
+}
+
+#[test]
+fn explain_takes_a_group_and_typos_get_the_nearest_name() {
+    let run = exec(&["explain", "tool-calls"], None);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout().contains("- `orphan-completion` (error): "),
+        "{}",
+        run.describe()
+    );
+    let run = exec(&["explain", "lifecyle"], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr().contains("did you mean `lifecycle`?"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_mistyped_subcommand_is_not_read_as_a_path() {
+    for (typo, meant) in [("chekc", "check"), ("stat", "stats"), ("rulse", "rules")] {
+        let run = exec(&[typo, "testdata/sample.ndjson"], None);
+        assert_eq!(run.code, 2, "{}", run.describe());
+        assert!(
+            run.stderr()
+                .contains(&format!("a similar subcommand exists: '{meant}'")),
+            "{}",
+            run.describe()
+        );
+        assert!(!run.stderr().contains("cannot read"), "{}", run.describe());
+    }
+    // A file of that name is still a path.
+    let dir = scratch("typo-file");
+    write(&dir.join("stat"), &sample());
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).arg("stat");
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+}
