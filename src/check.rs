@@ -7,6 +7,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, JsonType, Parsed, Shape};
+use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, Preamble, STDERR_HELP};
 use crate::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
     UTF8,
@@ -185,6 +186,8 @@ pub(crate) struct InOrder<'o, E, C> {
     /// The unescaped strings of the current record's event (emptied for each record).
     arena: Bump,
     binary: BinaryRun,
+    /// The findings before the first event, held in case the input holds no event at all.
+    preamble: Preamble,
 }
 
 impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
@@ -203,6 +206,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             pending: Vec::new(),
             arena: Bump::new(),
             binary: BinaryRun::default(),
+            preamble: Preamble::default(),
         }
     }
 
@@ -221,6 +225,8 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         if self.arena.allocated_bytes() > ARENA_KEPT {
             self.arena = Bump::new();
         }
+        let events = self.validator.events();
+        let blank = matches!(frame, Frame::Blank { .. });
         let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
@@ -241,6 +247,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                     hold(bom_diagnostic(pos));
                 }
                 self.validator.on_record(&mut hold);
+                self.validator.on_unreadable(pos.line);
                 self.consumer.invalid(pos, &[]);
                 hold(
                     Diagnostic::new(
@@ -285,6 +292,12 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 }
             }
         }
+        if self.preamble.active()
+            && (self.validator.events() > events || !self.preamble.take(&mut self.pending, blank))
+        {
+            let sink = &mut self.sink;
+            self.preamble.end(&mut |d| sink.send(d));
+        }
         for d in self.pending.drain(..) {
             self.sink.send(d);
         }
@@ -298,6 +311,8 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     /// far is still reported. End-of-input findings are not: the input did not end. Returns the
     /// error the run ends with.
     pub(crate) fn stopped(mut self, e: io::Error) -> io::Error {
+        let sink = &mut self.sink;
+        self.preamble.end(&mut |d| sink.send(d));
         if let Some(summary) = self.binary.end() {
             self.sink.send(summary);
         }
@@ -309,6 +324,9 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         if let Some(summary) = self.binary.end() {
             self.sink.send(summary);
         }
+        let sink = &mut self.sink;
+        let headline = sink.enabled.contains(Rule::EmptyStream);
+        self.preamble.finish(headline, &mut |d| sink.send(d));
         if totals.records == 0 {
             self.sink.send(Diagnostic::new(
                 Rule::EmptyStream,
@@ -606,6 +624,7 @@ fn slow_record(
 ) {
     let bytes = rec.bytes;
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+        unreadable(validator, rec);
         consumer.invalid(rec.pos, bytes);
         let open = string_opening(bytes);
         let d = if rec.has(ENDS_IN_STRING) {
@@ -631,6 +650,7 @@ fn slow_record(
     let text = match valid {
         Ok(text) => text,
         Err(e) => {
+            unreadable(validator, rec);
             consumer.invalid(rec.pos, bytes);
             emit(utf8_diagnostic(rec, e));
             return;
@@ -672,15 +692,26 @@ fn slow_record(
                     classified(rec, bytes, repaired, view, validator, emit, consumer);
                 }
                 Err(e) => {
+                    unreadable(validator, rec);
                     consumer.invalid(rec.pos, bytes);
                     emit(json_diagnostic(rec, scratch, &e))
                 }
             }
         }
         Err(e) => {
+            unreadable(validator, rec);
             consumer.invalid(rec.pos, bytes);
             emit(json_diagnostic(rec, bytes, &e))
         }
+    }
+}
+
+/// A record that may have been an event (it opens an object) could not be read: what its
+/// absence would cause is not reported as well.
+#[cold]
+fn unreadable(validator: &mut Validator, rec: &Record<'_>) {
+    if rec.bytes.trim_ascii_start().first() == Some(&b'{') {
+        validator.on_unreadable(rec.pos.line);
     }
 }
 
@@ -904,7 +935,7 @@ fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Di
     } else if bytes.contains(&0x1b) && !matches!(trimmed.first(), Some(b'{' | b'[')) {
         span = start..start + 1;
         (
-            "the line is not JSON: plain text with ANSI colour codes".to_owned(),
+            ANSI_TEXT.to_owned(),
             Some("stderr seems to be merged into stdout (2>&1); keep the agent's stderr apart"),
         )
     } else if trimmed.first() == Some(&0x1e) {
@@ -925,11 +956,15 @@ fn json_diagnostic(rec: &Record<'_>, parsed: &[u8], e: &serde_json::Error) -> Di
             Some("write non-finite numbers as null or as strings"),
         )
     } else if looks_like_text(trimmed) {
-        span = start..start + 1;
-        (
-            "the line is plain text, not JSON".to_owned(),
-            Some("plain text between records usually means stderr was merged into stdout (2>&1)"),
-        )
+        // The whole first character, so the snippet never cuts a UTF-8 sequence.
+        let len = match trimmed.first() {
+            Some(&b) if b >= 0xF0 => 4,
+            Some(&b) if b >= 0xE0 => 3,
+            Some(&b) if b >= 0xC0 => 2,
+            _ => 1,
+        };
+        span = start..(start + len).min(bytes.len());
+        (PLAIN_TEXT.to_owned(), Some(STDERR_HELP))
     } else if msg.starts_with("trailing characters") {
         let rest = &bytes[offset..];
         let gap = bytes[..offset]
@@ -1040,7 +1075,12 @@ fn non_finite_at(bytes: &[u8], offset: usize) -> Option<std::ops::Range<usize>> 
 /// a character no JSON text starts with.
 fn looks_like_text(trimmed: &[u8]) -> bool {
     match trimmed.first() {
-        None | Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b']' | b'}' | b',' | b':') => false,
+        None | Some(b'{' | b'"' | b']' | b'}' | b',' | b':') => false,
+        Some(b'[') => looks_like_log_tag(trimmed),
+        Some(b'-') => trimmed
+            .get(1)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'-')),
+        Some(b'0'..=b'9') => looks_like_counted_text(trimmed),
         Some(b) if b.is_ascii_alphabetic() => {
             let len = trimmed
                 .iter()
@@ -1053,6 +1093,40 @@ fn looks_like_text(trimmed: &[u8]) -> bool {
             rest.first().is_some_and(u8::is_ascii_alphabetic)
         }
         Some(_) => true,
+    }
+}
+
+/// A log line's leading tag: `[warn] …`, `[2026-01-28T10:00:00Z] INFO …`. A tag holds a letter
+/// or a colon and no JSON punctuation, is not itself a JSON value, and is followed by a blank
+/// and more text (so `[0x10]` or `[True]` stay broken JSON).
+fn looks_like_log_tag(trimmed: &[u8]) -> bool {
+    let Some(close) = memchr::memchr(b']', trimmed) else {
+        return false;
+    };
+    let tag = trimmed[1..close].trim_ascii();
+    let after = &trimmed[close + 1..];
+    tag.iter().any(|b| b.is_ascii_alphabetic() || *b == b':')
+        && !tag
+            .iter()
+            .any(|b| matches!(b, b'"' | b'{' | b'}' | b'[' | b','))
+        && serde_json::from_slice::<serde::de::IgnoredAny>(tag).is_err()
+        && matches!(after.first(), Some(b' ' | b'\t' | b':'))
+        && !after[1..].trim_ascii().is_empty()
+}
+
+/// A line that starts with a number but is text: `123 errors`, `12ms`, a date or a time
+/// (`2026-01-28 10:00:00 INFO`, `10:00:01 …`).
+fn looks_like_counted_text(trimmed: &[u8]) -> bool {
+    let digits = trimmed.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = &trimmed[digits..];
+    match rest.first() {
+        Some(b'-' | b':' | b'/') => rest.get(1).is_some_and(u8::is_ascii_digit),
+        Some(b' ' | b'\t') => rest
+            .trim_ascii_start()
+            .first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b >= 0x80),
+        Some(b) => b.is_ascii_alphabetic() && !matches!(b, b'e' | b'E'),
+        None => false,
     }
 }
 

@@ -28,9 +28,9 @@ pub enum Command {
     Check(CheckArgs),
     /// List every rule: name, group, default severity, summary
     Rules,
-    /// Explain a rule: what it checks, why, a failing and a passing example
+    /// Explain a rule (what it checks, why, a failing and a passing example), or list a group's
     Explain {
-        /// A rule name, as `sjlint rules` lists them
+        /// A rule or group name, as `sjlint rules` lists them
         rule: String,
     },
     /// Summarize streams: records, sessions, events, tool calls and their durations, tokens
@@ -54,6 +54,13 @@ pub enum Command {
     Schema {
         /// A schema name, as `sjlint schema` lists them
         name: Option<String>,
+    },
+    /// Show the settings in force for a path: the configuration file found, rules, severities
+    Config {
+        /// A file or directory (default: the current directory)
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        walk: WalkArgs,
     },
 }
 
@@ -124,9 +131,12 @@ impl DialectArg {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Files or directories to check (directories: *.ndjson, *.jsonl, *.json); `-` or nothing
-    /// reads standard input
+    /// Files or directories to check (directories: *.ndjson, *.jsonl, and *.json files that
+    /// hold a stream); `-` or nothing reads standard input
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 
     /// How to print findings [default: human; under GitHub Actions, human plus annotations on
     /// stderr]
@@ -137,13 +147,32 @@ pub struct CheckArgs {
     #[arg(long)]
     pub tee: bool,
 
-    /// Only these rules or groups (comma-separated names; see `sjlint rules`)
-    #[arg(long, value_name = "RULES", value_parser = parse_rules)]
-    pub select: Option<RuleSet>,
+    /// Only these rules or groups (comma-separated names, repeatable; see `sjlint rules`)
+    #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
+    pub select: Vec<String>,
 
-    /// Skip these rules or groups (comma-separated)
-    #[arg(long, value_name = "RULES", value_parser = parse_rules)]
-    pub ignore: Option<RuleSet>,
+    /// Skip these rules or groups (comma-separated, repeatable)
+    #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
+    pub ignore: Vec<String>,
+
+    /// Set a rule's or group's severity: error, warning, info or off (repeatable; e.g.
+    /// `--severity unknown-event-type=error`)
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg, help_heading = "Rules")]
+    pub severity: Vec<(String, crate::config::Level)>,
+
+    /// Report only findings of this severity or above
+    #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Rules")]
+    pub level: Option<LevelArg>,
+
+    /// Show every finding: repeated identical ones (same rule, same message) are otherwise
+    /// collapsed after the first 3 of each file into one note (human format)
+    #[arg(long, help_heading = "Output")]
+    pub no_collapse: bool,
+
+    /// Print how many findings each rule had (rule, count, severity, summary) instead of the
+    /// findings
+    #[arg(long, help_heading = "Output")]
+    pub statistics: bool,
 
     /// Warnings fail the run too
     #[arg(long)]
@@ -153,8 +182,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub exit_zero: bool,
 
-    /// Print at most N findings (all are still counted in the summary)
-    #[arg(long, value_name = "N")]
+    /// Print at most N findings, errors before warnings before infos, and say how many were
+    /// not shown (all are still counted in the summary)
+    #[arg(long, value_name = "N", help_heading = "Output")]
     pub max_diagnostics: Option<u64>,
 
     /// Largest record checked; longer ones are skipped and reported (suffixes K, M, G; binary)
@@ -205,18 +235,47 @@ pub struct CheckArgs {
 }
 
 impl CheckArgs {
-    /// The enabled rules: `--select` (default all) less `--ignore`.
+    /// The enabled rules of the command line alone: `--select` (default all) less `--ignore`.
     pub fn rules(&self) -> RuleSet {
-        let mut set = self.select.unwrap_or_else(RuleSet::all);
-        if let Some(ignore) = self.ignore {
-            for rule in crate::rules::Rule::all() {
-                if ignore.contains(rule) {
-                    set.remove(rule);
-                }
-            }
-        }
-        set
+        crate::config::Settings::defaults(&self.overrides()).enabled
     }
+
+    /// What the command line lays over a configuration file.
+    pub fn overrides(&self) -> crate::config::Overrides {
+        crate::config::Overrides {
+            select: (!self.select.is_empty()).then(|| self.select.clone()),
+            ignore: self.ignore.clone(),
+            severity: self.severity.clone(),
+            include: self.walk.include.clone(),
+            exclude: self.walk.exclude.clone(),
+        }
+    }
+}
+
+/// `--level`: the lowest severity reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LevelArg {
+    Info,
+    Warning,
+    Error,
+}
+
+impl LevelArg {
+    pub fn severity(self) -> crate::rules::Severity {
+        match self {
+            LevelArg::Info => crate::rules::Severity::Info,
+            LevelArg::Warning => crate::rules::Severity::Warning,
+            LevelArg::Error => crate::rules::Severity::Error,
+        }
+    }
+}
+
+/// A rule or group name of `--select`/`--ignore`, with the nearest name on a typo.
+fn parse_rule_name(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    crate::config::rules_named(s)
+        .map(|_| s.to_owned())
+        .ok_or_else(|| crate::config::unknown_name(s))
 }
 
 /// What `fmt --drop` can leave out.
@@ -239,9 +298,12 @@ pub enum ToArg {
 
 #[derive(Args, Debug)]
 pub struct FmtArgs {
-    /// Files or directories (directories: *.ndjson, *.jsonl, *.json); `-` or nothing reads
-    /// standard input
+    /// Files or directories (directories: *.ndjson, *.jsonl, and *.json files that hold a
+    /// stream); `-` or nothing reads standard input
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 
     /// Read records as this dialect; auto classifies each record by its own shape
     #[arg(long, value_enum, default_value = "auto")]
@@ -274,10 +336,6 @@ pub struct FmtArgs {
     pub color: ColorArg,
 }
 
-fn parse_rules(s: &str) -> Result<RuleSet, String> {
-    RuleSet::parse_list(s)
-}
-
 /// `1024`, `64K`, `64KiB`, `64M`, `1G` (binary multiples).
 pub fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
@@ -305,9 +363,12 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
 /// What the commands that read streams without reporting findings share.
 #[derive(Args, Debug)]
 pub struct InputArgs {
-    /// Files or directories to read (directories: *.ndjson, *.jsonl, *.json); `-` or nothing
-    /// reads standard input
+    /// Files or directories to read (directories: *.ndjson, *.jsonl, and *.json files that
+    /// hold a stream); `-` or nothing reads standard input
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 
     /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
@@ -358,6 +419,54 @@ pub struct RenderArgs {
     pub color: ColorArg,
 }
 
+/// How directories are walked; shared by every command that reads streams.
+#[derive(Args, Debug, Default, Clone)]
+pub struct WalkArgs {
+    /// Take the files matching GLOB in directories, instead of *.ndjson, *.jsonl and the *.json
+    /// files that hold a stream (repeatable)
+    #[arg(long, value_name = "GLOB", help_heading = "Input")]
+    pub include: Vec<String>,
+
+    /// Leave out paths matching GLOB in directories (gitignore syntax; repeatable)
+    #[arg(long, value_name = "GLOB", help_heading = "Input")]
+    pub exclude: Vec<String>,
+
+    /// Read settings from this file (sjlint.toml, or pyproject.toml's [tool.sjlint]) for every
+    /// input, instead of the one found by walking up from each input
+    #[arg(long, value_name = "PATH", help_heading = "Input")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file
+    #[arg(long, conflicts_with = "config", help_heading = "Input")]
+    pub isolated: bool,
+}
+
+impl WalkArgs {
+    /// The configurations of a run whose command line lays `overrides` over them.
+    pub fn configs(
+        &self,
+        overrides: crate::config::Overrides,
+    ) -> Result<crate::config::Configs, String> {
+        crate::config::Configs::new(overrides, self.config.as_deref(), self.isolated)
+    }
+
+    /// What the command line alone lays over a configuration file (commands with no rules).
+    pub fn overrides(&self) -> crate::config::Overrides {
+        crate::config::Overrides {
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            ..Default::default()
+        }
+    }
+
+    pub fn filter(&self) -> crate::walk::Filter {
+        crate::walk::Filter {
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+        }
+    }
+}
+
 const SUBCOMMANDS: &[&str] = &[
     "check",
     "rules",
@@ -368,12 +477,39 @@ const SUBCOMMANDS: &[&str] = &[
     "man",
     "fmt",
     "schema",
+    "config",
     "help",
 ];
 
-/// Parses the command line, with `check` inserted when no subcommand is named.
+/// Parses the command line, with `check` inserted when no subcommand is named. A first word
+/// that is no path but nearly a subcommand (`sjlint chekc`) is a usage error naming it.
 pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
+    let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(first) = args.get(1).and_then(|a| a.to_str())
+        && let Some(near) = mistyped_subcommand(first)
+    {
+        let msg = format!(
+            "unrecognized subcommand '{first}' (and no such file)\n\n  tip: a similar subcommand exists: '{near}'\n\nFor more information, try '--help'.\n"
+        );
+        clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, msg)
+            .with_cmd(&<Cli as clap::CommandFactory>::command())
+            .exit();
+    }
     Cli::parse_from(with_default_command(args))
+}
+
+/// The subcommand `word` is a typo of, when it is not one, is not a flag, names no file, and is
+/// close to one.
+fn mistyped_subcommand(word: &str) -> Option<&'static str> {
+    if word.starts_with('-') || SUBCOMMANDS.contains(&word) || std::path::Path::new(word).exists() {
+        return None;
+    }
+    SUBCOMMANDS
+        .iter()
+        .map(|s| (crate::config::edit_distance(word, s), *s))
+        .filter(|(d, s)| *d <= 2 && *d < s.len() / 2 + 1)
+        .min()
+        .map(|(_, s)| s)
 }
 
 fn with_default_command<I: IntoIterator<Item = OsString>>(args: I) -> Vec<OsString> {

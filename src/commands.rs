@@ -7,8 +7,9 @@
 use crate::check::{self, Options, Tee};
 use crate::cli::{
     CheckArgs, Cli, ColorArg, Command, DropArg, FmtArgs, InputArgs, RenderArgs, StatsArgs,
-    StatsFormat, ToArg,
+    StatsFormat, ToArg, WalkArgs,
 };
+use crate::config::{Configs, Settings};
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions, Target};
 use crate::interrupt::{self, Interruptible};
@@ -56,6 +57,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Man { command } => print_man(command.as_deref()),
         Command::Fmt(args) => run_fmt(&args),
         Command::Schema { name } => print_schema(name.as_deref()),
+        Command::Config { path, walk } => show_config(path.as_deref(), &walk),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -136,13 +138,16 @@ fn explain(name: &str) -> io::Result<u8> {
             Ok(EXIT_OK)
         }
         None => {
+            if let Some(group) = crate::rules::Group::ALL.iter().find(|g| g.as_str() == name) {
+                return explain_group(*group);
+            }
             let mut err = io::stderr().lock();
             write!(
                 err,
                 "sjlint: unknown rule `{}`",
                 report::escape_untrusted(name)
             )?;
-            if let Some(near) = closest_rule(name) {
+            if let Some(near) = crate::config::closest_name(name) {
                 write!(err, "; did you mean `{near}`?")?;
             }
             writeln!(err, " (`sjlint rules` lists them all)")?;
@@ -151,29 +156,20 @@ fn explain(name: &str) -> io::Result<u8> {
     }
 }
 
-/// The rule name nearest to `name` by edit distance, when it is close enough to be a typo.
-fn closest_rule(name: &str) -> Option<&'static str> {
-    RULES
-        .iter()
-        .map(|r| (edit_distance(name, r.name), r.name))
-        .min()
-        .filter(|(d, _)| *d <= 3)
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
+/// `sjlint explain GROUP`: the group's rules, each with its severity and summary.
+fn explain_group(group: crate::rules::Group) -> io::Result<u8> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    writeln!(out, "# {}\n", group.as_str())?;
+    writeln!(
+        out,
+        "Rules of the `{}` group (`sjlint explain RULE` for one):\n",
+        group.as_str()
+    )?;
+    for r in RULES.iter().filter(|r| r.group == group) {
+        writeln!(out, "- `{}` ({}): {}", r.name, r.severity, r.summary)?;
     }
-    row[b.len()]
+    out.flush()?;
+    Ok(EXIT_OK)
 }
 
 /// One thing to check.
@@ -182,10 +178,16 @@ enum Input {
     File(PathBuf),
 }
 
-/// The inputs `paths` name: `-` and no path at all are standard input, directories are walked.
-/// `None` after a usage message when standard input would be read from a terminal. Directories
-/// that cannot be walked are reported and set `unreadable`.
-fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option<Vec<Input>>> {
+/// The inputs `paths` name: `-` and no path at all are standard input, directories are walked
+/// ([`crate::walk`]). `None` after a usage message: standard input would be read from a
+/// terminal, a glob does not compile, or the paths matched no file at all (a run that checked
+/// nothing must not pass). Directories that cannot be walked are reported and set `unreadable`.
+fn resolve_inputs(
+    paths: &[PathBuf],
+    walk: &WalkArgs,
+    configs: &mut Configs,
+    unreadable: &mut bool,
+) -> io::Result<Option<Vec<Input>>> {
     let mut inputs = Vec::new();
     if paths.is_empty() {
         if io::stdin().is_terminal() {
@@ -197,19 +199,85 @@ fn resolve_inputs(paths: &[PathBuf], unreadable: &mut bool) -> io::Result<Option
         }
         inputs.push(Input::Stdin);
     }
+    let mut filter = walk.filter();
+    if let Err(e) = filter.validate() {
+        writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+        return Ok(None);
+    }
+    let mut walked = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {
-            if let Err(e) = walk(path, &mut inputs) {
-                *unreadable = true;
-                cannot_read(path, &e)?;
+            walked.push(path);
+            // The globs of the configuration that governs the directory, unless given.
+            let settings = match configs.for_path(Some(path)) {
+                Ok(s) => s,
+                Err(e) => {
+                    writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+                    return Ok(None);
+                }
+            };
+            filter.include = settings.include.clone();
+            filter.exclude = settings.exclude.clone();
+            if let Err(e) = filter.validate() {
+                writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+                return Ok(None);
+            }
+            match crate::walk::walk(path, &filter) {
+                Ok((files, notes)) => {
+                    inputs.extend(files.into_iter().map(Input::File));
+                    for note in notes {
+                        walk_note(&note, unreadable)?;
+                    }
+                }
+                Err(e) => {
+                    *unreadable = true;
+                    cannot_read(path, &io::Error::other(e))?;
+                }
             }
         } else {
             inputs.push(Input::File(path.clone()));
         }
     }
+    if inputs.is_empty() && !*unreadable {
+        let shown: Vec<String> = walked
+            .iter()
+            .map(|p| format!("`{}`", report::escape_untrusted(&p.display().to_string())))
+            .collect();
+        let globs = filter.include_globs().join(", ");
+        let streams = if filter.include.is_empty() {
+            " (*.json only when it holds a stream)"
+        } else {
+            ""
+        };
+        writeln!(
+            io::stderr(),
+            "sjlint: no files matched: {} holds no file matching {globs}{streams}, once ignored and hidden files are left out; pass --include GLOB or name the files",
+            shown.join(", ")
+        )?;
+        return Ok(None);
+    }
     Ok(Some(inputs))
+}
+
+/// Tells what a directory walk skipped; an entry that could not be read sets `unreadable`.
+fn walk_note(note: &crate::walk::Note, unreadable: &mut bool) -> io::Result<()> {
+    match note {
+        crate::walk::Note::NotRegular(path, what) => writeln!(
+            io::stderr(),
+            "sjlint: note: skipped {}: {what}, not a regular file (name it to read it)",
+            report::escape_untrusted(&path.display().to_string())
+        ),
+        crate::walk::Note::Unreadable(e) => {
+            *unreadable = true;
+            writeln!(
+                io::stderr(),
+                "sjlint: cannot read {}",
+                report::escape_untrusted(e)
+            )
+        }
+    }
 }
 
 /// An input, opened.
@@ -341,11 +409,45 @@ fn stdin_ready(timeout: std::time::Duration) -> bool {
     }
 }
 
+/// A configuration that cannot be used: a usage error.
+fn config_error(e: &str) -> io::Result<u8> {
+    writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(e))?;
+    Ok(EXIT_USAGE)
+}
+
+/// The settings of each input, in the order of `inputs`.
+fn settings_of(inputs: &[Input], configs: &mut Configs) -> Result<Vec<Arc<Settings>>, String> {
+    inputs
+        .iter()
+        .map(|input| match input {
+            Input::File(p) => configs.for_path(Some(p)),
+            Input::Stdin => configs.for_path(None),
+        })
+        .collect()
+}
+
 fn run_check(args: &CheckArgs) -> io::Result<u8> {
     let mut unreadable = false;
-    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+    let mut configs = match args.walk.configs(args.overrides()) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    let Some(inputs) = resolve_inputs(&args.paths, &args.walk, &mut configs, &mut unreadable)?
+    else {
         return Ok(EXIT_USAGE);
     };
+    let per_input = match settings_of(&inputs, &mut configs) {
+        Ok(s) => s,
+        Err(e) => return config_error(&e),
+    };
+    // Every rule some input's settings enable is run; each input's own are applied to its
+    // findings.
+    let mut enabled = RuleSet::empty();
+    for s in &per_input {
+        for rule in Rule::all().filter(|r| s.enabled.contains(*r)) {
+            enabled.insert(rule);
+        }
+    }
 
     let format = args.format.map_or(Format::Human, Format::from);
     // Under GitHub Actions, findings also become annotations unless a format was chosen. They go
@@ -391,9 +493,24 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         interrupted: false,
         strict: args.strict,
         exit_zero: args.exit_zero,
+        settings: per_input
+            .first()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Settings::defaults(&args.overrides()))),
+        per_input,
+        floor: args.level.map_or(Severity::Info, |l| l.severity()),
+        statistics: args.statistics.then(|| vec![0; RULES.len()]),
+        // A limit keeps the most serious findings, so they wait for the end of the run (the
+        // document formats keep the first ones: they are written at the end anyway).
+        kept: args
+            .max_diagnostics
+            .filter(|_| !matches!(format, Format::Sarif | Format::Junit))
+            .map(crate::lint::Kept::new),
+        collapse: (format == Format::Human && !args.no_collapse && args.max_diagnostics.is_none())
+            .then(crate::lint::Collapse::default),
     };
     let opts = Options {
-        enabled: args.rules(),
+        enabled,
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
     };
@@ -403,7 +520,8 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         let map = !args.no_mmap;
         check_in_parallel(&inputs, &opts, jobs, map, &mut out, &mut unreadable)?;
     } else {
-        for input in &inputs {
+        for (i, input) in inputs.iter().enumerate() {
+            out.settings = out.per_input[i].clone();
             // A file is mapped and split where it lies, unless its bytes are copied on.
             let map = !args.no_mmap && !args.tee;
             let Some(Opened {
@@ -482,6 +600,15 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             io::stderr(),
             "sjlint: interrupted; the findings and the summary cover the input read so far"
         )?;
+    }
+    out.flush_kept(format)?;
+    if let Some(counts) = &out.statistics {
+        let mut table = crate::lint::statistics(counts, format == Format::Json);
+        if format == Format::Human && !args.quiet {
+            // A blank line before the summary.
+            table.push('\n');
+        }
+        out.printer.write_text(&table)?;
     }
     if !args.quiet {
         out.printer.summary(&out.summary)?;
@@ -589,12 +716,43 @@ struct Output<W: Write> {
     /// `--strict` and `--exit-zero`, for the exit code findings call for.
     strict: bool,
     exit_zero: bool,
+    /// The settings of the input being reported, and of every input in order.
+    settings: Arc<Settings>,
+    per_input: Vec<Arc<Settings>>,
+    /// `--level`: findings below it are neither shown nor counted.
+    floor: Severity,
+    /// `--statistics`: findings per rule, counted instead of printed.
+    statistics: Option<Vec<u64>>,
+    /// `--max-diagnostics`, for the streaming formats: the findings kept until the end.
+    kept: Option<crate::lint::Kept>,
+    /// The human format's collapsing of repeated identical findings (not with --no-collapse).
+    collapse: Option<crate::lint::Collapse>,
 }
 
 impl<W: Write> Output<W> {
     /// Counts a finding and prints it unless `--max-diagnostics` were printed already; `live`
     /// inputs are flushed at once, so a watcher sees each finding as it is found.
     fn report(&mut self, name: &str, d: &Diagnostic, live: bool) -> io::Result<()> {
+        if !self.settings.reports(d.rule, Path::new(name)) {
+            return Ok(());
+        }
+        let severity = self.settings.severity_of(d.rule);
+        let changed;
+        let d = if severity == d.severity {
+            d
+        } else {
+            changed = Diagnostic {
+                severity,
+                ..d.clone()
+            };
+            &changed
+        };
+        if d.severity < self.floor {
+            return Ok(());
+        }
+        if let Some(counts) = &mut self.statistics {
+            counts[d.rule as usize] += 1;
+        }
         match d.severity {
             Severity::Error => self.summary.errors += 1,
             Severity::Warning => self.summary.warnings += 1,
@@ -604,6 +762,18 @@ impl<W: Write> Output<W> {
             d.severity == Severity::Error || (self.strict && d.severity == Severity::Warning);
         if fails && !self.exit_zero {
             sink::note_exit(EXIT_FINDINGS);
+        }
+        if self.statistics.is_some() {
+            return Ok(());
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.push(name, d);
+            return Ok(());
+        }
+        if let Some(collapse) = &mut self.collapse
+            && !collapse.show(d)
+        {
+            return Ok(());
         }
         if self.printed < self.max {
             self.printed += 1;
@@ -619,11 +789,49 @@ impl<W: Write> Output<W> {
     }
 
     fn add(&mut self, name: &str, totals: check::Totals) -> io::Result<()> {
+        if let Some(collapse) = &mut self.collapse {
+            let notes = collapse.notes(name);
+            if !notes.is_empty() {
+                self.printer.write_text(&format!("\n{notes}"))?;
+            }
+        }
         self.printer.end_file(name, totals.records, totals.bytes)?;
         self.summary.files += 1;
         self.summary.records += totals.records;
         self.summary.bytes += totals.bytes;
         Ok(())
+    }
+
+    /// `--max-diagnostics`: the findings kept, then how many were not shown (in the human
+    /// output; on stderr for the machine formats, whose stdout stays a document).
+    fn flush_kept(&mut self, format: Format) -> io::Result<()> {
+        let total = self.summary.errors + self.summary.warnings + self.summary.infos;
+        let note = match &mut self.kept {
+            Some(kept) => {
+                for (name, d) in kept.take() {
+                    self.printer.diagnostic(&name, &d)?;
+                    if let Some(annotations) = &mut self.annotations {
+                        annotations.diagnostic(&name, &d)?;
+                    }
+                }
+                kept.hidden_note()
+            }
+            None if self.printed < total && self.statistics.is_none() && self.max < u64::MAX => {
+                Some(format!(
+                    "note: {} findings not shown (--max-diagnostics {})",
+                    total - self.printed,
+                    self.max
+                ))
+            }
+            None => None,
+        };
+        match note {
+            Some(note) if format == Format::Human => {
+                self.printer.write_text(&format!("\n{note}\n"))
+            }
+            Some(note) => writeln!(io::stderr(), "sjlint: {note}"),
+            None => Ok(()),
+        }
     }
 
     /// Closes an input: totals into the summary, or its read error reported. True when Ctrl-C
@@ -722,6 +930,7 @@ fn check_in_parallel<W: Write>(
                         unreachable!("the parallel path takes files only")
                     };
                     let name = path.display().to_string();
+                    out.settings = out.per_input[due].clone();
                     out.printer.begin_file(&name)?;
                     for d in &found {
                         out.report(&name, d, false)?;
@@ -762,7 +971,12 @@ fn each_input(
     mut each: impl FnMut(&Source<'_>, Box<dyn Read>) -> io::Result<()>,
 ) -> io::Result<u8> {
     let mut unreadable = false;
-    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+    let mut configs = match args.walk.configs(args.walk.overrides()) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    let Some(inputs) = resolve_inputs(&args.paths, &args.walk, &mut configs, &mut unreadable)?
+    else {
         return Ok(EXIT_USAGE);
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
@@ -856,7 +1070,12 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
 /// on stderr, and make the exit code 1.
 fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     let mut unreadable = false;
-    let Some(inputs) = resolve_inputs(&args.paths, &mut unreadable)? else {
+    let mut configs = match args.walk.configs(args.walk.overrides()) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    let Some(inputs) = resolve_inputs(&args.paths, &args.walk, &mut configs, &mut unreadable)?
+    else {
         return Ok(EXIT_USAGE);
     };
     let color = report::use_color(args.color.as_str(), io::stderr().is_terminal(), |k| {
@@ -935,6 +1154,25 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     })
 }
 
+/// `sjlint config [PATH]`: the settings in force for PATH.
+fn show_config(path: Option<&Path>, walk: &WalkArgs) -> io::Result<u8> {
+    let path = path.unwrap_or(Path::new("."));
+    let settings = walk
+        .configs(walk.overrides())
+        .and_then(|mut c| c.for_path(Some(path)));
+    match settings {
+        Ok(settings) => {
+            let mut out = io::stdout().lock();
+            for line in crate::config::describe(&settings).lines() {
+                writeln!(out, "{}", report::escape_untrusted(line))?;
+            }
+            out.flush()?;
+            Ok(EXIT_OK)
+        }
+        Err(e) => config_error(&e),
+    }
+}
+
 /// `sjlint schema [NAME]`: a bundled schema, or the list of their names.
 fn print_schema(name: Option<&str>) -> io::Result<u8> {
     let mut out = io::stdout().lock();
@@ -972,39 +1210,4 @@ fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {
         "sjlint: cannot read {}: {e}",
         report::escape_untrusted(&shown)
     )
-}
-
-/// Adds the stream files below `dir` in a stable order: entries sorted by name, hidden entries
-/// skipped, files ending in .ndjson, .jsonl or .json.
-fn walk(dir: &Path, out: &mut Vec<Input>) -> io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            walk(&path, out)?;
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("ndjson" | "jsonl" | "json")
-        ) {
-            out.push(Input::File(path));
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn typos_get_a_suggestion() {
-        assert_eq!(closest_rule("orphan-completon"), Some("orphan-completion"));
-        assert_eq!(closest_rule("something-else-entirely"), None);
-    }
 }

@@ -50,6 +50,8 @@ pub mod cli;
 #[doc(hidden)]
 pub mod commands;
 #[doc(hidden)]
+pub mod config;
+#[doc(hidden)]
 pub mod diagnostic;
 #[doc(hidden)]
 pub mod event;
@@ -62,11 +64,15 @@ pub mod interrupt;
 mod json;
 mod json_str;
 #[doc(hidden)]
+pub mod lint;
+#[doc(hidden)]
 pub mod locate;
 #[doc(hidden)]
 pub mod mapped;
 #[doc(hidden)]
 pub mod pipeline;
+#[doc(hidden)]
+pub mod preamble;
 #[doc(hidden)]
 pub mod record;
 #[doc(hidden)]
@@ -89,3 +95,5 @@ pub mod stats;
 pub mod status;
 #[doc(hidden)]
 pub mod validate;
+#[doc(hidden)]
+pub mod walk;

@@ -1341,7 +1341,7 @@ mod tests {
 
     #[test]
     fn a_failing_sink_stops_the_run() {
-        let input = b"not json\n".repeat(100_000);
+        let input = b"{not json}\n".repeat(100_000);
         let mut calls = 0;
         let e = check_into(
             &input[..],

@@ -119,12 +119,12 @@ rules! {
     ByteOrderMark: "byte-order-mark", Framing, Info,
         "a UTF-8 byte-order mark at the start of the input or of a line; stripped";
     EmptyStream: "empty-stream", Framing, Error,
-        "the input holds no record";
+        "the input holds no record, or only plain text (one headline quoting what it says)";
     MissingType: "missing-type", Schema, Error,
         "an object without a string `type`";
-    UnknownEventType: "unknown-event-type", Schema, Warning,
+    UnknownEventType: "unknown-event-type", Schema, Info,
         "a `type` no dialect knows";
-    UnknownSubtype: "unknown-subtype", Schema, Warning,
+    UnknownSubtype: "unknown-subtype", Schema, Info,
         "a known `type` with an unknown `subtype`";
     MissingField: "missing-field", Schema, Error,
         "a field that this kind of event must have is absent";

@@ -51,6 +51,12 @@ pub const KNOWN_TOOL_KINDS: &[&str] = &[
     "function",
     // The payload dialect's file writes (seed 002).
     "writeFileToolCall",
+    "taskToolCall",
+    "getMcpToolsToolCall",
+    "readTodosToolCall",
+    "switchModeToolCall",
+    "generateImageToolCall",
+    "writeShellStdinToolCall",
 ];
 
 /// Event types every dialect knows, with the subtypes each takes (`None`: takes no subtype).
@@ -65,6 +71,9 @@ const KNOWN_TYPES: &[(&str, Option<&[&str]>)] = &[
     ("tool_call", Some(&["started", "completed"])),
     ("interaction_query", Some(&["request", "response"])),
     ("result", Some(&["success", "error"])),
+    // Transport records of a healthy run whose connection dropped and was restored.
+    ("connection", Some(&["reconnecting", "reconnected"])),
+    ("retry", Some(&["starting"])),
     // The payload dialect's own events (seed 002), which have no cursor counterpart. Sdk event
     // names are mapped to `tool_call` by the classifier, so they never reach this table unless
     // `--dialect cursor` forces a cursor reading.
@@ -100,6 +109,11 @@ struct Session {
     /// Line of the first `thinking`/`delta` of a thinking phase not yet completed.
     thinking_since: Option<u64>,
     text: TextTracker,
+    /// Line of the last record of the session (or just before it began) that could not be read
+    /// as an event. It may have been any event, so the findings it could cause are not made:
+    /// no `unfinished-tool-call` for a call started before it, no orphan completions, no
+    /// `missing-result` when it came last, no `result-text-mismatch`.
+    unreadable: Option<u64>,
 }
 
 impl Session {
@@ -113,6 +127,7 @@ impl Session {
             last_timestamp: None,
             thinking_since: None,
             text: TextTracker::default(),
+            unreadable: None,
         }
     }
 }
@@ -141,6 +156,11 @@ pub struct Validator {
     /// Open `interaction_query` requests by `id` (a number in its decimal form), with their lines.
     queries: Map<String, u64>,
     records: u64,
+    /// Records that were events (every call of [`Validator::check`]).
+    events: u64,
+    /// A record that could not be read as an event came after the last session ended (or
+    /// before the first began): it may have been the next `system`/`init`.
+    unreadable_between: Option<u64>,
     /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
     /// follows it, since a lone `result` is the `--output-format json` form.
     deferred_missing_init: Option<Diagnostic>,
@@ -158,7 +178,23 @@ impl Validator {
             announced: Set::default(),
             queries: Map::default(),
             records: 0,
+            events: 0,
+            unreadable_between: None,
             deferred_missing_init: None,
+        }
+    }
+
+    /// How many records were events so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// A record that may have been an event could not be read (too large, cut off, not JSON):
+    /// the findings it would cause as a missing event are not made (see [`Session`]).
+    pub fn on_unreadable(&mut self, line: u64) {
+        match &mut self.session {
+            Some(s) if s.result_line.is_none() => s.unreadable = Some(line),
+            _ => self.unreadable_between = Some(line),
         }
     }
 
@@ -180,6 +216,7 @@ impl Validator {
         ev: &Event<'_>,
         emit: &mut impl FnMut(Diagnostic),
     ) {
+        self.events += 1;
         let mut ctx = Ctx {
             enabled: self.enabled,
             pos: rec.pos,
@@ -203,12 +240,22 @@ impl Validator {
         if ty == Some("raw") {
             return;
         }
+        // A transport record before the session's init (a retry of the first connection) does
+        // not open the session.
+        if matches!(ty, Some("connection" | "retry")) && self.session.is_none() {
+            return;
+        }
 
         // Which session does this event belong to?
         match &mut self.session {
             None => {
                 self.open_session(line, opening);
-                if !is_init {
+                if !is_init
+                    && self
+                        .session
+                        .as_ref()
+                        .is_some_and(|s| s.unreadable.is_none())
+                {
                     let d = Diagnostic::new(
                         Rule::MissingInit,
                         rec.pos,
@@ -229,7 +276,8 @@ impl Validator {
                 }
             }
             Some(s) if s.result_line.is_some() => {
-                if is_init {
+                // After an unreadable record, which may have been the next init.
+                if is_init || self.unreadable_between.is_some() {
                     self.open_session(line, opening);
                 } else {
                     let result_line = s.result_line.unwrap_or_default();
@@ -248,6 +296,11 @@ impl Validator {
                     );
                     return;
                 }
+            }
+            // After an unreadable record, which may have been the session's result.
+            Some(s) if is_init && s.unreadable.is_some_and(|u| u > s.last_line) => {
+                self.close_session(&mut ctx);
+                self.open_session(line, opening);
             }
             Some(s) if is_init => {
                 let new_id = ev.session_id.as_str();
@@ -378,6 +431,7 @@ impl Validator {
                 if let Some(id) = digits.key(&ev.response.id) {
                     match self.queries.remove_entry(id) {
                         Some((key, _)) => self.spare_ids.push(key),
+                        None if session.unreadable.is_some() => {}
                         None => {
                             let d = Diagnostic::new(
                                 Rule::OrphanQueryResponse,
@@ -398,6 +452,7 @@ impl Validator {
                     // An error result's text is the error message, not the assistant's text.
                     if ev.is_error.as_bool() != Some(true)
                         && subtype != Some("error")
+                        && s.unreadable.is_none()
                         && let Some(result) = ev.result.as_str()
                         && let Some(msg) = s.text.mismatch(result)
                     {
@@ -451,7 +506,9 @@ impl Validator {
         if let Some(id) = self.session.take().and_then(|s| s.id) {
             self.spare_session_id = id;
         }
-        self.session = Some(Session::new(line, opening));
+        let mut session = Session::new(line, opening);
+        session.unreadable = self.unreadable_between.take();
+        self.session = Some(session);
     }
 
     fn completed(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
@@ -475,6 +532,12 @@ impl Validator {
         let Some(open) = open else {
             if let Some(key) = self.announced.take(id) {
                 self.spare_ids.push(key);
+            } else if self
+                .session
+                .as_ref()
+                .is_some_and(|s| s.unreadable.is_some())
+            {
+                // Its `started` may have been the record that could not be read.
             } else {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
@@ -528,9 +591,19 @@ impl Validator {
 
     /// Ends the current session: open calls are unfinished and open queries unanswered.
     fn close_session(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>) {
+        // A call or query open when a record could not be read may have ended in it.
+        let unreadable = self
+            .session
+            .as_ref()
+            .and_then(|s| s.unreadable)
+            .unwrap_or(0);
         let mut open: Vec<(u64, String)> = self.calls.drain().map(|(id, c)| (c.line, id)).collect();
         open.sort();
         for (line, id) in open {
+            if line < unreadable {
+                self.spare_ids.push(id);
+                continue;
+            }
             ctx.emit(Diagnostic::new(
                 Rule::UnfinishedToolCall,
                 line_pos(line),
@@ -545,6 +618,10 @@ impl Validator {
             self.queries.drain().map(|(id, line)| (line, id)).collect();
         queries.sort();
         for (line, id) in queries {
+            if line < unreadable {
+                self.spare_ids.push(id);
+                continue;
+            }
             ctx.emit(Diagnostic::new(
                 Rule::UnansweredQuery,
                 line_pos(line),
@@ -575,7 +652,12 @@ impl Validator {
             return;
         }
         let (last, start) = (s.last_line, s.start_line);
+        // The last record could not be read: it may have been the result.
+        let cut = s.unreadable.is_some_and(|u| u > last);
         self.close_session(&mut ctx);
+        if cut {
+            return;
+        }
         ctx.emit(
             Diagnostic::new(
                 Rule::MissingResult,

@@ -1358,9 +1358,10 @@ fn tee_with_human_output_keeps_stdout_clean() {
 
 #[test]
 fn a_closed_stdout_ends_the_run_quietly() {
-    // 200,000 lines of plain text: one invalid-json finding each, far more output than a pipe
-    // buffer holds, so sjlint is still writing when its stdout is closed.
-    let input = "not json at all\n".repeat(200_000).into_bytes();
+    // 200,000 broken records: one invalid-json finding each, far more output than a pipe
+    // buffer holds, so sjlint is still writing when its stdout is closed. (Plain text alone
+    // would get one finding: a stream with no event is summed up in one headline.)
+    let input = "{not json at all}\n".repeat(200_000).into_bytes();
     let mut cmd = sjlint();
     cmd.args(["--format", "concise"])
         .stdin(Stdio::piped())

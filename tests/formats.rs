@@ -20,7 +20,7 @@ const RESULT: &str = r#"{"type":"result","subtype":"success","duration_ms":10,"d
 const ODD_TYPE: &str = r#"{"type":"50% done: a, b\r\nc","session_id":"s1"}"#;
 
 /// Text, a blank line, a completion never started, an unknown type, and no result: three
-/// errors, a warning and an info.
+/// errors and two infos.
 fn bad() -> String {
     [INIT, "not json", "", COMPLETED, ODD_TYPE].join("\n") + "\n"
 }
@@ -114,7 +114,7 @@ const BAD_GITHUB: [&str; 5] = [
     "::error file=bad.ndjson,line=2,col=1,title=sjlint(invalid-json)::the line is plain text, not JSON%0Ahelp: plain text between records usually means stderr was merged into stdout (2>&1)",
     "::notice file=bad.ndjson,line=3,title=sjlint(blank-line)::blank line between records",
     "::error file=bad.ndjson,line=4,col=43,title=sjlint(orphan-completion)::tool call \"call_1\" completes but was never started%0Ahelp: pairing is by call_id: a `completed` needs an open `started` (or an `interaction_query` request whose args.toolCallId names it)",
-    "::warning file=bad.ndjson,line=5,col=9,title=sjlint(unknown-event-type)::unknown event type \"50%25 done: a, b\\r\\nc\"%0Ahelp: new event types appear in new CLI versions; a consumer should skip what it does not know",
+    "::notice file=bad.ndjson,line=5,col=9,title=sjlint(unknown-event-type)::unknown event type \"50%25 done: a, b\\r\\nc\"%0Ahelp: new event types appear in new CLI versions; a consumer should skip what it does not know",
     "::error file=bad.ndjson,line=5,title=sjlint(missing-result)::the input ends but the session has no `result`%0Anote: the session started here: line 1%0Ahelp: the agent may have crashed, been killed, or the capture was cut short",
 ];
 
@@ -211,7 +211,7 @@ fn github_actions_adds_annotations_on_stderr() {
         run.stderr
             .starts_with("error[invalid-json]: the line is plain text, not JSON\n")
     );
-    assert!(run.stderr.contains("3 errors, 1 warning"), "{}", run.stderr);
+    assert!(run.stderr.contains("3 errors, 2 infos"), "{}", run.stderr);
 }
 
 /// The SARIF 2.1.0 schema that the serde-sarif crate ships (the OASIS file), found through
@@ -357,7 +357,7 @@ fn sarif_validates_against_the_official_schema() {
         .collect();
     assert_eq!(
         levels,
-        ["error", "note", "error", "warning", "error", "warning"]
+        ["error", "note", "error", "note", "error", "warning"]
     );
 }
 
@@ -558,7 +558,7 @@ fn junit_parses_back() {
     let odd = cases[3].1.child("system-out").unwrap();
     assert_eq!(
         odd.text,
-        "bad.ndjson:5:9: warning[unknown-event-type] unknown event type \"50% done: a, b\\r\\nc\"\n\
+        "bad.ndjson:5:9: info[unknown-event-type] unknown event type \"50% done: a, b\\r\\nc\"\n\
          help: new event types appear in new CLI versions; a consumer should skip what it does not know"
     );
 
@@ -569,7 +569,7 @@ fn junit_parses_back() {
         .copied()
         .collect();
     let root = parse_xml(&sjlint(&dir, &args, "", &[]).stdout);
-    assert_eq!((root.count("tests"), root.count("failures")), (7, 5));
+    assert_eq!((root.count("tests"), root.count("failures")), (7, 4));
     let warn = root.children("testsuite").nth(2).unwrap();
     let failure = warn.child("testcase").unwrap().child("failure").unwrap();
     assert_eq!(failure.attr("type"), "timestamp-regression");
@@ -581,7 +581,16 @@ fn junit_survives_hostile_names_and_messages() {
     let name = "a<b>&\"c\"\t\n\u{1b}[31m.ndjson";
     let stream =
         format!("{INIT}\n{{\"type\":\"x\\u0000\\u001b]]>&<y>\\r\\n\",\"session_id\":\"s1\"}}\n");
-    let args = ["--format", "junit", "--strict", "--stdin-filename", name];
+    // An unknown type is information by default; raised to a warning, --strict fails it.
+    let args = [
+        "--format",
+        "junit",
+        "--strict",
+        "--severity",
+        "unknown-event-type=warning",
+        "--stdin-filename",
+        name,
+    ];
     let run = sjlint(&dir, &args, &stream, &[]);
     assert_xml10_chars(&run.stdout);
     let root = parse_xml(&run.stdout);

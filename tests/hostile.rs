@@ -120,7 +120,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
     // Far more output than a pipe buffer holds, so sjlint is still writing when the reader
     // goes away after the first line (`sjlint … | head -1`).
     let sample = sample();
-    let noisy = "not json at all\n".repeat(100_000).into_bytes();
+    let noisy = "{not json at all}\n".repeat(100_000).into_bytes();
     let many = sample.repeat(500);
     let cases: [(&[&str], &[u8]); 7] = [
         (&["check"], &noisy),

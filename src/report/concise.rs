@@ -90,7 +90,7 @@ mod tests {
         let out = render("dir/\u{1b}]0;x\u{7}.ndjson", &d, false);
         assert_eq!(
             out,
-            "dir/\\u{1b}]0;x\\u{7}.ndjson:2: warning[unknown-event-type] \
+            "dir/\\u{1b}]0;x\\u{7}.ndjson:2: info[unknown-event-type] \
              unknown type \"\\u{1b}[2J\\u{202e}evil\"\n"
         );
         assert!(!out.contains('\u{1b}') && !out.contains('\u{202e}'));

@@ -195,7 +195,7 @@ mod tests {
         let out = render("f", &d);
         assert_eq!(
             out,
-            "::warning file=f,line=5,title=sjlint(unknown-event-type)::\
+            "::notice file=f,line=5,title=sjlint(unknown-event-type)::\
              unknown type \"x\\n::error file=evil::owned\\r\\u{1b}[2J\\u{202e}\" at 50%25: a, b\n"
         );
         assert_eq!(out.matches('\n').count(), 1);

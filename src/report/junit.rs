@@ -436,9 +436,11 @@ mod tests {
     #[test]
     fn untrusted_names_and_messages_are_escaped() {
         let file = "dir/a\"<b>&\n\u{1b}.ndjson";
-        let d = Diagnostic::new(Rule::UnknownEventType, pos(0), "type \"\u{0}\r\n\"")
+        let mut d = Diagnostic::new(Rule::UnknownEventType, pos(0), "type \"\u{0}\r\n\"")
             .with_related(3, "<x>")
             .with_help("a & b");
+        // Raised from its default (info), as `--severity` does, so that --strict fails it.
+        d.severity = crate::rules::Severity::Warning;
         let mut r = Report::new(true);
         r.begin_file(file);
         r.push(file, &d);

@@ -178,6 +178,12 @@ impl<W: Write> Printer<W> {
         self.out.flush()
     }
 
+    /// Text that is not a finding (the `--statistics` table), written as it is. The caller
+    /// escapes what it holds.
+    pub fn write_text(&mut self, text: &str) -> io::Result<()> {
+        self.out.write_all(text.as_bytes())
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }

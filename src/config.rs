@@ -1,0 +1,594 @@
+//! Configuration files: `sjlint.toml`, `.sjlint.toml`, or `[tool.sjlint]` in `pyproject.toml`,
+//! found by walking up from each input as ruff finds its own, and the settings they resolve to
+//! together with the command line.
+//!
+//! ```toml
+//! select = ["all"]                       # rules or groups; the default is every rule
+//! ignore = ["blank-line"]                # left out of the selection
+//! include = ["*.ndjson", "*.log"]        # what a directory walk takes
+//! exclude = ["archive/"]                 # what it leaves out (gitignore syntax)
+//!
+//! [severity]                             # a rule's or group's severity: error|warning|info|off
+//! unknown-event-type = "error"
+//!
+//! [per-file-ignores]                     # glob (relative to the file's directory) = rules
+//! "legacy/*.ndjson" = ["missing-init"]
+//! ```
+//!
+//! A key, rule or level sjlint does not know is an error that names the file and the line. The
+//! command line goes over the file: `--select` replaces its selection, `--ignore` adds to its
+//! ignores, `--severity` goes over its severities, `--include` and `--exclude` replace its globs.
+//! `--config PATH` takes one file for every input; `--isolated` takes none.
+//!
+//! This module owns reading and resolving settings. It must not read inputs or print findings:
+//! the caller applies [`Settings`] to what the checker reports.
+
+use crate::rules::{Group, RULES, Rule, RuleSet, Severity};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// The names sjlint looks for in each directory, first match wins.
+pub const FILE_NAMES: [&str; 3] = ["sjlint.toml", ".sjlint.toml", "pyproject.toml"];
+
+/// One configuration file's settings, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FileSettings {
+    select: Option<Vec<Spanned<String>>>,
+    ignore: Option<Vec<Spanned<String>>>,
+    include: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+    severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    per_file_ignores: Option<BTreeMap<Spanned<String>, Vec<Spanned<String>>>>,
+}
+
+/// `pyproject.toml`: only `[tool.sjlint]` is read; the rest belongs to other tools.
+#[derive(Deserialize)]
+struct PyProject {
+    tool: Option<Tools>,
+}
+
+#[derive(Deserialize)]
+struct Tools {
+    sjlint: Option<toml::Value>,
+}
+
+/// A severity override: a level, or `off` (the rule is not run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    On(Severity),
+}
+
+impl Level {
+    pub fn parse(s: &str) -> Option<Level> {
+        Some(match s {
+            "off" => Level::Off,
+            "info" => Level::On(Severity::Info),
+            "warning" | "warn" => Level::On(Severity::Warning),
+            "error" => Level::On(Severity::Error),
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Off => "off",
+            Level::On(s) => s.as_str(),
+        }
+    }
+}
+
+/// The rules a name stands for: a rule, a group, or `all`.
+pub fn rules_named(name: &str) -> Option<Vec<Rule>> {
+    if name == "all" {
+        return Some(Rule::all().collect());
+    }
+    if let Some(rule) = Rule::from_name(name) {
+        return Some(vec![rule]);
+    }
+    let group = Group::ALL.iter().find(|g| g.as_str() == name)?;
+    Some(
+        RULES
+            .iter()
+            .filter(|r| r.group == *group)
+            .map(|r| r.rule)
+            .collect(),
+    )
+}
+
+/// "unknown rule or group `x`; did you mean `y`?"
+pub fn unknown_name(name: &str) -> String {
+    let mut msg = format!("unknown rule or group `{name}`");
+    if let Some(near) = closest_name(name) {
+        msg.push_str(&format!("; did you mean `{near}`?"));
+    }
+    msg.push_str(" (`sjlint rules` lists them)");
+    msg
+}
+
+/// The rule or group name nearest to `name`, when it is close enough to be a typo.
+pub fn closest_name(name: &str) -> Option<&'static str> {
+    RULES
+        .iter()
+        .map(|r| r.name)
+        .chain(Group::ALL.iter().map(|g| g.as_str()))
+        .map(|n| (edit_distance(name, n), n))
+        .min()
+        .filter(|(d, n)| *d <= 3.min(n.len() / 2).max(1))
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance, by characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// `RULE=LEVEL` of `--severity`.
+pub fn parse_severity_arg(s: &str) -> Result<(String, Level), String> {
+    let (name, level) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected RULE=LEVEL (e.g. unknown-event-type=error)"))?;
+    let (name, level) = (name.trim(), level.trim());
+    rules_named(name).ok_or_else(|| unknown_name(name))?;
+    let level = Level::parse(level)
+        .ok_or_else(|| format!("`{level}` is not a level (error, warning, info or off)"))?;
+    Ok((name.to_owned(), level))
+}
+
+/// What the command line says about rules, laid over a configuration file.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+    pub severity: Vec<(String, Level)>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+}
+
+/// Per-file ignores: a glob and the rules it leaves out.
+#[derive(Clone, Debug)]
+pub struct PerFile {
+    pub glob: String,
+    matcher: globset::GlobMatcher,
+    pub rules: RuleSet,
+}
+
+/// The settings in force for the inputs under one configuration (or none).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The file they come from, if any.
+    pub source: Option<PathBuf>,
+    /// The directory globs of `per-file-ignores` are relative to.
+    pub root: PathBuf,
+    pub enabled: RuleSet,
+    /// Per rule (indexed by its discriminant), the severity set over its default.
+    pub severity: Vec<Option<Severity>>,
+    pub per_file: Vec<PerFile>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+}
+
+impl Settings {
+    /// The defaults, with the command line laid over them.
+    pub fn defaults(cli: &Overrides) -> Settings {
+        Settings::resolve(None, Path::new("."), FileSettings::default(), "", cli)
+            .expect("the command line was validated when it was parsed")
+    }
+
+    /// The severity of `rule`'s findings.
+    pub fn severity_of(&self, rule: Rule) -> Severity {
+        self.severity
+            .get(rule as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(rule.severity())
+    }
+
+    /// Whether a finding of `rule` in the input at `path` is reported.
+    pub fn reports(&self, rule: Rule, path: &Path) -> bool {
+        if !self.enabled.contains(rule) {
+            return false;
+        }
+        if self.per_file.is_empty() {
+            return true;
+        }
+        // Cold: only for findings, only with per-file ignores. Neither path is looked up on
+        // disk, so a name given to standard input matches too.
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let rel = abs.strip_prefix(&self.root).unwrap_or(path);
+        !self.per_file.iter().any(|p| {
+            p.rules.contains(rule) && (p.matcher.is_match(rel) || p.matcher.is_match(path))
+        })
+    }
+
+    fn resolve(
+        source: Option<PathBuf>,
+        root: &Path,
+        file: FileSettings,
+        text: &str,
+        cli: &Overrides,
+    ) -> Result<Settings, String> {
+        let at = |span: std::ops::Range<usize>, msg: String| match &source {
+            Some(p) => format!("{}:{}: {msg}", p.display(), line_of(text, span.start)),
+            None => msg,
+        };
+        let names = |list: &[Spanned<String>]| -> Result<Vec<Rule>, String> {
+            let mut rules = Vec::new();
+            for item in list {
+                match rules_named(item.get_ref()) {
+                    Some(r) => rules.extend(r),
+                    None => return Err(at(item.span(), unknown_name(item.get_ref()))),
+                }
+            }
+            Ok(rules)
+        };
+        let cli_names = |list: &[String]| -> Vec<Rule> {
+            list.iter()
+                .flat_map(|n| rules_named(n).unwrap_or_default())
+                .collect()
+        };
+        let mut enabled = RuleSet::empty();
+        match (&cli.select, &file.select) {
+            (Some(select), _) => cli_names(select)
+                .into_iter()
+                .for_each(|r| enabled.insert(r)),
+            (None, Some(select)) => names(select)?.into_iter().for_each(|r| enabled.insert(r)),
+            (None, None) => enabled = RuleSet::all(),
+        }
+        if let Some(ignore) = &file.ignore {
+            names(ignore)?.into_iter().for_each(|r| enabled.remove(r));
+        }
+        cli_names(&cli.ignore)
+            .into_iter()
+            .for_each(|r| enabled.remove(r));
+
+        let mut severity = vec![None; RULES.len()];
+        let mut set = |rules: Vec<Rule>, level: Level, enabled: &mut RuleSet| {
+            for r in rules {
+                match level {
+                    Level::Off => enabled.remove(r),
+                    Level::On(s) => severity[r as usize] = Some(s),
+                }
+            }
+        };
+        for (name, level) in file.severity.iter().flatten() {
+            let rules = rules_named(name.get_ref())
+                .ok_or_else(|| at(name.span(), unknown_name(name.get_ref())))?;
+            let parsed = Level::parse(level.get_ref()).ok_or_else(|| {
+                at(
+                    level.span(),
+                    format!(
+                        "`{}` is not a level (error, warning, info or off)",
+                        level.get_ref()
+                    ),
+                )
+            })?;
+            set(rules, parsed, &mut enabled);
+        }
+        for (name, level) in &cli.severity {
+            set(cli_names(std::slice::from_ref(name)), *level, &mut enabled);
+        }
+
+        let mut per_file = Vec::new();
+        for (glob, list) in file.per_file_ignores.iter().flatten() {
+            let matcher = globset::GlobBuilder::new(glob.get_ref())
+                .literal_separator(false)
+                .build()
+                .map_err(|e| {
+                    at(
+                        glob.span(),
+                        format!("`{}` is not a glob: {e}", glob.get_ref()),
+                    )
+                })?
+                .compile_matcher();
+            let mut rules = RuleSet::empty();
+            names(list)?.into_iter().for_each(|r| rules.insert(r));
+            per_file.push(PerFile {
+                glob: glob.get_ref().clone(),
+                matcher,
+                rules,
+            });
+        }
+        let pick = |cli: &Vec<String>, file: Option<Vec<String>>| {
+            if cli.is_empty() {
+                file.unwrap_or_default()
+            } else {
+                cli.clone()
+            }
+        };
+        Ok(Settings {
+            source,
+            root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+            enabled,
+            severity,
+            per_file,
+            include: pick(&cli.include, file.include),
+            exclude: pick(&cli.exclude, file.exclude),
+        })
+    }
+}
+
+/// The 1-based line of byte `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Reads the configuration file at `path` (any name: `pyproject.toml` is read for its
+/// `[tool.sjlint]`). `Ok(None)` for a `pyproject.toml` without that table.
+pub fn load(path: &Path, cli: &Overrides) -> Result<Option<Settings>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let located = |e: toml::de::Error| {
+        let line = e.span().map_or(1, |s| line_of(&text, s.start));
+        format!("{}:{line}: {}", path.display(), e.message().trim_end())
+    };
+    let file: FileSettings = if path.file_name().is_some_and(|n| n == "pyproject.toml") {
+        // Parsed whole, so that spans and lines are those of the file.
+        let project: PyProject = toml::from_str(&text).map_err(located)?;
+        if project.tool.and_then(|t| t.sjlint).is_none() {
+            return Ok(None);
+        }
+        let whole: PyProjectSpanned = toml::from_str(&text).map_err(located)?;
+        whole.tool.sjlint
+    } else {
+        toml::from_str(&text).map_err(located)?
+    };
+    let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    Settings::resolve(Some(path.to_path_buf()), &root, file, &text, cli).map(Some)
+}
+
+/// `pyproject.toml` read again once it is known to hold `[tool.sjlint]`, with its settings
+/// checked as strictly as `sjlint.toml`'s.
+#[derive(Deserialize)]
+struct PyProjectSpanned {
+    tool: ToolsSpanned,
+}
+
+#[derive(Deserialize)]
+struct ToolsSpanned {
+    sjlint: FileSettings,
+}
+
+/// The configuration file that governs `path`: the first of [`FILE_NAMES`] in its directory
+/// (or itself, when it is one) and then in each parent, a `pyproject.toml` counting only when
+/// it holds `[tool.sjlint]`.
+pub fn find(path: &Path, cli: &Overrides) -> Result<Option<Settings>, String> {
+    let start = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    };
+    let start = if start.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        start
+    };
+    let abs = std::path::absolute(&start).unwrap_or(start.clone());
+    let mut dir = Some(abs.as_path());
+    while let Some(d) = dir {
+        for name in FILE_NAMES {
+            let candidate = d.join(name);
+            if candidate.is_file() {
+                // Shown relative to where the input was named, when it lies under it.
+                let shown = relative_to_cwd(&candidate);
+                if let Some(settings) = load(&shown, cli)? {
+                    return Ok(Some(settings));
+                }
+            }
+        }
+        dir = d.parent();
+    }
+    Ok(None)
+}
+
+/// `path` relative to the current directory when it lies below it.
+fn relative_to_cwd(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// Writes `settings` as `sjlint config` shows them.
+pub fn describe(settings: &Settings) -> String {
+    let mut out = String::new();
+    match &settings.source {
+        Some(p) => out.push_str(&format!("config file: {}\n", p.display())),
+        None => out.push_str("config file: none (defaults)\n"),
+    }
+    let enabled: Vec<&str> = RULES
+        .iter()
+        .filter(|r| settings.enabled.contains(r.rule))
+        .map(|r| r.name)
+        .collect();
+    let off: Vec<&str> = RULES
+        .iter()
+        .filter(|r| !settings.enabled.contains(r.rule))
+        .map(|r| r.name)
+        .collect();
+    out.push_str(&format!(
+        "rules enabled: {} of {}\n",
+        enabled.len(),
+        RULES.len()
+    ));
+    if !off.is_empty() {
+        out.push_str(&format!("rules off: {}\n", off.join(", ")));
+    }
+    let changed: Vec<String> = RULES
+        .iter()
+        .filter_map(|r| {
+            let s = settings.severity[r.rule as usize]?;
+            (s != r.severity).then(|| format!("{} = {} (default {})", r.name, s, r.severity))
+        })
+        .collect();
+    out.push_str("severity overrides:");
+    if changed.is_empty() {
+        out.push_str(" none\n");
+    } else {
+        out.push('\n');
+        for c in changed {
+            out.push_str(&format!("  {c}\n"));
+        }
+    }
+    out.push_str("per-file ignores:");
+    if settings.per_file.is_empty() {
+        out.push_str(" none\n");
+    } else {
+        out.push('\n');
+        for p in &settings.per_file {
+            let rules: Vec<&str> = RULES
+                .iter()
+                .filter(|r| p.rules.contains(r.rule))
+                .map(|r| r.name)
+                .collect();
+            out.push_str(&format!("  {} = {}\n", p.glob, rules.join(", ")));
+        }
+    }
+    let globs = |g: &[String], default: &str| {
+        if g.is_empty() {
+            default.to_owned()
+        } else {
+            g.join(", ")
+        }
+    };
+    out.push_str(&format!(
+        "include: {}\n",
+        globs(
+            &settings.include,
+            "*.ndjson, *.jsonl, *.json (when it holds a stream)"
+        )
+    ));
+    out.push_str(&format!("exclude: {}\n", globs(&settings.exclude, "none")));
+    out
+}
+
+/// The settings of every input of a run, found once per directory.
+pub struct Configs {
+    cli: Overrides,
+    /// `--config PATH`, or the defaults under `--isolated`: the one settings of every input.
+    fixed: Option<std::sync::Arc<Settings>>,
+    cache: std::collections::HashMap<PathBuf, std::sync::Arc<Settings>>,
+}
+
+impl Configs {
+    pub fn new(cli: Overrides, config: Option<&Path>, isolated: bool) -> Result<Configs, String> {
+        let fixed = match (config, isolated) {
+            (_, true) => Some(Settings::defaults(&cli)),
+            (Some(path), false) => Some(
+                load(path, &cli)?
+                    .ok_or_else(|| format!("{}: no [tool.sjlint] table", path.display()))?,
+            ),
+            (None, false) => None,
+        };
+        Ok(Configs {
+            cli,
+            fixed: fixed.map(std::sync::Arc::new),
+            cache: Default::default(),
+        })
+    }
+
+    /// The settings that govern the input at `path` (a file or a directory; `None`: standard
+    /// input, governed by the current directory's).
+    pub fn for_path(&mut self, path: Option<&Path>) -> Result<std::sync::Arc<Settings>, String> {
+        if let Some(fixed) = &self.fixed {
+            return Ok(fixed.clone());
+        }
+        let dir = match path {
+            Some(p) if p.is_dir() => p.to_path_buf(),
+            Some(p) => p.parent().map_or_else(PathBuf::new, Path::to_path_buf),
+            None => PathBuf::new(),
+        };
+        if let Some(s) = self.cache.get(&dir) {
+            return Ok(s.clone());
+        }
+        let dir_or_dot = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir.as_path()
+        };
+        let settings = match find(dir_or_dot, &self.cli)? {
+            Some(s) => s,
+            None => Settings::defaults(&self.cli),
+        };
+        let settings = std::sync::Arc::new(settings);
+        self.cache.insert(dir, settings.clone());
+        Ok(settings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(text: &str) -> Result<Settings, String> {
+        let file: FileSettings = toml::from_str(text).map_err(|e| e.to_string())?;
+        Settings::resolve(
+            Some("sjlint.toml".into()),
+            Path::new("."),
+            file,
+            text,
+            &Overrides::default(),
+        )
+    }
+
+    #[test]
+    fn select_ignore_and_severity() {
+        let s = from(
+            "select = [\"lifecycle\", \"invalid-json\"]\nignore = [\"missing-init\"]\n[severity]\nmissing-result = \"warning\"\ntimestamp-regression = \"off\"\n",
+        )
+        .unwrap();
+        assert!(s.enabled.contains(Rule::MissingResult));
+        assert!(!s.enabled.contains(Rule::MissingInit));
+        assert!(!s.enabled.contains(Rule::TimestampRegression));
+        assert!(!s.enabled.contains(Rule::OrphanCompletion));
+        assert_eq!(s.severity_of(Rule::MissingResult), Severity::Warning);
+        assert_eq!(s.severity_of(Rule::InvalidJson), Severity::Error);
+    }
+
+    #[test]
+    fn unknown_names_point_at_their_line() {
+        let e = from("ignore = [\n  \"blank-line\",\n  \"orphan-completon\",\n]\n").unwrap_err();
+        assert!(e.starts_with("sjlint.toml:3: unknown rule or group `orphan-completon`; did you mean `orphan-completion`?"), "{e}");
+    }
+
+    #[test]
+    fn typos_get_the_nearest_rule_or_group() {
+        assert_eq!(closest_name("lifecyle"), Some("lifecycle"));
+        assert_eq!(closest_name("orphan-completon"), Some("orphan-completion"));
+        assert_eq!(closest_name("something-else-entirely"), None);
+    }
+
+    #[test]
+    fn severity_args() {
+        assert_eq!(
+            parse_severity_arg("unknown-event-type=error").unwrap(),
+            ("unknown-event-type".to_owned(), Level::On(Severity::Error))
+        );
+        assert!(
+            parse_severity_arg("unknown-event-typ=error")
+                .unwrap_err()
+                .contains("did you mean")
+        );
+        assert!(parse_severity_arg("schema=loud").is_err());
+    }
+}

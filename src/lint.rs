@@ -1,0 +1,218 @@
+//! What `check` prints about its findings as a whole rather than one by one: the
+//! `--statistics` table, repeated identical findings collapsed into one note, and the findings
+//! `--max-diagnostics` keeps (errors before warnings) with a note of how many it did not show.
+//!
+//! This module owns those choices and their wording. It must not decide what a finding is, nor
+//! print: the caller passes findings in and writes what comes out.
+
+use crate::diagnostic::Diagnostic;
+use crate::report::escape_untrusted;
+use crate::rules::{RULES, Rule, Severity};
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// `--statistics`: per rule with findings, most first, the count, the rule, the severity its
+/// findings were reported with by default, and its summary. As a JSON array with `json`.
+pub fn statistics(counts: &[u64], json: bool) -> String {
+    let mut rows: Vec<(u64, usize)> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(i, n)| (*n, i))
+        .collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out = String::new();
+    if json {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|&(n, i)| {
+                let r = &RULES[i];
+                serde_json::json!({
+                    "rule": r.name,
+                    "count": n,
+                    "severity": r.severity.as_str(),
+                    "summary": r.summary,
+                })
+            })
+            .collect();
+        out.push_str(&serde_json::Value::Array(items).to_string());
+        out.push('\n');
+        return out;
+    }
+    let width = rows
+        .iter()
+        .map(|&(n, _)| n.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let name_width = rows
+        .iter()
+        .map(|&(_, i)| RULES[i].name.len())
+        .max()
+        .unwrap_or(0);
+    for &(n, i) in &rows {
+        let r = &RULES[i];
+        let _ = writeln!(
+            out,
+            "{n:>width$}  {:name_width$}  {:7}  {}",
+            r.name,
+            r.severity.as_str(),
+            r.summary
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rule;
+
+    #[test]
+    fn most_first_and_only_rules_with_findings() {
+        let mut counts = vec![0; RULES.len()];
+        counts[Rule::InvalidJson as usize] = 3;
+        counts[Rule::BlankLine as usize] = 12;
+        let table = statistics(&counts, false);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with("12  blank-line"), "{table}");
+        assert!(lines[1].starts_with(" 3  invalid-json  error"), "{table}");
+        let json: serde_json::Value = serde_json::from_str(&statistics(&counts, true)).unwrap();
+        assert_eq!(json[0]["rule"], "blank-line");
+        assert_eq!(json[1]["count"], 3);
+    }
+}
+
+/// How many findings of one kind (same rule, same message) in one file the human format shows
+/// before it collapses the rest into one note.
+pub const COLLAPSE_SHOWN: u64 = 3;
+
+/// Most kinds tracked per file: past it, findings are shown as they come.
+const COLLAPSE_KINDS: usize = 4096;
+
+/// Repeated identical findings in one file, collapsed in the human output: the first
+/// [`COLLAPSE_SHOWN`] are shown, the rest counted and named in one note at the end of the file.
+#[derive(Default)]
+pub struct Collapse {
+    /// Per kind, how many were seen, in the order the kinds were first met.
+    kinds: Vec<(Rule, String, u64)>,
+    index: std::collections::HashMap<(Rule, String), usize>,
+}
+
+impl Collapse {
+    /// Whether `d` is shown; otherwise it is counted for the note.
+    pub fn show(&mut self, d: &Diagnostic) -> bool {
+        let key = (d.rule, d.message.clone());
+        let i = match self.index.get(&key) {
+            Some(&i) => i,
+            None if self.kinds.len() >= COLLAPSE_KINDS => return true,
+            None => {
+                self.kinds.push((d.rule, d.message.clone(), 0));
+                self.index.insert(key, self.kinds.len() - 1);
+                self.kinds.len() - 1
+            }
+        };
+        self.kinds[i].2 += 1;
+        self.kinds[i].2 <= COLLAPSE_SHOWN
+    }
+
+    /// The notes for the file that ended (one line each, escaped for a terminal), and a fresh
+    /// start for the next file.
+    pub fn notes(&mut self, file: &str) -> String {
+        let mut out = String::new();
+        for (rule, message, n) in self.kinds.drain(..) {
+            if n > COLLAPSE_SHOWN {
+                let _ = writeln!(
+                    out,
+                    "note: … and {} more {rule} like \"{}\" in {}; `--no-collapse` to see all",
+                    n - COLLAPSE_SHOWN,
+                    escape_untrusted(&message),
+                    escape_untrusted(file),
+                );
+            }
+        }
+        self.index.clear();
+        out
+    }
+}
+
+/// `--max-diagnostics N`: the N findings shown, errors kept before warnings and warnings before
+/// infos, earlier before later; printed in input order at the end of the run.
+pub struct Kept {
+    max: usize,
+    seq: u64,
+    kept: BTreeMap<(Severity, Reverse<u64>), (String, Diagnostic)>,
+    /// Findings not shown, by severity (info, warning, error).
+    hidden: [u64; 3],
+}
+
+impl Kept {
+    pub fn new(max: u64) -> Kept {
+        Kept {
+            max: usize::try_from(max).unwrap_or(usize::MAX),
+            seq: 0,
+            kept: BTreeMap::new(),
+            hidden: [0; 3],
+        }
+    }
+
+    pub fn push(&mut self, file: &str, d: &Diagnostic) {
+        self.seq += 1;
+        if self.max == 0 {
+            self.hidden[d.severity as usize] += 1;
+            return;
+        }
+        self.kept.insert(
+            (d.severity, Reverse(self.seq)),
+            (file.to_owned(), d.clone()),
+        );
+        if self.kept.len() > self.max
+            && let Some(((severity, _), _)) = self.kept.pop_first()
+        {
+            self.hidden[severity as usize] += 1;
+        }
+    }
+
+    /// The findings kept, in input order.
+    pub fn take(&mut self) -> Vec<(String, Diagnostic)> {
+        let mut kept: Vec<(u64, (String, Diagnostic))> = std::mem::take(&mut self.kept)
+            .into_iter()
+            .map(|((_, Reverse(seq)), v)| (seq, v))
+            .collect();
+        kept.sort_by_key(|(seq, _)| *seq);
+        kept.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// "12 findings not shown (--max-diagnostics 5): 2 warnings, 10 infos", when any were not.
+    pub fn hidden_note(&self) -> Option<String> {
+        let total: u64 = self.hidden.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let parts: Vec<String> = [
+            (Severity::Error, "error"),
+            (Severity::Warning, "warning"),
+            (Severity::Info, "info"),
+        ]
+        .iter()
+        .filter(|(s, _)| self.hidden[*s as usize] > 0)
+        .map(|(s, word)| plural(self.hidden[*s as usize], word))
+        .collect();
+        Some(format!(
+            "note: {} not shown (--max-diagnostics {}): {}",
+            plural(total, "finding"),
+            self.max,
+            parts.join(", ")
+        ))
+    }
+}
+
+/// "1 error", "2 errors".
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

@@ -1,0 +1,240 @@
+//! Finding the inputs under a directory, as ripgrep and ruff do: `.gitignore`, `.ignore` and
+//! `.git/info/exclude` are honoured, hidden files and directories are skipped, and only stream
+//! files are taken (`*.ndjson`, `*.jsonl`, and `*.json` files that hold a stream), unless
+//! `--include` names other globs. `--exclude` globs leave paths out, with gitignore's syntax.
+//!
+//! This module owns which files a directory stands for. It must not read more of a file than
+//! the few bytes that tell a stream from another JSON document, and never opens anything that
+//! is not a regular file: a FIFO or a device under a walked directory would block or never end,
+//! so it is skipped with a note. (A path named explicitly is read whatever it is; that is the
+//! caller's business.)
+
+use ignore::WalkBuilder;
+use ignore::overrides::{Override, OverrideBuilder};
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// The globs a directory walk takes when `--include` names none.
+pub const DEFAULT_INCLUDE: &[&str] = &["*.ndjson", "*.jsonl", "*.json"];
+
+/// What a walk takes and leaves.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Globs of the files to take; empty: [`DEFAULT_INCLUDE`], with `*.json` files sniffed.
+    pub include: Vec<String>,
+    /// Globs (gitignore syntax) of paths to leave out.
+    pub exclude: Vec<String>,
+}
+
+impl Filter {
+    /// The include globs in force.
+    pub fn include_globs(&self) -> Vec<&str> {
+        if self.include.is_empty() {
+            DEFAULT_INCLUDE.to_vec()
+        } else {
+            self.include.iter().map(String::as_str).collect()
+        }
+    }
+
+    /// Checks that every glob compiles, so a typo is a usage error before anything is read.
+    pub fn validate(&self) -> Result<(), String> {
+        self.overrides(Path::new(".")).map(|_| ())
+    }
+
+    /// The include globs, matched against a file's name and its path below the walked root.
+    /// (Not overrides: an override's whitelist would win over `.gitignore`.)
+    fn includes(&self) -> Result<globset::GlobSet, String> {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in self.include_globs() {
+            b.add(
+                globset::Glob::new(g).map_err(|e| format!("--include `{g}` is not a glob: {e}"))?,
+            );
+        }
+        b.build().map_err(|e| e.to_string())
+    }
+
+    /// The exclude globs, as ignore-only overrides of the walk.
+    fn overrides(&self, root: &Path) -> Result<Override, String> {
+        self.includes()?;
+        let mut b = OverrideBuilder::new(root);
+        for g in &self.exclude {
+            b.add(&format!("!{g}"))
+                .map_err(|e| format!("--exclude `{g}` is not a glob: {e}"))?;
+        }
+        b.build().map_err(|e| e.to_string())
+    }
+}
+
+/// What happened to a path met during a walk that is not taken, worth telling the user.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Not a regular file (a FIFO, a socket, a device, or a symlink to one): never opened.
+    NotRegular(PathBuf, &'static str),
+    /// An entry that could not be read (permissions, a loop of symlinks).
+    Unreadable(String),
+}
+
+/// The stream files under `dir`, sorted by path, with notes about what was skipped.
+pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), String> {
+    let overrides = filter.overrides(dir)?;
+    let includes = filter.includes()?;
+    let sniff_json = filter.include.is_empty();
+    let mut files = Vec::new();
+    let mut notes = Vec::new();
+    let walker = WalkBuilder::new(dir)
+        .hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .ignore(true)
+        .parents(true)
+        // `.gitignore` is honoured in a plain directory too, not only inside a repository.
+        .require_git(false)
+        .follow_links(false)
+        .overrides(overrides)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                notes.push(Note::Unreadable(e.to_string()));
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() {
+            continue;
+        }
+        let rel = path.strip_prefix(dir).unwrap_or(path);
+        if !includes.is_match(rel) && !path.file_name().is_some_and(|n| includes.is_match(n)) {
+            continue;
+        }
+        // A symlink is judged by what it points at; links to directories are not followed.
+        let target = if kind.is_symlink() {
+            match std::fs::metadata(path) {
+                // Not followed; one that a glob names is handed on, to be reported unreadable.
+                Ok(m) if m.is_dir() => {
+                    files.push(path.to_path_buf());
+                    continue;
+                }
+                Ok(m) => m.file_type(),
+                Err(e) => {
+                    notes.push(Note::Unreadable(format!("{}: {e}", path.display())));
+                    continue;
+                }
+            }
+        } else {
+            kind
+        };
+        if !target.is_file() {
+            notes.push(Note::NotRegular(path.to_path_buf(), describe(&target)));
+            continue;
+        }
+        if sniff_json && path.extension().is_some_and(|e| e == "json") && !holds_stream(path) {
+            continue;
+        }
+        files.push(path.to_path_buf());
+    }
+    Ok((files, notes))
+}
+
+/// What kind of file that is not a regular file `t` is, for a note.
+fn describe(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    let _ = t;
+    "not a regular file"
+}
+
+/// Bytes of a `*.json` file read to tell a stream from another JSON document.
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// Whether the `*.json` file at `path` holds a stream: its first line is one JSON object with a
+/// `type` or `payload` key (an event of any dialect, or the one result object of
+/// `--output-format json`). A `package.json`, pretty-printed over lines, is not one. A file that
+/// cannot be read is taken, so that the error is reported rather than the file left out.
+fn holds_stream(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(4096);
+    match File::open(path).and_then(|f| f.take(SNIFF_BYTES as u64).read_to_end(&mut head)) {
+        Ok(_) => looks_like_stream(&head),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(_) => true,
+    }
+}
+
+/// [`holds_stream`] on the first bytes of a file.
+pub fn looks_like_stream(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    let rest = &head[start..];
+    if rest.first() != Some(&b'{') {
+        return false;
+    }
+    let line = match memchr::memchr(b'\n', rest) {
+        Some(end) => &rest[..end],
+        // A first line longer than what was read: a large event, most likely.
+        None if head.len() >= SNIFF_BYTES => return rest.starts_with(b"{\""),
+        None => rest,
+    };
+    match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line) {
+        Ok(object) => object.contains_key("type") || object.contains_key("payload"),
+        // One record with a raw control character in a string is still a stream's record.
+        Err(_) => line.windows(7).any(|w| w == b"\"type\":"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_are_told_from_other_json() {
+        assert!(looks_like_stream(
+            b"{\"type\":\"system\",\"subtype\":\"init\"}\n{}"
+        ));
+        assert!(looks_like_stream(b"\xEF\xBB\xBF {\"type\":\"result\"}"));
+        assert!(looks_like_stream(b"{\"payload\":{\"type\":\"user\"}}\n"));
+        assert!(!looks_like_stream(
+            b"{\n  \"name\": \"x\",\n  \"type\": \"module\"\n}\n"
+        ));
+        assert!(!looks_like_stream(
+            b"{\"name\":\"x\",\"version\":\"1.0.0\"}"
+        ));
+        assert!(!looks_like_stream(b"[1,2,3]"));
+        assert!(!looks_like_stream(b""));
+    }
+
+    #[test]
+    fn bad_globs_are_usage_errors() {
+        let f = Filter {
+            include: vec!["a[".into()],
+            exclude: vec![],
+        };
+        assert!(f.validate().unwrap_err().contains("--include `a[`"));
+    }
+}

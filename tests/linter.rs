@@ -1,0 +1,667 @@
+//! What a linter's users expect of sjlint, through the real binary: honest exit codes when
+//! nothing matched, a headline for a stream with no event, forward-compatible event types and
+//! tool kinds, no cascades after an unreadable record, directory walks like ripgrep's,
+//! configuration files, `--severity`, `--level` and `--statistics`.
+
+#[allow(dead_code)] // each test binary uses some of the helpers
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// A fresh directory under the target's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("linter-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn sample() -> String {
+    std::fs::read_to_string(testdata("sample.ndjson")).unwrap()
+}
+
+fn orphan() -> String {
+    std::fs::read_to_string(testdata("rules/orphan-completion/fails.ndjson")).unwrap()
+}
+
+/// The files the findings name, relative to `dir`.
+fn files_of(findings: &[Finding], dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            Path::new(&f.file)
+                .strip_prefix(dir)
+                .unwrap_or(Path::new(&f.file))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    files.dedup();
+    files
+}
+
+// ------------------------------------------------------------------------------------------
+// Honest results.
+
+#[test]
+fn no_file_matched_is_a_usage_error_not_a_pass() {
+    let dir = scratch("no-match");
+    write(&dir.join("run1.log"), "Error: not authenticated\n");
+    let d = dir.to_str().unwrap();
+    for command in ["check", "stats", "render", "fmt"] {
+        let run = exec(&[command, d], None);
+        assert_eq!(run.code, 2, "sjlint {command}\n{}", run.describe());
+        assert!(
+            run.stderr().contains("no files matched")
+                && run
+                    .stderr()
+                    .contains("pass --include GLOB or name the files"),
+            "{}",
+            run.describe()
+        );
+        assert!(
+            !run.stdout().contains("No problems found"),
+            "{}",
+            run.describe()
+        );
+    }
+    // --include takes the log, which is then checked.
+    let run = exec(
+        &["check", "--format", "json", "--include", "*.log", d],
+        None,
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert_eq!(run.findings()[0].rule, "empty-stream");
+}
+
+#[test]
+fn a_capture_of_stderr_alone_gets_a_headline_quoting_it() {
+    let text = "⚠ Workspace Trust Required\nThis folder has not been trusted.\n\nRun `cursor-agent` with --trust to continue.\n";
+    let (run, findings) = check_json(&["--stdin-filename", "trust.ndjson"], Some(text.as_bytes()));
+    assert_eq!(run.code, 1);
+    let head = &findings[0];
+    assert_eq!(head.rule, "empty-stream", "{}", show(&findings));
+    assert_eq!((head.line, head.column), (1, Some(1)));
+    assert!(
+        head.message
+            .starts_with("no events: the input is 3 lines of plain text")
+            && head.message.contains("\"⚠ Workspace Trust Required\""),
+        "{}",
+        head.message
+    );
+    assert_eq!(head.related[0].0, 2, "the next lines are quoted too");
+    // The lines themselves follow it, each once.
+    assert_eq!(lines_of(&findings, "invalid-json"), [1, 2, 4]);
+    assert_eq!(
+        findings.iter().filter(|f| f.rule == "empty-stream").count(),
+        1
+    );
+
+    // The human output opens with it.
+    let run = exec(&["check", "--color", "never"], Some(text.as_bytes()));
+    assert!(
+        run.stdout()
+            .starts_with("error[empty-stream]: no events: the input is 3 lines of plain text"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_long_text_capture_is_summed_up_after_the_first_lines() {
+    let text: String = (1..=40)
+        .map(|i| format!("line {i} of the reply\n"))
+        .collect();
+    let (_, findings) = check_json(&[], Some(text.as_bytes()));
+    assert_eq!(findings[0].rule, "empty-stream");
+    assert!(findings[0].message.contains("40 lines of plain text"));
+    let invalid: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.rule == "invalid-json")
+        .collect();
+    assert_eq!(invalid.len(), 11, "{}", show(&findings));
+    assert!(
+        invalid[10]
+            .message
+            .starts_with("30 more lines of plain text on lines 11-40"),
+        "{}",
+        invalid[10].message
+    );
+
+    // Text before the first event: no headline, the lines as before.
+    let with_events = format!("{text}{}", sample());
+    let (_, findings) = check_json(&[], Some(with_events.as_bytes()));
+    assert!(
+        !rules_of(&findings).contains("empty-stream"),
+        "{}",
+        show(&findings)
+    );
+    assert_eq!(lines_of(&findings, "invalid-json").len(), 11);
+}
+
+#[test]
+fn log_like_lines_get_the_merged_stderr_help() {
+    for line in [
+        "[warn] slow network",
+        "[2026-01-28T10:00:00Z] INFO starting",
+        "- item one",
+        "123 errors",
+        "2026-01-28 10:00:00 connecting",
+        "Error: auth failed",
+    ] {
+        let input = format!("{}{line}\n", sample());
+        let (_, findings) = check_json(&[], Some(input.as_bytes()));
+        let f = findings
+            .iter()
+            .find(|f| f.rule == "invalid-json")
+            .unwrap_or_else(|| panic!("{line}: {}", show(&findings)));
+        assert_eq!(f.message, "the line is plain text, not JSON", "{line}");
+        assert!(
+            f.help
+                .as_deref()
+                .unwrap_or("")
+                .contains("stderr was merged into stdout"),
+            "{line}: {:?}",
+            f.help
+        );
+    }
+    // Broken JSON stays broken JSON.
+    for line in ["[01]", "[True]", "-x", "[1 2]"] {
+        let input = format!("{}{line}\n", sample());
+        let (_, findings) = check_json(&[], Some(input.as_bytes()));
+        let f = findings.iter().find(|f| f.rule == "invalid-json").unwrap();
+        assert_ne!(f.message, "the line is plain text, not JSON", "{line}");
+    }
+}
+
+/// The sample with transport records and the newer tool kinds in it.
+fn newer_cli_stream() -> String {
+    let sample = sample();
+    let lines: Vec<&str> = sample.lines().collect();
+    let sid = "1e2b8f3f-4472-579f-9de0-5bc55ec51b42";
+    let mut out = vec![lines[0].to_owned(), lines[1].to_owned()];
+    out.push(format!(
+        r#"{{"type":"connection","subtype":"reconnecting","attempt":1,"endpoint_url":"https://example.invalid","session_id":"{sid}","timestamp_ms":1}}"#
+    ));
+    out.push(format!(
+        r#"{{"type":"retry","subtype":"starting","attempt":1,"is_resume":true,"session_id":"{sid}","timestamp_ms":2}}"#
+    ));
+    out.push(format!(
+        r#"{{"type":"connection","subtype":"reconnected","session_id":"{sid}","timestamp_ms":3}}"#
+    ));
+    for (i, kind) in [
+        "taskToolCall",
+        "getMcpToolsToolCall",
+        "readTodosToolCall",
+        "switchModeToolCall",
+        "generateImageToolCall",
+        "writeShellStdinToolCall",
+    ]
+    .iter()
+    .enumerate()
+    {
+        for sub in ["started", "completed"] {
+            out.push(format!(
+                r#"{{"type":"tool_call","subtype":"{sub}","call_id":"c{i}","tool_call":{{"{kind}":{{"args":{{}}}}}},"session_id":"{sid}","timestamp_ms":4}}"#
+            ));
+        }
+    }
+    out.extend(lines[2..].iter().map(|l| l.to_string()));
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn transport_records_and_newer_tool_kinds_are_clean_even_under_strict() {
+    let input = newer_cli_stream();
+    let (run, findings) = check_json(&["--strict"], Some(input.as_bytes()));
+    assert!(findings.is_empty(), "{}", show(&findings));
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn unknown_types_and_kinds_are_information_unless_raised() {
+    let input = sample().replacen(
+        "\n",
+        "\n{\"type\":\"telemetry\",\"session_id\":\"1e2b8f3f-4472-579f-9de0-5bc55ec51b42\"}\n",
+        1,
+    );
+    let (run, findings) = check_json(&["--strict"], Some(input.as_bytes()));
+    assert_eq!(
+        rules_of(&findings),
+        ["unknown-event-type".to_owned()].into()
+    );
+    assert_eq!(findings[0].severity, "info");
+    assert_eq!(run.code, 0, "a newer CLI is not a broken stream");
+
+    let raised = ["--strict", "--severity", "unknown-event-type=warning"];
+    let (run, findings) = check_json(&raised, Some(input.as_bytes()));
+    assert_eq!(findings[0].severity, "warning");
+    assert_eq!(run.code, 1, "opted in, --strict fails on it");
+    let (run, _) = check_json(&["--severity", "schema=error"], Some(input.as_bytes()));
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn an_unreadable_record_causes_no_cascade() {
+    let sample = sample();
+    // The completion of the read call is too large: it is skipped, and the call it completed
+    // is not reported unfinished.
+    let (_, findings) = check_json(&["--max-record-bytes", "500"], Some(sample.as_bytes()));
+    assert!(rules_of(&findings).contains("record-too-large"));
+    assert!(
+        !rules_of(&findings).contains("unfinished-tool-call"),
+        "{}",
+        show(&findings)
+    );
+
+    // A result cut off at the end: truncated, not also missing.
+    let cut = &sample[..sample.len() - 40];
+    let (_, findings) = check_json(&[], Some(cut.as_bytes()));
+    assert_eq!(
+        rules_of(&findings),
+        ["truncated-record".to_owned()].into(),
+        "{}",
+        show(&findings)
+    );
+
+    // A broken init: no missing-init for the event after it.
+    let broken = sample.replacen(
+        "{\"type\":\"system\",\"subtype\":\"init\"",
+        "{\"type\":\"system\",\"subtype\":\"init\",,",
+        1,
+    );
+    let (_, findings) = check_json(&[], Some(broken.as_bytes()));
+    assert_eq!(
+        rules_of(&findings),
+        ["invalid-json".to_owned()].into(),
+        "{}",
+        show(&findings)
+    );
+
+    // A broken `started`: its completion is not an orphan.
+    let lines: Vec<&str> = sample.lines().collect();
+    let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    edited[11] = edited[11].replacen('{', "{,", 1);
+    let (_, findings) = check_json(&[], Some((edited.join("\n") + "\n").as_bytes()));
+    assert_eq!(
+        rules_of(&findings),
+        ["invalid-json".to_owned()].into(),
+        "{}",
+        show(&findings)
+    );
+
+    // Plain text is never an event: the rules after it still fire.
+    let text_first = format!("Error: boom\n{}", lines[1..].join("\n"));
+    let (_, findings) = check_json(&[], Some(text_first.as_bytes()));
+    assert!(
+        rules_of(&findings).contains("missing-init"),
+        "{}",
+        show(&findings)
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Directory walks.
+
+#[test]
+fn walks_honour_ignore_files_hidden_files_and_globs() {
+    let dir = scratch("walk");
+    for name in [
+        "a.ndjson",
+        "b.jsonl",
+        "stream.json",
+        ".hidden/c.ndjson",
+        "ignored/d.ndjson",
+        "also/e.ndjson",
+        "sub/f.ndjson",
+        "notes.log",
+    ] {
+        write(&dir.join(name), &orphan());
+    }
+    write(&dir.join(".gitignore"), "ignored/\n");
+    write(&dir.join("sub/.ignore"), "f.ndjson\n");
+    write(
+        &dir.join("package.json"),
+        "{\n  \"name\": \"x\",\n  \"type\": \"module\"\n}\n",
+    );
+    write(
+        &dir.join("one-line.json"),
+        "{\"name\":\"x\",\"version\":\"1.0.0\"}\n",
+    );
+    let d = dir.to_str().unwrap();
+    let (_, findings) = check_json(&["--select", "orphan-completion", d], None);
+    assert_eq!(
+        files_of(&findings, &dir),
+        ["a.ndjson", "also/e.ndjson", "b.jsonl", "stream.json"]
+    );
+    let excluded = [
+        "--select",
+        "orphan-completion",
+        "--exclude",
+        "also/",
+        "--exclude",
+        "*.json",
+        d,
+    ];
+    let (_, findings) = check_json(&excluded, None);
+    assert_eq!(files_of(&findings, &dir), ["a.ndjson", "b.jsonl"]);
+    let included = ["--select", "orphan-completion", "--include", "*.log", d];
+    let (_, findings) = check_json(&included, None);
+    assert_eq!(files_of(&findings, &dir), ["notes.log"]);
+    // A path named explicitly is read whatever its name.
+    let package = dir.join("package.json");
+    let (_, findings) = check_json(&[package.to_str().unwrap()], None);
+    assert!(!findings.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_walk_skips_fifos_and_devices_with_a_note() {
+    let dir = scratch("walk-special");
+    write(&dir.join("a.ndjson"), &orphan());
+    let fifo = dir.join("pipe.ndjson");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.ndjson")).unwrap();
+    let mut cmd = sjlint();
+    cmd.args(["check", "--format", "json", dir.to_str().unwrap()]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(run_cmd(cmd, None));
+    });
+    let run = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("sjlint hangs on a FIFO or a device under a walked directory");
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert_eq!(files_of(&run.findings(), &dir), ["a.ndjson"]);
+    let err = run.stderr();
+    assert!(
+        err.contains("note: skipped") && err.contains("pipe.ndjson: a FIFO"),
+        "{err}"
+    );
+    assert!(err.contains("zero.ndjson: a character device"), "{err}");
+}
+
+// ------------------------------------------------------------------------------------------
+// Configuration.
+
+#[test]
+fn a_config_file_is_found_by_walking_up_from_each_input() {
+    let dir = scratch("config");
+    write(
+        &dir.join("sjlint.toml"),
+        "[severity]\norphan-completion = \"warning\"\n\n[per-file-ignores]\n\"legacy/*\" = [\"tool-calls\"]\n",
+    );
+    write(&dir.join("runs/a.ndjson"), &orphan());
+    write(&dir.join("legacy/old.ndjson"), &orphan());
+    write(
+        &dir.join("other/pyproject.toml"),
+        "[tool.black]\nline-length = 100\n\n[tool.sjlint]\nignore = [\"orphan-completion\"]\n",
+    );
+    write(&dir.join("other/b.ndjson"), &orphan());
+    let d = dir.to_str().unwrap();
+    let (run, findings) = check_json(&[d], None);
+    let orphans: Vec<(String, String)> = findings
+        .iter()
+        .filter(|f| f.rule == "orphan-completion")
+        .map(|f| {
+            (
+                files_of(std::slice::from_ref(f), &dir)[0].clone(),
+                f.severity.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        orphans,
+        [("runs/a.ndjson".to_owned(), "warning".to_owned())]
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+
+    // --isolated reads none; --config one for all.
+    let (run, findings) = check_json(&["--isolated", d], None);
+    assert_eq!(lines_of(&findings, "orphan-completion").len(), 3);
+    assert_eq!(run.code, 1);
+    let config = dir.join("other/pyproject.toml");
+    let (_, findings) = check_json(&["--config", config.to_str().unwrap(), d], None);
+    assert!(lines_of(&findings, "orphan-completion").is_empty());
+
+    // `sjlint config` shows what is in force.
+    let run = exec(&["config", dir.join("runs").to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let out = run.stdout();
+    assert!(out.contains("sjlint.toml"), "{out}");
+    assert!(
+        out.contains("orphan-completion = warning (default error)"),
+        "{out}"
+    );
+    assert!(out.contains("legacy/* = orphan-completion"), "{out}");
+}
+
+#[test]
+fn bad_config_keys_name_the_file_and_line() {
+    let dir = scratch("config-bad");
+    write(&dir.join("a.ndjson"), &sample());
+    write(
+        &dir.join("sjlint.toml"),
+        "select = [\"all\"]\nignroe = [\"blank-line\"]\n",
+    );
+    let run = exec(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("sjlint.toml:2: unknown field `ignroe`"),
+        "{}",
+        run.describe()
+    );
+    write(
+        &dir.join("sjlint.toml"),
+        "\n[severity]\norphan-completon = \"error\"\n",
+    );
+    let run = exec(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr().contains("sjlint.toml:3: unknown rule or group `orphan-completon`; did you mean `orphan-completion`?"),
+        "{}",
+        run.describe()
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Rules on the command line, statistics.
+
+#[test]
+fn select_and_ignore_repeat_and_suggest_on_a_typo() {
+    let input = orphan();
+    let (_, findings) = check_json(
+        &[
+            "--select",
+            "lifecycle",
+            "--select",
+            "tool-calls",
+            "--ignore",
+            "missing-result",
+        ],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(rules_of(&findings), ["orphan-completion".to_owned()].into());
+    let run = exec(
+        &["check", "--select", "orphan-completon"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr().contains("did you mean `orphan-completion`?"),
+        "{}",
+        run.describe()
+    );
+    let run = exec(&["check", "--ignore", "lifecyle"], Some(input.as_bytes()));
+    assert!(
+        run.stderr().contains("did you mean `lifecycle`?"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn level_is_a_severity_floor() {
+    let input = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    let (_, all) = check_json(&[], Some(&input));
+    let (run, errors) = check_json(&["--level", "error"], Some(&input));
+    assert!(errors.iter().all(|f| f.severity == "error"));
+    assert_eq!(
+        errors.len(),
+        all.iter().filter(|f| f.severity == "error").count()
+    );
+    assert_eq!(run.code, 1);
+    let (_, warnings) = check_json(&["--level", "warning"], Some(&input));
+    assert!(warnings.iter().all(|f| f.severity != "info"));
+    assert!(warnings.len() > errors.len());
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let input = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    let (_, all) = check_json(&[], Some(&input));
+    let run = exec(&["check", "--statistics", "--color", "never"], Some(&input));
+    assert_eq!(run.code, 1);
+    let out = run.stdout();
+    assert!(
+        !out.contains("-->"),
+        "findings are counted, not shown: {out}"
+    );
+    let total: u64 = out
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total as usize, all.len(), "{out}");
+    let blank = out.lines().find(|l| l.contains(" blank-line ")).unwrap();
+    assert!(
+        blank.contains("info") && blank.contains("not a record"),
+        "{blank}"
+    );
+    let run = exec(&["check", "--statistics", "--format", "json"], Some(&input));
+    let table: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert!(
+        table
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["rule"] == "blank-line")
+    );
+}
+
+#[test]
+fn repeated_identical_findings_collapse_in_human_output() {
+    let input: String = (1..=20).map(|i| format!("{{broken {i}\n")).collect();
+    let run = exec(&["check", "--color", "never"], Some(input.as_bytes()));
+    assert_eq!(run.code, 1);
+    let out = run.stdout();
+    assert_eq!(out.matches("error[invalid-json]").count(), 3, "{out}");
+    assert!(
+        out.contains("note: … and 17 more invalid-json like \"key must be a string\" in -; `--no-collapse` to see all"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("20 errors in 1 file; 20 records, 211 B\n"),
+        "{out}"
+    );
+    let run = exec(
+        &["check", "--color", "never", "--no-collapse"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(run.stdout().matches("error[invalid-json]").count(), 20);
+    assert!(!run.stdout().contains("--no-collapse"));
+    // The machine formats list every finding.
+    let (_, findings) = check_json(&[], Some(input.as_bytes()));
+    assert_eq!(findings.len(), 20);
+}
+
+#[test]
+fn max_diagnostics_keeps_errors_first_and_says_how_many_it_hid() {
+    let input = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    let (_, all) = check_json(&[], Some(&input));
+    let errors = all.iter().filter(|f| f.severity == "error").count();
+    let (run, shown) = check_json(&["--max-diagnostics", "5"], Some(&input));
+    assert_eq!(shown.len(), 5);
+    assert!(
+        shown.iter().all(|f| f.severity == "error"),
+        "{}",
+        show(&shown)
+    );
+    // In input order, and the first errors.
+    let first: Vec<u64> = all
+        .iter()
+        .filter(|f| f.severity == "error")
+        .take(5)
+        .map(|f| f.line)
+        .collect();
+    assert_eq!(shown.iter().map(|f| f.line).collect::<Vec<_>>(), first);
+    let hidden = all.len() - 5;
+    assert!(
+        run.stderr().contains(&format!(
+            "note: {hidden} findings not shown (--max-diagnostics 5): {} errors",
+            errors - 5
+        )),
+        "{}",
+        run.describe()
+    );
+    // Room for every error and a few more: the warnings come before the infos.
+    let max = (errors + 2).to_string();
+    let (_, shown) = check_json(&["--max-diagnostics", &max], Some(&input));
+    assert_eq!(shown.iter().filter(|f| f.severity == "warning").count(), 2);
+    let run = exec(
+        &["check", "--max-diagnostics", "1", "--color", "never"],
+        Some(&input),
+    );
+    assert!(run.stdout().contains("\nnote: "), "{}", run.describe());
+}
+
+#[test]
+fn explain_takes_a_group_and_typos_get_the_nearest_name() {
+    let run = exec(&["explain", "tool-calls"], None);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout().contains("- `orphan-completion` (error): "),
+        "{}",
+        run.describe()
+    );
+    let run = exec(&["explain", "lifecyle"], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr().contains("did you mean `lifecycle`?"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_mistyped_subcommand_is_not_read_as_a_path() {
+    for (typo, meant) in [("chekc", "check"), ("stat", "stats"), ("rulse", "rules")] {
+        let run = exec(&[typo, "testdata/sample.ndjson"], None);
+        assert_eq!(run.code, 2, "{}", run.describe());
+        assert!(
+            run.stderr()
+                .contains(&format!("a similar subcommand exists: '{meant}'")),
+            "{}",
+            run.describe()
+        );
+        assert!(!run.stderr().contains("cannot read"), "{}", run.describe());
+    }
+    // A file of that name is still a path.
+    let dir = scratch("typo-file");
+    write(&dir.join("stat"), &sample());
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).arg("stat");
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+}
