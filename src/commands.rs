@@ -391,6 +391,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
+        agent: args.agent.forced(),
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
@@ -771,6 +772,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
+        agent: args.input.agent.forced(),
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
@@ -803,6 +805,7 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
+        agent: args.input.agent.forced(),
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let code = each_input(&args.input, |source, reader| {
@@ -831,6 +834,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         enabled: fmt::reported_rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
+        agent: args.agent.forced(),
     };
     let opts = FmtOptions {
         keep_invalid: args.keep_invalid,

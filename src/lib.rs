@@ -8,6 +8,7 @@
 //! are mapped by [`event`] into the one canonical view every rule reads, and [`fmt`] writes that
 //! canonical form back out; [`schema`] carries the JSON Schemas of both outputs.
 
+pub mod agents;
 pub mod check;
 pub mod cli;
 pub mod commands;

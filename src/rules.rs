@@ -97,6 +97,10 @@ pub enum Rule {
     OrphanQueryResponse,
     UnansweredQuery,
     ResultTextMismatch,
+    UnknownAgent,
+    MixedAgents,
+    UnknownParentToolUse,
+    AssistantNotDelta,
 }
 
 pub struct RuleInfo {
@@ -112,7 +116,7 @@ pub struct RuleInfo {
     pub doc: &'static str,
 }
 
-pub static RULES: [RuleInfo; 33] = [
+pub static RULES: [RuleInfo; 37] = [
     RuleInfo {
         rule: Rule::InvalidJson,
         name: "invalid-json",
@@ -376,6 +380,38 @@ pub static RULES: [RuleInfo; 33] = [
         severity: Severity::Warning,
         summary: "`result.result` differs from the assistant text of the session",
         doc: include_str!("rules/result-text-mismatch.md"),
+    },
+    RuleInfo {
+        rule: Rule::UnknownAgent,
+        name: "unknown-agent",
+        group: Group::Schema,
+        severity: Severity::Warning,
+        summary: "the records match none of the agents sjlint knows; reported once, nothing else is checked",
+        doc: include_str!("rules/unknown-agent.md"),
+    },
+    RuleInfo {
+        rule: Rule::MixedAgents,
+        name: "mixed-agents",
+        group: Group::Schema,
+        severity: Severity::Error,
+        summary: "records of another agent in a stream; reported once, at the first",
+        doc: include_str!("rules/mixed-agents.md"),
+    },
+    RuleInfo {
+        rule: Rule::UnknownParentToolUse,
+        name: "unknown-parent-tool-use",
+        group: Group::ToolCalls,
+        severity: Severity::Warning,
+        summary: "a Claude Code subagent line names a `parent_tool_use_id` no `tool_use` opened",
+        doc: include_str!("rules/unknown-parent-tool-use.md"),
+    },
+    RuleInfo {
+        rule: Rule::AssistantNotDelta,
+        name: "assistant-not-delta",
+        group: Group::Schema,
+        severity: Severity::Warning,
+        summary: "a Gemini CLI assistant `message` without `delta: true`",
+        doc: include_str!("rules/assistant-not-delta.md"),
     },
 ];
 

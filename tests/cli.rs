@@ -97,6 +97,10 @@ const RULE_CASES: &[RuleCase] = &[
     },
     case("unanswered-query", "tool-calls", "warning", &[4]),
     case("result-text-mismatch", "result", "warning", &[5]),
+    case("unknown-agent", "schema", "warning", &[1]),
+    case("mixed-agents", "schema", "error", &[3]),
+    case("unknown-parent-tool-use", "tool-calls", "warning", &[2]),
+    case("assistant-not-delta", "schema", "warning", &[3]),
 ];
 
 fn rule_case(rule: &str) -> &'static RuleCase {
@@ -229,7 +233,7 @@ fn check_rule_fixtures(rule: &str) {
 #[test]
 fn every_documented_rule_has_a_case_and_both_fixtures() {
     let documented = documented_rules();
-    assert_eq!(documented.len(), 33, "src/rules/*.md: {documented:?}");
+    assert_eq!(documented.len(), 37, "src/rules/*.md: {documented:?}");
     let cases: BTreeSet<String> = RULE_CASES.iter().map(|c| c.rule.to_owned()).collect();
     assert_eq!(cases, documented.iter().cloned().collect::<BTreeSet<_>>());
     for rule in &documented {
@@ -373,6 +377,10 @@ per_rule_tests! {
     orphan_query_response => "orphan-query-response",
     unanswered_query => "unanswered-query",
     result_text_mismatch => "result-text-mismatch",
+    unknown_agent => "unknown-agent",
+    mixed_agents => "mixed-agents",
+    unknown_parent_tool_use => "unknown-parent-tool-use",
+    assistant_not_delta => "assistant-not-delta",
 }
 
 // ------------------------------------------------------------------------------------------
@@ -663,7 +671,13 @@ fn corpus_every_file_has_a_verdict() {
     let Some(dir) = corpus_dir() else { return };
     let mut known: Vec<&str> = CLEAN_CAPTURES.to_vec();
     known.extend(SINGLE_EVENTS.iter().map(|(s, _)| *s));
-    known.extend(["__full_session.jsonl", "__error-auth.ndjson", "README.md"]);
+    // `agents/`: the other agents' captures, whose verdicts tests/agents.rs gives.
+    known.extend([
+        "__full_session.jsonl",
+        "__error-auth.ndjson",
+        "README.md",
+        "agents",
+    ]);
     for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         assert!(
@@ -1148,7 +1162,7 @@ fn rules_lists_every_rule_with_its_group_and_severity() {
     assert_eq!(run.code, 0, "{}", run.describe());
     let out = run.stdout();
     let lines: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 33, "{out}");
+    assert_eq!(lines.len(), 37, "{out}");
     let mut listed = BTreeSet::new();
     for line in &lines {
         let words: Vec<&str> = line.split_whitespace().collect();

@@ -1,0 +1,135 @@
+//! The streams of Claude Code, Codex and Gemini CLI: every capture of `../shared/corpus/agents/`
+//! gets the verdict its README gives (run by the real binary), the agent-specific fixtures of
+//! `testdata/agents/` fire where they say, and the agent examples of the rule docs fail and
+//! pass as written.
+
+#[allow(dead_code)] // each test binary uses its own part of the helpers
+mod common;
+
+use common::*;
+use std::path::Path;
+
+/// What a capture must get: `None` is a clean run (exit 0 under `--strict`, no finding at
+/// all); otherwise exactly these findings (rule, line), and the words one of them must say.
+fn expected(file: &str) -> Option<(&'static [(&'static str, u64)], &'static str)> {
+    Some(match file {
+        // Events saved as one pretty-printed array: said once.
+        "claude/slopus__happy-cli__sample-error.json"
+        | "claude/slopus__happy-cli__sample-error-edit-and-multi-edit.json" => {
+            (&[("invalid-json", 1)], "pretty-printed JSON array")
+        }
+        // Codex's stderr notice captured with stdout.
+        "codex/dungle-scrubs__hcn__phase8__codex-instructions-file.ndjson"
+        | "codex/dungle-scrubs__hcn__phase8__codex-instructions-literal.ndjson" => {
+            (&[("invalid-json", 1)], "stderr")
+        }
+        // The turn never ends.
+        "codex/jnarowski__agentcmd__stream-output-multi-1.jsonl" => {
+            (&[("missing-result", 2)], "never ends")
+        }
+        // Three inits and no result: the run never ends, said at the end.
+        "claude/link-assistant__hive-mind__background-default.jsonl" => {
+            (&[("missing-result", 49)], "no `result`")
+        }
+        // An excerpt of two failed runs without their starts: the cut, once per run.
+        "codex/littlebearapps__untether__codex_turn_failed_minimal_reasoning.jsonl" => (
+            &[("missing-init", 1), ("missing-init", 3)],
+            "thread.started",
+        ),
+        _ => return None,
+    })
+}
+
+fn agents_corpus() -> Option<std::path::PathBuf> {
+    corpus_dir().map(|d| d.join("agents"))
+}
+
+/// The captures the manifest lists, with their agent.
+fn manifest(dir: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut cols = l.split('\t');
+            let file = cols.next().unwrap().to_owned();
+            let agent = cols.next().unwrap().to_owned();
+            (file, agent)
+        })
+        .collect()
+}
+
+#[test]
+fn every_capture_gets_its_verdict() {
+    let Some(dir) = agents_corpus() else { return };
+    let listed = manifest(&dir);
+    assert!(listed.len() >= 30, "{} captures listed", listed.len());
+    let mut failures = Vec::new();
+    for (file, _) in &listed {
+        let path = dir.join(file);
+        let path = path.to_str().unwrap();
+        let (run, findings) = check_json(&["--strict", path], None);
+        let got: Vec<(String, u64)> = findings.iter().map(|f| (f.rule.clone(), f.line)).collect();
+        match expected(file) {
+            None => {
+                if !findings.is_empty() || run.code != 0 {
+                    failures.push(format!("{file}: must be clean\n{}", show(&findings)));
+                }
+            }
+            Some((want, words)) => {
+                let want: Vec<(String, u64)> =
+                    want.iter().map(|(r, l)| (r.to_string(), *l)).collect();
+                let said = findings.iter().any(|f| {
+                    f.message.contains(words)
+                        || f.help.as_deref().is_some_and(|h| h.contains(words))
+                });
+                if got != want || !said || run.code != 1 {
+                    failures.push(format!(
+                        "{file}: want {want:?} saying {words:?}, exit 1; got exit {}\n{}",
+                        run.code,
+                        show(&findings)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every capture is recognised as the agent the manifest names: forcing that agent changes
+/// nothing.
+#[test]
+fn captures_are_recognised_as_their_agent() {
+    let Some(dir) = agents_corpus() else { return };
+    for (file, agent) in manifest(&dir) {
+        if file.ends_with(".json") {
+            continue;
+        }
+        let path = dir.join(&file);
+        let path = path.to_str().unwrap();
+        let (_, auto) = check_json(&[path], None);
+        let (_, forced) = check_json(&["--agent", &agent, path], None);
+        assert_eq!(show(&auto), show(&forced), "{file} read as {agent}");
+    }
+}
+
+/// Deleting one `tool_result` of a real Claude Code run gives one finding, at the `tool_use`.
+#[test]
+fn a_deleted_claude_tool_result_is_found() {
+    let Some(dir) = agents_corpus() else { return };
+    let path = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-log.log");
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Line 8 answers the tool_use of line 3.
+    assert!(lines[7].contains("tool_result") && lines[2].contains(r#""type":"tool_use""#));
+    let cut: String = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 7)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let (run, findings) = check_json(&["--stdin-filename", "cut.ndjson"], Some(cut.as_bytes()));
+    assert_eq!(run.code, 1);
+    let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+    assert_eq!(got, [("unfinished-tool-call", 3)], "{}", show(&findings));
+}
