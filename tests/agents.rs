@@ -133,3 +133,76 @@ fn a_deleted_claude_tool_result_is_found() {
     let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
     assert_eq!(got, [("unfinished-tool-call", 3)], "{}", show(&findings));
 }
+
+/// The agent examples of the rule docs (`## Codex example that fails`, …): each failing one
+/// gives that rule and no other, each passing one nothing, under the agent it is written for.
+#[test]
+fn agent_examples_of_the_rule_docs() {
+    let mut seen = 0;
+    for rule in documented_rules() {
+        let doc =
+            std::fs::read_to_string(manifest_dir().join(format!("src/rules/{rule}.md"))).unwrap();
+        for (agent, name) in [
+            ("claude", "Claude Code"),
+            ("codex", "Codex"),
+            ("gemini", "Gemini CLI"),
+        ] {
+            let fails = format!("## {name} example that fails");
+            if !doc.contains(&fails) {
+                continue;
+            }
+            seen += 1;
+            let example = doc_example(&rule, &fails);
+            let (run, findings) = check_json(
+                &["--stdin-filename", "example.ndjson"],
+                Some(example.as_bytes()),
+            );
+            assert!(
+                !findings.is_empty() && findings.iter().all(|f| f.rule == rule),
+                "{rule}.md, {name}: the failing example must give {rule} only\n{}",
+                show(&findings)
+            );
+            let error = findings.iter().any(|f| f.severity == "error");
+            assert_eq!(run.code, i32::from(error), "{rule}.md, {name}");
+            // The agent is recognised: forcing it changes nothing.
+            let (_, forced) = check_json(
+                &["--agent", agent, "--stdin-filename", "example.ndjson"],
+                Some(example.as_bytes()),
+            );
+            assert_eq!(show(&forced), show(&findings), "{rule}.md, {name}");
+
+            let passes = doc_example(&rule, &format!("## {name} example that passes"));
+            let (run, findings) = check_json(
+                &["--strict", "--stdin-filename", "example.ndjson"],
+                Some(passes.as_bytes()),
+            );
+            assert!(
+                findings.is_empty() && run.code == 0,
+                "{rule}.md, {name}: the passing example must give nothing\n{}",
+                show(&findings)
+            );
+        }
+    }
+    assert!(seen >= 20, "{seen} agent examples");
+}
+
+/// Gemini CLI has no public capture: these fixtures, written from the format notes, are the
+/// endings a healthy run can have (a tool failure, an API error, an invalid stream, a loop
+/// warning, a cancellation). Each is clean.
+#[test]
+fn gemini_fixtures_are_clean() {
+    let dir = testdata("agents/gemini");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let p = path.to_str().unwrap();
+        let (run, findings) = check_json(&["--strict", p], None);
+        assert!(
+            findings.is_empty() && run.code == 0,
+            "{p}\n{}",
+            show(&findings)
+        );
+        n += 1;
+    }
+    assert!(n >= 5);
+}

@@ -105,6 +105,8 @@ enum State {
     Open(u64),
     /// The last session ended with the `result` on this line.
     Ended(u64),
+    /// Lines came after the `result` of this line without a new session (reported once).
+    Stray(u64),
 }
 
 /// The checker of one Claude Code stream.
@@ -125,7 +127,7 @@ pub struct Validator {
 
 impl Progress for Validator {
     fn ended(&self) -> bool {
-        matches!(self.state, State::Ended(_))
+        matches!(self.state, State::Ended(_) | State::Stray(_))
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
@@ -252,6 +254,7 @@ impl Validator {
         // by a background task gets one): not an error.
         if !matches!(self.state, State::Open(_)) {
             self.state = State::Open(pos.line);
+            self.session_id.clear();
         }
         if let Some(id) = line.session_id.as_str() {
             set_bounded(&mut self.session_id, id);
@@ -275,7 +278,7 @@ impl Validator {
         emit: Emit<'_>,
     ) {
         match self.state {
-            State::Open(_) => {}
+            State::Open(_) | State::Stray(_) => {}
             State::Before => {
                 emit(
                     Diagnostic::new(
@@ -299,7 +302,7 @@ impl Validator {
                     .with_help("a new session begins with `system`/`init`")
                     .with_snippet(bytes),
                 );
-                self.state = State::Open(pos.line);
+                self.state = State::Stray(at);
             }
         }
         if let Some(id) = line.session_id.as_str() {

@@ -68,6 +68,8 @@ enum State {
     Before,
     Open(u64),
     Ended(u64),
+    /// Events came after the `result` of this line without a new `init` (reported once).
+    Stray(u64),
 }
 
 /// The checker of one Gemini CLI stream.
@@ -85,7 +87,7 @@ pub struct Validator {
 
 impl Progress for Validator {
     fn ended(&self) -> bool {
-        matches!(self.state, State::Ended(_))
+        matches!(self.state, State::Ended(_) | State::Stray(_))
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
@@ -237,7 +239,9 @@ impl Validator {
 
     fn lifecycle(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
         match (self.state, ty) {
-            (State::Before | State::Ended(_), "init") => self.state = State::Open(pos.line),
+            (State::Before | State::Ended(_) | State::Stray(_), "init") => {
+                self.state = State::Open(pos.line)
+            }
             (State::Open(at), "init") => {
                 emit(
                     Diagnostic::new(Rule::DuplicateInit, pos, "`init` inside a run that has no `result` yet")
@@ -247,7 +251,7 @@ impl Validator {
                 );
                 self.state = State::Open(pos.line);
             }
-            (State::Open(_), _) => {}
+            (State::Open(_) | State::Stray(_), _) => {}
             (State::Before, _) => {
                 emit(
                     Diagnostic::new(
@@ -271,7 +275,7 @@ impl Validator {
                     .with_help("`result` is the last event of a run; a new run begins with `init`")
                     .with_snippet(bytes),
                 );
-                self.state = State::Open(pos.line);
+                self.state = State::Stray(at);
             }
         }
     }
