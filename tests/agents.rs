@@ -206,3 +206,150 @@ fn gemini_fixtures_are_clean() {
     }
     assert!(n >= 5);
 }
+
+fn stats_of(path: &str) -> serde_json::Value {
+    let run = exec(&["stats", "--format", "json", path], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    doc["files"][0].clone()
+}
+
+/// `stats` names the agent of every capture, as the manifest gives it, and its JSON follows the
+/// bundled schema.
+#[test]
+fn stats_name_the_agent_of_every_capture() {
+    let Some(dir) = agents_corpus() else { return };
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/stats.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for (file, agent) in manifest(&dir) {
+        if file.ends_with(".json") {
+            continue;
+        }
+        let path = dir.join(&file);
+        let run = exec(&["stats", "--format", "json", path.to_str().unwrap()], None);
+        let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(doc["files"][0]["agent"], agent.as_str(), "{file}");
+        if let Err(e) = validator.validate(&doc) {
+            panic!("{file}: stats JSON does not follow the schema: {e}");
+        }
+    }
+}
+
+/// Claude Code repeats an API message's `usage` on each of its lines: tokens are counted once
+/// per `message.id`; the cost is the result's; tool calls are the `tool_use` blocks.
+#[test]
+fn claude_tokens_are_counted_once_per_message() {
+    let Some(dir) = agents_corpus() else { return };
+    let path = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-log.log");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut ids, mut input, mut output, mut lines_with_usage, mut tools) =
+        (std::collections::HashSet::new(), 0u64, 0u64, 0, 0u64);
+    let mut cost = 0.0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "result" {
+            cost = v["total_cost_usd"].as_f64().unwrap();
+        }
+        if v["type"] != "assistant" {
+            continue;
+        }
+        let m = &v["message"];
+        tools += m["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .count() as u64;
+        lines_with_usage += 1;
+        if ids.insert(m["id"].as_str().unwrap().to_owned()) {
+            input += m["usage"]["input_tokens"].as_u64().unwrap();
+            output += m["usage"]["output_tokens"].as_u64().unwrap();
+        }
+    }
+    assert!(lines_with_usage > ids.len(), "the capture repeats usage");
+    let s = stats_of(path.to_str().unwrap());
+    assert_eq!(s["agent"], "claude");
+    assert_eq!(s["usage"]["input_tokens"], input);
+    assert_eq!(s["usage"]["output_tokens"], output);
+    assert_eq!(s["usage"]["results"], ids.len() as u64);
+    assert!((s["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-9);
+    let calls: u64 = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(calls, tools);
+    let failed: u64 = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["failed"].as_u64().unwrap())
+        .sum();
+    assert_eq!(failed, 1, "one tool_result has is_error: true");
+}
+
+/// Subagent calls are attributed; Codex counts its turn's usage; Gemini CLI times its calls.
+#[test]
+fn stats_of_subagents_codex_and_gemini() {
+    if let Some(dir) = agents_corpus() {
+        let p = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-simple.log");
+        let s = stats_of(p.to_str().unwrap());
+        let sub: u64 = s["tool_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["subagent"].as_u64().unwrap())
+            .sum();
+        assert!(sub >= 10, "{s}");
+        let p = dir.join("codex/dungle-scrubs__hcn__codex-0.159.2__tool.ndjson");
+        let s = stats_of(p.to_str().unwrap());
+        assert_eq!(s["agent"], "codex");
+        assert!(s["usage"]["input_tokens"].as_u64().unwrap() > 0);
+        assert_eq!(s["results"]["success"], 1);
+    }
+    let s = stats_of("testdata/agents/gemini/tool-run.ndjson");
+    assert_eq!(s["agent"], "gemini");
+    assert_eq!(s["usage"]["input_tokens"], 10210);
+    let shell = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["kind"] == "run_shell_command")
+        .unwrap()
+        .clone();
+    assert_eq!(shell["failed"], 1);
+    assert_eq!(shell["duration_ms"]["max"], 5503);
+    let s = stats_of("testdata/agents/gemini/api-error.ndjson");
+    assert_eq!(s["results"]["error"], 1);
+}
+
+/// `render` shows the conversation, the tool calls with their outcome, subagents and endings.
+#[test]
+fn render_shows_each_agents_run() {
+    let run = exec(&["render", "testdata/agents/gemini/tool-run.ndjson"], None);
+    let out = run.stdout();
+    for want in [
+        "> List the Rust files and read Cargo.toml",
+        "I'll look at the project first.",
+        "→ run_shell_command cargo check ✗ (5.5 s): error[E0425]",
+        "✓ success in 14.5 s",
+    ] {
+        assert!(out.contains(want), "{want:?} in\n{out}");
+    }
+    let Some(dir) = agents_corpus() else { return };
+    let p = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-simple.log");
+    let out = exec(&["render", p.to_str().unwrap()], None).stdout();
+    for want in [
+        "· Claude Code",
+        "→ (subagent) Read",
+        "EISDIR",
+        "✓ success in 42.8 s · $",
+    ] {
+        assert!(out.contains(want), "{want:?} in\n{out}");
+    }
+    let p = dir.join("codex/littlebearapps__untether__codex_turn_failed_minimal_reasoning.jsonl");
+    let out = exec(&["render", p.to_str().unwrap()], None).stdout();
+    assert!(out.contains("✗ error: {"), "{out}");
+}
