@@ -276,7 +276,7 @@ struct Held {
     bytes: usize,
     records: usize,
     /// Records that look like each agent's, without being sure (by [`Agent::ALL`] index).
-    weak: [u32; 4],
+    weak: [u32; 5],
     /// The first record whose `type` no agent writes: its position and type (bounded).
     unknown: Option<(Position, String)>,
 }
@@ -399,7 +399,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             .iter()
             .enumerate()
             .max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)))
-            .expect("four agents");
+            .expect("five agents");
         if n > 0 {
             self.decide(Some(Agent::ALL[i]));
         } else if let Some((pos, ty)) = self.held.unknown.take() {

@@ -135,6 +135,8 @@ pub enum AgentArg {
     Codex,
     /// Gemini CLI (`gemini -p … --output-format stream-json`)
     Gemini,
+    /// sjlint's agent-neutral form (`sjlint fmt --to common`)
+    Common,
 }
 
 impl AgentArg {
@@ -147,6 +149,7 @@ impl AgentArg {
             AgentArg::Claude => Some(Agent::Claude),
             AgentArg::Codex => Some(Agent::Codex),
             AgentArg::Gemini => Some(Agent::Gemini),
+            AgentArg::Common => Some(Agent::Common),
         }
     }
 }
@@ -267,6 +270,8 @@ pub enum ToArg {
     Ndjson,
     /// Per session, the one `result` object that `--output-format json` writes
     Json,
+    /// sjlint's agent-neutral events, the same for every agent (`sjlint schema common`)
+    Common,
 }
 
 #[derive(Args, Debug)]

@@ -843,6 +843,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         to: match args.to {
             ToArg::Ndjson => Target::Ndjson,
             ToArg::Json => Target::Json,
+            ToArg::Common => Target::Common,
         },
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");

@@ -388,8 +388,14 @@ impl Consumer for Collector {
     fn common(&mut self, ev: &common::Event<'_>) {
         *self.stats.event_slot(ev.kind.as_str(), None) += 1;
         self.any_event = true;
+        // The common form names the agent that wrote its source.
+        if let Some(a) = ev.agent {
+            self.stats.agent = Some(a.into());
+        }
         match ev.kind {
-            Kind::SessionStart => self.stats.sessions += 1,
+            Kind::SessionStart => {
+                self.stats.sessions += 1;
+            }
             Kind::ToolStart => {
                 let name = ev.name.as_deref().unwrap_or("(none)");
                 let tool = self.stats.tool_slot(name);

@@ -353,3 +353,105 @@ fn render_shows_each_agents_run() {
     let out = exec(&["render", p.to_str().unwrap()], None).stdout();
     assert!(out.contains("✗ error: {"), "{out}");
 }
+
+/// Every input the common-form tests read: the agents' captures (not the JSON arrays), the
+/// Gemini CLI fixtures and cursor-agent's healthy fixtures.
+fn common_inputs() -> Vec<std::path::PathBuf> {
+    let mut inputs = Vec::new();
+    if let Some(dir) = agents_corpus() {
+        for (file, _) in manifest(&dir) {
+            if !file.ends_with(".json") {
+                inputs.push(dir.join(file));
+            }
+        }
+    }
+    for sub in ["agents/gemini", "healthy"] {
+        let mut files: Vec<_> = std::fs::read_dir(testdata(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        inputs.extend(files);
+    }
+    inputs
+}
+
+/// What `stats` says that the common form must say the same: everything but the records,
+/// bytes and event names (one record may give several common events).
+fn comparable(s: &serde_json::Value) -> serde_json::Value {
+    let tools: Vec<serde_json::Value> = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "kind": t["kind"],
+                "count": t["count"],
+                "unfinished": t["unfinished"],
+                "not_ok": t["failed"].as_u64().unwrap() + t["rejected"].as_u64().unwrap(),
+                "subagent": t["subagent"],
+                "durations": t["duration_ms"],
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "agent": s["agent"],
+        "cost_usd": s["cost_usd"],
+        "sessions": s["sessions"],
+        "results": s["results"],
+        "usage": s["usage"],
+        "duration_ms": s["duration_ms"],
+        "tool_calls": tools,
+    })
+}
+
+/// `fmt --to common`: every line follows `schemas/common.schema.json`; the form is read back as
+/// a stream of its own that checks clean when its source does, counts the same (`stats`), and
+/// comes out of `fmt --to common` unchanged.
+#[test]
+fn the_common_form_of_every_stream() {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/common.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let inputs = common_inputs();
+    assert!(inputs.len() >= 10);
+    for input in inputs {
+        let p = input.to_str().unwrap();
+        let once = exec(&["fmt", "--to", "common", p], None);
+        assert!(!once.stdout.is_empty(), "{p}: {}", once.describe());
+        for line in once.stdout().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Err(e) = validator.validate(&v) {
+                panic!("{p}: {line}\ndoes not follow the common schema: {e}");
+            }
+        }
+        let twice = exec(
+            &["fmt", "--to", "common", "--stdin-filename", "common.ndjson"],
+            Some(&once.stdout),
+        );
+        assert_eq!(
+            twice.stdout(),
+            once.stdout(),
+            "{p}: fmt --to common is idempotent"
+        );
+
+        let source = stats_of(p);
+        let run = exec(&["stats", "--format", "json"], Some(&once.stdout));
+        let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(
+            comparable(&doc["files"][0]),
+            comparable(&source),
+            "{p}: stats of the common form"
+        );
+
+        let (run, _) = check_json(&["--strict", p], None);
+        if run.code == 0 {
+            let (run, findings) = check_json(&["--strict"], Some(&once.stdout));
+            assert!(
+                findings.is_empty() && run.code == 0,
+                "{p}: the common form of a clean stream is clean\n{}",
+                show(&findings)
+            );
+        }
+    }
+}

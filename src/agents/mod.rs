@@ -39,10 +39,18 @@ pub enum Agent {
     Codex,
     /// `gemini -p … --output-format stream-json`.
     Gemini,
+    /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
+    Common,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::Cursor, Agent::Claude, Agent::Codex, Agent::Gemini];
+    pub const ALL: [Agent; 5] = [
+        Agent::Cursor,
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Common,
+    ];
 
     /// The name used on the command line and in JSON output.
     pub fn as_str(self) -> &'static str {
@@ -51,6 +59,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Common => "common",
         }
     }
 
@@ -61,6 +70,7 @@ impl Agent {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
+            Agent::Common => "sjlint's common form",
         }
     }
 
@@ -560,6 +570,7 @@ view! {
         "model_call_id" => model_call_id: Field<'a>,
         "apiKeySource" => api_key_source: Field<'a>,
         "payload" => payload: Field<'a>,
+        "line" => line: Field<'a>,
     }
 }
 
@@ -624,6 +635,9 @@ pub fn vote(text: &str, arena: &bumpalo::Bump) -> Vote {
     let Some(ty) = s.ty.as_str() else {
         return Vote::None;
     };
+    if s.line.json_type() == Some(JsonType::Number) && common::Kind::from_name(ty).is_some() {
+        return Vote::Strong(Agent::Common);
+    }
     if is_codex_type(ty) {
         return Vote::Strong(Agent::Codex);
     }
@@ -726,6 +740,7 @@ pub enum Checker {
     Claude(Box<claude::Validator>),
     Codex(Box<codex::Validator>),
     Gemini(Box<gemini::Validator>),
+    Common(Box<common::Validator>),
 }
 
 impl Checker {
@@ -735,6 +750,7 @@ impl Checker {
             Agent::Claude => Checker::Claude(Box::default()),
             Agent::Codex => Checker::Codex(Box::default()),
             Agent::Gemini => Checker::Gemini(Box::default()),
+            Agent::Common => Checker::Common(Box::default()),
         })
     }
 
@@ -743,6 +759,7 @@ impl Checker {
             Checker::Claude(_) => Agent::Claude,
             Checker::Codex(_) => Agent::Codex,
             Checker::Gemini(_) => Agent::Gemini,
+            Checker::Common(_) => Agent::Common,
         }
     }
 
@@ -763,6 +780,7 @@ impl Checker {
             Checker::Claude(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Codex(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Gemini(v) => v.record(pos, bytes, json, arena, emit, common),
+            Checker::Common(v) => v.record(pos, bytes, json, arena, emit, common),
         }
     }
 
@@ -771,6 +789,7 @@ impl Checker {
             Checker::Claude(v) => v.finish(emit),
             Checker::Codex(v) => v.finish(emit),
             Checker::Gemini(v) => v.finish(emit),
+            Checker::Common(v) => v.finish(emit),
         }
     }
 
@@ -780,6 +799,7 @@ impl Checker {
             Checker::Claude(v) => &**v,
             Checker::Codex(v) => &**v,
             Checker::Gemini(v) => &**v,
+            Checker::Common(v) => &**v,
         }
     }
 }
