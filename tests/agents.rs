@@ -455,3 +455,68 @@ fn the_common_form_of_every_stream() {
         }
     }
 }
+
+/// `sjlint schema claude|codex|gemini`: every line of every capture (every element of the
+/// arrays) follows its agent's schema, and so do the Gemini CLI fixtures and the agent
+/// examples that pass; a failing `wrong-field-type` example does not.
+#[test]
+fn every_capture_follows_its_agents_schema() {
+    let validator = |agent: &str| {
+        let run = exec(&["schema", agent], None);
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    };
+    let check = |v: &jsonschema::Validator, what: &str, event: &serde_json::Value| {
+        if let Err(e) = v.validate(event) {
+            panic!("{what}: {event}\ndoes not follow the schema: {e}");
+        }
+    };
+    if let Some(dir) = agents_corpus() {
+        let mut lines = 0;
+        for (file, agent) in manifest(&dir) {
+            let v = validator(&agent);
+            let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+            if file.ends_with(".json") {
+                let all: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+                for event in &all {
+                    check(&v, &file, event);
+                    lines += 1;
+                }
+                continue;
+            }
+            for line in text.lines() {
+                // The non-JSON lines are checked by `check`, not by the schema.
+                if let Ok(event) = serde_json::from_str::<serde_json::Value>(line) {
+                    check(&v, &file, &event);
+                    lines += 1;
+                }
+            }
+        }
+        assert!(lines > 300, "{lines} events");
+    }
+    let gemini = validator("gemini");
+    for entry in std::fs::read_dir(testdata("agents/gemini")).unwrap() {
+        let path = entry.unwrap().path();
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            check(
+                &gemini,
+                path.to_str().unwrap(),
+                &serde_json::from_str(line).unwrap(),
+            );
+        }
+    }
+    let codex = validator("codex");
+    let bad = doc_example("wrong-field-type", "## Codex example that fails");
+    let first: serde_json::Value = serde_json::from_str(bad.lines().next().unwrap()).unwrap();
+    assert!(
+        codex.validate(&first).is_err(),
+        "a number thread_id is refused"
+    );
+    let not_delta = doc_example("assistant-not-delta", "## Example that fails");
+    let line3: serde_json::Value = serde_json::from_str(not_delta.lines().nth(2).unwrap()).unwrap();
+    assert!(
+        gemini.validate(&line3).is_err(),
+        "an assistant message without delta is refused"
+    );
+}
