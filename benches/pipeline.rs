@@ -148,9 +148,30 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// `check` of each agent's generated stream on one thread, beside cursor's: the agents'
+/// checkers are to stay within 10 % of cursor's speed.
+fn agents(c: &mut Criterion) {
+    let cursor = common::generate(Variant::Clean, 42, SIZE);
+    let mut g = c.benchmark_group("agents");
+    g.throughput(Throughput::Bytes(cursor.len() as u64));
+    g.bench_function("cursor end to end", |b| {
+        b.iter(|| check_all(black_box(&cursor)))
+    });
+    g.finish();
+    for agent in common::agents::Agent::ALL {
+        let input = common::agents::stream(agent, 42, SIZE);
+        let mut g = c.benchmark_group("agents");
+        g.throughput(Throughput::Bytes(input.len() as u64));
+        g.bench_function(format!("{} end to end", agent.name()), |b| {
+            b.iter(|| check_all(black_box(&input)))
+        });
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = bench
+    targets = bench, agents
 }
 criterion_main!(benches);

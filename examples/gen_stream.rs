@@ -2,7 +2,8 @@
 //! `cargo run --release --example gen_stream -- 1G > big.ndjson` (sizes take K, M, G suffixes;
 //! `--raw-newlines` puts a raw newline inside about 1.5 % of call ids; `--adversarial` writes
 //! the hostile variant: unterminated strings, runs of thousands of backslashes and one record
-//! of a quarter of the size, at most just under 64 MiB; `--seed N`).
+//! of a quarter of the size, at most just under 64 MiB; `--seed N`; `--agent claude|codex|gemini`
+//! writes that agent's stream instead of cursor-agent's).
 
 #[path = "../benches/common/mod.rs"]
 mod common;
@@ -14,12 +15,20 @@ fn main() {
     let mut size = 64usize << 20;
     let mut variant = Variant::Clean;
     let mut seed = 42;
+    let mut agent = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--raw-newlines" => variant = Variant::RawNewlines,
             "--adversarial" => variant = Variant::Adversarial,
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).expect("--seed N"),
+            "--agent" => {
+                let name = args.next().expect("--agent claude|codex|gemini");
+                agent = common::agents::Agent::ALL
+                    .into_iter()
+                    .find(|a| a.name() == name);
+                assert!(agent.is_some(), "--agent claude|codex|gemini");
+            }
             s => size = sjlint::cli::parse_size(s).expect("a size such as 64M or 1G"),
         }
     }
@@ -31,6 +40,9 @@ fn main() {
     while written < size {
         let want = (size - written).min(64 << 20);
         let piece = match variant {
+            _ if agent.is_some() => {
+                common::agents::stream(agent.expect("checked"), seed + part, want)
+            }
             Variant::Adversarial => {
                 let big = if part == 0 {
                     common::big_record_len(size)

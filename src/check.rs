@@ -5,6 +5,7 @@
 //! callback as soon as it is known. It must not open files, print, or decide exit codes: that is
 //! the command line's job.
 
+use crate::agents::{self, Agent, Vote, common};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, JsonType, Parsed, Shape};
 use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, Preamble, STDERR_HELP};
@@ -30,6 +31,9 @@ pub struct Options {
     pub max_record_bytes: usize,
     /// `--dialect`: read every record as this dialect; `None` classifies each by its shape.
     pub dialect: Option<Dialect>,
+    /// `--agent`: read the input as this agent's stream; `None` recognises it from its first
+    /// records (a `--dialect` means cursor).
+    pub agent: Option<Agent>,
 }
 
 impl Default for Options {
@@ -38,6 +42,7 @@ impl Default for Options {
             enabled: RuleSet::all(),
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             dialect: None,
+            agent: None,
         }
     }
 }
@@ -64,6 +69,23 @@ pub trait Consumer {
     /// `bytes` is empty, since it was never buffered).
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
         let _ = (pos, bytes);
+    }
+
+    /// The agent that wrote the input, once it is known (`None`: no agent sjlint knows).
+    fn agent(&mut self, agent: Option<Agent>) {
+        let _ = agent;
+    }
+
+    /// Whether [`Consumer::common`] is wanted: the events of Claude Code, Codex and Gemini CLI
+    /// records are mapped into the common vocabulary only then.
+    fn wants_common(&self) -> bool {
+        false
+    }
+
+    /// One event of a Claude Code, Codex or Gemini CLI record, in the common vocabulary (a
+    /// record may give several, or none).
+    fn common(&mut self, ev: &common::Event<'_>) {
+        let _ = ev;
     }
 }
 
@@ -146,6 +168,42 @@ pub fn check_split<S: Source, C: Consumer>(
     stage.finish(totals)
 }
 
+/// The finding for an input that no agent sjlint knows wrote.
+#[cold]
+fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
+    Diagnostic::new(
+        Rule::UnknownAgent,
+        pos,
+        format!(
+            "no agent sjlint knows writes events like this one (`type` \"{}\"); the stream is not checked beyond its framing",
+            agents::excerpt(ty)
+        ),
+    )
+    .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex and Gemini CLI; `--agent` reads the input as one of them")
+}
+
+/// The `type` of a record, for [`unknown_agent`].
+fn unknown_type(bytes: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct T {
+        r#type: String,
+    }
+    serde_json::from_slice::<T>(bytes)
+        .map(|t| agents::id_prefix(&t.r#type).to_owned())
+        .unwrap_or_default()
+}
+
+/// The one finding for an input that is a pretty-printed JSON array.
+#[cold]
+fn array_diagnostic(pos: Position, records: u64) -> Diagnostic {
+    Diagnostic::new(
+        Rule::InvalidJson,
+        pos,
+        format!("the input is one pretty-printed JSON array ({records} lines), not a stream of one JSON event per line"),
+    )
+    .with_help("events saved as an array are not a stream; `jq -c '.[]'` turns the array into one event per line, which sjlint checks")
+}
+
 /// Where the findings of one input go: only enabled rules, and nothing after the first error of
 /// the caller's sink.
 struct Sink<'e, E> {
@@ -188,6 +246,108 @@ pub(crate) struct InOrder<'o, E, C> {
     binary: BinaryRun,
     /// The findings before the first event, held in case the input holds no event at all.
     preamble: Preamble,
+    /// Which checker the records go to.
+    route: Route,
+    /// The frames held while the agent is not known yet.
+    held: Held,
+    /// A record of another agent was reported in this cursor stream.
+    mixed: bool,
+}
+
+/// Which checker the records of an input go to.
+enum Route {
+    /// The agent is not known yet: frames are held (see [`Held`]).
+    Undecided,
+    /// cursor-agent, in any of its dialects: the classifier of `event` and `validate`.
+    Cursor,
+    /// Claude Code, Codex or Gemini CLI.
+    Agent(agents::Checker),
+    /// No agent sjlint knows: reported once; records get the framing rules only.
+    Unknown,
+    /// The input is one pretty-printed JSON array: reported once, at the end.
+    Array(Position),
+}
+
+/// How many records are held at most while the agent is not known, and how many bytes.
+const HOLD_RECORDS: usize = 16;
+const HOLD_BYTES: usize = 1 << 20;
+
+/// Frames held until a record names the agent, replayed in order once it is known.
+#[derive(Default)]
+struct Held {
+    frames: Vec<HeldFrame>,
+    bytes: usize,
+    records: usize,
+    /// Records that look like each agent's, without being sure (by [`Agent::ALL`] index).
+    weak: [u32; 5],
+    /// The first record whose `type` no agent writes: its position and type (bounded).
+    unknown: Option<(Position, String)>,
+}
+
+enum HeldFrame {
+    Record {
+        bytes: Vec<u8>,
+        pos: Position,
+        lines: u32,
+        flags: u8,
+    },
+    Blank {
+        pos: Position,
+        bom: bool,
+    },
+    TooLarge {
+        pos: Position,
+        len: u64,
+        bom: bool,
+    },
+}
+
+impl HeldFrame {
+    fn of(frame: &Frame<'_>) -> HeldFrame {
+        match *frame {
+            Frame::Record(rec) => HeldFrame::Record {
+                bytes: rec.bytes.to_vec(),
+                pos: rec.pos,
+                lines: rec.lines,
+                flags: rec.flags,
+            },
+            Frame::Blank { pos, bom } => HeldFrame::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => HeldFrame::TooLarge { pos, len, bom },
+        }
+    }
+
+    fn frame(&self) -> Frame<'_> {
+        match *self {
+            HeldFrame::Record {
+                ref bytes,
+                pos,
+                lines,
+                flags,
+            } => Frame::Record(Record {
+                bytes,
+                pos,
+                lines,
+                flags,
+            }),
+            HeldFrame::Blank { pos, bom } => Frame::Blank { pos, bom },
+            HeldFrame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+        }
+    }
+}
+
+/// What [`InOrder::hold`] did with a frame.
+enum Hold {
+    /// Held: the agent is not known yet.
+    Kept,
+    /// To be checked now, after the held frames.
+    CheckNow,
+    /// Held, and the agent is now known: the held frames (this one last) are to be checked.
+    Flush,
+}
+
+/// Whether a record's bytes are the opening bracket of a pretty-printed JSON array.
+fn opens_array(bytes: &[u8]) -> bool {
+    bytes.trim_ascii() == b"["
 }
 
 impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
@@ -207,7 +367,108 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             arena: Bump::new(),
             binary: BinaryRun::default(),
             preamble: Preamble::default(),
+            route: Route::Undecided,
+            held: Held::default(),
+            mixed: false,
         }
+        .routed(opts)
+    }
+
+    /// The route `--agent` or `--dialect` forces, if any.
+    fn routed(mut self, opts: &Options) -> Self {
+        match (opts.agent, opts.dialect) {
+            (Some(agent), _) => self.decide(Some(agent)),
+            (None, Some(_)) => self.decide(Some(Agent::Cursor)),
+            (None, None) => {}
+        }
+        self
+    }
+
+    /// The agent is known (`None`: no agent sjlint knows).
+    fn decide(&mut self, agent: Option<Agent>) {
+        self.route = match agent {
+            None => Route::Unknown,
+            Some(a) => agents::Checker::new(a).map_or(Route::Cursor, Route::Agent),
+        };
+        self.consumer.agent(agent);
+    }
+
+    /// Decides from what the held records suggest: the agent most of them look like; no agent
+    /// when some named a type no agent writes and none looked like any; cursor otherwise (the
+    /// input holds no event at all, or only events without a type).
+    fn decide_from_held(&mut self) {
+        let (i, &n) = self
+            .held
+            .weak
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)))
+            .expect("five agents");
+        if n > 0 {
+            self.decide(Some(Agent::ALL[i]));
+        } else if let Some((pos, ty)) = self.held.unknown.take() {
+            self.decide(None);
+            self.pending.push(unknown_agent(pos, &ty));
+        } else {
+            self.decide(Some(Agent::Cursor));
+        }
+    }
+
+    /// While the agent is not known: holds `frame`, or finds the agent in it.
+    fn hold(&mut self, frame: &Frame<'_>) -> Hold {
+        let rec = match frame {
+            Frame::Record(rec) => rec,
+            _ if self.held.frames.is_empty() => return Hold::CheckNow,
+            _ => {
+                self.held.frames.push(HeldFrame::of(frame));
+                return Hold::Kept;
+            }
+        };
+        if self.held.records == 0 && rec.pos.record == 1 && opens_array(rec.bytes) {
+            self.route = Route::Array(rec.pos);
+            return Hold::CheckNow;
+        }
+        self.arena.reset();
+        let vote = if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+            Vote::None
+        } else {
+            match known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) {
+                Some(text) => agents::vote(text, &self.arena),
+                None => Vote::None,
+            }
+        };
+        match vote {
+            Vote::Strong(agent) => {
+                self.decide(Some(agent));
+                return Hold::CheckNow;
+            }
+            Vote::Weak(agent) => {
+                let i = Agent::ALL.iter().position(|&a| a == agent).unwrap_or(0);
+                self.held.weak[i] += 1;
+            }
+            Vote::Unknown if self.held.unknown.is_none() => {
+                let ty = unknown_type(rec.bytes);
+                self.held.unknown = Some((rec.pos, ty));
+            }
+            Vote::Unknown | Vote::None => {}
+        }
+        self.held.frames.push(HeldFrame::of(frame));
+        self.held.records += 1;
+        self.held.bytes += rec.bytes.len();
+        if self.held.records >= HOLD_RECORDS || self.held.bytes >= HOLD_BYTES {
+            self.decide_from_held();
+            return Hold::Flush;
+        }
+        Hold::Kept
+    }
+
+    /// Checks the held frames, in order, with the route now known.
+    fn replay(&mut self, totals: &mut Totals) -> io::Result<()> {
+        let held = std::mem::take(&mut self.held);
+        for f in &held.frames {
+            self.routed_frame(f.frame(), None, totals)?;
+        }
+        Ok(())
     }
 
     /// The next frame of the input. `examined` is the pure half of a record when the caller has
@@ -218,7 +479,39 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         examined: Option<(&Examined<'_>, &Event<'_>)>,
         totals: &mut Totals,
     ) -> io::Result<()> {
+        if let Route::Undecided = self.route {
+            let hold = self.hold(&frame);
+            // A finding of the decision itself (no agent known) comes first.
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            match hold {
+                Hold::Kept => return Ok(()),
+                Hold::Flush => return self.replay(totals),
+                Hold::CheckNow if self.held.frames.is_empty() => {}
+                Hold::CheckNow => {
+                    // What another thread examined was read as cursor's: read it again.
+                    self.replay(totals)?;
+                    return self.routed_frame(frame, None, totals);
+                }
+            }
+        }
+        self.routed_frame(frame, examined, totals)
+    }
+
+    fn routed_frame(
+        &mut self,
+        frame: Frame<'_>,
+        examined: Option<(&Examined<'_>, &Event<'_>)>,
+        totals: &mut Totals,
+    ) -> io::Result<()> {
         let opts = self.opts;
+        if let Route::Array(_) = self.route {
+            if !matches!(frame, Frame::Blank { .. }) {
+                totals.records += 1;
+            }
+            return Ok(());
+        }
         self.pending.clear();
         self.arena.reset();
         // What one large record made large is not kept.
@@ -246,8 +539,10 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 if bom {
                     hold(bom_diagnostic(pos));
                 }
-                self.validator.on_record(&mut hold);
-                self.validator.on_unreadable(pos.line);
+                if let Route::Cursor = self.route {
+                    self.validator.on_record(&mut hold);
+                    self.validator.on_unreadable(pos.line);
+                }
                 self.consumer.invalid(pos, &[]);
                 hold(
                     Diagnostic::new(
@@ -267,26 +562,47 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 if rec.has(BOM_STRIPPED) {
                     hold(bom_diagnostic(rec.pos));
                 }
-                self.validator.on_record(&mut hold);
-                let (here, mut slot);
-                let examined = match examined {
-                    Some(examined) => examined,
-                    None => {
-                        slot = Event::default();
-                        here = examine(&rec, opts.dialect, &mut slot, &self.arena);
-                        (&here, &slot)
+                match &mut self.route {
+                    Route::Agent(checker) => agent_record(
+                        &rec,
+                        examined.map(|(e, _)| e),
+                        opts.dialect,
+                        checker,
+                        &self.arena,
+                        &mut self.scratch,
+                        &mut self.lenient,
+                        &mut hold,
+                        &mut *self.consumer,
+                    ),
+                    route => {
+                        let mut check = match route {
+                            Route::Unknown => Check::Nothing,
+                            _ => {
+                                self.validator.on_record(&mut hold);
+                                Check::Cursor(&mut self.validator, &mut self.mixed)
+                            }
+                        };
+                        let (here, mut slot);
+                        let examined = match examined {
+                            Some(examined) => examined,
+                            None => {
+                                slot = Event::default();
+                                here = examine(&rec, opts.dialect, &mut slot, &self.arena);
+                                (&here, &slot)
+                            }
+                        };
+                        record(
+                            &rec,
+                            examined,
+                            opts.dialect,
+                            &mut check,
+                            &mut self.scratch,
+                            &mut self.lenient,
+                            &mut hold,
+                            &mut *self.consumer,
+                        );
                     }
-                };
-                record(
-                    &rec,
-                    examined,
-                    opts.dialect,
-                    &mut self.validator,
-                    &mut self.scratch,
-                    &mut self.lenient,
-                    &mut hold,
-                    &mut *self.consumer,
-                );
+                }
                 if let Some(summary) = self.binary.record(&rec, &mut self.pending, opts.enabled) {
                     self.sink.send(summary);
                 }
@@ -311,6 +627,14 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     /// far is still reported. End-of-input findings are not: the input did not end. Returns the
     /// error the run ends with.
     pub(crate) fn stopped(mut self, e: io::Error) -> io::Error {
+        if !self.held.frames.is_empty() {
+            self.decide_from_held();
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            let mut totals = Totals::default();
+            let _ = self.replay(&mut totals);
+        }
         let sink = &mut self.sink;
         self.preamble.end(&mut |d| sink.send(d));
         if let Some(summary) = self.binary.end() {
@@ -320,7 +644,21 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     }
 
     /// The input ended: the end-of-input findings.
-    pub(crate) fn finish(mut self, totals: &Totals) -> io::Result<()> {
+    pub(crate) fn finish(mut self, totals: &mut Totals) -> io::Result<()> {
+        if !self.held.frames.is_empty() {
+            self.decide_from_held();
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            self.replay(totals)?;
+        }
+        if let Route::Array(pos) = self.route {
+            self.sink.send(array_diagnostic(pos, totals.records));
+            return match self.sink.failed.take() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            };
+        }
         if let Some(summary) = self.binary.end() {
             self.sink.send(summary);
         }
@@ -345,7 +683,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             .with_help("an agent that fails before its first event writes nothing to stdout and its error to stderr"));
         }
         let sink = &mut self.sink;
-        self.validator.finish(&mut |d| sink.send(d));
+        match &mut self.route {
+            Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),
+            Route::Unknown | Route::Array(_) => {}
+            Route::Undecided | Route::Cursor => self.validator.finish(&mut |d| sink.send(d)),
+        }
         match self.sink.failed.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -571,6 +913,14 @@ fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
     Some(unsafe { std::str::from_utf8_unchecked(rec.bytes) })
 }
 
+/// Where a record that parsed goes: cursor's validator (with the flag that a record of another
+/// agent was reported), an agent's checker, or nowhere (no agent sjlint knows).
+enum Check<'c> {
+    Cursor(&'c mut Validator, &'c mut bool),
+    Agent(&'c mut agents::Checker, &'c Bump),
+    Nothing,
+}
+
 /// One record through the framing rules, the classifier and the validator, given its pure
 /// half.
 #[allow(clippy::too_many_arguments)]
@@ -578,7 +928,7 @@ fn record(
     rec: &Record<'_>,
     (examined, ev): (&Examined<'_>, &Event<'_>),
     dialect: Option<Dialect>,
-    validator: &mut Validator,
+    check: &mut Check<'_>,
     scratch: &mut Vec<u8>,
     lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
@@ -588,10 +938,77 @@ fn record(
         Examined::Parsed(text, Shape::Object) => (text, View::Event(ev)),
         Examined::Parsed(text, Shape::Other(t)) => (text, View::NotAnObject(t)),
         Examined::SlowPath => {
-            return slow_record(rec, dialect, validator, scratch, lenient, emit, consumer);
+            return slow_record(rec, dialect, check, scratch, lenient, emit, consumer);
         }
     };
-    classified(rec, rec.bytes, text, view, validator, emit, consumer)
+    classified(rec, rec.bytes, text, view, check, emit, consumer)
+}
+
+/// A record of a Claude Code, Codex or Gemini CLI stream: its agent's checker reads it, and
+/// cursor's classifier only when the record is not plain valid JSON (the slow path).
+#[allow(clippy::too_many_arguments)]
+fn agent_record(
+    rec: &Record<'_>,
+    examined: Option<&Examined<'_>>,
+    dialect: Option<Dialect>,
+    checker: &mut agents::Checker,
+    arena: &Bump,
+    scratch: &mut Vec<u8>,
+    lenient: &mut Vec<u8>,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) {
+    let text = match examined {
+        Some(Examined::Parsed(text, _)) => Some(*text),
+        Some(Examined::SlowPath) => None,
+        None if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) => None,
+        None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
+    };
+    if let Some(text) = text
+        && agent_event(rec, rec.bytes, text, checker, arena, emit, consumer)
+    {
+        return;
+    }
+    let mut check = Check::Agent(checker, arena);
+    slow_record(rec, dialect, &mut check, scratch, lenient, emit, consumer)
+}
+
+/// An agent's record whose text is `json`; false when it does not parse.
+fn agent_event(
+    rec: &Record<'_>,
+    bytes: &[u8],
+    json: &str,
+    checker: &mut agents::Checker,
+    arena: &Bump,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) -> bool {
+    let parsed = if consumer.wants_common() {
+        let mut sink = |ev: &common::Event<'_>| consumer.common(ev);
+        checker.record(rec.pos, bytes, json, arena, emit, Some(&mut sink))
+    } else {
+        checker.record(rec.pos, bytes, json, arena, emit, None)
+    };
+    match parsed {
+        Ok(None) => true,
+        Ok(Some(t)) => {
+            consumer.invalid(rec.pos, bytes);
+            emit(not_an_object(rec, bytes, t));
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+#[cold]
+fn not_an_object(rec: &Record<'_>, bytes: &[u8], t: JsonType) -> Diagnostic {
+    Diagnostic::new(
+        Rule::NotAnObject,
+        rec.pos,
+        format!("the record is {}, not a JSON object", t.as_str()),
+    )
+    .with_help("every record of the stream is one event object")
+    .with_snippet(bytes)
 }
 
 /// What a record that parsed is: its event view, or the type of a value that is not an
@@ -616,7 +1033,7 @@ impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
 fn slow_record(
     rec: &Record<'_>,
     dialect: Option<Dialect>,
-    validator: &mut Validator,
+    check: &mut Check<'_>,
     scratch: &mut Vec<u8>,
     lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
@@ -624,7 +1041,7 @@ fn slow_record(
 ) {
     let bytes = rec.bytes;
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
-        unreadable(validator, rec);
+        unreadable(check, rec);
         consumer.invalid(rec.pos, bytes);
         let open = string_opening(bytes);
         let d = if rec.has(ENDS_IN_STRING) {
@@ -650,22 +1067,14 @@ fn slow_record(
     let text = match valid {
         Ok(text) => text,
         Err(e) => {
-            unreadable(validator, rec);
+            unreadable(check, rec);
             consumer.invalid(rec.pos, bytes);
             emit(utf8_diagnostic(rec, e));
             return;
         }
     };
     match event::parse_valid(text, dialect, lenient) {
-        Ok(parsed) => classified(
-            rec,
-            bytes,
-            text,
-            (&parsed).into(),
-            validator,
-            emit,
-            consumer,
-        ),
+        Ok(parsed) => classified(rec, bytes, text, (&parsed).into(), check, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
             let what = control_name(bytes[first]);
@@ -689,17 +1098,17 @@ fn slow_record(
                     // Fields are located in the original bytes, so columns and snippets name the
                     // physical line the user sees.
                     let view = (&parsed).into();
-                    classified(rec, bytes, repaired, view, validator, emit, consumer);
+                    classified(rec, bytes, repaired, view, check, emit, consumer);
                 }
                 Err(e) => {
-                    unreadable(validator, rec);
+                    unreadable(check, rec);
                     consumer.invalid(rec.pos, bytes);
                     emit(json_diagnostic(rec, scratch, &e))
                 }
             }
         }
         Err(e) => {
-            unreadable(validator, rec);
+            unreadable(check, rec);
             consumer.invalid(rec.pos, bytes);
             emit(json_diagnostic(rec, bytes, &e))
         }
@@ -709,8 +1118,10 @@ fn slow_record(
 /// A record that may have been an event (it opens an object) could not be read: what its
 /// absence would cause is not reported as well.
 #[cold]
-fn unreadable(validator: &mut Validator, rec: &Record<'_>) {
-    if rec.bytes.trim_ascii_start().first() == Some(&b'{') {
+fn unreadable(check: &mut Check<'_>, rec: &Record<'_>) {
+    if let Check::Cursor(validator, _) = check
+        && rec.bytes.trim_ascii_start().first() == Some(&b'{')
+    {
         validator.on_unreadable(rec.pos.line);
     }
 }
@@ -721,27 +1132,56 @@ fn classified(
     bytes: &[u8],
     json: &str,
     view: View<'_, '_>,
-    validator: &mut Validator,
+    check: &mut Check<'_>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
     match view {
-        View::Event(ev) => {
-            validator.check(rec, bytes, ev, emit);
-            consumer.event(rec, json, ev);
-        }
+        View::Event(ev) => match check {
+            Check::Cursor(validator, mixed) => {
+                if let Some(other) = foreign_to_cursor(ev) {
+                    if !**mixed {
+                        **mixed = true;
+                        let ty = ev.ty.as_str().unwrap_or_default();
+                        emit(agents::mixed(rec.pos, Agent::Cursor, other, ty));
+                    }
+                    return;
+                }
+                validator.check(rec, bytes, ev, emit);
+                consumer.event(rec, json, ev);
+            }
+            Check::Agent(checker, arena) => {
+                if !agent_event(rec, bytes, json, checker, arena, emit, consumer) {
+                    // Valid JSON that cursor's classifier reads (numbers beyond the f64 range,
+                    // unpaired surrogates) but the agent's view does not.
+                    consumer.invalid(rec.pos, bytes);
+                    emit(
+                        Diagnostic::new(
+                            Rule::InvalidJson,
+                            rec.pos,
+                            "the record holds JSON this agent's events never hold",
+                        )
+                        .with_snippet(bytes),
+                    );
+                }
+            }
+            Check::Nothing => {}
+        },
         View::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);
-            emit(
-                Diagnostic::new(
-                    Rule::NotAnObject,
-                    rec.pos,
-                    format!("the record is {}, not a JSON object", t.as_str()),
-                )
-                .with_help("every record of the stream is one event object")
-                .with_snippet(bytes),
-            )
+            emit(not_an_object(rec, bytes, t))
         }
+    }
+}
+
+/// The agent a record of a cursor stream belongs to when its type is another agent's only.
+/// Cursor's own types are let through first, so a cursor record costs one comparison or two.
+#[inline]
+fn foreign_to_cursor(ev: &Event<'_>) -> Option<Agent> {
+    match ev.ty.as_str()? {
+        "tool_call" | "assistant" | "thinking" | "user" | "system" | "result"
+        | "interaction_query" => None,
+        ty => agents::foreign(ty, Agent::Cursor),
     }
 }
 

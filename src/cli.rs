@@ -129,6 +129,38 @@ impl DialectArg {
     }
 }
 
+/// `--agent`: which agent's stream the input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AgentArg {
+    /// Recognise the agent from the first records
+    Auto,
+    /// cursor-agent (`--dialect` chooses among its dialects)
+    Cursor,
+    /// Claude Code (`claude -p --output-format stream-json --verbose`)
+    Claude,
+    /// Codex (`codex exec --json`)
+    Codex,
+    /// Gemini CLI (`gemini -p … --output-format stream-json`)
+    Gemini,
+    /// sjlint's agent-neutral form (`sjlint fmt --to common`)
+    Common,
+}
+
+impl AgentArg {
+    /// The agent to force, if any.
+    pub fn forced(self) -> Option<crate::agents::Agent> {
+        use crate::agents::Agent;
+        match self {
+            AgentArg::Auto => None,
+            AgentArg::Cursor => Some(Agent::Cursor),
+            AgentArg::Claude => Some(Agent::Claude),
+            AgentArg::Codex => Some(Agent::Codex),
+            AgentArg::Gemini => Some(Agent::Gemini),
+            AgentArg::Common => Some(Agent::Common),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// Files or directories to check (directories: *.ndjson, *.jsonl, and *.json files that
@@ -194,6 +226,10 @@ pub struct CheckArgs {
     /// Read records as this dialect; auto classifies each record by its own shape
     #[arg(long, value_enum, default_value = "auto")]
     pub dialect: DialectArg,
+
+    /// Read the input as this agent's stream; auto recognises the agent from its first records
+    #[arg(long, value_enum, default_value = "auto")]
+    pub agent: AgentArg,
 
     /// The name standard input is reported under
     #[arg(long, value_name = "NAME")]
@@ -294,6 +330,8 @@ pub enum ToArg {
     Ndjson,
     /// Per session, the one `result` object that `--output-format json` writes
     Json,
+    /// sjlint's agent-neutral events, the same for every agent (`sjlint schema common`)
+    Common,
 }
 
 #[derive(Args, Debug)]
@@ -308,6 +346,10 @@ pub struct FmtArgs {
     /// Read records as this dialect; auto classifies each record by its own shape
     #[arg(long, value_enum, default_value = "auto")]
     pub dialect: DialectArg,
+
+    /// Read the input as this agent's stream; auto recognises the agent from its first records
+    #[arg(long, value_enum, default_value = "auto")]
+    pub agent: AgentArg,
 
     /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
     /// leaving it out (it is reported on stderr either way)
@@ -381,6 +423,10 @@ pub struct InputArgs {
     /// Read records as this dialect; auto classifies each record by its own shape
     #[arg(long, value_enum, default_value = "auto")]
     pub dialect: DialectArg,
+
+    /// Read the input as this agent's stream; auto recognises the agent from its first records
+    #[arg(long, value_enum, default_value = "auto")]
+    pub agent: AgentArg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -513,6 +513,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         enabled,
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
+        agent: args.agent.forced(),
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
@@ -1021,6 +1022,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
+        agent: args.input.agent.forced(),
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
@@ -1053,6 +1055,7 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
+        agent: args.input.agent.forced(),
     };
     let mut out = BufWriter::new(Sink(io::stdout().lock()));
     let code = each_input(&args.input, |source, reader| {
@@ -1086,6 +1089,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         enabled: fmt::reported_rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
+        agent: args.agent.forced(),
     };
     let opts = FmtOptions {
         keep_invalid: args.keep_invalid,
@@ -1094,6 +1098,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         to: match args.to {
             ToArg::Ndjson => Target::Ndjson,
             ToArg::Json => Target::Json,
+            ToArg::Common => Target::Common,
         },
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");

@@ -33,6 +33,8 @@ pub enum Target {
     Ndjson,
     /// For each session that has a `result`, the single object `--output-format json` writes.
     Json,
+    /// The agent-neutral events of [`crate::agents::common`], for every agent.
+    Common,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -86,6 +88,9 @@ pub fn format<R: Read, W: Write>(
     out: &mut W,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<FmtTotals> {
+    if opts.to == Target::Common {
+        return crate::agents::common::format(reader, check, out, emit);
+    }
     let failed = Cell::new(None);
     let stopped = Cell::new(false);
     let mut writer = Writer {
@@ -209,6 +214,8 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
                 started_kind,
                 &mut self.line,
             ),
+            // Written by `agents::common::format`, which does not use this writer.
+            Target::Common => false,
         };
         match (ty, subtype, call_id) {
             _ if !pairing => {}

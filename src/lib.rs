@@ -44,6 +44,8 @@ pub use report::{Format, Printer};
 pub use rules::{Group, RULES, Rule, RuleInfo, RuleSet, Severity};
 
 #[doc(hidden)]
+pub mod agents;
+#[doc(hidden)]
 pub mod check;
 #[doc(hidden)]
 pub mod cli;

@@ -168,6 +168,14 @@ rules! {
         "an `interaction_query` request with no response by its session's end";
     ResultTextMismatch: "result-text-mismatch", Result, Warning,
         "`result.result` differs from the assistant text of the session";
+    UnknownAgent: "unknown-agent", Schema, Warning,
+        "the records match none of the agents sjlint knows; reported once, nothing else is checked";
+    MixedAgents: "mixed-agents", Schema, Error,
+        "records of another agent in a stream; reported once, at the first";
+    UnknownParentToolUse: "unknown-parent-tool-use", ToolCalls, Warning,
+        "a Claude Code subagent line names a `parent_tool_use_id` no `tool_use` opened";
+    AssistantNotDelta: "assistant-not-delta", Schema, Warning,
+        "a Gemini CLI assistant `message` without `delta: true`";
 }
 
 impl Rule {

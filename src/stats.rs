@@ -7,6 +7,8 @@
 //! `(other)`), one entry per open tool call, and one duration per completed tool call. Nothing
 //! is kept per record. It must not open files nor decide exit codes; `commands` does.
 
+use crate::agents::Agent;
+use crate::agents::common::{self, Kind};
 use crate::check::{Consumer, Options, Totals, check_into};
 use crate::event::{Event, Field};
 use crate::excerpt::Excerpt;
@@ -27,6 +29,12 @@ const OTHER: &str = "(other)";
 /// The statistics of one input, or the sum of several.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
+    /// The agent that wrote the input (`cursor`, `claude`, `codex`, `gemini`); `mixed` in a
+    /// total over inputs of several agents; `None` when no agent sjlint knows wrote it.
+    pub agent: Option<Box<str>>,
+    /// What the agent reports the runs cost, in US dollars, counted once per process (Claude
+    /// Code's `total_cost_usd` adds up over the sessions of a process).
+    pub cost_usd: Option<f64>,
     pub records: u64,
     pub bytes: u64,
     /// Records that are no event: not JSON, not UTF-8, not an object, too large.
@@ -74,6 +82,8 @@ pub struct ToolStats {
     pub unfinished: u64,
     /// `started` → `completed` in milliseconds, for the calls where both have `timestamp_ms`.
     pub durations: Vec<u64>,
+    /// Calls made by subagents (Claude Code lines with a `parent_tool_use_id`).
+    pub subagent: u64,
 }
 
 /// Token counts summed over the results that carry `usage`.
@@ -108,6 +118,15 @@ impl Findings {
 impl Stats {
     /// Adds `other` into `self` (for the total over several files).
     pub fn merge(&mut self, other: &Stats) {
+        self.agent = match (self.agent.take(), &other.agent) {
+            (None, b) if self.records == 0 => b.clone(),
+            (Some(a), Some(b)) if a == *b => Some(a),
+            _ => Some("mixed".into()),
+        };
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         self.records += other.records;
         self.bytes += other.bytes;
         self.invalid_records += other.invalid_records;
@@ -124,6 +143,7 @@ impl Stats {
             mine.rejected += t.rejected;
             mine.failed += t.failed;
             mine.unfinished += t.unfinished;
+            mine.subagent += t.subagent;
             mine.durations.extend_from_slice(&t.durations);
         }
         self.thinking_phases += other.thinking_phases;
@@ -191,6 +211,10 @@ struct Open {
     tool: usize,
     started_ms: Option<u64>,
 }
+
+/// The most tool calls kept open at once by the common-form counting; beyond, calls are counted
+/// as they start and their endings are not matched.
+const MAX_OPEN: usize = crate::agents::MAX_OPEN_CALLS;
 
 /// Counts what passes by; see the module documentation for what it keeps.
 #[derive(Default)]
@@ -350,6 +374,99 @@ impl Consumer for Collector {
 
     fn invalid(&mut self, _pos: Position, _bytes: &[u8]) {
         self.stats.invalid_records += 1;
+    }
+
+    fn agent(&mut self, agent: Option<Agent>) {
+        self.stats.agent = agent.map(|a| a.as_str().into());
+    }
+
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    /// Claude Code, Codex and Gemini CLI streams are counted from their common events, so that
+    /// a stream and its `fmt --to common` form count the same.
+    fn common(&mut self, ev: &common::Event<'_>) {
+        *self.stats.event_slot(ev.kind.as_str(), None) += 1;
+        self.any_event = true;
+        // The common form names the agent that wrote its source.
+        if let Some(a) = ev.agent {
+            self.stats.agent = Some(a.into());
+        }
+        match ev.kind {
+            Kind::SessionStart => {
+                self.stats.sessions += 1;
+            }
+            Kind::ToolStart => {
+                let name = ev.name.as_deref().unwrap_or("(none)");
+                let tool = self.stats.tool_slot(name);
+                if ev.parent.is_some() {
+                    self.stats.tools[tool].subagent += 1;
+                }
+                let open = Open {
+                    tool,
+                    started_ms: ev.timestamp_ms,
+                };
+                match ev.call_id.as_deref() {
+                    Some(id) if self.open.len() < MAX_OPEN => {
+                        let id = crate::agents::id_prefix(id);
+                        if let Some(earlier) = self.open.insert(id.into(), open) {
+                            let t = &mut self.stats.tools[earlier.tool];
+                            t.count += 1;
+                            t.unfinished += 1;
+                        }
+                    }
+                    _ => self.stats.tools[tool].count += 1,
+                }
+            }
+            Kind::ToolEnd => {
+                let open = ev
+                    .call_id
+                    .as_deref()
+                    .and_then(|id| self.open.remove(crate::agents::id_prefix(id)));
+                let tool = match &open {
+                    Some(o) => o.tool,
+                    None => self.stats.tool_slot(ev.name.as_deref().unwrap_or("(none)")),
+                };
+                let t = &mut self.stats.tools[tool];
+                t.count += 1;
+                if ev.ok == Some(false) {
+                    t.failed += 1;
+                }
+                let took =
+                    ev.duration_ms
+                        .or(match (open.and_then(|o| o.started_ms), ev.timestamp_ms) {
+                            (Some(a), Some(b)) if b >= a => Some(b - a),
+                            _ => None,
+                        });
+                if let Some(ms) = took {
+                    t.durations.push(ms);
+                }
+            }
+            Kind::Usage => {
+                if let Some(u) = ev.usage {
+                    let t = &mut self.stats.tokens;
+                    t.results += 1;
+                    t.input += u.input;
+                    t.output += u.output;
+                    t.cache_read += u.cache_read;
+                    t.cache_write += u.cache_write;
+                }
+            }
+            Kind::End => {
+                if ev.ok == Some(false) {
+                    self.stats.results_error += 1;
+                } else {
+                    self.stats.results_success += 1;
+                }
+                self.stats.duration_ms += ev.duration_ms.unwrap_or(0);
+                if let Some(c) = ev.cost_usd {
+                    *self.stats.cost_usd.get_or_insert(0.0) += c;
+                }
+                self.close_open_calls();
+            }
+            Kind::UserPrompt | Kind::AssistantText | Kind::Thinking | Kind::Error => {}
+        }
     }
 }
 
@@ -552,7 +669,14 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         .collect::<Vec<_>>()
         .join(", ")
     };
+    let agent = match s.agent.as_deref() {
+        Some(a) => crate::agents::Agent::from_name(a)
+            .map_or_else(|| a.to_owned(), |a| a.display_name().to_owned()),
+        None => "none sjlint knows".to_owned(),
+    };
+    let cost = s.cost_usd.map(|c| format!("${c:.4}"));
     for (label, value) in [
+        ("agent", agent),
         ("records", records),
         ("sessions", sessions),
         ("duration", time),
@@ -560,6 +684,11 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         ("tokens", tokens),
         ("findings", findings),
     ] {
+        if label == "findings"
+            && let Some(cost) = &cost
+        {
+            let _ = writeln!(t, "  {:<9} {cost}", "cost");
+        }
         let _ = writeln!(t, "  {label:<9} {value}");
     }
 
@@ -671,6 +800,8 @@ struct WireTotal<'a> {
 
 #[derive(Serialize)]
 struct WireStats<'a> {
+    agent: Option<&'a str>,
+    cost_usd: Option<f64>,
     records: u64,
     bytes: u64,
     invalid_records: u64,
@@ -706,6 +837,7 @@ struct WireTool<'a> {
     rejected: u64,
     failed: u64,
     unfinished: u64,
+    subagent: u64,
     duration_ms: WireDurations,
 }
 
@@ -741,6 +873,8 @@ struct WireFindings {
 
 fn wire(s: &Stats) -> WireStats<'_> {
     WireStats {
+        agent: s.agent.as_deref(),
+        cost_usd: s.cost_usd,
         records: s.records,
         bytes: s.bytes,
         invalid_records: s.invalid_records,
@@ -767,6 +901,7 @@ fn wire(s: &Stats) -> WireStats<'_> {
                     rejected: t.rejected,
                     failed: t.failed,
                     unfinished: t.unfinished,
+                    subagent: t.subagent,
                     duration_ms: WireDurations {
                         timed: sum.timed,
                         median: sum.median,

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod agents;
+
 /// xorshift64*: small, fast, and the same sequence on every machine.
 pub struct Rng(u64);
 

@@ -1,0 +1,334 @@
+//! Deterministic generators of streams that look like real Claude Code, Codex and Gemini CLI
+//! runs, for benches, for `examples/gen_stream.rs --agent`, and for the property tests.
+//!
+//! Shapes follow the captures: Claude Code writes one assistant line per content block, all
+//! lines of one API message repeating its `usage`, tool results of several KB, subagent lines
+//! with `parent_tool_use_id`; Codex writes command items started and completed, messages and
+//! reasoning completed-only, one turn per run; Gemini CLI writes assistant deltas, batches of
+//! `tool_use` then their `tool_result`s in completion order, one `result` per run. Parallel
+//! calls complete out of order.
+
+use super::{Rng, text};
+
+/// Which agent's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+}
+
+/// About `size` bytes of whole runs of `agent`.
+pub fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(size + (64 << 10));
+    let mut run = 0u64;
+    while out.len() < size {
+        let n = 1 + rng.below(4) as usize;
+        let order = shuffled(&mut rng, n);
+        match agent {
+            Agent::Claude => claude_run(&mut rng, run, &order, None, &mut out),
+            Agent::Codex => codex_run(&mut rng, run, &order, None, &mut out),
+            Agent::Gemini => gemini_run(&mut rng, run, &order, None, &mut out),
+        };
+        run += 1;
+    }
+    out.into_bytes()
+}
+
+/// One run of `agent` with `order.len()` parallel tool calls that complete in `order`, the
+/// result of call `skip` left out. Returns the run and the line (1-based) on which each call
+/// opens, by call index.
+pub fn one_run(
+    agent: Agent,
+    seed: u64,
+    order: &[usize],
+    skip: Option<usize>,
+) -> (String, Vec<u64>) {
+    let mut rng = Rng::new(seed);
+    let mut out = String::new();
+    let opened = match agent {
+        Agent::Claude => claude_run(&mut rng, 0, order, skip, &mut out),
+        Agent::Codex => codex_run(&mut rng, 0, order, skip, &mut out),
+        Agent::Gemini => gemini_run(&mut rng, 0, order, skip, &mut out),
+    };
+    (out, opened)
+}
+
+fn shuffled(rng: &mut Rng, n: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    v
+}
+
+fn words(rng: &mut Rng, len: usize) -> String {
+    let mut s = String::new();
+    text(rng, len, &mut s);
+    s
+}
+
+/// RFC 3339 UTC with milliseconds, as Gemini CLI writes (`new Date().toISOString()`).
+fn iso(ms: u64) -> String {
+    let s = ms / 1000;
+    let (days, rem) = (s / 86_400, s % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+fn lines(out: &str) -> u64 {
+    out.bytes().filter(|&b| b == b'\n').count() as u64
+}
+
+const CLAUDE_TOOLS: &[(&str, &str)] = &[
+    (
+        "Bash",
+        r#"{"command":"cargo test --quiet","description":"Run the tests"}"#,
+    ),
+    ("Read", r#"{"file_path":"/work/src/lib.rs"}"#),
+    (
+        "Grep",
+        r#"{"pattern":"fn main","path":"/work","output_mode":"files_with_matches"}"#,
+    ),
+    (
+        "Edit",
+        r#"{"file_path":"/work/src/lib.rs","old_string":"a","new_string":"b"}"#,
+    ),
+];
+
+fn claude_run(
+    rng: &mut Rng,
+    run: u64,
+    order: &[usize],
+    skip: Option<usize>,
+    out: &mut String,
+) -> Vec<u64> {
+    let sid = format!("6170607e-7232-407c-82c3-{run:012x}");
+    let usage = |rng: &mut Rng| {
+        format!(
+            r#"{{"input_tokens":{},"cache_creation_input_tokens":{},"cache_read_input_tokens":{},"output_tokens":{},"service_tier":"standard"}}"#,
+            rng.below(20) + 1,
+            rng.below(5000),
+            rng.below(30000),
+            rng.below(400) + 1
+        )
+    };
+    out.push_str(&format!(
+        r#"{{"type":"system","subtype":"init","cwd":"/work","session_id":"{sid}","tools":["Task","Bash","Glob","Grep","Read","Edit","Write","TodoWrite"],"mcp_servers":[],"model":"claude-sonnet-4-5-20250929","permissionMode":"default","slash_commands":["compact","review"],"apiKeySource":"none","claude_code_version":"2.0.25","output_style":"default","agents":["general-purpose"],"uuid":"{sid}-i"}}"#
+    ));
+    out.push('\n');
+    let msg = |n: u64| format!("msg_01{run:08x}{n:08x}");
+    let u = usage(rng);
+    out.push_str(&format!(
+        r#"{{"type":"assistant","message":{{"model":"claude-sonnet-4-5-20250929","id":"{}","type":"message","role":"assistant","content":[{{"type":"text","text":"{}"}}],"stop_reason":null,"stop_sequence":null,"usage":{u}}},"parent_tool_use_id":null,"session_id":"{sid}","uuid":"{sid}-a0"}}"#,
+        msg(0),
+        words(rng, 120)
+    ));
+    out.push('\n');
+    let mut opened = vec![0; order.len()];
+    let u = usage(rng);
+    for (i, slot) in opened.iter_mut().enumerate() {
+        let (name, input) = CLAUDE_TOOLS[i % CLAUDE_TOOLS.len()];
+        *slot = lines(out) + 1;
+        out.push_str(&format!(
+            r#"{{"type":"assistant","message":{{"model":"claude-sonnet-4-5-20250929","id":"{}","type":"message","role":"assistant","content":[{{"type":"tool_use","id":"toolu_01{run:08x}{i:06x}","name":"{name}","input":{input}}}],"stop_reason":null,"stop_sequence":null,"usage":{u}}},"parent_tool_use_id":null,"session_id":"{sid}","uuid":"{sid}-t{i}"}}"#,
+            msg(1)
+        ));
+        out.push('\n');
+    }
+    for &i in order {
+        if Some(i) == skip {
+            continue;
+        }
+        let len = 200 + rng.below(3000) as usize;
+        let body = words(rng, len);
+        let error = if rng.below(10) == 0 {
+            r#","is_error":true"#
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            r#"{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"toolu_01{run:08x}{i:06x}","type":"tool_result","content":"{body}"{error}}}]}},"parent_tool_use_id":null,"session_id":"{sid}","uuid":"{sid}-r{i}","tool_use_result":{{"stdout":"{}","stderr":"","interrupted":false,"isImage":false}}}}"#,
+            words(rng, 40)
+        ));
+        out.push('\n');
+    }
+    let u = usage(rng);
+    let last = words(rng, 300);
+    out.push_str(&format!(
+        r#"{{"type":"assistant","message":{{"model":"claude-sonnet-4-5-20250929","id":"{}","type":"message","role":"assistant","content":[{{"type":"text","text":"{last}"}}],"stop_reason":null,"stop_sequence":null,"usage":{u}}},"parent_tool_use_id":null,"session_id":"{sid}","uuid":"{sid}-a9"}}"#,
+        msg(2)
+    ));
+    out.push('\n');
+    out.push_str(&format!(
+        r#"{{"type":"result","subtype":"success","is_error":false,"duration_ms":{},"duration_api_ms":{},"num_turns":{},"result":"{last}","session_id":"{sid}","total_cost_usd":0.0{}1,"usage":{},"permission_denials":[],"uuid":"{sid}-z"}}"#,
+        rng.below(90000),
+        rng.below(90000),
+        order.len() + 1,
+        rng.below(9999),
+        usage(rng)
+    ));
+    out.push('\n');
+    opened
+}
+
+fn codex_run(
+    rng: &mut Rng,
+    run: u64,
+    order: &[usize],
+    skip: Option<usize>,
+    out: &mut String,
+) -> Vec<u64> {
+    out.push_str(&format!(
+        r#"{{"type":"thread.started","thread_id":"019a2d7b-c0ed-75a0-8908-{run:012x}"}}"#
+    ));
+    out.push('\n');
+    out.push_str("{\"type\":\"turn.started\"}\n");
+    let mut n = 0;
+    out.push_str(&format!(
+        r#"{{"type":"item.completed","item":{{"id":"item_{n}","type":"reasoning","text":"**{}**"}}}}"#,
+        words(rng, 80)
+    ));
+    out.push('\n');
+    n += 1;
+    let base = n;
+    let mut opened = vec![0; order.len()];
+    for (i, slot) in opened.iter_mut().enumerate() {
+        *slot = lines(out) + 1;
+        out.push_str(&format!(
+            r#"{{"type":"item.started","item":{{"id":"item_{}","type":"command_execution","command":"/bin/zsh -lc 'rg --files -g {i}'","aggregated_output":"","exit_code":null,"status":"in_progress"}}}}"#,
+            base + i
+        ));
+        out.push('\n');
+        n += 1;
+    }
+    for &i in order {
+        if Some(i) == skip {
+            continue;
+        }
+        let code = if rng.below(8) == 0 { 1 } else { 0 };
+        let len = 200 + rng.below(3000) as usize;
+        out.push_str(&format!(
+            r#"{{"type":"item.completed","item":{{"id":"item_{}","type":"command_execution","command":"/bin/zsh -lc 'rg --files -g {i}'","aggregated_output":"{}","exit_code":{code},"status":"{}"}}}}"#,
+            base + i,
+            words(rng, len),
+            if code == 0 { "completed" } else { "failed" }
+        ));
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        r#"{{"type":"item.completed","item":{{"id":"item_{n}","type":"agent_message","text":"{}"}}}}"#,
+        words(rng, 300)
+    ));
+    out.push('\n');
+    out.push_str(&format!(
+        r#"{{"type":"turn.completed","usage":{{"input_tokens":{},"cached_input_tokens":{},"cache_write_input_tokens":0,"output_tokens":{},"reasoning_output_tokens":{}}}}}"#,
+        rng.below(60000),
+        rng.below(30000),
+        rng.below(900),
+        rng.below(300)
+    ));
+    out.push('\n');
+    opened
+}
+
+fn gemini_run(
+    rng: &mut Rng,
+    run: u64,
+    order: &[usize],
+    skip: Option<usize>,
+    out: &mut String,
+) -> Vec<u64> {
+    let mut ms = 1_791_560_742_000 + run * 60_000;
+    let mut ts = |rng: &mut Rng| {
+        ms += rng.below(900) + 1;
+        iso(ms)
+    };
+    out.push_str(&format!(
+        r#"{{"type":"init","timestamp":"{}","session_id":"5b0f7d0e-3c52-4a8e-9d0e-{run:012x}","model":"auto-gemini-2.5"}}"#,
+        ts(rng)
+    ));
+    out.push('\n');
+    out.push_str(&format!(
+        r#"{{"type":"message","timestamp":"{}","role":"user","content":"{}"}}"#,
+        ts(rng),
+        words(rng, 60)
+    ));
+    out.push('\n');
+    for _ in 0..3 {
+        out.push_str(&format!(
+            r#"{{"type":"message","timestamp":"{}","role":"assistant","content":"{}","delta":true}}"#,
+            ts(rng),
+            words(rng, 40)
+        ));
+        out.push('\n');
+    }
+    let mut opened = vec![0; order.len()];
+    for (i, slot) in opened.iter_mut().enumerate() {
+        *slot = lines(out) + 1;
+        out.push_str(&format!(
+            r#"{{"type":"tool_use","timestamp":"{}","tool_name":"run_shell_command","tool_id":"run_shell_command__run_shell_command_{run}_{i}","parameters":{{"command":"ls -la src/{i}","description":"List"}}}}"#,
+            ts(rng)
+        ));
+        out.push('\n');
+    }
+    for &i in order {
+        if Some(i) == skip {
+            continue;
+        }
+        let len = 200 + rng.below(3000) as usize;
+        out.push_str(&format!(
+            r#"{{"type":"tool_result","timestamp":"{}","tool_id":"run_shell_command__run_shell_command_{run}_{i}","status":"success","output":"{}"}}"#,
+            ts(rng),
+            words(rng, len)
+        ));
+        out.push('\n');
+    }
+    for _ in 0..4 {
+        out.push_str(&format!(
+            r#"{{"type":"message","timestamp":"{}","role":"assistant","content":"{}","delta":true}}"#,
+            ts(rng),
+            words(rng, 80)
+        ));
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        r#"{{"type":"result","timestamp":"{}","status":"success","stats":{{"total_tokens":{},"input_tokens":{},"output_tokens":{},"cached":0,"input":0,"duration_ms":{},"tool_calls":{}}}}}"#,
+        ts(rng),
+        rng.below(90000),
+        rng.below(80000),
+        rng.below(900),
+        rng.below(60000),
+        order.len()
+    ));
+    out.push('\n');
+    opened
+}

@@ -1,0 +1,783 @@
+//! Claude Code's stream (`claude -p --output-format stream-json --verbose`): its borrowed view,
+//! its checker, and its mapping into the common vocabulary.
+//!
+//! This module owns what is true of Claude Code's stream only (see `agents/claude.md` of the
+//! format notes): sessions open with `system`/`init` (hooks may come first) and end with
+//! `result`, and one process may hold several init/result pairs; `is_error` of a result is the
+//! truth, not `subtype`; tool calls are `tool_use` blocks of assistant lines answered by
+//! `tool_result` blocks of user lines with the same id; lines of a subagent name its tool call in
+//! `parent_tool_use_id`; one API message spans several assistant lines that repeat its `usage`,
+//! so tokens are counted once per `message.id`. Unknown types and subtypes are the future, not
+//! errors. State is owned and bounded ([`super::Calls`]); nothing borrows a record across
+//! records. It must not print.
+
+use super::common::{self, Kind, Tokens};
+use super::{
+    Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, foreign, id_prefix, line_pos,
+    mixed, require, unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::record::Position;
+use crate::rules::Rule;
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream: the fields any rule or the common mapping reads.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "subtype" => subtype: Field<'a>,
+        "session_id" => session_id: Field<'a>,
+        "uuid" => uuid: Field<'a>,
+        "parent_tool_use_id" => parent_tool_use_id: Field<'a>,
+        "message" => message: Message<'a>,
+        "is_error" => is_error: Field<'a>,
+        "result" => result: Field<'a>,
+        "total_cost_usd" => total_cost_usd: Field<'a>,
+        "usage" => usage: Usage<'a>,
+        "num_turns" => num_turns: Field<'a>,
+        "duration_ms" => duration_ms: Field<'a>,
+        "model" => model: Field<'a>,
+        "event" => event: StreamEvent<'a>,
+        "error" => error: Field<'a>,
+    }
+}
+
+view! {
+    /// `message` of an assistant or user line: an Anthropic API message.
+    pub struct Message<'a> {
+        "id" => id: Field<'a>,
+        "role" => role: Field<'a>,
+        "model" => model: Field<'a>,
+        "content" => content: Raw<'a>,
+        "usage" => usage: Usage<'a>,
+    }
+}
+
+view! {
+    /// `usage` of a message or a result.
+    pub struct Usage<'a> {
+        "input_tokens" => input_tokens: Field<'a>,
+        "output_tokens" => output_tokens: Field<'a>,
+        "cache_read_input_tokens" => cache_read: Field<'a>,
+        "cache_creation_input_tokens" => cache_write: Field<'a>,
+    }
+}
+
+view! {
+    /// `event` of a `stream_event` line (the raw API stream event).
+    pub struct StreamEvent<'a> {
+        "type" => ty: Field<'a>,
+    }
+}
+
+view! {
+    /// A content block of a message.
+    pub struct Block<'a> {
+        "type" => ty: Field<'a>,
+        "id" => id: Field<'a>,
+        "name" => name: Field<'a>,
+        "input" => input: Raw<'a>,
+        "tool_use_id" => tool_use_id: Field<'a>,
+        "is_error" => is_error: Field<'a>,
+        "text" => text: Field<'a>,
+        "thinking" => thinking: Field<'a>,
+        "content" => content: Raw<'a>,
+    }
+}
+
+view! {
+    /// A part of a tool result's `content` array.
+    pub struct Part<'a> {
+        "type" => ty: Field<'a>,
+        "text" => text: Field<'a>,
+    }
+}
+
+/// Where the stream stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    /// No session yet.
+    #[default]
+    Before,
+    /// A session is open since this line.
+    Open(u64),
+    /// The last session ended with the `result` on this line.
+    Ended(u64),
+    /// Lines came after the `result` of this line without a new session (reported once).
+    Stray(u64),
+}
+
+/// The checker of one Claude Code stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    /// The session id of the open session (a bounded prefix; empty: not known).
+    session_id: String,
+    calls: Calls,
+    last_line: u64,
+    /// The last `message.id` whose usage was counted (bounded prefix).
+    counted_message: String,
+    /// `total_cost_usd` is cumulative over a process: the last one seen, and its session.
+    cost_seen: f64,
+    cost_session: String,
+    mixed: bool,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_) | State::Stray(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
+type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
+
+impl Validator {
+    pub fn record<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Result<Option<JsonType>, serde_json::Error> {
+        let line: Line<'a> = super::parse(json, arena)?;
+        if line.shape != Some(JsonType::Object) {
+            return Ok(line.shape);
+        }
+        self.last_line = pos.line;
+        let Some(ty) = line.ty.as_str() else {
+            emit(
+                Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
+                    .with_snippet(bytes),
+            );
+            return Ok(None);
+        };
+        if let Some(other) = foreign(ty, Agent::Claude) {
+            if !self.mixed {
+                self.mixed = true;
+                emit(mixed(pos, Agent::Claude, other, ty));
+            }
+            return Ok(None);
+        }
+        expect(
+            line.session_id.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["session_id"],
+            emit,
+        );
+        expect(
+            line.uuid.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["uuid"],
+            emit,
+        );
+        expect(
+            line.parent_tool_use_id.json_type(),
+            Want::Str,
+            true,
+            pos,
+            bytes,
+            &["parent_tool_use_id"],
+            emit,
+        );
+        match ty {
+            "system" => self.system(pos, bytes, &line, emit, &mut sink),
+            "assistant" | "user" => {
+                self.conversation(pos, bytes, ty, &line, emit);
+                self.message(pos, bytes, ty, &line, arena, emit, &mut sink);
+            }
+            "result" => self.result(pos, bytes, &line, emit, &mut sink),
+            "stream_event" => {
+                require(
+                    line.event.shape,
+                    Want::Obj,
+                    "a `stream_event`",
+                    pos,
+                    bytes,
+                    &["event"],
+                    emit,
+                );
+                self.conversation(pos, bytes, ty, &line, emit);
+            }
+            "conversation_reset" => self.session_id.clear(),
+            // rate_limit_event, tool_progress, and whatever comes next: forward-compatible.
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn system(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        if !require(
+            line.subtype.json_type(),
+            Want::Str,
+            "a `system` line",
+            pos,
+            bytes,
+            &["subtype"],
+            emit,
+        ) {
+            return;
+        }
+        if line.subtype.as_str() != Some("init") {
+            return;
+        }
+        require(
+            line.session_id.json_type(),
+            Want::Str,
+            "a `system`/`init` line",
+            pos,
+            bytes,
+            &["session_id"],
+            emit,
+        );
+        // An init inside an open session starts the next turn of the same process (a turn woken
+        // by a background task gets one): not an error.
+        if !matches!(self.state, State::Open(_)) {
+            self.state = State::Open(pos.line);
+            self.session_id.clear();
+        }
+        if let Some(id) = line.session_id.as_str() {
+            set_bounded(&mut self.session_id, id);
+        }
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Claude.as_str());
+            ev.session_id = str_of(&line.session_id);
+            ev.model = str_of(&line.model);
+            sink(&ev);
+        }
+    }
+
+    /// A line of the conversation: it belongs in an open session with its id.
+    fn conversation(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        line: &Line<'_>,
+        emit: Emit<'_>,
+    ) {
+        match self.state {
+            State::Open(_) | State::Stray(_) => {}
+            State::Before => {
+                emit(
+                    Diagnostic::new(
+                        Rule::MissingInit,
+                        pos,
+                        format!("the session starts with `{ty}`, not with `system`/`init`"),
+                    )
+                    .with_help("Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Open(pos.line);
+            }
+            State::Ended(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the session's `result`"),
+                    )
+                    .with_related(at, "the session ended here")
+                    .with_help("a new session begins with `system`/`init`")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+        }
+        if let Some(id) = line.session_id.as_str() {
+            if self.session_id.is_empty() {
+                set_bounded(&mut self.session_id, id);
+            } else if id_prefix(id) != self.session_id {
+                let d = Diagnostic::new(
+                    Rule::SessionIdMismatch,
+                    pos,
+                    format!(
+                        "`session_id` \"{}\" differs from the session's \"{}\"",
+                        excerpt(id),
+                        excerpt(&self.session_id)
+                    ),
+                )
+                .with_help(
+                    "only a `conversation_reset` gives the following lines a new session id",
+                );
+                emit(match crate::locate::value(bytes, &["session_id"]) {
+                    Some(span) => d.at(bytes, span),
+                    None => d,
+                });
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn message<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = if ty == "user" {
+            "a `user` line"
+        } else {
+            "an `assistant` line"
+        };
+        if !require(
+            line.message.shape,
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["message"],
+            emit,
+        ) {
+            return;
+        }
+        let msg = &line.message;
+        if msg.shape == Some(JsonType::Object) {
+            check_usage(&msg.usage, pos, bytes, &["message", "usage"], emit);
+        }
+        let parent = line.parent_tool_use_id.as_str();
+        if let Some(parent) = parent
+            && self.calls.was_seen(parent) == Some(false)
+        {
+            let d = Diagnostic::new(
+                Rule::UnknownParentToolUse,
+                pos,
+                format!(
+                    "`parent_tool_use_id` \"{}\" names no `tool_use` of the stream",
+                    excerpt(parent)
+                ),
+            )
+            .with_help("a subagent's lines name the `Task`/`Agent` tool call that started it, which comes first");
+            emit(match crate::locate::value(bytes, &["parent_tool_use_id"]) {
+                Some(span) => d.at(bytes, span),
+                None => d,
+            });
+        }
+        if ty == "assistant"
+            && let Some(sink) = sink
+            && let Some(id) = msg.id.as_str()
+            && id_prefix(id) != self.counted_message
+            && msg.usage.shape == Some(JsonType::Object)
+        {
+            set_bounded(&mut self.counted_message, id);
+            let mut ev = common::Event::new(Kind::Usage, pos.line);
+            ev.usage = Some(tokens(&msg.usage));
+            ev.model = str_of(&msg.model);
+            ev.parent = parent.map(Cow::Borrowed);
+            sink(&ev);
+        }
+        let Some(content) = msg.content.get() else {
+            if msg.content.0.is_none() {
+                emit(super::missing(pos, bytes, what, "message.content"));
+            }
+            return;
+        };
+        match msg.content.json_type() {
+            Some(JsonType::String) => {
+                if let Some(sink) = sink {
+                    let mut ev = common::Event::new(
+                        if ty == "user" {
+                            Kind::UserPrompt
+                        } else {
+                            Kind::AssistantText
+                        },
+                        pos.line,
+                    );
+                    ev.text = serde_json::from_str::<Cow<'_, str>>(content).ok();
+                    ev.parent = parent.map(Cow::Borrowed);
+                    sink(&ev);
+                }
+                return;
+            }
+            Some(JsonType::Array) => {}
+            Some(t) => {
+                emit(super::wrong_type(
+                    pos,
+                    bytes,
+                    &["message", "content"],
+                    t,
+                    "an array or a string",
+                ));
+                return;
+            }
+            None => return,
+        }
+        let mut blocks = bumpalo::collections::Vec::new_in(arena);
+        super::parse_array::<Block<'a>>(content, arena, &mut blocks);
+        for (i, b) in blocks.iter().enumerate() {
+            self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn block<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        i: usize,
+        b: &Block<'a>,
+        parent: Option<&str>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let kind = b.ty.as_str();
+        match (ty, kind) {
+            ("assistant", Some("tool_use")) => {
+                let what = "a `tool_use` block";
+                if !require(
+                    b.id.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["message", "content", "id"],
+                    emit,
+                ) {
+                    return;
+                }
+                require(
+                    b.name.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["message", "content", "name"],
+                    emit,
+                );
+                let id = b.id.as_str().unwrap_or_default();
+                let name = b.name.as_str().unwrap_or("?");
+                match self.calls.open(id, pos.line, name) {
+                    Opened::Ok => {}
+                    Opened::AlreadyOpen(at) => emit(
+                        Diagnostic::new(
+                            Rule::DuplicateCallId,
+                            pos,
+                            format!("`tool_use` id \"{}\" is already open", excerpt(id)),
+                        )
+                        .with_related(at, "opened here")
+                        .with_snippet(bytes),
+                    ),
+                    Opened::OverBudget => over_budget(pos, emit),
+                }
+                if let Some(sink) = sink {
+                    let mut ev = common::Event::new(Kind::ToolStart, pos.line);
+                    ev.call_id = Some(Cow::Borrowed(id));
+                    ev.name = Some(Cow::Borrowed(name));
+                    ev.tool_kind = Some(common::tool_kind(name));
+                    ev.args = b.input.0;
+                    ev.parent = parent.map(Cow::Borrowed);
+                    sink(&ev);
+                }
+            }
+            ("user", Some("tool_result")) => {
+                let what = "a `tool_result` block";
+                if !require(
+                    b.tool_use_id.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["message", "content", "tool_use_id"],
+                    emit,
+                ) {
+                    return;
+                }
+                expect(
+                    b.is_error.json_type(),
+                    Want::Bool,
+                    false,
+                    pos,
+                    bytes,
+                    &["message", "content", "is_error"],
+                    emit,
+                );
+                let id = b.tool_use_id.as_str().unwrap_or_default();
+                let open = self.calls.close(id);
+                if open.is_none() {
+                    let again = self.calls.was_seen(id) == Some(true);
+                    let d = Diagnostic::new(
+                        Rule::OrphanCompletion,
+                        pos,
+                        if again {
+                            format!("`tool_result` for \"{}\", which was answered before", excerpt(id))
+                        } else {
+                            format!("`tool_result` for \"{}\", which no `tool_use` opened", excerpt(id))
+                        },
+                    )
+                    .with_help("pairing is by id: a `tool_result.tool_use_id` answers the `tool_use.id` of an earlier assistant line, once");
+                    emit(match nth_value(bytes, i, "tool_use_id") {
+                        Some(span) => d.at(bytes, span),
+                        None => d.with_snippet(bytes),
+                    });
+                }
+                if let Some(sink) = sink {
+                    let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+                    ev.call_id = Some(Cow::Borrowed(id));
+                    if let Some(c) = &open {
+                        ev.tool_kind = Some(common::tool_kind(&c.name));
+                        ev.name = Some(Cow::Owned(c.name.to_string()));
+                    }
+                    ev.ok = Some(b.is_error.as_bool() != Some(true));
+                    ev.text = result_text(&b.content, arena);
+                    ev.parent = parent.map(Cow::Borrowed);
+                    sink(&ev);
+                }
+            }
+            (_, Some("text")) => {
+                if let Some(sink) = sink {
+                    let mut ev = common::Event::new(
+                        if ty == "user" {
+                            Kind::UserPrompt
+                        } else {
+                            Kind::AssistantText
+                        },
+                        pos.line,
+                    );
+                    ev.text = str_of(&b.text);
+                    ev.parent = parent.map(Cow::Borrowed);
+                    sink(&ev);
+                }
+            }
+            ("assistant", Some("thinking" | "redacted_thinking")) => {
+                if let Some(sink) = sink {
+                    let mut ev = common::Event::new(Kind::Thinking, pos.line);
+                    ev.text = str_of(&b.thinking);
+                    ev.parent = parent.map(Cow::Borrowed);
+                    sink(&ev);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn result(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `result` line";
+        require(
+            line.subtype.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["subtype"],
+            emit,
+        );
+        require(
+            line.is_error.json_type(),
+            Want::Bool,
+            what,
+            pos,
+            bytes,
+            &["is_error"],
+            emit,
+        );
+        expect(
+            line.result.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["result"],
+            emit,
+        );
+        expect(
+            line.total_cost_usd.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["total_cost_usd"],
+            emit,
+        );
+        expect(
+            line.num_turns.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["num_turns"],
+            emit,
+        );
+        expect(
+            line.duration_ms.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["duration_ms"],
+            emit,
+        );
+        if expect(
+            line.usage.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["usage"],
+            emit,
+        ) {
+            check_usage(&line.usage, pos, bytes, &["usage"], emit);
+        }
+        self.conversation(pos, bytes, "result", line, emit);
+        self.close_calls(emit);
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::End, pos.line);
+            ev.ok = Some(line.is_error.as_bool() != Some(true));
+            ev.text = str_of(&line.result);
+            ev.duration_ms = super::count(&line.duration_ms);
+            ev.session_id = str_of(&line.session_id);
+            // `total_cost_usd` adds up over the sessions of one process (same session id).
+            if let Some(cost) = line.total_cost_usd.as_f64() {
+                let sid = line.session_id.as_str().map(id_prefix).unwrap_or_default();
+                let same = sid == self.cost_session && cost >= self.cost_seen;
+                ev.cost_usd = Some(if same { cost - self.cost_seen } else { cost });
+                self.cost_seen = cost;
+                set_bounded(&mut self.cost_session, sid);
+            }
+            sink(&ev);
+        }
+    }
+
+    /// The session ended: every open tool call is unfinished.
+    fn close_calls(&mut self, emit: Emit<'_>) {
+        if self.calls.is_empty() {
+            return;
+        }
+        for (id, c) in self.calls.drain() {
+            emit(unfinished(
+                c.line,
+                &id,
+                &c.name,
+                "a `tool_use` is answered by a `tool_result` with its id in a later user line, before the session's `result`",
+            ));
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            emit(
+                Diagnostic::new(
+                    Rule::MissingResult,
+                    line_pos(self.last_line),
+                    format!("the input ends while the session that began on line {since} has no `result`"),
+                )
+                .with_help("Claude Code ends each session with a `result` line; a run that was killed, hung or cut off has none"),
+            );
+        }
+        self.close_calls(emit);
+    }
+}
+
+#[cold]
+fn over_budget(pos: Position, emit: Emit<'_>) {
+    emit(Diagnostic::new(
+        Rule::UnfinishedToolCall,
+        pos,
+        format!(
+            "more than {} tool calls are open at once; the ones beyond are not tracked",
+            super::MAX_OPEN_CALLS
+        ),
+    ));
+}
+
+fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], path: &[&str], emit: Emit<'_>) {
+    for (name, f) in [
+        ("input_tokens", &u.input_tokens),
+        ("output_tokens", &u.output_tokens),
+        ("cache_read_input_tokens", &u.cache_read),
+        ("cache_creation_input_tokens", &u.cache_write),
+    ] {
+        if let Some(t) = f.json_type()
+            && t != JsonType::Number
+            && t != JsonType::Null
+        {
+            let mut p = path.to_vec();
+            p.push(name);
+            emit(super::wrong_type(pos, bytes, &p, t, "a number"));
+        }
+    }
+}
+
+fn tokens(u: &Usage<'_>) -> Tokens {
+    Tokens {
+        input: super::count(&u.input_tokens).unwrap_or(0),
+        output: super::count(&u.output_tokens).unwrap_or(0),
+        cache_read: super::count(&u.cache_read).unwrap_or(0),
+        cache_write: super::count(&u.cache_write).unwrap_or(0),
+        reasoning: 0,
+    }
+}
+
+fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
+    match f {
+        Field::Str(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn set_bounded(to: &mut String, id: &str) {
+    to.clear();
+    to.push_str(id_prefix(id));
+}
+
+/// The text of a tool result's `content`: a string, or the texts of an array of parts.
+fn result_text<'a>(content: &Raw<'a>, arena: &'a Bump) -> Option<Cow<'a, str>> {
+    let raw = content.get()?;
+    match content.json_type()? {
+        JsonType::String => serde_json::from_str::<Cow<'_, str>>(raw)
+            .ok()
+            .map(|c| Cow::Owned(c.into_owned())),
+        JsonType::Array => {
+            let mut parts = bumpalo::collections::Vec::new_in(arena);
+            super::parse_array::<Part<'a>>(raw, arena, &mut parts);
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p.text.as_str()).collect();
+            Some(Cow::Owned(texts.join("\n")))
+        }
+        _ => None,
+    }
+}
+
+/// The value of `key` in the `i`-th block of `message.content`, for pointing at it.
+fn nth_value(bytes: &[u8], i: usize, key: &str) -> Option<std::ops::Range<usize>> {
+    let at = crate::locate::value(bytes, &["message", "content"])?;
+    let text = std::str::from_utf8(&bytes[at.clone()]).ok()?;
+    let values: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+    let block = values.get(i)?;
+    let offset = block.get().as_ptr() as usize - text.as_ptr() as usize;
+    let inner = crate::locate::value(block.get().as_bytes(), &[key])?;
+    Some(at.start + offset + inner.start..at.start + offset + inner.end)
+}

@@ -1,0 +1,562 @@
+//! Codex's stream (`codex exec --json`): its borrowed view, its checker, and its mapping into
+//! the common vocabulary.
+//!
+//! This module owns what is true of Codex's stream only (see `agents/codex.md` of the format
+//! notes): a run opens with `thread.started` (a resumed thread repeats it, same id) and ends with
+//! `turn.completed` or `turn.failed`; items pair `item.started`/`item.updated`/`item.completed`
+//! by item id with the same item type, and some items (`agent_message`, `reasoning`, `error`, an
+//! older `file_change`) exist only as `item.completed`; a top-level `error` is not terminal, and
+//! an `error` item is a warning of the CLI, not a broken stream. `turn.started` is positional
+//! only and may be missing from excerpts, so nothing depends on it. Unknown types are the future.
+//! State is owned and bounded. It must not print.
+
+use super::common::{self, Kind, Tokens};
+use super::{
+    Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, foreign, line_pos, mixed, require,
+    unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::record::Position;
+use crate::rules::Rule;
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "thread_id" => thread_id: Field<'a>,
+        "usage" => usage: Usage<'a>,
+        "error" => error: ErrorObj<'a>,
+        "item" => item: Item<'a>,
+        "message" => message: Field<'a>,
+    }
+}
+
+view! {
+    /// `usage` of `turn.completed` (3, 4 or 5 fields, by version).
+    pub struct Usage<'a> {
+        "input_tokens" => input_tokens: Field<'a>,
+        "cached_input_tokens" => cached_input_tokens: Field<'a>,
+        "cache_write_input_tokens" => cache_write_input_tokens: Field<'a>,
+        "output_tokens" => output_tokens: Field<'a>,
+        "reasoning_output_tokens" => reasoning_output_tokens: Field<'a>,
+    }
+}
+
+view! {
+    /// `error` of `turn.failed`.
+    pub struct ErrorObj<'a> {
+        "message" => message: Field<'a>,
+    }
+}
+
+view! {
+    /// `item` of the `item.*` events.
+    pub struct Item<'a> {
+        "id" => id: Field<'a>,
+        "type" => ty: Field<'a>,
+        "text" => text: Field<'a>,
+        "command" => command: Field<'a>,
+        "aggregated_output" => aggregated_output: Field<'a>,
+        "exit_code" => exit_code: Field<'a>,
+        "status" => status: Field<'a>,
+        "message" => message: Field<'a>,
+        "server" => server: Field<'a>,
+        "tool" => tool: Field<'a>,
+        "arguments" => arguments: Raw<'a>,
+        "changes" => changes: Raw<'a>,
+        "query" => query: Field<'a>,
+    }
+}
+
+/// Item types that always have an `item.started` before their `item.completed`.
+const STARTED_FIRST: &[&str] = &["command_execution", "mcp_tool_call", "collab_tool_call"];
+
+/// Item types that are tool calls (in the common vocabulary).
+fn is_tool(ty: &str) -> bool {
+    matches!(
+        ty,
+        "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "collab_tool_call"
+    )
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    /// A run is open since this line.
+    Open(u64),
+    /// The last run ended with the terminal event on this line.
+    Ended(u64),
+}
+
+/// The checker of one Codex stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    calls: Calls,
+    last_line: u64,
+    /// The thread's usage is a running total: the last one seen, to count each turn once.
+    tokens_seen: Tokens,
+    /// The thread whose usage `tokens_seen` is (a bounded prefix).
+    thread: String,
+    mixed: bool,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
+type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
+
+impl Validator {
+    pub fn record<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Result<Option<JsonType>, serde_json::Error> {
+        let line: Line<'a> = super::parse(json, arena)?;
+        if line.shape != Some(JsonType::Object) {
+            return Ok(line.shape);
+        }
+        let Some(ty) = line.ty.as_str() else {
+            self.last_line = pos.line;
+            emit(
+                Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
+                    .with_snippet(bytes),
+            );
+            return Ok(None);
+        };
+        if let Some(other) = foreign(ty, Agent::Codex) {
+            if !self.mixed {
+                self.mixed = true;
+                emit(mixed(pos, Agent::Codex, other, ty));
+            }
+            return Ok(None);
+        }
+        if ty == "thread.started" {
+            self.thread_started(pos, bytes, &line, emit, &mut sink);
+            self.last_line = pos.line;
+            return Ok(None);
+        }
+        let known = matches!(
+            ty,
+            "turn.started" | "turn.completed" | "turn.failed" | "error"
+        ) || ty.starts_with("item.");
+        if !known {
+            // item.plan.delta, request_user_input and what comes next: forward-compatible.
+            return Ok(None);
+        }
+        if let Some(d) = self.in_run(pos, bytes, ty) {
+            emit(d);
+        }
+        self.last_line = pos.line;
+        match ty {
+            "turn.completed" => {
+                if require(
+                    line.usage.shape,
+                    Want::Obj,
+                    "a `turn.completed`",
+                    pos,
+                    bytes,
+                    &["usage"],
+                    emit,
+                ) {
+                    check_usage(&line.usage, pos, bytes, emit);
+                }
+                self.turn_ended(pos, emit);
+                if let Some(sink) = &mut sink {
+                    let total = tokens(&line.usage);
+                    let turn = minus(total, self.tokens_seen);
+                    self.tokens_seen = total;
+                    let mut ev = common::Event::new(Kind::Usage, pos.line);
+                    ev.usage = Some(turn);
+                    sink(&ev);
+                    let mut ev = common::Event::new(Kind::End, pos.line);
+                    ev.ok = Some(true);
+                    sink(&ev);
+                }
+            }
+            "turn.failed" => {
+                if require(
+                    line.error.shape,
+                    Want::Obj,
+                    "a `turn.failed`",
+                    pos,
+                    bytes,
+                    &["error"],
+                    emit,
+                ) {
+                    expect(
+                        line.error.message.json_type(),
+                        Want::Str,
+                        false,
+                        pos,
+                        bytes,
+                        &["error", "message"],
+                        emit,
+                    );
+                }
+                self.turn_ended(pos, emit);
+                if let Some(sink) = &mut sink {
+                    let mut ev = common::Event::new(Kind::End, pos.line);
+                    ev.ok = Some(false);
+                    ev.text = str_of(&line.error.message);
+                    sink(&ev);
+                }
+            }
+            "error" => {
+                require(
+                    line.message.json_type(),
+                    Want::Str,
+                    "an `error`",
+                    pos,
+                    bytes,
+                    &["message"],
+                    emit,
+                );
+                if let Some(sink) = &mut sink {
+                    let mut ev = common::Event::new(Kind::Error, pos.line);
+                    ev.text = str_of(&line.message);
+                    sink(&ev);
+                }
+            }
+            "item.started" | "item.updated" | "item.completed" => {
+                self.item(pos, bytes, ty, &line.item, emit, &mut sink);
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn thread_started(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        require(
+            line.thread_id.json_type(),
+            Want::Str,
+            "a `thread.started`",
+            pos,
+            bytes,
+            &["thread_id"],
+            emit,
+        );
+        if let State::Open(since) = self.state {
+            // The run before never ended; this one (a resume, or a new capture) begins.
+            self.unended(since, self.last_line, emit);
+        }
+        self.state = State::Open(pos.line);
+        let thread = line
+            .thread_id
+            .as_str()
+            .map(super::id_prefix)
+            .unwrap_or_default();
+        if thread != self.thread {
+            self.thread.clear();
+            self.thread.push_str(thread);
+            self.tokens_seen = Tokens::default();
+        }
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Codex.as_str());
+            ev.session_id = str_of(&line.thread_id);
+            sink(&ev);
+        }
+    }
+
+    /// An event of a run: a run that has not begun with `thread.started` is missing its start.
+    fn in_run(&mut self, pos: Position, bytes: &[u8], ty: &str) -> Option<Diagnostic> {
+        if let State::Open(_) = self.state {
+            return None;
+        }
+        self.state = State::Open(pos.line);
+        Some(
+            Diagnostic::new(
+                Rule::MissingInit,
+                pos,
+                format!("the run starts with `{ty}`, not with `thread.started`"),
+            )
+            .with_help("every `codex exec --json` run (and every resume) first writes `thread.started`; was the start of the capture cut off?")
+            .with_snippet(bytes),
+        )
+    }
+
+    fn turn_ended(&mut self, pos: Position, emit: Emit<'_>) {
+        for (id, c) in self.calls.drain() {
+            emit(unfinished(
+                c.line,
+                &id,
+                &c.name,
+                "an `item.started` is followed by an `item.completed` with its item id before the turn ends",
+            ));
+        }
+        self.state = State::Ended(pos.line);
+    }
+
+    fn item(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        item: &Item<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = format!("an `{ty}`");
+        if !require(item.shape, Want::Obj, &what, pos, bytes, &["item"], emit) {
+            return;
+        }
+        let ok_id = require(
+            item.id.json_type(),
+            Want::Str,
+            &what,
+            pos,
+            bytes,
+            &["item", "id"],
+            emit,
+        );
+        let ok_ty = require(
+            item.ty.json_type(),
+            Want::Str,
+            &what,
+            pos,
+            bytes,
+            &["item", "type"],
+            emit,
+        );
+        if !(ok_id && ok_ty) {
+            return;
+        }
+        let id = item.id.as_str().unwrap_or_default();
+        let item_ty = item.ty.as_str().unwrap_or_default();
+        match ty {
+            "item.started" => match self.calls.open(id, pos.line, item_ty) {
+                Opened::Ok => {
+                    if is_tool(item_ty)
+                        && let Some(sink) = sink
+                    {
+                        sink(&tool_start(pos.line, id, item));
+                    }
+                }
+                Opened::AlreadyOpen(at) => emit(
+                    Diagnostic::new(
+                        Rule::DuplicateCallId,
+                        pos,
+                        format!("item \"{}\" starts again while it is open", excerpt(id)),
+                    )
+                    .with_related(at, "started here")
+                    .with_snippet(bytes),
+                ),
+                Opened::OverBudget => emit(Diagnostic::new(
+                    Rule::UnfinishedToolCall,
+                    pos,
+                    format!(
+                        "more than {} items are open at once; the ones beyond are not tracked",
+                        super::MAX_OPEN_CALLS
+                    ),
+                )),
+            },
+            "item.updated" => {
+                if !self.calls.is_open(id) {
+                    emit(orphan(pos, bytes, id, "is updated but was never started"));
+                }
+            }
+            _ => {
+                let open = self.calls.close(id);
+                match &open {
+                    Some(c) if &*c.name != item_ty => emit(
+                        Diagnostic::new(
+                            Rule::ToolKindMismatch,
+                            pos,
+                            format!(
+                                "item \"{}\" completes as `{}` but started as `{}`",
+                                excerpt(id),
+                                excerpt(item_ty),
+                                excerpt(&c.name)
+                            ),
+                        )
+                        .with_related(c.line, "started here")
+                        .with_snippet(bytes),
+                    ),
+                    Some(_) => {}
+                    None if STARTED_FIRST.contains(&item_ty) => {
+                        emit(orphan(pos, bytes, id, "completes but was never started"))
+                    }
+                    None => {}
+                }
+                if let Some(sink) = sink {
+                    self.completed(pos.line, id, item_ty, item, open.is_some(), sink);
+                }
+            }
+        }
+    }
+
+    fn completed(
+        &self,
+        line: u64,
+        id: &str,
+        item_ty: &str,
+        item: &Item<'_>,
+        was_open: bool,
+        sink: &mut dyn FnMut(&common::Event<'_>),
+    ) {
+        let kind = match item_ty {
+            "agent_message" => Kind::AssistantText,
+            "reasoning" => Kind::Thinking,
+            "error" => Kind::Error,
+            t if is_tool(t) => {
+                if !was_open {
+                    // Completed-only tool items still start and end in the common form.
+                    sink(&tool_start(line, id, item));
+                }
+                let mut ev = common::Event::new(Kind::ToolEnd, line);
+                ev.call_id = Some(Cow::Borrowed(id));
+                ev.name = Some(Cow::Borrowed(t));
+                ev.tool_kind = Some(common::tool_kind(t));
+                let status = item.status.as_str();
+                ev.ok = Some(
+                    !matches!(status, Some("failed" | "declined"))
+                        && !matches!(super::count(&item.exit_code), Some(n) if n != 0)
+                        && !matches!(item.exit_code, Field::Int(n) if n != 0),
+                );
+                ev.text = str_of(&item.aggregated_output);
+                sink(&ev);
+                return;
+            }
+            _ => return,
+        };
+        let mut ev = common::Event::new(kind, line);
+        ev.text = str_of(if kind == Kind::Error {
+            &item.message
+        } else {
+            &item.text
+        });
+        sink(&ev);
+    }
+
+    /// A run that began on `since` has no terminal event; `at` is its last line.
+    fn unended(&mut self, since: u64, at: u64, emit: Emit<'_>) {
+        emit(
+            Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(at),
+                format!("the run that began on line {since} never ends: no `turn.completed` or `turn.failed`"),
+            )
+            .with_help("an interrupted, hung or killed `codex exec` stops without a terminal event"),
+        );
+        for (id, c) in self.calls.drain() {
+            emit(unfinished(
+                c.line,
+                &id,
+                &c.name,
+                "an `item.started` is followed by an `item.completed` with its item id",
+            ));
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            self.unended(since, self.last_line, emit);
+            self.state = State::Before;
+        }
+    }
+}
+
+fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> common::Event<'a> {
+    let t = item.ty.as_str().unwrap_or_default();
+    let mut ev = common::Event::new(Kind::ToolStart, line);
+    ev.call_id = Some(Cow::Borrowed(id));
+    let name = match (t, item.tool.as_str()) {
+        ("mcp_tool_call", Some(tool)) => Cow::Owned(tool.to_owned()),
+        _ => item.ty.as_str().map(Cow::Borrowed).unwrap_or_default(),
+    };
+    ev.tool_kind = Some(common::tool_kind(t));
+    ev.name = Some(name);
+    ev.args = item.arguments.0.or(item.changes.0);
+    ev.text = str_of(&item.command).or_else(|| str_of(&item.query));
+    ev
+}
+
+#[cold]
+fn orphan(pos: Position, bytes: &[u8], id: &str, what: &str) -> Diagnostic {
+    let d = Diagnostic::new(
+        Rule::OrphanCompletion,
+        pos,
+        format!("item \"{}\" {what}", excerpt(id)),
+    )
+    .with_help("commands, MCP calls and agent calls first write `item.started` with their item id");
+    match crate::locate::value(bytes, &["item", "id"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
+fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    for (name, f) in [
+        ("input_tokens", &u.input_tokens),
+        ("cached_input_tokens", &u.cached_input_tokens),
+        ("cache_write_input_tokens", &u.cache_write_input_tokens),
+        ("output_tokens", &u.output_tokens),
+        ("reasoning_output_tokens", &u.reasoning_output_tokens),
+    ] {
+        expect(
+            f.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["usage", name],
+            emit,
+        );
+    }
+}
+
+fn tokens(u: &Usage<'_>) -> Tokens {
+    let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
+    Tokens {
+        input: n(&u.input_tokens),
+        output: n(&u.output_tokens),
+        cache_read: n(&u.cached_input_tokens),
+        cache_write: n(&u.cache_write_input_tokens),
+        reasoning: n(&u.reasoning_output_tokens),
+    }
+}
+
+/// `total` less what an earlier total of the same thread counted (a resumed thread's usage
+/// goes on from the last run's); a smaller total is a new thread, counted whole.
+fn minus(total: Tokens, seen: Tokens) -> Tokens {
+    if total.input < seen.input || total.output < seen.output {
+        return total;
+    }
+    Tokens {
+        input: total.input - seen.input,
+        output: total.output - seen.output,
+        cache_read: total.cache_read.saturating_sub(seen.cache_read),
+        cache_write: total.cache_write.saturating_sub(seen.cache_write),
+        reasoning: total.reasoning.saturating_sub(seen.reasoning),
+    }
+}
+
+fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
+    match f {
+        Field::Str(s) => Some(s.clone()),
+        _ => None,
+    }
+}

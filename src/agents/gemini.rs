@@ -1,0 +1,642 @@
+//! Gemini CLI's stream (`gemini -p … --output-format stream-json`): its borrowed view, its
+//! checker, and its mapping into the common vocabulary.
+//!
+//! This module owns what is true of Gemini CLI's stream only (see `agents/gemini.md` of the
+//! format notes): six event types, each with an ISO-8601 `timestamp`; a run opens with `init`
+//! and ends with one `result`; `tool_use.tool_id` is answered by `tool_result.tool_id` (ids are
+//! opaque); assistant messages are always `delta` pieces; `error` events are never terminal; a
+//! `result` with `status:"error"` is a failed run, not a broken stream (and an aborted batch may
+//! leave tool calls without results then). State is owned and bounded. It must not print.
+
+use super::common::{self, Kind, Tokens, parse_timestamp};
+use super::{
+    Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, foreign, line_pos, mixed, require,
+    unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::record::Position;
+use crate::rules::Rule;
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "session_id" => session_id: Field<'a>,
+        "model" => model: Field<'a>,
+        "role" => role: Field<'a>,
+        "content" => content: Field<'a>,
+        "delta" => delta: Field<'a>,
+        "tool_name" => tool_name: Field<'a>,
+        "tool_id" => tool_id: Field<'a>,
+        "parameters" => parameters: Raw<'a>,
+        "status" => status: Field<'a>,
+        "output" => output: Field<'a>,
+        "error" => error: ErrorObj<'a>,
+        "severity" => severity: Field<'a>,
+        "message" => message: Field<'a>,
+        "stats" => stats: Stats<'a>,
+    }
+}
+
+view! {
+    /// `error` of a failed `tool_result` or `result`.
+    pub struct ErrorObj<'a> {
+        "type" => ty: Field<'a>,
+        "message" => message: Field<'a>,
+    }
+}
+
+view! {
+    /// `stats` of a `result`.
+    pub struct Stats<'a> {
+        "total_tokens" => total_tokens: Field<'a>,
+        "input_tokens" => input_tokens: Field<'a>,
+        "output_tokens" => output_tokens: Field<'a>,
+        "cached" => cached: Field<'a>,
+        "duration_ms" => duration_ms: Field<'a>,
+        "tool_calls" => tool_calls: Field<'a>,
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    Open(u64),
+    Ended(u64),
+    /// Events came after the `result` of this line without a new `init` (reported once).
+    Stray(u64),
+}
+
+/// The checker of one Gemini CLI stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    calls: Calls,
+    last_line: u64,
+    /// The last timestamp, as milliseconds, and its line.
+    last_ms: Option<(u64, u64)>,
+    /// When each open call started (by the same ids as `calls`).
+    started_ms: std::collections::HashMap<Box<str>, u64, foldhash::fast::RandomState>,
+    mixed: bool,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_) | State::Stray(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
+type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
+
+impl Validator {
+    pub fn record<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Result<Option<JsonType>, serde_json::Error> {
+        let line: Line<'a> = super::parse(json, arena)?;
+        if line.shape != Some(JsonType::Object) {
+            return Ok(line.shape);
+        }
+        let Some(ty) = line.ty.as_str() else {
+            self.last_line = pos.line;
+            emit(
+                Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
+                    .with_snippet(bytes),
+            );
+            return Ok(None);
+        };
+        if let Some(other) = foreign(ty, Agent::Gemini) {
+            if !self.mixed {
+                self.mixed = true;
+                emit(mixed(pos, Agent::Gemini, other, ty));
+            }
+            return Ok(None);
+        }
+        if !matches!(
+            ty,
+            "init" | "message" | "tool_use" | "tool_result" | "error" | "result"
+        ) {
+            return Ok(None);
+        }
+        let ms = self.timestamp(pos, bytes, &line, emit);
+        self.lifecycle(pos, bytes, ty, emit);
+        self.last_line = pos.line;
+        match ty {
+            "init" => {
+                let what = "an `init`";
+                require(
+                    line.session_id.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["session_id"],
+                    emit,
+                );
+                require(
+                    line.model.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["model"],
+                    emit,
+                );
+                if let Some(sink) = &mut sink {
+                    let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+                    ev.agent = Some(Agent::Gemini.as_str());
+                    ev.session_id = str_of(&line.session_id);
+                    ev.model = str_of(&line.model);
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
+            "message" => self.message(pos, bytes, &line, ms, emit, &mut sink),
+            "tool_use" => self.tool_use(pos, bytes, &line, ms, emit, &mut sink),
+            "tool_result" => self.tool_result(pos, bytes, &line, ms, emit, &mut sink),
+            "error" => {
+                let what = "an `error`";
+                require(
+                    line.severity.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["severity"],
+                    emit,
+                );
+                require(
+                    line.message.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["message"],
+                    emit,
+                );
+                if let Some(sink) = &mut sink {
+                    let mut ev = common::Event::new(Kind::Error, pos.line);
+                    ev.text = str_of(&line.message);
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
+            _ => self.result(pos, bytes, &line, ms, emit, &mut sink),
+        }
+        Ok(None)
+    }
+
+    fn timestamp(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+    ) -> Option<u64> {
+        if !require(
+            line.timestamp.json_type(),
+            Want::Str,
+            "a Gemini CLI event",
+            pos,
+            bytes,
+            &["timestamp"],
+            emit,
+        ) {
+            return None;
+        }
+        let ms = parse_timestamp(line.timestamp.as_str()?)?;
+        if let Some((prev, at)) = self.last_ms
+            && ms < prev
+        {
+            let d = Diagnostic::new(
+                Rule::TimestampRegression,
+                pos,
+                "`timestamp` is earlier than the previous event's",
+            )
+            .with_related(at, "the previous timestamp");
+            emit(match crate::locate::value(bytes, &["timestamp"]) {
+                Some(span) => d.at(bytes, span),
+                None => d,
+            });
+        }
+        self.last_ms = Some((ms, pos.line));
+        Some(ms)
+    }
+
+    fn lifecycle(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
+        match (self.state, ty) {
+            (State::Before | State::Ended(_) | State::Stray(_), "init") => {
+                self.state = State::Open(pos.line)
+            }
+            (State::Open(at), "init") => {
+                emit(
+                    Diagnostic::new(Rule::DuplicateInit, pos, "`init` inside a run that has no `result` yet")
+                        .with_related(at, "the run began here")
+                        .with_help("Gemini CLI writes one `init` per run; a second one means two runs were interleaved or the first was cut off")
+                        .with_snippet(bytes),
+                );
+                self.state = State::Open(pos.line);
+            }
+            (State::Open(_) | State::Stray(_), _) => {}
+            (State::Before, _) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::MissingInit,
+                        pos,
+                        format!("the run starts with `{ty}`, not with `init`"),
+                    )
+                    .with_help("Gemini CLI opens every run with an `init` event; was the start of the capture cut off?")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Open(pos.line);
+            }
+            (State::Ended(at), _) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the run's `result`"),
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("`result` is the last event of a run; a new run begins with `init`")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+        }
+    }
+
+    fn message(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `message`";
+        require(
+            line.role.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["role"],
+            emit,
+        );
+        require(
+            line.content.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["content"],
+            emit,
+        );
+        expect(
+            line.delta.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["delta"],
+            emit,
+        );
+        let assistant = line.role.as_str() == Some("assistant");
+        if assistant && line.delta.as_bool() != Some(true) {
+            let d = Diagnostic::new(
+                Rule::AssistantNotDelta,
+                pos,
+                "an assistant `message` without `delta: true`",
+            )
+            .with_help("Gemini CLI writes the assistant's text only as delta pieces; a consumer that joins them would repeat this text");
+            emit(match crate::locate::key(bytes, &["delta"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        if let Some(sink) = sink {
+            let kind = if assistant {
+                Kind::AssistantText
+            } else {
+                Kind::UserPrompt
+            };
+            let mut ev = common::Event::new(kind, pos.line);
+            ev.text = str_of(&line.content);
+            ev.delta = assistant && line.delta.as_bool() == Some(true);
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    fn tool_use(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_use`";
+        require(
+            line.tool_name.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["tool_name"],
+            emit,
+        );
+        expect(
+            line.parameters.json_type(),
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["parameters"],
+            emit,
+        );
+        if !require(
+            line.tool_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["tool_id"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_id.as_str().unwrap_or_default();
+        let name = line.tool_name.as_str().unwrap_or("?");
+        match self.calls.open(id, pos.line, name) {
+            Opened::Ok => {
+                if let Some(ms) = ms {
+                    self.started_ms.insert(super::id_prefix(id).into(), ms);
+                }
+            }
+            Opened::AlreadyOpen(at) => emit(
+                Diagnostic::new(
+                    Rule::DuplicateCallId,
+                    pos,
+                    format!("`tool_id` \"{}\" is already open", excerpt(id)),
+                )
+                .with_related(at, "opened here")
+                .with_snippet(bytes),
+            ),
+            Opened::OverBudget => emit(Diagnostic::new(
+                Rule::UnfinishedToolCall,
+                pos,
+                format!(
+                    "more than {} tool calls are open at once; the ones beyond are not tracked",
+                    super::MAX_OPEN_CALLS
+                ),
+            )),
+        }
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(common::tool_kind(name));
+            ev.args = line.parameters.0;
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    fn tool_result(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_result`";
+        require(
+            line.status.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["status"],
+            emit,
+        );
+        expect(
+            line.output.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["output"],
+            emit,
+        );
+        expect(
+            line.error.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["error"],
+            emit,
+        );
+        if !require(
+            line.tool_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["tool_id"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_id.as_str().unwrap_or_default();
+        let open = self.calls.close(id);
+        let started = self.started_ms.remove(super::id_prefix(id));
+        if open.is_none() {
+            let again = self.calls.was_seen(id) == Some(true);
+            let d = Diagnostic::new(
+                Rule::OrphanCompletion,
+                pos,
+                if again {
+                    format!(
+                        "`tool_result` for \"{}\", which has its result already",
+                        excerpt(id)
+                    )
+                } else {
+                    format!(
+                        "`tool_result` for \"{}\", which no `tool_use` opened",
+                        excerpt(id)
+                    )
+                },
+            )
+            .with_help(
+                "pairing is by `tool_id`: each `tool_use` gets one `tool_result` with its id",
+            );
+            emit(match crate::locate::value(bytes, &["tool_id"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            if let Some(c) = &open {
+                ev.name = Some(Cow::Owned(c.name.to_string()));
+                ev.tool_kind = Some(common::tool_kind(&c.name));
+            }
+            ev.ok = Some(line.status.as_str() != Some("error"));
+            ev.text = str_of(&line.output).or_else(|| str_of(&line.error.message));
+            ev.timestamp_ms = ms;
+            ev.duration_ms = match (started, ms) {
+                (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+                _ => None,
+            };
+            sink(&ev);
+        }
+    }
+
+    fn result(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `result`";
+        require(
+            line.status.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["status"],
+            emit,
+        );
+        expect(
+            line.error.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["error"],
+            emit,
+        );
+        if expect(
+            line.stats.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["stats"],
+            emit,
+        ) {
+            let s = &line.stats;
+            for (name, f) in [
+                ("total_tokens", &s.total_tokens),
+                ("input_tokens", &s.input_tokens),
+                ("output_tokens", &s.output_tokens),
+                ("cached", &s.cached),
+                ("duration_ms", &s.duration_ms),
+                ("tool_calls", &s.tool_calls),
+            ] {
+                expect(
+                    f.json_type(),
+                    Want::Num,
+                    false,
+                    pos,
+                    bytes,
+                    &["stats", name],
+                    emit,
+                );
+            }
+        }
+        let failed = line.status.as_str() == Some("error");
+        let open = self.calls.drain();
+        self.started_ms.clear();
+        if !failed {
+            for (id, c) in open {
+                emit(unfinished(
+                    c.line,
+                    &id,
+                    &c.name,
+                    "each `tool_use` gets a `tool_result` with its `tool_id` before the run's `result`",
+                ));
+            }
+        }
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            let s = &line.stats;
+            if s.shape == Some(JsonType::Object) {
+                let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
+                let mut ev = common::Event::new(Kind::Usage, pos.line);
+                ev.usage = Some(Tokens {
+                    input: n(&s.input_tokens),
+                    output: n(&s.output_tokens),
+                    cache_read: n(&s.cached),
+                    cache_write: 0,
+                    reasoning: 0,
+                });
+                sink(&ev);
+            }
+            let mut ev = common::Event::new(Kind::End, pos.line);
+            ev.ok = Some(!failed);
+            ev.text = str_of(&line.error.message);
+            ev.duration_ms = super::count(&s.duration_ms);
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            emit(
+                Diagnostic::new(
+                    Rule::MissingResult,
+                    line_pos(self.last_line),
+                    format!(
+                        "the input ends while the run that began on line {since} has no `result`"
+                    ),
+                )
+                .with_help(
+                    "Gemini CLI ends every run with one `result`; a killed or cut-off run has none",
+                ),
+            );
+            for (id, c) in self.calls.drain() {
+                emit(unfinished(
+                    c.line,
+                    &id,
+                    &c.name,
+                    "each `tool_use` gets a `tool_result` with its `tool_id`",
+                ));
+            }
+        }
+    }
+}
+
+fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
+    match f {
+        Field::Str(s) => Some(s.clone()),
+        _ => None,
+    }
+}

@@ -1,0 +1,522 @@
+//! The streams of Claude Code, Codex and Gemini CLI: every capture of `../shared/corpus/agents/`
+//! gets the verdict its README gives (run by the real binary), the agent-specific fixtures of
+//! `testdata/agents/` fire where they say, and the agent examples of the rule docs fail and
+//! pass as written.
+
+#[allow(dead_code)] // each test binary uses its own part of the helpers
+mod common;
+
+use common::*;
+use std::path::Path;
+
+/// What a capture must get: `None` is a clean run (exit 0 under `--strict`, no finding at
+/// all); otherwise exactly these findings (rule, line), and the words one of them must say.
+fn expected(file: &str) -> Option<(&'static [(&'static str, u64)], &'static str)> {
+    Some(match file {
+        // Events saved as one pretty-printed array: said once.
+        "claude/slopus__happy-cli__sample-error.json"
+        | "claude/slopus__happy-cli__sample-error-edit-and-multi-edit.json" => {
+            (&[("invalid-json", 1)], "pretty-printed JSON array")
+        }
+        // Codex's stderr notice captured with stdout.
+        "codex/dungle-scrubs__hcn__phase8__codex-instructions-file.ndjson"
+        | "codex/dungle-scrubs__hcn__phase8__codex-instructions-literal.ndjson" => {
+            (&[("invalid-json", 1)], "stderr")
+        }
+        // The turn never ends.
+        "codex/jnarowski__agentcmd__stream-output-multi-1.jsonl" => {
+            (&[("missing-result", 2)], "never ends")
+        }
+        // Three inits and no result: the run never ends, said at the end.
+        "claude/link-assistant__hive-mind__background-default.jsonl" => {
+            (&[("missing-result", 49)], "no `result`")
+        }
+        // An excerpt of two failed runs without their starts: the cut, once per run.
+        "codex/littlebearapps__untether__codex_turn_failed_minimal_reasoning.jsonl" => (
+            &[("missing-init", 1), ("missing-init", 3)],
+            "thread.started",
+        ),
+        _ => return None,
+    })
+}
+
+fn agents_corpus() -> Option<std::path::PathBuf> {
+    corpus_dir().map(|d| d.join("agents"))
+}
+
+/// The captures the manifest lists, with their agent.
+fn manifest(dir: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut cols = l.split('\t');
+            let file = cols.next().unwrap().to_owned();
+            let agent = cols.next().unwrap().to_owned();
+            (file, agent)
+        })
+        .collect()
+}
+
+#[test]
+fn every_capture_gets_its_verdict() {
+    let Some(dir) = agents_corpus() else { return };
+    let listed = manifest(&dir);
+    assert!(listed.len() >= 30, "{} captures listed", listed.len());
+    let mut failures = Vec::new();
+    for (file, _) in &listed {
+        let path = dir.join(file);
+        let path = path.to_str().unwrap();
+        let (run, findings) = check_json(&["--strict", path], None);
+        let got: Vec<(String, u64)> = findings.iter().map(|f| (f.rule.clone(), f.line)).collect();
+        match expected(file) {
+            None => {
+                if !findings.is_empty() || run.code != 0 {
+                    failures.push(format!("{file}: must be clean\n{}", show(&findings)));
+                }
+            }
+            Some((want, words)) => {
+                let want: Vec<(String, u64)> =
+                    want.iter().map(|(r, l)| (r.to_string(), *l)).collect();
+                let said = findings.iter().any(|f| {
+                    f.message.contains(words)
+                        || f.help.as_deref().is_some_and(|h| h.contains(words))
+                });
+                if got != want || !said || run.code != 1 {
+                    failures.push(format!(
+                        "{file}: want {want:?} saying {words:?}, exit 1; got exit {}\n{}",
+                        run.code,
+                        show(&findings)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every capture is recognised as the agent the manifest names: forcing that agent changes
+/// nothing.
+#[test]
+fn captures_are_recognised_as_their_agent() {
+    let Some(dir) = agents_corpus() else { return };
+    for (file, agent) in manifest(&dir) {
+        if file.ends_with(".json") {
+            continue;
+        }
+        let path = dir.join(&file);
+        let path = path.to_str().unwrap();
+        let (_, auto) = check_json(&[path], None);
+        let (_, forced) = check_json(&["--agent", &agent, path], None);
+        assert_eq!(show(&auto), show(&forced), "{file} read as {agent}");
+    }
+}
+
+/// Deleting one `tool_result` of a real Claude Code run gives one finding, at the `tool_use`.
+#[test]
+fn a_deleted_claude_tool_result_is_found() {
+    let Some(dir) = agents_corpus() else { return };
+    let path = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-log.log");
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Line 8 answers the tool_use of line 3.
+    assert!(lines[7].contains("tool_result") && lines[2].contains(r#""type":"tool_use""#));
+    let cut: String = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 7)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let (run, findings) = check_json(&["--stdin-filename", "cut.ndjson"], Some(cut.as_bytes()));
+    assert_eq!(run.code, 1);
+    let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+    assert_eq!(got, [("unfinished-tool-call", 3)], "{}", show(&findings));
+}
+
+/// The agent examples of the rule docs (`## Codex example that fails`, …): each failing one
+/// gives that rule and no other, each passing one nothing, under the agent it is written for.
+#[test]
+fn agent_examples_of_the_rule_docs() {
+    let mut seen = 0;
+    for rule in documented_rules() {
+        let doc =
+            std::fs::read_to_string(manifest_dir().join(format!("src/rules/{rule}.md"))).unwrap();
+        for (agent, name) in [
+            ("claude", "Claude Code"),
+            ("codex", "Codex"),
+            ("gemini", "Gemini CLI"),
+        ] {
+            let fails = format!("## {name} example that fails");
+            if !doc.contains(&fails) {
+                continue;
+            }
+            seen += 1;
+            let example = doc_example(&rule, &fails);
+            let (run, findings) = check_json(
+                &["--stdin-filename", "example.ndjson"],
+                Some(example.as_bytes()),
+            );
+            assert!(
+                !findings.is_empty() && findings.iter().all(|f| f.rule == rule),
+                "{rule}.md, {name}: the failing example must give {rule} only\n{}",
+                show(&findings)
+            );
+            let error = findings.iter().any(|f| f.severity == "error");
+            assert_eq!(run.code, i32::from(error), "{rule}.md, {name}");
+            // The agent is recognised: forcing it changes nothing.
+            let (_, forced) = check_json(
+                &["--agent", agent, "--stdin-filename", "example.ndjson"],
+                Some(example.as_bytes()),
+            );
+            assert_eq!(show(&forced), show(&findings), "{rule}.md, {name}");
+
+            let passes = doc_example(&rule, &format!("## {name} example that passes"));
+            let (run, findings) = check_json(
+                &["--strict", "--stdin-filename", "example.ndjson"],
+                Some(passes.as_bytes()),
+            );
+            assert!(
+                findings.is_empty() && run.code == 0,
+                "{rule}.md, {name}: the passing example must give nothing\n{}",
+                show(&findings)
+            );
+        }
+    }
+    assert!(seen >= 20, "{seen} agent examples");
+}
+
+/// Gemini CLI has no public capture: these fixtures, written from the format notes, are the
+/// endings a healthy run can have (a tool failure, an API error, an invalid stream, a loop
+/// warning, a cancellation). Each is clean.
+#[test]
+fn gemini_fixtures_are_clean() {
+    let dir = testdata("agents/gemini");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let p = path.to_str().unwrap();
+        let (run, findings) = check_json(&["--strict", p], None);
+        assert!(
+            findings.is_empty() && run.code == 0,
+            "{p}\n{}",
+            show(&findings)
+        );
+        n += 1;
+    }
+    assert!(n >= 5);
+}
+
+fn stats_of(path: &str) -> serde_json::Value {
+    let run = exec(&["stats", "--format", "json", path], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    doc["files"][0].clone()
+}
+
+/// `stats` names the agent of every capture, as the manifest gives it, and its JSON follows the
+/// bundled schema.
+#[test]
+fn stats_name_the_agent_of_every_capture() {
+    let Some(dir) = agents_corpus() else { return };
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/stats.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for (file, agent) in manifest(&dir) {
+        if file.ends_with(".json") {
+            continue;
+        }
+        let path = dir.join(&file);
+        let run = exec(&["stats", "--format", "json", path.to_str().unwrap()], None);
+        let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(doc["files"][0]["agent"], agent.as_str(), "{file}");
+        if let Err(e) = validator.validate(&doc) {
+            panic!("{file}: stats JSON does not follow the schema: {e}");
+        }
+    }
+}
+
+/// Claude Code repeats an API message's `usage` on each of its lines: tokens are counted once
+/// per `message.id`; the cost is the result's; tool calls are the `tool_use` blocks.
+#[test]
+fn claude_tokens_are_counted_once_per_message() {
+    let Some(dir) = agents_corpus() else { return };
+    let path = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-log.log");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut ids, mut input, mut output, mut lines_with_usage, mut tools) =
+        (std::collections::HashSet::new(), 0u64, 0u64, 0, 0u64);
+    let mut cost = 0.0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "result" {
+            cost = v["total_cost_usd"].as_f64().unwrap();
+        }
+        if v["type"] != "assistant" {
+            continue;
+        }
+        let m = &v["message"];
+        tools += m["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .count() as u64;
+        lines_with_usage += 1;
+        if ids.insert(m["id"].as_str().unwrap().to_owned()) {
+            input += m["usage"]["input_tokens"].as_u64().unwrap();
+            output += m["usage"]["output_tokens"].as_u64().unwrap();
+        }
+    }
+    assert!(lines_with_usage > ids.len(), "the capture repeats usage");
+    let s = stats_of(path.to_str().unwrap());
+    assert_eq!(s["agent"], "claude");
+    assert_eq!(s["usage"]["input_tokens"], input);
+    assert_eq!(s["usage"]["output_tokens"], output);
+    assert_eq!(s["usage"]["results"], ids.len() as u64);
+    assert!((s["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-9);
+    let calls: u64 = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(calls, tools);
+    let failed: u64 = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["failed"].as_u64().unwrap())
+        .sum();
+    assert_eq!(failed, 1, "one tool_result has is_error: true");
+}
+
+/// Subagent calls are attributed; Codex counts its turn's usage; Gemini CLI times its calls.
+#[test]
+fn stats_of_subagents_codex_and_gemini() {
+    if let Some(dir) = agents_corpus() {
+        let p = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-simple.log");
+        let s = stats_of(p.to_str().unwrap());
+        let sub: u64 = s["tool_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["subagent"].as_u64().unwrap())
+            .sum();
+        assert!(sub >= 10, "{s}");
+        let p = dir.join("codex/dungle-scrubs__hcn__codex-0.159.2__tool.ndjson");
+        let s = stats_of(p.to_str().unwrap());
+        assert_eq!(s["agent"], "codex");
+        assert!(s["usage"]["input_tokens"].as_u64().unwrap() > 0);
+        assert_eq!(s["results"]["success"], 1);
+    }
+    let s = stats_of("testdata/agents/gemini/tool-run.ndjson");
+    assert_eq!(s["agent"], "gemini");
+    assert_eq!(s["usage"]["input_tokens"], 10210);
+    let shell = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["kind"] == "run_shell_command")
+        .unwrap()
+        .clone();
+    assert_eq!(shell["failed"], 1);
+    assert_eq!(shell["duration_ms"]["max"], 5503);
+    let s = stats_of("testdata/agents/gemini/api-error.ndjson");
+    assert_eq!(s["results"]["error"], 1);
+}
+
+/// `render` shows the conversation, the tool calls with their outcome, subagents and endings.
+#[test]
+fn render_shows_each_agents_run() {
+    let run = exec(&["render", "testdata/agents/gemini/tool-run.ndjson"], None);
+    let out = run.stdout();
+    for want in [
+        "> List the Rust files and read Cargo.toml",
+        "I'll look at the project first.",
+        "→ run_shell_command cargo check ✗ (5.5 s): error[E0425]",
+        "✓ success in 14.5 s",
+    ] {
+        assert!(out.contains(want), "{want:?} in\n{out}");
+    }
+    let Some(dir) = agents_corpus() else { return };
+    let p = dir.join("claude/ariel-frischer__claude-clean__claude-stream-json-simple.log");
+    let out = exec(&["render", p.to_str().unwrap()], None).stdout();
+    for want in [
+        "· Claude Code",
+        "→ (subagent) Read",
+        "EISDIR",
+        "✓ success in 42.8 s · $",
+    ] {
+        assert!(out.contains(want), "{want:?} in\n{out}");
+    }
+    let p = dir.join("codex/littlebearapps__untether__codex_turn_failed_minimal_reasoning.jsonl");
+    let out = exec(&["render", p.to_str().unwrap()], None).stdout();
+    assert!(out.contains("✗ error: {"), "{out}");
+}
+
+/// Every input the common-form tests read: the agents' captures (not the JSON arrays), the
+/// Gemini CLI fixtures and cursor-agent's healthy fixtures.
+fn common_inputs() -> Vec<std::path::PathBuf> {
+    let mut inputs = Vec::new();
+    if let Some(dir) = agents_corpus() {
+        for (file, _) in manifest(&dir) {
+            if !file.ends_with(".json") {
+                inputs.push(dir.join(file));
+            }
+        }
+    }
+    for sub in ["agents/gemini", "healthy"] {
+        let mut files: Vec<_> = std::fs::read_dir(testdata(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        inputs.extend(files);
+    }
+    inputs
+}
+
+/// What `stats` says that the common form must say the same: everything but the records,
+/// bytes and event names (one record may give several common events).
+fn comparable(s: &serde_json::Value) -> serde_json::Value {
+    let tools: Vec<serde_json::Value> = s["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "kind": t["kind"],
+                "count": t["count"],
+                "unfinished": t["unfinished"],
+                "not_ok": t["failed"].as_u64().unwrap() + t["rejected"].as_u64().unwrap(),
+                "subagent": t["subagent"],
+                "durations": t["duration_ms"],
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "agent": s["agent"],
+        "cost_usd": s["cost_usd"],
+        "sessions": s["sessions"],
+        "results": s["results"],
+        "usage": s["usage"],
+        "duration_ms": s["duration_ms"],
+        "tool_calls": tools,
+    })
+}
+
+/// `fmt --to common`: every line follows `schemas/common.schema.json`; the form is read back as
+/// a stream of its own that checks clean when its source does, counts the same (`stats`), and
+/// comes out of `fmt --to common` unchanged.
+#[test]
+fn the_common_form_of_every_stream() {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/common.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let inputs = common_inputs();
+    assert!(inputs.len() >= 10);
+    for input in inputs {
+        let p = input.to_str().unwrap();
+        let once = exec(&["fmt", "--to", "common", p], None);
+        assert!(!once.stdout.is_empty(), "{p}: {}", once.describe());
+        for line in once.stdout().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Err(e) = validator.validate(&v) {
+                panic!("{p}: {line}\ndoes not follow the common schema: {e}");
+            }
+        }
+        let twice = exec(
+            &["fmt", "--to", "common", "--stdin-filename", "common.ndjson"],
+            Some(&once.stdout),
+        );
+        assert_eq!(
+            twice.stdout(),
+            once.stdout(),
+            "{p}: fmt --to common is idempotent"
+        );
+
+        let source = stats_of(p);
+        let run = exec(&["stats", "--format", "json"], Some(&once.stdout));
+        let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(
+            comparable(&doc["files"][0]),
+            comparable(&source),
+            "{p}: stats of the common form"
+        );
+
+        let (run, _) = check_json(&["--strict", p], None);
+        if run.code == 0 {
+            let (run, findings) = check_json(&["--strict"], Some(&once.stdout));
+            assert!(
+                findings.is_empty() && run.code == 0,
+                "{p}: the common form of a clean stream is clean\n{}",
+                show(&findings)
+            );
+        }
+    }
+}
+
+/// `sjlint schema claude|codex|gemini`: every line of every capture (every element of the
+/// arrays) follows its agent's schema, and so do the Gemini CLI fixtures and the agent
+/// examples that pass; a failing `wrong-field-type` example does not.
+#[test]
+fn every_capture_follows_its_agents_schema() {
+    let validator = |agent: &str| {
+        let run = exec(&["schema", agent], None);
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    };
+    let check = |v: &jsonschema::Validator, what: &str, event: &serde_json::Value| {
+        if let Err(e) = v.validate(event) {
+            panic!("{what}: {event}\ndoes not follow the schema: {e}");
+        }
+    };
+    if let Some(dir) = agents_corpus() {
+        let mut lines = 0;
+        for (file, agent) in manifest(&dir) {
+            let v = validator(&agent);
+            let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+            if file.ends_with(".json") {
+                let all: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+                for event in &all {
+                    check(&v, &file, event);
+                    lines += 1;
+                }
+                continue;
+            }
+            for line in text.lines() {
+                // The non-JSON lines are checked by `check`, not by the schema.
+                if let Ok(event) = serde_json::from_str::<serde_json::Value>(line) {
+                    check(&v, &file, &event);
+                    lines += 1;
+                }
+            }
+        }
+        assert!(lines > 300, "{lines} events");
+    }
+    let gemini = validator("gemini");
+    for entry in std::fs::read_dir(testdata("agents/gemini")).unwrap() {
+        let path = entry.unwrap().path();
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            check(
+                &gemini,
+                path.to_str().unwrap(),
+                &serde_json::from_str(line).unwrap(),
+            );
+        }
+    }
+    let codex = validator("codex");
+    let bad = doc_example("wrong-field-type", "## Codex example that fails");
+    let first: serde_json::Value = serde_json::from_str(bad.lines().next().unwrap()).unwrap();
+    assert!(
+        codex.validate(&first).is_err(),
+        "a number thread_id is refused"
+    );
+    let not_delta = doc_example("assistant-not-delta", "## Example that fails");
+    let line3: serde_json::Value = serde_json::from_str(not_delta.lines().nth(2).unwrap()).unwrap();
+    assert!(
+        gemini.validate(&line3).is_err(),
+        "an assistant message without delta is refused"
+    );
+}
