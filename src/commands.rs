@@ -59,6 +59,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Man { command } => print_man(command.as_deref()),
         Command::Fmt(args) => run_fmt(&args),
         Command::Schema { name } => print_schema(name.as_deref()),
+        Command::Run(args) => crate::run::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

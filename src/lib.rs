@@ -24,6 +24,7 @@ pub mod record;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod schema;
 pub mod simd;
 pub mod split;
