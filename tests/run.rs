@@ -592,3 +592,19 @@ fn a_slow_reader_holds_the_agent_back_and_memory_stays_flat() {
         "sjlint's resident set reached {peak} KiB while 40 MB went through it"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_the_agent_and_exits_141() {
+    let started = Instant::now();
+    let (mut child, dir) = start("floods.sh", &[], &[("RECORDS", "100000")]);
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    out.read_exact(&mut first).unwrap();
+    assert!(first.starts_with(b"{\"type\":\"system\""));
+    // The consumer goes away, as `sjlint run … | head -c 100` does.
+    drop(out);
+    let ran = finish(child, dir, started);
+    ran.ended(141, "output-closed");
+    assert_eq!(ran.summary["signals_sent"][0], "SIGTERM");
+    assert!(ran.elapsed < Duration::from_secs(10), "{}", ran.describe());
+}
