@@ -43,6 +43,7 @@ Exit codes (the first that applies):
   124    a stall or timeout: --idle-timeout, --tool-timeout, --timeout
   126    the agent could not be executed; 127: not found
   3      the agent reported failure: an error result, or no result and a non-zero exit
+  2      usage error; a --save, --output-file or --summary file could not be written
   1      the stream broke: error findings (warnings too with --strict)
   0      success, including an agent ended after a successful result
 
@@ -82,8 +83,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 enum Msg {
     /// The session's timers may have changed: a call started or ended, a result arrived.
     Changed,
-    /// The agent's stdout was read to its end (or the reading stopped); `closed` when sjlint's
-    /// own stdout was closed.
+    /// The agent's stdout was read to its end (or the reading stopped); `closed` when reading
+    /// failed (sjlint's own stdout was closed, most often) and the agent must be ended.
     StdoutDone { closed: bool },
     /// The agent's process ended.
     Exited(std::process::ExitStatus),
@@ -344,9 +345,9 @@ fn check_stdout(
             &mut totals,
         )
     };
-    let closed = read
-        .as_ref()
-        .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
+    // sjlint's stdout failed (closed, most often) or the agent's pipe could not be read:
+    // nothing reads the agent's output any more, so it must be ended rather than left blocked.
+    let closed = read.is_err();
     let _ = tx.send(Msg::StdoutDone { closed });
     let _ = printer.end_file(name, totals.records, totals.bytes);
     let stats = observer

@@ -15,7 +15,8 @@ pub const EXIT_OK: u8 = 0;
 /// The agent succeeded by its own account, but the stream broke: error findings (or warnings
 /// with `--strict`).
 pub const EXIT_FINDINGS: u8 = 1;
-/// A usage error (clap's own), or the summary or transcript could not be written.
+/// A usage error (clap's own), a file to write (`--save`, `--output-file`) could not be
+/// created, or `--summary` could not be written.
 pub const EXIT_USAGE: u8 = 2;
 /// The agent reported failure: an error `result`, or no `result` and a non-zero exit (or death
 /// by a signal sjlint did not send).
