@@ -608,3 +608,25 @@ fn a_closed_stdout_ends_the_agent_and_exits_141() {
     assert_eq!(ran.summary["signals_sent"][0], "SIGTERM");
     assert!(ran.elapsed < Duration::from_secs(10), "{}", ran.describe());
 }
+
+#[test]
+fn a_process_outside_the_group_holding_stdout_does_not_keep_the_run_waiting() {
+    if std::process::Command::new("setsid")
+        .arg("true")
+        .status()
+        .is_err()
+    {
+        eprintln!("skipped: no setsid(1) here");
+        return;
+    }
+    let ran = run("escapes-group.sh", &[], &[]);
+    ran.ended(0, "exited");
+    assert_eq!(ran.stdout, session(), "{}", ran.describe());
+    // The escaped process sleeps 3 s with stdout open; once the group is gone, what is in the
+    // pipe is taken and the reading stops.
+    assert!(
+        ran.elapsed < Duration::from_millis(2500),
+        "{}",
+        ran.describe()
+    );
+}
