@@ -62,6 +62,9 @@ pub enum Command {
         #[command(flatten)]
         walk: WalkArgs,
     },
+    /// Run an agent, check its stream live, and end it when it hangs or stalls
+    #[command(after_help = crate::run::EXIT_CODES_HELP)]
+    Run(RunArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -513,6 +516,104 @@ impl WalkArgs {
     }
 }
 
+/// `sjlint run`: what to run and when to end it (durations: `500ms`, `5s`, `2m`, `1h`).
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The agent's command line, after `--` (e.g. `-- cursor-agent -p --output-format
+    /// stream-json "…"`)
+    #[arg(required = true, last = true, value_name = "AGENT")]
+    pub command: Vec<OsString>,
+
+    /// After the session's `result`, how long the agent gets to exit by itself before its
+    /// process group is sent SIGTERM
+    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration, default_value = "3s")]
+    pub after_result: std::time::Duration,
+
+    /// After SIGTERM, how long the process group gets before SIGKILL (as `timeout -k`)
+    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration, default_value = "2s")]
+    pub kill_after: std::time::Duration,
+
+    /// End the run when no byte arrives for this long while no tool call is running
+    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
+    pub idle_timeout: Option<std::time::Duration>,
+
+    /// End the run when one tool call has been running this long
+    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
+    pub tool_timeout: Option<std::time::Duration>,
+
+    /// End the run when it has lasted this long in all
+    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Write how the run ended as JSON (see `sjlint schema run-summary`)
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
+
+    /// Write the agent's stdout as received to PATH (findings then point into it)
+    #[arg(long, value_name = "PATH")]
+    pub save: Option<PathBuf>,
+
+    /// With --save, also write the agent's stderr to PATH.stderr
+    #[arg(long, requires = "save")]
+    pub save_stderr: bool,
+
+    /// Write findings to PATH instead of stderr
+    #[arg(long, value_name = "PATH")]
+    pub output_file: Option<PathBuf>,
+
+    /// How to print findings
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: FormatArg,
+
+    /// Only these rules or groups (comma-separated names, repeatable; see `sjlint rules`)
+    #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name)]
+    pub select: Vec<String>,
+
+    /// Skip these rules or groups (comma-separated, repeatable)
+    #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name)]
+    pub ignore: Vec<String>,
+
+    /// Warnings fail the run too (exit 1)
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Largest record checked; longer ones are forwarded, skipped and reported (suffixes K, M, G)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    pub max_record_bytes: usize,
+
+    /// Read the stream as this agent's; auto recognises the agent from its first records
+    #[arg(long, value_enum, default_value = "auto")]
+    pub agent: AgentArg,
+
+    /// Read records as this dialect; auto classifies each record by its own shape
+    #[arg(long, value_enum, default_value = "auto")]
+    pub dialect: DialectArg,
+
+    /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+
+    /// A live status line on stderr: auto shows it when stderr is a terminal
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ColorArg,
+
+    /// Print findings and the closing line only: no summary of the findings
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl RunArgs {
+    /// The enabled rules: `--select` (default all) less `--ignore`.
+    pub fn rules(&self) -> RuleSet {
+        let overrides = crate::config::Overrides {
+            select: (!self.select.is_empty()).then(|| self.select.clone()),
+            ignore: self.ignore.clone(),
+            ..Default::default()
+        };
+        crate::config::Settings::defaults(&overrides).enabled
+    }
+}
+
 const SUBCOMMANDS: &[&str] = &[
     "check",
     "rules",
@@ -524,6 +625,7 @@ const SUBCOMMANDS: &[&str] = &[
     "fmt",
     "schema",
     "config",
+    "run",
     "help",
 ];
 

@@ -33,16 +33,20 @@ use std::sync::{Arc, mpsc};
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
-/// Ctrl-C: the run stopped where it stood (128 + SIGINT, as shells report it).
+/// Ctrl-C: the run stopped where it stood (128 + SIGINT, as shells report it; SIGTERM and
+/// SIGHUP give 143 and 129, see [`interrupt::exit_code`]).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn run(cli: Cli) -> ExitCode {
     if matches!(
         cli.command,
-        Command::Check(_) | Command::Stats(_) | Command::Render(_)
+        Command::Check(_) | Command::Stats(_) | Command::Render(_) | Command::Fmt(_)
     ) && let Err(e) = interrupt::install()
     {
-        let _ = writeln!(io::stderr(), "sjlint: cannot handle Ctrl-C: {e}");
+        let _ = writeln!(
+            io::stderr(),
+            "sjlint: cannot handle Ctrl-C, SIGTERM, SIGHUP: {e}"
+        );
     }
     let result = match cli.command {
         Command::Check(args) => run_check(&args),
@@ -58,6 +62,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Fmt(args) => run_fmt(&args),
         Command::Schema { name } => print_schema(name.as_deref()),
         Command::Config { path, walk } => show_config(path.as_deref(), &walk),
+        Command::Run(args) => crate::run::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -599,7 +604,8 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     if out.interrupted {
         writeln!(
             io::stderr(),
-            "sjlint: interrupted; the findings and the summary cover the input read so far"
+            "sjlint: {}; the findings and the summary cover the input read so far",
+            interrupt::describe()
         )?;
     }
     out.flush_kept(format)?;
@@ -618,7 +624,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
 
     let failed = out.summary.errors > 0 || (args.strict && out.summary.warnings > 0);
     Ok(if out.interrupted {
-        EXIT_INTERRUPTED
+        interrupt::exit_code()
     } else if unreadable {
         EXIT_USAGE
     } else if failed && !args.exit_zero {
@@ -1004,9 +1010,10 @@ fn each_input(
             Err(e) if interrupt::is_stop(&e) => {
                 writeln!(
                     io::stderr(),
-                    "sjlint: interrupted; the output covers the input read so far"
+                    "sjlint: {}; the output covers the input read so far",
+                    interrupt::describe()
                 )?;
-                return Ok(EXIT_INTERRUPTED);
+                return Ok(interrupt::exit_code());
             }
             Err(e) => {
                 unreadable = true;
@@ -1105,9 +1112,17 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     let mut findings = false;
     for input in &inputs {
         let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
-            Input::Stdin => (stdin_name.to_owned(), Box::new(io::stdin().lock()), true),
+            Input::Stdin => (
+                stdin_name.to_owned(),
+                Box::new(Interruptible(io::stdin().lock())),
+                true,
+            ),
             Input::File(path) => match File::open(path) {
-                Ok(f) => (path.display().to_string(), Box::new(f), false),
+                Ok(f) => (
+                    path.display().to_string(),
+                    Box::new(Interruptible(f)),
+                    false,
+                ),
                 Err(e) => {
                     unreadable = true;
                     cannot_read(path, &e)?;
@@ -1143,6 +1158,14 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
                 return Err(e);
+            }
+            Err(e) if interrupt::is_stop(&e) => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}; the output covers the input read so far",
+                    interrupt::describe()
+                )?;
+                return Ok(interrupt::exit_code());
             }
             Err(e) => {
                 unreadable = true;

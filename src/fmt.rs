@@ -116,7 +116,14 @@ pub fn format<R: Read, W: Write>(
     if let Some(e) = failed.take() {
         return Err(e);
     }
-    checked?;
+    if let Err(e) = checked {
+        // Stopped by a signal: what was read so far is written out before the run ends.
+        if crate::interrupt::is_stop(&e) {
+            writer.release_held(None);
+            writer.out.flush()?;
+        }
+        return Err(e);
+    }
     if writer.session.as_ref().is_some_and(|s| s.events > 0) {
         writer.totals.unfinished += 1;
     }

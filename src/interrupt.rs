@@ -1,37 +1,78 @@
-//! Ctrl-C: stop reading where the run stands, so the command can report what it found so far
-//! and exit 130.
+//! Ctrl-C, SIGTERM and SIGHUP: stop reading where the run stands, so the command can report
+//! what it found so far and exit 128 + the signal's number (130, 143, 129).
 //!
-//! This module owns the SIGINT handler and the reader wrapper that turns an interrupt into a
-//! distinct I/O error. It must not print or decide exit codes (that is `commands`).
+//! This module owns the handlers of those three signals, the record of which one arrived, and
+//! the reader wrapper that turns it into a distinct I/O error. It must not print or decide exit
+//! codes beyond the 128 + n convention (that is `commands` and `run`).
 //!
-//! The handler is installed with `sigaction` and without `SA_RESTART`, so that a `read` blocked
-//! on a silent standard input (a live agent that is thinking) fails with `EINTR` at once instead
-//! of being restarted by the kernel; it only sets a flag. `SA_RESETHAND` puts the default action
-//! back after the first delivery: a second Ctrl-C ends the process at once, which also covers a
-//! signal that lands between the flag check and the start of the next `read`.
+//! The handlers are installed with `sigaction` and without `SA_RESTART`, so that a `read`
+//! blocked on a silent standard input (a live agent that is thinking) fails with `EINTR` at
+//! once instead of being restarted by the kernel; they only store the signal's number (and, for
+//! `run`, write one byte to a wake-up pipe). For the commands that read streams, `SA_RESETHAND`
+//! puts the default action back after the first delivery: a second Ctrl-C ends the process at
+//! once, which also covers a signal that lands between the flag check and the start of the next
+//! `read`. `run` keeps its handlers, since it must forward every signal to the agent's process
+//! group: dying at once would leave the agent running.
 
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The number of the first signal received; 0 before.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// The write end of the pipe [`install_waking`] writes each signal's number to; -1 when none.
+static WAKE: AtomicI32 = AtomicI32::new(-1);
 
-/// Installs the SIGINT handler (a no-op off Unix, where Ctrl-C keeps its default action).
+/// The signals that stop a run: SIGINT (Ctrl-C), SIGTERM (CI cancellation, `timeout`, `kill`),
+/// SIGHUP (the terminal went away).
+#[cfg(unix)]
+pub const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+#[cfg(unix)]
+extern "C" fn on_signal(n: libc::c_int) {
+    // Only an atomic compare-exchange, an atomic load and `write`: async-signal-safe. The first
+    // signal is the one the run reports.
+    let _ = SIGNAL.compare_exchange(0, n, Ordering::SeqCst, Ordering::SeqCst);
+    let fd = WAKE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let byte = n as u8;
+        // SAFETY: `byte` is valid for one byte; the descriptor is non-blocking, so a full pipe
+        // drops the byte instead of blocking the handler (the flag is set either way).
+        unsafe { libc::write(fd, (&raw const byte).cast(), 1) };
+    }
+}
+
+/// Installs the handlers of [`SIGNALS`] for a command that reads streams: a second delivery of
+/// the same signal ends the process at once. A no-op off Unix, where Ctrl-C keeps its default
+/// action.
 pub fn install() -> io::Result<()> {
     #[cfg(unix)]
     {
-        extern "C" fn on_sigint(_: libc::c_int) {
-            // Only an atomic store: async-signal-safe.
-            INTERRUPTED.store(true, Ordering::SeqCst);
-        }
+        set_handlers(libc::SA_RESETHAND)?;
+    }
+    Ok(())
+}
+
+/// Installs the handlers of [`SIGNALS`] for `run`: every delivery writes the signal's number
+/// (one byte) to `wake`, the write end of a non-blocking pipe that the supervisor waits on, and
+/// the handlers stay installed.
+#[cfg(unix)]
+pub fn install_waking(wake: std::os::fd::RawFd) -> io::Result<()> {
+    WAKE.store(wake, Ordering::SeqCst);
+    set_handlers(0)
+}
+
+#[cfg(unix)]
+fn set_handlers(flags: libc::c_int) -> io::Result<()> {
+    for signal in SIGNALS {
         // SAFETY: `action` is fully initialised (zeroed, then its handler, mask and flags set)
-        // before `sigaction` reads it; the handler only performs an atomic store, which is
-        // async-signal-safe; the old action is not requested (null pointer is allowed).
+        // before `sigaction` reads it; the handler is async-signal-safe (see `on_signal`); the
+        // old action is not requested (a null pointer is allowed).
         let rc = unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
             libc::sigemptyset(&mut action.sa_mask);
-            action.sa_flags = libc::SA_RESETHAND;
-            libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut())
+            action.sa_flags = flags;
+            libc::sigaction(signal, &action, std::ptr::null_mut())
         };
         if rc != 0 {
             return Err(io::Error::last_os_error());
@@ -40,12 +81,53 @@ pub fn install() -> io::Result<()> {
     Ok(())
 }
 
-/// Whether Ctrl-C was pressed.
+/// Whether Ctrl-C was pressed, or SIGTERM or SIGHUP received.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    SIGNAL.load(Ordering::SeqCst) != 0
 }
 
-/// The error a reader returns once Ctrl-C was pressed (see [`is_stop`]); `Ok` before.
+/// The number of the first signal received, if any.
+pub fn signal() -> Option<i32> {
+    Some(SIGNAL.load(Ordering::SeqCst)).filter(|&n| n != 0)
+}
+
+/// The exit code of a run stopped by signal `n`: 128 + n, as shells report it.
+pub fn exit_code_for(n: i32) -> u8 {
+    u8::try_from(128 + n.clamp(1, 127)).unwrap_or(u8::MAX)
+}
+
+/// The exit code of a run stopped by the signal received (130 when none was recorded).
+pub fn exit_code() -> u8 {
+    exit_code_for(signal().unwrap_or(2))
+}
+
+/// The conventional name of signal `n` (`SIGTERM`), or `signal n`.
+pub fn signal_name(n: i32) -> String {
+    let name = match n {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return format!("signal {n}"),
+    };
+    name.to_owned()
+}
+
+/// What a command says when a signal stopped it: `interrupted` for Ctrl-C, `stopped by
+/// SIGTERM` otherwise.
+pub fn describe() -> String {
+    match signal() {
+        None | Some(2) => "interrupted".to_owned(),
+        Some(n) => format!("stopped by {}", signal_name(n)),
+    }
+}
+
+/// The error a reader returns once a signal was received (see [`is_stop`]); `Ok` before.
 pub fn stop_if_interrupted() -> io::Result<()> {
     if interrupted() {
         return Err(io::Error::other(Stopped));
@@ -53,7 +135,7 @@ pub fn stop_if_interrupted() -> io::Result<()> {
     Ok(())
 }
 
-/// The payload of the error an [`Interruptible`] reader returns after Ctrl-C.
+/// The payload of the error an [`Interruptible`] reader returns after a signal.
 #[derive(Debug)]
 struct Stopped;
 
@@ -65,13 +147,13 @@ impl std::fmt::Display for Stopped {
 
 impl std::error::Error for Stopped {}
 
-/// Whether `e` is the error of a reader stopped by Ctrl-C.
+/// Whether `e` is the error of a reader stopped by a signal.
 pub fn is_stop(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|inner| inner.is::<Stopped>())
 }
 
-/// A reader that ends with a `Stopped` error once Ctrl-C was pressed: before each read, and
-/// when a read blocked at the time fails with `EINTR`. Its kind is not `Interrupted`, which
+/// A reader that ends with a `Stopped` error once a signal was received: before each read,
+/// and when a read blocked at the time fails with `EINTR`. Its kind is not `Interrupted`, which
 /// readers retry.
 pub struct Interruptible<R>(pub R);
 
@@ -98,5 +180,14 @@ mod tests {
         assert_ne!(e.kind(), io::ErrorKind::Interrupted);
         assert!(!is_stop(&io::Error::other("something else")));
         assert!(!is_stop(&io::ErrorKind::Interrupted.into()));
+    }
+
+    #[test]
+    fn exit_codes_and_names_follow_the_shell() {
+        assert_eq!(exit_code_for(2), 130);
+        assert_eq!(exit_code_for(15), 143);
+        assert_eq!(exit_code_for(1), 129);
+        assert_eq!(signal_name(15), "SIGTERM");
+        assert_eq!(signal_name(40), "signal 40");
     }
 }

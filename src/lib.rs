@@ -84,6 +84,8 @@ pub mod report;
 #[doc(hidden)]
 pub mod rules;
 #[doc(hidden)]
+pub mod run;
+#[doc(hidden)]
 pub mod schema;
 #[doc(hidden)]
 pub mod simd;

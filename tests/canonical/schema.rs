@@ -82,7 +82,13 @@ fn schema_is_bundled_and_printed() {
         .collect();
     on_disk.sort();
     assert_eq!(names.lines().collect::<Vec<_>>(), on_disk);
-    for name in ["events", "events.schema.json", "diagnostic", "stats"] {
+    for name in [
+        "events",
+        "events.schema.json",
+        "diagnostic",
+        "stats",
+        "run-summary",
+    ] {
         let out = sjlint(&["schema", name], b"");
         assert_eq!(out.status.code(), Some(0));
         let file = format!("{}.schema.json", name.trim_end_matches(".schema.json"));
@@ -90,7 +96,7 @@ fn schema_is_bundled_and_printed() {
     }
     let out = sjlint(&["schema", "nope"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("diagnostic, events, stats"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&on_disk.join(", ")));
 }
 
 #[test]

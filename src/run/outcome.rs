@@ -1,0 +1,342 @@
+//! How a run ended: the reason, the exit code, the closing line and the `--summary` document.
+//!
+//! This module owns the exit-code table of `sjlint run` and the wire form of
+//! `schemas/run-summary.schema.json`. It must not signal processes nor read pipes; the
+//! supervisor hands it what happened.
+
+use crate::report::{escape_untrusted, thousands};
+use crate::stats::{Findings, Stats};
+use serde::Serialize;
+use std::time::Duration;
+
+/// The agent ended and sjlint found nothing wrong (a run ended after a successful `result` is
+/// a success).
+pub const EXIT_OK: u8 = 0;
+/// The agent succeeded by its own account, but the stream broke: error findings (or warnings
+/// with `--strict`).
+pub const EXIT_FINDINGS: u8 = 1;
+/// A usage error (clap's own), a file to write (`--save`, `--output-file`) could not be
+/// created, or `--summary` could not be written.
+pub const EXIT_USAGE: u8 = 2;
+/// The agent reported failure: an error `result`, or no `result` and a non-zero exit (or death
+/// by a signal sjlint did not send).
+pub const EXIT_AGENT_FAILED: u8 = 3;
+/// A stall or a timeout: `--idle-timeout`, `--tool-timeout`, `--timeout` (as `timeout`).
+pub const EXIT_STALLED: u8 = 124;
+/// The agent could not be executed (found but not runnable), or not found: as shells say it.
+pub const EXIT_CANNOT_EXECUTE: u8 = 126;
+pub const EXIT_NOT_FOUND: u8 = 127;
+/// sjlint's stdout was closed: the agent's group was ended (128 + SIGPIPE).
+pub const EXIT_OUTPUT_CLOSED: u8 = 141;
+
+/// Why the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The agent exited by itself.
+    Exited,
+    /// The agent did not exit within `--after-result` of its result and was ended.
+    AfterResult,
+    Idle,
+    ToolTimeout,
+    Timeout,
+    /// sjlint received this signal and passed it on.
+    Interrupted(i32),
+    /// sjlint's stdout was closed.
+    OutputClosed,
+}
+
+impl Ending {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ending::Exited => "exited",
+            Ending::AfterResult => "terminated-after-result",
+            Ending::Idle => "idle-timeout",
+            Ending::ToolTimeout => "tool-timeout",
+            Ending::Timeout => "timeout",
+            Ending::Interrupted(_) => "interrupted",
+            Ending::OutputClosed => "output-closed",
+        }
+    }
+}
+
+/// How the agent's process ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+/// What the exit code depends on.
+#[derive(Clone, Copy, Debug)]
+pub struct Verdict {
+    pub ending: Ending,
+    pub status: Status,
+    /// `Some(is_error)` when a terminal result arrived (the last one counts).
+    pub result_error: Option<bool>,
+    pub findings: Findings,
+    pub strict: bool,
+}
+
+impl Verdict {
+    /// The exit code, by precedence: interrupted; closed output; stall or timeout; the agent's
+    /// own failure; findings; success.
+    pub fn exit_code(&self) -> u8 {
+        match self.ending {
+            Ending::Interrupted(n) => return crate::interrupt::exit_code_for(n),
+            Ending::OutputClosed => return EXIT_OUTPUT_CLOSED,
+            Ending::Idle | Ending::ToolTimeout | Ending::Timeout => return EXIT_STALLED,
+            Ending::Exited | Ending::AfterResult => {}
+        }
+        let failed = match self.result_error {
+            Some(is_error) => is_error,
+            None => self.status.code != Some(0),
+        };
+        if failed {
+            EXIT_AGENT_FAILED
+        } else if self.findings.errors > 0 || (self.strict && self.findings.warnings > 0) {
+            EXIT_FINDINGS
+        } else {
+            EXIT_OK
+        }
+    }
+}
+
+/// `--summary`: see `schemas/run-summary.schema.json`.
+#[derive(Serialize, Debug)]
+pub struct Summary {
+    pub command: Vec<String>,
+    pub ended: &'static str,
+    pub exit_code: u8,
+    pub duration_ms: u64,
+    pub agent: Agent,
+    pub signal_received: Option<String>,
+    /// Signals sent to the agent's process group, in order.
+    pub signals_sent: Vec<String>,
+    pub result: Option<ResultSummary>,
+    pub stall: Option<Stall>,
+    pub records: u64,
+    pub bytes: u64,
+    pub invalid_records: u64,
+    pub tool_calls: ToolCalls,
+    pub tokens: Option<Tokens>,
+    pub findings: FindingCounts,
+    pub stderr_bytes: u64,
+    pub saved: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Agent {
+    pub pid: u32,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ResultSummary {
+    pub subtype: Option<String>,
+    pub is_error: bool,
+    pub line: u64,
+}
+
+/// What was running when a stall or timeout ended the run.
+#[derive(Serialize, Debug, Clone)]
+pub struct Stall {
+    /// How long the condition had lasted when the run was ended.
+    pub after_ms: u64,
+    pub running: Vec<Running>,
+    pub last_event: Option<LastEvent>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Running {
+    pub id: String,
+    pub kind: String,
+    pub line: u64,
+    pub age_ms: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct LastEvent {
+    #[serde(rename = "type")]
+    pub ty: Option<String>,
+    pub subtype: Option<String>,
+    pub line: u64,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct ToolCalls {
+    pub total: u64,
+    pub failed: u64,
+    pub rejected: u64,
+    pub unfinished: u64,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FindingCounts {
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+}
+
+impl ToolCalls {
+    pub fn of(stats: &Stats) -> ToolCalls {
+        let mut t = ToolCalls::default();
+        for tool in &stats.tools {
+            t.total += tool.count;
+            t.failed += tool.failed;
+            t.rejected += tool.rejected;
+            t.unfinished += tool.unfinished;
+        }
+        t
+    }
+}
+
+impl Tokens {
+    pub fn of(stats: &Stats) -> Option<Tokens> {
+        let t = &stats.tokens;
+        (t.results > 0).then_some(Tokens {
+            input: t.input,
+            output: t.output,
+            cache_read: t.cache_read,
+            cache_write: t.cache_write,
+        })
+    }
+}
+
+impl From<Findings> for FindingCounts {
+    fn from(f: Findings) -> Self {
+        FindingCounts {
+            errors: f.errors,
+            warnings: f.warnings,
+            infos: f.infos,
+        }
+    }
+}
+
+/// `1.5s`, `250ms`, `2m05s`.
+pub fn duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
+    }
+}
+
+/// How the agent's process ended, in words.
+pub fn describe_status(status: Status) -> String {
+    match (status.code, status.signal) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(n)) => format!("was killed by {}", crate::interrupt::signal_name(n)),
+        (None, None) => "ended".to_owned(),
+    }
+}
+
+/// The closing line: how the run ended, the agent's status, the result, duration, counts.
+pub fn closing_line(s: &Summary, status: Status) -> String {
+    let ended = match s.ended {
+        "exited" => "the agent ended by itself".to_owned(),
+        "terminated-after-result" => "the agent was ended after its result".to_owned(),
+        "idle-timeout" => "stalled: idle timeout".to_owned(),
+        "tool-timeout" => "stalled: tool timeout".to_owned(),
+        "timeout" => "timed out".to_owned(),
+        "interrupted" => format!(
+            "interrupted by {}",
+            s.signal_received.as_deref().unwrap_or("a signal")
+        ),
+        _ => "stdout closed".to_owned(),
+    };
+    let result = match &s.result {
+        Some(r) => format!(
+            "result {}{}",
+            escape_untrusted(r.subtype.as_deref().unwrap_or("(no subtype)")),
+            if r.is_error { " (is_error)" } else { "" }
+        ),
+        None => "no result".to_owned(),
+    };
+    let mut parts = vec![
+        ended,
+        format!("agent {}", describe_status(status)),
+        result,
+        duration(Duration::from_millis(s.duration_ms)),
+        format!("{} records", thousands(s.records)),
+        format!(
+            "{} tool call{}",
+            thousands(s.tool_calls.total),
+            if s.tool_calls.total == 1 { "" } else { "s" }
+        ),
+    ];
+    if let Some(t) = &s.tokens {
+        parts.push(format!(
+            "{} tokens in, {} out",
+            thousands(t.input),
+            thousands(t.output)
+        ));
+    }
+    parts.push(format!(
+        "{} error{}, {} warning{}",
+        thousands(s.findings.errors),
+        if s.findings.errors == 1 { "" } else { "s" },
+        thousands(s.findings.warnings),
+        if s.findings.warnings == 1 { "" } else { "s" }
+    ));
+    parts.push(format!("exit {}", s.exit_code));
+    format!("sjlint run: {}", parts.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(ending: Ending, code: Option<i32>, result_error: Option<bool>, errors: u64) -> u8 {
+        Verdict {
+            ending,
+            status: Status { code, signal: None },
+            result_error,
+            findings: Findings {
+                errors,
+                ..Findings::default()
+            },
+            strict: false,
+        }
+        .exit_code()
+    }
+
+    #[test]
+    fn the_exit_code_table() {
+        assert_eq!(verdict(Ending::Exited, Some(0), Some(false), 0), EXIT_OK);
+        // Ended after a successful result: a success, whatever the signal did to the exit code.
+        assert_eq!(verdict(Ending::AfterResult, None, Some(false), 0), EXIT_OK);
+        assert_eq!(
+            verdict(Ending::Exited, Some(0), Some(true), 0),
+            EXIT_AGENT_FAILED
+        );
+        assert_eq!(verdict(Ending::Exited, Some(1), None, 1), EXIT_AGENT_FAILED);
+        assert_eq!(verdict(Ending::Exited, Some(0), None, 1), EXIT_FINDINGS);
+        assert_eq!(
+            verdict(Ending::Exited, Some(0), Some(false), 2),
+            EXIT_FINDINGS
+        );
+        assert_eq!(verdict(Ending::Idle, Some(0), Some(false), 0), EXIT_STALLED);
+        assert_eq!(verdict(Ending::Timeout, None, None, 3), EXIT_STALLED);
+        assert_eq!(verdict(Ending::Interrupted(15), None, None, 0), 143);
+        assert_eq!(verdict(Ending::Interrupted(2), None, None, 0), 130);
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(duration(Duration::from_secs(125)), "2m05s");
+    }
+}

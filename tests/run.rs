@@ -1,0 +1,632 @@
+//! `sjlint run` through the real binary, with the fake agents of `testdata/agents/`: what is
+//! forwarded, how each kind of run ends, the exit codes, the summary against its schema, and
+//! that no process of the agent's group outlives the run. Timings are asserted as orders and
+//! generous bounds, never as exact times. These tests use Linux interfaces (`/proc`, signals).
+#![cfg(target_os = "linux")]
+
+#[allow(dead_code)] // each test binary uses its own part of the helpers
+mod common;
+
+use common::{manifest_dir, sjlint, testdata};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// The longest any run below may take: the fake agents sleep 60 s when nobody ends them.
+const HANG: Duration = Duration::from_secs(20);
+
+/// What one run did.
+struct Ran {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+    elapsed: Duration,
+    summary: Value,
+    /// The pids the fake agent recorded: itself first, then what it started.
+    pids: Vec<i32>,
+    /// Kept until the run is dropped: the summary and pid files live there.
+    _dir: Scratch,
+}
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "sjlint-run-{}-{}-{name}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn agent(name: &str) -> String {
+    testdata(&format!("agents/{name}"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The bytes a healthy fake agent writes.
+fn session() -> Vec<u8> {
+    let mut s = std::fs::read(testdata("agents/session.ndjson")).unwrap();
+    s.extend(std::fs::read(testdata("agents/result.ndjson")).unwrap());
+    s
+}
+
+/// Starts `sjlint run ARGS -- testdata/agents/SCRIPT` with `env`, a summary and a pid file.
+fn start(script: &str, args: &[&str], env: &[(&str, &str)]) -> (Child, Scratch) {
+    let dir = Scratch::new(script.trim_end_matches(".sh"));
+    let mut cmd = sjlint();
+    cmd.args(["run", "--color", "never", "--summary"])
+        .arg(dir.path("summary.json"))
+        .args(args)
+        .arg("--")
+        .arg(agent(script))
+        .env("PIDS", dir.path("pids"))
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    (cmd.spawn().expect("cannot start sjlint"), dir)
+}
+
+/// Waits for `child` to end (failing after [`HANG`]) and gathers what it did.
+fn finish(mut child: Child, dir: Scratch, started: Instant) -> Ran {
+    let out = child.stdout.take();
+    let mut err = child.stderr.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(mut out) = out {
+            out.read_to_end(&mut v).unwrap();
+        }
+        v
+    });
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).unwrap();
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("sjlint run did not end within {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = started.elapsed();
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    let summary = std::fs::read_to_string(dir.path("summary.json"))
+        .map(|s| serde_json::from_str(&s).expect("the summary is JSON"))
+        .unwrap_or(Value::Null);
+    let pids = std::fs::read_to_string(dir.path("pids"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    Ran {
+        code: status.code().unwrap_or(-1),
+        stdout,
+        stderr,
+        elapsed,
+        summary,
+        pids,
+        _dir: dir,
+    }
+}
+
+/// `sjlint run ARGS -- testdata/agents/SCRIPT`, to its end.
+fn run(script: &str, args: &[&str], env: &[(&str, &str)]) -> Ran {
+    let started = Instant::now();
+    let (child, dir) = start(script, args, env);
+    finish(child, dir, started)
+}
+
+impl Ran {
+    fn describe(&self) -> String {
+        format!(
+            "exit code {} after {:?}\n--- stdout\n{}--- stderr\n{}--- summary\n{:#}",
+            self.code,
+            self.elapsed,
+            String::from_utf8_lossy(&self.stdout),
+            self.stderr,
+            self.summary
+        )
+    }
+
+    /// The run ended with `code`, its summary matches the schema and says `ended`, and nothing
+    /// of the agent's process group is left.
+    fn ended(&self, code: i32, ended: &str) {
+        assert_eq!(self.code, code, "{}", self.describe());
+        assert_valid(&self.summary);
+        assert_eq!(self.summary["ended"], ended, "{}", self.describe());
+        assert_eq!(self.summary["exit_code"], code, "{}", self.describe());
+        self.nothing_left();
+    }
+
+    /// No process the agent recorded, and none of its group, outlives the run.
+    fn nothing_left(&self) {
+        assert!(!self.pids.is_empty(), "the agent recorded no pid");
+        let pgid = self.pids[0];
+        // SAFETY: kill has no memory-safety preconditions; signal 0 only checks existence.
+        let group = unsafe { libc::kill(-pgid, 0) };
+        assert!(
+            group != 0 || all_zombies(pgid),
+            "the agent's process group {pgid} outlived the run\n{}",
+            self.describe()
+        );
+        for &pid in &self.pids {
+            // SAFETY: as above.
+            let alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
+            assert!(
+                !alive,
+                "process {pid} outlived the run\n{}",
+                self.describe()
+            );
+        }
+    }
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|r| r.trim_start().starts_with('Z'))
+    })
+}
+
+/// Every process of group `pgid` is a zombie (dead, waiting for a slow init to reap it).
+fn all_zombies(pgid: i32) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().all(|e| {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            return true;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return true;
+        };
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        // Fields after the command: state, ppid, pgrp.
+        fields.get(2) != Some(&pgid.to_string().as_str()) || fields.first() == Some(&"Z")
+    })
+}
+
+fn assert_valid(summary: &Value) {
+    let text = std::fs::read_to_string(manifest_dir().join("schemas/run-summary.schema.json"))
+        .expect("the schema is readable");
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::meta::validate(&schema).expect("the schema is a valid schema");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(summary)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{summary:#}\ndoes not match: {errors:#?}"
+    );
+}
+
+#[test]
+fn an_agent_that_exits_is_forwarded_byte_for_byte_and_the_run_succeeds() {
+    let dir = Scratch::new("save");
+    let save = dir.path("run.ndjson");
+    let save = save.to_str().unwrap();
+    let ran = run("exits.sh", &["--save", save, "--save-stderr"], &[]);
+    ran.ended(0, "exited");
+    assert_eq!(ran.stdout, session(), "{}", ran.describe());
+    assert_eq!(std::fs::read(save).unwrap(), session());
+    assert_eq!(std::fs::read(format!("{save}.stderr")).unwrap(), b"");
+    let s = &ran.summary;
+    assert_eq!(s["agent"]["exit_code"], 0);
+    assert_eq!(s["result"]["subtype"], "success");
+    assert_eq!(s["result"]["is_error"], false);
+    assert_eq!(s["result"]["line"], 7);
+    assert_eq!(s["records"], 7);
+    assert_eq!(s["bytes"], session().len());
+    assert_eq!(s["tool_calls"]["total"], 1);
+    assert_eq!(s["tokens"]["input"], 1200);
+    assert_eq!(s["tokens"]["output"], 80);
+    assert_eq!(s["findings"]["errors"], 0);
+    assert_eq!(s["signals_sent"], serde_json::json!([]));
+    assert_eq!(s["saved"], save);
+    assert!(
+        ran.stderr
+            .contains("sjlint run: the agent ended by itself · agent exited with code 0"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn an_agent_that_hangs_after_its_result_is_ended_and_the_run_succeeds() {
+    for (quiet_child, what) in [
+        ("0", "its child holds stdout"),
+        ("1", "nothing holds stdout"),
+    ] {
+        let ran = run(
+            "hangs-after-result.sh",
+            &["--after-result", "300ms", "--kill-after", "5s"],
+            &[("QUIET_CHILD", quiet_child)],
+        );
+        ran.ended(0, "terminated-after-result");
+        assert_eq!(ran.stdout, session(), "{what}: {}", ran.describe());
+        assert!(
+            ran.elapsed >= Duration::from_millis(300) && ran.elapsed < Duration::from_secs(4),
+            "{what}: the agent is ended 300ms after its result, long before SIGKILL would be due\n{}",
+            ran.describe()
+        );
+        assert_eq!(ran.summary["signals_sent"], serde_json::json!(["SIGTERM"]));
+        assert_eq!(ran.summary["agent"]["signal"], "SIGTERM");
+        assert!(
+            ran.stderr
+                .contains("warning: the agent did not exit 300ms after its result (line 7)"),
+            "{what}: {}",
+            ran.describe()
+        );
+    }
+}
+
+#[test]
+fn a_grandchild_holding_stdout_does_not_keep_the_run_waiting() {
+    let ran = run("grandchild-holds-stdout.sh", &["--kill-after", "5s"], &[]);
+    ran.ended(0, "exited");
+    assert_eq!(ran.stdout, session(), "{}", ran.describe());
+    // The grandchild sleeps 60 s; the run ends as soon as it is ended.
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.pids.len(), 2, "the agent and its grandchild");
+    assert_eq!(ran.summary["signals_sent"], serde_json::json!(["SIGTERM"]));
+    assert!(
+        ran.stderr.contains("left processes in its group"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
+    let ran = run(
+        "ignores-sigterm.sh",
+        &["--after-result", "200ms", "--kill-after", "400ms"],
+        &[],
+    );
+    // Ended after a successful result: a success, however it had to be ended.
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(
+        ran.summary["signals_sent"],
+        serde_json::json!(["SIGTERM", "SIGKILL"])
+    );
+    assert_eq!(ran.summary["agent"]["signal"], "SIGKILL");
+    assert!(
+        ran.elapsed >= Duration::from_millis(600) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    let term = ran.stderr.find("sending SIGTERM").unwrap();
+    let kill = ran.stderr.find("sending SIGKILL").unwrap();
+    assert!(term < kill, "{}", ran.describe());
+}
+
+#[test]
+fn a_tool_call_that_runs_too_long_is_a_stall_that_names_the_call() {
+    // The idle timeout is shorter, but a running tool call is not idleness.
+    let ran = run(
+        "stalls-mid-tool.sh",
+        &["--tool-timeout", "600ms", "--idle-timeout", "200ms"],
+        &[],
+    );
+    ran.ended(124, "tool-timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(600) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    let stall = &ran.summary["stall"];
+    assert_eq!(stall["running"][0]["kind"], "shellToolCall");
+    assert_eq!(stall["running"][0]["id"], "toolu_01Lnt7QwErTy5UiOp3AsDfGh");
+    assert_eq!(stall["running"][0]["line"], 4);
+    assert!(stall["running"][0]["age_ms"].as_u64().unwrap() >= 600);
+    assert_eq!(stall["last_event"]["type"], "tool_call");
+    assert_eq!(stall["last_event"]["subtype"], "started");
+    assert!(
+        ran.stderr.contains(
+            "stalled: a tool call ran longer than --tool-timeout 600ms; running: shellToolCall `toolu_01Lnt7QwErTy5UiOp3AsDfGh` (line 4)"
+        ),
+        "{}",
+        ran.describe()
+    );
+    // What the stream lacks is reported too.
+    assert!(
+        ran.stderr.contains("unfinished-tool-call"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn an_agent_that_goes_quiet_is_an_idle_stall() {
+    let ran = run("goes-quiet.sh", &["--idle-timeout", "300ms"], &[]);
+    ran.ended(124, "idle-timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(300) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["stall"]["last_event"]["type"], "assistant");
+    assert_eq!(ran.summary["stall"]["last_event"]["line"], 3);
+    assert_eq!(ran.summary["stall"]["running"], serde_json::json!([]));
+    assert!(
+        ran.stderr.contains(
+            "no output for 300ms while no tool call was running; last event: assistant on line 3"
+        ),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn the_overall_timeout_ends_the_run() {
+    let ran = run("stalls-mid-tool.sh", &["--timeout", "400ms"], &[]);
+    ran.ended(124, "timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(400) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    assert!(
+        ran.stderr.contains("the run reached --timeout 400ms"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn an_agent_that_dies_mid_record_failed_and_its_last_bytes_are_forwarded() {
+    let ran = run("dies-mid-record.sh", &[], &[]);
+    ran.ended(3, "exited");
+    let whole = std::fs::read(testdata("agents/session.ndjson")).unwrap();
+    let lines: Vec<&[u8]> = whole.split_inclusive(|&b| b == b'\n').collect();
+    let mut expected = lines[..3].concat();
+    expected.extend_from_slice(&lines[3][..100]);
+    assert_eq!(ran.stdout, expected, "{}", ran.describe());
+    assert_eq!(ran.summary["agent"]["signal"], "SIGKILL");
+    assert_eq!(ran.summary["result"], Value::Null);
+    assert!(
+        ran.stderr.contains("truncated-record"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn an_agent_that_prints_only_to_stderr_gets_a_headline_quoting_it() {
+    let dir = Scratch::new("stderr");
+    let save = dir.path("run.ndjson");
+    let ran = run(
+        "stderr-only.sh",
+        &["--save", save.to_str().unwrap(), "--save-stderr"],
+        &[],
+    );
+    ran.ended(3, "exited");
+    assert!(ran.stdout.is_empty(), "{}", ran.describe());
+    let said = "Error: Authentication required. Please run 'agent login' first.";
+    assert!(
+        ran.stderr.starts_with(&format!("{said}\n")),
+        "the agent's stderr is forwarded as it is\n{}",
+        ran.describe()
+    );
+    assert!(
+        ran.stderr.contains(&format!(
+            "sjlint run: error: the agent wrote no events; it exited with code 1; on stderr it said:\n    | {said}"
+        )),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{}.stderr", save.display())).unwrap(),
+        format!("{said}\n")
+    );
+    assert_eq!(ran.summary["stderr_bytes"], said.len() + 1);
+}
+
+#[test]
+fn an_error_result_is_the_agents_failure_and_a_broken_stream_is_1() {
+    let ran = run("error-result.sh", &[], &[]);
+    ran.ended(3, "exited");
+    assert_eq!(ran.summary["result"]["is_error"], true);
+
+    // The agent says it succeeded, but its stream has no result.
+    let ran = run("exits.sh", &[], &[("NO_RESULT", "1")]);
+    ran.ended(1, "exited");
+    assert!(ran.stderr.contains("missing-result"), "{}", ran.describe());
+}
+
+#[test]
+fn findings_can_go_to_a_file_in_any_format() {
+    let dir = Scratch::new("findings");
+    let file = dir.path("findings.json");
+    let ran = run(
+        "exits.sh",
+        &["--format", "json", "--output-file", file.to_str().unwrap()],
+        &[("NO_RESULT", "1")],
+    );
+    ran.ended(1, "exited");
+    let findings = std::fs::read_to_string(&file).unwrap();
+    let first: Value = serde_json::from_str(findings.lines().next().unwrap()).unwrap();
+    assert_eq!(first["rule"], "missing-result");
+    assert!(!ran.stderr.contains("missing-result"), "{}", ran.describe());
+}
+
+#[test]
+fn signals_are_passed_on_to_the_group_and_the_run_exits_128_plus_n() {
+    for (signal, name) in [
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGHUP, "SIGHUP"),
+    ] {
+        let started = Instant::now();
+        let (mut child, dir) = start("stalls-mid-tool.sh", &[], &[]);
+        // Once the fourth record is forwarded the agent sleeps in its tool call.
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut forwarded = Vec::new();
+        for _ in 0..4 {
+            out.read_until(b'\n', &mut forwarded).unwrap();
+        }
+        let pid = libc::pid_t::try_from(child.id()).unwrap();
+        // SAFETY: kill has no memory-safety preconditions; the pid is our own live child's.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        child.stdout = Some(
+            // What is left of stdout, read by `finish`.
+            std::process::ChildStdout::from(std::os::fd::OwnedFd::from(out.into_inner())),
+        );
+        let ran = finish(child, dir, started);
+        ran.ended(128 + signal, "interrupted");
+        assert_eq!(ran.summary["signal_received"], name);
+        assert_eq!(ran.summary["signals_sent"][0], name, "{}", ran.describe());
+        assert!(
+            ran.stderr.contains(&format!(
+                "received {name}; passing it on to the agent's process group"
+            )),
+            "{}",
+            ran.describe()
+        );
+    }
+}
+
+#[test]
+fn standard_input_goes_to_the_agent() {
+    let mut child = sjlint()
+        .args(["run", "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = session();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.stdout, session());
+}
+
+#[test]
+fn an_agent_that_cannot_be_found_is_127() {
+    let out = sjlint()
+        .args(["run", "--", "/nonexistent/agent-cli"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot run `/nonexistent/agent-cli`"),
+        "{out:?}"
+    );
+}
+
+/// The resident set of process `pid` in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_slow_reader_holds_the_agent_back_and_memory_stays_flat() {
+    // 40 MB of records, written as fast as the agent can.
+    const RECORDS: &str = "40000";
+    let started = Instant::now();
+    let (mut child, dir) = start("floods.sh", &[], &[("RECORDS", RECORDS)]);
+    let mut out = child.stdout.take().unwrap();
+    // Nothing is read for a while: an sjlint that buffered would take everything in now.
+    std::thread::sleep(Duration::from_millis(700));
+    let pid = child.id();
+    let mut peak = rss_kib(pid).unwrap_or(0);
+    let mut total = 0usize;
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = out.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        total += n;
+        if total % (1 << 20) < n {
+            // A slow consumer: a pause every MiB, and the resident set looked at.
+            std::thread::sleep(Duration::from_millis(5));
+            peak = peak.max(rss_kib(pid).unwrap_or(0));
+        }
+    }
+    child.stdout = None;
+    let ran = finish(child, dir, started);
+    ran.ended(0, "exited");
+    assert!(total > 40_000_000, "{total} bytes forwarded");
+    assert_eq!(ran.summary["bytes"], total);
+    assert_eq!(ran.summary["records"], 40_000 + 3);
+    eprintln!("peak resident set: {peak} KiB");
+    // The pipes and sjlint's buffers hold a few MiB at most; the rest stays with the agent.
+    assert!(
+        peak < 24 << 10,
+        "sjlint's resident set reached {peak} KiB while 40 MB went through it"
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_the_agent_and_exits_141() {
+    let started = Instant::now();
+    let (mut child, dir) = start("floods.sh", &[], &[("RECORDS", "100000")]);
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    out.read_exact(&mut first).unwrap();
+    assert!(first.starts_with(b"{\"type\":\"system\""));
+    // The consumer goes away, as `sjlint run … | head -c 100` does.
+    drop(out);
+    let ran = finish(child, dir, started);
+    ran.ended(141, "output-closed");
+    assert_eq!(ran.summary["signals_sent"][0], "SIGTERM");
+    assert!(ran.elapsed < Duration::from_secs(10), "{}", ran.describe());
+}
+
+#[test]
+fn a_process_outside_the_group_holding_stdout_does_not_keep_the_run_waiting() {
+    if std::process::Command::new("setsid")
+        .arg("true")
+        .status()
+        .is_err()
+    {
+        eprintln!("skipped: no setsid(1) here");
+        return;
+    }
+    let ran = run("escapes-group.sh", &[], &[]);
+    ran.ended(0, "exited");
+    assert_eq!(ran.stdout, session(), "{}", ran.describe());
+    // The escaped process sleeps 3 s with stdout open; once the group is gone, what is in the
+    // pipe is taken and the reading stops.
+    assert!(
+        ran.elapsed < Duration::from_millis(2500),
+        "{}",
+        ran.describe()
+    );
+}
