@@ -18,7 +18,7 @@
 //! an intermediate tape and without rewriting the input (which `--tee` and snippets need intact):
 //! the fast reader of `json.rs` first, and serde_json for whatever the fast reader does not
 //! accept, which gives the exact errors and positions. Whatever the fast reader accepts it must
-//! read exactly as serde_json does (`tests/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
+//! read exactly as serde_json does (`tests/it/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
 //! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
 //! realistic streams.
 

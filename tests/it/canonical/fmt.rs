@@ -1,7 +1,7 @@
 //! `sjlint fmt` as its users run it: canonical output of every dialect, invalid records, the
 //! filters, `--to json`, a closed pipe, and the real captures of the corpus.
 
-use crate::{Finding, check, corpus, sjlint, testdata};
+use super::{Finding, check, corpus, sjlint, testdata};
 use sjlint::rules::{Group, Rule};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};

@@ -5,9 +5,7 @@
 #![cfg(target_os = "linux")]
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::{manifest_dir, sjlint, testdata};
+use crate::common::{manifest_dir, sjlint, testdata};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;

@@ -14,9 +14,7 @@
 //! against sjlint.
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::check_json;
+use crate::common::check_json;
 use proptest::prelude::*;
 use sjlint::check::{Options, check};
 use sjlint::rules::Group;

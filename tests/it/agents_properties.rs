@@ -7,8 +7,7 @@
 //!   `unfinished-tool-call`, on the line that opened the call;
 //! - a generated stream of many runs is clean, on one thread and on several.
 
-#[path = "../benches/common/mod.rs"]
-mod generate;
+use crate::generator as generate;
 
 use generate::agents::{Agent, one_run, stream};
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! Every rule works on every dialect: healthy streams pass, and the same breakage gives the same
 //! finding at the same line whichever dialect it is written in.
 
-use crate::{Finding, check, check_with, sjlint, testdata};
+use super::{Finding, check, check_with, sjlint, testdata};
 use sjlint::event::Dialect;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -185,7 +185,7 @@ fn a_forced_dialect_reads_every_record_as_that_dialect() {
 
 #[test]
 fn real_cursor_captures_are_read_the_same_with_or_without_auto_classification() {
-    let Some(files) = crate::corpus() else {
+    let Some(files) = super::corpus() else {
         return;
     };
     for path in files {

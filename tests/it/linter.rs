@@ -4,9 +4,7 @@
 //! configuration files, `--severity`, `--level` and `--statistics`.
 
 #[allow(dead_code)] // each test binary uses some of the helpers
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 
 /// A fresh directory under the target's temporary directory.

@@ -6,14 +6,10 @@
 //! required under `CI=true`), the same records mutated, generated bench streams, and generated
 //! JSON-ish records (valid and subtly invalid, in the shapes of all three dialects).
 
-#[allow(dead_code)]
-mod common;
+use crate::generator as streams;
 
-#[path = "../benches/common/mod.rs"]
-mod streams;
-
+use crate::common::{corpus_dir, manifest_dir};
 use bumpalo::Bump;
-use common::{corpus_dir, manifest_dir};
 use proptest::prelude::*;
 use sjlint::event::{self, Dialect};
 use std::path::{Path, PathBuf};

@@ -5,9 +5,7 @@
 //! file in prose.
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::{Finding, Run, check_json, exec, testdata};
+use crate::common::{Finding, Run, check_json, exec, testdata};
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 const RESULT: &str =

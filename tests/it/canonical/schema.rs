@@ -2,7 +2,7 @@
 //! records validate, `fmt` writes only records that validate (unless `check` would report them),
 //! and on records built to break the schema rules the schema and `check` agree.
 
-use crate::{check, corpus, sjlint, testdata};
+use super::{check, corpus, sjlint, testdata};
 use serde_json::Value;
 use sjlint::rules::{Group, Rule, Severity};
 use std::collections::BTreeSet;

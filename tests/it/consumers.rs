@@ -3,7 +3,7 @@
 //!
 //! Snapshot tests compare the output for every file of the shared corpus (read in place from
 //! `../shared/corpus`) and of `testdata/render/` with `tests/snapshots/{stats,render}/`. To
-//! rewrite them after an intended change, run `SJLINT_BLESS=1 cargo test --test consumers`, then
+//! rewrite them after an intended change, run `SJLINT_BLESS=1 cargo test --test it consumers`, then
 //! review the diff by eye. The corpus tests are skipped when the corpus folder is absent, and
 //! fail when it is absent under `CI=true`.
 
@@ -125,7 +125,7 @@ fn check_snapshot(name: &str, actual: &str) -> Option<String> {
             path.display()
         )),
         Err(e) => Some(format!(
-            "{}: {e}; run `SJLINT_BLESS=1 cargo test --test consumers` to create it",
+            "{}: {e}; run `SJLINT_BLESS=1 cargo test --test it consumers` to create it",
             path.display()
         )),
     }
@@ -269,7 +269,8 @@ fn corpus_numbers_checked_by_hand() {
 
 #[test]
 fn stats_json_validates_against_the_schema() {
-    let schema: Value = serde_json::from_str(include_str!("../schemas/stats.schema.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../../schemas/stats.schema.json")).unwrap();
     jsonschema::meta::validate(&schema).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert_eq!(

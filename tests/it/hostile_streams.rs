@@ -2,9 +2,7 @@
 //! real binary: each test is the reproduction of one way a hostile input once got through.
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::{check_json, exec, lines_of};
+use crate::common::{check_json, exec, lines_of};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -102,7 +100,7 @@ fn findings_quote_a_bounded_excerpt_of_huge_ids() {
 fn closed_after_one_line(args: &[&str], input: &[u8]) -> (i32, String) {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::Stdio;
-    let mut child = common::sjlint()
+    let mut child = crate::common::sjlint()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -156,7 +154,7 @@ fn a_closed_stdout_keeps_the_exit_code_of_the_findings_so_far() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_write_is_reported_as_one_not_as_a_read_error() {
-    let sample = common::testdata("sample.ndjson");
+    let sample = crate::common::testdata("sample.ndjson");
     let sample = sample.to_str().unwrap();
     let commands: [&[&str]; 6] = [
         &["check", sample],
@@ -168,7 +166,7 @@ fn a_failed_write_is_reported_as_one_not_as_a_read_error() {
     ];
     for args in commands {
         let full = std::fs::File::create("/dev/full").unwrap();
-        let out = common::sjlint()
+        let out = crate::common::sjlint()
             .args(args)
             .stdout(full)
             .stderr(std::process::Stdio::piped())
@@ -207,7 +205,7 @@ fn stats_tables_take_names_of_any_width() {
 fn jobs_beyond_what_the_machine_can_use_are_cut_with_a_note() {
     // `--jobs 100000` on stdin once aborted (exit 134), and the largest count spawned threads
     // until memory ran out.
-    let sample = std::fs::read(common::testdata("sample.ndjson")).unwrap();
+    let sample = std::fs::read(crate::common::testdata("sample.ndjson")).unwrap();
     for jobs in ["100000", "18446744073709551615"] {
         let run = exec(&["check", "--jobs", jobs, "-"], Some(&sample));
         assert_eq!(run.code, 0, "--jobs {jobs}: {}", run.describe());

@@ -5,13 +5,9 @@
 //! file is cut into (the hidden `--segment-size`, down to one byte), and whether a file is
 //! mapped or read (`--no-mmap`).
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
+use crate::generator;
 
-#[path = "../benches/common/mod.rs"]
-mod generator;
-
-use common::{Run, corpus_dir, exec, manifest_dir};
+use crate::common::{Run, corpus_dir, exec, manifest_dir};
 use std::path::{Path, PathBuf};
 
 const FORMATS: [&str; 6] = ["human", "concise", "json", "github", "sarif", "junit"];
@@ -374,7 +370,7 @@ fn with_tee_a_silent_producer_gets_its_bytes_and_findings_at_once() {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
 
-    let mut child = common::sjlint()
+    let mut child = crate::common::sjlint()
         .args(["check", "--tee", "--format", "concise", "--jobs", "2"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -4,9 +4,7 @@
 #![cfg(target_os = "linux")]
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::sjlint;
+use crate::common::sjlint;
 use std::io::{Read, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -4,9 +4,7 @@
 #![cfg(target_os = "linux")]
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::{exec, sjlint, testdata};
+use crate::common::{exec, sjlint, testdata};
 use std::ffi::CStr;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -476,7 +474,7 @@ fn ctrl_c_binary(jobs: &str) {
     let status = wait(&mut child);
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
     assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");
-    let findings = common::parse_findings(stdout.as_bytes());
+    let findings = crate::common::parse_findings(stdout.as_bytes());
     assert!(
         findings.last().is_some_and(|f| f
             .message

@@ -3,12 +3,10 @@
 //! `../shared/corpus`, and check exit codes, findings, output formats and CLI behaviour.
 //!
 //! Snapshot tests compare the human rendering with `tests/snapshots/*.txt`. To rewrite the
-//! snapshots after an intended change, run `SJLINT_BLESS=1 cargo test --test cli snapshot`,
+//! snapshots after an intended change, run `SJLINT_BLESS=1 cargo test --test it cli::snapshot`,
 //! then review the diff of `tests/snapshots/` by eye.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use sjlint::rules::{RULES, Rule, RuleInfo, Severity};
 use std::collections::BTreeSet;
 use std::io::Read as _;
@@ -360,7 +358,7 @@ fn doc_examples() {
 // ------------------------------------------------------------------------------------------
 // Files generated from the rule table: the README's rule table and the diagnostic schema's list
 // of rule names. They are checked in; a test fails when they drift from `src/rules.rs`, and
-// `SJLINT_BLESS=1 cargo test --test cli generated` rewrites them.
+// `SJLINT_BLESS=1 cargo test --test it generated` rewrites them.
 
 const README_TABLE_START: &str = "| rule | group | severity | fires when |\n";
 const README_TABLE_END: &str = "<!-- end of the generated rule table -->";
@@ -411,7 +409,7 @@ fn check_generated(rel: &str, generate: impl Fn(&str) -> String) -> Option<Strin
         return None;
     }
     Some(format!(
-        "{rel} is out of date with src/rules.rs: run `SJLINT_BLESS=1 cargo test --test cli generated`"
+        "{rel} is out of date with src/rules.rs: run `SJLINT_BLESS=1 cargo test --test it generated`"
     ))
 }
 
@@ -741,7 +739,7 @@ fn corpus_every_file_has_a_verdict() {
         let name = entry.file_name().to_string_lossy().into_owned();
         assert!(
             known.iter().any(|s| name.ends_with(s)),
-            "corpus file {name} has no expected verdict in tests/cli.rs"
+            "corpus file {name} has no expected verdict in tests/it/cli.rs"
         );
     }
 }
@@ -1566,7 +1564,7 @@ fn assert_snapshot(name: &str, actual: &str) {
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; run `SJLINT_BLESS=1 cargo test --test cli snapshot` to create it",
+            "{}: {e}; run `SJLINT_BLESS=1 cargo test --test it cli::snapshot` to create it",
             path.display()
         )
     });

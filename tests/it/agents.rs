@@ -4,9 +4,7 @@
 //! pass as written.
 
 #[allow(dead_code)] // each test binary uses its own part of the helpers
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// What a capture must get: `None` is a clean run (exit 0 under `--strict`, no finding at
@@ -220,7 +218,7 @@ fn stats_of(path: &str) -> serde_json::Value {
 fn stats_name_the_agent_of_every_capture() {
     let Some(dir) = agents_corpus() else { return };
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/stats.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../schemas/stats.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     for (file, agent) in manifest(&dir) {
         if file.ends_with(".json") {
@@ -411,7 +409,7 @@ fn comparable(s: &serde_json::Value) -> serde_json::Value {
 #[test]
 fn the_common_form_of_every_stream() {
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/common.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../schemas/common.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let inputs = common_inputs();
     assert!(inputs.len() >= 10);

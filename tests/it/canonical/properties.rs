@@ -2,7 +2,7 @@
 //! idempotent, it copies canonical input byte for byte, its output is clean NDJSON, and `check`
 //! never finds in its output what it did not find in its input.
 
-use crate::fmt::adds_no_finding;
+use super::fmt::adds_no_finding;
 use proptest::prelude::*;
 use sjlint::check::Options;
 use sjlint::fmt::{FmtOptions, Target};

@@ -1,0 +1,32 @@
+//! The integration tests: one test binary that runs the real `sjlint` on the fixtures of
+//! `testdata/`, on the examples of each rule's documentation and on the real captures of
+//! `../shared/corpus`, and checks exit codes, findings, output formats and CLI behaviour.
+//!
+//! One binary rather than one per file: each file of `tests/` used to be linked on its own, and
+//! their tests ran one binary after the other. Only the tests that need a process of their own
+//! stay apart: `tests/allocations.rs` (a counting global allocator) and `tests/memory.rs` (peak
+//! memory of the binary it runs, with nothing else of the suite beside it).
+
+mod common;
+/// The generated streams of the benches.
+#[path = "../../benches/common/mod.rs"]
+mod generator;
+
+mod agents;
+mod agents_properties;
+mod canonical;
+mod catalogue;
+mod cli;
+mod conformance;
+mod consumers;
+mod fast_path;
+mod formats;
+mod hostile;
+mod hostile_streams;
+mod linter;
+mod live;
+mod many_files;
+mod properties;
+mod run;
+mod signals;
+mod threads;
