@@ -68,7 +68,10 @@ pub enum Command {
 pub enum FormatArg {
     Human,
     Concise,
+    /// One JSON array of findings
     Json,
+    /// One JSON object per finding per line (NDJSON)
+    JsonLines,
     Github,
     Sarif,
     Junit,
@@ -80,6 +83,7 @@ impl From<FormatArg> for Format {
             FormatArg::Human => Format::Human,
             FormatArg::Concise => Format::Concise,
             FormatArg::Json => Format::Json,
+            FormatArg::JsonLines => Format::JsonLines,
             FormatArg::Github => Format::Github,
             FormatArg::Sarif => Format::Sarif,
             FormatArg::Junit => Format::Junit,
@@ -142,6 +146,10 @@ pub struct CheckArgs {
     /// stderr]
     #[arg(long, value_enum)]
     pub format: Option<FormatArg>,
+
+    /// Write the findings (in any format) to this file instead of stdout
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
+    pub output_file: Option<PathBuf>,
 
     /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
     #[arg(long)]
@@ -321,6 +329,19 @@ pub struct FmtArgs {
     /// `--output-format json`
     #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"])]
     pub to: ToArg,
+
+    /// Say which files are not in canonical form, and exit 1 if any is; write nothing
+    #[arg(long, conflicts_with_all = ["diff", "write", "to"])]
+    pub check: bool,
+
+    /// Print a unified diff of each file against its canonical form; exit 1 if any differs
+    #[arg(long, conflicts_with_all = ["write", "to"])]
+    pub diff: bool,
+
+    /// Write the canonical form over each file (atomically; a file with records that are not
+    /// events is left alone unless --keep-invalid)
+    #[arg(long, conflicts_with = "to")]
+    pub write: bool,
 
     /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]

@@ -466,8 +466,21 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } && !parallel;
     let live = live.then(Live::start);
 
-    // With --tee, stdout carries the stream itself and findings go to stderr.
-    let (sink, is_terminal): (Box<dyn Write>, bool) = if args.tee {
+    // --output-file takes the findings in any format; with --tee, stdout carries the stream
+    // itself and findings go to stderr.
+    let (sink, is_terminal): (Box<dyn Write>, bool) = if let Some(path) = &args.output_file {
+        match File::create(path) {
+            Ok(f) => (Box::new(BufWriter::new(f)), false),
+            Err(e) => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: cannot write {}: {e}",
+                    report::escape_untrusted(&path.display().to_string())
+                )?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+    } else if args.tee {
         (Box::new(io::stderr()), io::stderr().is_terminal())
     } else {
         (
@@ -1061,6 +1074,34 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         },
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let mode = if args.check {
+        Some(crate::fmt_files::Mode::Check)
+    } else if args.diff {
+        Some(crate::fmt_files::Mode::Diff)
+    } else if args.write {
+        Some(crate::fmt_files::Mode::Write)
+    } else {
+        None
+    };
+    if let Some(mode) = mode {
+        if mode == crate::fmt_files::Mode::Write && inputs.iter().any(|i| matches!(i, Input::Stdin))
+        {
+            writeln!(
+                io::stderr(),
+                "sjlint: --write writes files in place: name the files (standard input cannot be written back)"
+            )?;
+            return Ok(EXIT_USAGE);
+        }
+        return fmt_each_file(
+            &inputs,
+            mode,
+            stdin_name,
+            &check,
+            &opts,
+            &mut printer,
+            unreadable,
+        );
+    }
     let mut findings = false;
     for input in &inputs {
         let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
@@ -1088,11 +1129,15 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
+                let sessions = if totals.unfinished == 1 {
+                    "1 session".to_owned()
+                } else {
+                    format!("{} sessions", totals.unfinished)
+                };
                 writeln!(
                     io::stderr(),
-                    "sjlint: {}: {} session(s) with no `result`; nothing written for them",
+                    "sjlint: {}: {sessions} with no `result`; nothing written for them",
                     report::escape_untrusted(&name),
-                    totals.unfinished
                 )?;
             }
             Ok(_) => {}
@@ -1106,6 +1151,84 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     Ok(if unreadable {
         EXIT_USAGE
     } else if findings {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+/// `fmt --check | --diff | --write`: each input formatted into memory and compared with its
+/// bytes; see [`crate::fmt_files`].
+fn fmt_each_file(
+    inputs: &[Input],
+    mode: crate::fmt_files::Mode,
+    stdin_name: &str,
+    check: &Options,
+    opts: &FmtOptions,
+    printer: &mut Printer<io::Stderr>,
+    mut unreadable: bool,
+) -> io::Result<u8> {
+    use crate::fmt_files::Mode;
+    let mut outcome = crate::fmt_files::Outcome::default();
+    // A file --write left alone because writing would drop records.
+    let mut refused = false;
+    let mut out = BufWriter::new(io::stdout().lock());
+    for input in inputs {
+        let (name, path, original) = match input {
+            Input::Stdin => {
+                let mut bytes = Vec::new();
+                stdin().read_to_end(&mut bytes)?;
+                (stdin_name.to_owned(), PathBuf::from(stdin_name), bytes)
+            }
+            Input::File(path) => match std::fs::read(path) {
+                Ok(bytes) => (path.display().to_string(), path.clone(), bytes),
+                Err(e) => {
+                    unreadable = true;
+                    cannot_read(path, &e)?;
+                    continue;
+                }
+            },
+        };
+        let mut formatted = Vec::with_capacity(original.len());
+        let mut emit = |d: Diagnostic| -> io::Result<()> {
+            printer.diagnostic(&name, &d)?;
+            printer.flush()
+        };
+        let totals = fmt::format(&original[..], check, opts, &mut formatted, &mut emit)?;
+        let shown = report::escape_untrusted(&name).into_owned();
+        if mode == Mode::Write && totals.invalid > 0 && !opts.keep_invalid {
+            // Writing would drop them: nothing is lost without being asked for.
+            writeln!(
+                io::stderr(),
+                "sjlint: {shown}: not written: {} and would be left out (--keep-invalid keeps them as raw events)",
+                if totals.invalid == 1 {
+                    "1 record is not an event".to_owned()
+                } else {
+                    format!("{} records are not events", totals.invalid)
+                }
+            )?;
+            refused = true;
+            continue;
+        }
+        match crate::fmt_files::one(mode, &path, &shown, &original, &formatted, &mut out) {
+            Ok(true) => outcome.changed += 1,
+            Ok(false) => outcome.unchanged += 1,
+            Err(e) => {
+                unreadable = true;
+                writeln!(io::stderr(), "sjlint: cannot write {shown}: {e}")?;
+            }
+        }
+    }
+    out.flush()?;
+    let summary = outcome.summary(mode);
+    match mode {
+        Mode::Diff => writeln!(io::stderr(), "{summary}")?,
+        Mode::Check | Mode::Write => writeln!(out, "{summary}")?,
+    }
+    out.flush()?;
+    Ok(if unreadable {
+        EXIT_USAGE
+    } else if refused || (outcome.changed > 0 && mode != Mode::Write) {
         EXIT_FINDINGS
     } else {
         EXIT_OK

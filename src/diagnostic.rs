@@ -99,6 +99,15 @@ impl Diagnostic {
         self
     }
 
+    /// The 1-based column just past the marked span (exclusive, as SARIF's `endColumn`), when
+    /// the column is known and the mark lies on the record's first line.
+    pub fn end_column(&self) -> Option<u32> {
+        let column = self.column?;
+        let s = self.snippet.as_ref().filter(|s| s.line_offset == 0)?;
+        let marked = s.text.get(s.mark.clone())?;
+        Some(column + marked.chars().count() as u32)
+    }
+
     /// Like [`Diagnostic::at`] with an empty span at the start of the record: keeps the
     /// snippet without naming a column.
     #[cold]

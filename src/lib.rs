@@ -15,6 +15,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod event;
 pub mod fmt;
+pub mod fmt_files;
 pub mod interrupt;
 mod json;
 mod json_str;

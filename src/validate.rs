@@ -136,7 +136,15 @@ struct OpenCall {
     /// The tool kind it started with, as an index into [`Validator::kinds`].
     kind: Option<u32>,
     args: Option<u64>,
+    /// The start of the `started` record's first line (at most [`HEAD_BYTES`]), for the
+    /// snippet of `unfinished-tool-call`; a string taken from `spare_heads` and put back there.
+    head: String,
+    /// Where the `started` record is: the finding points there.
+    start: Position,
 }
+
+/// Bytes of a `started` record kept for the snippet of an unfinished call.
+const HEAD_BYTES: usize = 160;
 
 pub struct Validator {
     enabled: RuleSet,
@@ -148,6 +156,8 @@ pub struct Validator {
     /// that were let go, kept for the next keys of any of the three, so that a steady stream of
     /// calls and queries allocates nothing.
     spare_ids: Vec<String>,
+    /// The `head`s of calls that have completed, kept for the next calls'.
+    spare_heads: Vec<String>,
     /// Every tool kind seen, once: a stream names a handful.
     kinds: Vec<Box<str>>,
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
@@ -173,6 +183,7 @@ impl Validator {
             calls: Map::default(),
             spare_session_id: String::new(),
             spare_ids: Vec::new(),
+            spare_heads: Vec::new(),
             kinds: Vec::new(),
             announced: Set::default(),
             queries: Map::default(),
@@ -491,6 +502,8 @@ impl Validator {
                 line: ctx.pos.line,
                 kind,
                 args: ev.tool_call.args.map(|a| hash(a.get().as_bytes())),
+                head: head(&mut self.spare_heads, ctx.bytes),
+                start: ctx.pos,
             },
         );
     }
@@ -525,8 +538,9 @@ impl Validator {
             return;
         };
         let kind = ev.tool_call.kind.as_deref();
-        let open = self.calls.remove_entry(id).map(|(key, open)| {
+        let open = self.calls.remove_entry(id).map(|(key, mut open)| {
             self.spare_ids.push(key);
+            self.spare_heads.push(std::mem::take(&mut open.head));
             open
         });
         let started = open.as_ref().and_then(|o| self.kind_name(o.kind));
@@ -594,19 +608,28 @@ impl Validator {
             .as_ref()
             .and_then(|s| s.unreadable)
             .unwrap_or(0);
-        let mut open: Vec<(u64, String)> = self.calls.drain().map(|(id, c)| (c.line, id)).collect();
-        open.sort();
-        for (line, id) in open {
-            if line < unreadable {
-                self.spare_ids.push(id);
-                continue;
+        let mut open: Vec<(u64, String, String, Position)> = self
+            .calls
+            .drain()
+            .map(|(id, c)| (c.line, id, c.head, c.start))
+            .collect();
+        open.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        for (line, id, head, start) in open {
+            if line >= unreadable {
+                let d = Diagnostic::new(
+                    Rule::UnfinishedToolCall,
+                    start,
+                    format!("tool call {id:?} is started but never completed"),
+                );
+                // The started record, its call id marked when it lies within what was kept.
+                let bytes = head.as_bytes();
+                ctx.emit(match locate::in_any_dialect(bytes, &["call_id"], true) {
+                    Some(span) => d.at(bytes, span),
+                    None => d.with_snippet(bytes),
+                });
             }
-            ctx.emit(Diagnostic::new(
-                Rule::UnfinishedToolCall,
-                line_pos(line),
-                format!("tool call {id:?} is started but never completed"),
-            ));
             self.spare_ids.push(id);
+            self.spare_heads.push(head);
         }
         let mut queries: Vec<(u64, String)> =
             self.queries.drain().map(|(id, line)| (line, id)).collect();
@@ -719,6 +742,22 @@ fn describe(ev: &Event<'_>) -> String {
         (Some(t), None) => format!("{} `{t}` event", article(t)),
         (None, _) => "an event with no type".to_owned(),
     }
+}
+
+/// The start of `record`'s first line, at most [`HEAD_BYTES`] and whole characters, in a
+/// string taken from `spare` (a new one only when `spare` is empty).
+fn head(spare: &mut Vec<String>, record: &[u8]) -> String {
+    let line = memchr::memchr(b'\n', record).map_or(record, |i| &record[..i]);
+    let cut = &line[..line.len().min(HEAD_BYTES)];
+    let text = match std::str::from_utf8(cut) {
+        Ok(t) => t,
+        // Cut inside a character: the whole ones before it.
+        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut kept = spare.pop().unwrap_or_default();
+    kept.clear();
+    kept.push_str(text);
+    kept
 }
 
 /// An owned copy of `id` in a string taken from `spare` (a new one only when `spare` is empty),

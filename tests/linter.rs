@@ -665,3 +665,241 @@ fn a_mistyped_subcommand_is_not_read_as_a_path() {
     let run = run_cmd(cmd, None);
     assert_eq!(run.code, 0, "{}", run.describe());
 }
+
+// ------------------------------------------------------------------------------------------
+// Outputs.
+
+#[test]
+fn json_is_one_array_and_json_lines_one_object_per_line() {
+    let run = exec(
+        &["check", "--format", "json", "testdata/sample.ndjson"],
+        None,
+    );
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout(), "[]\n", "valid JSON with no finding");
+    let input = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    let array = exec(&["check", "--format", "json"], Some(&input));
+    let parsed: serde_json::Value = serde_json::from_slice(&array.stdout).unwrap();
+    let lines = exec(&["check", "--format", "json-lines"], Some(&input));
+    let objects: Vec<serde_json::Value> = lines
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(parsed.as_array().unwrap(), &objects);
+    // End-of-input findings carry null, never a fake 0; spans carry an end column.
+    let run = exec(
+        &[
+            "check",
+            "--format",
+            "json",
+            "testdata/rules/missing-result/fails.ndjson",
+        ],
+        None,
+    );
+    let found: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let missing = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["rule"] == "missing-result")
+        .unwrap();
+    assert!(
+        missing["record"].is_null() && missing["byte"].is_null(),
+        "{missing}"
+    );
+    let orphan = exec(
+        &[
+            "check",
+            "--format",
+            "json",
+            "testdata/rules/orphan-completion/fails.ndjson",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&orphan.stdout).unwrap();
+    // The finding marks the `"call_id"` key.
+    let call_id = "\"call_id\"".len() as u64;
+    assert_eq!(
+        v[0]["end_column"].as_u64().unwrap(),
+        v[0]["column"].as_u64().unwrap() + call_id
+    );
+    let sarif = exec(
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "testdata/rules/orphan-completion/fails.ndjson",
+        ],
+        None,
+    );
+    let log: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let region = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["endColumn"], v[0]["end_column"]);
+}
+
+#[test]
+fn unfinished_tool_call_shows_the_started_record() {
+    let fixture = "testdata/rules/unfinished-tool-call/fails.ndjson";
+    let run = exec(&["check", "--color", "never", fixture], None);
+    let out = run.stdout();
+    assert!(out.contains(":3:51\n"), "{out}");
+    assert!(
+        out.contains("3 | {\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"toolu_01UnFiNiShEd1aB2cD3eF4gH\""),
+        "{out}"
+    );
+    let (_, findings) = check_json(&[fixture], None);
+    let f = findings
+        .iter()
+        .find(|f| f.rule == "unfinished-tool-call")
+        .unwrap();
+    assert_eq!((f.line, f.column), (3, Some(51)));
+}
+
+#[test]
+fn concise_ends_with_a_summary_line() {
+    let run = exec(
+        &["check", "--format", "concise", "testdata/sample.ndjson"],
+        None,
+    );
+    assert_eq!(
+        run.stdout(),
+        "No problems found in 1 file; 20 records, 6.4 kB\n"
+    );
+    let run = exec(
+        &[
+            "check",
+            "--format",
+            "concise",
+            "--quiet",
+            "testdata/sample.ndjson",
+        ],
+        None,
+    );
+    assert_eq!(run.stdout(), "");
+}
+
+#[test]
+fn output_file_takes_the_findings_in_any_format() {
+    let dir = scratch("output-file");
+    for format in [
+        "human",
+        "concise",
+        "json",
+        "json-lines",
+        "github",
+        "sarif",
+        "junit",
+    ] {
+        let path = dir.join(format!("findings.{format}"));
+        let args = [
+            "check",
+            "--format",
+            format,
+            "--output-file",
+            path.to_str().unwrap(),
+            "testdata/rules/orphan-completion/fails.ndjson",
+        ];
+        let run = exec(&args, None);
+        assert_eq!(run.code, 1, "{format}: {}", run.describe());
+        assert!(run.stdout.is_empty(), "{format}: {}", run.describe());
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert!(written.contains("orphan-completion"), "{format}: {written}");
+    }
+    let run = exec(
+        &[
+            "check",
+            "--output-file",
+            "/nonexistent/dir/x",
+            "testdata/sample.ndjson",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr().contains("cannot write /nonexistent/dir/x"),
+        "{}",
+        run.describe()
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// fmt for repositories.
+
+#[test]
+fn fmt_check_diff_and_write_work_per_file() {
+    let dir = scratch("fmt");
+    let canonical = std::fs::read_to_string(testdata("sample.ndjson")).unwrap();
+    // Spaces between tokens go: the file is not in canonical form.
+    let spaced = canonical.replacen("{\"type\":\"system\"", "{ \"type\": \"system\"", 1);
+    write(&dir.join("a.ndjson"), &spaced);
+    write(&dir.join("b.ndjson"), &canonical);
+    let d = dir.to_str().unwrap();
+
+    let run = exec(&["fmt", "--check", d], None);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let out = run.stdout();
+    assert!(
+        out.contains("Would reformat: ") && out.contains("a.ndjson"),
+        "{out}"
+    );
+    assert!(!out.contains("b.ndjson"), "{out}");
+    assert!(
+        out.ends_with("1 file would be reformatted, 1 file already formatted\n"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.ndjson")).unwrap(),
+        spaced,
+        "--check writes nothing"
+    );
+
+    let run = exec(&["fmt", "--diff", d], None);
+    assert_eq!(run.code, 1);
+    let diff = run.stdout();
+    assert!(diff.contains("-{ \"type\": \"system\""), "{diff}");
+    assert!(diff.contains("+{\"type\":\"system\""), "{diff}");
+    assert_eq!(diff.matches("\n+{").count(), 1, "one line changes: {diff}");
+
+    let run = exec(&["fmt", "--write", d], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout()
+            .contains("1 file reformatted, 1 file left unchanged"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.ndjson")).unwrap(),
+        canonical
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        2,
+        "no temporary file is left"
+    );
+    let run = exec(&["fmt", "--check", d], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+
+    // A file with a record that is no event is not written: the record would be lost.
+    let broken = format!("{canonical}not json\n");
+    write(&dir.join("a.ndjson"), &broken);
+    let run = exec(
+        &["fmt", "--write", dir.join("a.ndjson").to_str().unwrap()],
+        None,
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr()
+            .contains("not written: 1 record is not an event"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.ndjson")).unwrap(),
+        broken
+    );
+    // Standard input cannot be written back.
+    let run = exec(&["fmt", "--write"], Some(canonical.as_bytes()));
+    assert_eq!(run.code, 2);
+}
