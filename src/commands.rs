@@ -103,8 +103,50 @@ fn print_man(sub: Option<&str>) -> io::Result<u8> {
             }
         },
     };
-    print_generated(|_, out| clap_mangen::Man::new(page).render(out))
+    let main = sub.is_none();
+    print_generated(|_, out| {
+        clap_mangen::Man::new(page).render(out)?;
+        if main {
+            out.extend_from_slice(MAN_EXTRA.as_bytes());
+        }
+        Ok(())
+    })
 }
+
+/// The main page's sections that clap does not write: EXIT STATUS and EXAMPLES (roff).
+const MAN_EXTRA: &str = r#".SH "EXIT STATUS"
+.TP
+\fB0\fR
+No error-severity finding (with \fB\-\-strict\fR, no warning either), or \fB\-\-exit\-zero\fR.
+.TP
+\fB1\fR
+Findings; for \fBfmt \-\-check\fR and \fBfmt \-\-diff\fR, a file that is not in canonical form.
+.TP
+\fB2\fR
+A usage error, a bad configuration file, no file matched, or a path that cannot be read (the other paths are still checked).
+.TP
+\fB130\fR
+Interrupted by Ctrl\-C; what was read so far is reported.
+.SH EXAMPLES
+.TP
+\fBcursor\-agent \-p \-\-output\-format stream\-json "fix the tests" | sjlint check \-\-tee | consumer\fR
+Check a live run, forwarding the stream unchanged; findings on stderr as they are found.
+.TP
+\fBsjlint check transcripts/ \-\-format github\fR
+Check captured transcripts in CI, as GitHub Actions annotations.
+.TP
+\fBsjlint check run.ndjson \-\-statistics\fR
+Count the findings per rule.
+.TP
+\fBsjlint explain unfinished\-tool\-call\fR
+What a rule checks, with a failing and a passing example.
+.TP
+\fBsjlint fmt \-\-check transcripts/\fR
+Fail when a file is not in canonical form; \fB\-\-write\fR rewrites them.
+.TP
+\fBsjlint config transcripts/\fR
+Show the configuration in force (sjlint.toml, .sjlint.toml, or [tool.sjlint] in pyproject.toml).
+"#;
 
 fn print_rules() -> io::Result<u8> {
     let mut out = BufWriter::new(io::stdout().lock());

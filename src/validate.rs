@@ -620,7 +620,8 @@ impl Validator {
                     Rule::UnfinishedToolCall,
                     start,
                     format!("tool call {id:?} is started but never completed"),
-                );
+                )
+                .with_help("a call ends with a `completed` of the same call_id before its session's `result`; was the agent stopped while the tool ran, or the event lost?");
                 // The started record, its call id marked when it lies within what was kept.
                 let bytes = head.as_bytes();
                 ctx.emit(match locate::in_any_dialect(bytes, &["call_id"], true) {
@@ -731,7 +732,8 @@ fn line_pos(line: u64) -> Position {
 /// How an event is named in messages: `tool_call`/`completed`, `assistant`, an event with no type.
 fn describe(ev: &Event<'_>) -> String {
     let article = |t: &str| {
-        if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        // By sound: "a `user`", "an `assistant`", "an `interaction_query`".
+        if t.starts_with(['a', 'e', 'i', 'o']) {
             "an"
         } else {
             "a"

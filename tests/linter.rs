@@ -903,3 +903,273 @@ fn fmt_check_diff_and_write_work_per_file() {
     let run = exec(&["fmt", "--write"], Some(canonical.as_bytes()));
     assert_eq!(run.code, 2);
 }
+
+// ------------------------------------------------------------------------------------------
+// The README's examples, verbatim.
+
+/// The fenced blocks of README.md whose info string is `lang`, each as its lines.
+fn readme_blocks(lang: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let mut blocks = Vec::new();
+    // The info string and the lines of the block being read.
+    let mut current: Option<(String, Vec<String>)> = None;
+    for line in text.lines() {
+        match (current.take(), line.strip_prefix("```")) {
+            (None, Some(info)) => current = Some((info.trim().to_owned(), Vec::new())),
+            (None, None) => {}
+            (Some((info, block)), Some(_)) => {
+                if info == lang {
+                    blocks.push(block);
+                }
+            }
+            (Some((info, mut block)), None) => {
+                block.push(line.to_owned());
+                current = Some((info, block));
+            }
+        }
+    }
+    blocks
+}
+
+/// A directory to run README commands in: `testdata` there is the crate's, and what the
+/// commands write stays there.
+fn readme_dir(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(testdata(""), dir.join("testdata")).unwrap();
+    dir
+}
+
+/// Runs `command` with `sh -c` in `dir`, with the built binary first on PATH as `sjlint`.
+fn run_shell(command: &str, dir: &Path) -> Run {
+    let bin = Path::new(env!("CARGO_BIN_EXE_sjlint")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", command]).current_dir(dir).env("PATH", path);
+    for var in [
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR_FORCE",
+        "GITHUB_ACTIONS",
+    ] {
+        cmd.env_remove(var);
+    }
+    run_cmd(cmd, None)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_readme_shell_examples_run_verbatim() {
+    let dir = readme_dir("readme-sh");
+    let mut ran = 0;
+    for block in readme_blocks("sh") {
+        for line in block {
+            // Aligned comments go; a `#` inside the command stays.
+            let command = match line.find("  #") {
+                Some(i) => line[..i].trim_end(),
+                None => line.trim_end(),
+            };
+            let command = if let Some(args) = command.strip_prefix("cargo run --release -- ") {
+                format!("sjlint {args}")
+            } else if command.starts_with("sjlint ") || command == "sjlint" {
+                command.to_owned()
+            } else {
+                // Not run: `cargo test` and `cargo install` (a build of their own, the latter
+                // outside the project), and pipelines from `cursor-agent`, which needs the
+                // agent's CLI and its network.
+                continue;
+            };
+            let run = run_shell(&command, &dir);
+            assert!(
+                run.code == 0 || run.code == 1,
+                "README example `{command}`\n{}",
+                run.describe()
+            );
+            for bad in ["panicked", "error: ", "cannot read", "no files matched"] {
+                assert!(
+                    !run.stderr().contains(bad),
+                    "README example `{command}`\n{}",
+                    run.describe()
+                );
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 10, "only {ran} README examples were run");
+}
+
+/// Blocks that show a command (`$ sjlint …`) and its output: the command runs, and where the
+/// output is shown whole (no `…`), it is what the command prints.
+#[cfg(unix)]
+#[test]
+fn the_readme_sample_outputs_are_what_sjlint_prints() {
+    let dir = readme_dir("readme-out");
+    let mut compared = 0;
+    for block in readme_blocks("") {
+        let Some(command) = block.first().and_then(|l| l.strip_prefix("$ ")) else {
+            continue;
+        };
+        let run = run_shell(command, &dir);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "`{command}`\n{}",
+            run.describe()
+        );
+        let shown = block[1..].join("\n") + "\n";
+        if !shown.contains('…') {
+            assert_eq!(run.stdout(), shown, "`{command}`");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 2, "only {compared} outputs compared");
+
+    // The first run the README shows.
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let run = exec(&["check", "testdata/sample-with-problem.ndjson"], None);
+    assert_eq!(run.code, 1);
+    assert!(
+        text.contains(&run.stdout()),
+        "the README's first run is not what sjlint prints:\n{}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn the_readme_configuration_example_is_valid() {
+    let blocks = readme_blocks("toml");
+    assert_eq!(blocks.len(), 1);
+    let dir = scratch("readme-toml");
+    write(&dir.join("sjlint.toml"), &(blocks[0].join("\n") + "\n"));
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).arg("config");
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout()
+            .contains("unknown-event-type = error (default info)"),
+        "{}",
+        run.describe()
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Wording.
+
+#[test]
+fn wording_reads_right() {
+    // "a `user`", not "an `user`".
+    let user =
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#;
+    let (_, findings) = check_json(&[], Some(format!("{user}\n").as_bytes()));
+    let init = findings.iter().find(|f| f.rule == "missing-init").unwrap();
+    assert!(
+        init.message.contains("starts with a `user` event"),
+        "{}",
+        init.message
+    );
+
+    // One session, not "1 session(s)".
+    let run = exec(
+        &["fmt", "--to", "json"],
+        Some(format!("{user}\n").as_bytes()),
+    );
+    assert!(
+        run.stderr().contains(": 1 session with no `result`"),
+        "{}",
+        run.describe()
+    );
+
+    // A result that failed is not counted among "errors" beside the findings.
+    let failed =
+        r#"{"type":"result","subtype":"error","is_error":true,"result":"boom","session_id":"s"}"#;
+    let run = exec(&["stats"], Some(format!("{failed}\n").as_bytes()));
+    assert!(
+        run.stdout().contains("1 result (0 success, 1 failed)"),
+        "{}",
+        run.describe()
+    );
+
+    // A thinking heading written right after the last sentence starts a paragraph.
+    let delta = |text: &str| {
+        format!(r#"{{"type":"thinking","subtype":"delta","text":"{text}","session_id":"s"}}"#)
+    };
+    let stream = [
+        delta("**Planning**\\n\\nFirst this."),
+        delta("\\n**Doing**"),
+        delta("\\n\\nThen that."),
+        r#"{"type":"thinking","subtype":"completed","session_id":"s"}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let run = exec(
+        &["render", "--thinking", "--color", "never"],
+        Some(stream.as_bytes()),
+    );
+    assert!(
+        run.stdout()
+            .contains("First this.\n\n**Doing**\n\nThen that."),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
+    let help = exec(&["check", "--help"], None).stdout();
+    let at = |heading: &str| {
+        help.find(&format!("\n{heading}:\n"))
+            .unwrap_or_else(|| panic!("no {heading} heading:\n{help}"))
+    };
+    for heading in ["Input", "Rules", "Output", "Performance"] {
+        at(heading);
+    }
+    for (option, heading) in [
+        ("--include", "Input"),
+        ("--select", "Rules"),
+        ("--format", "Output"),
+        ("--jobs", "Performance"),
+    ] {
+        let under = help[..help
+            .find(&format!("      {option}"))
+            .or_else(|| help.find(&format!(", {option}")))
+            .unwrap()]
+            .rfind(":\n")
+            .map(|end| {
+                let start = help[..end].rfind('\n').map_or(0, |i| i + 1);
+                &help[start..end]
+            });
+        assert_eq!(under, Some(heading), "{option}");
+    }
+    let top = exec(&["--help"], None).stdout();
+    let order: Vec<usize> = [
+        "  check ",
+        "  fmt ",
+        "  stats ",
+        "  render ",
+        "  rules ",
+        "  explain ",
+    ]
+    .iter()
+    .map(|c| top.find(c).unwrap_or_else(|| panic!("{c}: {top}")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{top}");
+    let stats = exec(&["stats", "--help"], None).stdout();
+    assert!(
+        stats.contains("`sjlint schema stats`") && !stats.contains("schemas/"),
+        "{stats}"
+    );
+    for command in ["check", "fmt", "stats", "render"] {
+        let text = exec(&[command, "--help"], None).stdout();
+        assert!(!text.to_lowercase().contains("seed 0"), "{command}: {text}");
+    }
+    let man = exec(&["man"], None).stdout();
+    assert!(
+        man.contains(".SH \"EXIT STATUS\"") && man.contains(".SH EXAMPLES"),
+        "{man}"
+    );
+    assert!(man.contains("no file matched"), "{man}");
+}
