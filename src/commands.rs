@@ -791,20 +791,20 @@ impl<W: Write> Output<W> {
             kept.push(name, d);
             return Ok(());
         }
-        if let Some(collapse) = &mut self.collapse
-            && !collapse.show(d)
-        {
+        if self.printed >= self.max {
             return Ok(());
         }
-        if self.printed < self.max {
+        let shown = self.collapse.as_mut().is_none_or(|c| c.show(d));
+        if shown {
             self.printed += 1;
             self.printer.diagnostic(name, d)?;
-            if let Some(annotations) = &mut self.annotations {
-                annotations.diagnostic(name, d)?;
-            }
-            if live {
-                self.printer.flush()?;
-            }
+        }
+        // Every finding is an annotation: collapsing is for the human output only.
+        if let Some(annotations) = &mut self.annotations {
+            annotations.diagnostic(name, d)?;
+        }
+        if live && shown {
+            self.printer.flush()?;
         }
         Ok(())
     }

@@ -389,7 +389,13 @@ impl Validator {
             }
             (Some("thinking"), _) => session.thinking_since = None,
             _ => {
-                if let Some(since) = session.thinking_since.take() {
+                // Not when a record that could not be read came since: it may have been the
+                // phase's `thinking`/`completed`.
+                if let Some(since) = session
+                    .thinking_since
+                    .take()
+                    .filter(|since| session.unreadable.is_none_or(|u| u < *since))
+                {
                     ctx.emit(
                         Diagnostic::new(
                             Rule::ThinkingNotCompleted,
@@ -721,9 +727,10 @@ impl<F: FnMut(Diagnostic)> Ctx<'_, '_, F> {
     }
 }
 
+/// A session's end, known by its line alone.
 fn line_pos(line: u64) -> Position {
     Position {
-        byte: 0,
+        byte: crate::diagnostic::UNKNOWN_BYTE,
         line,
         record: 0,
     }

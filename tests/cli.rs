@@ -499,7 +499,8 @@ healthy_tests! {
     single_result_output_format_json => "single-result-output-format-json.json",
 }
 
-/// The README's first command: `sjlint testdata/sample.ndjson` passes with no finding at all.
+/// The sample the README's first command checks, whole: `sjlint testdata/sample.ndjson` passes with
+/// no finding at all (the first command's sample-with-problem.ndjson lacks one completion).
 #[test]
 fn sample_has_no_finding() {
     let (run, findings) = check_json(&["testdata/sample.ndjson"], None);

@@ -298,6 +298,28 @@ fn an_unreadable_record_causes_no_cascade() {
         show(&findings)
     );
 
+    // A thinking phase whose `completed` could not be read is not "not completed".
+    let thinking = [
+        lines[0].to_owned(),
+        r#"{"type":"thinking","subtype":"delta","text":"hm","session_id":"1e2b8f3f-4472-579f-9de0-5bc55ec51b42"}"#.to_owned(),
+        r#"{"type":"thinking","subtype":"completed","session_id":"1e2b8f3f-4472-579f-9de0-5bc55ec51b42""#.to_owned(),
+    ]
+    .into_iter()
+    .chain(lines[1..].iter().map(|l| l.to_string()))
+    .collect::<Vec<_>>()
+    .join("\n");
+    let (_, findings) = check_json(&[], Some(thinking.as_bytes()));
+    assert!(
+        !rules_of(&findings).contains("thinking-not-completed"),
+        "{}",
+        show(&findings)
+    );
+    assert!(
+        rules_of(&findings).contains("invalid-json"),
+        "{}",
+        show(&findings)
+    );
+
     // Plain text is never an event: the rules after it still fire.
     let text_first = format!("Error: boom\n{}", lines[1..].join("\n"));
     let (_, findings) = check_json(&[], Some(text_first.as_bytes()));
@@ -581,9 +603,21 @@ fn repeated_identical_findings_collapse_in_human_output() {
     );
     assert_eq!(run.stdout().matches("error[invalid-json]").count(), 20);
     assert!(!run.stdout().contains("--no-collapse"));
-    // The machine formats list every finding.
+    // The machine formats list every finding, and so do the annotations beside the human
+    // output under GitHub Actions.
     let (_, findings) = check_json(&[], Some(input.as_bytes()));
     assert_eq!(findings.len(), 20);
+    let mut cmd = sjlint();
+    cmd.args(["check", "--color", "never"])
+        .env("GITHUB_ACTIONS", "true");
+    let run = run_cmd(cmd, Some(input.as_bytes()));
+    assert_eq!(
+        run.stderr().matches("::error ").count(),
+        20,
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.stdout().matches("error[invalid-json]").count(), 3);
 }
 
 #[test]

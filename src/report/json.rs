@@ -60,9 +60,9 @@ pub(super) fn write_diagnostic<W: Write>(
         line: d.line,
         column: d.column,
         end_column: d.end_column(),
-        // A finding about no record in particular (the end of the input) has no position.
+        // A blank line is no record; a session's end is no place in particular.
         record: (d.record > 0).then_some(d.record),
-        byte: (d.record > 0).then_some(d.byte),
+        byte: (d.byte != crate::diagnostic::UNKNOWN_BYTE).then_some(d.byte),
         rule: d.rule.name(),
         group: d.rule.group().as_str(),
         severity: d.severity.as_str(),
