@@ -248,6 +248,15 @@ impl Validator {
         // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
         // --keep-invalid`): not an event of the run, so outside the session lifecycle.
         if ty == Some("raw") {
+            // It stands for a record that could not be read: what its absence would cause is
+            // not reported, as for the record itself (`fmt --keep-invalid` keeps both alike).
+            if ev
+                .data
+                .as_str()
+                .is_some_and(|d| d.trim_start().starts_with('{'))
+            {
+                self.on_unreadable(line);
+            }
             return;
         }
         // A transport record before the session's init (a retry of the first connection) does

@@ -298,6 +298,19 @@ fn an_unreadable_record_causes_no_cascade() {
         show(&findings)
     );
 
+    // `fmt --keep-invalid` keeps the broken record as a `raw` event, and the silence with it.
+    let mut broken_completion: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    broken_completion[12] = broken_completion[12].replacen('{', "{,", 1);
+    let input = broken_completion.join("\n") + "\n";
+    let kept = exec(&["fmt", "--keep-invalid"], Some(input.as_bytes()));
+    assert!(
+        kept.stdout().contains("{\"type\":\"raw\""),
+        "{}",
+        kept.describe()
+    );
+    let (_, findings) = check_json(&[], Some(&kept.stdout));
+    assert!(findings.is_empty(), "{}", show(&findings));
+
     // A thinking phase whose `completed` could not be read is not "not completed".
     let thinking = [
         lines[0].to_owned(),
