@@ -25,37 +25,47 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate streams and report findings (the default command)
+    #[command(display_order = 1)]
     Check(CheckArgs),
     /// List every rule: name, group, default severity, summary
+    #[command(display_order = 5)]
     Rules,
     /// Explain a rule (what it checks, why, a failing and a passing example), or list a group's
+    #[command(display_order = 6)]
     Explain {
         /// A rule or group name, as `sjlint rules` lists them
         rule: String,
     },
     /// Summarize streams: records, sessions, events, tool calls and their durations, tokens
+    #[command(display_order = 3)]
     Stats(StatsArgs),
     /// Print a readable transcript: prompt, assistant text, one line per tool call, result
+    #[command(display_order = 4)]
     Render(RenderArgs),
     /// Print a shell completion script (e.g. `sjlint completions bash > ~/.local/share/bash-completion/completions/sjlint`)
+    #[command(display_order = 9)]
     Completions {
         /// The shell to complete for
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
     /// Print a manual page (roff) on stdout (e.g. `sjlint man | man -l -`)
+    #[command(display_order = 10)]
     Man {
         /// A subcommand's page (`sjlint-check(1)`) instead of the main one
         command: Option<String>,
     },
     /// Write streams in canonical form (cursor's stream-json, one event per line) to stdout
+    #[command(display_order = 2)]
     Fmt(FmtArgs),
     /// Print a bundled JSON Schema; with no name, list them
+    #[command(display_order = 8)]
     Schema {
         /// A schema name, as `sjlint schema` lists them
         name: Option<String>,
     },
     /// Show the settings in force for a path: the configuration file found, rules, severities
+    #[command(display_order = 7)]
     Config {
         /// A file or directory (default: the current directory)
         path: Option<PathBuf>,
@@ -69,11 +79,19 @@ pub enum Command {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
+    /// rustc-style, with a snippet of each offending line and a summary
     Human,
+    /// One `file:line:col: severity[rule] message` line per finding, and a summary line
     Concise,
+    /// One JSON array of findings
     Json,
+    /// One JSON object per finding per line (NDJSON)
+    JsonLines,
+    /// GitHub Actions workflow commands (annotations)
     Github,
+    /// One SARIF 2.1.0 log, for code scanning
     Sarif,
+    /// JUnit XML, a test suite per file
     Junit,
 }
 
@@ -83,6 +101,7 @@ impl From<FormatArg> for Format {
             FormatArg::Human => Format::Human,
             FormatArg::Concise => Format::Concise,
             FormatArg::Json => Format::Json,
+            FormatArg::JsonLines => Format::JsonLines,
             FormatArg::Github => Format::Github,
             FormatArg::Sarif => Format::Sarif,
             FormatArg::Junit => Format::Junit,
@@ -114,9 +133,9 @@ pub enum DialectArg {
     Auto,
     /// cursor-agent's own stream-json
     Cursor,
-    /// A web client's `payload` wrapping (seed 002)
+    /// A web client's `payload` wrapping of the same events
     Payload,
-    /// The Python client's and the cloud SDK's events (seed 004)
+    /// The Python client's and Cursor's cloud SDK's events
     Sdk,
 }
 
@@ -175,11 +194,15 @@ pub struct CheckArgs {
 
     /// How to print findings [default: human; under GitHub Actions, human plus annotations on
     /// stderr]
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<FormatArg>,
 
+    /// Write the findings (in any format) to this file instead of stdout
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
+    pub output_file: Option<PathBuf>,
+
     /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub tee: bool,
 
     /// Only these rules or groups (comma-separated names, repeatable; see `sjlint rules`)
@@ -210,11 +233,11 @@ pub struct CheckArgs {
     pub statistics: bool,
 
     /// Warnings fail the run too
-    #[arg(long)]
+    #[arg(long, help_heading = "Rules")]
     pub strict: bool,
 
     /// Exit 0 even when there are findings
-    #[arg(long)]
+    #[arg(long, help_heading = "Rules")]
     pub exit_zero: bool,
 
     /// Print at most N findings, errors before warnings before infos, and say how many were
@@ -223,11 +246,11 @@ pub struct CheckArgs {
     pub max_diagnostics: Option<u64>,
 
     /// Largest record checked; longer ones are skipped and reported (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Read records as this dialect; auto classifies each record by its own shape
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
@@ -235,32 +258,32 @@ pub struct CheckArgs {
     pub agent: AgentArg,
 
     /// The name standard input is reported under
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub stdin_filename: Option<String>,
 
     /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
 
     /// Print findings only: no summary
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = "Output")]
     pub quiet: bool,
 
     /// A live status line (and a progress bar for files) on stderr: auto shows it when stderr is
     /// a terminal
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub progress: ColorArg,
 
     /// Threads (default: all cores): several files are checked at once, one input is split,
     /// parsed and validated on separate threads; 1 keeps everything on one thread. The output
     /// is the same either way and keeps the order of the paths. At most 4 per core: more are
     /// cut to that, with a note
-    #[arg(long, short, value_name = "N")]
+    #[arg(long, short, value_name = "N", help_heading = "Performance")]
     pub jobs: Option<usize>,
 
     /// Read files instead of mapping them into memory (mapping is faster, but a file that
     /// another process truncates meanwhile stops sjlint with a bus error)
-    #[arg(long)]
+    #[arg(long, help_heading = "Performance")]
     pub no_mmap: bool,
 
     /// Bytes of records handed from thread to thread at once when one input is checked on
@@ -368,6 +391,19 @@ pub struct FmtArgs {
     #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"])]
     pub to: ToArg,
 
+    /// Say which files are not in canonical form, and exit 1 if any is; write nothing
+    #[arg(long, conflicts_with_all = ["diff", "write", "to"])]
+    pub check: bool,
+
+    /// Print a unified diff of each file against its canonical form; exit 1 if any differs
+    #[arg(long, conflicts_with_all = ["write", "to"])]
+    pub diff: bool,
+
+    /// Write the canonical form over each file (atomically; a file with records that are not
+    /// events is left alone unless --keep-invalid)
+    #[arg(long, conflicts_with = "to")]
+    pub write: bool,
+
     /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
@@ -436,7 +472,7 @@ pub struct InputArgs {
 pub enum StatsFormat {
     /// Aligned text for people
     Table,
-    /// One JSON document; see `schemas/stats.schema.json`
+    /// One JSON document; `sjlint schema stats` prints its JSON Schema
     Json,
 }
 

@@ -114,8 +114,50 @@ fn print_man(sub: Option<&str>) -> io::Result<u8> {
             }
         },
     };
-    print_generated(|_, out| clap_mangen::Man::new(page).render(out))
+    let main = sub.is_none();
+    print_generated(|_, out| {
+        clap_mangen::Man::new(page).render(out)?;
+        if main {
+            out.extend_from_slice(MAN_EXTRA.as_bytes());
+        }
+        Ok(())
+    })
 }
+
+/// The main page's sections that clap does not write: EXIT STATUS and EXAMPLES (roff).
+const MAN_EXTRA: &str = r#".SH "EXIT STATUS"
+.TP
+\fB0\fR
+No error-severity finding (with \fB\-\-strict\fR, no warning either), or \fB\-\-exit\-zero\fR.
+.TP
+\fB1\fR
+Findings; for \fBfmt \-\-check\fR and \fBfmt \-\-diff\fR, a file that is not in canonical form.
+.TP
+\fB2\fR
+A usage error, a bad configuration file, no file matched, or a path that cannot be read (the other paths are still checked).
+.TP
+\fB130\fR
+Interrupted by Ctrl\-C; what was read so far is reported.
+.SH EXAMPLES
+.TP
+\fBcursor\-agent \-p \-\-output\-format stream\-json "fix the tests" | sjlint check \-\-tee | consumer\fR
+Check a live run, forwarding the stream unchanged; findings on stderr as they are found.
+.TP
+\fBsjlint check transcripts/ \-\-format github\fR
+Check captured transcripts in CI, as GitHub Actions annotations.
+.TP
+\fBsjlint check run.ndjson \-\-statistics\fR
+Count the findings per rule.
+.TP
+\fBsjlint explain unfinished\-tool\-call\fR
+What a rule checks, with a failing and a passing example.
+.TP
+\fBsjlint fmt \-\-check transcripts/\fR
+Fail when a file is not in canonical form; \fB\-\-write\fR rewrites them.
+.TP
+\fBsjlint config transcripts/\fR
+Show the configuration in force (sjlint.toml, .sjlint.toml, or [tool.sjlint] in pyproject.toml).
+"#;
 
 fn print_rules() -> io::Result<u8> {
     let mut out = BufWriter::new(io::stdout().lock());
@@ -474,8 +516,21 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
     } && !parallel;
     let live = live.then(Live::start);
 
-    // With --tee, stdout carries the stream itself and findings go to stderr.
-    let (sink, is_terminal): (Box<dyn Write>, bool) = if args.tee {
+    // --output-file takes the findings in any format; with --tee, stdout carries the stream
+    // itself and findings go to stderr.
+    let (sink, is_terminal): (Box<dyn Write>, bool) = if let Some(path) = &args.output_file {
+        match File::create(path) {
+            Ok(f) => (Box::new(Sink(BufWriter::new(f))), false),
+            Err(e) => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: cannot write {}: {e}",
+                    report::escape_untrusted(&path.display().to_string())
+                )?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+    } else if args.tee {
         (Box::new(Sink(io::stderr())), io::stderr().is_terminal())
     } else {
         (
@@ -777,20 +832,20 @@ impl<W: Write> Output<W> {
             kept.push(name, d);
             return Ok(());
         }
-        if let Some(collapse) = &mut self.collapse
-            && !collapse.show(d)
-        {
+        if self.printed >= self.max {
             return Ok(());
         }
-        if self.printed < self.max {
+        let shown = self.collapse.as_mut().is_none_or(|c| c.show(d));
+        if shown {
             self.printed += 1;
             self.printer.diagnostic(name, d)?;
-            if let Some(annotations) = &mut self.annotations {
-                annotations.diagnostic(name, d)?;
-            }
-            if live {
-                self.printer.flush()?;
-            }
+        }
+        // Every finding is an annotation: collapsing is for the human output only.
+        if let Some(annotations) = &mut self.annotations {
+            annotations.diagnostic(name, d)?;
+        }
+        if live && shown {
+            self.printer.flush()?;
         }
         Ok(())
     }
@@ -1109,6 +1164,34 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         },
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let mode = if args.check {
+        Some(crate::fmt_files::Mode::Check)
+    } else if args.diff {
+        Some(crate::fmt_files::Mode::Diff)
+    } else if args.write {
+        Some(crate::fmt_files::Mode::Write)
+    } else {
+        None
+    };
+    if let Some(mode) = mode {
+        if mode == crate::fmt_files::Mode::Write && inputs.iter().any(|i| matches!(i, Input::Stdin))
+        {
+            writeln!(
+                io::stderr(),
+                "sjlint: --write writes files in place: name the files (standard input cannot be written back)"
+            )?;
+            return Ok(EXIT_USAGE);
+        }
+        return fmt_each_file(
+            &inputs,
+            mode,
+            stdin_name,
+            &check,
+            &opts,
+            &mut printer,
+            unreadable,
+        );
+    }
     let mut findings = false;
     for input in &inputs {
         let (name, reader, live): (String, Box<dyn Read>, bool) = match input {
@@ -1148,11 +1231,15 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
                 sink::note_exit(EXIT_FINDINGS);
+                let sessions = if totals.unfinished == 1 {
+                    "1 session".to_owned()
+                } else {
+                    format!("{} sessions", totals.unfinished)
+                };
                 writeln!(
                     io::stderr(),
-                    "sjlint: {}: {} session(s) with no `result`; nothing written for them",
+                    "sjlint: {}: {sessions} with no `result`; nothing written for them",
                     report::escape_untrusted(&name),
-                    totals.unfinished
                 )?;
             }
             Ok(_) => {}
@@ -1176,6 +1263,84 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     Ok(if unreadable {
         EXIT_USAGE
     } else if findings {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+/// `fmt --check | --diff | --write`: each input formatted into memory and compared with its
+/// bytes; see [`crate::fmt_files`].
+fn fmt_each_file(
+    inputs: &[Input],
+    mode: crate::fmt_files::Mode,
+    stdin_name: &str,
+    check: &Options,
+    opts: &FmtOptions,
+    printer: &mut Printer<io::Stderr>,
+    mut unreadable: bool,
+) -> io::Result<u8> {
+    use crate::fmt_files::Mode;
+    let mut outcome = crate::fmt_files::Outcome::default();
+    // A file --write left alone because writing would drop records.
+    let mut refused = false;
+    let mut out = BufWriter::new(io::stdout().lock());
+    for input in inputs {
+        let (name, path, original) = match input {
+            Input::Stdin => {
+                let mut bytes = Vec::new();
+                stdin().read_to_end(&mut bytes)?;
+                (stdin_name.to_owned(), PathBuf::from(stdin_name), bytes)
+            }
+            Input::File(path) => match std::fs::read(path) {
+                Ok(bytes) => (path.display().to_string(), path.clone(), bytes),
+                Err(e) => {
+                    unreadable = true;
+                    cannot_read(path, &e)?;
+                    continue;
+                }
+            },
+        };
+        let mut formatted = Vec::with_capacity(original.len());
+        let mut emit = |d: Diagnostic| -> io::Result<()> {
+            printer.diagnostic(&name, &d)?;
+            printer.flush()
+        };
+        let totals = fmt::format(&original[..], check, opts, &mut formatted, &mut emit)?;
+        let shown = report::escape_untrusted(&name).into_owned();
+        if mode == Mode::Write && totals.invalid > 0 && !opts.keep_invalid {
+            // Writing would drop them: nothing is lost without being asked for.
+            writeln!(
+                io::stderr(),
+                "sjlint: {shown}: not written: {} and would be left out (--keep-invalid keeps them as raw events)",
+                if totals.invalid == 1 {
+                    "1 record is not an event".to_owned()
+                } else {
+                    format!("{} records are not events", totals.invalid)
+                }
+            )?;
+            refused = true;
+            continue;
+        }
+        match crate::fmt_files::one(mode, &path, &shown, &original, &formatted, &mut out) {
+            Ok(true) => outcome.changed += 1,
+            Ok(false) => outcome.unchanged += 1,
+            Err(e) => {
+                unreadable = true;
+                writeln!(io::stderr(), "sjlint: cannot write {shown}: {e}")?;
+            }
+        }
+    }
+    out.flush()?;
+    let summary = outcome.summary(mode);
+    match mode {
+        Mode::Diff => writeln!(io::stderr(), "{summary}")?,
+        Mode::Check | Mode::Write => writeln!(out, "{summary}")?,
+    }
+    out.flush()?;
+    Ok(if unreadable {
+        EXIT_USAGE
+    } else if refused || (outcome.changed > 0 && mode != Mode::Write) {
         EXIT_FINDINGS
     } else {
         EXIT_OK

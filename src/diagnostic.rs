@@ -33,6 +33,9 @@ pub struct Snippet {
     pub line_offset: u64,
 }
 
+/// The `byte` of a finding about no place in particular: the json format writes it as null.
+pub const UNKNOWN_BYTE: u64 = u64::MAX;
+
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
     pub rule: Rule,
@@ -43,7 +46,8 @@ pub struct Diagnostic {
     pub column: Option<u32>,
     /// 1-based index of the record (0 when the finding concerns no record, e.g. `empty-stream`).
     pub record: u64,
-    /// 0-based byte offset in the input of the offending byte, or of the record's start.
+    /// 0-based byte offset in the input of the offending byte, or of the record's start;
+    /// [`UNKNOWN_BYTE`] for a finding about no place in particular (a session's end).
     pub byte: u64,
     pub message: String,
     pub related: Vec<Related>,
@@ -90,13 +94,22 @@ impl Diagnostic {
     pub fn at(mut self, record: &[u8], span: Range<usize>) -> Self {
         let start = span.start.min(record.len());
         let end = span.end.clamp(start, record.len());
-        self.byte += start as u64;
+        self.byte = self.byte.saturating_add(start as u64);
         let line_start = memchr::memrchr(b'\n', &record[..start]).map_or(0, |i| i + 1);
         if line_start == 0 {
             self.column = Some(char_count(&record[..start]) as u32 + 1);
         }
         self.snippet = Some(snippet(record, line_start, start..end));
         self
+    }
+
+    /// The 1-based column just past the marked span (exclusive, as SARIF's `endColumn`), when
+    /// the column is known and the mark lies on the record's first line.
+    pub fn end_column(&self) -> Option<u32> {
+        let column = self.column?;
+        let s = self.snippet.as_ref().filter(|s| s.line_offset == 0)?;
+        let marked = s.text.get(s.mark.clone())?;
+        Some(column + marked.chars().count() as u32)
     }
 
     /// Like [`Diagnostic::at`] with an empty span at the start of the record: keeps the

@@ -61,6 +61,7 @@ pub mod event;
 pub mod excerpt;
 #[doc(hidden)]
 pub mod fmt;
+mod fmt_files;
 #[doc(hidden)]
 pub mod interrupt;
 mod json;

@@ -163,10 +163,19 @@ impl Kept {
             self.hidden[d.severity as usize] += 1;
             return;
         }
-        self.kept.insert(
-            (d.severity, Reverse(self.seq)),
-            (file.to_owned(), d.clone()),
-        );
+        let key = (d.severity, Reverse(self.seq));
+        // Full, and this one would be the first to go: counted without a copy (the usual case
+        // once N findings were kept, since a later finding of the same severity goes first).
+        if self.kept.len() >= self.max
+            && self
+                .kept
+                .first_key_value()
+                .is_some_and(|(first, _)| key < *first)
+        {
+            self.hidden[d.severity as usize] += 1;
+            return;
+        }
+        self.kept.insert(key, (file.to_owned(), d.clone()));
         if self.kept.len() > self.max
             && let Some(((severity, _), _)) = self.kept.pop_first()
         {

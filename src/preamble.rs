@@ -7,7 +7,9 @@
 //! event, or any other kind of record, ends the wait: the held findings are reported as they
 //! were, and the counted ones as one summary finding. An input that ends while still waiting
 //! gets one headline first (`empty-stream`), quoting the first lines, and then the held findings
-//! and the summary as above. This module must not decide what a plain-text
+//! and the summary as above. On a live stream this holds the findings of text written before the
+//! first event until that event (or the end) arrives: an agent in print mode writes its init at
+//! once, or prints why it cannot and exits. This module must not decide what a plain-text
 //! line is (that is `check`'s `json_diagnostic`); it only reads the messages it sets.
 
 use crate::diagnostic::Diagnostic;
@@ -83,7 +85,7 @@ impl Preamble {
     /// false (taking nothing) when the frame ends the wait: the caller then calls [`Self::end`]
     /// and reports the frame's findings itself.
     pub fn take(&mut self, findings: &mut Vec<Diagnostic>, blank: bool) -> bool {
-        let text = findings.iter().find(|d| is_text(d)).cloned();
+        let text = findings.iter().position(is_text);
         let only_text = findings
             .iter()
             .all(|d| is_text(d) || matches!(d.rule, Rule::ByteOrderMark | Rule::BlankLine));
@@ -91,7 +93,8 @@ impl Preamble {
             return false;
         }
         self.frames += 1;
-        if let Some(d) = text {
+        if let Some(i) = text {
+            let d = &findings[i];
             self.text_lines += 1;
             if self.quoted.len() < QUOTED {
                 let line = d.snippet.as_ref().map_or("", |s| s.text.trim());
@@ -102,7 +105,7 @@ impl Preamble {
                 self.quoted.push((d.line, quote));
             }
             if self.first_text.is_none() {
-                self.first_text = Some(d);
+                self.first_text = Some(d.clone());
             }
         }
         if self.frames <= SHOWN {
@@ -114,7 +117,7 @@ impl Preamble {
                 line,
                 record: findings.first().map_or(0, |d| d.record),
             });
-            if findings.iter().any(is_text) {
+            if text.is_some() {
                 self.more_text += 1;
             } else {
                 self.more_other += findings.len() as u64;

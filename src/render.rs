@@ -421,12 +421,23 @@ impl<'s, W: Write> Renderer<'s, W> {
         if !self.opts.thinking {
             return;
         }
+        let mut text = ev.text.as_str();
         if self.last != Block::Thinking {
             self.start(Block::Thinking);
             self.push_styled("· thinking", self.styles.dim);
             self.newline();
+        } else if let Some(heading) = text
+            .map(|t| t.trim_start_matches('\n'))
+            .filter(|t| opens_heading(t))
+        {
+            // A heading starts a paragraph: the model writes its next one a single newline
+            // after the last sentence (or none).
+            while self.newlines < 2 {
+                self.newline();
+            }
+            text = Some(heading);
         }
-        if let Some(text) = ev.text.as_str() {
+        if let Some(text) = text {
             self.push_lines(text, self.styles.thinking);
         }
     }
@@ -1098,6 +1109,14 @@ impl Call<'_> {
             ),
         })
     }
+}
+
+/// Whether a thinking delta opens a bold heading (`**Planning the fix**`): `**` and then a
+/// word, not the `**` that closes a heading begun in the delta before.
+fn opens_heading(text: &str) -> bool {
+    text.strip_prefix("**")
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(char::is_alphanumeric)
 }
 
 #[cfg(test)]

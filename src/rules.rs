@@ -119,7 +119,7 @@ rules! {
     ByteOrderMark: "byte-order-mark", Framing, Info,
         "a UTF-8 byte-order mark at the start of the input or of a line; stripped";
     EmptyStream: "empty-stream", Framing, Error,
-        "the input holds no record, or only plain text (one headline quoting what it says)";
+        "the input holds no event: it is empty, or only blank lines or plain text";
     MissingType: "missing-type", Schema, Error,
         "an object without a string `type`";
     UnknownEventType: "unknown-event-type", Schema, Info,

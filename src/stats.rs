@@ -618,9 +618,10 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
     if results > 0 {
         let _ = write!(
             sessions,
-            " ({} success, {})",
+            // Not "errors": beside the findings, that word means something else.
+            " ({} success, {} failed)",
             thousands(s.results_success),
-            plural(s.results_error, "error", "errors")
+            thousands(s.results_error)
         );
     }
     let time = if results == 0 {

@@ -264,7 +264,16 @@ fn compose(s: &State, elapsed: Duration, bytes: u64, tick: u64, width: usize) ->
         };
         parts.push(format!("{mark} {}", secs(elapsed)));
     }
-    parts.push(format!("{} events", thousands(s.events)));
+    // What matters most comes first, so that a narrow terminal cuts the rest: a session that
+    // is complete while the stream stays open is the known hang.
+    if s.complete {
+        parts.push("session complete, waiting for the stream to close".to_owned());
+    }
+    parts.push(if s.events == 1 {
+        "1 event".to_owned()
+    } else {
+        format!("{} events", thousands(s.events))
+    });
     match (s.errors, s.warnings) {
         (0, 0) => parts.push("no problems".to_owned()),
         (e, w) => parts.push(format!(
@@ -275,9 +284,7 @@ fn compose(s: &State, elapsed: Duration, bytes: u64, tick: u64, width: usize) ->
             if w == 1 { "" } else { "s" }
         )),
     }
-    if s.complete {
-        parts.push("session complete, waiting for the stream to close".to_owned());
-    } else if let Some(oldest) = s.running.first() {
+    if let Some(oldest) = s.running.first().filter(|_| !s.complete) {
         let mut running = format!(
             "running {} {}",
             crate::report::escape_untrusted(&oldest.kind),
@@ -373,6 +380,20 @@ mod tests {
             "{line}"
         );
         assert!(line.ends_with("run.ndjson"), "{line}");
+    }
+
+    #[test]
+    fn the_hang_hint_comes_first_and_one_event_is_singular() {
+        let mut s = state();
+        s.complete = true;
+        s.events = 1;
+        let line = compose(&s, Duration::from_secs(75), 0, 3, 80);
+        assert!(
+            line.starts_with(
+                "✓ 1m15s · session complete, waiting for the stream to close · 1 event ·"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

@@ -137,7 +137,15 @@ struct OpenCall {
     /// The tool kind it started with.
     kind: Option<KindRef>,
     args: Option<u64>,
+    /// The start of the `started` record's first line (at most [`HEAD_BYTES`]), for the
+    /// snippet of `unfinished-tool-call`; a string taken from `spare_heads` and put back there.
+    head: String,
+    /// Where the `started` record is: the finding points there.
+    start: Position,
 }
+
+/// Bytes of a `started` record kept for the snippet of an unfinished call.
+const HEAD_BYTES: usize = 160;
 
 pub struct Validator {
     enabled: RuleSet,
@@ -151,6 +159,8 @@ pub struct Validator {
     spare_ids: Vec<String>,
     /// Tool kinds by name, for the open calls: a stream names a handful, a hostile one any number.
     kinds: Kinds,
+    /// The `head`s of calls that have completed, kept for the next calls'.
+    spare_heads: Vec<String>,
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
     announced: Set<String>,
     /// Open `interaction_query` requests by `id` (a number in its decimal form), with their lines.
@@ -175,6 +185,7 @@ impl Validator {
             spare_session_id: String::new(),
             spare_ids: Vec::new(),
             kinds: Kinds::default(),
+            spare_heads: Vec::new(),
             announced: Set::default(),
             queries: Map::default(),
             records: 0,
@@ -238,6 +249,15 @@ impl Validator {
         // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
         // --keep-invalid`): not an event of the run, so outside the session lifecycle.
         if ty == Some("raw") {
+            // It stands for a record that could not be read: what its absence would cause is
+            // not reported, as for the record itself (`fmt --keep-invalid` keeps both alike).
+            if ev
+                .data
+                .as_str()
+                .is_some_and(|d| d.trim_start().starts_with('{'))
+            {
+                self.on_unreadable(line);
+            }
             return;
         }
         // A transport record before the session's init (a retry of the first connection) does
@@ -380,7 +400,13 @@ impl Validator {
             }
             (Some("thinking"), _) => session.thinking_since = None,
             _ => {
-                if let Some(since) = session.thinking_since.take() {
+                // Not when a record that could not be read came since: it may have been the
+                // phase's `thinking`/`completed`.
+                if let Some(since) = session
+                    .thinking_since
+                    .take()
+                    .filter(|since| session.unreadable.is_none_or(|u| u < *since))
+                {
                     ctx.emit(
                         Diagnostic::new(
                             Rule::ThinkingNotCompleted,
@@ -497,6 +523,8 @@ impl Validator {
                 line: ctx.pos.line,
                 kind,
                 args: ev.tool_call.args.map(|a| hash(a.get().as_bytes())),
+                head: head(&mut self.spare_heads, ctx.bytes),
+                start: ctx.pos,
             },
         );
     }
@@ -516,8 +544,9 @@ impl Validator {
             return;
         };
         let kind = ev.tool_call.kind.as_deref();
-        let open = self.calls.remove_entry(id).map(|(key, open)| {
+        let open = self.calls.remove_entry(id).map(|(key, mut open)| {
             self.spare_ids.push(key);
+            self.spare_heads.push(std::mem::take(&mut open.head));
             open
         });
         let started = open.as_ref().and_then(|o| o.kind);
@@ -597,22 +626,32 @@ impl Validator {
             .as_ref()
             .and_then(|s| s.unreadable)
             .unwrap_or(0);
-        let mut open: Vec<(u64, String)> = self.calls.drain().map(|(id, c)| (c.line, id)).collect();
-        open.sort();
-        for (line, id) in open {
-            if line < unreadable {
-                self.spare_ids.push(id);
-                continue;
+        let mut open: Vec<(u64, String, String, Position)> = self
+            .calls
+            .drain()
+            .map(|(id, c)| (c.line, id, c.head, c.start))
+            .collect();
+        open.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        for (line, id, head, start) in open {
+            if line >= unreadable {
+                let d = Diagnostic::new(
+                    Rule::UnfinishedToolCall,
+                    start,
+                    format!(
+                        "tool call {:?} is started but never completed",
+                        Excerpt(&id)
+                    ),
+                )
+                .with_help("a call ends with a `completed` of the same call_id before its session's `result`; was the agent stopped while the tool ran, or the event lost?");
+                // The started record, its call id marked when it lies within what was kept.
+                let bytes = head.as_bytes();
+                ctx.emit(match locate::in_any_dialect(bytes, &["call_id"], true) {
+                    Some(span) => d.at(bytes, span),
+                    None => d.with_snippet(bytes),
+                });
             }
-            ctx.emit(Diagnostic::new(
-                Rule::UnfinishedToolCall,
-                line_pos(line),
-                format!(
-                    "tool call {:?} is started but never completed",
-                    Excerpt(&id)
-                ),
-            ));
             self.spare_ids.push(id);
+            self.spare_heads.push(head);
         }
         let mut queries: Vec<(u64, String)> =
             self.queries.drain().map(|(id, line)| (line, id)).collect();
@@ -762,9 +801,10 @@ impl<F: FnMut(Diagnostic)> Ctx<'_, '_, F> {
     }
 }
 
+/// A session's end, known by its line alone.
 fn line_pos(line: u64) -> Position {
     Position {
-        byte: 0,
+        byte: crate::diagnostic::UNKNOWN_BYTE,
         line,
         record: 0,
     }
@@ -773,7 +813,8 @@ fn line_pos(line: u64) -> Position {
 /// How an event is named in messages: `tool_call`/`completed`, `assistant`, an event with no type.
 fn describe(ev: &Event<'_>) -> String {
     let article = |t: &str| {
-        if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        // By sound: "a `user`", "an `assistant`", "an `interaction_query`".
+        if t.starts_with(['a', 'e', 'i', 'o']) {
             "an"
         } else {
             "a"
@@ -784,6 +825,22 @@ fn describe(ev: &Event<'_>) -> String {
         (Some(t), None) => format!("{} `{}` event", article(t), Excerpt(t)),
         (None, _) => "an event with no type".to_owned(),
     }
+}
+
+/// The start of `record`'s first line, at most [`HEAD_BYTES`] and whole characters, in a
+/// string taken from `spare` (a new one only when `spare` is empty).
+fn head(spare: &mut Vec<String>, record: &[u8]) -> String {
+    let line = memchr::memchr(b'\n', record).map_or(record, |i| &record[..i]);
+    let cut = &line[..line.len().min(HEAD_BYTES)];
+    let text = match std::str::from_utf8(cut) {
+        Ok(t) => t,
+        // Cut inside a character: the whole ones before it.
+        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut kept = spare.pop().unwrap_or_default();
+    kept.clear();
+    kept.push_str(text);
+    kept
 }
 
 /// An owned copy of `id` in a string taken from `spare` (a new one only when `spare` is empty),

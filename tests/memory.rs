@@ -103,7 +103,13 @@ fn one_gibibyte_through_stdin_in_under_32_mib() {
     // repeated: appended sessions are a healthy stream.
     let block = generator::stream(11, 4 << 20, true);
     let run = measured(
-        &["check", "--format", "json", "--max-diagnostics", "100"],
+        &[
+            "check",
+            "--format",
+            "json-lines",
+            "--max-diagnostics",
+            "100",
+        ],
         move |stdin| {
             let mut written = 0;
             while written < TOTAL {

@@ -62,7 +62,7 @@ fuzz_target!(|input: &[u8]| {
         max_record_bytes: LIMITS[usize::from(knob & 0x7f) % LIMITS.len()],
         ..Options::default()
     };
-    check_json_output(&printed(Format::Json, data, &opts, false), data);
+    check_json_output(&printed(Format::JsonLines, data, &opts, false), data);
 
     let color = knob & 0x80 != 0;
     let human = printed(Format::Human, data, &opts, color);

@@ -1,5 +1,5 @@
-//! The json format: NDJSON, one object per finding, described by
-//! `schemas/diagnostic.schema.json`.
+//! The json and json-lines formats' objects, one per finding, described by
+//! `schemas/diagnostic.schema.json` (the printer puts them in an array or on lines).
 //!
 //! Output goes through borrowed wire structs kept apart from [`Diagnostic`], so the domain type
 //! can change without changing the format. Every key is always present: an unknown `column` and
@@ -17,8 +17,9 @@ struct WireDiagnostic<'a> {
     file: &'a str,
     line: u64,
     column: Option<u32>,
-    record: u64,
-    byte: u64,
+    end_column: Option<u32>,
+    record: Option<u64>,
+    byte: Option<u64>,
     rule: &'static str,
     group: &'static str,
     severity: &'static str,
@@ -58,8 +59,10 @@ pub(super) fn write_diagnostic<W: Write>(
         file,
         line: d.line,
         column: d.column,
-        record: d.record,
-        byte: d.byte,
+        end_column: d.end_column(),
+        // A blank line is no record; a session's end is no place in particular.
+        record: (d.record > 0).then_some(d.record),
+        byte: (d.byte != crate::diagnostic::UNKNOWN_BYTE).then_some(d.byte),
         rule: d.rule.name(),
         group: d.rule.group().as_str(),
         severity: d.severity.as_str(),
@@ -108,7 +111,7 @@ mod tests {
         assert_eq!(
             render("run.ndjson", &orphan()),
             concat!(
-                r#"{"file":"run.ndjson","line":12,"column":43,"record":9,"byte":1042,"#,
+                r#"{"file":"run.ndjson","line":12,"column":43,"end_column":61,"record":9,"byte":1042,"#,
                 r#""rule":"orphan-completion","group":"tool-calls","severity":"error","#,
                 r#""message":"never started","related":[{"line":4,"message":"started here"},"#,
                 r#"{"line":7,"message":"announced here"}],"help":"start it first"}"#,
@@ -123,8 +126,18 @@ mod tests {
         assert!(out.ends_with('\n') && out.matches('\n').count() == 1);
         let value: Value = serde_json::from_str(&out).unwrap();
         let keys = [
-            "file", "line", "column", "record", "byte", "rule", "group", "severity", "message",
-            "related", "help",
+            "file",
+            "line",
+            "column",
+            "end_column",
+            "record",
+            "byte",
+            "rule",
+            "group",
+            "severity",
+            "message",
+            "related",
+            "help",
         ];
         assert_eq!(value.as_object().unwrap().len(), keys.len());
         // The parsed map may be sorted, so the order is checked on the raw text. The first

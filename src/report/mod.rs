@@ -39,8 +39,11 @@ pub enum Format {
     Human,
     /// One `file:line:col: severity[rule] message` line per finding.
     Concise,
-    /// NDJSON, one object per finding; see `schemas/diagnostic.schema.json`.
+    /// One JSON array of findings (`[]` when there are none), each object on its own line;
+    /// see `schemas/diagnostic.schema.json`.
     Json,
+    /// NDJSON, one object per finding, the same objects as [`Format::Json`].
+    JsonLines,
     /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one line per finding.
     Github,
     /// One SARIF 2.1.0 log for the whole run, written by [`Printer::finish`].
@@ -71,6 +74,8 @@ pub struct Printer<W: Write> {
     scratch: Vec<u8>,
     /// What a document format keeps until [`Printer::finish`] writes it.
     document: Document,
+    /// The json format's array was closed by [`Printer::finish`].
+    closed: bool,
 }
 
 /// The pending document of the sarif and junit formats.
@@ -89,6 +94,7 @@ impl<W: Write> Printer<W> {
             color,
             printed: 0,
             scratch: Vec::with_capacity(512),
+            closed: false,
             document: match format {
                 Format::Sarif => Document::Sarif(sarif::Log::new()),
                 Format::Junit => Document::Junit(junit::Report::new(false)),
@@ -133,7 +139,14 @@ impl<W: Write> Printer<W> {
                 human::write_diagnostic(&mut self.scratch, file, d, self.color)?;
             }
             Format::Concise => concise::write_diagnostic(&mut self.scratch, file, d, self.color)?,
-            Format::Json => json::write_diagnostic(&mut self.scratch, file, d)?,
+            Format::Json => {
+                self.scratch
+                    .extend_from_slice(if self.printed == 0 { b"[\n" } else { b",\n" });
+                json::write_diagnostic(&mut self.scratch, file, d)?;
+                // The newline goes before the next element or the closing bracket.
+                self.scratch.pop();
+            }
+            Format::JsonLines => json::write_diagnostic(&mut self.scratch, file, d)?,
             Format::Github => github::write_diagnostic(&mut self.scratch, file, d)?,
             Format::Sarif | Format::Junit => {
                 match &mut self.document {
@@ -161,7 +174,13 @@ impl<W: Write> Printer<W> {
                 human::write_summary(&mut self.scratch, s, self.color)?;
                 self.out.write_all(&self.scratch)
             }
-            Format::Concise | Format::Json | Format::Github | Format::Sarif | Format::Junit => {
+            // One closing line, so that a log shows the run's outcome too.
+            Format::Concise => {
+                self.scratch.clear();
+                human::write_summary(&mut self.scratch, s, false)?;
+                self.out.write_all(&self.scratch)
+            }
+            Format::Json | Format::JsonLines | Format::Github | Format::Sarif | Format::Junit => {
                 Ok(())
             }
         }
@@ -173,6 +192,11 @@ impl<W: Write> Printer<W> {
         match std::mem::replace(&mut self.document, Document::None) {
             Document::Sarif(log) => log.write(&mut self.out)?,
             Document::Junit(report) => report.write(&mut self.out)?,
+            Document::None if self.format == Format::Json && !self.closed => {
+                self.out
+                    .write_all(if self.printed == 0 { b"[]\n" } else { b"\n]\n" })?;
+                self.closed = true;
+            }
             Document::None => {}
         }
         self.out.flush()
@@ -180,7 +204,12 @@ impl<W: Write> Printer<W> {
 
     /// Text that is not a finding (the `--statistics` table), written as it is. The caller
     /// escapes what it holds.
+    /// With the json format, the text takes the place of the array of findings (the
+    /// statistics as a JSON array), so none is written.
     pub fn write_text(&mut self, text: &str) -> io::Result<()> {
+        if self.format == Format::Json {
+            self.closed = true;
+        }
         self.out.write_all(text.as_bytes())
     }
 
@@ -404,7 +433,7 @@ mod tests {
             errors: 1,
             ..Summary::default()
         };
-        for format in [Format::Concise, Format::Json, Format::Github] {
+        for format in [Format::JsonLines, Format::Github] {
             let mut p = Printer::new(format, Vec::new(), true);
             p.diagnostic("f", &diag()).unwrap();
             let before = p.scratch.len();
@@ -444,7 +473,12 @@ mod tests {
 
     #[test]
     fn printer_streaming_formats_finish_by_flushing_only() {
-        for format in [Format::Human, Format::Concise, Format::Json, Format::Github] {
+        for format in [
+            Format::Human,
+            Format::Concise,
+            Format::JsonLines,
+            Format::Github,
+        ] {
             let mut p = Printer::new(format, Vec::new(), false);
             p.begin_file("f").unwrap();
             p.end_file("f", 0, 0).unwrap();

@@ -52,7 +52,8 @@ impl Log {
             message: WireMessage { text: &d.message },
             locations: [WireLocation {
                 id: None,
-                physical_location: WirePhysicalLocation::new(&uri, d.line, d.column),
+                physical_location: WirePhysicalLocation::new(&uri, d.line, d.column)
+                    .ending(d.end_column()),
                 message: None,
             }],
             related_locations: WireRelatedList {
@@ -311,8 +312,17 @@ impl<'a> WirePhysicalLocation<'a> {
             region: (line > 0).then_some(WireRegion {
                 start_line: line,
                 start_column: column,
+                end_column: None,
             }),
         }
+    }
+
+    /// The column just past the region, on its first line.
+    fn ending(mut self, end_column: Option<u32>) -> Self {
+        if let Some(region) = &mut self.region {
+            region.end_column = end_column.filter(|_| region.start_column.is_some());
+        }
+        self
     }
 }
 
@@ -327,6 +337,8 @@ struct WireRegion {
     start_line: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     start_column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<u32>,
 }
 
 /// The related locations, in the same file, serialized without collecting them first.
@@ -404,7 +416,7 @@ mod tests {
                 r#"{"ruleId":"orphan-completion","ruleIndex":25,"level":"error","#,
                 r#""message":{"text":"never started"},"#,
                 r#""locations":[{"physicalLocation":{"artifactLocation":{"uri":"run.ndjson"},"#,
-                r#""region":{"startLine":12,"startColumn":43}}}],"#,
+                r#""region":{"startLine":12,"startColumn":43,"endColumn":52}}}],"#,
                 r#""relatedLocations":["#,
                 r#"{"id":0,"physicalLocation":{"artifactLocation":{"uri":"run.ndjson"},"#,
                 r#""region":{"startLine":4}},"message":{"text":"started here"}},"#,

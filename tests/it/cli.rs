@@ -497,7 +497,8 @@ healthy_tests! {
     single_result_output_format_json => "single-result-output-format-json.json",
 }
 
-/// The README's first command: `sjlint testdata/sample.ndjson` passes with no finding at all.
+/// The sample the README's first command checks, whole: `sjlint testdata/sample.ndjson` passes with
+/// no finding at all (the first command's sample-with-problem.ndjson lacks one completion).
 #[test]
 fn sample_has_no_finding() {
     let (run, findings) = check_json(&["testdata/sample.ndjson"], None);
@@ -844,10 +845,14 @@ fn json_output_validates_against_the_schema() {
     .0
     .stdout;
     also.extend(check_json(&[], Some(b"")).0.stdout);
-    for line in run
-        .stdout()
+    // One finding per line inside the array's brackets.
+    let stdout = run.stdout();
+    let also = String::from_utf8(also).unwrap();
+    for line in stdout
         .lines()
-        .chain(String::from_utf8(also).unwrap().lines())
+        .chain(also.lines())
+        .filter(|l| !matches!(*l, "[" | "]" | "[]"))
+        .map(|l| l.trim_end_matches(','))
     {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
         let errors: Vec<String> = validator
@@ -862,8 +867,18 @@ fn json_output_validates_against_the_schema() {
         assert_eq!(
             keys,
             [
-                "file", "line", "column", "record", "byte", "rule", "group", "severity", "message",
-                "related", "help"
+                "file",
+                "line",
+                "column",
+                "end_column",
+                "record",
+                "byte",
+                "rule",
+                "group",
+                "severity",
+                "message",
+                "related",
+                "help"
             ],
             "keys in the documented order"
         );
@@ -876,7 +891,13 @@ fn concise_format_is_one_line_per_finding() {
     let run = exec(&["--format", "concise", MANY], None);
     assert_eq!(run.code, 1);
     let out = run.stdout();
-    let lines: Vec<&str> = out.lines().collect();
+    let mut lines: Vec<&str> = out.lines().collect();
+    // The last line sums the run up, as the human format's does.
+    let summary = lines.pop().unwrap_or_default();
+    assert!(
+        summary.ends_with("in 1 file; 25 records, 5.5 kB"),
+        "{summary}"
+    );
     assert_eq!(lines.len(), findings.len(), "{out}");
     for (line, f) in lines.iter().zip(&findings) {
         let location = match f.column {
@@ -1044,7 +1065,8 @@ fn max_diagnostics_limits_the_printed_findings() {
         &["--format", "concise", "--max-diagnostics", "1", MANY],
         None,
     );
-    assert_eq!(run.stdout().lines().count(), 1, "{}", run.describe());
+    // The finding and the summary line.
+    assert_eq!(run.stdout().lines().count(), 2, "{}", run.describe());
 
     let run = exec(&["--color", "never", "--max-diagnostics", "1", MANY], None);
     let out = run.stdout();

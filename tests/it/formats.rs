@@ -93,7 +93,11 @@ fn sjlint(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
 
 /// The findings of `--format json` for the same arguments: (file, rule, line, column, message).
 fn json_findings(dir: &Path, args: &[&str]) -> Vec<(String, String, u64, Option<u64>, String)> {
-    let args: Vec<&str> = ["--format", "json"].iter().chain(args).copied().collect();
+    let args: Vec<&str> = ["--format", "json-lines"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
     let run = sjlint(dir, &args, "", &[]);
     run.stdout
         .lines()

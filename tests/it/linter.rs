@@ -296,6 +296,41 @@ fn an_unreadable_record_causes_no_cascade() {
         show(&findings)
     );
 
+    // `fmt --keep-invalid` keeps the broken record as a `raw` event, and the silence with it.
+    let mut broken_completion: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    broken_completion[12] = broken_completion[12].replacen('{', "{,", 1);
+    let input = broken_completion.join("\n") + "\n";
+    let kept = exec(&["fmt", "--keep-invalid"], Some(input.as_bytes()));
+    assert!(
+        kept.stdout().contains("{\"type\":\"raw\""),
+        "{}",
+        kept.describe()
+    );
+    let (_, findings) = check_json(&[], Some(&kept.stdout));
+    assert!(findings.is_empty(), "{}", show(&findings));
+
+    // A thinking phase whose `completed` could not be read is not "not completed".
+    let thinking = [
+        lines[0].to_owned(),
+        r#"{"type":"thinking","subtype":"delta","text":"hm","session_id":"1e2b8f3f-4472-579f-9de0-5bc55ec51b42"}"#.to_owned(),
+        r#"{"type":"thinking","subtype":"completed","session_id":"1e2b8f3f-4472-579f-9de0-5bc55ec51b42""#.to_owned(),
+    ]
+    .into_iter()
+    .chain(lines[1..].iter().map(|l| l.to_string()))
+    .collect::<Vec<_>>()
+    .join("\n");
+    let (_, findings) = check_json(&[], Some(thinking.as_bytes()));
+    assert!(
+        !rules_of(&findings).contains("thinking-not-completed"),
+        "{}",
+        show(&findings)
+    );
+    assert!(
+        rules_of(&findings).contains("invalid-json"),
+        "{}",
+        show(&findings)
+    );
+
     // Plain text is never an event: the rules after it still fire.
     let text_first = format!("Error: boom\n{}", lines[1..].join("\n"));
     let (_, findings) = check_json(&[], Some(text_first.as_bytes()));
@@ -579,9 +614,21 @@ fn repeated_identical_findings_collapse_in_human_output() {
     );
     assert_eq!(run.stdout().matches("error[invalid-json]").count(), 20);
     assert!(!run.stdout().contains("--no-collapse"));
-    // The machine formats list every finding.
+    // The machine formats list every finding, and so do the annotations beside the human
+    // output under GitHub Actions.
     let (_, findings) = check_json(&[], Some(input.as_bytes()));
     assert_eq!(findings.len(), 20);
+    let mut cmd = sjlint();
+    cmd.args(["check", "--color", "never"])
+        .env("GITHUB_ACTIONS", "true");
+    let run = run_cmd(cmd, Some(input.as_bytes()));
+    assert_eq!(
+        run.stderr().matches("::error ").count(),
+        20,
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.stdout().matches("error[invalid-json]").count(), 3);
 }
 
 #[test]
@@ -662,4 +709,512 @@ fn a_mistyped_subcommand_is_not_read_as_a_path() {
     cmd.current_dir(&dir).arg("stat");
     let run = run_cmd(cmd, None);
     assert_eq!(run.code, 0, "{}", run.describe());
+}
+
+// ------------------------------------------------------------------------------------------
+// Outputs.
+
+#[test]
+fn json_is_one_array_and_json_lines_one_object_per_line() {
+    let run = exec(
+        &["check", "--format", "json", "testdata/sample.ndjson"],
+        None,
+    );
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout(), "[]\n", "valid JSON with no finding");
+    let input = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    let array = exec(&["check", "--format", "json"], Some(&input));
+    let parsed: serde_json::Value = serde_json::from_slice(&array.stdout).unwrap();
+    let lines = exec(&["check", "--format", "json-lines"], Some(&input));
+    let objects: Vec<serde_json::Value> = lines
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(parsed.as_array().unwrap(), &objects);
+    // End-of-input findings carry null, never a fake 0; spans carry an end column.
+    let run = exec(
+        &[
+            "check",
+            "--format",
+            "json",
+            "testdata/rules/missing-result/fails.ndjson",
+        ],
+        None,
+    );
+    let found: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let missing = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["rule"] == "missing-result")
+        .unwrap();
+    assert!(
+        missing["record"].is_null() && missing["byte"].is_null(),
+        "{missing}"
+    );
+    let orphan = exec(
+        &[
+            "check",
+            "--format",
+            "json",
+            "testdata/rules/orphan-completion/fails.ndjson",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&orphan.stdout).unwrap();
+    // The finding marks the `"call_id"` key.
+    let call_id = "\"call_id\"".len() as u64;
+    assert_eq!(
+        v[0]["end_column"].as_u64().unwrap(),
+        v[0]["column"].as_u64().unwrap() + call_id
+    );
+    let sarif = exec(
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "testdata/rules/orphan-completion/fails.ndjson",
+        ],
+        None,
+    );
+    let log: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let region = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["endColumn"], v[0]["end_column"]);
+}
+
+#[test]
+fn unfinished_tool_call_shows_the_started_record() {
+    let fixture = "testdata/rules/unfinished-tool-call/fails.ndjson";
+    let run = exec(&["check", "--color", "never", fixture], None);
+    let out = run.stdout();
+    assert!(out.contains(":3:51\n"), "{out}");
+    assert!(
+        out.contains("3 | {\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"toolu_01UnFiNiShEd1aB2cD3eF4gH\""),
+        "{out}"
+    );
+    let (_, findings) = check_json(&[fixture], None);
+    let f = findings
+        .iter()
+        .find(|f| f.rule == "unfinished-tool-call")
+        .unwrap();
+    assert_eq!((f.line, f.column), (3, Some(51)));
+}
+
+#[test]
+fn concise_ends_with_a_summary_line() {
+    let run = exec(
+        &["check", "--format", "concise", "testdata/sample.ndjson"],
+        None,
+    );
+    assert_eq!(
+        run.stdout(),
+        "No problems found in 1 file; 20 records, 6.4 kB\n"
+    );
+    let run = exec(
+        &[
+            "check",
+            "--format",
+            "concise",
+            "--quiet",
+            "testdata/sample.ndjson",
+        ],
+        None,
+    );
+    assert_eq!(run.stdout(), "");
+}
+
+#[test]
+fn output_file_takes_the_findings_in_any_format() {
+    let dir = scratch("output-file");
+    for format in [
+        "human",
+        "concise",
+        "json",
+        "json-lines",
+        "github",
+        "sarif",
+        "junit",
+    ] {
+        let path = dir.join(format!("findings.{format}"));
+        let args = [
+            "check",
+            "--format",
+            format,
+            "--output-file",
+            path.to_str().unwrap(),
+            "testdata/rules/orphan-completion/fails.ndjson",
+        ];
+        let run = exec(&args, None);
+        assert_eq!(run.code, 1, "{format}: {}", run.describe());
+        assert!(run.stdout.is_empty(), "{format}: {}", run.describe());
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert!(written.contains("orphan-completion"), "{format}: {written}");
+    }
+    let run = exec(
+        &[
+            "check",
+            "--output-file",
+            "/nonexistent/dir/x",
+            "testdata/sample.ndjson",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr().contains("cannot write /nonexistent/dir/x"),
+        "{}",
+        run.describe()
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// fmt for repositories.
+
+#[test]
+fn fmt_check_diff_and_write_work_per_file() {
+    let dir = scratch("fmt");
+    let canonical = std::fs::read_to_string(testdata("sample.ndjson")).unwrap();
+    // Spaces between tokens go: the file is not in canonical form.
+    let spaced = canonical.replacen("{\"type\":\"system\"", "{ \"type\": \"system\"", 1);
+    write(&dir.join("a.ndjson"), &spaced);
+    write(&dir.join("b.ndjson"), &canonical);
+    let d = dir.to_str().unwrap();
+
+    let run = exec(&["fmt", "--check", d], None);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let out = run.stdout();
+    assert!(
+        out.contains("Would reformat: ") && out.contains("a.ndjson"),
+        "{out}"
+    );
+    assert!(!out.contains("b.ndjson"), "{out}");
+    assert!(
+        out.ends_with("1 file would be reformatted, 1 file already formatted\n"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.ndjson")).unwrap(),
+        spaced,
+        "--check writes nothing"
+    );
+
+    let run = exec(&["fmt", "--diff", d], None);
+    assert_eq!(run.code, 1);
+    let diff = run.stdout();
+    assert!(diff.contains("-{ \"type\": \"system\""), "{diff}");
+    assert!(diff.contains("+{\"type\":\"system\""), "{diff}");
+    assert_eq!(diff.matches("\n+{").count(), 1, "one line changes: {diff}");
+
+    let run = exec(&["fmt", "--write", d], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout()
+            .contains("1 file reformatted, 1 file left unchanged"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.ndjson")).unwrap(),
+        canonical
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        2,
+        "no temporary file is left"
+    );
+    let run = exec(&["fmt", "--check", d], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+
+    // A file with a record that is no event is not written: the record would be lost.
+    let broken = format!("{canonical}not json\n");
+    write(&dir.join("a.ndjson"), &broken);
+    let run = exec(
+        &["fmt", "--write", dir.join("a.ndjson").to_str().unwrap()],
+        None,
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr()
+            .contains("not written: 1 record is not an event"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.ndjson")).unwrap(),
+        broken
+    );
+    // Standard input cannot be written back.
+    let run = exec(&["fmt", "--write"], Some(canonical.as_bytes()));
+    assert_eq!(run.code, 2);
+}
+
+// ------------------------------------------------------------------------------------------
+// The README's examples, verbatim.
+
+/// The fenced blocks of README.md whose info string is `lang`, each as its lines.
+fn readme_blocks(lang: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let mut blocks = Vec::new();
+    // The info string and the lines of the block being read.
+    let mut current: Option<(String, Vec<String>)> = None;
+    for line in text.lines() {
+        match (current.take(), line.strip_prefix("```")) {
+            (None, Some(info)) => current = Some((info.trim().to_owned(), Vec::new())),
+            (None, None) => {}
+            (Some((info, block)), Some(_)) => {
+                if info == lang {
+                    blocks.push(block);
+                }
+            }
+            (Some((info, mut block)), None) => {
+                block.push(line.to_owned());
+                current = Some((info, block));
+            }
+        }
+    }
+    blocks
+}
+
+/// A directory to run README commands in: `testdata` there is the crate's, and what the
+/// commands write stays there.
+fn readme_dir(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(testdata(""), dir.join("testdata")).unwrap();
+    dir
+}
+
+/// Runs `command` with `sh -c` in `dir`, with the built binary first on PATH as `sjlint`.
+fn run_shell(command: &str, dir: &Path) -> Run {
+    let bin = Path::new(env!("CARGO_BIN_EXE_sjlint")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", command]).current_dir(dir).env("PATH", path);
+    for var in [
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR_FORCE",
+        "GITHUB_ACTIONS",
+    ] {
+        cmd.env_remove(var);
+    }
+    run_cmd(cmd, None)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_readme_shell_examples_run_verbatim() {
+    let dir = readme_dir("readme-sh");
+    let mut ran = 0;
+    for block in readme_blocks("sh") {
+        for line in block {
+            // Aligned comments go; a `#` inside the command stays.
+            let command = match line.find("  #") {
+                Some(i) => line[..i].trim_end(),
+                None => line.trim_end(),
+            };
+            let command = if let Some(args) = command.strip_prefix("cargo run --release -- ") {
+                format!("sjlint {args}")
+            } else if command.starts_with("sjlint ") || command == "sjlint" {
+                command.to_owned()
+            } else {
+                // Not run: `cargo test` and `cargo install` (a build of their own, the latter
+                // outside the project), and pipelines from `cursor-agent`, which needs the
+                // agent's CLI and its network.
+                continue;
+            };
+            let run = run_shell(&command, &dir);
+            assert!(
+                run.code == 0 || run.code == 1,
+                "README example `{command}`\n{}",
+                run.describe()
+            );
+            for bad in ["panicked", "error: ", "cannot read", "no files matched"] {
+                assert!(
+                    !run.stderr().contains(bad),
+                    "README example `{command}`\n{}",
+                    run.describe()
+                );
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 10, "only {ran} README examples were run");
+}
+
+/// Blocks that show a command (`$ sjlint …`) and its output: the command runs, and where the
+/// output is shown whole (no `…`), it is what the command prints.
+#[cfg(unix)]
+#[test]
+fn the_readme_sample_outputs_are_what_sjlint_prints() {
+    let dir = readme_dir("readme-out");
+    let mut compared = 0;
+    for block in readme_blocks("") {
+        let Some(command) = block.first().and_then(|l| l.strip_prefix("$ ")) else {
+            continue;
+        };
+        let run = run_shell(command, &dir);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "`{command}`\n{}",
+            run.describe()
+        );
+        let shown = block[1..].join("\n") + "\n";
+        if !shown.contains('…') {
+            assert_eq!(run.stdout(), shown, "`{command}`");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 2, "only {compared} outputs compared");
+
+    // The first run the README shows.
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let run = exec(&["check", "testdata/sample-with-problem.ndjson"], None);
+    assert_eq!(run.code, 1);
+    assert!(
+        text.contains(&run.stdout()),
+        "the README's first run is not what sjlint prints:\n{}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn the_readme_configuration_example_is_valid() {
+    let blocks = readme_blocks("toml");
+    assert_eq!(blocks.len(), 1);
+    let dir = scratch("readme-toml");
+    write(&dir.join("sjlint.toml"), &(blocks[0].join("\n") + "\n"));
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).arg("config");
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout()
+            .contains("unknown-event-type = error (default info)"),
+        "{}",
+        run.describe()
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Wording.
+
+#[test]
+fn wording_reads_right() {
+    // "a `user`", not "an `user`".
+    let user =
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#;
+    let (_, findings) = check_json(&[], Some(format!("{user}\n").as_bytes()));
+    let init = findings.iter().find(|f| f.rule == "missing-init").unwrap();
+    assert!(
+        init.message.contains("starts with a `user` event"),
+        "{}",
+        init.message
+    );
+
+    // One session, not "1 session(s)".
+    let run = exec(
+        &["fmt", "--to", "json"],
+        Some(format!("{user}\n").as_bytes()),
+    );
+    assert!(
+        run.stderr().contains(": 1 session with no `result`"),
+        "{}",
+        run.describe()
+    );
+
+    // A result that failed is not counted among "errors" beside the findings.
+    let failed =
+        r#"{"type":"result","subtype":"error","is_error":true,"result":"boom","session_id":"s"}"#;
+    let run = exec(&["stats"], Some(format!("{failed}\n").as_bytes()));
+    assert!(
+        run.stdout().contains("1 result (0 success, 1 failed)"),
+        "{}",
+        run.describe()
+    );
+
+    // A thinking heading written right after the last sentence starts a paragraph.
+    let delta = |text: &str| {
+        format!(r#"{{"type":"thinking","subtype":"delta","text":"{text}","session_id":"s"}}"#)
+    };
+    let stream = [
+        delta("**Planning**\\n\\nFirst this."),
+        delta("\\n**Doing**"),
+        delta("\\n\\nThen that."),
+        r#"{"type":"thinking","subtype":"completed","session_id":"s"}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let run = exec(
+        &["render", "--thinking", "--color", "never"],
+        Some(stream.as_bytes()),
+    );
+    assert!(
+        run.stdout()
+            .contains("First this.\n\n**Doing**\n\nThen that."),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
+    let help = exec(&["check", "--help"], None).stdout();
+    let at = |heading: &str| {
+        help.find(&format!("\n{heading}:\n"))
+            .unwrap_or_else(|| panic!("no {heading} heading:\n{help}"))
+    };
+    for heading in ["Input", "Rules", "Output", "Performance"] {
+        at(heading);
+    }
+    for (option, heading) in [
+        ("--include", "Input"),
+        ("--select", "Rules"),
+        ("--format", "Output"),
+        ("--jobs", "Performance"),
+    ] {
+        let under = help[..help
+            .find(&format!("      {option}"))
+            .or_else(|| help.find(&format!(", {option}")))
+            .unwrap()]
+            .rfind(":\n")
+            .map(|end| {
+                let start = help[..end].rfind('\n').map_or(0, |i| i + 1);
+                &help[start..end]
+            });
+        assert_eq!(under, Some(heading), "{option}");
+    }
+    let top = exec(&["--help"], None).stdout();
+    let order: Vec<usize> = [
+        "  check ",
+        "  fmt ",
+        "  stats ",
+        "  render ",
+        "  rules ",
+        "  explain ",
+    ]
+    .iter()
+    .map(|c| top.find(c).unwrap_or_else(|| panic!("{c}: {top}")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{top}");
+    let stats = exec(&["stats", "--help"], None).stdout();
+    assert!(
+        stats.contains("`sjlint schema stats`") && !stats.contains("schemas/"),
+        "{stats}"
+    );
+    for command in ["check", "fmt", "stats", "render"] {
+        let text = exec(&[command, "--help"], None).stdout();
+        assert!(!text.to_lowercase().contains("seed 0"), "{command}: {text}");
+    }
+    let man = exec(&["man"], None).stdout();
+    assert!(
+        man.contains(".SH \"EXIT STATUS\"") && man.contains(".SH EXAMPLES"),
+        "{man}"
+    );
+    assert!(man.contains("no file matched"), "{man}");
 }

@@ -42,7 +42,7 @@ fn pipeline_holds(data: &[u8], max_record_bytes: usize, color: bool) -> Result<(
         max_record_bytes,
         ..Options::default()
     };
-    let out = printed(Format::Json, data, &opts, false);
+    let out = printed(Format::JsonLines, data, &opts, false);
     let text = String::from_utf8(out).map_err(|e| format!("json output not UTF-8: {e}"))?;
     let lines = 1 + data.iter().filter(|&&b| b == b'\n').count() as u64;
     for line in text.lines() {
@@ -50,7 +50,12 @@ fn pipeline_holds(data: &[u8], max_record_bytes: usize, color: bool) -> Result<(
             serde_json::from_str(line).map_err(|e| format!("json finding ({e}): {line}"))?;
         let rule = v["rule"].as_str().unwrap_or_default();
         let at = v["line"].as_u64().unwrap_or(u64::MAX);
-        let byte = v["byte"].as_u64().unwrap_or(u64::MAX);
+        // null: a finding about no place in particular (a session's end).
+        let byte = if v["byte"].is_null() {
+            0
+        } else {
+            v["byte"].as_u64().unwrap_or(u64::MAX)
+        };
         let col = v["column"].as_u64();
         if Rule::from_name(rule).is_none()
             || v["message"].as_str().is_none_or(str::is_empty)

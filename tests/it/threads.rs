@@ -180,9 +180,10 @@ fn slow_paths() -> Vec<u8> {
     s.extend_from_slice(b"\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n");
     s.extend_from_slice(&noise(4 << 10));
     s.extend_from_slice(b"\n\n{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"t\"}\n");
-    s.extend_from_slice(
-        b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"cut off",
-    );
+    s.extend_from_slice(b"{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"call_t\",\"tool_call\":{\"lsToolCall\":{\"args\":{}}},\"session_id\":\"t\"}\n");
+    // Cut off at the end; an array, so that it is no event that could have ended the session
+    // (a cut-off object could have been its result, which silences missing-result).
+    s.extend_from_slice(b"[{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"cut off");
     s
 }
 

@@ -17,10 +17,19 @@ pub fn per_rule(findings: &[Finding]) -> BTreeMap<&'static str, usize> {
 }
 
 /// `check` on `output` reports no framing finding and no rule more often than `check` on
-/// `input`. The one exception: when nothing was left to write (no record of the input was an
-/// event, or the filters took them all), the empty output is an `empty-stream`.
+/// `input`. The exceptions: when nothing was left to write (no record of the input was an
+/// event, or the filters took them all), the empty output is an `empty-stream`; and a record of
+/// the input that could not be read (it may have been any event, so what its absence would
+/// cause is not reported) is left out of the output, where that absence is then reported.
 pub fn adds_no_finding(input: &[u8], output: &[u8], what: &str) {
-    let before = per_rule(&check(input));
+    let input_findings = check(input);
+    let unreadable = input_findings.iter().any(|f| {
+        matches!(
+            f.rule,
+            "invalid-json" | "invalid-utf8" | "truncated-record" | "record-too-large"
+        )
+    });
+    let before = per_rule(&input_findings);
     let mut after = check(output);
     if output.is_empty() {
         after.retain(|f| f.rule != "empty-stream");
@@ -30,6 +39,10 @@ pub fn adds_no_finding(input: &[u8], output: &[u8], what: &str) {
         assert!(!framing, "{what}: framing finding {f:?} in the output");
     }
     for (rule, n) in per_rule(&after) {
+        let group = Rule::from_name(rule).unwrap().group();
+        if unreadable && matches!(group, Group::Lifecycle | Group::ToolCalls | Group::Result) {
+            continue;
+        }
         let had = before.get(rule).copied().unwrap_or(0);
         assert!(
             n <= had,

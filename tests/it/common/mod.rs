@@ -139,7 +139,21 @@ pub struct Finding {
 
 pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
     let text = std::str::from_utf8(stdout).expect("json output is UTF-8");
+    // `--format json` writes one array with a finding per line; `json-lines` a finding per line.
+    let array = text.trim_start().starts_with('[');
+    if array {
+        let _: Vec<Value> = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("not a JSON array of findings ({e}): {text}"));
+    }
     text.lines()
+        .filter(|line| !array || !matches!(*line, "[" | "]" | "[]"))
+        .map(|line| {
+            if array {
+                line.trim_end_matches(',')
+            } else {
+                line
+            }
+        })
         .map(|line| {
             let v: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("not a JSON finding ({e}): {line}"));
@@ -171,9 +185,8 @@ pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
                 severity: s("severity"),
                 message: s("message"),
                 related,
-                byte: v["byte"]
-                    .as_u64()
-                    .unwrap_or_else(|| panic!("`byte` is not a number in {line}")),
+                // null for a finding about no record (the end of the input).
+                byte: v["byte"].as_u64().unwrap_or(0),
                 help: v["help"].as_str().map(str::to_owned),
             }
         })
