@@ -29,6 +29,8 @@ pub struct Options {
     pub max_record_bytes: usize,
     /// `--dialect`: read every record as this dialect; `None` classifies each by its shape.
     pub dialect: Option<Dialect>,
+    /// `--max-open-calls`: tool calls and queries paired at once per session (see `pairing`).
+    pub max_open_calls: usize,
 }
 
 impl Default for Options {
@@ -37,6 +39,7 @@ impl Default for Options {
             enabled: RuleSet::all(),
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             dialect: None,
+            max_open_calls: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
         }
     }
 }
@@ -197,7 +200,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 failed: None,
             },
             consumer,
-            validator: Validator::new(opts.enabled),
+            validator: Validator::new(opts.enabled).max_open_calls(opts.max_open_calls),
             scratch: Vec::new(),
             lenient: Vec::new(),
             pending: Vec::new(),

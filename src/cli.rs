@@ -161,6 +161,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
 
+    /// Tool calls and interaction queries kept open at once per session; past that, the rest
+    /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
+    /// never completes its calls can take
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
+
     /// Read records as this dialect; auto classifies each record by its own shape
     #[arg(long, value_enum, default_value = "auto")]
     pub dialect: DialectArg,
@@ -265,6 +271,12 @@ pub struct FmtArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
 
+    /// Tool calls and interaction queries kept open at once per session; past that, the rest
+    /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
+    /// never completes its calls can take
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
+
     /// The name standard input is reported under
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
@@ -312,6 +324,12 @@ pub struct InputArgs {
     /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
+
+    /// Tool calls and interaction queries kept open at once per session; past that, the rest
+    /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
+    /// never completes its calls can take
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
 
     /// The name standard input is shown under
     #[arg(long, value_name = "NAME")]

@@ -396,6 +396,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
+        max_open_calls: args.max_open_calls,
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
@@ -807,6 +808,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
+        max_open_calls: args.input.max_open_calls,
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
@@ -839,6 +841,7 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
+        max_open_calls: args.input.max_open_calls,
     };
     let mut out = BufWriter::new(Sink(io::stdout().lock()));
     let code = each_input(&args.input, |source, reader| {
@@ -867,6 +870,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         enabled: fmt::reported_rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
+        max_open_calls: args.max_open_calls,
     };
     let opts = FmtOptions {
         keep_invalid: args.keep_invalid,

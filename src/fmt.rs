@@ -15,6 +15,7 @@
 use crate::check::{self, Consumer, Options};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Field, Parsed};
+use crate::pairing;
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use serde::Deserialize;
@@ -23,6 +24,9 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
+
+/// Longest tool kind kept for an open call, to write its completion with (real kinds are short).
+const KIND_KEEP: usize = 1024;
 use std::io::{self, Read, Write};
 
 /// What `fmt` writes.
@@ -99,6 +103,8 @@ pub fn format<R: Read, W: Write>(
         held_text: String::new(),
         released: false,
         calls: HashMap::new(),
+        max_open: check.max_open_calls.max(1),
+        scratch: String::new(),
         pairing: Pairing::Before,
         session: None,
         totals: FmtTotals::default(),
@@ -159,7 +165,10 @@ struct Writer<'c, 'w, W> {
     released: bool,
     /// Open tool calls: `call_id` → the kind their `started` named, so a completion that names
     /// none can be written with it.
+    /// Keyed by `pairing::key_of` the id; at most `max_open` of them.
     calls: HashMap<Box<str>, Option<Box<str>>>,
+    max_open: usize,
+    scratch: String,
     /// Where the stream is in its sessions, followed exactly as the validator follows them, so
     /// that a completion is written with the kind of the start the validator pairs it with.
     pairing: Pairing,
@@ -179,9 +188,10 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         let call_id = ev.call_id.as_str();
         let pairing = self.follow_session(ev);
         let started_kind = match (ty, subtype, call_id) {
-            (Some("tool_call"), Some("completed"), Some(id)) if pairing => {
-                self.calls.get(id).and_then(|k| k.as_deref())
-            }
+            (Some("tool_call"), Some("completed"), Some(id)) if pairing => self
+                .calls
+                .get(pairing::key_of(id, &mut self.scratch))
+                .and_then(|k| k.as_deref()),
             _ => None,
         };
         self.line.clear();
@@ -212,15 +222,23 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         };
         match (ty, subtype, call_id) {
             _ if !pairing => {}
+            // Past the budget a call is not kept: its completion is written as it is.
+            (Some("tool_call"), Some("started"), Some(_)) if self.calls.len() >= self.max_open => {}
             (Some("tool_call"), Some("started"), Some(id)) => {
                 // The first start stays open, kind or not, as the validator keeps it (a second
-                // start of an open id is a duplicate, not a new call).
+                // start of an open id is a duplicate, not a new call). A kind longer than
+                // KIND_KEEP is not kept: a completion that names none is then written as it is.
+                let kind = ev
+                    .tool_call
+                    .kind
+                    .as_deref()
+                    .filter(|k| k.len() <= KIND_KEEP);
                 self.calls
-                    .entry(id.into())
-                    .or_insert_with(|| ev.tool_call.kind.as_deref().map(Into::into));
+                    .entry(pairing::key_of(id, &mut self.scratch).into())
+                    .or_insert_with(|| kind.map(Into::into));
             }
             (Some("tool_call"), Some("completed"), Some(id)) => {
-                self.calls.remove(id);
+                self.calls.remove(pairing::key_of(id, &mut self.scratch));
             }
             (Some("result"), ..) => {
                 self.calls.clear();

@@ -20,6 +20,7 @@ mod json;
 mod json_str;
 pub mod locate;
 pub mod mapped;
+pub mod pairing;
 pub mod pipeline;
 pub mod record;
 pub mod render;

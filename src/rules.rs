@@ -97,6 +97,7 @@ pub enum Rule {
     OrphanQueryResponse,
     UnansweredQuery,
     ResultTextMismatch,
+    TooManyOpenCalls,
 }
 
 pub struct RuleInfo {
@@ -112,7 +113,7 @@ pub struct RuleInfo {
     pub doc: &'static str,
 }
 
-pub static RULES: [RuleInfo; 33] = [
+pub static RULES: [RuleInfo; 34] = [
     RuleInfo {
         rule: Rule::InvalidJson,
         name: "invalid-json",
@@ -376,6 +377,14 @@ pub static RULES: [RuleInfo; 33] = [
         severity: Severity::Warning,
         summary: "`result.result` differs from the assistant text of the session",
         doc: include_str!("rules/result-text-mismatch.md"),
+    },
+    RuleInfo {
+        rule: Rule::TooManyOpenCalls,
+        name: "too-many-open-calls",
+        group: Group::ToolCalls,
+        severity: Severity::Warning,
+        summary: "more tool calls and queries are open at once than `--max-open-calls` pairs",
+        doc: include_str!("rules/too-many-open-calls.md"),
     },
 ];
 

@@ -21,6 +21,7 @@ use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
 use crate::excerpt::Excerpt;
 use crate::locate;
+use crate::pairing::{ShownKey, key_of};
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use std::collections::{HashMap, HashSet};
@@ -144,6 +145,13 @@ pub struct Validator {
     /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
     /// follows it, since a lone `result` is the `--output-format json` form.
     deferred_missing_init: Option<Diagnostic>,
+    /// Most entries of `calls`, `queries` and `announced` together (`--max-open-calls`).
+    max_open: usize,
+    /// The budget was spent in this session: said once, and completions and responses that
+    /// find no entry are no longer orphans for sure.
+    over_budget: bool,
+    /// Where the key of a long id is written (`pairing::key_of`).
+    scratch: String,
 }
 
 impl Validator {
@@ -159,7 +167,21 @@ impl Validator {
             queries: Map::default(),
             records: 0,
             deferred_missing_init: None,
+            max_open: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+            over_budget: false,
+            scratch: String::new(),
         }
+    }
+
+    /// Keeps at most `n` tool calls and queries open per session (at least one).
+    pub fn max_open_calls(mut self, n: usize) -> Validator {
+        self.max_open = n.max(1);
+        self
+    }
+
+    /// Entries of pairing state held now.
+    fn open_entries(&self) -> usize {
+        self.calls.len() + self.queries.len() + self.announced.len()
     }
 
     /// Called for every record, parsed or not, before `check` (when it parses).
@@ -357,27 +379,39 @@ impl Validator {
             (Some("interaction_query"), Some("request")) => {
                 let mut digits = IdDigits::default();
                 if let Some(id) = digits.key(&ev.query.id) {
+                    let full = self.open_entries() >= self.max_open;
+                    let id = key_of(id, &mut self.scratch);
                     // A repeated id keeps its key and takes the later line, as `insert` would.
                     match self.queries.get_mut(id) {
                         Some(open) => *open = line,
+                        None if full => {
+                            over_budget(&mut ctx, &mut self.over_budget, self.max_open);
+                        }
                         None => {
                             let key = spare_key(&mut self.spare_ids, id);
                             self.queries.insert(key, line);
                         }
                     }
                 }
-                if let Some(call) = ev.query.tool_call_id.as_deref()
-                    && !self.announced.contains(call)
-                {
-                    let key = spare_key(&mut self.spare_ids, call);
-                    self.announced.insert(key);
+                if let Some(call) = ev.query.tool_call_id.as_deref() {
+                    let full = self.open_entries() >= self.max_open;
+                    let call = key_of(call, &mut self.scratch);
+                    if self.announced.contains(call) {
+                    } else if full {
+                        over_budget(&mut ctx, &mut self.over_budget, self.max_open);
+                    } else {
+                        let key = spare_key(&mut self.spare_ids, call);
+                        self.announced.insert(key);
+                    }
                 }
             }
             (Some("interaction_query"), Some("response")) => {
                 let mut digits = IdDigits::default();
                 if let Some(id) = digits.key(&ev.response.id) {
-                    match self.queries.remove_entry(id) {
+                    match self.queries.remove_entry(key_of(id, &mut self.scratch)) {
                         Some((key, _)) => self.spare_ids.push(key),
+                        // Past the budget, the request may be one that was not kept.
+                        None if self.over_budget => {}
                         None => {
                             let d = Diagnostic::new(
                                 Rule::OrphanQueryResponse,
@@ -416,7 +450,8 @@ impl Validator {
         let Some(id) = ev.call_id.as_str() else {
             return;
         };
-        if let Some(open) = self.calls.get(id) {
+        let key = key_of(id, &mut self.scratch);
+        if let Some(open) = self.calls.get(key) {
             let d = Diagnostic::new(
                 Rule::DuplicateCallId,
                 ctx.pos,
@@ -430,12 +465,16 @@ impl Validator {
             return;
         }
         if !self.announced.is_empty()
-            && let Some(key) = self.announced.take(id)
+            && let Some(key) = self.announced.take(key)
         {
             self.spare_ids.push(key);
         }
+        if self.open_entries() >= self.max_open {
+            over_budget(ctx, &mut self.over_budget, self.max_open);
+            return;
+        }
         let kind = ev.tool_call.kind.as_deref().map(|k| self.kinds.intern(k));
-        let key = spare_key(&mut self.spare_ids, id);
+        let key = spare_key(&mut self.spare_ids, key_of(id, &mut self.scratch));
         self.calls.insert(
             key,
             OpenCall {
@@ -459,7 +498,8 @@ impl Validator {
             return;
         };
         let kind = ev.tool_call.kind.as_deref();
-        let open = self.calls.remove_entry(id).map(|(key, open)| {
+        let key = key_of(id, &mut self.scratch);
+        let open = self.calls.remove_entry(key).map(|(key, open)| {
             self.spare_ids.push(key);
             open
         });
@@ -473,8 +513,10 @@ impl Validator {
             unknown_kind(ctx, kind);
         }
         let Some(open) = open else {
-            if let Some(key) = self.announced.take(id) {
+            if let Some(key) = self.announced.take(key_of(id, &mut self.scratch)) {
                 self.spare_ids.push(key);
+            } else if self.over_budget {
+                // Past the budget, the start may be one that was not kept.
             } else {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
@@ -536,7 +578,7 @@ impl Validator {
                 line_pos(line),
                 format!(
                     "tool call {:?} is started but never completed",
-                    Excerpt(&id)
+                    ShownKey(&id)
                 ),
             ));
             self.spare_ids.push(id);
@@ -550,13 +592,14 @@ impl Validator {
                 line_pos(line),
                 format!(
                     "interaction query {:?} has no response by the end of its session",
-                    Excerpt(&id)
+                    ShownKey(&id)
                 ),
             ));
             self.spare_ids.push(id);
         }
         // Ids announced for calls that then started and completed stay until here.
         self.spare_ids.extend(self.announced.drain());
+        self.over_budget = false;
     }
 
     /// End of input: the findings that wait for it.
@@ -702,6 +745,24 @@ fn describe(ev: &Event<'_>) -> String {
         (Some(t), None) => format!("{} `{}` event", article(t), Excerpt(t)),
         (None, _) => "an event with no type".to_owned(),
     }
+}
+
+/// The session has more calls and queries open than `max` (`--max-open-calls`): said once per
+/// session, at the record where it happens.
+#[cold]
+fn over_budget(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, said: &mut bool, max: usize) {
+    if std::mem::replace(said, true) {
+        return;
+    }
+    let d = Diagnostic::new(
+        Rule::TooManyOpenCalls,
+        ctx.pos,
+        format!(
+            "more than {max} tool calls and interaction queries are open at once; the ones opened from here on in this session are not paired"
+        ),
+    )
+    .with_help("runs keep a handful open at once: were completions lost, or is the stream generated? --max-open-calls pairs more, at about 300 bytes each");
+    ctx.emit(d);
 }
 
 /// An owned copy of `id` in a string taken from `spare` (a new one only when `spare` is empty),

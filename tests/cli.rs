@@ -97,6 +97,10 @@ const RULE_CASES: &[RuleCase] = &[
     },
     case("unanswered-query", "tool-calls", "warning", &[4]),
     case("result-text-mismatch", "result", "warning", &[5]),
+    RuleCase {
+        args: &["--max-open-calls", "2"],
+        ..case("too-many-open-calls", "tool-calls", "warning", &[4])
+    },
 ];
 
 fn rule_case(rule: &str) -> &'static RuleCase {
@@ -229,7 +233,7 @@ fn check_rule_fixtures(rule: &str) {
 #[test]
 fn every_documented_rule_has_a_case_and_both_fixtures() {
     let documented = documented_rules();
-    assert_eq!(documented.len(), 33, "src/rules/*.md: {documented:?}");
+    assert_eq!(documented.len(), 34, "src/rules/*.md: {documented:?}");
     let cases: BTreeSet<String> = RULE_CASES.iter().map(|c| c.rule.to_owned()).collect();
     assert_eq!(cases, documented.iter().cloned().collect::<BTreeSet<_>>());
     for rule in &documented {
@@ -279,6 +283,9 @@ fn check_doc_examples(rule: &str) {
     let mut args = vec!["--stdin-filename", "example.ndjson"];
     if rule == "record-too-large" {
         args.extend(["--max-record-bytes", "200"]);
+    }
+    if rule == "too-many-open-calls" {
+        args.extend(["--max-open-calls", "2"]);
     }
     let fails = doc_example_input(rule, "## Example that fails");
     if rule == "byte-order-mark" {
@@ -373,6 +380,7 @@ per_rule_tests! {
     orphan_query_response => "orphan-query-response",
     unanswered_query => "unanswered-query",
     result_text_mismatch => "result-text-mismatch",
+    too_many_open_calls => "too-many-open-calls",
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1148,7 +1156,7 @@ fn rules_lists_every_rule_with_its_group_and_severity() {
     assert_eq!(run.code, 0, "{}", run.describe());
     let out = run.stdout();
     let lines: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 33, "{out}");
+    assert_eq!(lines.len(), 34, "{out}");
     let mut listed = BTreeSet::new();
     for line in &lines {
         let words: Vec<&str> = line.split_whitespace().collect();

@@ -413,3 +413,60 @@ fn render_never_begins_a_line_with_a_workflow_command_nor_passes_invisible_chara
         );
     }
 }
+
+#[test]
+fn past_the_open_call_budget_one_finding_and_the_rest_still_checked() {
+    let mut input = String::from(INIT);
+    input.push('\n');
+    for i in 0..6 {
+        let _ = writeln!(
+            input,
+            r#"{{"type":"tool_call","subtype":"started","call_id":"c{i}","tool_call":{{"readToolCall":{{"args":{{}}}}}},"session_id":"s"}}"#
+        );
+    }
+    // c0 completes as another kind: found, since c0 was kept; c5 was not kept, so its
+    // completion is no orphan.
+    for (i, kind) in [
+        (0, "editToolCall"),
+        (1, "readToolCall"),
+        (5, "readToolCall"),
+    ] {
+        let _ = writeln!(
+            input,
+            r#"{{"type":"tool_call","subtype":"completed","call_id":"c{i}","tool_call":{{"{kind}":{{"args":{{}},"result":{{}}}}}},"session_id":"s"}}"#
+        );
+    }
+    let (_, findings) = check_json(&["--max-open-calls", "3", "-"], Some(input.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "too-many-open-calls"),
+        [5],
+        "{findings:?}"
+    );
+    assert_eq!(lines_of(&findings, "tool-kind-mismatch"), [8]);
+    assert!(lines_of(&findings, "orphan-completion").is_empty());
+    // c2 is the one kept call left open.
+    assert_eq!(lines_of(&findings, "unfinished-tool-call"), [4]);
+    let run = exec(
+        &["check", "--max-open-calls", "0", "-"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(run.code, 2, "{}", run.describe());
+}
+
+#[test]
+fn findings_about_long_call_ids_quote_a_bounded_excerpt() {
+    let id = "i".repeat(100_000);
+    let input = format!(
+        "{INIT}\n{{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"{id}\",\"tool_call\":{{\"readToolCall\":{{\"args\":{{}}}}}},\"session_id\":\"s\"}}\n"
+    );
+    let (run, findings) = check_json(&["-"], Some(input.as_bytes()));
+    let unfinished = findings
+        .iter()
+        .find(|f| f.rule == "unfinished-tool-call")
+        .unwrap_or_else(|| panic!("{}", run.describe()));
+    assert!(
+        unfinished.message.contains("… (100000 bytes)") && unfinished.message.len() < 400,
+        "{}",
+        unfinished.message
+    );
+}
