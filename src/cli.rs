@@ -196,7 +196,7 @@ pub struct CheckArgs {
     pub jobs: Option<usize>,
 
     /// Read files instead of mapping them into memory (mapping is faster, but a file that
-    /// another process truncates meanwhile stops sjlint with a bus error)
+    /// another process truncates meanwhile ends its check with an error)
     #[arg(long)]
     pub no_mmap: bool,
 

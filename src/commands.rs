@@ -552,7 +552,13 @@ fn check_one<C: check::Consumer>(
         One::Mapped(mapped) => mapped,
     };
     let mut reached = 0;
+    let cut = Arc::clone(&mapped);
     let mut pace = move |_done: usize, end: usize| {
+        // A file truncated meanwhile is noticed before the step is checked.
+        cut.touch(reached, end);
+        if cut.truncated() {
+            return Err(shrank());
+        }
         interrupt::stop_if_interrupted()?;
         if let Some(live) = progress {
             live.read((end - reached) as u64);
@@ -560,7 +566,7 @@ fn check_one<C: check::Consumer>(
         reached = end;
         Ok(())
     };
-    match settings {
+    let checked = match settings {
         // The in-order stage gives the pages back.
         Some(settings) => {
             let whole = Arc::clone(&mapped) as Arc<dyn pipeline::Whole>;
@@ -575,7 +581,18 @@ fn check_one<C: check::Consumer>(
                 Splitter::over(source, opts.max_record_bytes, Kernel::best()).checking_utf8();
             check::check_split(splitter, opts, emit, consumer, totals)
         }
+    };
+    match checked {
+        Ok(()) if mapped.truncated() => Err(shrank()),
+        checked => checked,
     }
+}
+
+/// The error of a mapped file that another process truncated while it was checked.
+fn shrank() -> io::Error {
+    io::Error::other(
+        "the file was truncated while it was being checked; the findings above cover the part read before (--no-mmap reads such files)",
+    )
 }
 
 /// Where the findings of `check` go, and what is counted on the way.

@@ -470,3 +470,73 @@ fn findings_about_long_call_ids_quote_a_bounded_excerpt() {
         unfinished.message
     );
 }
+
+/// Waits until process `pid` has `path` mapped (at most `HANG`).
+#[cfg(target_os = "linux")]
+fn wait_until_mapped(pid: u32, path: &std::path::Path) {
+    let start = Instant::now();
+    let name = path.to_str().unwrap();
+    while start.elapsed() < Duration::from_secs(30) {
+        let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+        if maps.contains(name) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("sjlint never mapped {name}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mapped_file_truncated_while_checked_ends_in_an_error_naming_it() {
+    let dir = std::env::temp_dir().join(format!("sjlint-hostile-shrink-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sample = std::fs::read(common::testdata("sample.ndjson")).unwrap();
+    // One finding first, then healthy sessions: 100 MB, which the debug build takes seconds
+    // to check.
+    let mut body = b"not json\n".to_vec();
+    while body.len() < 100 << 20 {
+        body.extend_from_slice(&sample);
+    }
+    for jobs in ["1", "2"] {
+        let path = dir.join(format!("shrinking-{jobs}.ndjson"));
+        std::fs::write(&path, &body).unwrap();
+        let child = common::sjlint()
+            .args(["check", "--format", "concise", "--jobs", jobs])
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until_mapped(child.id(), &path);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--jobs {jobs}: {:?} {stderr}",
+            out.status
+        );
+        assert!(
+            stderr.contains(&format!(
+                "cannot read {}: the file was truncated while it was being checked",
+                path.display()
+            )),
+            "--jobs {jobs}: {stderr}"
+        );
+        assert!(
+            stdout.contains(":1: error[invalid-json]"),
+            "--jobs {jobs}: {stdout}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
