@@ -520,7 +520,7 @@ pub(crate) enum Examined<'a> {
     /// the strict parse refuses (not JSON, raw control characters, numbers beyond the f64
     /// range, unpaired surrogates). Rare, and redone in order by [`slow_record`], which needs
     /// scratch space that outlives the record.
-    Slow,
+    SlowPath,
 }
 
 /// The pure half of [`record`]: UTF-8 validation and the strict parse, whose event view goes
@@ -533,14 +533,14 @@ pub(crate) fn examine<'a>(
     arena: &'a Bump,
 ) -> Examined<'a> {
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
-        return Examined::Slow;
+        return Examined::SlowPath;
     }
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
-        return Examined::Slow;
+        return Examined::SlowPath;
     };
     match event::parse_into(text, dialect, ev, arena) {
         Ok(shape) => Examined::Parsed(text, shape),
-        Err(_) => Examined::Slow,
+        Err(_) => Examined::SlowPath,
     }
 }
 
@@ -572,7 +572,7 @@ fn record(
     let (text, view) = match *examined {
         Examined::Parsed(text, Shape::Object) => (text, View::Event(ev)),
         Examined::Parsed(text, Shape::Other(t)) => (text, View::NotAnObject(t)),
-        Examined::Slow => {
+        Examined::SlowPath => {
             return slow_record(rec, dialect, validator, scratch, lenient, emit, consumer);
         }
     };
@@ -595,7 +595,7 @@ impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
     }
 }
 
-/// A record whose pure half found it [`Examined::Slow`]: every check again, with the repairs
+/// A record whose pure half found it [`Examined::SlowPath`]: every check again, with the repairs
 /// and the lenient parse that need scratch space.
 #[cold]
 fn slow_record(
