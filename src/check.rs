@@ -224,6 +224,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         if self.arena.allocated_bytes() > ARENA_KEPT {
             self.arena = Bump::new();
         }
+        for buf in [&mut self.scratch, &mut self.lenient] {
+            if buf.capacity() > ARENA_KEPT {
+                *buf = Vec::new();
+            }
+        }
         let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
@@ -754,7 +759,18 @@ impl Strings {
 /// offset of the first one.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
     out.clear();
-    out.reserve(bytes.len() + 16);
+    // The exact size first: an escape takes up to 6 bytes, and letting the copy grow by
+    // doubling would hold up to twice what it needs.
+    let mut strings = Strings::default();
+    let extra: usize = bytes
+        .iter()
+        .map(|&b| match (strings.raw_control(b), b) {
+            (false, _) => 0,
+            (true, b'\n' | b'\r' | b'\t') => 1,
+            (true, _) => 5,
+        })
+        .sum();
+    out.reserve_exact(bytes.len() + extra);
     let mut first = None;
     let mut strings = Strings::default();
     for (i, &b) in bytes.iter().enumerate() {

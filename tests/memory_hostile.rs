@@ -160,3 +160,29 @@ fn document_formats_take_bounded_memory_whatever_the_number_of_findings() {
         );
     }
 }
+
+/// One record whose string holds 8,000,000 raw control characters (0x01).
+fn control_characters(out: &mut dyn Write) {
+    let _ =
+        out.write_all(b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"x\":\"");
+    let _ = out.write_all(&vec![1u8; 8_000_000]);
+    let _ = out.write_all(b"\"}\n");
+}
+
+#[test]
+fn a_record_of_control_characters_is_repaired_in_a_few_times_its_size() {
+    // Each raw byte becomes a 6-byte escape in the repaired copy; grown by doubling, that copy
+    // held up to twice that, and the run took 122-130 MiB on this 8 MB record. Sized exactly,
+    // the record, its copy and the parsed string take about 9 times the record.
+    let _one = ONE_AT_A_TIME.lock();
+    for args in [
+        &["check", "--jobs", "1", "-"][..],
+        &["check", "-"],
+        &["stats", "-"],
+        &["render", "-"],
+    ] {
+        let (code, kib) = peak(args, control_characters);
+        assert!(code <= 1, "sjlint {args:?}: exit {code}");
+        assert!(kib < 96 << 10, "sjlint {args:?}: peak {} MiB", kib >> 10);
+    }
+}
