@@ -937,6 +937,12 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
                     totals.unfinished
                 )?;
             }
+            Ok(totals) if totals.texts_left_out > 0 => writeln!(
+                io::stderr(),
+                "sjlint: {}: {} session(s) with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
+                report::escape_untrusted(&name),
+                totals.texts_left_out
+            )?,
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
                 return Err(e);

@@ -25,6 +25,10 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
 
+/// `--drop deltas`: most bytes of deltas held back while waiting for the flush that may repeat
+/// them; past it they are written, and so is the flush.
+const HELD_MAX: usize = 4 << 20;
+
 /// Longest tool kind kept for an open call, to write its completion with (real kinds are short).
 const KIND_KEEP: usize = 1024;
 use std::io::{self, Read, Write};
@@ -63,6 +67,9 @@ pub struct FmtTotals {
     pub invalid: u64,
     /// `--to json`: sessions that ended with no `result`, so nothing was written for them.
     pub unfinished: u64,
+    /// `--to json`: results that lack their text and whose session's text was too long to keep,
+    /// so it was not added to them.
+    pub texts_left_out: u64,
 }
 
 /// The findings `fmt` reports: the ones that mean a record could not be written as an event.
@@ -200,8 +207,17 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             Target::Ndjson if delta => {
                 canonical(json, ev, self.forced, started_kind, &mut self.held);
                 self.held.push(b'\n');
-                self.held_text
-                    .push_str(ev.message.text.as_deref().unwrap_or_default());
+                // Once some were written, the flush can no longer be left out: the text is not
+                // needed to compare it with.
+                if !self.released {
+                    self.held_text
+                        .push_str(ev.message.text.as_deref().unwrap_or_default());
+                }
+                // A run of deltas with no flush in sight is written as it comes, past a bound.
+                if self.held.len() > HELD_MAX {
+                    self.release_held(None);
+                    self.held_text.clear();
+                }
                 false
             }
             Target::Ndjson if dropped(&self.opts, ev) => false,
@@ -406,6 +422,9 @@ fn json_event(
             let mut canon = Vec::with_capacity(json.len());
             canonical(json, ev, forced, started_kind, &mut canon);
             let canon = std::str::from_utf8(&canon).expect("the canonical form is UTF-8");
+            if ended.too_long && !ev.result.is_present() {
+                totals.texts_left_out += 1;
+            }
             json_result(canon, ev, &ended, line);
             line.push(b'\n');
             true
@@ -429,10 +448,26 @@ struct SessionText {
     text: String,
     /// Deltas since the last segment that was not one.
     pending: String,
+    /// The text grew past [`TEXT_MAX`]: it is no longer kept, nor added to the result.
+    too_long: bool,
 }
+
+/// `--to json`: most bytes of a session's assistant text kept, to give a `result` that lacks
+/// its text the session's text. A longer text would make a result record longer than sjlint
+/// reads by default.
+const TEXT_MAX: usize = 64 << 20;
 
 impl SessionText {
     fn push(&mut self, text: &str, delta: bool, flush: bool) {
+        if self.too_long {
+            return;
+        }
+        if self.text.len() + self.pending.len() + text.len() > TEXT_MAX {
+            self.too_long = true;
+            self.text = String::new();
+            self.pending = String::new();
+            return;
+        }
         if delta {
             self.pending.push_str(text);
             return;
@@ -464,7 +499,7 @@ fn json_result(canon: &str, ev: &Event<'_>, session: &SessionText, out: &mut Vec
     for (k, v) in &top {
         o.raw(k, v);
     }
-    if !has("result") {
+    if !has("result") && !session.too_long {
         o.key("result");
         write_str(&session.joined(), o.out);
     }
