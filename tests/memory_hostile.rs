@@ -21,7 +21,7 @@ fn peak(args: &[&str], input: impl Fn(&mut dyn Write) + Send + 'static) -> (i32,
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut stdin);
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut stdin);
         input(&mut out);
         let _ = out.flush();
     });
@@ -72,14 +72,30 @@ fn open_queries(out: &mut dyn Write) {
     }
 }
 
+/// `n` bytes `byte`, written in small pieces: the test process must stay small, since a child
+/// started by `vfork` inherits its peak resident set into its own `ru_maxrss` at `exec`.
+fn repeated(out: &mut dyn Write, byte: u8, n: usize) {
+    let piece = [byte; 1 << 12];
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(piece.len());
+        let _ = out.write_all(&piece[..k]);
+        left -= k;
+    }
+}
+
 /// Four open calls whose ids are 12 MB each.
 fn huge_ids(out: &mut dyn Write) {
     let _ = out.write_all(INIT);
-    let pad = "x".repeat(12 << 20);
     for i in 0..4 {
+        let _ = write!(
+            out,
+            r#"{{"type":"tool_call","subtype":"started","call_id":"{i}"#
+        );
+        repeated(out, b'x', 12 << 20);
         let _ = writeln!(
             out,
-            r#"{{"type":"tool_call","subtype":"started","call_id":"{i}{pad}","tool_call":{{"readToolCall":{{"args":{{}}}}}},"session_id":"s"}}"#
+            r#"","tool_call":{{"readToolCall":{{"args":{{}}}}}},"session_id":"s"}}"#
         );
     }
 }
@@ -165,7 +181,7 @@ fn document_formats_take_bounded_memory_whatever_the_number_of_findings() {
 fn control_characters(out: &mut dyn Write) {
     let _ =
         out.write_all(b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"x\":\"");
-    let _ = out.write_all(&vec![1u8; 8_000_000]);
+    repeated(out, 1, 8_000_000);
     let _ = out.write_all(b"\"}\n");
 }
 
