@@ -10,6 +10,23 @@ use std::time::{Duration, Instant};
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
+/// A directory of the test's own under the temporary directory, removed however the test ends.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sjlint-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `n` started tool calls, each of its own kind: names of `width` bytes that differ only at the
 /// end, so that comparing two of them reads them whole.
 fn distinct_kinds(n: usize, width: usize) -> Vec<u8> {
@@ -338,17 +355,15 @@ fn texts_crafted_to_collide_are_still_told_apart() {
 #[test]
 fn github_annotations_escape_control_characters_of_file_names() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = std::env::temp_dir().join(format!("sjlint-hostile-names-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("hostile-names");
     // An OSC 8 hyperlink and a colour change, as a file name may hold them.
     let name = std::ffi::OsStr::from_bytes(b"a\x1b]8;;x\x07b\x1b[31m:.ndjson");
-    let path = dir.join(name);
+    let path = dir.0.join(name);
     std::fs::write(&path, "not json\n").unwrap();
     let run = exec(
         &["check", "--format", "github", path.to_str().unwrap()],
         None,
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(run.code, 1, "{}", run.describe());
     let out = run.stdout();
     assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
@@ -489,8 +504,7 @@ fn wait_until_mapped(pid: u32, path: &std::path::Path) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_mapped_file_truncated_while_checked_ends_in_an_error_naming_it() {
-    let dir = std::env::temp_dir().join(format!("sjlint-hostile-shrink-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("hostile-shrink");
     let sample = std::fs::read(common::testdata("sample.ndjson")).unwrap();
     // One finding first, then healthy sessions: 100 MB, which the debug build takes seconds
     // to check.
@@ -499,7 +513,7 @@ fn a_mapped_file_truncated_while_checked_ends_in_an_error_naming_it() {
         body.extend_from_slice(&sample);
     }
     for jobs in ["1", "2"] {
-        let path = dir.join(format!("shrinking-{jobs}.ndjson"));
+        let path = dir.0.join(format!("shrinking-{jobs}.ndjson"));
         std::fs::write(&path, &body).unwrap();
         let child = common::sjlint()
             .args(["check", "--format", "concise", "--jobs", jobs])
@@ -538,5 +552,4 @@ fn a_mapped_file_truncated_while_checked_ends_in_an_error_naming_it() {
             "--jobs {jobs}: {stdout}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
