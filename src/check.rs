@@ -34,6 +34,8 @@ pub struct Options {
     /// `--agent`: read the input as this agent's stream; `None` recognises it from its first
     /// records (a `--dialect` means cursor).
     pub agent: Option<Agent>,
+    /// `--max-open-calls`: tool calls and queries paired at once per session (see `pairing`).
+    pub max_open_calls: usize,
 }
 
 impl Default for Options {
@@ -43,6 +45,7 @@ impl Default for Options {
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             dialect: None,
             agent: None,
+            max_open_calls: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
         }
     }
 }
@@ -360,7 +363,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 failed: None,
             },
             consumer,
-            validator: Validator::new(opts.enabled),
+            validator: Validator::new(opts.enabled).max_open_calls(opts.max_open_calls),
             scratch: Vec::new(),
             lenient: Vec::new(),
             pending: Vec::new(),
@@ -520,6 +523,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         }
         let events = self.validator.events();
         let blank = matches!(frame, Frame::Blank { .. });
+        for buf in [&mut self.scratch, &mut self.lenient] {
+            if buf.capacity() > ARENA_KEPT {
+                *buf = Vec::new();
+            }
+        }
         let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
         match frame {
@@ -1222,7 +1230,18 @@ impl Strings {
 /// offset of the first one.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) -> usize {
     out.clear();
-    out.reserve(bytes.len() + 16);
+    // The exact size first: an escape takes up to 6 bytes, and letting the copy grow by
+    // doubling would hold up to twice what it needs.
+    let mut strings = Strings::default();
+    let extra: usize = bytes
+        .iter()
+        .map(|&b| match (strings.raw_control(b), b) {
+            (false, _) => 0,
+            (true, b'\n' | b'\r' | b'\t') => 1,
+            (true, _) => 5,
+        })
+        .sum();
+    out.reserve_exact(bytes.len() + extra);
     let mut first = None;
     let mut strings = Strings::default();
     for (i, &b) in bytes.iter().enumerate() {

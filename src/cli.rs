@@ -249,6 +249,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
+    /// Tool calls and interaction queries kept open at once per session; past that, the rest
+    /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
+    /// never completes its calls can take
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
+
     /// Read records as this dialect; auto classifies each record by its own shape
     #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub dialect: DialectArg,
@@ -282,7 +288,7 @@ pub struct CheckArgs {
     pub jobs: Option<usize>,
 
     /// Read files instead of mapping them into memory (mapping is faster, but a file that
-    /// another process truncates meanwhile stops sjlint with a bus error)
+    /// another process truncates meanwhile ends its check with an error)
     #[arg(long, help_heading = "Performance")]
     pub no_mmap: bool,
 
@@ -408,6 +414,12 @@ pub struct FmtArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
 
+    /// Tool calls and interaction queries kept open at once per session; past that, the rest
+    /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
+    /// never completes its calls can take
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
+
     /// The name standard input is reported under
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
@@ -454,6 +466,12 @@ pub struct InputArgs {
     /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
+
+    /// Tool calls and interaction queries kept open at once per session; past that, the rest
+    /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
+    /// never completes its calls can take
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
 
     /// The name standard input is shown under
     #[arg(long, value_name = "NAME")]

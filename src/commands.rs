@@ -574,6 +574,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
         agent: args.agent.forced(),
+        max_open_calls: args.max_open_calls,
     };
     let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
 
@@ -740,7 +741,13 @@ fn check_one<C: check::Consumer>(
         One::Mapped(mapped) => mapped,
     };
     let mut reached = 0;
+    let cut = Arc::clone(&mapped);
     let mut pace = move |_done: usize, end: usize| {
+        // A file truncated meanwhile is noticed before the step is checked.
+        cut.touch(reached, end);
+        if cut.truncated() {
+            return Err(shrank());
+        }
         interrupt::stop_if_interrupted()?;
         if let Some(live) = progress {
             live.read((end - reached) as u64);
@@ -748,7 +755,7 @@ fn check_one<C: check::Consumer>(
         reached = end;
         Ok(())
     };
-    match settings {
+    let checked = match settings {
         // The in-order stage gives the pages back.
         Some(settings) => {
             let whole = Arc::clone(&mapped) as Arc<dyn pipeline::SharedInput>;
@@ -763,7 +770,18 @@ fn check_one<C: check::Consumer>(
                 Splitter::over(source, opts.max_record_bytes, Kernel::best()).checking_utf8();
             check::check_split(splitter, opts, emit, consumer, totals)
         }
+    };
+    match checked {
+        Ok(()) if mapped.truncated() => Err(shrank()),
+        checked => checked,
     }
+}
+
+/// The error of a mapped file that another process truncated while it was checked.
+fn shrank() -> io::Error {
+    io::Error::other(
+        "the file was truncated while it was being checked; the findings above cover the part read before (--no-mmap reads such files)",
+    )
 }
 
 /// Where the findings of `check` go, and what is counted on the way.
@@ -1085,6 +1103,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
         agent: args.input.agent.forced(),
+        max_open_calls: args.input.max_open_calls,
     };
     let mut files = Vec::new();
     let code = each_input(&args.input, |source, reader| {
@@ -1118,6 +1137,7 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
         agent: args.input.agent.forced(),
+        max_open_calls: args.input.max_open_calls,
     };
     let mut out = BufWriter::new(Sink(io::stdout().lock()));
     let code = each_input(&args.input, |source, reader| {
@@ -1152,6 +1172,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
         agent: args.agent.forced(),
+        max_open_calls: args.max_open_calls,
     };
     let opts = FmtOptions {
         keep_invalid: args.keep_invalid,
@@ -1242,6 +1263,12 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
                     report::escape_untrusted(&name),
                 )?;
             }
+            Ok(totals) if totals.texts_left_out > 0 => writeln!(
+                io::stderr(),
+                "sjlint: {}: {} session(s) with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
+                report::escape_untrusted(&name),
+                totals.texts_left_out
+            )?,
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
                 return Err(e);

@@ -15,6 +15,7 @@
 use crate::check::{self, Consumer, Options};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Field, Parsed};
+use crate::pairing;
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use serde::Deserialize;
@@ -23,6 +24,13 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
+
+/// `--drop deltas`: most bytes of deltas held back while waiting for the flush that may repeat
+/// them; past it they are written, and so is the flush.
+const HELD_MAX: usize = 4 << 20;
+
+/// Longest tool kind kept for an open call, to write its completion with (real kinds are short).
+const KIND_KEEP: usize = 1024;
 use std::io::{self, Read, Write};
 
 /// What `fmt` writes.
@@ -61,6 +69,9 @@ pub struct FmtTotals {
     pub invalid: u64,
     /// `--to json`: sessions that ended with no `result`, so nothing was written for them.
     pub unfinished: u64,
+    /// `--to json`: results that lack their text and whose session's text was too long to keep,
+    /// so it was not added to them.
+    pub texts_left_out: u64,
 }
 
 /// The findings `fmt` reports: the ones that mean a record could not be written as an event.
@@ -104,6 +115,8 @@ pub fn format<R: Read, W: Write>(
         held_text: String::new(),
         released: false,
         calls: HashMap::new(),
+        max_open: check.max_open_calls.max(1),
+        scratch: String::new(),
         pairing: Pairing::Before,
         session: None,
         totals: FmtTotals::default(),
@@ -171,7 +184,10 @@ struct Writer<'c, 'w, W> {
     released: bool,
     /// Open tool calls: `call_id` → the kind their `started` named, so a completion that names
     /// none can be written with it.
+    /// Keyed by `pairing::key_of` the id; at most `max_open` of them.
     calls: HashMap<Box<str>, Option<Box<str>>>,
+    max_open: usize,
+    scratch: String,
     /// Where the stream is in its sessions, followed exactly as the validator follows them, so
     /// that a completion is written with the kind of the start the validator pairs it with.
     pairing: Pairing,
@@ -191,9 +207,10 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         let call_id = ev.call_id.as_str();
         let pairing = self.follow_session(ev);
         let started_kind = match (ty, subtype, call_id) {
-            (Some("tool_call"), Some("completed"), Some(id)) if pairing => {
-                self.calls.get(id).and_then(|k| k.as_deref())
-            }
+            (Some("tool_call"), Some("completed"), Some(id)) if pairing => self
+                .calls
+                .get(pairing::key_of(id, &mut self.scratch))
+                .and_then(|k| k.as_deref()),
             _ => None,
         };
         self.line.clear();
@@ -202,8 +219,17 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             Target::Ndjson if delta => {
                 canonical(json, ev, self.forced, started_kind, &mut self.held);
                 self.held.push(b'\n');
-                self.held_text
-                    .push_str(ev.message.text.as_deref().unwrap_or_default());
+                // Once some were written, the flush can no longer be left out: the text is not
+                // needed to compare it with.
+                if !self.released {
+                    self.held_text
+                        .push_str(ev.message.text.as_deref().unwrap_or_default());
+                }
+                // A run of deltas with no flush in sight is written as it comes, past a bound.
+                if self.held.len() > HELD_MAX {
+                    self.release_held(None);
+                    self.held_text.clear();
+                }
                 false
             }
             Target::Ndjson if dropped(&self.opts, ev) => false,
@@ -226,15 +252,23 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         };
         match (ty, subtype, call_id) {
             _ if !pairing => {}
+            // Past the budget a call is not kept: its completion is written as it is.
+            (Some("tool_call"), Some("started"), Some(_)) if self.calls.len() >= self.max_open => {}
             (Some("tool_call"), Some("started"), Some(id)) => {
                 // The first start stays open, kind or not, as the validator keeps it (a second
-                // start of an open id is a duplicate, not a new call).
+                // start of an open id is a duplicate, not a new call). A kind longer than
+                // KIND_KEEP is not kept: a completion that names none is then written as it is.
+                let kind = ev
+                    .tool_call
+                    .kind
+                    .as_deref()
+                    .filter(|k| k.len() <= KIND_KEEP);
                 self.calls
-                    .entry(id.into())
-                    .or_insert_with(|| ev.tool_call.kind.as_deref().map(Into::into));
+                    .entry(pairing::key_of(id, &mut self.scratch).into())
+                    .or_insert_with(|| kind.map(Into::into));
             }
             (Some("tool_call"), Some("completed"), Some(id)) => {
-                self.calls.remove(id);
+                self.calls.remove(pairing::key_of(id, &mut self.scratch));
             }
             (Some("result"), ..) => {
                 self.calls.clear();
@@ -402,6 +436,9 @@ fn json_event(
             let mut canon = Vec::with_capacity(json.len());
             canonical(json, ev, forced, started_kind, &mut canon);
             let canon = std::str::from_utf8(&canon).expect("the canonical form is UTF-8");
+            if ended.too_long && !ev.result.is_present() {
+                totals.texts_left_out += 1;
+            }
             json_result(canon, ev, &ended, line);
             line.push(b'\n');
             true
@@ -425,10 +462,26 @@ struct SessionText {
     text: String,
     /// Deltas since the last segment that was not one.
     pending: String,
+    /// The text grew past [`TEXT_MAX`]: it is no longer kept, nor added to the result.
+    too_long: bool,
 }
+
+/// `--to json`: most bytes of a session's assistant text kept, to give a `result` that lacks
+/// its text the session's text. A longer text would make a result record longer than sjlint
+/// reads by default.
+const TEXT_MAX: usize = 64 << 20;
 
 impl SessionText {
     fn push(&mut self, text: &str, delta: bool, flush: bool) {
+        if self.too_long {
+            return;
+        }
+        if self.text.len() + self.pending.len() + text.len() > TEXT_MAX {
+            self.too_long = true;
+            self.text = String::new();
+            self.pending = String::new();
+            return;
+        }
         if delta {
             self.pending.push_str(text);
             return;
@@ -460,7 +513,7 @@ fn json_result(canon: &str, ev: &Event<'_>, session: &SessionText, out: &mut Vec
     for (k, v) in &top {
         o.raw(k, v);
     }
-    if !has("result") {
+    if !has("result") && !session.too_long {
         o.key("result");
         write_str(&session.joined(), o.out);
     }

@@ -73,6 +73,8 @@ pub mod locate;
 #[doc(hidden)]
 pub mod mapped;
 #[doc(hidden)]
+pub mod pairing;
+#[doc(hidden)]
 pub mod pipeline;
 #[doc(hidden)]
 pub mod preamble;

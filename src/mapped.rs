@@ -4,8 +4,15 @@
 //! them, so that what the process holds stays bounded however large the file is. It must not
 //! decide which inputs are mapped (that is `commands`) nor split or check anything.
 //!
-//! A mapped file that another process truncates while it is being checked makes the process
-//! fail with `SIGBUS` when it touches the missing pages; `--no-mmap` reads such files instead.
+//! A mapped file that another process truncates while it is being checked has pages that no
+//! longer exist: touching them raises `SIGBUS`, which would kill the process with no output. So
+//! every mapping is listed in a small table, and a `SIGBUS` handler that finds the faulting
+//! address in it maps zero pages over the rest of that mapping, notes it, and returns; the
+//! access then reads zeros, and [`Mapped::truncated`] tells the checker, which stops with an
+//! error naming the file after the findings so far. [`Mapped::touch`] reads one byte per page of
+//! the next step first, so that a truncation is noticed before that step is checked. A fault at
+//! any other address gets the default action, as before. Where no handler can be installed, or
+//! the table is full, files are read instead of mapped.
 
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 use std::fs::File;
@@ -19,6 +26,9 @@ pub struct Mapped {
     map: Mmap,
     /// Everything below this offset has been given back.
     released: AtomicUsize,
+    /// Its entry in the table of mappings the `SIGBUS` handler knows.
+    #[cfg(unix)]
+    slot: &'static bus::Slot,
 }
 
 impl Mapped {
@@ -36,10 +46,40 @@ impl Mapped {
         let map = unsafe { Mmap::map(file) }.ok()?;
         // Only a hint: read ahead generously.
         let _ = map.advise(Advice::Sequential);
+        #[cfg(unix)]
+        let slot = bus::register(map.as_ptr() as usize, map.len())?;
         Some(Mapped {
             map,
             released: AtomicUsize::new(0),
+            #[cfg(unix)]
+            slot,
         })
+    }
+
+    /// Whether the file turned out shorter than it was when mapped: a page past its new end was
+    /// touched, and reads zeros.
+    pub fn truncated(&self) -> bool {
+        #[cfg(unix)]
+        {
+            self.slot.hit.load(Ordering::Acquire)
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    }
+
+    /// Reads one byte of every page of `from..to`, so that a truncation inside that range is
+    /// noticed ([`Mapped::truncated`]) before its bytes are checked.
+    pub fn touch(&self, from: usize, to: usize) {
+        let bytes = self.bytes();
+        let to = to.min(bytes.len());
+        let mut at = from;
+        while at < to {
+            // SAFETY: `at` lies inside the mapping; a volatile read so that it is not elided.
+            let _ = unsafe { std::ptr::read_volatile(bytes.as_ptr().add(at)) };
+            at = (at | (PAGE - 1)) + 1;
+        }
     }
 
     pub fn bytes(&self) -> &[u8] {
@@ -60,6 +100,144 @@ impl Mapped {
             let _ = unsafe {
                 self.map
                     .unchecked_advise_range(UncheckedAdvice::DontNeed, from, upto - from)
+            };
+        }
+    }
+}
+
+/// The smallest page size in use: touching one byte in every run of this many touches every page.
+const PAGE: usize = 4096;
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // Before the mapping goes (the fields are dropped after this).
+        #[cfg(unix)]
+        bus::unregister(self.slot);
+    }
+}
+
+/// The table of mappings and the `SIGBUS` handler; see the module documentation.
+#[cfg(unix)]
+mod bus {
+    use std::sync::Once;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    /// One mapping: its address range (`start == 0`: a free entry) and whether it was cut.
+    pub struct Slot {
+        start: AtomicUsize,
+        end: AtomicUsize,
+        pub hit: AtomicBool,
+        taken: AtomicBool,
+    }
+
+    /// As many mappings at once as files are checked at once, and then some.
+    const SLOTS: usize = 64;
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const FREE: Slot = Slot {
+        start: AtomicUsize::new(0),
+        end: AtomicUsize::new(0),
+        hit: AtomicBool::new(false),
+        taken: AtomicBool::new(false),
+    };
+
+    static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
+
+    /// The disposition of `SIGBUS` before ours, given back for faults that are not ours.
+    struct Old(libc::sigaction);
+    // SAFETY: a plain C struct, written once before the handler is installed, then only read.
+    unsafe impl Sync for Old {}
+    unsafe impl Send for Old {}
+    static OLD: std::sync::OnceLock<Old> = std::sync::OnceLock::new();
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    static PAGE_SIZE: AtomicUsize = AtomicUsize::new(4096);
+
+    /// Lists the mapping `start..start + len`; `None` when the table is full or no handler could
+    /// be installed (the file is then read instead).
+    pub fn register(start: usize, len: usize) -> Option<&'static Slot> {
+        install();
+        if !INSTALLED.load(Ordering::Acquire) {
+            return None;
+        }
+        let slot = TABLE.iter().find(|s| {
+            s.taken
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        })?;
+        slot.hit.store(false, Ordering::Relaxed);
+        slot.end.store(start + len, Ordering::Relaxed);
+        slot.start.store(start, Ordering::Release);
+        Some(slot)
+    }
+
+    pub fn unregister(slot: &Slot) {
+        slot.start.store(0, Ordering::Release);
+        slot.end.store(0, Ordering::Relaxed);
+        slot.taken.store(false, Ordering::Release);
+    }
+
+    fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: sysconf and sigaction with a zeroed, then filled, sigaction struct; the
+            // handler only calls mmap and touches atomics.
+            unsafe {
+                let page = libc::sysconf(libc::_SC_PAGESIZE);
+                if page > 0 {
+                    PAGE_SIZE.store(page as usize, Ordering::Relaxed);
+                }
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_bus as *const () as usize;
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(libc::SIGBUS, &action, &mut old) == 0 {
+                    let _ = OLD.set(Old(old));
+                    INSTALLED.store(true, Ordering::Release);
+                }
+            }
+        });
+    }
+
+    /// The handler: a fault inside a listed mapping gets zero pages from the faulting page to
+    /// the mapping's end, and the access is retried; any other fault gets the default action.
+    extern "C" fn on_bus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+        // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        let page = PAGE_SIZE.load(Ordering::Relaxed);
+        for slot in &TABLE {
+            let start = slot.start.load(Ordering::Acquire);
+            let end = slot.end.load(Ordering::Relaxed);
+            if start == 0 || addr < start || addr >= end {
+                continue;
+            }
+            let from = addr & !(page - 1);
+            // SAFETY: `from..end` lies inside a mapping this process made and still holds
+            // (it is listed); replacing it with private zero pages changes only bytes that no
+            // longer exist in the file. mmap is a plain system call.
+            let zeros = unsafe {
+                libc::mmap(
+                    from as *mut libc::c_void,
+                    end - from,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if zeros != libc::MAP_FAILED {
+                slot.hit.store(true, Ordering::Release);
+                return;
+            }
+            break;
+        }
+        // Not ours (or no zero pages): the disposition from before, which the retried access
+        // meets (the default one kills the process, as it would have without this handler).
+        // SAFETY: sigaction is async-signal-safe; OLD holds a valid sigaction.
+        unsafe {
+            match OLD.get() {
+                Some(old) => libc::sigaction(libc::SIGBUS, &old.0, std::ptr::null_mut()),
+                None => libc::signal(libc::SIGBUS, libc::SIG_DFL) as libc::c_int,
             };
         }
     }

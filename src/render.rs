@@ -15,6 +15,8 @@
 use crate::agents::common;
 use crate::check::{self, Consumer};
 use crate::event::Event;
+use crate::excerpt::Excerpt;
+use crate::pairing;
 use crate::record::{Position, Record};
 use crate::report::{escape_untrusted, thousands};
 use crate::stats::duration;
@@ -60,6 +62,7 @@ pub fn render<R: Read, W: Write>(
     };
     let mut r = Renderer::new(out, *opts, &stop);
     r.live = live;
+    r.max_open = check_opts.max_open_calls.max(1);
     if let Some(header) = header {
         r.file_header(header);
     }
@@ -224,7 +227,10 @@ pub struct Renderer<'s, W: Write> {
     /// blank line.
     newlines: u8,
     text: TextMerge,
+    /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
     open: HashMap<Box<str>, Open>,
+    max_open: usize,
+    scratch: String,
     /// Events seen in the current session (reset by its `result`).
     in_session: bool,
     /// Assistant text was shown in the current session.
@@ -250,6 +256,8 @@ impl<'s, W: Write> Renderer<'s, W> {
             newlines: 2,
             text: TextMerge::default(),
             open: HashMap::new(),
+            max_open: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+            scratch: String::new(),
             in_session: false,
             text_shown: false,
             thinking: None,
@@ -464,18 +472,27 @@ impl<'s, W: Write> Renderer<'s, W> {
         let Some(id) = ev.call_id.as_str() else {
             return;
         };
+        // Past the budget a call is not kept: its completion is shown without its start.
+        if self.open.len() >= self.max_open {
+            return;
+        }
         let kind = ev.tool_call.kind.as_deref().unwrap_or("(none)");
         let open = Open {
-            kind: kind.into(),
+            // A bounded excerpt: the kind is kept for display only.
+            kind: Excerpt(kind).to_string().into(),
             target: ev.tool_call.args.and_then(|a| target(kind, a)),
             started_ms: ev.timestamp_ms.as_millis(),
             line: rec.pos.line,
         };
-        self.open.insert(id.into(), open);
+        self.open
+            .insert(pairing::key_of(id, &mut self.scratch).into(), open);
     }
 
     fn completed(&mut self, ev: &Event<'_>) {
-        let open = ev.call_id.as_str().and_then(|id| self.open.remove(id));
+        let open = ev
+            .call_id
+            .as_str()
+            .and_then(|id| self.open.remove(pairing::key_of(id, &mut self.scratch)));
         let kind: Cow<'_, str> = match (&ev.tool_call.kind, &open) {
             (Some(k), _) => Cow::Borrowed(k),
             (None, Some(o)) => Cow::Owned(o.kind.to_string()),

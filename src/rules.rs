@@ -176,6 +176,8 @@ rules! {
         "a Claude Code subagent line names a `parent_tool_use_id` no `tool_use` opened";
     AssistantNotDelta: "assistant-not-delta", Schema, Warning,
         "a Gemini CLI assistant `message` without `delta: true`";
+    TooManyOpenCalls: "too-many-open-calls", ToolCalls, Warning,
+        "more tool calls and queries are open at once than `--max-open-calls` pairs";
 }
 
 impl Rule {

@@ -12,6 +12,7 @@ use crate::agents::common::{self, Kind};
 use crate::check::{Consumer, Options, Totals, check_into};
 use crate::event::{Event, Field};
 use crate::excerpt::Excerpt;
+use crate::pairing;
 use crate::record::{Position, Record};
 use crate::report::{escape_untrusted, format_bytes, thousands};
 use crate::rules::Severity;
@@ -217,19 +218,41 @@ struct Open {
 const MAX_OPEN: usize = crate::agents::MAX_OPEN_CALLS;
 
 /// Counts what passes by; see the module documentation for what it keeps.
-#[derive(Default)]
 pub struct Collector {
     stats: Stats,
+    /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
     open: HashMap<Box<str>, Open>,
+    max_open: usize,
+    scratch: String,
     /// An event has been seen (so a session has begun, with or without `system`/`init`).
     any_event: bool,
     /// `timestamp_ms` of the first delta of the thinking phase under way.
     thinking_since: Option<u64>,
 }
 
+impl Default for Collector {
+    fn default() -> Self {
+        Collector {
+            stats: Stats::default(),
+            open: HashMap::new(),
+            max_open: pairing::DEFAULT_MAX_OPEN_CALLS,
+            scratch: String::new(),
+            any_event: false,
+            thinking_since: None,
+        }
+    }
+}
+
 impl Collector {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Keeps at most `n` calls open (`--max-open-calls`); a call started past that is counted
+    /// when it completes, and not at all if it never does.
+    pub fn max_open_calls(mut self, n: usize) -> Self {
+        self.max_open = n.max(1);
+        self
     }
 
     /// The statistics, with calls still open counted as unfinished. `records` and `bytes` come
@@ -257,9 +280,11 @@ impl Collector {
             started_ms: ev.timestamp_ms.as_millis(),
         };
         match ev.call_id.as_str() {
+            Some(_) if self.open.len() >= self.max_open => {}
             Some(id) => {
+                let key = pairing::key_of(id, &mut self.scratch);
                 // A second `started` for an open id leaves the first one unfinished.
-                if let Some(earlier) = self.open.insert(id.into(), open) {
+                if let Some(earlier) = self.open.insert(key.into(), open) {
                     let t = &mut self.stats.tools[earlier.tool];
                     t.count += 1;
                     t.unfinished += 1;
@@ -275,7 +300,10 @@ impl Collector {
     }
 
     fn completed(&mut self, ev: &Event<'_>) {
-        let open = ev.call_id.as_str().and_then(|id| self.open.remove(id));
+        let open = ev
+            .call_id
+            .as_str()
+            .and_then(|id| self.open.remove(pairing::key_of(id, &mut self.scratch)));
         let tool = match (&ev.tool_call.kind, &open) {
             (Some(kind), _) => self.stats.tool_slot(kind),
             (None, Some(open)) => open.tool,
@@ -479,7 +507,7 @@ pub fn collect<R: Read>(reader: R, opts: &Options) -> io::Result<Stats> {
 /// The statistics of what `reader` held up to its end or up to the error that stopped it
 /// (Ctrl-C), and how the reading ended.
 pub fn collect_partial<R: Read>(reader: R, opts: &Options) -> (Stats, io::Result<()>) {
-    let mut collector = Collector::new();
+    let mut collector = Collector::new().max_open_calls(opts.max_open_calls);
     let mut findings = Findings::default();
     let mut totals = Totals::default();
     let read = check_into(

@@ -21,6 +21,7 @@ use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
 use crate::excerpt::Excerpt;
 use crate::locate;
+use crate::pairing::{ShownKey, key_of};
 use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use std::collections::{HashMap, HashSet};
@@ -174,6 +175,13 @@ pub struct Validator {
     /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
     /// follows it, since a lone `result` is the `--output-format json` form.
     deferred_missing_init: Option<Diagnostic>,
+    /// Most entries of `calls`, `queries` and `announced` together (`--max-open-calls`).
+    max_open: usize,
+    /// The budget was spent in this session: said once, and completions and responses that
+    /// find no entry are no longer orphans for sure.
+    over_budget: bool,
+    /// Where the key of a long id is written (`pairing::key_of`).
+    scratch: String,
 }
 
 impl Validator {
@@ -192,6 +200,9 @@ impl Validator {
             events: 0,
             unreadable_between: None,
             deferred_missing_init: None,
+            max_open: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+            over_budget: false,
+            scratch: String::new(),
         }
     }
 
@@ -207,6 +218,17 @@ impl Validator {
             Some(s) if s.result_line.is_none() => s.unreadable = Some(line),
             _ => self.unreadable_between = Some(line),
         }
+    }
+
+    /// Keeps at most `n` tool calls and queries open per session (at least one).
+    pub fn max_open_calls(mut self, n: usize) -> Validator {
+        self.max_open = n.max(1);
+        self
+    }
+
+    /// Entries of pairing state held now.
+    fn open_entries(&self) -> usize {
+        self.calls.len() + self.queries.len() + self.announced.len()
     }
 
     /// Called for every record, parsed or not, before `check` (when it parses).
@@ -436,28 +458,40 @@ impl Validator {
             (Some("interaction_query"), Some("request")) => {
                 let mut digits = IdDigits::default();
                 if let Some(id) = digits.key(&ev.query.id) {
+                    let full = self.open_entries() >= self.max_open;
+                    let id = key_of(id, &mut self.scratch);
                     // A repeated id keeps its key and takes the later line, as `insert` would.
                     match self.queries.get_mut(id) {
                         Some(open) => *open = line,
+                        None if full => {
+                            over_budget(&mut ctx, &mut self.over_budget, self.max_open);
+                        }
                         None => {
                             let key = spare_key(&mut self.spare_ids, id);
                             self.queries.insert(key, line);
                         }
                     }
                 }
-                if let Some(call) = ev.query.tool_call_id.as_deref()
-                    && !self.announced.contains(call)
-                {
-                    let key = spare_key(&mut self.spare_ids, call);
-                    self.announced.insert(key);
+                if let Some(call) = ev.query.tool_call_id.as_deref() {
+                    let full = self.open_entries() >= self.max_open;
+                    let call = key_of(call, &mut self.scratch);
+                    if self.announced.contains(call) {
+                    } else if full {
+                        over_budget(&mut ctx, &mut self.over_budget, self.max_open);
+                    } else {
+                        let key = spare_key(&mut self.spare_ids, call);
+                        self.announced.insert(key);
+                    }
                 }
             }
             (Some("interaction_query"), Some("response")) => {
                 let mut digits = IdDigits::default();
                 if let Some(id) = digits.key(&ev.response.id) {
-                    match self.queries.remove_entry(id) {
+                    match self.queries.remove_entry(key_of(id, &mut self.scratch)) {
                         Some((key, _)) => self.spare_ids.push(key),
                         None if session.unreadable.is_some() => {}
+                        // Past the budget, the request may be one that was not kept.
+                        None if self.over_budget => {}
                         None => {
                             let d = Diagnostic::new(
                                 Rule::OrphanQueryResponse,
@@ -497,7 +531,8 @@ impl Validator {
         let Some(id) = ev.call_id.as_str() else {
             return;
         };
-        if let Some(open) = self.calls.get(id) {
+        let key = key_of(id, &mut self.scratch);
+        if let Some(open) = self.calls.get(key) {
             let d = Diagnostic::new(
                 Rule::DuplicateCallId,
                 ctx.pos,
@@ -511,12 +546,16 @@ impl Validator {
             return;
         }
         if !self.announced.is_empty()
-            && let Some(key) = self.announced.take(id)
+            && let Some(key) = self.announced.take(key)
         {
             self.spare_ids.push(key);
         }
+        if self.open_entries() >= self.max_open {
+            over_budget(ctx, &mut self.over_budget, self.max_open);
+            return;
+        }
         let kind = ev.tool_call.kind.as_deref().map(|k| self.kinds.intern(k));
-        let key = spare_key(&mut self.spare_ids, id);
+        let key = spare_key(&mut self.spare_ids, key_of(id, &mut self.scratch));
         self.calls.insert(
             key,
             OpenCall {
@@ -544,7 +583,8 @@ impl Validator {
             return;
         };
         let kind = ev.tool_call.kind.as_deref();
-        let open = self.calls.remove_entry(id).map(|(key, mut open)| {
+        let key = key_of(id, &mut self.scratch);
+        let open = self.calls.remove_entry(key).map(|(key, mut open)| {
             self.spare_ids.push(key);
             self.spare_heads.push(std::mem::take(&mut open.head));
             open
@@ -559,14 +599,16 @@ impl Validator {
             unknown_kind(ctx, kind);
         }
         let Some(open) = open else {
-            if let Some(key) = self.announced.take(id) {
+            if let Some(key) = self.announced.take(key_of(id, &mut self.scratch)) {
                 self.spare_ids.push(key);
-            } else if self
-                .session
-                .as_ref()
-                .is_some_and(|s| s.unreadable.is_some())
+            } else if self.over_budget
+                || self
+                    .session
+                    .as_ref()
+                    .is_some_and(|s| s.unreadable.is_some())
             {
-                // Its `started` may have been the record that could not be read.
+                // Its `started` may have been a record that could not be read, or one past the
+                // budget that was not kept.
             } else {
                 let d = Diagnostic::new(
                     Rule::OrphanCompletion,
@@ -639,7 +681,7 @@ impl Validator {
                     start,
                     format!(
                         "tool call {:?} is started but never completed",
-                        Excerpt(&id)
+                        ShownKey(&id)
                     ),
                 )
                 .with_help("a call ends with a `completed` of the same call_id before its session's `result`; was the agent stopped while the tool ran, or the event lost?");
@@ -666,13 +708,14 @@ impl Validator {
                 line_pos(line),
                 format!(
                     "interaction query {:?} has no response by the end of its session",
-                    Excerpt(&id)
+                    ShownKey(&id)
                 ),
             ));
             self.spare_ids.push(id);
         }
         // Ids announced for calls that then started and completed stay until here.
         self.spare_ids.extend(self.announced.drain());
+        self.over_budget = false;
     }
 
     /// End of input: the findings that wait for it.
@@ -841,6 +884,24 @@ fn head(spare: &mut Vec<String>, record: &[u8]) -> String {
     kept.clear();
     kept.push_str(text);
     kept
+}
+
+/// The session has more calls and queries open than `max` (`--max-open-calls`): said once per
+/// session, at the record where it happens.
+#[cold]
+fn over_budget(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, said: &mut bool, max: usize) {
+    if std::mem::replace(said, true) {
+        return;
+    }
+    let d = Diagnostic::new(
+        Rule::TooManyOpenCalls,
+        ctx.pos,
+        format!(
+            "more than {max} tool calls and interaction queries are open at once; the ones opened from here on in this session are not paired"
+        ),
+    )
+    .with_help("runs keep a handful open at once: were completions lost, or is the stream generated? --max-open-calls pairs more, at about 300 bytes each");
+    ctx.emit(d);
 }
 
 /// An owned copy of `id` in a string taken from `spare` (a new one only when `spare` is empty),

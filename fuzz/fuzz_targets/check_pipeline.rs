@@ -80,8 +80,14 @@ fuzz_target!(|input: &[u8]| {
 
     let s = stats::collect(data, &opts).expect("reading from memory cannot fail");
     let mut out = Vec::new();
-    stats::write_json(&mut out, &[("fuzz.ndjson".to_owned(), s)]).unwrap();
+    let files = [("fuzz.ndjson".to_owned(), s)];
+    stats::write_json(&mut out, &files).unwrap();
     serde_json::from_slice::<Value>(&out).expect("stats json parses");
+    // The table pads names to a width: any name, however wide, must not panic it.
+    let mut out = Vec::new();
+    stats::write_tables(&mut out, &files).unwrap();
+    let table = String::from_utf8(out).expect("the stats table is UTF-8");
+    assert_terminal_safe(&table, false, "stats table");
 
     let render_opts = render::Options {
         thinking: knob & 1 != 0,
@@ -90,4 +96,39 @@ fuzz_target!(|input: &[u8]| {
     };
     let mut out = Vec::new();
     render::render(data, &mut out, None, &render_opts, &opts, false).unwrap();
+    let text = String::from_utf8(out).expect("the transcript is UTF-8");
+    assert_terminal_safe(&text, color && !render_opts.plain, "render");
 });
+
+/// `text` carries no raw control character but line breaks (and the printer's own colour codes
+/// when `color`), no bidi control nor invisible character, and no line that a GitHub Actions
+/// runner would take for a workflow command.
+fn assert_terminal_safe(text: &str, color: bool, what: &str) {
+    let shown = if color {
+        text.replace('\x1b', "")
+    } else {
+        text.to_owned()
+    };
+    for c in shown.chars() {
+        let invisible = matches!(
+            c,
+            '\u{61c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        );
+        assert!(
+            !(c.is_control() && c != '\n') && !invisible,
+            "{what}: raw {c:?} in the output"
+        );
+    }
+    for line in text.lines() {
+        assert!(
+            !line.trim_start_matches([' ', '\t']).starts_with("::"),
+            "{what}: a line begins a workflow command: {line:?}"
+        );
+    }
+}

@@ -18,6 +18,7 @@
 //! zero-width character.
 
 use super::escape_untrusted;
+use super::spill::Spill;
 use crate::diagnostic::Diagnostic;
 use crate::rules::Severity;
 use std::fmt::Write as _;
@@ -42,29 +43,47 @@ impl Counts {
 /// The suite of the file being checked.
 struct Suite {
     name: String,
-    /// The serialized `<testcase>` elements.
-    cases: String,
+    /// Where its `<testcase>` elements begin in [`Report::cases`].
+    start: u64,
     counts: Counts,
 }
 
-/// What the report keeps until it is written: finished suites serialized, totals, and the
-/// suite of the file being checked.
+/// A suite that is closed: what its `<testsuite>` element says, and where its test cases are.
+struct Closed {
+    name: String,
+    counts: Counts,
+    /// Records and bytes read; `None` when reading stopped early.
+    read: Option<(u64, u64)>,
+    cases: std::ops::Range<u64>,
+}
+
+/// What the report keeps until it is written: the serialized `<testcase>` elements of every
+/// file in order (spilled to a temporary file past a few megabytes, so that memory does not
+/// grow with the number of findings), the suites' headers, the totals, and the suite of the
+/// file being checked.
 pub(super) struct Report {
     /// `--strict`: warnings fail.
     warnings_fail: bool,
-    /// The serialized `<testsuite>` elements, in the order the files were checked.
-    suites: String,
+    cases: Spill,
+    suites: Vec<Closed>,
     totals: Counts,
     open: Option<Suite>,
+    /// One test case is serialized here, then appended to `cases`.
+    scratch: String,
+    /// The first error of the temporary file, reported by [`Report::write`].
+    error: Option<io::Error>,
 }
 
 impl Report {
     pub(super) fn new(warnings_fail: bool) -> Self {
         Report {
             warnings_fail,
-            suites: String::new(),
+            cases: Spill::default(),
+            suites: Vec::new(),
             totals: Counts::default(),
             open: None,
+            scratch: String::new(),
+            error: None,
         }
     }
 
@@ -72,9 +91,18 @@ impl Report {
         self.close(None);
         self.open = Some(Suite {
             name: file.to_owned(),
-            cases: String::new(),
+            start: self.cases.len(),
             counts: Counts::default(),
         });
+    }
+
+    /// Appends `scratch` to the test cases.
+    fn keep(&mut self) {
+        let r = self.cases.append(self.scratch.as_bytes());
+        self.scratch.clear();
+        if let Err(e) = r {
+            self.error.get_or_insert(e);
+        }
     }
 
     pub(super) fn push(&mut self, file: &str, d: &Diagnostic) {
@@ -83,8 +111,9 @@ impl Report {
             Severity::Warning => self.warnings_fail,
             Severity::Info => false,
         };
+        let mut out = std::mem::take(&mut self.scratch);
         let suite = self.suite(file);
-        let out = &mut suite.cases;
+        let out = &mut out;
         out.push_str("    <testcase name=\"");
         push_escaped(out, d.rule.name(), Place::Attribute);
         if d.line > 0 {
@@ -118,6 +147,8 @@ impl Report {
         }
         out.push_str("    </testcase>\n");
         suite.counts.tests += 1;
+        self.scratch = std::mem::take(out);
+        self.keep();
     }
 
     /// The file was read to its end.
@@ -129,6 +160,9 @@ impl Report {
     /// Writes the whole report. A suite still open was not read to its end.
     pub(super) fn write<W: Write>(mut self, out: &mut W) -> io::Result<()> {
         self.close(None);
+        if let Some(e) = self.error.take() {
+            return Err(crate::sink::marked(e));
+        }
         let t = self.totals;
         write!(
             out,
@@ -136,7 +170,33 @@ impl Report {
              <testsuites name=\"sjlint\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
             t.tests, t.failures, t.errors
         )?;
-        out.write_all(self.suites.as_bytes())?;
+        let mut head = String::new();
+        for suite in std::mem::take(&mut self.suites) {
+            head.clear();
+            let c = suite.counts;
+            head.push_str("  <testsuite name=\"");
+            push_escaped(&mut head, &suite.name, Place::Attribute);
+            let _ = writeln!(
+                head,
+                "\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
+                c.tests, c.failures, c.errors
+            );
+            if let Some((records, bytes)) = suite.read {
+                let _ = write!(
+                    head,
+                    "    <properties>\n      \
+                     <property name=\"records\" value=\"{records}\"/>\n      \
+                     <property name=\"bytes\" value=\"{bytes}\"/>\n    \
+                     </properties>\n"
+                );
+            }
+            out.write_all(head.as_bytes())?;
+            // An error of the temporary file is the output's too.
+            self.cases
+                .copy(suite.cases, out)
+                .map_err(crate::sink::marked)?;
+            out.write_all(b"  </testsuite>\n")?;
+        }
         out.write_all(b"</testsuites>\n")
     }
 
@@ -145,9 +205,10 @@ impl Report {
         if self.open.as_ref().is_some_and(|s| s.name != file) {
             self.close(None);
         }
+        let start = self.cases.len();
         self.open.get_or_insert_with(|| Suite {
             name: file.to_owned(),
-            cases: String::new(),
+            start,
             counts: Counts::default(),
         })
     }
@@ -158,7 +219,7 @@ impl Report {
         let Some(mut suite) = self.open.take() else {
             return;
         };
-        let out = &mut suite.cases;
+        let out = &mut self.scratch;
         match read {
             None => {
                 out.push_str("    <testcase name=\"read the input\" classname=\"");
@@ -178,27 +239,14 @@ impl Report {
             }
             Some(_) => {}
         }
-        let s = &mut self.suites;
-        let c = suite.counts;
-        s.push_str("  <testsuite name=\"");
-        push_escaped(s, &suite.name, Place::Attribute);
-        let _ = writeln!(
-            s,
-            "\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
-            c.tests, c.failures, c.errors
-        );
-        if let Some((records, bytes)) = read {
-            let _ = write!(
-                s,
-                "    <properties>\n      \
-                 <property name=\"records\" value=\"{records}\"/>\n      \
-                 <property name=\"bytes\" value=\"{bytes}\"/>\n    \
-                 </properties>\n"
-            );
-        }
-        s.push_str(&suite.cases);
-        s.push_str("  </testsuite>\n");
-        self.totals.add(c);
+        self.keep();
+        self.totals.add(suite.counts);
+        self.suites.push(Closed {
+            name: suite.name,
+            counts: suite.counts,
+            read,
+            cases: suite.start..self.cases.len(),
+        });
     }
 }
 

@@ -7,8 +7,10 @@
 //! errors (a closed pipe included) come back as `io::Error`. This module must not decide what is
 //! a finding, nor count findings: the caller passes the totals to [`Printer::summary`].
 //!
-//! Two formats are documents rather than streams: sarif and junit keep what they need of each
-//! finding (serialized, nothing more) and write the document in [`Printer::finish`]. The caller
+//! Two formats are documents rather than streams: sarif writes its log's head with the first
+//! finding, each result as it comes and the log's end in [`Printer::finish`]; junit keeps what
+//! it needs of each finding (serialized, nothing more) and writes the document in
+//! [`Printer::finish`]. The caller
 //! brackets each input with [`Printer::begin_file`] and [`Printer::end_file`], which junit needs
 //! to list every file, and calls [`Printer::finish`] once at the end, whatever the format.
 //!
@@ -24,6 +26,7 @@ mod human;
 mod json;
 mod junit;
 mod sarif;
+mod spill;
 
 pub(crate) use human::{bytes as format_bytes, thousands};
 
@@ -83,7 +86,7 @@ enum Document {
     /// A streaming format, or the document was written.
     None,
     Sarif(sarif::Log),
-    Junit(junit::Report),
+    Junit(Box<junit::Report>),
 }
 
 impl<W: Write> Printer<W> {
@@ -97,7 +100,7 @@ impl<W: Write> Printer<W> {
             closed: false,
             document: match format {
                 Format::Sarif => Document::Sarif(sarif::Log::new()),
-                Format::Junit => Document::Junit(junit::Report::new(false)),
+                Format::Junit => Document::Junit(Box::new(junit::Report::new(false))),
                 _ => Document::None,
             },
         }
@@ -106,7 +109,7 @@ impl<W: Write> Printer<W> {
     /// `--strict`: warnings fail the run, so the junit format reports them as failures.
     pub fn strict(mut self, strict: bool) -> Self {
         if let Document::Junit(report) = &mut self.document {
-            *report = junit::Report::new(strict);
+            **report = junit::Report::new(strict);
         }
         self
     }
@@ -150,7 +153,7 @@ impl<W: Write> Printer<W> {
             Format::Github => github::write_diagnostic(&mut self.scratch, file, d)?,
             Format::Sarif | Format::Junit => {
                 match &mut self.document {
-                    Document::Sarif(log) => log.push(file, d)?,
+                    Document::Sarif(log) => log.push(&mut self.out, file, d)?,
                     Document::Junit(report) => report.push(file, d),
                     Document::None => {}
                 }
@@ -445,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn printer_documents_are_written_once_at_the_end() {
+    fn printer_documents_are_completed_once_at_the_end() {
         let s = Summary {
             errors: 1,
             files: 1,
@@ -457,7 +460,11 @@ mod tests {
             p.diagnostic("f", &diag()).unwrap();
             p.end_file("f", 3, 40).unwrap();
             p.summary(&s).unwrap();
-            assert!(p.out.is_empty(), "{format:?}");
+            // Junit waits for the end; sarif streams its results, and only finish ends the log.
+            match format {
+                Format::Junit => assert!(p.out.is_empty()),
+                _ => assert!(!p.out.is_empty() && !p.out.ends_with(b"}\n")),
+            }
             p.finish().unwrap();
             let len = p.out.len();
             p.finish().unwrap();
@@ -517,18 +524,22 @@ mod tests {
 
     #[test]
     fn a_closed_pipe_is_an_error_not_a_panic() {
-        for format in [Format::Human, Format::Concise, Format::Json, Format::Github] {
+        for format in [
+            Format::Human,
+            Format::Concise,
+            Format::Json,
+            Format::Github,
+            Format::Sarif,
+        ] {
             let mut p = Printer::new(format, ClosedPipe, false);
             let err = p.diagnostic("f", &diag()).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
             assert!(p.flush().is_err());
         }
-        for format in [Format::Sarif, Format::Junit] {
-            let mut p = Printer::new(format, ClosedPipe, false);
-            p.diagnostic("f", &diag()).unwrap();
-            let err = p.finish().unwrap_err();
-            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
-        }
+        let mut p = Printer::new(Format::Junit, ClosedPipe, false);
+        p.diagnostic("f", &diag()).unwrap();
+        let err = p.finish().unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
         let mut p = Printer::new(Format::Human, ClosedPipe, false);
         let err = p.summary(&Summary::default()).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);

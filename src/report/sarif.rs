@@ -2,9 +2,10 @@
 //!
 //! The log has one run whose tool driver lists every rule with its metadata (summary, the doc's
 //! "What it checks" section, the whole doc as help, default level, group), and one result per
-//! finding. A log is one JSON document, so it can only be written at the end: each result is
-//! serialized as it arrives into one growing buffer, which is all that is kept per finding, and
-//! [`Log::write`] wraps that buffer in the log when the run is over.
+//! finding. The results come last in the log, so it is streamed: the first finding writes the
+//! log up to its `results` array, each finding is written as it arrives, and [`Log::write`]
+//! closes the array and the log when the run is over (or writes the whole log, when nothing was
+//! found). Nothing is kept per finding, so memory does not grow with the number of findings.
 //!
 //! Paths become URI references: relative paths stay relative (code scanning resolves them against
 //! the repository root), absolute paths become `file://` URIs, and every byte that is not an
@@ -27,23 +28,37 @@ const SCHEMA_URI: &str =
 /// The project's home, as the diagnostic schema's `$id` names it.
 const INFORMATION_URI: &str = "https://sjlint.dev";
 
-/// The results of a run, kept serialized until the log is written.
+/// A log being written: how far it is.
 pub(super) struct Log {
-    /// `[` followed by the serialized results, comma-separated; `]` is added by [`Log::write`].
-    results: Vec<u8>,
+    /// Results written so far; the log's head is written before the first.
+    results: u64,
 }
+
+/// What closes the `results` array, the run, the `runs` array and the log.
+const TAIL: &str = "]}]}";
 
 impl Log {
     pub(super) fn new() -> Self {
-        Log {
-            results: b"[".to_vec(),
-        }
+        Log { results: 0 }
     }
 
-    pub(super) fn push(&mut self, file: &str, d: &Diagnostic) -> io::Result<()> {
-        if self.results.len() > 1 {
-            self.results.push(b',');
+    /// Writes the result of `d` (after the log's head, for the first one) to `out`.
+    pub(super) fn push<W: Write>(
+        &mut self,
+        out: &mut W,
+        file: &str,
+        d: &Diagnostic,
+    ) -> io::Result<()> {
+        if self.results == 0 {
+            let log = whole_log("[]")?;
+            // The log ends with the `[` of its empty results array and the tail, which begins
+            // with that array's `]`: the head is all of it up to that `[`.
+            let head = &log[..log.len() - TAIL.len()];
+            out.write_all(head.as_bytes())?;
+        } else {
+            out.write_all(b",")?;
         }
+        self.results += 1;
         let uri = artifact_uri(file);
         let wire = WireResult {
             rule_id: d.rule.name(),
@@ -61,36 +76,43 @@ impl Log {
                 related: &d.related,
             },
         };
-        serde_json::to_writer(&mut self.results, &wire)?;
+        serde_json::to_writer(&mut *out, &wire)?;
         Ok(())
     }
 
-    /// Writes the whole log, followed by a newline.
-    pub(super) fn write<W: Write>(mut self, out: &mut W) -> io::Result<()> {
-        self.results.push(b']');
-        // serde_json wrote the buffer, so it is UTF-8 and one JSON array; parsing it as a
-        // borrowed RawValue checks that again without copying it.
-        let text = std::str::from_utf8(&self.results).map_err(io::Error::other)?;
-        let results: &RawValue = serde_json::from_str(text)?;
-        let log = WireLog {
-            schema: SCHEMA_URI,
-            version: "2.1.0",
-            runs: [WireRun {
-                tool: WireTool {
-                    driver: WireDriver {
-                        name: "sjlint",
-                        version: env!("CARGO_PKG_VERSION"),
-                        information_uri: INFORMATION_URI,
-                        rules: WireRules,
-                    },
-                },
-                column_kind: "unicodeCodePoints",
-                results,
-            }],
-        };
-        serde_json::to_writer(&mut *out, &log)?;
+    /// Ends the log (writes all of it when no result was written), followed by a newline.
+    pub(super) fn write<W: Write>(self, out: &mut W) -> io::Result<()> {
+        if self.results == 0 {
+            out.write_all(whole_log("[]")?.as_bytes())?;
+        } else {
+            out.write_all(TAIL.as_bytes())?;
+        }
         out.write_all(b"\n")
     }
+}
+
+/// The whole log with `results` (a JSON array) as its results.
+fn whole_log(results: &str) -> io::Result<String> {
+    let results: &RawValue = serde_json::from_str(results)?;
+    let log = WireLog {
+        schema: SCHEMA_URI,
+        version: "2.1.0",
+        runs: [WireRun {
+            tool: WireTool {
+                driver: WireDriver {
+                    name: "sjlint",
+                    version: env!("CARGO_PKG_VERSION"),
+                    information_uri: INFORMATION_URI,
+                    rules: WireRules,
+                },
+            },
+            column_kind: "unicodeCodePoints",
+            results,
+        }],
+    };
+    let text = serde_json::to_string(&log)?;
+    debug_assert!(text.ends_with(&format!("[{TAIL}")));
+    Ok(text)
 }
 
 fn level(severity: Severity) -> &'static str {
@@ -395,10 +417,10 @@ mod tests {
 
     fn log(findings: &[(&str, Diagnostic)]) -> Value {
         let mut log = Log::new();
-        for (file, d) in findings {
-            log.push(file, d).unwrap();
-        }
         let mut out = Vec::new();
+        for (file, d) in findings {
+            log.push(&mut out, file, d).unwrap();
+        }
         log.write(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.ends_with("}\n") && text.matches('\n').count() == 1);
@@ -408,8 +430,10 @@ mod tests {
     #[test]
     fn one_result_exactly() {
         let mut log = Log::new();
-        log.push("run.ndjson", &orphan()).unwrap();
-        let results = String::from_utf8(log.results[1..].to_vec()).unwrap();
+        let mut out = Vec::new();
+        log.push(&mut out, "run.ndjson", &orphan()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let results = text.split_once(r#""results":["#).unwrap().1;
         assert_eq!(
             results,
             concat!(

@@ -175,6 +175,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
         agent: args.agent.forced(),
+        max_open_calls: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
     };
 
     let (tx, rx) = mpsc::channel();

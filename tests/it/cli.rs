@@ -316,6 +316,9 @@ fn check_doc_examples(info: &RuleInfo) {
     if rule == "record-too-large" {
         args.extend(["--max-record-bytes", "200"]);
     }
+    if rule == "too-many-open-calls" {
+        args.extend(["--max-open-calls", "2"]);
+    }
     let fails = doc_example_input(rule, "## Example that fails");
     if rule == "byte-order-mark" {
         assert!(

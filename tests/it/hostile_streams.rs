@@ -8,6 +8,23 @@ use std::time::{Duration, Instant};
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
+/// A directory of the test's own under the temporary directory, removed however the test ends.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sjlint-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `n` started tool calls, each of its own kind: names of `width` bytes that differ only at the
 /// end, so that comparing two of them reads them whole.
 fn distinct_kinds(n: usize, width: usize) -> Vec<u8> {
@@ -336,17 +353,15 @@ fn texts_crafted_to_collide_are_still_told_apart() {
 #[test]
 fn github_annotations_escape_control_characters_of_file_names() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = std::env::temp_dir().join(format!("sjlint-hostile-names-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("hostile-names");
     // An OSC 8 hyperlink and a colour change, as a file name may hold them.
     let name = std::ffi::OsStr::from_bytes(b"a\x1b]8;;x\x07b\x1b[31m:.ndjson");
-    let path = dir.join(name);
+    let path = dir.0.join(name);
     std::fs::write(&path, "not json\n").unwrap();
     let run = exec(
         &["check", "--format", "github", path.to_str().unwrap()],
         None,
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(run.code, 1, "{}", run.describe());
     let out = run.stdout();
     assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
@@ -408,6 +423,131 @@ fn render_never_begins_a_line_with_a_workflow_command_nor_passes_invisible_chara
         assert!(
             out.contains(r"\u{200b}zero\u{200d}width\u{202e}bidi"),
             "{out}"
+        );
+    }
+}
+
+#[test]
+fn past_the_open_call_budget_one_finding_and_the_rest_still_checked() {
+    let mut input = String::from(INIT);
+    input.push('\n');
+    for i in 0..6 {
+        let _ = writeln!(
+            input,
+            r#"{{"type":"tool_call","subtype":"started","call_id":"c{i}","tool_call":{{"readToolCall":{{"args":{{}}}}}},"session_id":"s"}}"#
+        );
+    }
+    // c0 completes as another kind: found, since c0 was kept; c5 was not kept, so its
+    // completion is no orphan.
+    for (i, kind) in [
+        (0, "editToolCall"),
+        (1, "readToolCall"),
+        (5, "readToolCall"),
+    ] {
+        let _ = writeln!(
+            input,
+            r#"{{"type":"tool_call","subtype":"completed","call_id":"c{i}","tool_call":{{"{kind}":{{"args":{{}},"result":{{}}}}}},"session_id":"s"}}"#
+        );
+    }
+    let (_, findings) = check_json(&["--max-open-calls", "3", "-"], Some(input.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "too-many-open-calls"),
+        [5],
+        "{findings:?}"
+    );
+    assert_eq!(lines_of(&findings, "tool-kind-mismatch"), [8]);
+    assert!(lines_of(&findings, "orphan-completion").is_empty());
+    // c2 is the one kept call left open.
+    assert_eq!(lines_of(&findings, "unfinished-tool-call"), [4]);
+    let run = exec(
+        &["check", "--max-open-calls", "0", "-"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(run.code, 2, "{}", run.describe());
+}
+
+#[test]
+fn findings_about_long_call_ids_quote_a_bounded_excerpt() {
+    let id = "i".repeat(100_000);
+    let input = format!(
+        "{INIT}\n{{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"{id}\",\"tool_call\":{{\"readToolCall\":{{\"args\":{{}}}}}},\"session_id\":\"s\"}}\n"
+    );
+    let (run, findings) = check_json(&["-"], Some(input.as_bytes()));
+    let unfinished = findings
+        .iter()
+        .find(|f| f.rule == "unfinished-tool-call")
+        .unwrap_or_else(|| panic!("{}", run.describe()));
+    assert!(
+        unfinished.message.contains("… (100000 bytes)") && unfinished.message.len() < 400,
+        "{}",
+        unfinished.message
+    );
+}
+
+/// Waits until process `pid` has `path` mapped (at most `HANG`).
+#[cfg(target_os = "linux")]
+fn wait_until_mapped(pid: u32, path: &std::path::Path) {
+    let start = Instant::now();
+    let name = path.to_str().unwrap();
+    while start.elapsed() < Duration::from_secs(30) {
+        let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+        if maps.contains(name) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("sjlint never mapped {name}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mapped_file_truncated_while_checked_ends_in_an_error_naming_it() {
+    let dir = TempDir::new("hostile-shrink");
+    let sample = std::fs::read(crate::common::testdata("sample.ndjson")).unwrap();
+    // One finding first, then healthy sessions: 100 MB, which the debug build takes seconds
+    // to check.
+    let mut body = b"not json\n".to_vec();
+    while body.len() < 100 << 20 {
+        body.extend_from_slice(&sample);
+    }
+    for jobs in ["1", "2"] {
+        let path = dir.0.join(format!("shrinking-{jobs}.ndjson"));
+        std::fs::write(&path, &body).unwrap();
+        let child = crate::common::sjlint()
+            .args(["check", "--format", "concise", "--jobs", jobs])
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until_mapped(child.id(), &path);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--jobs {jobs}: {:?} {stderr}",
+            out.status
+        );
+        assert!(
+            stderr.contains(&format!(
+                "cannot read {}: the file was truncated while it was being checked",
+                path.display()
+            )),
+            "--jobs {jobs}: {stderr}"
+        );
+        assert!(
+            stdout.contains(":1: error[invalid-json]"),
+            "--jobs {jobs}: {stdout}"
         );
     }
 }
