@@ -630,3 +630,140 @@ fn a_process_outside_the_group_holding_stdout_does_not_keep_the_run_waiting() {
         ran.describe()
     );
 }
+
+/// The bytes of the fake agents' files `names`, in order.
+fn files(names: &[&str]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for n in names {
+        v.extend(std::fs::read(testdata(&format!("agents/{n}"))).unwrap());
+    }
+    v
+}
+
+#[test]
+fn claude_code_hanging_after_its_result_is_ended_and_the_run_succeeds() {
+    let ran = run(
+        "claude-hangs-after-result.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(
+        ran.stdout,
+        files(&["claude-session.ndjson", "claude-result.ndjson"])
+    );
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    let s = &ran.summary;
+    assert_eq!(s["result"]["subtype"], "success", "{}", ran.describe());
+    assert_eq!(s["result"]["is_error"], false);
+    assert_eq!(s["result"]["line"], 5);
+    assert_eq!(s["tool_calls"]["total"], 1, "{}", ran.describe());
+    assert_eq!(s["tokens"]["input"], 32, "{}", ran.describe());
+    assert!(
+        ran.stderr
+            .contains("the agent did not exit 300ms after its result (line 5)"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn a_long_claude_code_tool_call_is_not_idleness_and_tool_timeout_names_it() {
+    // Silent while its tool runs: --idle-timeout must not fire, the overall --timeout does.
+    let ran = run(
+        "claude-long-tool.sh",
+        &["--idle-timeout", "300ms", "--timeout", "1200ms"],
+        &[],
+    );
+    ran.ended(124, "timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(1200),
+        "{}",
+        ran.describe()
+    );
+    // With --tool-timeout, the call is named.
+    let ran = run(
+        "claude-long-tool.sh",
+        &["--tool-timeout", "600ms", "--idle-timeout", "200ms"],
+        &[],
+    );
+    ran.ended(124, "tool-timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(600) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    let running = &ran.summary["stall"]["running"][0];
+    assert_eq!(running["kind"], "Bash", "{}", ran.describe());
+    assert_eq!(running["id"], "toolu_01Bash7QwErTy");
+    assert_eq!(running["line"], 2);
+    assert!(running["age_ms"].as_u64().unwrap() >= 600);
+    assert_eq!(ran.summary["stall"]["last_event"]["type"], "assistant");
+    assert_eq!(ran.summary["stall"]["last_event"]["line"], 2);
+    assert!(
+        ran.stderr
+            .contains("running: Bash `toolu_01Bash7QwErTy` (line 2)"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn a_claude_code_session_after_a_result_cancels_the_after_result_timer() {
+    // The second session begins 400 ms after the first result and ends 1 s after it: with
+    // --after-result 700ms the agent would be ended if the first result still counted.
+    let ran = run(
+        "claude-background-task.sh",
+        &["--after-result", "700ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "exited");
+    assert_eq!(ran.summary["signals_sent"], serde_json::json!([]));
+    assert_eq!(ran.summary["result"]["line"], 8, "{}", ran.describe());
+}
+
+#[test]
+fn codex_hanging_after_turn_completed_is_ended_and_the_run_succeeds() {
+    let ran = run(
+        "codex-hangs-after-turn.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(
+        ran.stdout,
+        files(&["codex-session.ndjson", "codex-completed.ndjson"])
+    );
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["result"]["subtype"], "turn.completed");
+    assert_eq!(ran.summary["result"]["line"], 6);
+    assert_eq!(ran.summary["tool_calls"]["total"], 1, "{}", ran.describe());
+}
+
+#[test]
+fn a_codex_turn_failed_is_the_agents_failure() {
+    let ran = run("codex-turn-failed.sh", &[], &[]);
+    ran.ended(3, "exited");
+    assert_eq!(ran.summary["result"]["subtype"], "turn.failed");
+    assert_eq!(
+        ran.summary["result"]["is_error"],
+        true,
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn gemini_cli_hanging_after_its_result_is_ended_and_the_run_succeeds() {
+    let ran = run(
+        "gemini-hangs-after-result.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(ran.stdout, files(&["gemini/tool-run.ndjson"]));
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["result"]["line"], 14);
+    assert_eq!(ran.summary["result"]["is_error"], false);
+    assert_eq!(ran.summary["tool_calls"]["total"], 4, "{}", ran.describe());
+}

@@ -14,6 +14,7 @@ pub mod outcome;
 pub mod pipe;
 pub mod session;
 
+use crate::agents::common;
 use crate::check::{self, Consumer, Options, Tee};
 use crate::cli::RunArgs;
 use crate::diagnostic::Diagnostic;
@@ -325,6 +326,7 @@ fn check_stdout(
         tx: tx.clone(),
         stats: Collector::new(),
         live,
+        changed: false,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -395,6 +397,8 @@ struct Observer<'a> {
     tx: Sender<Msg>,
     stats: Collector,
     live: Option<&'a Live>,
+    /// A common event of the record being read changed the timers.
+    changed: bool,
 }
 
 impl Observer<'_> {
@@ -411,6 +415,42 @@ impl Consumer for Observer<'_> {
         }
         let changed = self.session().observe(ev, rec.pos.line, Instant::now());
         if changed {
+            let _ = self.tx.send(Msg::Changed);
+        }
+    }
+
+    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
+        self.stats.agent(agent);
+        if let Some(mut live) = self.live {
+            live.agent(agent);
+        }
+    }
+
+    /// Claude Code, Codex and Gemini CLI streams are followed through their common events.
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    fn common(&mut self, ev: &common::Event<'_>) {
+        self.stats.common(ev);
+        if let Some(mut live) = self.live {
+            live.common(ev);
+        }
+        let changed = self.session().observe_common(ev, Instant::now());
+        self.changed |= changed;
+    }
+
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
+        // The record's own type names the last event, as the agent wrote it.
+        let parsed = crate::event::parse(json);
+        let goes_on = match &parsed {
+            Ok(crate::event::Parsed::Event(ev)) => {
+                self.session()
+                    .observe_record(rec.pos.line, ev.ty.as_str(), ev.subtype.as_str())
+            }
+            _ => self.session().observe_record(rec.pos.line, None, None),
+        };
+        if std::mem::take(&mut self.changed) | goes_on {
             let _ = self.tx.send(Msg::Changed);
         }
     }
