@@ -38,15 +38,18 @@ pub enum Group {
     Lifecycle,
     ToolCalls,
     Result,
+    /// What `sjlint run` saw the agent's process do (only `run` reports these).
+    Run,
 }
 
 impl Group {
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Framing,
         Group::Schema,
         Group::Lifecycle,
         Group::ToolCalls,
         Group::Result,
+        Group::Run,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +59,7 @@ impl Group {
             Group::Lifecycle => "lifecycle",
             Group::ToolCalls => "tool-calls",
             Group::Result => "result",
+            Group::Run => "run",
         }
     }
 }
@@ -176,6 +180,12 @@ rules! {
         "a Claude Code subagent line names a `parent_tool_use_id` no `tool_use` opened";
     AssistantNotDelta: "assistant-not-delta", Schema, Warning,
         "a Gemini CLI assistant `message` without `delta: true`";
+    AgentHungAfterResult: "agent-hung-after-result", Run, Warning,
+        "`run`: the agent did not exit within --after-result of its session's end and was ended";
+    AgentStalled: "agent-stalled", Run, Error,
+        "`run`: no output for --idle-timeout, a tool call past --tool-timeout, or --timeout reached; the agent was ended";
+    AgentWroteNoEvents: "agent-wrote-no-events", Run, Error,
+        "`run`: the agent wrote nothing on stdout; quotes what it printed on stderr";
 }
 
 impl Rule {

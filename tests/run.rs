@@ -282,11 +282,13 @@ fn an_agent_that_hangs_after_its_result_is_ended_and_the_run_succeeds() {
         assert_eq!(ran.summary["signals_sent"], serde_json::json!(["SIGTERM"]));
         assert_eq!(ran.summary["agent"]["signal"], "SIGTERM");
         assert!(
-            ran.stderr
-                .contains("warning: the agent did not exit 300ms after its result (line 7)"),
+            ran.stderr.contains(
+                "warning[agent-hung-after-result]: the agent did not exit 300ms after its result (line 7)"
+            ),
             "{what}: {}",
             ran.describe()
         );
+        assert_eq!(ran.summary["findings"]["warnings"], 1, "{what}");
     }
 }
 
@@ -440,11 +442,14 @@ fn an_agent_that_prints_only_to_stderr_gets_a_headline_quoting_it() {
     );
     assert!(
         ran.stderr.contains(&format!(
-            "sjlint run: error: the agent wrote no events; it exited with code 1; on stderr it said:\n    | {said}"
+            "error[agent-wrote-no-events]: the agent wrote no events; it exited with code 1; on stderr it said \"{said}\""
         )),
         "{}",
         ran.describe()
     );
+    // It stands in for the less telling `empty-stream`.
+    assert!(!ran.stderr.contains("empty-stream"), "{}", ran.describe());
+    assert_eq!(ran.summary["findings"]["errors"], 1);
     assert_eq!(
         std::fs::read_to_string(format!("{}.stderr", save.display())).unwrap(),
         format!("{said}\n")
@@ -478,6 +483,96 @@ fn findings_can_go_to_a_file_in_any_format() {
     let first: Value = serde_json::from_str(findings.lines().next().unwrap()).unwrap();
     assert_eq!(first["rule"], "missing-result");
     assert!(!ran.stderr.contains("missing-result"), "{}", ran.describe());
+}
+
+#[test]
+fn what_run_saw_is_a_finding_in_every_format_and_counted() {
+    let dir = Scratch::new("run-findings");
+    for format in ["json", "sarif", "junit", "github", "concise", "human"] {
+        let file = dir.path(&format!("findings.{format}"));
+        let ran = run(
+            "stalls-mid-tool.sh",
+            &[
+                "--tool-timeout",
+                "300ms",
+                "--format",
+                format,
+                "--output-file",
+                file.to_str().unwrap(),
+            ],
+            &[],
+        );
+        ran.ended(124, "tool-timeout");
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            written.contains("agent-stalled"),
+            "{format}: {written}\n{}",
+            ran.describe()
+        );
+        assert!(
+            written.contains("toolu_01Lnt7QwErTy5UiOp3AsDfGh"),
+            "{format}: the call is named\n{written}"
+        );
+        // agent-stalled, unfinished-tool-call, missing-result.
+        assert_eq!(ran.summary["findings"]["errors"], 3, "{}", ran.describe());
+        if format == "json" {
+            let stalled: Value = written
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .find(|f| f["rule"] == "agent-stalled")
+                .unwrap();
+            assert_eq!(stalled["group"], "run");
+            assert_eq!(stalled["severity"], "error");
+            assert_eq!(stalled["line"], 4);
+        }
+    }
+    // An agent ended after a successful result is a success, --strict too; --ignore silences
+    // the finding.
+    let ran = run(
+        "hangs-after-result.sh",
+        &["--after-result", "200ms", "--strict"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert!(
+        ran.stderr.contains("agent-hung-after-result"),
+        "{}",
+        ran.describe()
+    );
+    let ran = run(
+        "hangs-after-result.sh",
+        &["--after-result", "200ms", "--ignore", "run"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert!(
+        !ran.stderr.contains("agent-hung-after-result"),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["findings"]["warnings"], 0);
+}
+
+#[test]
+fn untrusted_stderr_is_quoted_escaped_and_bounded() {
+    let ran = run("stderr-only.sh", &["--format", "json"], &[("HOSTILE", "1")]);
+    ran.ended(3, "exited");
+    let finding: Value = ran
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|f| f["rule"] == "agent-wrote-no-events")
+        .unwrap_or_else(|| panic!("{}", ran.describe()));
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.len() < 300, "bounded: {message}");
+    assert!(message.contains("\\u{1b}]0;pwned"), "escaped: {message}");
+    let ran = run("stderr-only.sh", &[], &[("HOSTILE", "1")]);
+    let headline = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("error[agent-wrote-no-events]"))
+        .unwrap_or_else(|| panic!("{}", ran.describe()));
+    assert!(!headline.contains('\x1b'), "{headline:?}");
 }
 
 #[test]
