@@ -859,6 +859,7 @@ fn gemini_cli_hanging_after_its_result_is_ended_and_the_run_succeeds() {
     assert_eq!(ran.stdout, files(&["gemini/tool-run.ndjson"]));
     assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
     assert_eq!(ran.summary["result"]["line"], 14);
+    assert_eq!(ran.summary["result"]["subtype"], "success");
     assert_eq!(ran.summary["result"]["is_error"], false);
     assert_eq!(ran.summary["tool_calls"]["total"], 4, "{}", ran.describe());
 }

@@ -11,6 +11,7 @@
 //! vocabulary only. It must not signal processes nor decide exit codes.
 
 use crate::agents::common::{self, Kind};
+use crate::agents::id_prefix;
 use crate::event::Event;
 use std::time::Instant;
 
@@ -84,6 +85,7 @@ impl Session {
             return true;
         }
         if let Some(id) = call_completed(ev) {
+            let id = id_prefix(id);
             let before = self.open.len();
             self.open.retain(|c| c.id != id);
             return before != self.open.len() || was_ended;
@@ -119,6 +121,7 @@ impl Session {
                 let Some(id) = ev.call_id.as_deref() else {
                     return false;
                 };
+                let id = id_prefix(id);
                 let before = self.open.len();
                 self.open.retain(|c| c.id != id);
                 before != self.open.len()
@@ -157,6 +160,8 @@ impl Session {
         if self.open.len() == MAX_OPEN {
             self.open.remove(0);
         }
+        // Ids and names are the stream's: kept as bounded prefixes.
+        let (id, kind) = (id_prefix(id), id_prefix(kind));
         self.open.retain(|c| c.id != id);
         self.open.push(OpenCall {
             id: id.to_owned(),
