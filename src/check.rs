@@ -90,6 +90,12 @@ pub trait Consumer {
     fn common(&mut self, ev: &common::Event<'_>) {
         let _ = ev;
     }
+
+    /// A Claude Code, Codex or Gemini CLI record that its agent's checker read (after its
+    /// common events, if any were wanted), with its JSON text.
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
+        let _ = (rec, json);
+    }
 }
 
 /// Checking alone.
@@ -998,7 +1004,10 @@ fn agent_event(
         checker.record(rec.pos, bytes, json, arena, emit, None)
     };
     match parsed {
-        Ok(None) => true,
+        Ok(None) => {
+            consumer.agent_record(rec, json);
+            true
+        }
         Ok(Some(t)) => {
             consumer.invalid(rec.pos, bytes);
             emit(not_an_object(rec, bytes, t));

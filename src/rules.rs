@@ -38,15 +38,18 @@ pub enum Group {
     Lifecycle,
     ToolCalls,
     Result,
+    /// What `sjlint run` saw the agent's process do (only `run` reports these).
+    Run,
 }
 
 impl Group {
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Framing,
         Group::Schema,
         Group::Lifecycle,
         Group::ToolCalls,
         Group::Result,
+        Group::Run,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +59,7 @@ impl Group {
             Group::Lifecycle => "lifecycle",
             Group::ToolCalls => "tool-calls",
             Group::Result => "result",
+            Group::Run => "run",
         }
     }
 }
@@ -178,6 +182,12 @@ rules! {
         "a Gemini CLI assistant `message` without `delta: true`";
     TooManyOpenCalls: "too-many-open-calls", ToolCalls, Warning,
         "more tool calls and queries are open at once than `--max-open-calls` pairs";
+    AgentHungAfterResult: "agent-hung-after-result", Run, Warning,
+        "`run`: the agent did not exit within --after-result of its session's end and was ended";
+    AgentStalled: "agent-stalled", Run, Error,
+        "`run`: no output for --idle-timeout, a tool call past --tool-timeout, or --timeout reached; the agent was ended";
+    AgentWroteNoEvents: "agent-wrote-no-events", Run, Error,
+        "`run`: the agent wrote nothing on stdout; quotes what it printed on stderr";
 }
 
 impl Rule {

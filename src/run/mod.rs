@@ -6,14 +6,17 @@
 //! signals received), the timers, and the escalation SIGTERM → SIGKILL on the agent's process
 //! group. The supervising thread sleeps on a channel with a deadline (no polling loop while
 //! the agent runs); only the short wait for leftover processes of an exited agent looks again
-//! every few milliseconds. It must not interpret events itself (that is [`session`]) nor decide
-//! the exit code (that is [`outcome`]).
+//! every few milliseconds. What it saw the agent's process do is reported as findings of the
+//! `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`), after the
+//! stream's own, in the chosen format. It must not interpret events itself (that is
+//! [`session`]) nor decide the exit code (that is [`outcome`]).
 
 pub mod child;
 pub mod outcome;
 pub mod pipe;
 pub mod session;
 
+use crate::agents::common;
 use crate::check::{self, Consumer, Options, Tee};
 use crate::cli::RunArgs;
 use crate::diagnostic::Diagnostic;
@@ -21,6 +24,7 @@ use crate::event::Event;
 use crate::interrupt;
 use crate::record::{Position, Record};
 use crate::report::{self, Format, Printer, escape_untrusted};
+use crate::rules::Rule;
 use crate::stats::{Collector, Findings, Stats};
 use crate::status::Live;
 use outcome::{Ending, Status, Verdict};
@@ -239,6 +243,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             notes: &notes,
             ending: None,
             stall: None,
+            finding: None,
             exited: None,
             stdout_done: None,
             term_at: None,
@@ -301,6 +306,11 @@ struct Checked {
     printer: Printer<Box<dyn Write + Send>>,
     /// Writing the transcript failed (the forwarding went on).
     save_error: Option<io::Error>,
+    /// The file name findings are reported under.
+    name: String,
+    /// `empty-stream` of a stream with no record: `agent-wrote-no-events` says more, so it is
+    /// reported only when that rule is not enabled.
+    empty: Option<Diagnostic>,
 }
 
 /// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
@@ -326,12 +336,18 @@ fn check_stdout(
         tx: tx.clone(),
         stats: Collector::new(),
         live,
+        changed: false,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
+    let mut empty = None;
     let _ = printer.begin_file(name);
     let read = {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
+            if d.rule == Rule::EmptyStream && d.record == 0 {
+                empty = Some(d);
+                return Ok(());
+            }
             findings.count(d.severity);
             if let Some(live) = live {
                 live.finding(d.severity);
@@ -351,7 +367,6 @@ fn check_stdout(
     // nothing reads the agent's output any more, so it must be ended rather than left blocked.
     let closed = read.is_err();
     let _ = tx.send(Msg::StdoutDone { closed });
-    let _ = printer.end_file(name, totals.records, totals.bytes);
     let stats = observer
         .stats
         .finish(totals.records, totals.bytes, findings);
@@ -362,6 +377,8 @@ fn check_stdout(
         findings,
         printer,
         save_error: forward.save_error,
+        name: name.to_owned(),
+        empty,
     }
 }
 
@@ -396,6 +413,8 @@ struct Observer<'a> {
     tx: Sender<Msg>,
     stats: Collector,
     live: Option<&'a Live>,
+    /// A common event of the record being read changed the timers.
+    changed: bool,
 }
 
 impl Observer<'_> {
@@ -416,6 +435,48 @@ impl Consumer for Observer<'_> {
         }
     }
 
+    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
+        self.stats.agent(agent);
+        if let Some(mut live) = self.live {
+            live.agent(agent);
+        }
+    }
+
+    /// Claude Code, Codex and Gemini CLI streams are followed through their common events.
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    fn common(&mut self, ev: &common::Event<'_>) {
+        self.stats.common(ev);
+        if let Some(mut live) = self.live {
+            live.common(ev);
+        }
+        let changed = self.session().observe_common(ev, Instant::now());
+        self.changed |= changed;
+    }
+
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
+        // The record's own type names the last event, as the agent wrote it.
+        let parsed = crate::event::parse(json);
+        let goes_on = match &parsed {
+            Ok(crate::event::Parsed::Event(ev)) => {
+                // Gemini CLI's `result` says how it went in `status`, not `subtype`.
+                let status = match (ev.ty.as_str(), ev.subtype.as_str()) {
+                    (Some("result"), None) => result_status(json),
+                    _ => None,
+                };
+                let subtype = ev.subtype.as_str().or(status.as_deref());
+                self.session()
+                    .observe_record(rec.pos.line, ev.ty.as_str(), subtype)
+            }
+            _ => self.session().observe_record(rec.pos.line, None, None),
+        };
+        if std::mem::take(&mut self.changed) | goes_on {
+            let _ = self.tx.send(Msg::Changed);
+        }
+    }
+
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
         self.stats.invalid(pos, bytes);
         if let Some(mut live) = self.live {
@@ -425,6 +486,18 @@ impl Consumer for Observer<'_> {
             let _ = self.tx.send(Msg::Changed);
         }
     }
+}
+
+/// The string `status` of a result record (Gemini CLI's `success` or `error`), bounded.
+#[cold]
+fn result_status(json: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Status<'a> {
+        #[serde(borrow)]
+        status: Option<std::borrow::Cow<'a, str>>,
+    }
+    let s: Status<'_> = serde_json::from_str(json).ok()?;
+    Some(crate::agents::id_prefix(&s.status?).to_owned())
 }
 
 /// What the agent wrote on stderr.
@@ -479,6 +552,8 @@ struct Supervisor<'a> {
     /// Why the run ended, once it is known (the first reason wins).
     ending: Option<Ending>,
     stall: Option<outcome::Stall>,
+    /// The finding of an ending sjlint decided (after the result, a stall, a timeout).
+    finding: Option<Diagnostic>,
     exited: Option<std::process::ExitStatus>,
     /// When the agent's stdout was read to its end.
     stdout_done: Option<Instant>,
@@ -665,35 +740,38 @@ impl Supervisor<'_> {
         next
     }
 
-    /// Says why the group is being ended.
+    /// Says why the group is being ended, and keeps the finding that reports it.
     fn announce(&mut self, ending: Ending) {
         let args = self.args;
         let stall = self.stall.take();
-        let last = stall
-            .as_ref()
-            .and_then(|s| s.last_event.as_ref())
+        let last_event = stall.as_ref().and_then(|s| s.last_event.as_ref());
+        let last = last_event
             .map(|e| {
                 format!(
                     "; last event: {} on line {}",
-                    escape_untrusted(&event_name(e.ty.as_deref(), e.subtype.as_deref())),
+                    event_name(e.ty.as_deref(), e.subtype.as_deref()),
                     e.line
                 )
             })
             .unwrap_or_default();
-        let running = stall
-            .as_ref()
-            .and_then(|s| s.running.first())
+        let first = stall.as_ref().and_then(|s| s.running.first());
+        let running = first
             .map(|c| {
                 format!(
                     "; running: {} `{}` (line {}) for {}",
-                    escape_untrusted(&c.kind),
-                    escape_untrusted(&c.id),
+                    c.kind,
+                    c.id,
                     c.line,
                     outcome::duration(Duration::from_millis(c.age_ms))
                 )
             })
             .unwrap_or_default();
-        let what = match ending {
+        // A stall is reported where what was running began, else at the last event.
+        let stall_line = first
+            .map(|c| c.line)
+            .or(last_event.map(|e| e.line))
+            .unwrap_or(0);
+        let (rule, line, short, what, help) = match ending {
             Ending::AfterResult => {
                 let line = self
                     .session
@@ -702,29 +780,64 @@ impl Supervisor<'_> {
                     .result
                     .as_ref()
                     .map_or(0, |r| r.line);
-                format!(
-                    "warning: the agent did not exit {} after its result (line {line})",
-                    outcome::duration(args.after_result)
+                let d = outcome::duration(args.after_result);
+                (
+                    Rule::AgentHungAfterResult,
+                    line,
+                    format!("the agent did not exit {d} after its result (line {line})"),
+                    format!(
+                        "the agent did not exit {d} after its result (line {line}); sjlint ended it"
+                    ),
+                    "headless agent CLIs often keep running after their result (a child holding the pipe, a background task); the result stands, and a run ended after a successful result is a success",
                 )
             }
-            Ending::Idle => format!(
-                "error: stalled: no output for {} while no tool call was running{last}",
-                outcome::duration(args.idle_timeout.unwrap_or_default())
-            ),
-            Ending::ToolTimeout => format!(
-                "error: stalled: a tool call ran longer than --tool-timeout {}{running}{last}",
-                outcome::duration(args.tool_timeout.unwrap_or_default())
-            ),
-            Ending::Timeout => format!(
-                "error: the run reached --timeout {}{running}{last}",
-                outcome::duration(args.timeout.unwrap_or_default())
-            ),
-            Ending::Exited | Ending::Interrupted(_) | Ending::OutputClosed => String::new(),
+            Ending::Idle => {
+                let d = outcome::duration(args.idle_timeout.unwrap_or_default());
+                (
+                    Rule::AgentStalled,
+                    stall_line,
+                    format!("no output for {d} while no tool call was running"),
+                    format!("stalled: no output for {d} while no tool call was running{last}"),
+                    "the agent wrote nothing for --idle-timeout while no tool call ran; raise it if the model thinks silently for longer",
+                )
+            }
+            Ending::ToolTimeout => {
+                let d = outcome::duration(args.tool_timeout.unwrap_or_default());
+                (
+                    Rule::AgentStalled,
+                    stall_line,
+                    format!("a tool call ran longer than --tool-timeout {d}"),
+                    format!(
+                        "stalled: a tool call ran longer than --tool-timeout {d}{running}{last}"
+                    ),
+                    "the tool call got no result within --tool-timeout; raise it for long builds or tests",
+                )
+            }
+            Ending::Timeout => {
+                let d = outcome::duration(args.timeout.unwrap_or_default());
+                (
+                    Rule::AgentStalled,
+                    stall_line,
+                    format!("the run reached --timeout {d}"),
+                    format!("the run reached --timeout {d}{running}{last}"),
+                    "the whole run took longer than --timeout",
+                )
+            }
+            Ending::Exited | Ending::Interrupted(_) | Ending::OutputClosed => return,
         };
         note(
             self.notes,
-            &format!("{what}; sending SIGTERM to its process group"),
+            &format!(
+                "{}; sending SIGTERM to its process group",
+                escape_untrusted(&short)
+            ),
         );
+        let at = Position {
+            byte: 0,
+            line,
+            record: 0,
+        };
+        self.finding = Some(Diagnostic::new(rule, at, what).with_help(help));
         self.stall = stall;
     }
 }
@@ -793,9 +906,28 @@ fn finish(
     {
         note(notes, &format!("cannot write the transcript: {e}"));
     }
+    // What sjlint saw the agent's process do, after the stream's findings. The exit code
+    // follows its table: an agent ended after a successful result is a success, --strict too.
+    let enabled = args.rules();
+    let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
     if checked.totals.records == 0 {
-        no_events(notes, status, &stderr_seen);
+        if enabled.contains(Rule::AgentWroteNoEvents) {
+            found.push(no_events(status, &stderr_seen, checked.totals.bytes));
+        } else {
+            found.extend(checked.empty.take());
+        }
     }
+    let mut verdict_findings = checked.findings;
+    for d in found.iter().filter(|d| enabled.contains(d.rule)) {
+        checked.findings.count(d.severity);
+        if d.rule != Rule::AgentHungAfterResult {
+            verdict_findings.count(d.severity);
+        }
+        checked.printer.diagnostic(&checked.name, d)?;
+    }
+    checked
+        .printer
+        .end_file(&checked.name, checked.totals.records, checked.totals.bytes)?;
     if !args.quiet {
         let f = checked.findings;
         let s = report::Summary {
@@ -820,7 +952,7 @@ fn finish(
         ending,
         status,
         result_error: result.as_ref().map(|r| r.is_error),
-        findings: checked.findings,
+        findings: verdict_findings,
         strict: args.strict,
     };
     let code = verdict.exit_code();
@@ -878,29 +1010,54 @@ fn finish(
     Ok(code)
 }
 
-/// The headline of a run in which the agent wrote no event: what it printed on stderr instead.
-fn no_events(notes: &Notes, status: Status, seen: &StderrSeen) {
+/// How many lines of the agent's stderr the `agent-wrote-no-events` finding quotes.
+const STDERR_QUOTED: usize = 5;
+
+/// The finding of a run in which the agent wrote no record: what it printed on stderr instead
+/// (its first lines, each cut short; reporters escape them).
+fn no_events(status: Status, seen: &StderrSeen, bytes: u64) -> Diagnostic {
     let how = match (status.code, status.signal) {
         (None, None) => String::new(),
         _ => format!("; it {}", outcome::describe_status(status)),
     };
-    if seen.bytes == 0 {
-        note(
-            notes,
-            &format!("error: the agent wrote no events and nothing on stderr{how}"),
-        );
-        return;
-    }
+    let blank = if bytes > 0 { " (only blank lines)" } else { "" };
     let text = String::from_utf8_lossy(&seen.head);
-    let mut quoted = String::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()).take(10) {
-        quoted.push_str("\n    | ");
-        quoted.push_str(&escape_untrusted(line));
-    }
-    note(
-        notes,
-        &format!("error: the agent wrote no events{how}; on stderr it said:{quoted}"),
-    );
+    let mut lines = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(STDERR_QUOTED)
+        .map(|l| format!("{:?}", crate::agents::excerpt(l)));
+    let pos = Position {
+        byte: 0,
+        line: 0,
+        record: 0,
+    };
+    let Some(first) = lines.next() else {
+        return Diagnostic::new(
+            Rule::AgentWroteNoEvents,
+            pos,
+            format!("the agent wrote no events{blank} and nothing on stderr{how}"),
+        )
+        .with_help("check the agent's command line: a stream-json agent writes at least one event before it ends");
+    };
+    let more: Vec<String> = lines.collect();
+    let help = if more.is_empty() {
+        String::from(
+            "an agent that stops before its first event (a trust prompt, an authentication error, a bad flag) says why on stderr",
+        )
+    } else {
+        format!(
+            "on stderr it went on: {}; the whole of it is above (and in PATH.stderr with --save-stderr)",
+            more.join(", ")
+        )
+    };
+    Diagnostic::new(
+        Rule::AgentWroteNoEvents,
+        pos,
+        format!("the agent wrote no events{blank}{how}; on stderr it said {first}"),
+    )
+    .with_help(help)
 }
 
 #[cfg(test)]

@@ -1,13 +1,17 @@
 //! What the supervisor knows of the session: whether its terminal `result` has arrived, which
 //! tool calls are running and since when, and the last event.
 //!
-//! This module is the one place where `run` reads the meaning of events. [`Session::observe`]
-//! takes each event of the canonical view (every dialect and agent maps into it) and asks three
-//! questions of it: [`ends_session`], [`call_started`], [`call_completed`]. A new agent whose
-//! records map into the canonical view needs nothing here; one whose terminal record or tool
-//! pairing does not map needs its answer added to those three functions only. It must not
-//! signal processes nor decide exit codes.
+//! This module is the one place where `run` reads the meaning of events, for every agent the
+//! checker recognises. A cursor-agent stream comes as events of the canonical view
+//! ([`Session::observe`], which asks [`ends_session`], [`call_started`], [`call_completed`]);
+//! a Claude Code, Codex or Gemini CLI stream comes as the agent-neutral events its agent's
+//! checker maps each record into ([`Session::observe_common`]: `end`, `tool_start`, `tool_end`),
+//! then the record itself ([`Session::observe_record`]), so that result detection and call
+//! pairing follow that agent's own rules. A new agent needs its mapping into the common
+//! vocabulary only. It must not signal processes nor decide exit codes.
 
+use crate::agents::common::{self, Kind};
+use crate::agents::id_prefix;
 use crate::event::Event;
 use std::time::Instant;
 
@@ -77,24 +81,94 @@ impl Session {
             return true;
         }
         if let Some((id, kind)) = call_started(ev) {
-            if self.open.len() == MAX_OPEN {
-                self.open.remove(0);
-            }
-            self.open.retain(|c| c.id != id);
-            self.open.push(OpenCall {
-                id: id.to_owned(),
-                kind: kind.to_owned(),
-                line,
-                since: now,
-            });
+            self.open_call(id, kind, line, now);
             return true;
         }
         if let Some(id) = call_completed(ev) {
+            let id = id_prefix(id);
             let before = self.open.len();
             self.open.retain(|c| c.id != id);
             return before != self.open.len() || was_ended;
         }
         was_ended
+    }
+
+    /// Takes one common event of a Claude Code, Codex or Gemini CLI record into account (the
+    /// record itself follows with [`Session::observe_record`]). Returns whether the timers may
+    /// have changed.
+    pub fn observe_common(&mut self, ev: &common::Event<'_>, now: Instant) -> bool {
+        match ev.kind {
+            Kind::End => {
+                self.result = Some(ResultSeen {
+                    subtype: None,
+                    is_error: ev.ok == Some(false),
+                    line: ev.line,
+                    at: now,
+                });
+                self.ended = true;
+                self.open.clear();
+                true
+            }
+            Kind::ToolStart => {
+                let Some(id) = ev.call_id.as_deref() else {
+                    return false;
+                };
+                let kind = ev.name.as_deref().or(ev.tool_kind).unwrap_or("tool");
+                self.open_call(id, kind, ev.line, now);
+                true
+            }
+            Kind::ToolEnd => {
+                let Some(id) = ev.call_id.as_deref() else {
+                    return false;
+                };
+                let id = id_prefix(id);
+                let before = self.open.len();
+                self.open.retain(|c| c.id != id);
+                before != self.open.len()
+            }
+            _ => false,
+        }
+    }
+
+    /// Takes a Claude Code, Codex or Gemini CLI record of type `ty` (and `subtype`) on line
+    /// `line` into account, after its common events. Any record after the one that ended the
+    /// session means the session goes on (Claude Code starts a new one for background tasks).
+    pub fn observe_record(&mut self, line: u64, ty: Option<&str>, subtype: Option<&str>) -> bool {
+        self.events += 1;
+        set(&mut self.last.ty, ty);
+        set(&mut self.last.subtype, subtype);
+        self.last.line = line;
+        match &mut self.result {
+            // The record that ended the session names the result: Claude Code's subtype
+            // (`success`, `error_max_turns`…), else Codex's type (`turn.completed`,
+            // `turn.failed`).
+            Some(r) if self.ended && r.line == line => {
+                if r.subtype.is_none() {
+                    r.subtype = subtype.or(ty.filter(|t| *t != "result")).map(str::to_owned);
+                }
+                false
+            }
+            Some(_) if self.ended => {
+                self.ended = false;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn open_call(&mut self, id: &str, kind: &str, line: u64, now: Instant) {
+        if self.open.len() == MAX_OPEN {
+            self.open.remove(0);
+        }
+        // Ids and names are the stream's: kept as bounded prefixes.
+        let (id, kind) = (id_prefix(id), id_prefix(kind));
+        self.open.retain(|c| c.id != id);
+        self.open.push(OpenCall {
+            id: id.to_owned(),
+            kind: kind.to_owned(),
+            line,
+            since: now,
+        });
     }
 
     /// A record that is no event still counts as the agent speaking: the session goes on.
@@ -202,6 +276,34 @@ mod tests {
         ));
         assert!(!s.ended);
         assert_eq!(s.last.ty.as_deref(), Some("assistant"));
+    }
+
+    #[test]
+    fn common_events_open_and_close_calls_and_end_the_session() {
+        let now = Instant::now();
+        let mut s = Session::default();
+        let mut start = common::Event::new(Kind::ToolStart, 2);
+        start.call_id = Some("item_1".into());
+        start.name = Some("command_execution".into());
+        assert!(s.observe_common(&start, now));
+        assert!(!s.observe_record(2, Some("item.started"), None));
+        assert_eq!(s.open[0].kind, "command_execution");
+        let mut end = common::Event::new(Kind::ToolEnd, 3);
+        end.call_id = Some("item_1".into());
+        assert!(s.observe_common(&end, now));
+        assert!(s.open.is_empty());
+        let mut done = common::Event::new(Kind::End, 4);
+        done.ok = Some(false);
+        assert!(s.observe_common(&done, now));
+        assert!(!s.observe_record(4, Some("turn.failed"), None));
+        assert!(s.ended);
+        let r = s.result.as_ref().unwrap();
+        assert!(r.is_error);
+        assert_eq!(r.subtype.as_deref(), Some("turn.failed"));
+        // A later record, whatever it maps to, means the process goes on.
+        assert!(s.observe_record(5, Some("rate_limit_event"), None));
+        assert!(!s.ended);
+        assert_eq!(s.last.ty.as_deref(), Some("rate_limit_event"));
     }
 
     #[test]

@@ -29,6 +29,18 @@ struct Expected {
     passes_also: Vec<String>,
     /// Extra arguments for both runs.
     args: Vec<String>,
+    /// `run-only: OPTIONS -- BEHAVIOUR`: a rule only `sjlint run` fires. Each fixture (and doc
+    /// example) is written by the fake agent `testdata/agents/replay.sh`, run by `sjlint run
+    /// OPTIONS`; for the failing one the agent then does BEHAVIOUR (`hang`, `no-login`), for
+    /// the passing one it exits 0.
+    run_only: Option<RunOnly>,
+}
+
+struct RunOnly {
+    options: Vec<String>,
+    behaviour: Vec<String>,
+    /// `run-exit:` the exit code of `sjlint run` on the failing fixture.
+    exit: i32,
 }
 
 fn expected(rule: &str) -> Expected {
@@ -40,7 +52,9 @@ fn expected(rule: &str) -> Expected {
         fails_also: Vec::new(),
         passes_also: Vec::new(),
         args: Vec::new(),
+        run_only: None,
     };
+    let mut run_exit = None;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -68,10 +82,29 @@ fn expected(rule: &str) -> Expected {
             "fails-also" => out.fails_also = words(),
             "passes-also" => out.passes_also = words(),
             "args" => out.args = words(),
+            "run-only" => {
+                let all = words();
+                let dash = all.iter().position(|w| w == "--").unwrap_or_else(|| {
+                    panic!(
+                        "{}:{}: `run-only: OPTIONS -- BEHAVIOUR`",
+                        path.display(),
+                        n + 1
+                    )
+                });
+                out.run_only = Some(RunOnly {
+                    options: all[..dash].to_vec(),
+                    behaviour: all[dash + 1..].to_vec(),
+                    exit: 0,
+                });
+            }
+            "run-exit" => run_exit = Some(value.trim().parse::<i32>().expect("an exit code")),
             other => panic!("{}:{}: unknown key `{other}`", path.display(), n + 1),
         }
     }
     out.fires_at = fires_at.unwrap_or_else(|| panic!("{}: no `fires-at:`", path.display()));
+    if let Some(run) = &mut out.run_only {
+        run.exit = run_exit.unwrap_or_else(|| panic!("{}: no `run-exit:`", path.display()));
+    }
     for also in out.fails_also.iter().chain(&out.passes_also) {
         assert!(
             Rule::from_name(also).is_some(),
@@ -168,6 +201,10 @@ fn expected_exit(severity: &str, strict: bool) -> i32 {
 fn check_rule_fixtures(info: &RuleInfo) {
     let rule = info.name;
     let case = expected(rule);
+    if let Some(run) = &case.run_only {
+        let fixture = |which: &str| testdata(&format!("rules/{rule}/{which}.ndjson"));
+        return check_run_rule(info, &case, run, &fixture("fails"), &fixture("passes"));
+    }
     let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
     let (group, severity) = (info.group.as_str(), info.severity.as_str());
 
@@ -241,6 +278,92 @@ fn check_rule_fixtures(info: &RuleInfo) {
     assert_eq!(run.code, 0, "exit code on passes.ndjson of {rule}");
 }
 
+/// `sjlint run --format json OPTIONS -- testdata/agents/replay.sh BEHAVIOUR` with the agent
+/// writing `stream`: the run and its findings (from `--output-file`, apart from the agent's
+/// stderr and sjlint's notes).
+fn run_json(options: &[String], behaviour: &[String], stream: &Path) -> (Run, Vec<Finding>) {
+    let out = stream.with_extension(format!("findings-{}.json", behaviour.join("-")));
+    let mut cmd = sjlint();
+    cmd.args(["run", "--format", "json", "--output-file"])
+        .arg(&out)
+        .args(options)
+        .arg("--")
+        .arg(testdata("agents/replay.sh"))
+        .args(behaviour)
+        .env("STREAM", stream)
+        .env_remove("PIDS");
+    let run = run_cmd(cmd, None);
+    assert!(
+        !run.stderr().contains("panicked"),
+        "sjlint run panicked\n{}",
+        run.describe()
+    );
+    let written = std::fs::read(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    (run, parse_findings(&written))
+}
+
+/// A rule only `sjlint run` fires: the failing stream, replayed by an agent that then does
+/// what `run-only` says, fires it where expected (with its group and severity, and only the
+/// expected other rules) and `sjlint run` exits with `run-exit`; `--ignore RULE` silences it;
+/// the passing stream, replayed by an agent that exits 0, gives no finding and exit 0.
+fn check_run_rule(info: &RuleInfo, case: &Expected, run: &RunOnly, fails: &Path, passes: &Path) {
+    if !cfg!(unix) {
+        return;
+    }
+    let rule = info.name;
+    let (ran, findings) = run_json(&run.options, &run.behaviour, fails);
+    let lines = lines_of(&findings, rule);
+    match &case.fires_at {
+        Some(at) => assert_eq!(&lines, at, "lines where {rule} fires\n{}", ran.describe()),
+        None => assert!(!lines.is_empty(), "{rule} must fire\n{}", ran.describe()),
+    }
+    for f in &findings {
+        if f.rule == rule {
+            assert_eq!(
+                (f.group.as_str(), f.severity.as_str()),
+                (info.group.as_str(), info.severity.as_str()),
+                "group and severity of {rule}"
+            );
+        } else {
+            assert!(
+                case.fails_also.contains(&f.rule),
+                "the failing run of {rule} also gives {} (not expected)\n{}",
+                f.rule,
+                show(&findings)
+            );
+        }
+    }
+    assert_eq!(
+        ran.code,
+        run.exit,
+        "exit code of the failing run of {rule}\n{}",
+        ran.describe()
+    );
+
+    let mut ignoring = run.options.clone();
+    ignoring.extend(["--ignore".to_owned(), rule.to_owned()]);
+    let (ran, findings) = run_json(&ignoring, &run.behaviour, fails);
+    assert!(
+        lines_of(&findings, rule).is_empty(),
+        "--ignore {rule}\n{}",
+        ran.describe()
+    );
+
+    let (ran, findings) = run_json(&run.options, &[], passes);
+    assert!(
+        findings.iter().all(|f| case.passes_also.contains(&f.rule)),
+        "the passing run of {rule} must give no finding\n{}",
+        show(&findings)
+    );
+    assert_eq!(
+        ran.code,
+        0,
+        "exit code of the passing run of {rule}\n{}",
+        ran.describe()
+    );
+}
+
 #[test]
 fn every_rule_has_its_fixtures_and_doc_and_nothing_else_does() {
     let table: BTreeSet<String> = RULES.iter().map(|r| r.name.to_owned()).collect();
@@ -312,6 +435,24 @@ fn doc_example_input(rule: &str, heading: &str) -> Vec<u8> {
 
 fn check_doc_examples(info: &RuleInfo) {
     let rule = info.name;
+    let mut case = expected(rule);
+    if let Some(run) = case.run_only.take() {
+        // The examples are what the agent writes; the expectations are the fixtures' own,
+        // except where the rule fires.
+        let dir = std::env::temp_dir().join(format!("sjlint-doc-{}-{rule}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (fails, passes) = (dir.join("fails.ndjson"), dir.join("passes.ndjson"));
+        std::fs::write(&fails, doc_example_input(rule, "## Example that fails")).unwrap();
+        std::fs::write(&passes, doc_example_input(rule, "## Example that passes")).unwrap();
+        case.fires_at = None;
+        let outcome =
+            std::panic::catch_unwind(|| check_run_rule(info, &case, &run, &fails, &passes));
+        let _ = std::fs::remove_dir_all(&dir);
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+        return;
+    }
     let mut args = vec!["--stdin-filename", "example.ndjson"];
     if rule == "record-too-large" {
         args.extend(["--max-record-bytes", "200"]);

@@ -280,11 +280,13 @@ fn an_agent_that_hangs_after_its_result_is_ended_and_the_run_succeeds() {
         assert_eq!(ran.summary["signals_sent"], serde_json::json!(["SIGTERM"]));
         assert_eq!(ran.summary["agent"]["signal"], "SIGTERM");
         assert!(
-            ran.stderr
-                .contains("warning: the agent did not exit 300ms after its result (line 7)"),
+            ran.stderr.contains(
+                "warning[agent-hung-after-result]: the agent did not exit 300ms after its result (line 7)"
+            ),
             "{what}: {}",
             ran.describe()
         );
+        assert_eq!(ran.summary["findings"]["warnings"], 1, "{what}");
     }
 }
 
@@ -438,11 +440,14 @@ fn an_agent_that_prints_only_to_stderr_gets_a_headline_quoting_it() {
     );
     assert!(
         ran.stderr.contains(&format!(
-            "sjlint run: error: the agent wrote no events; it exited with code 1; on stderr it said:\n    | {said}"
+            "error[agent-wrote-no-events]: the agent wrote no events; it exited with code 1; on stderr it said \"{said}\""
         )),
         "{}",
         ran.describe()
     );
+    // It stands in for the less telling `empty-stream`.
+    assert!(!ran.stderr.contains("empty-stream"), "{}", ran.describe());
+    assert_eq!(ran.summary["findings"]["errors"], 1);
     assert_eq!(
         std::fs::read_to_string(format!("{}.stderr", save.display())).unwrap(),
         format!("{said}\n")
@@ -476,6 +481,96 @@ fn findings_can_go_to_a_file_in_any_format() {
     let first: Value = serde_json::from_str(findings.lines().next().unwrap()).unwrap();
     assert_eq!(first["rule"], "missing-result");
     assert!(!ran.stderr.contains("missing-result"), "{}", ran.describe());
+}
+
+#[test]
+fn what_run_saw_is_a_finding_in_every_format_and_counted() {
+    let dir = Scratch::new("run-findings");
+    for format in ["json", "sarif", "junit", "github", "concise", "human"] {
+        let file = dir.path(&format!("findings.{format}"));
+        let ran = run(
+            "stalls-mid-tool.sh",
+            &[
+                "--tool-timeout",
+                "300ms",
+                "--format",
+                format,
+                "--output-file",
+                file.to_str().unwrap(),
+            ],
+            &[],
+        );
+        ran.ended(124, "tool-timeout");
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            written.contains("agent-stalled"),
+            "{format}: {written}\n{}",
+            ran.describe()
+        );
+        assert!(
+            written.contains("toolu_01Lnt7QwErTy5UiOp3AsDfGh"),
+            "{format}: the call is named\n{written}"
+        );
+        // agent-stalled, unfinished-tool-call, missing-result.
+        assert_eq!(ran.summary["findings"]["errors"], 3, "{}", ran.describe());
+        if format == "json" {
+            let stalled: Value = written
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .find(|f| f["rule"] == "agent-stalled")
+                .unwrap();
+            assert_eq!(stalled["group"], "run");
+            assert_eq!(stalled["severity"], "error");
+            assert_eq!(stalled["line"], 4);
+        }
+    }
+    // An agent ended after a successful result is a success, --strict too; --ignore silences
+    // the finding.
+    let ran = run(
+        "hangs-after-result.sh",
+        &["--after-result", "200ms", "--strict"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert!(
+        ran.stderr.contains("agent-hung-after-result"),
+        "{}",
+        ran.describe()
+    );
+    let ran = run(
+        "hangs-after-result.sh",
+        &["--after-result", "200ms", "--ignore", "run"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert!(
+        !ran.stderr.contains("agent-hung-after-result"),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["findings"]["warnings"], 0);
+}
+
+#[test]
+fn untrusted_stderr_is_quoted_escaped_and_bounded() {
+    let ran = run("stderr-only.sh", &["--format", "json"], &[("HOSTILE", "1")]);
+    ran.ended(3, "exited");
+    let finding: Value = ran
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|f| f["rule"] == "agent-wrote-no-events")
+        .unwrap_or_else(|| panic!("{}", ran.describe()));
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.len() < 300, "bounded: {message}");
+    assert!(message.contains("\\u{1b}]0;pwned"), "escaped: {message}");
+    let ran = run("stderr-only.sh", &[], &[("HOSTILE", "1")]);
+    let headline = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("error[agent-wrote-no-events]"))
+        .unwrap_or_else(|| panic!("{}", ran.describe()));
+    assert!(!headline.contains('\x1b'), "{headline:?}");
 }
 
 #[test]
@@ -627,4 +722,142 @@ fn a_process_outside_the_group_holding_stdout_does_not_keep_the_run_waiting() {
         "{}",
         ran.describe()
     );
+}
+
+/// The bytes of the fake agents' files `names`, in order.
+fn files(names: &[&str]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for n in names {
+        v.extend(std::fs::read(testdata(&format!("agents/{n}"))).unwrap());
+    }
+    v
+}
+
+#[test]
+fn claude_code_hanging_after_its_result_is_ended_and_the_run_succeeds() {
+    let ran = run(
+        "claude-hangs-after-result.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(
+        ran.stdout,
+        files(&["claude-session.ndjson", "claude-result.ndjson"])
+    );
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    let s = &ran.summary;
+    assert_eq!(s["result"]["subtype"], "success", "{}", ran.describe());
+    assert_eq!(s["result"]["is_error"], false);
+    assert_eq!(s["result"]["line"], 5);
+    assert_eq!(s["tool_calls"]["total"], 1, "{}", ran.describe());
+    assert_eq!(s["tokens"]["input"], 32, "{}", ran.describe());
+    assert!(
+        ran.stderr
+            .contains("the agent did not exit 300ms after its result (line 5)"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn a_long_claude_code_tool_call_is_not_idleness_and_tool_timeout_names_it() {
+    // Silent while its tool runs: --idle-timeout must not fire, the overall --timeout does.
+    let ran = run(
+        "claude-long-tool.sh",
+        &["--idle-timeout", "300ms", "--timeout", "1200ms"],
+        &[],
+    );
+    ran.ended(124, "timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(1200),
+        "{}",
+        ran.describe()
+    );
+    // With --tool-timeout, the call is named.
+    let ran = run(
+        "claude-long-tool.sh",
+        &["--tool-timeout", "600ms", "--idle-timeout", "200ms"],
+        &[],
+    );
+    ran.ended(124, "tool-timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(600) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    let running = &ran.summary["stall"]["running"][0];
+    assert_eq!(running["kind"], "Bash", "{}", ran.describe());
+    assert_eq!(running["id"], "toolu_01Bash7QwErTy");
+    assert_eq!(running["line"], 2);
+    assert!(running["age_ms"].as_u64().unwrap() >= 600);
+    assert_eq!(ran.summary["stall"]["last_event"]["type"], "assistant");
+    assert_eq!(ran.summary["stall"]["last_event"]["line"], 2);
+    assert!(
+        ran.stderr
+            .contains("running: Bash `toolu_01Bash7QwErTy` (line 2)"),
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn a_claude_code_session_after_a_result_cancels_the_after_result_timer() {
+    // The second session begins 400 ms after the first result and ends 1 s after it: with
+    // --after-result 700ms the agent would be ended if the first result still counted.
+    let ran = run(
+        "claude-background-task.sh",
+        &["--after-result", "700ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "exited");
+    assert_eq!(ran.summary["signals_sent"], serde_json::json!([]));
+    assert_eq!(ran.summary["result"]["line"], 8, "{}", ran.describe());
+}
+
+#[test]
+fn codex_hanging_after_turn_completed_is_ended_and_the_run_succeeds() {
+    let ran = run(
+        "codex-hangs-after-turn.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(
+        ran.stdout,
+        files(&["codex-session.ndjson", "codex-completed.ndjson"])
+    );
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["result"]["subtype"], "turn.completed");
+    assert_eq!(ran.summary["result"]["line"], 6);
+    assert_eq!(ran.summary["tool_calls"]["total"], 1, "{}", ran.describe());
+}
+
+#[test]
+fn a_codex_turn_failed_is_the_agents_failure() {
+    let ran = run("codex-turn-failed.sh", &[], &[]);
+    ran.ended(3, "exited");
+    assert_eq!(ran.summary["result"]["subtype"], "turn.failed");
+    assert_eq!(
+        ran.summary["result"]["is_error"],
+        true,
+        "{}",
+        ran.describe()
+    );
+}
+
+#[test]
+fn gemini_cli_hanging_after_its_result_is_ended_and_the_run_succeeds() {
+    let ran = run(
+        "gemini-hangs-after-result.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(ran.stdout, files(&["gemini/tool-run.ndjson"]));
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["result"]["line"], 14);
+    assert_eq!(ran.summary["result"]["subtype"], "success");
+    assert_eq!(ran.summary["result"]["is_error"], false);
+    assert_eq!(ran.summary["tool_calls"]["total"], 4, "{}", ran.describe());
 }

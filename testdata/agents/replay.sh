@@ -1,0 +1,18 @@
+#!/bin/sh
+# Writes the stream in the file $STREAM (if set), then does as its argument says:
+#   (none)    exits 0
+#   hang      never exits
+#   no-login  prints an authentication error on stderr and exits 1
+. "$(dirname "$0")/pids.sh"
+if [ -n "${STREAM:-}" ]; then cat "$STREAM"; fi
+case "${1:-}" in
+    hang)
+        sleep 60 &
+        record_pid $!
+        wait
+        ;;
+    no-login)
+        echo "Error: Authentication required. Please run 'agent login' first." >&2
+        exit 1
+        ;;
+esac
