@@ -541,8 +541,9 @@ impl Validator {
                     let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     if let Some(c) = &open {
-                        ev.tool_kind = Some(common::tool_kind(&c.name));
-                        ev.name = Some(Cow::Owned(c.name.to_string()));
+                        let name = self.calls.name(c);
+                        ev.tool_kind = Some(common::tool_kind(name));
+                        ev.name = Some(Cow::Owned(name.to_owned()));
                     }
                     ev.ok = Some(b.is_error.as_bool() != Some(true));
                     ev.text = result_text(&b.content, arena);
@@ -677,11 +678,11 @@ impl Validator {
         if self.calls.is_empty() {
             return;
         }
-        for (id, c) in self.calls.drain() {
+        for (id, c, name) in self.calls.drain() {
             emit(unfinished(
                 c.line,
                 &id,
-                &c.name,
+                &name,
                 "a `tool_use` is answered by a `tool_result` with its id in a later user line, before the session's `result`",
             ));
         }
