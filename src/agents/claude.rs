@@ -33,7 +33,7 @@ view! {
         "parent_tool_use_id" => parent_tool_use_id: Field<'a>,
         "message" => message: Message<'a>,
         "is_error" => is_error: Field<'a>,
-        "result" => result: Field<'a>,
+        "result" => result: Raw<'a>,
         "total_cost_usd" => total_cost_usd: Field<'a>,
         "usage" => usage: Usage<'a>,
         "num_turns" => num_turns: Field<'a>,
@@ -81,8 +81,8 @@ view! {
         "input" => input: Raw<'a>,
         "tool_use_id" => tool_use_id: Field<'a>,
         "is_error" => is_error: Field<'a>,
-        "text" => text: Field<'a>,
-        "thinking" => thinking: Field<'a>,
+        "text" => text: Raw<'a>,
+        "thinking" => thinking: Raw<'a>,
         "content" => content: Raw<'a>,
     }
 }
@@ -561,7 +561,7 @@ impl Validator {
                         },
                         pos.line,
                     );
-                    ev.text = str_of(&b.text);
+                    ev.text = b.text.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
                 }
@@ -569,7 +569,7 @@ impl Validator {
             ("assistant", Some("thinking" | "redacted_thinking")) => {
                 if let Some(sink) = sink {
                     let mut ev = common::Event::new(Kind::Thinking, pos.line);
-                    ev.text = str_of(&b.thinking);
+                    ev.text = b.thinking.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
                 }
@@ -658,7 +658,7 @@ impl Validator {
         if let Some(sink) = sink {
             let mut ev = common::Event::new(Kind::End, pos.line);
             ev.ok = Some(line.is_error.as_bool() != Some(true));
-            ev.text = str_of(&line.result);
+            ev.text = line.result.text();
             ev.duration_ms = super::count(&line.duration_ms);
             ev.session_id = str_of(&line.session_id);
             // `total_cost_usd` adds up over the sessions of one process (same session id).

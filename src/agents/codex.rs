@@ -57,9 +57,9 @@ view! {
     pub struct Item<'a> {
         "id" => id: Field<'a>,
         "type" => ty: Field<'a>,
-        "text" => text: Field<'a>,
-        "command" => command: Field<'a>,
-        "aggregated_output" => aggregated_output: Field<'a>,
+        "text" => text: Raw<'a>,
+        "command" => command: Raw<'a>,
+        "aggregated_output" => aggregated_output: Raw<'a>,
         "exit_code" => exit_code: Field<'a>,
         "status" => status: Field<'a>,
         "message" => message: Field<'a>,
@@ -440,18 +440,18 @@ impl Validator {
                         && !matches!(super::count(&item.exit_code), Some(n) if n != 0)
                         && !matches!(item.exit_code, Field::Int(n) if n != 0),
                 );
-                ev.text = str_of(&item.aggregated_output);
+                ev.text = item.aggregated_output.text();
                 sink(&ev);
                 return;
             }
             _ => return,
         };
         let mut ev = common::Event::new(kind, line);
-        ev.text = str_of(if kind == Kind::Error {
-            &item.message
+        ev.text = if kind == Kind::Error {
+            str_of(&item.message)
         } else {
-            &item.text
-        });
+            item.text.text()
+        };
         sink(&ev);
     }
 
@@ -494,7 +494,7 @@ fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> common::Event<'
     ev.tool_kind = Some(common::tool_kind(t));
     ev.name = Some(name);
     ev.args = item.arguments.0.or(item.changes.0);
-    ev.text = str_of(&item.command).or_else(|| str_of(&item.query));
+    ev.text = item.command.text().or_else(|| str_of(&item.query));
     ev
 }
 
@@ -564,4 +564,3 @@ fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
         _ => None,
     }
 }
-

@@ -28,13 +28,13 @@ view! {
         "session_id" => session_id: Field<'a>,
         "model" => model: Field<'a>,
         "role" => role: Field<'a>,
-        "content" => content: Field<'a>,
+        "content" => content: Raw<'a>,
         "delta" => delta: Field<'a>,
         "tool_name" => tool_name: Field<'a>,
         "tool_id" => tool_id: Field<'a>,
         "parameters" => parameters: Raw<'a>,
         "status" => status: Field<'a>,
-        "output" => output: Field<'a>,
+        "output" => output: Raw<'a>,
         "error" => error: ErrorObj<'a>,
         "severity" => severity: Field<'a>,
         "message" => message: Field<'a>,
@@ -335,7 +335,7 @@ impl Validator {
                 Kind::UserPrompt
             };
             let mut ev = common::Event::new(kind, pos.line);
-            ev.text = str_of(&line.content);
+            ev.text = line.content.text();
             ev.delta = assistant && line.delta.as_bool() == Some(true);
             ev.timestamp_ms = ms;
             sink(&ev);
@@ -499,7 +499,7 @@ impl Validator {
                 ev.tool_kind = Some(common::tool_kind(name));
             }
             ev.ok = Some(line.status.as_str() != Some("error"));
-            ev.text = str_of(&line.output).or_else(|| str_of(&line.error.message));
+            ev.text = line.output.text().or_else(|| str_of(&line.error.message));
             ev.timestamp_ms = ms;
             ev.duration_ms = match (started, ms) {
                 (Some(a), Some(b)) => Some(b.saturating_sub(a)),

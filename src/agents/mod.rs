@@ -369,6 +369,18 @@ impl<'a> Raw<'a> {
         self.0.map(RawValue::get)
     }
 
+    /// The value as a string, when it is one: borrowed when it has no escapes. For the long
+    /// texts (tool output, messages) that only the common form reads, so that checking skips
+    /// them with the fast scan instead of unescaping them.
+    pub fn text(&self) -> Option<Cow<'a, str>> {
+        let raw = self.get()?.trim();
+        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+        if !inner.contains('\\') {
+            return Some(Cow::Borrowed(inner));
+        }
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    }
+
     /// The JSON type of the value, from its first byte.
     pub fn json_type(&self) -> Option<JsonType> {
         let t = self.get()?.trim_start();
