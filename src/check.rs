@@ -859,7 +859,7 @@ pub(crate) enum Examined<'a> {
     /// the strict parse refuses (not JSON, raw control characters, numbers beyond the f64
     /// range, unpaired surrogates). Rare, and redone in order by [`slow_record`], which needs
     /// scratch space that outlives the record.
-    Slow,
+    SlowPath,
 }
 
 /// The pure half of [`record`]: UTF-8 validation and the strict parse, whose event view goes
@@ -872,14 +872,14 @@ pub(crate) fn examine<'a>(
     arena: &'a Bump,
 ) -> Examined<'a> {
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
-        return Examined::Slow;
+        return Examined::SlowPath;
     }
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
-        return Examined::Slow;
+        return Examined::SlowPath;
     };
     match event::parse_into(text, dialect, ev, arena) {
         Ok(shape) => Examined::Parsed(text, shape),
-        Err(_) => Examined::Slow,
+        Err(_) => Examined::SlowPath,
     }
 }
 
@@ -919,7 +919,7 @@ fn record(
     let (text, view) = match *examined {
         Examined::Parsed(text, Shape::Object) => (text, View::Event(ev)),
         Examined::Parsed(text, Shape::Other(t)) => (text, View::NotAnObject(t)),
-        Examined::Slow => {
+        Examined::SlowPath => {
             return slow_record(rec, dialect, check, scratch, lenient, emit, consumer);
         }
     };
@@ -942,7 +942,7 @@ fn agent_record(
 ) {
     let text = match examined {
         Some(Examined::Parsed(text, _)) => Some(*text),
-        Some(Examined::Slow) => None,
+        Some(Examined::SlowPath) => None,
         None if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) => None,
         None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
     };
@@ -1009,7 +1009,7 @@ impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
     }
 }
 
-/// A record whose pure half found it [`Examined::Slow`]: every check again, with the repairs
+/// A record whose pure half found it [`Examined::SlowPath`]: every check again, with the repairs
 /// and the lenient parse that need scratch space.
 #[cold]
 fn slow_record(

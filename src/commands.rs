@@ -107,7 +107,7 @@ fn print_man(sub: Option<&str>) -> io::Result<u8> {
 fn print_rules() -> io::Result<u8> {
     let mut out = BufWriter::new(io::stdout().lock());
     let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
-    for r in &RULES {
+    for r in RULES {
         writeln!(
             out,
             "{:width$}  {:10}  {:7}  {}",
@@ -537,7 +537,7 @@ fn check_one<C: check::Consumer>(
     match settings {
         // The in-order stage gives the pages back.
         Some(settings) => {
-            let whole = Arc::clone(&mapped) as Arc<dyn pipeline::Whole>;
+            let whole = Arc::clone(&mapped) as Arc<dyn pipeline::SharedInput>;
             pipeline::check_in_place(whole, pace, opts, settings, emit, consumer, totals)
         }
         None => {

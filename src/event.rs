@@ -654,7 +654,7 @@ struct Extras<'a> {
     parameters: Option<&'a RawValue>,
     /// `toolCall`: the payload dialect's tool call, or the cloud sdk's `{type, args}`. Set
     /// aside out of line: most records have none, and this struct is set up for every record.
-    tool_call: Option<Aside<'a>>,
+    tool_call: Option<ParkedToolCall<'a>>,
     error: Field<'a>,
     prompt: Field<'a>,
     content: Field<'a>,
@@ -662,30 +662,30 @@ struct Extras<'a> {
 
 /// A tool call set aside until the record's dialect is known: in the arena when there is one,
 /// so that reading it allocates nothing.
-enum Aside<'a> {
+enum ParkedToolCall<'a> {
     InArena(bumpalo::boxed::Box<'a, ToolCall<'a>>),
     Boxed(Box<ToolCall<'a>>),
 }
 
-impl<'a> Aside<'a> {
+impl<'a> ParkedToolCall<'a> {
     fn new(tc: ToolCall<'a>, arena: Option<&'a Bump>) -> Self {
         match arena {
-            Some(arena) => Aside::InArena(bumpalo::boxed::Box::new_in(tc, arena)),
-            None => Aside::Boxed(Box::new(tc)),
+            Some(arena) => ParkedToolCall::InArena(bumpalo::boxed::Box::new_in(tc, arena)),
+            None => ParkedToolCall::Boxed(Box::new(tc)),
         }
     }
 
     fn shape(&self) -> Option<JsonType> {
         match self {
-            Aside::InArena(tc) => tc.shape,
-            Aside::Boxed(tc) => tc.shape,
+            ParkedToolCall::InArena(tc) => tc.shape,
+            ParkedToolCall::Boxed(tc) => tc.shape,
         }
     }
 
     fn into_inner(self) -> ToolCall<'a> {
         match self {
-            Aside::InArena(tc) => bumpalo::boxed::Box::into_inner(tc),
-            Aside::Boxed(tc) => *tc,
+            ParkedToolCall::InArena(tc) => bumpalo::boxed::Box::into_inner(tc),
+            ParkedToolCall::Boxed(tc) => *tc,
         }
     }
 }
@@ -732,7 +732,7 @@ fn body_field<'de, A: MapAccess<'de>>(
             }
         }
         "parameters" => x.parameters = Some(map.next_value()?),
-        "toolCall" => x.tool_call = Some(Aside::new(map.next_value()?, arena)),
+        "toolCall" => x.tool_call = Some(ParkedToolCall::new(map.next_value()?, arena)),
         "error" => x.error = map.next_value()?,
         "prompt" => x.prompt = map.next_value()?,
         "content" => x.content = map.next_value()?,
@@ -894,7 +894,7 @@ fn sdk_tool_call<'de>(
         .tool_call
         .take()
         .filter(|tc| tc.shape() == Some(JsonType::Object))
-        .map(Aside::into_inner);
+        .map(ParkedToolCall::into_inner);
     let present =
         had_result || x.tool_name.is_present() || x.parameters.is_some() || camel.is_some();
     if !present {

@@ -70,7 +70,7 @@ pub fn is_stop(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|inner| inner.is::<Stopped>())
 }
 
-/// A reader that ends with a [`Stopped`] error once Ctrl-C was pressed: before each read, and
+/// A reader that ends with a `Stopped` error once Ctrl-C was pressed: before each read, and
 /// when a read blocked at the time fails with `EINTR`. Its kind is not `Interrupted`, which
 /// readers retry.
 pub struct Interruptible<R>(pub R);

@@ -590,7 +590,14 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig {
+            cases: 2000,
+            // Every seed file of the crate is in proptest-regressions/ at its root.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/json_str.txt"),
+            )),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn block_scans_agree_with_the_byte_at_a_time_reading(

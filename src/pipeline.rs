@@ -1,9 +1,9 @@
 //! Checking one input on several threads: lanes that examine, and the in-order stage.
 //!
 //! This module owns the threads of one input and what passes between them. The larger part of
-//! checking is the pure half of each record ([`crate::check::examine`]: UTF-8 and the strict parse);
+//! checking is the pure half of each record (`crate::check::examine`: UTF-8 and the strict parse);
 //! lanes do it side by side. The calling thread takes the results strictly in input order and
-//! does the stateful half ([`InOrder`]: the validator, runs of binary records, the consumer and
+//! does the stateful half (`InOrder`: the validator, runs of binary records, the consumer and
 //! the findings), so that the findings, their order and what the consumer sees are those of a
 //! one-thread run. Memory stays bounded: what is in flight is capped and batches are recycled.
 //! It must not decide anything about records (that is `check`), nor open inputs (that is
@@ -19,7 +19,7 @@
 //! splits its own segments where they lie, as well as examining them: no thread splits the
 //! whole input. A segment is taken to start after an LF, which may lie inside a string of a
 //! record over several lines; the in-order stage joins the segments' frames into the input's
-//! ([`Joint`]) and splits again what a wrong guess got wrong.
+//! (`SegmentJoiner`) and splits again what a wrong guess got wrong.
 
 use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
-/// Default size of a batch: record bytes (plus [`FRAME_COST`] per frame) handed on together.
+/// Default size of a batch: record bytes (plus `FRAME_COST` per frame) handed on together.
 pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
 
 /// Default size of the segments of an input in memory, each split and examined by one lane:
@@ -90,7 +90,7 @@ impl Settings {
 
 /// An input that is in memory already (a mapped file), which the stages share: batches point
 /// into it instead of holding copies.
-pub trait Whole: Send + Sync {
+pub trait SharedInput: Send + Sync {
     fn bytes(&self) -> &[u8];
 
     /// Every stage is done with the bytes below `offset`.
@@ -99,13 +99,13 @@ pub trait Whole: Send + Sync {
     }
 }
 
-impl Whole for Vec<u8> {
+impl SharedInput for Vec<u8> {
     fn bytes(&self) -> &[u8] {
         self
     }
 }
 
-impl Whole for crate::mapped::Mapped {
+impl SharedInput for crate::mapped::Mapped {
     fn bytes(&self) -> &[u8] {
         self.bytes()
     }
@@ -133,11 +133,11 @@ pub fn check_into<R: Read + Send, C: Consumer>(
 
 /// [`check_into`] of an input that is in memory already, split where it lies (no byte is
 /// copied) and in segments side by side: each lane splits and examines the segments it is
-/// given ([`Cuts`]), and the in-order stage joins them ([`Joint`]). `pace` is called on the
-/// calling thread with the bytes done with and how far checking has reached; an error from it
-/// ends the run as a read error would.
+/// given (`SegmentStarts`), and the in-order stage joins them (`SegmentJoiner`). `pace` is
+/// called on the calling thread with the bytes done with and how far checking has reached; an
+/// error from it ends the run as a read error would.
 pub fn check_in_place<C: Consumer>(
-    whole: Arc<dyn Whole>,
+    whole: Arc<dyn SharedInput>,
     pace: impl FnMut(usize, usize) -> io::Result<()>,
     opts: &Options,
     settings: &Settings,
@@ -187,7 +187,7 @@ pub fn check_in_place<C: Consumer>(
         // close, and a wait for room notices `cancel`.
         let _stop = SetOnDrop(&cancel);
         let bytes = whole.bytes();
-        let mut joint = Joint {
+        let mut joint = SegmentJoiner {
             stage: InOrder::new(opts, emit, consumer),
             whole: &*whole,
             next: Position {
@@ -331,7 +331,7 @@ fn run<C: Consumer>(
 struct Batch {
     bytes: Vec<u8>,
     /// The input, when it is in memory: the records' bytes are there.
-    whole: Option<Arc<dyn Whole>>,
+    whole: Option<Arc<dyn SharedInput>>,
     frames: Vec<Meta>,
     /// The records' bytes, counted.
     held: usize,
@@ -345,9 +345,9 @@ struct Batch {
     part: Option<Part>,
 }
 
-/// Where a batch stands in its segment ([`Cuts`]). The frames of a segment count their lines
-/// and records from the segment's start, as if the input started there (line 1, no record
-/// before); only their byte offsets are the input's.
+/// Where a batch stands in its segment ([`SegmentStarts`]). The frames of a segment count their
+/// lines and records from the segment's start, as if the input started there (line 1, no
+/// record before); only their byte offsets are the input's.
 #[derive(Clone, Copy, Debug)]
 struct Part {
     /// The segment's first batch.
@@ -441,7 +441,7 @@ impl Batch {
         for meta in &self.frames {
             if let Frame::Record(rec) = self.frame(meta) {
                 // Examined in place: the event is never moved.
-                out.push((Examined::Slow, Event::default()));
+                out.push((Examined::SlowPath, Event::default()));
                 let (examined, ev) = out.last_mut().expect("just pushed");
                 *examined = examine(&rec, dialect, ev, &self.arena);
             }
@@ -577,7 +577,7 @@ fn read_stage<R: Read>(
 ) {
     let cancel = handoff.budget.cancel;
     let handoff = RefCell::new(handoff);
-    let gate = Gate {
+    let gate = PacedReader {
         inner: reader,
         handoff: &handoff,
         ready,
@@ -614,7 +614,7 @@ fn end(handoff: &mut Handoff<'_>, read: u64, error: Option<io::Error>) {
 
 /// The splitter's reader in the reader stage: hands the batch so far on before a read that
 /// would wait for the producer, and counts what it reads.
-struct Gate<'h, R> {
+struct PacedReader<'h, R> {
     inner: R,
     handoff: &'h RefCell<Handoff<'h>>,
     ready: Option<Ready>,
@@ -623,7 +623,7 @@ struct Gate<'h, R> {
     cancel: &'h AtomicBool,
 }
 
-impl<R: Read> Read for Gate<'_, R> {
+impl<R: Read> Read for PacedReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self.ready {
             Some(ready) if !ready(Duration::ZERO) => {
@@ -740,8 +740,8 @@ fn in_order<C: Consumer>(
 /// holds the frames that start in `start(i)..start(i + 1)`, where a frame is taken to start
 /// right after the first LF at or after the segment's first byte (the LF just before it
 /// included). The guess is wrong where that LF lies inside a string of a record that spans
-/// several lines; the in-order stage sets it right ([`Joint`]).
-struct Cuts<'a> {
+/// several lines; the in-order stage sets it right ([`SegmentJoiner`]).
+struct SegmentStarts<'a> {
     bytes: &'a [u8],
     size: usize,
     /// The last answer: a frame is taken to start at `known.end` for a segment whose first byte
@@ -750,9 +750,9 @@ struct Cuts<'a> {
     known: Range<usize>,
 }
 
-impl<'a> Cuts<'a> {
+impl<'a> SegmentStarts<'a> {
     fn new(bytes: &'a [u8], size: usize) -> Self {
-        Cuts {
+        SegmentStarts {
             bytes,
             size: size.max(1),
             known: 0..0,
@@ -787,7 +787,7 @@ fn no_pace(_: usize, _: usize) -> io::Result<()> {
 }
 
 /// Where a lane's batches go.
-trait Hand {
+trait BatchSink {
     /// An empty batch to fill.
     fn fresh(&mut self) -> Batch;
     fn hand(&mut self, batch: Batch) -> io::Result<()>;
@@ -796,17 +796,22 @@ trait Hand {
 /// One lane's splitter of the segments of an input in memory.
 struct Cutter<'a> {
     bytes: &'a [u8],
-    cuts: Cuts<'a>,
+    cuts: SegmentStarts<'a>,
     splitter: Splitter<InPlace<'a, NoPace>>,
     limit: usize,
 }
 
 impl<'a> Cutter<'a> {
-    fn new(whole: &'a dyn Whole, segment: usize, max_record_bytes: usize, limit: usize) -> Self {
+    fn new(
+        whole: &'a dyn SharedInput,
+        segment: usize,
+        max_record_bytes: usize,
+        limit: usize,
+    ) -> Self {
         let bytes = whole.bytes();
         Cutter {
             bytes,
-            cuts: Cuts::new(bytes, segment),
+            cuts: SegmentStarts::new(bytes, segment),
             splitter: Splitter::over(
                 InPlace::new(&[], no_pace as NoPace),
                 max_record_bytes,
@@ -820,7 +825,12 @@ impl<'a> Cutter<'a> {
     /// Splits segment `i` into batches of frames, each handed on once it is full, and the last
     /// one (perhaps empty) when the segment is done. The last frame goes on past the segment's
     /// end when it does in the input.
-    fn segment(&mut self, i: usize, whole: &Arc<dyn Whole>, to: &mut impl Hand) -> io::Result<()> {
+    fn segment(
+        &mut self,
+        i: usize,
+        whole: &Arc<dyn SharedInput>,
+        to: &mut impl BatchSink,
+    ) -> io::Result<()> {
         let (start, next) = (self.cuts.start(i), self.cuts.start(i + 1));
         let origin = Position {
             byte: start as u64,
@@ -877,7 +887,7 @@ struct ToInOrder<'c> {
     dialect: Option<Dialect>,
 }
 
-impl Hand for ToInOrder<'_> {
+impl BatchSink for ToInOrder<'_> {
     fn fresh(&mut self) -> Batch {
         self.budget.fresh()
     }
@@ -892,7 +902,7 @@ impl Hand for ToInOrder<'_> {
 
 /// The calling thread's lane: its batches are examined and joined as soon as they are made.
 struct Inline<'j, 'a, E, C, P> {
-    joint: &'j mut Joint<'a, E, C, P>,
+    joint: &'j mut SegmentJoiner<'a, E, C, P>,
     /// The one batch, reused.
     spare: Option<Batch>,
     limit: usize,
@@ -900,7 +910,7 @@ struct Inline<'j, 'a, E, C, P> {
     totals: &'j mut Totals,
 }
 
-impl<E, C, P> Hand for Inline<'_, '_, E, C, P>
+impl<E, C, P> BatchSink for Inline<'_, '_, E, C, P>
 where
     E: FnMut(Diagnostic) -> io::Result<()>,
     C: Consumer,
@@ -928,9 +938,9 @@ where
 /// and the bytes up to the next frame start the two agree on are split again here; from a true
 /// record start, a segment's splitter gives the frames a one-thread run gives, since splitting
 /// depends on nothing before it.
-struct Joint<'a, E, C, P> {
+struct SegmentJoiner<'a, E, C, P> {
     stage: InOrder<'a, E, C>,
-    whole: &'a dyn Whole,
+    whole: &'a dyn SharedInput,
     /// Where the next true frame starts (offset, line, records before it).
     next: Position,
     /// While the current segment's frames are the true ones: what to add to their lines and
@@ -941,7 +951,7 @@ struct Joint<'a, E, C, P> {
     /// How far checking has reached, as `pace` was told.
     reached: usize,
     /// The first byte a lane may still read: the one before the segment being joined (see
-    /// [`Cuts::start`]), since every later segment starts at or after it. The pages from
+    /// [`SegmentStarts::start`]), since every later segment starts at or after it. The pages from
     /// there on are kept, not given back: a read maps the pages around it again (a whole
     /// large folio of the page cache), and they would stay mapped.
     keep: usize,
@@ -950,7 +960,7 @@ struct Joint<'a, E, C, P> {
     interrupted: bool,
 }
 
-impl<E, C, P> Joint<'_, E, C, P>
+impl<E, C, P> SegmentJoiner<'_, E, C, P>
 where
     E: FnMut(Diagnostic) -> io::Result<()>,
     C: Consumer,
@@ -1136,7 +1146,7 @@ mod tests {
             Ok(())
         };
         let (emit, seen_, totals_) = (&mut emit, &mut seen, &mut totals);
-        let whole: Arc<dyn Whole> = Arc::new(input.to_vec());
+        let whole: Arc<dyn SharedInput> = Arc::new(input.to_vec());
         let mut paced = 0;
         let pace = |done: usize, end: usize| {
             assert!(done <= paced && end > paced && end <= input.len());
@@ -1264,7 +1274,14 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            // Every seed file of the crate is in proptest-regressions/ at its root.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/pipeline.txt"),
+            )),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn segments_anywhere_give_the_one_thread_run(

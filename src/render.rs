@@ -2,7 +2,7 @@
 //!
 //! This module owns the [`Renderer`] (a [`Consumer`] of the event stream) and the wording of its
 //! lines: the session header, the user prompt, the assistant text with partial-output deltas
-//! merged (see [`TextMerge`]), one line per tool call, thinking on request, the result. With
+//! merged (see `TextMerge`), one line per tool call, thinking on request, the result. With
 //! `plain`, it writes the wording of the `text` output format of cursor-agent as seed 000
 //! describes it instead.
 //!

@@ -60,49 +60,34 @@ impl Group {
     }
 }
 
-/// Every rule. The discriminant indexes [`RULES`] and the bits of [`RuleSet`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Rule {
-    InvalidJson,
-    InvalidUtf8,
-    NotAnObject,
-    RawControlCharacter,
-    TruncatedRecord,
-    RecordTooLarge,
-    BlankLine,
-    ByteOrderMark,
-    EmptyStream,
-    MissingType,
-    UnknownEventType,
-    UnknownSubtype,
-    MissingField,
-    WrongFieldType,
-    MalformedToolCall,
-    UnknownToolKind,
-    DuplicateKey,
-    ResultFlagMismatch,
-    MissingInit,
-    DuplicateInit,
-    EventAfterResult,
-    MissingResult,
-    SessionIdMismatch,
-    TimestampRegression,
-    ThinkingNotCompleted,
-    OrphanCompletion,
-    UnfinishedToolCall,
-    DuplicateCallId,
-    ToolKindMismatch,
-    ToolArgsMismatch,
-    OrphanQueryResponse,
-    UnansweredQuery,
-    ResultTextMismatch,
-    UnknownAgent,
-    MixedAgents,
-    UnknownParentToolUse,
-    AssistantNotDelta,
+/// Declares every rule once: its variant, stable name, group, default severity and one-line
+/// summary. The enum [`Rule`], the table [`RULES`] (in declaration order, indexed by the
+/// discriminant) and each rule's documentation (`src/rules/<name>.md`, included at build time,
+/// so a rule without its doc does not compile) all come from this one list.
+macro_rules! rules {
+    ($($variant:ident: $name:literal, $group:ident, $severity:ident, $summary:literal;)*) => {
+        /// Every rule. The discriminant indexes [`RULES`] and the bits of [`RuleSet`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Rule {
+            $($variant,)*
+        }
+
+        /// Every rule's description, in the order of [`Rule`]'s discriminants.
+        pub static RULES: &[RuleInfo] = &[
+            $(RuleInfo {
+                rule: Rule::$variant,
+                name: $name,
+                group: Group::$group,
+                severity: Severity::$severity,
+                summary: $summary,
+                doc: include_str!(concat!("rules/", $name, ".md")),
+            },)*
+        ];
+    };
 }
 
+/// What a rule is.
 pub struct RuleInfo {
     pub rule: Rule,
     /// Stable kebab-case identifier.
@@ -116,304 +101,82 @@ pub struct RuleInfo {
     pub doc: &'static str,
 }
 
-pub static RULES: [RuleInfo; 37] = [
-    RuleInfo {
-        rule: Rule::InvalidJson,
-        name: "invalid-json",
-        group: Group::Framing,
-        severity: Severity::Error,
-        summary: "the record is not RFC 8259 JSON",
-        doc: include_str!("rules/invalid-json.md"),
-    },
-    RuleInfo {
-        rule: Rule::InvalidUtf8,
-        name: "invalid-utf8",
-        group: Group::Framing,
-        severity: Severity::Error,
-        summary: "the record holds bytes that are not UTF-8",
-        doc: include_str!("rules/invalid-utf8.md"),
-    },
-    RuleInfo {
-        rule: Rule::NotAnObject,
-        name: "not-an-object",
-        group: Group::Framing,
-        severity: Severity::Error,
-        summary: "valid JSON that is not an object",
-        doc: include_str!("rules/not-an-object.md"),
-    },
-    RuleInfo {
-        rule: Rule::RawControlCharacter,
-        name: "raw-control-character",
-        group: Group::Framing,
-        severity: Severity::Warning,
-        summary: "a raw control character (U+0000 to U+001F) inside a string; repaired and validated",
-        doc: include_str!("rules/raw-control-character.md"),
-    },
-    RuleInfo {
-        rule: Rule::TruncatedRecord,
-        name: "truncated-record",
-        group: Group::Framing,
-        severity: Severity::Error,
-        summary: "the input ends inside a record",
-        doc: include_str!("rules/truncated-record.md"),
-    },
-    RuleInfo {
-        rule: Rule::RecordTooLarge,
-        name: "record-too-large",
-        group: Group::Framing,
-        severity: Severity::Error,
-        summary: "a record exceeds --max-record-bytes; skipped",
-        doc: include_str!("rules/record-too-large.md"),
-    },
-    RuleInfo {
-        rule: Rule::BlankLine,
-        name: "blank-line",
-        group: Group::Framing,
-        severity: Severity::Info,
-        summary: "an empty or whitespace-only line; not a record",
-        doc: include_str!("rules/blank-line.md"),
-    },
-    RuleInfo {
-        rule: Rule::ByteOrderMark,
-        name: "byte-order-mark",
-        group: Group::Framing,
-        severity: Severity::Info,
-        summary: "a UTF-8 byte-order mark at the start of the input or of a line; stripped",
-        doc: include_str!("rules/byte-order-mark.md"),
-    },
-    RuleInfo {
-        rule: Rule::EmptyStream,
-        name: "empty-stream",
-        group: Group::Framing,
-        severity: Severity::Error,
-        summary: "the input holds no record",
-        doc: include_str!("rules/empty-stream.md"),
-    },
-    RuleInfo {
-        rule: Rule::MissingType,
-        name: "missing-type",
-        group: Group::Schema,
-        severity: Severity::Error,
-        summary: "an object without a string `type`",
-        doc: include_str!("rules/missing-type.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnknownEventType,
-        name: "unknown-event-type",
-        group: Group::Schema,
-        severity: Severity::Warning,
-        summary: "a `type` no dialect knows",
-        doc: include_str!("rules/unknown-event-type.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnknownSubtype,
-        name: "unknown-subtype",
-        group: Group::Schema,
-        severity: Severity::Warning,
-        summary: "a known `type` with an unknown `subtype`",
-        doc: include_str!("rules/unknown-subtype.md"),
-    },
-    RuleInfo {
-        rule: Rule::MissingField,
-        name: "missing-field",
-        group: Group::Schema,
-        severity: Severity::Error,
-        summary: "a field that this kind of event must have is absent",
-        doc: include_str!("rules/missing-field.md"),
-    },
-    RuleInfo {
-        rule: Rule::WrongFieldType,
-        name: "wrong-field-type",
-        group: Group::Schema,
-        severity: Severity::Error,
-        summary: "a known field has the wrong JSON type",
-        doc: include_str!("rules/wrong-field-type.md"),
-    },
-    RuleInfo {
-        rule: Rule::MalformedToolCall,
-        name: "malformed-tool-call",
-        group: Group::Schema,
-        severity: Severity::Error,
-        summary: "`tool_call` is not an object, or names no tool kind, or several",
-        doc: include_str!("rules/malformed-tool-call.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnknownToolKind,
-        name: "unknown-tool-kind",
-        group: Group::Schema,
-        severity: Severity::Info,
-        summary: "a tool kind that is not in the list of known kinds",
-        doc: include_str!("rules/unknown-tool-kind.md"),
-    },
-    RuleInfo {
-        rule: Rule::DuplicateKey,
-        name: "duplicate-key",
-        group: Group::Schema,
-        severity: Severity::Warning,
-        summary: "the event object or its `tool_call` repeats a key",
-        doc: include_str!("rules/duplicate-key.md"),
-    },
-    RuleInfo {
-        rule: Rule::ResultFlagMismatch,
-        name: "result-flag-mismatch",
-        group: Group::Schema,
-        severity: Severity::Error,
-        summary: "`subtype` and `is_error` of a result disagree",
-        doc: include_str!("rules/result-flag-mismatch.md"),
-    },
-    RuleInfo {
-        rule: Rule::MissingInit,
-        name: "missing-init",
-        group: Group::Lifecycle,
-        severity: Severity::Error,
-        summary: "a session's first event is not `system`/`init`",
-        doc: include_str!("rules/missing-init.md"),
-    },
-    RuleInfo {
-        rule: Rule::DuplicateInit,
-        name: "duplicate-init",
-        group: Group::Lifecycle,
-        severity: Severity::Error,
-        summary: "a `system`/`init` inside a session that has no `result` yet",
-        doc: include_str!("rules/duplicate-init.md"),
-    },
-    RuleInfo {
-        rule: Rule::EventAfterResult,
-        name: "event-after-result",
-        group: Group::Lifecycle,
-        severity: Severity::Error,
-        summary: "an event after its session's `result` that does not start a new session",
-        doc: include_str!("rules/event-after-result.md"),
-    },
-    RuleInfo {
-        rule: Rule::MissingResult,
-        name: "missing-result",
-        group: Group::Lifecycle,
-        severity: Severity::Error,
-        summary: "the input ends while the last session has no `result`",
-        doc: include_str!("rules/missing-result.md"),
-    },
-    RuleInfo {
-        rule: Rule::SessionIdMismatch,
-        name: "session-id-mismatch",
-        group: Group::Lifecycle,
-        severity: Severity::Error,
-        summary: "an event's `session_id` differs from its session's",
-        doc: include_str!("rules/session-id-mismatch.md"),
-    },
-    RuleInfo {
-        rule: Rule::TimestampRegression,
-        name: "timestamp-regression",
-        group: Group::Lifecycle,
-        severity: Severity::Warning,
-        summary: "`timestamp_ms` smaller than the previous event's",
-        doc: include_str!("rules/timestamp-regression.md"),
-    },
-    RuleInfo {
-        rule: Rule::ThinkingNotCompleted,
-        name: "thinking-not-completed",
-        group: Group::Lifecycle,
-        severity: Severity::Warning,
-        summary: "thinking deltas ended by another event with no `thinking`/`completed` between",
-        doc: include_str!("rules/thinking-not-completed.md"),
-    },
-    RuleInfo {
-        rule: Rule::OrphanCompletion,
-        name: "orphan-completion",
-        group: Group::ToolCalls,
-        severity: Severity::Error,
-        summary: "a `completed` tool call that was never started nor announced",
-        doc: include_str!("rules/orphan-completion.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnfinishedToolCall,
-        name: "unfinished-tool-call",
-        group: Group::ToolCalls,
-        severity: Severity::Error,
-        summary: "a `started` tool call that never completes",
-        doc: include_str!("rules/unfinished-tool-call.md"),
-    },
-    RuleInfo {
-        rule: Rule::DuplicateCallId,
-        name: "duplicate-call-id",
-        group: Group::ToolCalls,
-        severity: Severity::Error,
-        summary: "a `started` tool call whose `call_id` is still open",
-        doc: include_str!("rules/duplicate-call-id.md"),
-    },
-    RuleInfo {
-        rule: Rule::ToolKindMismatch,
-        name: "tool-kind-mismatch",
-        group: Group::ToolCalls,
-        severity: Severity::Error,
-        summary: "`completed` names another tool kind than its `started`",
-        doc: include_str!("rules/tool-kind-mismatch.md"),
-    },
-    RuleInfo {
-        rule: Rule::ToolArgsMismatch,
-        name: "tool-args-mismatch",
-        group: Group::ToolCalls,
-        severity: Severity::Warning,
-        summary: "`completed` repeats `args` that differ from the `started` ones",
-        doc: include_str!("rules/tool-args-mismatch.md"),
-    },
-    RuleInfo {
-        rule: Rule::OrphanQueryResponse,
-        name: "orphan-query-response",
-        group: Group::ToolCalls,
-        severity: Severity::Warning,
-        summary: "an `interaction_query` response with no request of that `id`",
-        doc: include_str!("rules/orphan-query-response.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnansweredQuery,
-        name: "unanswered-query",
-        group: Group::ToolCalls,
-        severity: Severity::Warning,
-        summary: "an `interaction_query` request with no response by its session's end",
-        doc: include_str!("rules/unanswered-query.md"),
-    },
-    RuleInfo {
-        rule: Rule::ResultTextMismatch,
-        name: "result-text-mismatch",
-        group: Group::Result,
-        severity: Severity::Warning,
-        summary: "`result.result` differs from the assistant text of the session",
-        doc: include_str!("rules/result-text-mismatch.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnknownAgent,
-        name: "unknown-agent",
-        group: Group::Schema,
-        severity: Severity::Warning,
-        summary: "the records match none of the agents sjlint knows; reported once, nothing else is checked",
-        doc: include_str!("rules/unknown-agent.md"),
-    },
-    RuleInfo {
-        rule: Rule::MixedAgents,
-        name: "mixed-agents",
-        group: Group::Schema,
-        severity: Severity::Error,
-        summary: "records of another agent in a stream; reported once, at the first",
-        doc: include_str!("rules/mixed-agents.md"),
-    },
-    RuleInfo {
-        rule: Rule::UnknownParentToolUse,
-        name: "unknown-parent-tool-use",
-        group: Group::ToolCalls,
-        severity: Severity::Warning,
-        summary: "a Claude Code subagent line names a `parent_tool_use_id` no `tool_use` opened",
-        doc: include_str!("rules/unknown-parent-tool-use.md"),
-    },
-    RuleInfo {
-        rule: Rule::AssistantNotDelta,
-        name: "assistant-not-delta",
-        group: Group::Schema,
-        severity: Severity::Warning,
-        summary: "a Gemini CLI assistant `message` without `delta: true`",
-        doc: include_str!("rules/assistant-not-delta.md"),
-    },
-];
+rules! {
+    InvalidJson: "invalid-json", Framing, Error,
+        "the record is not RFC 8259 JSON";
+    InvalidUtf8: "invalid-utf8", Framing, Error,
+        "the record holds bytes that are not UTF-8";
+    NotAnObject: "not-an-object", Framing, Error,
+        "valid JSON that is not an object";
+    RawControlCharacter: "raw-control-character", Framing, Warning,
+        "a raw control character (U+0000 to U+001F) inside a string; repaired and validated";
+    TruncatedRecord: "truncated-record", Framing, Error,
+        "the input ends inside a record";
+    RecordTooLarge: "record-too-large", Framing, Error,
+        "a record exceeds --max-record-bytes; skipped";
+    BlankLine: "blank-line", Framing, Info,
+        "an empty or whitespace-only line; not a record";
+    ByteOrderMark: "byte-order-mark", Framing, Info,
+        "a UTF-8 byte-order mark at the start of the input or of a line; stripped";
+    EmptyStream: "empty-stream", Framing, Error,
+        "the input holds no record";
+    MissingType: "missing-type", Schema, Error,
+        "an object without a string `type`";
+    UnknownEventType: "unknown-event-type", Schema, Warning,
+        "a `type` no dialect knows";
+    UnknownSubtype: "unknown-subtype", Schema, Warning,
+        "a known `type` with an unknown `subtype`";
+    MissingField: "missing-field", Schema, Error,
+        "a field that this kind of event must have is absent";
+    WrongFieldType: "wrong-field-type", Schema, Error,
+        "a known field has the wrong JSON type";
+    MalformedToolCall: "malformed-tool-call", Schema, Error,
+        "`tool_call` is not an object, or names no tool kind, or several";
+    UnknownToolKind: "unknown-tool-kind", Schema, Info,
+        "a tool kind that is not in the list of known kinds";
+    DuplicateKey: "duplicate-key", Schema, Warning,
+        "the event object or its `tool_call` repeats a key";
+    ResultFlagMismatch: "result-flag-mismatch", Schema, Error,
+        "`subtype` and `is_error` of a result disagree";
+    MissingInit: "missing-init", Lifecycle, Error,
+        "a session's first event is not `system`/`init`";
+    DuplicateInit: "duplicate-init", Lifecycle, Error,
+        "a `system`/`init` inside a session that has no `result` yet";
+    EventAfterResult: "event-after-result", Lifecycle, Error,
+        "an event after its session's `result` that does not start a new session";
+    MissingResult: "missing-result", Lifecycle, Error,
+        "the input ends while the last session has no `result`";
+    SessionIdMismatch: "session-id-mismatch", Lifecycle, Error,
+        "an event's `session_id` differs from its session's";
+    TimestampRegression: "timestamp-regression", Lifecycle, Warning,
+        "`timestamp_ms` smaller than the previous event's";
+    ThinkingNotCompleted: "thinking-not-completed", Lifecycle, Warning,
+        "thinking deltas ended by another event with no `thinking`/`completed` between";
+    OrphanCompletion: "orphan-completion", ToolCalls, Error,
+        "a `completed` tool call that was never started nor announced";
+    UnfinishedToolCall: "unfinished-tool-call", ToolCalls, Error,
+        "a `started` tool call that never completes";
+    DuplicateCallId: "duplicate-call-id", ToolCalls, Error,
+        "a `started` tool call whose `call_id` is still open";
+    ToolKindMismatch: "tool-kind-mismatch", ToolCalls, Error,
+        "`completed` names another tool kind than its `started`";
+    ToolArgsMismatch: "tool-args-mismatch", ToolCalls, Warning,
+        "`completed` repeats `args` that differ from the `started` ones";
+    OrphanQueryResponse: "orphan-query-response", ToolCalls, Warning,
+        "an `interaction_query` response with no request of that `id`";
+    UnansweredQuery: "unanswered-query", ToolCalls, Warning,
+        "an `interaction_query` request with no response by its session's end";
+    ResultTextMismatch: "result-text-mismatch", Result, Warning,
+        "`result.result` differs from the assistant text of the session";
+    UnknownAgent: "unknown-agent", Schema, Warning,
+        "the records match none of the agents sjlint knows; reported once, nothing else is checked";
+    MixedAgents: "mixed-agents", Schema, Error,
+        "records of another agent in a stream; reported once, at the first";
+    UnknownParentToolUse: "unknown-parent-tool-use", ToolCalls, Warning,
+        "a Claude Code subagent line names a `parent_tool_use_id` no `tool_use` opened";
+    AssistantNotDelta: "assistant-not-delta", Schema, Warning,
+        "a Gemini CLI assistant `message` without `delta: true`";
+}
 
 impl Rule {
     pub fn info(self) -> &'static RuleInfo {
@@ -449,7 +212,10 @@ impl fmt::Display for Rule {
 
 /// A set of rules as a bit set, read once outside the hot loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RuleSet(u64);
+pub struct RuleSet(u128);
+
+// Every rule has its bit.
+const _: () = assert!(RULES.len() < 128);
 
 impl RuleSet {
     pub const fn empty() -> Self {
@@ -457,7 +223,7 @@ impl RuleSet {
     }
 
     pub fn all() -> Self {
-        RuleSet((1u64 << RULES.len()) - 1)
+        RuleSet((1u128 << RULES.len()) - 1)
     }
 
     pub fn contains(self, rule: Rule) -> bool {

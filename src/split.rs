@@ -100,7 +100,7 @@ enum Scan {
     Line { body: usize },
     /// First physical line after a backslash outside any string, where the block method does
     /// not apply: tracking only whether we are inside a string, up to `scanned`.
-    Slow {
+    ByteWise {
         body: usize,
         scanned: usize,
         in_str: bool,
@@ -160,7 +160,17 @@ enum Done {
 
 /// Where a [`Splitter`]'s bytes come from. It derefs to the bytes held, of which the splitter
 /// reads `..end` only.
-pub trait Source: Deref<Target = [u8]> {
+///
+/// # Safety
+///
+/// A splitter made with [`Splitter::checking_utf8`] checks the bytes a source takes in once, as
+/// they arrive, and from then on treats them as UTF-8 without checking again (the records it
+/// flags `UTF8` are read with `str::from_utf8_unchecked`). An implementation must therefore never
+/// change bytes it has taken in: `deref` gives back, at each position below `end`, the bytes
+/// `more` took in there, except that `make_room` may move `start..end` toward the front by the
+/// distance it returns (and then the bytes before `start` are forgotten). Breaking this lets
+/// invalid UTF-8 reach a `&str`, which is undefined behaviour.
+pub unsafe trait Source: Deref<Target = [u8]> {
     /// Makes room for more bytes after `end`, keeping `start..end`, where an undecided frame
     /// never needs more than `cap` bytes. Returns how far the kept bytes moved toward the front.
     fn make_room(&mut self, start: usize, end: usize, cap: usize) -> usize;
@@ -184,7 +194,9 @@ impl<R> Deref for Reading<R> {
     }
 }
 
-impl<R: Read> Source for Reading<R> {
+// SAFETY: `buf` changes only by `make_room` (which moves `start..end` to the front and grows
+// the buffer past `end`) and by reads into `buf[end..]`, after the bytes taken in.
+unsafe impl<R: Read> Source for Reading<R> {
     fn make_room(&mut self, start: usize, end: usize, cap: usize) -> usize {
         if start > 0 {
             self.buf.copy_within(start..end, 0);
@@ -268,7 +280,9 @@ impl<P> Deref for InPlace<'_, P> {
     }
 }
 
-impl<P: FnMut(usize, usize) -> io::Result<()>> Source for InPlace<'_, P> {
+// SAFETY: the bytes are a shared borrow for the whole life of the source, so nothing can
+// change them; `make_room` moves nothing.
+unsafe impl<P: FnMut(usize, usize) -> io::Result<()>> Source for InPlace<'_, P> {
     fn make_room(&mut self, _start: usize, _end: usize, _cap: usize) -> usize {
         0
     }
@@ -488,7 +502,7 @@ impl<S: Source> Splitter<S> {
             let flow = match self.scan {
                 Scan::LineStart => self.line_start(),
                 Scan::Line { body } => self.first_line(body),
-                Scan::Slow {
+                Scan::ByteWise {
                     body,
                     scanned,
                     in_str,
@@ -544,7 +558,7 @@ impl<S: Source> Splitter<S> {
             Found::Lf { at, in_str } => self.line_end(body, at, in_str),
             Found::End { in_str, .. } => self.no_lf_yet(body, in_str),
             Found::Backslash(at) => {
-                self.scan = Scan::Slow {
+                self.scan = Scan::ByteWise {
                     body,
                     scanned: at - s,
                     in_str: false,
@@ -568,7 +582,7 @@ impl<S: Source> Splitter<S> {
         match lf {
             Some(lf) => self.line_end(body, lf, in_str),
             None => {
-                self.scan = Scan::Slow {
+                self.scan = Scan::ByteWise {
                     body,
                     scanned: self.end - s,
                     in_str,
@@ -2258,7 +2272,14 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            // Every seed file of the crate is in proptest-regressions/ at its root.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/split.txt"),
+            )),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn chunking_never_changes_frames(

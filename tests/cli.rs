@@ -9,105 +9,115 @@
 mod common;
 
 use common::*;
+use sjlint::rules::{RULES, Rule, RuleInfo, Severity};
 use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::Path;
 use std::process::Stdio;
 
 // ------------------------------------------------------------------------------------------
-// The rule table, as SPEC.md §3 gives it, and where each `fails.ndjson` fires.
+// The rule table and its fixtures. Every rule of the table has a folder `testdata/rules/<rule>/`
+// (`fails.ndjson`, `passes.ndjson`, `expected.txt`) and a doc `src/rules/<rule>.md`; the tests
+// below find them by themselves, so a rule added to the table is tested without naming it here.
 
-struct RuleCase {
-    rule: &'static str,
-    group: &'static str,
-    severity: &'static str,
-    /// Lines of `fails.ndjson` on which the rule must fire, exactly. Empty: it must fire, on a
-    /// line that is not asserted (only `empty-stream`, whose finding concerns no record).
-    fails_at: &'static [u64],
+/// `testdata/rules/<rule>/expected.txt`: what the fixtures beside it must give.
+struct Expected {
+    /// Lines of `fails.ndjson` on which the rule must fire, exactly; `None` (`any`): it must
+    /// fire, on a line that is not asserted.
+    fires_at: Option<Vec<u64>>,
     /// Other rules that `fails.ndjson` may also trigger (consequences of the same defect).
-    fails_also: &'static [&'static str],
+    fails_also: Vec<String>,
     /// Other rules that `passes.ndjson` may trigger (info findings it cannot avoid).
-    passes_also: &'static [&'static str],
+    passes_also: Vec<String>,
     /// Extra arguments for both runs.
-    args: &'static [&'static str],
+    args: Vec<String>,
 }
 
-const fn case(
-    rule: &'static str,
-    group: &'static str,
-    severity: &'static str,
-    fails_at: &'static [u64],
-) -> RuleCase {
-    RuleCase {
-        rule,
-        group,
-        severity,
-        fails_at,
-        fails_also: &[],
-        passes_also: &[],
-        args: &[],
+fn expected(rule: &str) -> Expected {
+    let path = testdata(&format!("rules/{rule}/expected.txt"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut fires_at = None;
+    let mut out = Expected {
+        fires_at: None,
+        fails_also: Vec::new(),
+        passes_also: Vec::new(),
+        args: Vec::new(),
+    };
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("{}:{}: not `key: value`", path.display(), n + 1));
+        let words = || {
+            value
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        match key.trim() {
+            "fires-at" if value.trim() == "any" => fires_at = Some(None),
+            "fires-at" => {
+                let lines = value.split_whitespace().map(|w| {
+                    w.parse().unwrap_or_else(|_| {
+                        panic!("{}:{}: `{w}` is no line", path.display(), n + 1)
+                    })
+                });
+                fires_at = Some(Some(lines.collect()));
+            }
+            "fails-also" => out.fails_also = words(),
+            "passes-also" => out.passes_also = words(),
+            "args" => out.args = words(),
+            other => panic!("{}:{}: unknown key `{other}`", path.display(), n + 1),
+        }
     }
+    out.fires_at = fires_at.unwrap_or_else(|| panic!("{}: no `fires-at:`", path.display()));
+    for also in out.fails_also.iter().chain(&out.passes_also) {
+        assert!(
+            Rule::from_name(also).is_some(),
+            "{}: `{also}` is no rule",
+            path.display()
+        );
+    }
+    out
 }
 
-const RULE_CASES: &[RuleCase] = &[
-    case("invalid-json", "framing", "error", &[3, 4, 5, 6]),
-    case("invalid-utf8", "framing", "error", &[3, 4, 5]),
-    case("not-an-object", "framing", "error", &[4, 6]),
-    case("raw-control-character", "framing", "warning", &[3, 6]),
-    RuleCase {
-        fails_also: &["missing-result", "unfinished-tool-call"],
-        ..case("truncated-record", "framing", "error", &[4])
-    },
-    RuleCase {
-        args: &["--max-record-bytes", "512"],
-        ..case("record-too-large", "framing", "error", &[3])
-    },
-    case("blank-line", "framing", "info", &[5]),
-    case("byte-order-mark", "framing", "info", &[4]),
-    RuleCase {
-        fails_also: &["blank-line"],
-        passes_also: &["blank-line"],
-        ..case("empty-stream", "framing", "error", &[])
-    },
-    case("missing-type", "schema", "error", &[3, 5]),
-    case("unknown-event-type", "schema", "warning", &[4]),
-    case("unknown-subtype", "schema", "warning", &[4]),
-    case("missing-field", "schema", "error", &[3, 6]),
-    case("wrong-field-type", "schema", "error", &[2, 3]),
-    case("malformed-tool-call", "schema", "error", &[4, 5]),
-    case("unknown-tool-kind", "schema", "info", &[3]),
-    case("duplicate-key", "schema", "warning", &[3]),
-    case("result-flag-mismatch", "schema", "error", &[4]),
-    case("missing-init", "lifecycle", "error", &[1]),
-    case("duplicate-init", "lifecycle", "error", &[4]),
-    case("event-after-result", "lifecycle", "error", &[5, 6]),
-    case("missing-result", "lifecycle", "error", &[10]),
-    case("session-id-mismatch", "lifecycle", "error", &[3, 4]),
-    case("timestamp-regression", "lifecycle", "warning", &[4]),
-    case("thinking-not-completed", "lifecycle", "warning", &[6]),
-    case("orphan-completion", "tool-calls", "error", &[5]),
-    case("unfinished-tool-call", "tool-calls", "error", &[3]),
-    case("duplicate-call-id", "tool-calls", "error", &[4]),
-    case("tool-kind-mismatch", "tool-calls", "error", &[4]),
-    case("tool-args-mismatch", "tool-calls", "warning", &[4]),
-    RuleCase {
-        // The request that comes after its response is then never answered.
-        fails_also: &["unanswered-query"],
-        ..case("orphan-query-response", "tool-calls", "warning", &[3])
-    },
-    case("unanswered-query", "tool-calls", "warning", &[4]),
-    case("result-text-mismatch", "result", "warning", &[5]),
-    case("unknown-agent", "schema", "warning", &[1]),
-    case("mixed-agents", "schema", "error", &[3]),
-    case("unknown-parent-tool-use", "tool-calls", "warning", &[2]),
-    case("assistant-not-delta", "schema", "warning", &[3]),
-];
-
-fn rule_case(rule: &str) -> &'static RuleCase {
-    RULE_CASES
-        .iter()
-        .find(|c| c.rule == rule)
-        .unwrap_or_else(|| panic!("no RuleCase for {rule}"))
+/// Runs `check` on every rule of the table, two at a time, and fails once with every rule's
+/// failure: one broken fixture does not hide the others.
+fn for_every_rule(check: fn(&RuleInfo)) {
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(info) = RULES.get(i) else { break };
+                    let outcome = std::panic::catch_unwind(|| check(info));
+                    if let Err(panic) = outcome {
+                        let text = panic
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                            .unwrap_or_default();
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{}: {text}", info.name));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} rule(s) failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// Where a rule fixture's bytes come from: a text file given as a path, or a `.template` whose
@@ -157,23 +167,26 @@ fn expected_exit(severity: &str, strict: bool) -> i32 {
 /// `fails.ndjson` fires the rule exactly where expected, with its group and severity, and
 /// nothing unexpected; the exit code follows the severity (alone, with `--select`); and
 /// `passes.ndjson` does not fire it.
-fn check_rule_fixtures(rule: &str) {
-    let case = rule_case(rule);
+fn check_rule_fixtures(info: &RuleInfo) {
+    let rule = info.name;
+    let case = expected(rule);
+    let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+    let (group, severity) = (info.group.as_str(), info.severity.as_str());
 
     let fails = rule_fixture(rule, "fails");
-    let (run, findings) = check_input(&fails, case.args);
+    let (run, findings) = check_input(&fails, &args);
     let lines = lines_of(&findings, rule);
-    if case.fails_at.is_empty() {
-        assert!(
-            !lines.is_empty(),
-            "{rule} must fire on fails.ndjson\n{}",
+    if let Some(fires_at) = &case.fires_at {
+        assert_eq!(
+            &lines,
+            fires_at,
+            "lines where {rule} fires on fails.ndjson\n{}",
             show(&findings)
         );
     } else {
-        assert_eq!(
-            lines,
-            case.fails_at,
-            "lines where {rule} fires on fails.ndjson\n{}",
+        assert!(
+            !lines.is_empty(),
+            "{rule} must fire on fails.ndjson\n{}",
             show(&findings)
         );
     }
@@ -181,13 +194,13 @@ fn check_rule_fixtures(rule: &str) {
         if f.rule == rule {
             assert_eq!(
                 (f.group.as_str(), f.severity.as_str()),
-                (case.group, case.severity),
+                (group, severity),
                 "group and severity of {rule}"
             );
             assert_eq!(f.file, format!("testdata/rules/{rule}/fails.ndjson"));
         } else {
             assert!(
-                case.fails_also.contains(&f.rule.as_str()),
+                case.fails_also.contains(&f.rule),
                 "fails.ndjson of {rule} also triggers {} (not expected)\n{}",
                 f.rule,
                 show(&findings)
@@ -199,11 +212,11 @@ fn check_rule_fixtures(rule: &str) {
 
     // The rule alone decides the exit code.
     let mut alone = vec!["--select", rule];
-    alone.extend_from_slice(case.args);
+    alone.extend_from_slice(&args);
     let (run, _) = check_input(&fails, &alone);
     assert_eq!(
         run.code,
-        expected_exit(case.severity, false),
+        expected_exit(severity, false),
         "exit code of `--select {rule}` on fails.ndjson\n{}",
         run.describe()
     );
@@ -211,16 +224,16 @@ fn check_rule_fixtures(rule: &str) {
     let (run, _) = check_input(&fails, &alone);
     assert_eq!(
         run.code,
-        expected_exit(case.severity, true),
+        expected_exit(severity, true),
         "exit code of `--select {rule} --strict` on fails.ndjson\n{}",
         run.describe()
     );
 
     let passes = rule_fixture(rule, "passes");
-    let (run, findings) = check_input(&passes, case.args);
+    let (run, findings) = check_input(&passes, &args);
     let unexpected: Vec<&Finding> = findings
         .iter()
-        .filter(|f| !case.passes_also.contains(&f.rule.as_str()))
+        .filter(|f| !case.passes_also.contains(&f.rule))
         .collect();
     assert!(
         unexpected.is_empty(),
@@ -231,12 +244,25 @@ fn check_rule_fixtures(rule: &str) {
 }
 
 #[test]
-fn every_documented_rule_has_a_case_and_both_fixtures() {
-    let documented = documented_rules();
-    assert_eq!(documented.len(), 37, "src/rules/*.md: {documented:?}");
-    let cases: BTreeSet<String> = RULE_CASES.iter().map(|c| c.rule.to_owned()).collect();
-    assert_eq!(cases, documented.iter().cloned().collect::<BTreeSet<_>>());
-    for rule in &documented {
+fn every_rule_has_its_fixtures_and_doc_and_nothing_else_does() {
+    let table: BTreeSet<String> = RULES.iter().map(|r| r.name.to_owned()).collect();
+    let folders: BTreeSet<String> = std::fs::read_dir(testdata("rules"))
+        .expect("testdata/rules")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        folders.difference(&table).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "folders of testdata/rules/ that name no rule"
+    );
+    assert_eq!(
+        table.difference(&folders).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "rules with no folder in testdata/rules/"
+    );
+    let docs: BTreeSet<String> = documented_rules().into_iter().collect();
+    assert_eq!(docs, table, "src/rules/*.md against the rule table");
+    for rule in &table {
         for which in ["fails", "passes"] {
             let base = testdata(&format!("rules/{rule}/{which}.ndjson"));
             let template = testdata(&format!("rules/{rule}/{which}.ndjson.template"));
@@ -246,9 +272,16 @@ fn every_documented_rule_has_a_case_and_both_fixtures() {
                 base.display()
             );
         }
+        expected(rule);
     }
 }
 
+/// Every rule's `fails.ndjson` fires it on the lines of its `expected.txt`, and its
+/// `passes.ndjson` does not.
+#[test]
+fn rule_fixtures() {
+    for_every_rule(check_rule_fixtures);
+}
 #[test]
 fn related_locations_point_at_the_started_event() {
     for rule in [
@@ -279,7 +312,8 @@ fn doc_example_input(rule: &str, heading: &str) -> Vec<u8> {
     expand_bytes(&text)
 }
 
-fn check_doc_examples(rule: &str) {
+fn check_doc_examples(info: &RuleInfo) {
+    let rule = info.name;
     let mut args = vec!["--stdin-filename", "example.ndjson"];
     if rule == "record-too-large" {
         args.extend(["--max-record-bytes", "200"]);
@@ -303,8 +337,7 @@ fn check_doc_examples(rule: &str) {
         "the failing example of {rule}.md must fire it\n{}",
         show(&findings)
     );
-    let severity = rule_case(rule).severity;
-    if severity == "error" {
+    if info.severity == Severity::Error {
         assert_eq!(run.code, 1, "exit code on the failing example of {rule}.md");
     }
 
@@ -318,69 +351,96 @@ fn check_doc_examples(rule: &str) {
     assert_eq!(run.code, 0, "exit code on the passing example of {rule}.md");
 }
 
-/// One test per rule in each of two modules: its fixtures (`rule_fixtures::*`) and the
-/// examples of its `explain` text (`doc_examples::*`). The rule list is written once, below.
-macro_rules! per_rule_tests {
-    ($($(#[$meta:meta])* $name:ident => $rule:literal,)*) => {
-        mod rule_fixtures {
-            $(
-                $(#[$meta])*
-                #[test]
-                fn $name() {
-                    super::check_rule_fixtures($rule);
-                }
-            )*
-        }
-        mod doc_examples {
-            $(
-                $(#[$meta])*
-                #[test]
-                fn $name() {
-                    super::check_doc_examples($rule);
-                }
-            )*
-        }
-    };
+/// The failing example of every rule's `explain` text fires it; the passing one gives nothing.
+#[test]
+fn doc_examples() {
+    for_every_rule(check_doc_examples);
 }
 
-per_rule_tests! {
-    invalid_json => "invalid-json",
-    invalid_utf8 => "invalid-utf8",
-    not_an_object => "not-an-object",
-    raw_control_character => "raw-control-character",
-    truncated_record => "truncated-record",
-    record_too_large => "record-too-large",
-    blank_line => "blank-line",
-    byte_order_mark => "byte-order-mark",
-    empty_stream => "empty-stream",
-    missing_type => "missing-type",
-    unknown_event_type => "unknown-event-type",
-    unknown_subtype => "unknown-subtype",
-    missing_field => "missing-field",
-    wrong_field_type => "wrong-field-type",
-    malformed_tool_call => "malformed-tool-call",
-    unknown_tool_kind => "unknown-tool-kind",
-    duplicate_key => "duplicate-key",
-    result_flag_mismatch => "result-flag-mismatch",
-    missing_init => "missing-init",
-    duplicate_init => "duplicate-init",
-    event_after_result => "event-after-result",
-    missing_result => "missing-result",
-    session_id_mismatch => "session-id-mismatch",
-    timestamp_regression => "timestamp-regression",
-    thinking_not_completed => "thinking-not-completed",
-    orphan_completion => "orphan-completion",
-    unfinished_tool_call => "unfinished-tool-call",
-    duplicate_call_id => "duplicate-call-id",
-    tool_kind_mismatch => "tool-kind-mismatch",
-    tool_args_mismatch => "tool-args-mismatch",
-    orphan_query_response => "orphan-query-response",
-    unanswered_query => "unanswered-query",
-    result_text_mismatch => "result-text-mismatch",
-    unknown_agent => "unknown-agent",
-    mixed_agents => "mixed-agents",
-    unknown_parent_tool_use => "unknown-parent-tool-use",
-    assistant_not_delta => "assistant-not-delta",
+// ------------------------------------------------------------------------------------------
+// Files generated from the rule table: the README's rule table and the diagnostic schema's list
+// of rule names. They are checked in; a test fails when they drift from `src/rules.rs`, and
+// `SJLINT_BLESS=1 cargo test --test cli generated` rewrites them.
+
+const README_TABLE_START: &str = "| rule | group | severity | fires when |\n";
+const README_TABLE_END: &str = "<!-- end of the generated rule table -->";
+
+fn readme_rule_table() -> String {
+    let mut out = String::from(README_TABLE_START);
+    out.push_str("|---|---|---|---|\n");
+    for info in RULES {
+        let summary = info.summary.replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {summary} |\n",
+            info.name,
+            info.group.as_str(),
+            info.severity.as_str()
+        ));
+    }
+    out
+}
+
+fn schema_rule_list(indent: &str) -> String {
+    let names: Vec<String> = RULES
+        .iter()
+        .map(|r| format!("{indent}  \"{}\"", r.name))
+        .collect();
+    format!("[\n{}\n{indent}]", names.join(",\n"))
+}
+
+/// `text` with the part from `start` up to (not including) `end` replaced by `with`.
+fn replace_between(text: &str, start: &str, end: &str, with: &str) -> String {
+    let a = text
+        .find(start)
+        .unwrap_or_else(|| panic!("`{start}` not found"));
+    let b = a + text[a..]
+        .find(end)
+        .unwrap_or_else(|| panic!("`{end}` not found"));
+    format!("{}{with}{}", &text[..a], &text[b..])
+}
+
+fn check_generated(rel: &str, generate: impl Fn(&str) -> String) -> Option<String> {
+    let path = manifest_dir().join(rel);
+    let now = std::fs::read_to_string(&path).unwrap();
+    let want = generate(&now);
+    if now == want {
+        return None;
+    }
+    if std::env::var_os("SJLINT_BLESS").is_some() {
+        std::fs::write(&path, want).unwrap();
+        return None;
+    }
+    Some(format!(
+        "{rel} is out of date with src/rules.rs: run `SJLINT_BLESS=1 cargo test --test cli generated`"
+    ))
+}
+
+#[test]
+fn generated_files_follow_the_rule_table() {
+    let readme = check_generated("README.md", |now| {
+        replace_between(
+            now,
+            README_TABLE_START,
+            README_TABLE_END,
+            &readme_rule_table(),
+        )
+    });
+    let schema = check_generated("schemas/diagnostic.schema.json", |now| {
+        let start = "\"rule\": {";
+        let at = now.find(start).expect("the schema has a rule property");
+        let list = at + now[at..].find("\"enum\": ").unwrap() + "\"enum\": ".len();
+        let end = list + now[list..].find(']').unwrap() + 1;
+        let line_start = now[..list].rfind('\n').unwrap() + 1;
+        let indent = &now[line_start..list - "\"enum\": ".len()];
+        format!(
+            "{}{}{}",
+            &now[..list],
+            schema_rule_list(indent),
+            &now[end..]
+        )
+    });
+    let drift: Vec<String> = [readme, schema].into_iter().flatten().collect();
+    assert!(drift.is_empty(), "{}", drift.join("\n"));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -672,14 +732,14 @@ fn corpus_every_file_has_a_verdict() {
     let mut known: Vec<&str> = CLEAN_CAPTURES.to_vec();
     known.extend(SINGLE_EVENTS.iter().map(|(s, _)| *s));
     // `agents/`: the other agents' captures, whose verdicts tests/agents.rs gives.
-    known.extend([
-        "__full_session.jsonl",
-        "__error-auth.ndjson",
-        "README.md",
-        "agents",
-    ]);
+    known.extend(["__full_session.jsonl", "__error-auth.ndjson", "README.md", "agents"]);
     for entry in std::fs::read_dir(&dir).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let entry = entry.unwrap();
+        // `agents/` holds the other agents' captures, with verdicts of their own.
+        if entry.file_type().unwrap().is_dir() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
         assert!(
             known.iter().any(|s| name.ends_with(s)),
             "corpus file {name} has no expected verdict in tests/cli.rs"
@@ -1162,14 +1222,16 @@ fn rules_lists_every_rule_with_its_group_and_severity() {
     assert_eq!(run.code, 0, "{}", run.describe());
     let out = run.stdout();
     let lines: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 37, "{out}");
+    assert_eq!(lines.len(), RULES.len(), "{out}");
     let mut listed = BTreeSet::new();
     for line in &lines {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let case = rule_case(words[0]);
+        let info = Rule::from_name(words[0])
+            .unwrap_or_else(|| panic!("`{}` is no rule", words[0]))
+            .info();
         assert_eq!(
             (words.get(1).copied(), words.get(2).copied()),
-            (Some(case.group), Some(case.severity)),
+            (Some(info.group.as_str()), Some(info.severity.as_str())),
             "{line}"
         );
         listed.insert(words[0].to_owned());
@@ -1618,4 +1680,47 @@ fn snapshot_wide_characters_before_the_mark() {
     let out = human(&["--stdin-filename", "wide.ndjson"], Some(input.as_bytes()));
     assert!(out.contains("wrong-field-type"), "{out}");
     assert_snapshot("wide-characters", &out);
+}
+
+/// Emoji outside the CJK blocks (U+1F680, U+2705) and combining marks count by their display
+/// width too: the carets stay under the value.
+#[test]
+fn carets_follow_the_display_width_of_emoji_and_combining_marks() {
+    let input = concat!(
+        r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s1","model":"Auto","permissionMode":"default"}"#,
+        "\n",
+        r#"{"type":"thinking","subtype":"delta","note":"🚀🚀✅ e\u0301","text":"🚀🚀✅ é","timestamp_ms":"1000","session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1010}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"","session_id":"s1","request_id":"r1"}"#,
+        "\n",
+    );
+    let out = human(
+        &["--stdin-filename", "emoji.ndjson"],
+        Some(input.as_bytes()),
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let snippet = lines
+        .iter()
+        .position(|l| l.starts_with("2 | "))
+        .unwrap_or_else(|| panic!("a snippet of line 2\n{out}"));
+    let text = lines[snippet];
+    let carets = lines[snippet + 1];
+    // Columns before the value: each emoji takes two, `é` as e + U+0301 one.
+    let before = &text[..text.find(r#""1000""#).expect("the value is shown")];
+    let columns: usize = before
+        .chars()
+        .map(|c| match c {
+            '🚀' | '✅' => 2,
+            '\u{301}' => 0,
+            _ => 1,
+        })
+        .sum();
+    assert_eq!(
+        carets.find('^'),
+        Some(columns),
+        "the carets start under the value\n{out}"
+    );
+    assert_eq!(carets.matches('^').count(), r#""1000""#.len(), "{out}");
 }

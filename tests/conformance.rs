@@ -571,7 +571,14 @@ fn json_value() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        // Every seed file of the crate is in proptest-regressions/ at its root.
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/conformance.txt"),
+        )),
+        ..ProptestConfig::default()
+    })]
 
     /// Valid JSON is never `invalid-json`, as a record of its own or as the value of any field
     /// the classifier reads.

@@ -457,7 +457,14 @@ fn record() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+    #![proptest_config(ProptestConfig {
+        cases: 4000,
+        // Every seed file of the crate is in proptest-regressions/ at its root.
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/fast_path.txt"),
+        )),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn generated_records_read_the_same(text in record()) {

@@ -191,7 +191,14 @@ fn streamish() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        // Every seed file of the crate is in proptest-regressions/ at its root.
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/properties.txt"),
+        )),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn any_bytes_hold_the_pipeline_properties(

@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use sjlint::check::{self, Consumer, Options, Totals};
 use sjlint::event::Event;
-use sjlint::pipeline::{self, Settings, Whole};
+use sjlint::pipeline::{self, Settings, SharedInput};
 use sjlint::record::{Position, Record};
 use std::sync::Arc;
 
@@ -47,7 +47,7 @@ fn run(data: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
     match settings {
         None => check::check_into(data, opts, &mut emit, &mut seen, &mut totals),
         Some(settings) => {
-            let whole: Arc<dyn Whole> = Arc::new(data.to_vec());
+            let whole: Arc<dyn SharedInput> = Arc::new(data.to_vec());
             let pace = |_: usize, _: usize| Ok(());
             pipeline::check_in_place(
                 whole,

@@ -14,7 +14,8 @@
 //! ```
 //! Snippet text is escaped first and the carets are placed by the display width of the escaped
 //! text, so a control character or a wide character before the mark cannot shift them. Widths
-//! are approximate: one column per character, two for the common wide CJK and emoji blocks.
+//! come from the Unicode tables (`unicode-width`): two columns for wide CJK and emoji, none for
+//! combining marks.
 
 use super::{Summary, escape_untrusted};
 use crate::diagnostic::{Diagnostic, Snippet};
@@ -213,30 +214,10 @@ fn mark_bounds(text: &str, mark: &std::ops::Range<usize>) -> (usize, usize) {
     (start, end)
 }
 
-/// Terminal columns `s` takes, approximately (see the module comment).
+/// Terminal columns `s` takes, by the Unicode East Asian Width and emoji presentation tables
+/// (`unicode-width`); the text is escaped before, so it holds no control characters.
 fn display_width(s: &str) -> usize {
-    s.chars().map(char_width).sum()
-}
-
-fn char_width(c: char) -> usize {
-    let wide = matches!(
-        u32::from(c),
-        0x1100..=0x115F
-            | 0x2E80..=0x303E
-            | 0x3041..=0x33FF
-            | 0x3400..=0x4DBF
-            | 0x4E00..=0x9FFF
-            | 0xA000..=0xA4CF
-            | 0xAC00..=0xD7A3
-            | 0xF900..=0xFAFF
-            | 0xFE30..=0xFE4F
-            | 0xFF00..=0xFF60
-            | 0xFFE0..=0xFFE6
-            | 0x1F300..=0x1F64F
-            | 0x1F900..=0x1F9FF
-            | 0x20000..=0x3FFFD
-    );
-    if wide { 2 } else { 1 }
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 fn digits(mut n: u64) -> usize {

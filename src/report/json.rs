@@ -188,7 +188,7 @@ mod tests {
         jsonschema::meta::validate(&schema).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
         let mut diagnostics = vec![orphan()];
-        for info in &RULES {
+        for info in RULES {
             let pos = Position {
                 byte: 0,
                 line: 0,

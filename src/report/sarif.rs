@@ -200,7 +200,7 @@ struct WireRules;
 impl Serialize for WireRules {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(RULES.len()))?;
-        for info in &RULES {
+        for info in RULES {
             seq.serialize_element(&WireRule::new(info))?;
         }
         seq.end()
@@ -453,7 +453,7 @@ mod tests {
         assert_eq!(run["results"], json!([]));
         let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
         assert_eq!(rules.len(), RULES.len());
-        for (index, (rule, info)) in rules.iter().zip(&RULES).enumerate() {
+        for (index, (rule, info)) in rules.iter().zip(RULES).enumerate() {
             assert_eq!(info.rule as usize, index);
             assert_eq!(rule["id"], info.name);
             assert_eq!(rule["shortDescription"]["text"], info.summary);

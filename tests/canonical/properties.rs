@@ -504,7 +504,14 @@ fn clean_ndjson(out: &[u8]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        // Every seed file of the crate is in proptest-regressions/ at its root.
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/canonical_properties.txt"),
+        )),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn fmt_is_idempotent_and_adds_no_finding(
