@@ -462,7 +462,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     fn replay(&mut self, totals: &mut Totals) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         for f in &held.frames {
-            self.routed_frame(f.frame(), None, totals)?;
+            self.routed_frame(f.frame(), None, totals, true)?;
         }
         Ok(())
     }
@@ -481,6 +481,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             for d in self.pending.drain(..) {
                 self.sink.send(d);
             }
+            // A held record counts as read now, so that a run stopped before the agent is known
+            // still says how much it read.
+            if matches!(hold, Hold::Kept | Hold::Flush) && !matches!(frame, Frame::Blank { .. }) {
+                totals.records += 1;
+            }
             match hold {
                 Hold::Kept => return Ok(()),
                 Hold::Flush => return self.replay(totals),
@@ -488,23 +493,26 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 Hold::CheckNow => {
                     // What another thread examined was read as cursor's: read it again.
                     self.replay(totals)?;
-                    return self.routed_frame(frame, None, totals);
+                    return self.routed_frame(frame, None, totals, false);
                 }
             }
         }
-        self.routed_frame(frame, examined, totals)
+        self.routed_frame(frame, examined, totals, false)
     }
 
+    /// `counted`: the frame was held, and counted as read then.
     fn routed_frame(
         &mut self,
         frame: Frame<'_>,
         examined: Option<(&Examined<'_>, &Event<'_>)>,
         totals: &mut Totals,
+        counted: bool,
     ) -> io::Result<()> {
         let opts = self.opts;
+        let count = u64::from(!counted);
         if let Route::Array(_) = self.route {
             if !matches!(frame, Frame::Blank { .. }) {
-                totals.records += 1;
+                totals.records += count;
             }
             return Ok(());
         }
@@ -529,7 +537,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::TooLarge { pos, len, bom } => {
-                totals.records += 1;
+                totals.records += count;
                 if bom {
                     hold(bom_diagnostic(pos));
                 }
@@ -551,7 +559,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::Record(rec) => {
-                totals.records += 1;
+                totals.records += count;
                 if rec.has(BOM_STRIPPED) {
                     hold(bom_diagnostic(rec.pos));
                 }
@@ -900,6 +908,7 @@ fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
 enum Check<'c> {
     Cursor(&'c mut Validator, &'c mut bool),
     Agent(&'c mut agents::Checker, &'c Bump),
+    /// Not checked (no agent sjlint knows); the consumer still gets the event.
     Nothing,
 }
 
@@ -1132,7 +1141,9 @@ fn classified(
                     );
                 }
             }
-            Check::Nothing => {}
+            // No agent sjlint knows: nothing is checked, and `stats` and `render` still see
+            // what the records are.
+            Check::Nothing => consumer.event(rec, json, ev),
         },
         View::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);

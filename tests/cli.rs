@@ -732,7 +732,12 @@ fn corpus_every_file_has_a_verdict() {
     let mut known: Vec<&str> = CLEAN_CAPTURES.to_vec();
     known.extend(SINGLE_EVENTS.iter().map(|(s, _)| *s));
     // `agents/`: the other agents' captures, whose verdicts tests/agents.rs gives.
-    known.extend(["__full_session.jsonl", "__error-auth.ndjson", "README.md", "agents"]);
+    known.extend([
+        "__full_session.jsonl",
+        "__error-auth.ndjson",
+        "README.md",
+        "agents",
+    ]);
     for entry in std::fs::read_dir(&dir).unwrap() {
         let entry = entry.unwrap();
         // `agents/` holds the other agents' captures, with verdicts of their own.
