@@ -184,7 +184,8 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
     }
 
     fn wants_common(&self) -> bool {
-        self.other_agent
+        // `--to json` writes cursor's result objects only.
+        self.other_agent && self.opts.to == Target::Ndjson
     }
 
     /// Another agent's events: there is no cursor form of them, so they are written in the

@@ -750,7 +750,8 @@ pub fn vote(text: &str, arena: &bumpalo::Bump) -> Vote {
             Vote::Strong(Agent::Cursor)
         }
         "system" | "assistant" | "user" | "result" | "raw" => Vote::Weak(Agent::Cursor),
-        "error" => Vote::Weak(Agent::Codex),
+        // Codex's, and cursor's payload dialect's: the records around it tell.
+        "error" => Vote::None,
         _ => Vote::Unknown,
     }
 }

@@ -90,7 +90,10 @@ fn schema_is_bundled_and_printed() {
     }
     let out = sjlint(&["schema", "nope"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("diagnostic, events, stats"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("claude, codex, common, diagnostic, events, gemini, stats")
+    );
 }
 
 #[test]
