@@ -275,8 +275,6 @@ struct Held {
     frames: Vec<HeldFrame>,
     bytes: usize,
     records: usize,
-    /// Records that look like each agent's, without being sure (by [`Agent::ALL`] index).
-    weak: [u32; 5],
     /// The first record whose `type` no agent writes: its position and type (bounded).
     unknown: Option<(Position, String)>,
 }
@@ -389,20 +387,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         self.consumer.agent(agent);
     }
 
-    /// Decides from what the held records suggest: the agent most of them look like; no agent
-    /// when some named a type no agent writes and none looked like any; cursor otherwise (the
-    /// input holds no event at all, or only events without a type).
+    /// Decides when no held record named an agent: no agent when some named a type no agent
+    /// writes; cursor otherwise (the input holds no event at all, or only events without a
+    /// type, which is how sjlint read every input before it knew other agents).
     fn decide_from_held(&mut self) {
-        let (i, &n) = self
-            .held
-            .weak
-            .iter()
-            .enumerate()
-            .max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)))
-            .expect("five agents");
-        if n > 0 {
-            self.decide(Some(Agent::ALL[i]));
-        } else if let Some((pos, ty)) = self.held.unknown.take() {
+        if let Some((pos, ty)) = self.held.unknown.take() {
             self.decide(None);
             self.pending.push(unknown_agent(pos, &ty));
         } else {
@@ -438,9 +427,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 self.decide(Some(agent));
                 return Hold::CheckNow;
             }
+            // A shape several agents share names the likeliest at once: a live stream's
+            // findings must not wait for the records after it.
             Vote::Weak(agent) => {
-                let i = Agent::ALL.iter().position(|&a| a == agent).unwrap_or(0);
-                self.held.weak[i] += 1;
+                self.decide(Some(agent));
+                return Hold::CheckNow;
             }
             Vote::Unknown if self.held.unknown.is_none() => {
                 let ty = unknown_type(rec.bytes);
