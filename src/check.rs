@@ -4,6 +4,11 @@
 //! the wiring of one input through the pipeline. Every finding goes to the caller's `emit`
 //! callback as soon as it is known. It must not open files, print, or decide exit codes: that is
 //! the command line's job.
+//!
+//! It also routes each input to its agent: records go to cursor's classifier and validator, or
+//! to the checker of Claude Code, Codex or Gemini CLI (`agents`), once the first record that
+//! names an agent is read (records that name none are held until then, a bounded number). The
+//! framing rules are the same for every agent.
 
 use crate::agents::{self, Agent, Vote, common};
 use crate::diagnostic::Diagnostic;

@@ -10,8 +10,13 @@
 //! this module must not touch the cursor path beyond recognising it.
 //!
 //! Detection is per input: `check` asks [`vote`] about the first records until one of them
-//! names an agent, and holds those records meanwhile (a bounded number), so that a stream whose
-//! first record is ambiguous is still checked as a whole by the right agent.
+//! names an agent (surely, or as the likeliest), and holds the records that name none meanwhile
+//! (a bounded number), so that a stream whose first records are not JSON or carry no type is
+//! still checked as a whole by the right agent.
+//!
+//! For a supervisor (`sjlint run`): [`Checker::progress`] gives the live state of a stream of
+//! these agents through [`Progress`]: whether its last session or turn has ended, and which
+//! tool calls are open (id, opening line, tool name).
 
 pub mod claude;
 pub mod codex;
