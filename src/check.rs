@@ -4,6 +4,11 @@
 //! the wiring of one input through the pipeline. Every finding goes to the caller's `emit`
 //! callback as soon as it is known. It must not open files, print, or decide exit codes: that is
 //! the command line's job.
+//!
+//! It also routes each input to its agent: records go to cursor's classifier and validator, or
+//! to the checker of Claude Code, Codex or Gemini CLI (`agents`), once the first record that
+//! names an agent is read (records that name none are held until then, a bounded number). The
+//! framing rules are the same for every agent.
 
 use crate::agents::{self, Agent, Vote, common};
 use crate::diagnostic::Diagnostic;
@@ -287,8 +292,6 @@ struct Held {
     frames: Vec<HeldFrame>,
     bytes: usize,
     records: usize,
-    /// Records that look like each agent's, without being sure (by [`Agent::ALL`] index).
-    weak: [u32; 5],
     /// The first record whose `type` no agent writes: its position and type (bounded).
     unknown: Option<(Position, String)>,
 }
@@ -402,20 +405,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         self.consumer.agent(agent);
     }
 
-    /// Decides from what the held records suggest: the agent most of them look like; no agent
-    /// when some named a type no agent writes and none looked like any; cursor otherwise (the
-    /// input holds no event at all, or only events without a type).
+    /// Decides when no held record named an agent: no agent when some named a type no agent
+    /// writes; cursor otherwise (the input holds no event at all, or only events without a
+    /// type, which is how sjlint read every input before it knew other agents).
     fn decide_from_held(&mut self) {
-        let (i, &n) = self
-            .held
-            .weak
-            .iter()
-            .enumerate()
-            .max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)))
-            .expect("five agents");
-        if n > 0 {
-            self.decide(Some(Agent::ALL[i]));
-        } else if let Some((pos, ty)) = self.held.unknown.take() {
+        if let Some((pos, ty)) = self.held.unknown.take() {
             self.decide(None);
             self.pending.push(unknown_agent(pos, &ty));
         } else {
@@ -451,9 +445,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 self.decide(Some(agent));
                 return Hold::CheckNow;
             }
+            // A shape several agents share names the likeliest at once: a live stream's
+            // findings must not wait for the records after it.
             Vote::Weak(agent) => {
-                let i = Agent::ALL.iter().position(|&a| a == agent).unwrap_or(0);
-                self.held.weak[i] += 1;
+                self.decide(Some(agent));
+                return Hold::CheckNow;
             }
             Vote::Unknown if self.held.unknown.is_none() => {
                 let ty = unknown_type(rec.bytes);
@@ -475,7 +471,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     fn replay(&mut self, totals: &mut Totals) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         for f in &held.frames {
-            self.routed_frame(f.frame(), None, totals)?;
+            self.routed_frame(f.frame(), None, totals, true)?;
         }
         Ok(())
     }
@@ -494,6 +490,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             for d in self.pending.drain(..) {
                 self.sink.send(d);
             }
+            // A held record counts as read now, so that a run stopped before the agent is known
+            // still says how much it read.
+            if matches!(hold, Hold::Kept | Hold::Flush) && !matches!(frame, Frame::Blank { .. }) {
+                totals.records += 1;
+            }
             match hold {
                 Hold::Kept => return Ok(()),
                 Hold::Flush => return self.replay(totals),
@@ -501,23 +502,26 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 Hold::CheckNow => {
                     // What another thread examined was read as cursor's: read it again.
                     self.replay(totals)?;
-                    return self.routed_frame(frame, None, totals);
+                    return self.routed_frame(frame, None, totals, false);
                 }
             }
         }
-        self.routed_frame(frame, examined, totals)
+        self.routed_frame(frame, examined, totals, false)
     }
 
+    /// `counted`: the frame was held, and counted as read then.
     fn routed_frame(
         &mut self,
         frame: Frame<'_>,
         examined: Option<(&Examined<'_>, &Event<'_>)>,
         totals: &mut Totals,
+        counted: bool,
     ) -> io::Result<()> {
         let opts = self.opts;
+        let count = u64::from(!counted);
         if let Route::Array(_) = self.route {
             if !matches!(frame, Frame::Blank { .. }) {
-                totals.records += 1;
+                totals.records += count;
             }
             return Ok(());
         }
@@ -549,7 +553,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::TooLarge { pos, len, bom } => {
-                totals.records += 1;
+                totals.records += count;
                 if bom {
                     hold(bom_diagnostic(pos));
                 }
@@ -572,7 +576,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::Record(rec) => {
-                totals.records += 1;
+                totals.records += count;
                 if rec.has(BOM_STRIPPED) {
                     hold(bom_diagnostic(rec.pos));
                 }
@@ -932,6 +936,7 @@ fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
 enum Check<'c> {
     Cursor(&'c mut Validator, &'c mut bool),
     Agent(&'c mut agents::Checker, &'c Bump),
+    /// Not checked (no agent sjlint knows); the consumer still gets the event.
     Nothing,
 }
 
@@ -1182,7 +1187,9 @@ fn classified(
                     );
                 }
             }
-            Check::Nothing => {}
+            // No agent sjlint knows: nothing is checked, and `stats` and `render` still see
+            // what the records are.
+            Check::Nothing => consumer.event(rec, json, ev),
         },
         View::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);

@@ -120,6 +120,7 @@ pub fn format<R: Read, W: Write>(
         pairing: Pairing::Before,
         session: None,
         totals: FmtTotals::default(),
+        other_agent: false,
     };
     let reader = Stoppable {
         inner: reader,
@@ -194,9 +195,33 @@ struct Writer<'c, 'w, W> {
     /// `--to json`: the session being read.
     session: Option<SessionText>,
     totals: FmtTotals,
+    /// The input is another agent's stream (Claude Code, Codex, Gemini CLI): it has no cursor
+    /// form, and is written in the common form instead.
+    other_agent: bool,
 }
 
 impl<W: Write> Consumer for Writer<'_, '_, W> {
+    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
+        use crate::agents::Agent;
+        self.other_agent = !matches!(agent, Some(Agent::Cursor) | None);
+    }
+
+    fn wants_common(&self) -> bool {
+        // `--to json` writes cursor's result objects only.
+        self.other_agent && self.opts.to == Target::Ndjson
+    }
+
+    /// Another agent's events: there is no cursor form of them, so they are written in the
+    /// common form (`--to common`), not left out.
+    fn common(&mut self, ev: &crate::agents::common::Event<'_>) {
+        if self.stopped.get() {
+            return;
+        }
+        self.line.clear();
+        crate::agents::common::write_line(ev, &mut self.line);
+        self.write_line();
+    }
+
     fn event(&mut self, _rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         if self.stopped.get() {
             return;

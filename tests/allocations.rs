@@ -117,3 +117,15 @@ fn ignored_findings_allocate_nothing_per_record() {
     opts.enabled.remove(Rule::UnknownToolKind);
     nothing_per_record(small.as_bytes(), large.as_bytes(), &opts);
 }
+
+#[test]
+fn agents_streams_allocate_nothing_per_record() {
+    // Claude Code, Codex and Gemini CLI runs: their checkers keep call ids in reused strings and
+    // tool names once, and read content blocks into the record's arena.
+    for agent in generator::agents::Agent::ALL {
+        eprintln!("{}", agent.name());
+        let small = generator::agents::stream(agent, 11, 2 << 20);
+        let large = generator::agents::stream(agent, 11, 16 << 20);
+        nothing_per_record(&small, &large, &Options::default());
+    }
+}

@@ -35,14 +35,18 @@ pub fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + (64 << 10));
     let mut run = 0u64;
+    // Each run is written apart, so that the lines of its calls are counted within it.
+    let mut one = String::new();
     while out.len() < size {
         let n = 1 + rng.below(4) as usize;
         let order = shuffled(&mut rng, n);
+        one.clear();
         match agent {
-            Agent::Claude => claude_run(&mut rng, run, &order, None, &mut out),
-            Agent::Codex => codex_run(&mut rng, run, &order, None, &mut out),
-            Agent::Gemini => gemini_run(&mut rng, run, &order, None, &mut out),
+            Agent::Claude => claude_run(&mut rng, run, &order, None, &mut one),
+            Agent::Codex => codex_run(&mut rng, run, &order, None, &mut one),
+            Agent::Gemini => gemini_run(&mut rng, run, &order, None, &mut one),
         };
+        out.push_str(&one);
         run += 1;
     }
     out.into_bytes()

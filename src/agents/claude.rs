@@ -33,7 +33,7 @@ view! {
         "parent_tool_use_id" => parent_tool_use_id: Field<'a>,
         "message" => message: Message<'a>,
         "is_error" => is_error: Field<'a>,
-        "result" => result: Field<'a>,
+        "result" => result: Raw<'a>,
         "total_cost_usd" => total_cost_usd: Field<'a>,
         "usage" => usage: Usage<'a>,
         "num_turns" => num_turns: Field<'a>,
@@ -81,8 +81,8 @@ view! {
         "input" => input: Raw<'a>,
         "tool_use_id" => tool_use_id: Field<'a>,
         "is_error" => is_error: Field<'a>,
-        "text" => text: Field<'a>,
-        "thinking" => thinking: Field<'a>,
+        "text" => text: Raw<'a>,
+        "thinking" => thinking: Raw<'a>,
         "content" => content: Raw<'a>,
     }
 }
@@ -541,8 +541,9 @@ impl Validator {
                     let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     if let Some(c) = &open {
-                        ev.tool_kind = Some(common::tool_kind(&c.name));
-                        ev.name = Some(Cow::Owned(c.name.to_string()));
+                        let name = self.calls.name(c);
+                        ev.tool_kind = Some(common::tool_kind(name));
+                        ev.name = Some(Cow::Owned(name.to_owned()));
                     }
                     ev.ok = Some(b.is_error.as_bool() != Some(true));
                     ev.text = result_text(&b.content, arena);
@@ -560,7 +561,7 @@ impl Validator {
                         },
                         pos.line,
                     );
-                    ev.text = str_of(&b.text);
+                    ev.text = b.text.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
                 }
@@ -568,7 +569,7 @@ impl Validator {
             ("assistant", Some("thinking" | "redacted_thinking")) => {
                 if let Some(sink) = sink {
                     let mut ev = common::Event::new(Kind::Thinking, pos.line);
-                    ev.text = str_of(&b.thinking);
+                    ev.text = b.thinking.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
                 }
@@ -657,7 +658,7 @@ impl Validator {
         if let Some(sink) = sink {
             let mut ev = common::Event::new(Kind::End, pos.line);
             ev.ok = Some(line.is_error.as_bool() != Some(true));
-            ev.text = str_of(&line.result);
+            ev.text = line.result.text();
             ev.duration_ms = super::count(&line.duration_ms);
             ev.session_id = str_of(&line.session_id);
             // `total_cost_usd` adds up over the sessions of one process (same session id).
@@ -677,11 +678,11 @@ impl Validator {
         if self.calls.is_empty() {
             return;
         }
-        for (id, c) in self.calls.drain() {
+        for (id, c, name) in self.calls.drain() {
             emit(unfinished(
                 c.line,
                 &id,
-                &c.name,
+                &name,
                 "a `tool_use` is answered by a `tool_result` with its id in a later user line, before the session's `result`",
             ));
         }

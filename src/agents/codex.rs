@@ -57,9 +57,9 @@ view! {
     pub struct Item<'a> {
         "id" => id: Field<'a>,
         "type" => ty: Field<'a>,
-        "text" => text: Field<'a>,
-        "command" => command: Field<'a>,
-        "aggregated_output" => aggregated_output: Field<'a>,
+        "text" => text: Raw<'a>,
+        "command" => command: Raw<'a>,
+        "aggregated_output" => aggregated_output: Raw<'a>,
         "exit_code" => exit_code: Field<'a>,
         "status" => status: Field<'a>,
         "message" => message: Field<'a>,
@@ -299,11 +299,11 @@ impl Validator {
     }
 
     fn turn_ended(&mut self, pos: Position, emit: Emit<'_>) {
-        for (id, c) in self.calls.drain() {
+        for (id, c, name) in self.calls.drain() {
             emit(unfinished(
                 c.line,
                 &id,
-                &c.name,
+                &name,
                 "an `item.started` is followed by an `item.completed` with its item id before the turn ends",
             ));
         }
@@ -319,14 +319,18 @@ impl Validator {
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
     ) {
-        let what = format!("an `{ty}`");
-        if !require(item.shape, Want::Obj, &what, pos, bytes, &["item"], emit) {
+        let what = match ty {
+            "item.started" => "an `item.started`",
+            "item.updated" => "an `item.updated`",
+            _ => "an `item.completed`",
+        };
+        if !require(item.shape, Want::Obj, what, pos, bytes, &["item"], emit) {
             return;
         }
         let ok_id = require(
             item.id.json_type(),
             Want::Str,
-            &what,
+            what,
             pos,
             bytes,
             &["item", "id"],
@@ -335,7 +339,7 @@ impl Validator {
         let ok_ty = require(
             item.ty.json_type(),
             Want::Str,
-            &what,
+            what,
             pos,
             bytes,
             &["item", "type"],
@@ -381,7 +385,7 @@ impl Validator {
             _ => {
                 let open = self.calls.close(id);
                 match &open {
-                    Some(c) if &*c.name != item_ty => emit(
+                    Some(c) if self.calls.name(c) != item_ty => emit(
                         Diagnostic::new(
                             Rule::ToolKindMismatch,
                             pos,
@@ -389,7 +393,7 @@ impl Validator {
                                 "item \"{}\" completes as `{}` but started as `{}`",
                                 excerpt(id),
                                 excerpt(item_ty),
-                                excerpt(&c.name)
+                                excerpt(self.calls.name(c))
                             ),
                         )
                         .with_related(c.line, "started here")
@@ -436,18 +440,18 @@ impl Validator {
                         && !matches!(super::count(&item.exit_code), Some(n) if n != 0)
                         && !matches!(item.exit_code, Field::Int(n) if n != 0),
                 );
-                ev.text = str_of(&item.aggregated_output);
+                ev.text = item.aggregated_output.text();
                 sink(&ev);
                 return;
             }
             _ => return,
         };
         let mut ev = common::Event::new(kind, line);
-        ev.text = str_of(if kind == Kind::Error {
-            &item.message
+        ev.text = if kind == Kind::Error {
+            str_of(&item.message)
         } else {
-            &item.text
-        });
+            item.text.text()
+        };
         sink(&ev);
     }
 
@@ -461,11 +465,11 @@ impl Validator {
             )
             .with_help("an interrupted, hung or killed `codex exec` stops without a terminal event"),
         );
-        for (id, c) in self.calls.drain() {
+        for (id, c, name) in self.calls.drain() {
             emit(unfinished(
                 c.line,
                 &id,
-                &c.name,
+                &name,
                 "an `item.started` is followed by an `item.completed` with its item id",
             ));
         }
@@ -490,7 +494,7 @@ fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> common::Event<'
     ev.tool_kind = Some(common::tool_kind(t));
     ev.name = Some(name);
     ev.args = item.arguments.0.or(item.changes.0);
-    ev.text = str_of(&item.command).or_else(|| str_of(&item.query));
+    ev.text = item.command.text().or_else(|| str_of(&item.query));
     ev
 }
 

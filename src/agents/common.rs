@@ -446,11 +446,11 @@ impl Validator {
                 // A failed run may abandon its calls; a run that went well ends them.
                 let open = self.calls.drain();
                 if l.ok.as_bool() != Some(false) {
-                    for (id, c) in open {
+                    for (id, c, name) in open {
                         emit(super::unfinished(
                             c.line,
                             &id,
-                            &c.name,
+                            &name,
                             "a `tool_start` is ended by a `tool_end` with its `call_id` before the `end`",
                         ));
                     }
@@ -541,11 +541,11 @@ impl Validator {
     }
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
-        for (id, c) in self.calls.drain() {
+        for (id, c, name) in self.calls.drain() {
             emit(super::unfinished(
                 c.line,
                 &id,
-                &c.name,
+                &name,
                 "a `tool_start` is ended by a `tool_end` with its `call_id`",
             ));
         }

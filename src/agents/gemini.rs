@@ -28,13 +28,13 @@ view! {
         "session_id" => session_id: Field<'a>,
         "model" => model: Field<'a>,
         "role" => role: Field<'a>,
-        "content" => content: Field<'a>,
+        "content" => content: Raw<'a>,
         "delta" => delta: Field<'a>,
         "tool_name" => tool_name: Field<'a>,
         "tool_id" => tool_id: Field<'a>,
         "parameters" => parameters: Raw<'a>,
         "status" => status: Field<'a>,
-        "output" => output: Field<'a>,
+        "output" => output: Raw<'a>,
         "error" => error: ErrorObj<'a>,
         "severity" => severity: Field<'a>,
         "message" => message: Field<'a>,
@@ -80,8 +80,6 @@ pub struct Validator {
     last_line: u64,
     /// The last timestamp, as milliseconds, and its line.
     last_ms: Option<(u64, u64)>,
-    /// When each open call started (by the same ids as `calls`).
-    started_ms: std::collections::HashMap<Box<str>, u64, foldhash::fast::RandomState>,
     mixed: bool,
 }
 
@@ -337,7 +335,7 @@ impl Validator {
                 Kind::UserPrompt
             };
             let mut ev = common::Event::new(kind, pos.line);
-            ev.text = str_of(&line.content);
+            ev.text = line.content.text();
             ev.delta = assistant && line.delta.as_bool() == Some(true);
             ev.timestamp_ms = ms;
             sink(&ev);
@@ -385,12 +383,8 @@ impl Validator {
         }
         let id = line.tool_id.as_str().unwrap_or_default();
         let name = line.tool_name.as_str().unwrap_or("?");
-        match self.calls.open(id, pos.line, name) {
-            Opened::Ok => {
-                if let Some(ms) = ms {
-                    self.started_ms.insert(super::id_prefix(id).into(), ms);
-                }
-            }
+        match self.calls.open_at(id, pos.line, name, ms) {
+            Opened::Ok => {}
             Opened::AlreadyOpen(at) => emit(
                 Diagnostic::new(
                     Rule::DuplicateCallId,
@@ -470,7 +464,7 @@ impl Validator {
         }
         let id = line.tool_id.as_str().unwrap_or_default();
         let open = self.calls.close(id);
-        let started = self.started_ms.remove(super::id_prefix(id));
+        let started = open.and_then(|c| c.start_ms);
         if open.is_none() {
             let again = self.calls.was_seen(id) == Some(true);
             let d = Diagnostic::new(
@@ -500,11 +494,12 @@ impl Validator {
             let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
             if let Some(c) = &open {
-                ev.name = Some(Cow::Owned(c.name.to_string()));
-                ev.tool_kind = Some(common::tool_kind(&c.name));
+                let name = self.calls.name(c);
+                ev.name = Some(Cow::Owned(name.to_owned()));
+                ev.tool_kind = Some(common::tool_kind(name));
             }
             ev.ok = Some(line.status.as_str() != Some("error"));
-            ev.text = str_of(&line.output).or_else(|| str_of(&line.error.message));
+            ev.text = line.output.text().or_else(|| str_of(&line.error.message));
             ev.timestamp_ms = ms;
             ev.duration_ms = match (started, ms) {
                 (Some(a), Some(b)) => Some(b.saturating_sub(a)),
@@ -573,13 +568,12 @@ impl Validator {
         }
         let failed = line.status.as_str() == Some("error");
         let open = self.calls.drain();
-        self.started_ms.clear();
         if !failed {
-            for (id, c) in open {
+            for (id, c, name) in open {
                 emit(unfinished(
                     c.line,
                     &id,
-                    &c.name,
+                    &name,
                     "each `tool_use` gets a `tool_result` with its `tool_id` before the run's `result`",
                 ));
             }
@@ -622,11 +616,11 @@ impl Validator {
                     "Gemini CLI ends every run with one `result`; a killed or cut-off run has none",
                 ),
             );
-            for (id, c) in self.calls.drain() {
+            for (id, c, name) in self.calls.drain() {
                 emit(unfinished(
                     c.line,
                     &id,
-                    &c.name,
+                    &name,
                     "each `tool_use` gets a `tool_result` with its `tool_id`",
                 ));
             }

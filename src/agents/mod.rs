@@ -10,8 +10,13 @@
 //! this module must not touch the cursor path beyond recognising it.
 //!
 //! Detection is per input: `check` asks [`vote`] about the first records until one of them
-//! names an agent, and holds those records meanwhile (a bounded number), so that a stream whose
-//! first record is ambiguous is still checked as a whole by the right agent.
+//! names an agent (surely, or as the likeliest), and holds the records that name none meanwhile
+//! (a bounded number), so that a stream whose first records are not JSON or carry no type is
+//! still checked as a whole by the right agent.
+//!
+//! For a supervisor (`sjlint run`): [`Checker::progress`] gives the live state of a stream of
+//! these agents through [`Progress`]: whether its last session or turn has ended, and which
+//! tool calls are open (id, opening line, tool name).
 
 pub mod claude;
 pub mod codex;
@@ -142,23 +147,32 @@ pub trait Progress {
 }
 
 /// One open tool call.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct OpenCall {
     pub line: u64,
-    /// The tool's name or item type as the opening record gives it (bounded).
-    pub name: Box<str>,
+    /// The tool's name or item type, as an index into [`Calls`]' names.
+    name: u32,
+    /// When it started, in milliseconds since the epoch, when the stream says.
+    pub start_ms: Option<u64>,
 }
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
+/// At most this many distinct tool names are kept; the ones beyond are named `(other)`.
+const MAX_NAMES: usize = 256;
 
 /// The open tool calls of a stream, by id, bounded: at most [`MAX_OPEN_CALLS`] entries, each
-/// id at most [`MAX_ID_BYTES`] bytes. Keys of closed calls are reused for the next ones.
+/// id at most [`MAX_ID_BYTES`] bytes. The keys of closed calls are kept for the next ones and
+/// the tool names once each, so that a steady stream of calls allocates nothing.
 #[derive(Default)]
 pub struct Calls {
-    open: Map<Box<str>, OpenCall>,
-    /// Ids seen (open or closed), bounded, oldest forgotten first.
-    known: Map<Box<str>, ()>,
-    known_order: std::collections::VecDeque<Box<str>>,
+    open: Map<String, OpenCall>,
+    spare: Vec<String>,
+    names: Vec<Box<str>>,
+    /// Hashes of the ids seen (open or closed), bounded, oldest forgotten first.
+    known: Set<u64>,
+    known_order: std::collections::VecDeque<u64>,
     /// The budget of open calls was exceeded (reported once).
     pub overflowed: bool,
 }
@@ -172,8 +186,18 @@ pub enum Opened {
     OverBudget,
 }
 
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x1d5).hash_one(id.as_bytes())
+}
+
 impl Calls {
     pub fn open(&mut self, id: &str, line: u64, name: &str) -> Opened {
+        self.open_at(id, line, name, None)
+    }
+
+    /// [`Calls::open`], with the time the call started.
+    pub fn open_at(&mut self, id: &str, line: u64, name: &str, start_ms: Option<u64>) -> Opened {
         let id = id_prefix(id);
         if let Some(c) = self.open.get(id) {
             return Opened::AlreadyOpen(c.line);
@@ -183,19 +207,45 @@ impl Calls {
             return Opened::OverBudget;
         }
         self.remember(id);
+        let name = self.name_index(name);
+        let mut key = self.spare.pop().unwrap_or_default();
+        key.clear();
+        key.push_str(id);
         self.open.insert(
-            id.into(),
+            key,
             OpenCall {
                 line,
-                name: id_prefix(name).into(),
+                name,
+                start_ms,
             },
         );
         Opened::Ok
     }
 
+    fn name_index(&mut self, name: &str) -> u32 {
+        let name = id_prefix(name);
+        if let Some(i) = self.names.iter().position(|n| &**n == name) {
+            return i as u32;
+        }
+        if self.names.len() >= MAX_NAMES {
+            return self.name_index("(other)");
+        }
+        self.names.push(name.into());
+        (self.names.len() - 1) as u32
+    }
+
+    /// The tool name of an open (or just closed) call.
+    pub fn name(&self, call: &OpenCall) -> &str {
+        self.names.get(call.name as usize).map_or("?", |n| n)
+    }
+
     /// Closes `id`; the call when it was open.
     pub fn close(&mut self, id: &str) -> Option<OpenCall> {
-        self.open.remove(id_prefix(id))
+        let (key, call) = self.open.remove_entry(id_prefix(id))?;
+        if self.spare.len() < 64 {
+            self.spare.push(key);
+        }
+        Some(call)
     }
 
     pub fn is_open(&self, id: &str) -> bool {
@@ -206,7 +256,7 @@ impl Calls {
     /// has forgotten ids, so the answer for an unknown id is not sure.
     pub fn was_seen(&self, id: &str) -> Option<bool> {
         let id = id_prefix(id);
-        if self.known.contains_key(id) || self.open.contains_key(id) {
+        if self.known.contains(&id_hash(id)) || self.open.contains_key(id) {
             Some(true)
         } else if self.known_order.len() >= MAX_KNOWN_IDS {
             None
@@ -216,7 +266,8 @@ impl Calls {
     }
 
     fn remember(&mut self, id: &str) {
-        if self.known.contains_key(id) {
+        let h = id_hash(id);
+        if !self.known.insert(h) {
             return;
         }
         if self.known_order.len() >= MAX_KNOWN_IDS
@@ -224,14 +275,24 @@ impl Calls {
         {
             self.known.remove(&old);
         }
-        self.known.insert(id.into(), ());
-        self.known_order.push_back(id.into());
+        self.known_order.push_back(h);
     }
 
-    /// Takes every open call, in the order of their lines.
-    pub fn drain(&mut self) -> Vec<(Box<str>, OpenCall)> {
-        let mut all: Vec<_> = self.open.drain().collect();
-        all.sort_by_key(|(_, c)| c.line);
+    /// Takes every open call, in the order of their lines, with its id and tool name.
+    pub fn drain(&mut self) -> Vec<(String, OpenCall, String)> {
+        let mut all: Vec<_> = self
+            .open
+            .drain()
+            .map(|(id, c)| {
+                let name = self
+                    .names
+                    .get(c.name as usize)
+                    .map_or("?", |n| n)
+                    .to_owned();
+                (id, c, name)
+            })
+            .collect();
+        all.sort_by_key(|(_, c, _)| c.line);
         all
     }
 
@@ -248,7 +309,7 @@ impl Calls {
         let mut v: Vec<_> = self
             .open
             .iter()
-            .map(|(id, c)| (id.to_string(), c.line, c.name.to_string()))
+            .map(|(id, c)| (id.clone(), c.line, self.name(c).to_owned()))
             .collect();
         v.sort_by_key(|(_, line, _)| *line);
         v
@@ -311,6 +372,18 @@ pub struct Raw<'a>(pub Option<&'a RawValue>);
 impl<'a> Raw<'a> {
     pub fn get(&self) -> Option<&'a str> {
         self.0.map(RawValue::get)
+    }
+
+    /// The value as a string, when it is one: borrowed when it has no escapes. For the long
+    /// texts (tool output, messages) that only the common form reads, so that checking skips
+    /// them with the fast scan instead of unescaping them.
+    pub fn text(&self) -> Option<Cow<'a, str>> {
+        let raw = self.get()?.trim();
+        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+        if !inner.contains('\\') {
+            return Some(Cow::Borrowed(inner));
+        }
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
     }
 
     /// The JSON type of the value, from its first byte.
@@ -682,7 +755,8 @@ pub fn vote(text: &str, arena: &bumpalo::Bump) -> Vote {
             Vote::Strong(Agent::Cursor)
         }
         "system" | "assistant" | "user" | "result" | "raw" => Vote::Weak(Agent::Cursor),
-        "error" => Vote::Weak(Agent::Codex),
+        // Codex's, and cursor's payload dialect's: the records around it tell.
+        "error" => Vote::None,
         _ => Vote::Unknown,
     }
 }

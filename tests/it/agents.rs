@@ -518,3 +518,29 @@ fn every_capture_follows_its_agents_schema() {
         "an assistant message without delta is refused"
     );
 }
+
+/// `fmt` without `--to` has no cursor form to write another agent's events in: it writes their
+/// common form rather than leaving them out.
+#[test]
+fn fmt_writes_another_agents_stream_in_the_common_form() {
+    let p = "testdata/agents/gemini/tool-run.ndjson";
+    let plain = exec(&["fmt", p], None);
+    let common = exec(&["fmt", "--to", "common", p], None);
+    assert_eq!(plain.code, 0, "{}", plain.describe());
+    assert!(plain.stdout().lines().count() >= 14);
+    assert_eq!(plain.stdout(), common.stdout());
+}
+
+/// A stream of no agent sjlint knows: one finding, and `stats` still counts its records.
+#[test]
+fn an_unknown_agent_is_said_once_and_still_counted() {
+    let p = "testdata/rules/unknown-agent/fails.ndjson";
+    let (run, findings) = check_json(&[p], None);
+    let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+    assert_eq!(got, [("unknown-agent", 1)], "{}", show(&findings));
+    assert_eq!(run.code, 0);
+    let s = stats_of(p);
+    assert_eq!(s["agent"], serde_json::Value::Null);
+    assert_eq!(s["records"], 4);
+    assert_eq!(s["events"].as_array().unwrap().len(), 4);
+}
