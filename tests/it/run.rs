@@ -477,8 +477,8 @@ fn findings_can_go_to_a_file_in_any_format() {
         &[("NO_RESULT", "1")],
     );
     ran.ended(1, "exited");
-    let findings = std::fs::read_to_string(&file).unwrap();
-    let first: Value = serde_json::from_str(findings.lines().next().unwrap()).unwrap();
+    let findings: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let first = &findings[0];
     assert_eq!(first["rule"], "missing-result");
     assert!(!ran.stderr.contains("missing-result"), "{}", ran.describe());
 }
@@ -514,9 +514,9 @@ fn what_run_saw_is_a_finding_in_every_format_and_counted() {
         // agent-stalled, unfinished-tool-call, missing-result.
         assert_eq!(ran.summary["findings"]["errors"], 3, "{}", ran.describe());
         if format == "json" {
-            let stalled: Value = written
-                .lines()
-                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            let all: Vec<Value> = serde_json::from_str(&written).unwrap();
+            let stalled = all
+                .into_iter()
                 .find(|f| f["rule"] == "agent-stalled")
                 .unwrap();
             assert_eq!(stalled["group"], "run");
