@@ -184,7 +184,7 @@ fn holds_stream(path: &Path) -> bool {
     }
 }
 
-/// [`holds_stream`] on the first bytes of a file.
+/// `holds_stream` on the first bytes of a file.
 pub fn looks_like_stream(head: &[u8]) -> bool {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let start = head

@@ -2,7 +2,7 @@
 //!
 //! This module owns the [`Agent`] enum, the per-record vote that recognises an agent from a
 //! record's own shape ([`vote`]), and the pieces every agent's checker shares: the borrowed view
-//! machinery (the [`view!`] macro, [`Raw`] for values read later or never), the bounded table of
+//! machinery (the `view!` macro, [`Raw`] for values read later or never), the bounded table of
 //! open tool calls ([`Calls`]) and the lifecycle state that `sjlint run` can ask about
 //! ([`Progress`]). Each agent has a module of its own (`claude`, `codex`, `gemini`) that maps a
 //! record into a small borrowed view, checks it with owned bounded state, and maps it into the
