@@ -60,6 +60,9 @@ impl Default for Options {
 pub struct Totals {
     pub records: u64,
     pub bytes: u64,
+    /// The agent the input was checked as, once the input ended (`None`: no agent sjlint
+    /// knows, an empty input, or a run stopped early).
+    pub agent: Option<Agent>,
 }
 
 /// What else reads the stream beside the validator (the canonical writer, stats, render, the
@@ -700,6 +703,11 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             )
             .with_help("an agent that fails before its first event writes nothing to stdout and its error to stderr"));
         }
+        totals.agent = match &self.route {
+            Route::Agent(checker) => Some(checker.agent()),
+            Route::Cursor => Some(Agent::Cursor),
+            Route::Undecided | Route::Unknown | Route::Array(_) => None,
+        };
         let sink = &mut self.sink;
         match &mut self.route {
             Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),

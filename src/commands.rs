@@ -879,6 +879,7 @@ impl<W: Write> Output<W> {
         self.summary.files += 1;
         self.summary.records += totals.records;
         self.summary.bytes += totals.bytes;
+        self.summary.add_agent(totals.agent);
         Ok(())
     }
 

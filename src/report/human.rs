@@ -18,6 +18,7 @@
 //! combining marks.
 
 use super::{Summary, escape_untrusted};
+use crate::agents::Agent;
 use crate::diagnostic::{Diagnostic, Snippet};
 use crate::rules::Severity;
 use owo_colors::Style;
@@ -235,8 +236,9 @@ pub(super) fn write_summary<W: Write>(out: &mut W, s: &Summary, color: bool) -> 
         style: color.then_some(style),
     };
     let totals = format!(
-        "in {}; {}, {}",
+        "in {}{}; {}, {}",
         count(s.files, "file", "files"),
+        agents(s),
         count(s.records, "record", "records"),
         bytes(s.bytes)
     );
@@ -265,6 +267,40 @@ pub(super) fn write_summary<W: Write>(out: &mut W, s: &Summary, color: bool) -> 
         }
     }
     writeln!(out, " {totals}")
+}
+
+/// The agents that wrote the inputs, ` (Claude Code)` or ` (2 Claude Code, 1 Codex)`; nothing
+/// when every input is cursor-agent's (or none names an agent sjlint knows), so that the
+/// summary of a cursor run reads as it always has. Inputs no agent sjlint knows are counted as
+/// `unknown` beside the others.
+fn agents(s: &Summary) -> String {
+    let cursor = Agent::ALL.iter().position(|&a| a == Agent::Cursor);
+    let others = s
+        .agents
+        .iter()
+        .enumerate()
+        .any(|(i, &n)| n > 0 && Some(i) != cursor);
+    if !others {
+        return String::new();
+    }
+    let named: Vec<(u64, &str)> = Agent::ALL
+        .iter()
+        .zip(s.agents)
+        .filter(|&(_, n)| n > 0)
+        .map(|(a, n)| (n, a.display_name()))
+        .collect();
+    let unknown = s.files.saturating_sub(named.iter().map(|&(n, _)| n).sum());
+    if let ([(_, name)], 0) = (named.as_slice(), unknown) {
+        return format!(" ({name})");
+    }
+    let mut parts: Vec<String> = named
+        .iter()
+        .map(|(n, name)| format!("{} {name}", thousands(*n)))
+        .collect();
+    if unknown > 0 {
+        parts.push(format!("{} unknown", thousands(unknown)));
+    }
+    format!(" ({})", parts.join(", "))
 }
 
 /// `n` with thousands separators and the noun that agrees with it.
@@ -537,6 +573,7 @@ mod tests {
             files: 2,
             records: 1234,
             bytes: 5_600_000,
+            ..Summary::default()
         };
         assert_eq!(
             summary(s, false),
@@ -549,6 +586,7 @@ mod tests {
             files: 1,
             records: 1,
             bytes: 999,
+            ..Summary::default()
         };
         assert_eq!(
             summary(s, false),
@@ -561,6 +599,7 @@ mod tests {
             files: 3,
             records: 1_000_000,
             bytes: 1000,
+            ..Summary::default()
         };
         assert_eq!(
             summary(s, false),

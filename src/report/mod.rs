@@ -30,6 +30,7 @@ mod spill;
 
 pub(crate) use human::{bytes as format_bytes, thousands};
 
+use crate::agents::Agent;
 use crate::diagnostic::Diagnostic;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -64,6 +65,18 @@ pub struct Summary {
     pub files: u64,
     pub records: u64,
     pub bytes: u64,
+    /// How many files each agent wrote, in the order of [`Agent::ALL`]; the summary names the
+    /// agents when any file is not cursor-agent's.
+    pub agents: [u64; Agent::ALL.len()],
+}
+
+impl Summary {
+    /// Counts one input checked as `agent` (`None`: no agent sjlint knows).
+    pub fn add_agent(&mut self, agent: Option<Agent>) {
+        if let Some(i) = agent.and_then(|a| Agent::ALL.iter().position(|&b| b == a)) {
+            self.agents[i] += 1;
+        }
+    }
 }
 
 /// Writes diagnostics in one format to one writer.

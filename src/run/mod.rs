@@ -930,14 +930,16 @@ fn finish(
         .end_file(&checked.name, checked.totals.records, checked.totals.bytes)?;
     if !args.quiet {
         let f = checked.findings;
-        let s = report::Summary {
+        let mut s = report::Summary {
             errors: f.errors,
             warnings: f.warnings,
             infos: f.infos,
             files: 1,
             records: checked.totals.records,
             bytes: checked.totals.bytes,
+            ..report::Summary::default()
         };
+        s.add_agent(checked.totals.agent);
         checked.printer.summary(&s)?;
     }
     checked.printer.finish()?;

@@ -544,3 +544,59 @@ fn an_unknown_agent_is_said_once_and_still_counted() {
     assert_eq!(s["records"], 4);
     assert_eq!(s["events"].as_array().unwrap().len(), 4);
 }
+
+/// The last line of `sjlint ARGS`: the summary.
+fn summary_of(args: &[&str]) -> String {
+    let run = exec(args, None);
+    run.stdout().lines().last().unwrap_or_default().to_owned()
+}
+
+/// The `check` summary names the agent of the inputs when any is not cursor-agent's, with a
+/// count per agent when there are several; a cursor run's summary reads as it always has.
+#[test]
+fn the_check_summary_names_the_agents() {
+    let gemini = "testdata/agents/gemini/tool-run.ndjson";
+    let got = summary_of(&[gemini]);
+    assert!(
+        got.starts_with("No problems found in 1 file (Gemini CLI); "),
+        "{got}"
+    );
+    let got = summary_of(&[
+        "--format",
+        "concise",
+        "testdata/sample.ndjson",
+        "testdata/agents/claude-session.ndjson",
+        "testdata/agents/codex-session.ndjson",
+        "testdata/agents/codex-failed.ndjson",
+    ]);
+    assert!(
+        got.contains(" in 4 files (1 cursor-agent, 1 Claude Code, 2 Codex); "),
+        "{got}"
+    );
+    let got = summary_of(&[
+        "testdata/agents/codex-session.ndjson",
+        "testdata/agents/codex-failed.ndjson",
+    ]);
+    assert!(got.contains(" in 2 files (Codex); 6 records, "), "{got}");
+    // An input of no agent sjlint knows is counted beside the others.
+    let got = summary_of(&[gemini, "testdata/rules/unknown-agent/fails.ndjson"]);
+    assert!(
+        got.contains(" in 2 files (1 Gemini CLI, 1 unknown); "),
+        "{got}"
+    );
+    // `--agent` names the agent it forces.
+    let got = summary_of(&["--agent", "gemini", gemini]);
+    assert!(got.contains(" in 1 file (Gemini CLI); "), "{got}");
+    // cursor-agent alone: no agent named.
+    assert_eq!(
+        summary_of(&["testdata/sample.ndjson"]),
+        "No problems found in 1 file; 20 records, 6.4 kB"
+    );
+    assert_eq!(
+        summary_of(&[
+            "testdata/sample.ndjson",
+            "testdata/rules/unknown-agent/fails.ndjson"
+        ]),
+        "0 errors, 1 warning in 2 files; 24 records, 6.8 kB"
+    );
+}
