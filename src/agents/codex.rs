@@ -377,28 +377,19 @@ impl Validator {
                     ),
                 )),
             },
-            "item.updated" => {
-                if !self.calls.is_open(id) {
-                    emit(orphan(pos, bytes, id, "is updated but was never started"));
+            "item.updated" => match self.calls.get(id) {
+                None => emit(orphan(pos, bytes, id, "is updated but was never started")),
+                Some(c) if self.calls.name(c) != item_ty => {
+                    emit(self.other_type(pos, bytes, id, item_ty, c, "is updated"))
                 }
-            }
+                Some(_) => {}
+            },
             _ => {
                 let open = self.calls.close(id);
                 match &open {
-                    Some(c) if self.calls.name(c) != item_ty => emit(
-                        Diagnostic::new(
-                            Rule::ToolKindMismatch,
-                            pos,
-                            format!(
-                                "item \"{}\" completes as `{}` but started as `{}`",
-                                excerpt(id),
-                                excerpt(item_ty),
-                                excerpt(self.calls.name(c))
-                            ),
-                        )
-                        .with_related(c.line, "started here")
-                        .with_snippet(bytes),
-                    ),
+                    Some(c) if self.calls.name(c) != item_ty => {
+                        emit(self.other_type(pos, bytes, id, item_ty, c, "completes"))
+                    }
                     Some(_) => {}
                     None if STARTED_FIRST.contains(&item_ty) => {
                         emit(orphan(pos, bytes, id, "completes but was never started"))
@@ -410,6 +401,30 @@ impl Validator {
                 }
             }
         }
+    }
+
+    /// `tool-kind-mismatch`: item `id` goes on (`verb`) as another item type than it started.
+    fn other_type(
+        &self,
+        pos: Position,
+        bytes: &[u8],
+        id: &str,
+        item_ty: &str,
+        started: &super::OpenCall,
+        verb: &str,
+    ) -> Diagnostic {
+        Diagnostic::new(
+            Rule::ToolKindMismatch,
+            pos,
+            format!(
+                "item \"{}\" {verb} as `{}` but started as `{}`",
+                excerpt(id),
+                excerpt(item_ty),
+                excerpt(self.calls.name(started))
+            ),
+        )
+        .with_related(started.line, "started here")
+        .with_snippet(bytes)
     }
 
     fn completed(

@@ -252,6 +252,11 @@ impl Calls {
         self.open.contains_key(id_prefix(id))
     }
 
+    /// The open call `id`, if it is open.
+    pub fn get(&self, id: &str) -> Option<&OpenCall> {
+        self.open.get(id_prefix(id))
+    }
+
     /// Whether `id` was ever opened (as far as the bounded memory goes); `None` when the memory
     /// has forgotten ids, so the answer for an unknown id is not sure.
     pub fn was_seen(&self, id: &str) -> Option<bool> {

@@ -600,3 +600,107 @@ fn the_check_summary_names_the_agents() {
         "0 errors, 1 warning in 2 files; 24 records, 6.8 kB"
     );
 }
+
+/// The findings of one stream given on stdin, as (rule, line), and the exit code under
+/// `--strict`.
+fn strict_findings(stream: &str) -> (i32, Vec<(String, u64)>) {
+    let (run, findings) = check_json(
+        &["--strict", "--stdin-filename", "run.ndjson"],
+        Some(stream.as_bytes()),
+    );
+    let got = findings.iter().map(|f| (f.rule.clone(), f.line)).collect();
+    (run.code, got)
+}
+
+/// The last event of the common form of `stream`: the run's end.
+fn common_end(stream: &str) -> serde_json::Value {
+    let run = exec(&["fmt", "--to", "common"], Some(stream.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let last = run.stdout().lines().last().unwrap_or_default().to_owned();
+    serde_json::from_str(&last).unwrap()
+}
+
+const CLAUDE_INIT: &str = r#"{"type":"system","subtype":"init","cwd":"/work","session_id":"s1","tools":["Bash"],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"none","uuid":"u1"}"#;
+const CLAUDE_TEXT: &str = r#"{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":20,"output_tokens":2}},"parent_tool_use_id":null,"session_id":"s1"}"#;
+
+/// Claude Code's `is_error` says whether a run failed, whatever `subtype` says: `success` with
+/// `is_error:true` (an API error) and an error subtype with `is_error:false` are both clean
+/// streams, and the run's end carries `is_error`.
+#[test]
+fn claude_is_error_is_the_truth_not_subtype() {
+    for (subtype, is_error) in [("success", true), ("error_during_execution", false)] {
+        let result = format!(
+            r#"{{"type":"result","subtype":"{subtype}","is_error":{is_error},"duration_ms":900,"duration_api_ms":800,"num_turns":2,"result":"API Error: 500","session_id":"s1","total_cost_usd":0.0042,"usage":{{"input_tokens":32,"output_tokens":7}}}}"#
+        );
+        let stream = format!("{CLAUDE_INIT}\n{CLAUDE_TEXT}\n{result}\n");
+        assert_eq!(strict_findings(&stream), (0, vec![]), "{subtype}");
+        assert_eq!(common_end(&stream)["ok"], !is_error, "{subtype}");
+    }
+}
+
+const CODEX_START: &str =
+    r#"{"type":"thread.started","thread_id":"019a2d7b-c0ed-75a0-8908-de832785d47f"}"#;
+
+/// A Codex process that holds a run, a resumed run of the same thread (`thread.started` again)
+/// with a reconnect `error` that is not terminal, an item started, updated and completed under
+/// one item type, completed-only items, and a run that fails: clean. The failed turn is what
+/// ends the last run; an update or completion of another item type than the start is a finding.
+#[test]
+fn codex_runs_resume_recover_and_fail() {
+    let lines = [
+        CODEX_START,
+        r#"{"type":"turn.started"}"#,
+        r#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"a"}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}"#,
+        CODEX_START,
+        r#"{"type":"turn.started"}"#,
+        r#"{"type":"error","message":"Reconnecting... 1/5"}"#,
+        r#"{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}"#,
+        r#"{"type":"item.updated","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":true}]}}"#,
+        r#"{"type":"item.completed","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":true}]}}"#,
+        r#"{"type":"item.completed","item":{"id":"item_2","type":"reasoning","text":"b"}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":2,"cached_input_tokens":0,"output_tokens":2}}"#,
+        CODEX_START,
+        r#"{"type":"turn.started"}"#,
+        r#"{"type":"turn.failed","error":{"message":"boom"}}"#,
+    ];
+    let stream = |lines: &[&str]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    assert_eq!(strict_findings(&stream(&lines)), (0, vec![]));
+    let end = common_end(&stream(&lines));
+    assert_eq!(
+        (end["ok"].clone(), end["line"].clone()),
+        (false.into(), 15.into())
+    );
+
+    // Without its `turn.failed` the last run never ends (said at the end of the input).
+    let (code, got) = strict_findings(&stream(&lines[..14]));
+    assert_eq!((code, got), (1, vec![("missing-result".to_owned(), 14)]));
+
+    for (at, verb) in [(8, "is updated"), (9, "completes")] {
+        let mut changed = lines;
+        let other = lines[at].replace(r#""type":"todo_list""#, r#""type":"reasoning""#);
+        changed[at] = &other;
+        let (run, findings) = check_json(&[], Some(stream(&changed).as_bytes()));
+        let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+        assert_eq!(
+            got,
+            [("tool-kind-mismatch", at as u64 + 1)],
+            "{}",
+            show(&findings)
+        );
+        assert!(findings[0].message.contains(verb), "{}", show(&findings));
+        assert_eq!(run.code, 1);
+    }
+}
+
+/// A Gemini CLI run has one `result`: a second one is an event after the end.
+#[test]
+fn gemini_has_one_result() {
+    let init = r#"{"type":"init","timestamp":"2026-01-10T10:00:00.000Z","session_id":"s1","model":"auto"}"#;
+    let result = r#"{"type":"result","timestamp":"2026-01-10T10:00:02.100Z","status":"success","stats":{"total_tokens":60,"input_tokens":50,"output_tokens":10,"duration_ms":2100,"tool_calls":1}}"#;
+    assert_eq!(strict_findings(&format!("{init}\n{result}\n")), (0, vec![]));
+    assert_eq!(
+        strict_findings(&format!("{init}\n{result}\n{result}\n")),
+        (1, vec![("event-after-result".to_owned(), 3)])
+    );
+}
