@@ -875,6 +875,7 @@ impl<W: Write> Output<W> {
                 self.printer.write_text(&format!("\n{notes}"))?;
             }
         }
+        self.printer.file_agent(totals.agent);
         self.printer.end_file(name, totals.records, totals.bytes)?;
         self.summary.files += 1;
         self.summary.records += totals.records;

@@ -2,7 +2,7 @@
 //! the run because the root element carries the totals.
 //!
 //! One `<testsuite>` per checked file (its name is the file's, with the records and bytes read
-//! as properties) and one `<testcase>` per finding. Whether a finding's test case fails follows
+//! as properties, and the agent that wrote it when that is not cursor-agent) and one `<testcase>` per finding. Whether a finding's test case fails follows
 //! the exit code: errors are `<failure>`s, warnings too under `--strict`; otherwise warnings and
 //! infos are passing test cases that carry the finding in `<system-out>`, so the report shows a
 //! run that passed as passed without hiding what was found. A file with no finding gets one
@@ -54,6 +54,8 @@ struct Closed {
     counts: Counts,
     /// Records and bytes read; `None` when reading stopped early.
     read: Option<(u64, u64)>,
+    /// The agent that wrote the file, when it is not cursor-agent (`--agent`'s name).
+    agent: Option<&'static str>,
     cases: std::ops::Range<u64>,
 }
 
@@ -68,6 +70,8 @@ pub(super) struct Report {
     suites: Vec<Closed>,
     totals: Counts,
     open: Option<Suite>,
+    /// The agent of the file being checked, once it is known (see [`Report::agent`]).
+    agent: Option<&'static str>,
     /// One test case is serialized here, then appended to `cases`.
     scratch: String,
     /// The first error of the temporary file, reported by [`Report::write`].
@@ -82,6 +86,7 @@ impl Report {
             suites: Vec::new(),
             totals: Counts::default(),
             open: None,
+            agent: None,
             scratch: String::new(),
             error: None,
         }
@@ -152,6 +157,11 @@ impl Report {
     }
 
     /// The file was read to its end.
+    /// The agent that wrote the file ending next, named in its suite's properties.
+    pub(super) fn agent(&mut self, agent: Option<&'static str>) {
+        self.agent = agent;
+    }
+
     pub(super) fn end_file(&mut self, file: &str, records: u64, bytes: u64) {
         self.suite(file);
         self.close(Some((records, bytes)));
@@ -186,9 +196,12 @@ impl Report {
                     head,
                     "    <properties>\n      \
                      <property name=\"records\" value=\"{records}\"/>\n      \
-                     <property name=\"bytes\" value=\"{bytes}\"/>\n    \
-                     </properties>\n"
+                     <property name=\"bytes\" value=\"{bytes}\"/>\n"
                 );
+                if let Some(agent) = suite.agent {
+                    let _ = writeln!(head, "      <property name=\"agent\" value=\"{agent}\"/>");
+                }
+                head.push_str("    </properties>\n");
             }
             out.write_all(head.as_bytes())?;
             // An error of the temporary file is the output's too.
@@ -245,6 +258,7 @@ impl Report {
             name: suite.name,
             counts: suite.counts,
             read,
+            agent: self.agent.take(),
             cases: suite.start..self.cases.len(),
         });
     }

@@ -137,6 +137,14 @@ impl<W: Write> Printer<W> {
 
     /// The input named `file` was read to its end: `records` records, `bytes` bytes. An input
     /// that was begun and never ended is one whose reading failed.
+    /// The agent that wrote the file ending next (the junit format names it, unless it is
+    /// cursor-agent's).
+    pub fn file_agent(&mut self, agent: Option<Agent>) {
+        if let Document::Junit(report) = &mut self.document {
+            report.agent(agent.filter(|&a| a != Agent::Cursor).map(Agent::as_str));
+        }
+    }
+
     pub fn end_file(&mut self, file: &str, records: u64, bytes: u64) -> io::Result<()> {
         if let Document::Junit(report) = &mut self.document {
             report.end_file(file, records, bytes);

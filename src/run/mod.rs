@@ -925,6 +925,7 @@ fn finish(
         }
         checked.printer.diagnostic(&checked.name, d)?;
     }
+    checked.printer.file_agent(checked.totals.agent);
     checked
         .printer
         .end_file(&checked.name, checked.totals.records, checked.totals.bytes)?;

@@ -704,3 +704,31 @@ fn gemini_has_one_result() {
         (1, vec![("event-after-result".to_owned(), 3)])
     );
 }
+
+/// The junit report names the agent of each file that is not cursor-agent's in its suite's
+/// properties; a cursor file's suite is as it always was.
+#[test]
+fn junit_names_the_agent_of_each_file() {
+    let run = exec(
+        &[
+            "--format",
+            "junit",
+            "testdata/agents/gemini/tool-run.ndjson",
+            "testdata/sample.ndjson",
+            "testdata/agents/codex-session.ndjson",
+        ],
+        None,
+    );
+    let xml = run.stdout();
+    let agents: Vec<&str> = xml
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(r#"<property name="agent" value=""#))
+        .collect();
+    assert_eq!(agents, [r#"gemini"/>"#, r#"codex"/>"#], "{xml}");
+    let cursor = xml.split("<testsuite ").nth(2).unwrap();
+    assert!(
+        cursor.starts_with(r#"name="testdata/sample.ndjson""#),
+        "{xml}"
+    );
+    assert!(!cursor.contains(r#"name="agent""#), "{xml}");
+}
