@@ -15,7 +15,7 @@
 use crate::agents::common;
 use crate::check::{self, Consumer};
 use crate::event::Event;
-use crate::record::{Position, Record};
+use crate::input::record::{Position, Record};
 use crate::report::{escape_untrusted, thousands};
 use crate::stats::duration;
 use crate::validate::Poly;

@@ -12,7 +12,7 @@ use crate::agents::common::{self, Kind};
 use crate::check::{Consumer, Options, Totals, check_into};
 use crate::event::{Event, Field};
 use crate::excerpt::Excerpt;
-use crate::record::{Position, Record};
+use crate::input::record::{Position, Record};
 use crate::report::{escape_untrusted, format_bytes, thousands};
 use crate::rules::Severity;
 use serde::Serialize;

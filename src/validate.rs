@@ -20,8 +20,8 @@
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
 use crate::excerpt::Excerpt;
+use crate::input::record::{Position, Record};
 use crate::locate;
-use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use std::collections::{HashMap, HashSet};
 

@@ -10,11 +10,11 @@
 //! joins: no parsing of values, no event classification, no repair of the raw LFs it lets through,
 //! no diagnostics, and no allocation per record.
 
-use crate::record::{
+use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
     UTF8,
 };
-use crate::simd::{Found, Kernel, LineIndex};
+use crate::input::simd::{Found, Kernel, LineIndex};
 use memchr::{memchr, memchr2, memchr3};
 use std::io::{self, ErrorKind, Read};
 use std::ops::Deref;
@@ -577,7 +577,7 @@ impl<S: Source> Splitter<S> {
         let lf = memchr(LF, &self.buf[from..self.end]).map(|i| from + i);
         let upto = lf.unwrap_or(self.end);
         tick!(self, upto - from);
-        let (in_str, esc) = crate::simd::string_state_within(in_str, esc, &self.buf, from..upto)
+        let (in_str, esc) = super::simd::string_state_within(in_str, esc, &self.buf, from..upto)
             .unwrap_or_else(|| string_state_bytewise(in_str, esc, &self.buf[from..upto]));
         match lf {
             Some(lf) => self.line_end(body, lf, in_str),

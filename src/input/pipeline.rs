@@ -24,9 +24,9 @@
 use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event};
-use crate::record::{Frame, Position, Record};
-use crate::simd::Kernel;
-use crate::split::{InPlace, Splitter};
+use crate::input::record::{Frame, Position, Record};
+use crate::input::simd::Kernel;
+use crate::input::split::{InPlace, Splitter};
 use bumpalo::Bump;
 use std::cell::RefCell;
 use std::io::{self, Read};
@@ -105,7 +105,7 @@ impl SharedInput for Vec<u8> {
     }
 }
 
-impl SharedInput for crate::mapped::Mapped {
+impl SharedInput for super::mapped::Mapped {
     fn bytes(&self) -> &[u8] {
         self.bytes()
     }
