@@ -2,8 +2,9 @@
 //!
 //! This module groups the stage's files: `record` (the plain data the splitter yields: a
 //! record's bytes and position), `split` (framing in a reused buffer or over an input in
-//! memory), `simd` (the splitter's block-at-a-time string tracking), `mapped` (files checked
-//! where they lie) and `pipeline` (one input checked on several threads). Nothing here
+//! memory), `source` (where the splitter's bytes come from), `prefix` (the JSON prefix grammar
+//! that decides joins), `simd` (the string trackers), `mapped` (files checked where they lie)
+//! and `pipeline` (one input checked on several threads). Nothing here
 //! interprets a record beyond the small JSON prefix grammar the splitter needs to decide joins:
 //! no event classification, no rules, no diagnostics; which inputs are opened, and how, is
 //! `commands`' business.
@@ -12,9 +13,12 @@
 pub mod mapped;
 #[doc(hidden)]
 pub mod pipeline;
+mod prefix;
 #[doc(hidden)]
 pub mod record;
 #[doc(hidden)]
 pub mod simd;
+#[doc(hidden)]
+pub mod source;
 #[doc(hidden)]
 pub mod split;
