@@ -12,8 +12,8 @@ use common::Variant;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sjlint::check::{self, Options};
 use sjlint::event::{self, Event};
-use sjlint::record::Frame;
-use sjlint::split::{Source, Splitter};
+use sjlint::input::record::Frame;
+use sjlint::input::split::{Source, Splitter};
 use std::hint::black_box;
 
 // The allocator the binary ships with, so that `check end to end` measures what users run.
@@ -81,7 +81,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| memchr::memchr_iter(b'\n', black_box(&input)).count())
     });
     g.bench_function("string tracking alone (one call)", |b| {
-        b.iter(|| sjlint::simd::string_state(false, false, black_box(&input)))
+        b.iter(|| sjlint::input::simd::string_state(false, false, black_box(&input)))
     });
     g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
     g.bench_function("splitter through a reader", |b| {

@@ -13,13 +13,13 @@
 use crate::agents::{self, Agent, Vote, common};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, JsonType, Parsed, Shape};
-use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, Preamble, STDERR_HELP};
-use crate::record::{
+use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
     UTF8,
 };
+use crate::input::split::{Source, Splitter};
+use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, Preamble, STDERR_HELP};
 use crate::rules::{Group, Rule, RuleSet, Severity};
-use crate::split::{Source, Splitter};
 use crate::validate::Validator;
 use bumpalo::Bump;
 use std::io::{self, Read, Write};
@@ -243,9 +243,9 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
 
 /// The stateful half of checking one input: what depends on the records before (the validator,
 /// runs of binary records, the totals) and the order of the findings. The one-thread loop
-/// ([`check_into`]) and the in-order stage of [`crate::pipeline`] both feed it frame by frame,
-/// in input order; the pure half of each record ([`examine`]) is done by the caller, or here
-/// when the caller has not done it.
+/// ([`check_into`]) and the in-order stage of [`crate::input::pipeline`] both feed it frame by
+/// frame, in input order; the pure half of each record ([`examine`]) is done by the caller, or
+/// here when the caller has not done it.
 pub(crate) struct InOrder<'o, E, C> {
     opts: &'o Options,
     sink: Sink<'o, E>,

@@ -4,7 +4,7 @@
 //! turn a byte offset inside a record into a column and a snippet; it must not print anything
 //! (that is `report/`) and must not decide when a rule fires (that is `validate`/`event`).
 
-use crate::record::Position;
+use crate::input::record::Position;
 use crate::rules::{Rule, Severity};
 use std::ops::Range;
 

@@ -15,8 +15,8 @@
 use crate::check::{self, Consumer, Options};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Field, Parsed};
+use crate::input::record::{Position, Record};
 use crate::pairing;
-use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};

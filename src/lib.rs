@@ -29,12 +29,15 @@
 //!
 //! # Inside
 //!
-//! The pipeline is split → classify → validate → report, one record at a time: `split` finds
-//! records in a reused buffer, `event` gives a borrowed view of each one, `validate` keeps the
-//! small state the lifecycle and pairing rules need, and `report` prints what was found.
+//! The pipeline is split → classify → validate → report, one record at a time: `input` (the
+//! splitter, mapped files and the parallel pipeline) finds records in a reused buffer, `event`
+//! gives a borrowed view of each one, `validate` keeps the small state the lifecycle and pairing
+//! rules need, and `report` prints what was found.
 //! `check` wires them together for one input. Payload and sdk records are mapped by `event`
 //! into the one canonical view every rule reads, and `fmt` writes that canonical form back out;
-//! `schema` carries the JSON Schemas of the outputs. These modules are public for the binary,
+//! `schema` carries the JSON Schemas of the outputs. `agents` recognises Claude Code, Codex and
+//! Gemini CLI streams, checks each with its agent's rules and maps them into one agent-neutral
+//! vocabulary; `run` starts an agent and supervises it. These modules are public for the binary,
 //! the benches, the fuzz targets and the tests only: they are hidden from the documentation and
 //! are no stable API.
 
@@ -63,6 +66,8 @@ pub mod excerpt;
 pub mod fmt;
 mod fmt_files;
 #[doc(hidden)]
+pub mod input;
+#[doc(hidden)]
 pub mod interrupt;
 mod json;
 mod json_str;
@@ -71,15 +76,9 @@ pub mod lint;
 #[doc(hidden)]
 pub mod locate;
 #[doc(hidden)]
-pub mod mapped;
-#[doc(hidden)]
 pub mod pairing;
 #[doc(hidden)]
-pub mod pipeline;
-#[doc(hidden)]
 pub mod preamble;
-#[doc(hidden)]
-pub mod record;
 #[doc(hidden)]
 pub mod render;
 #[doc(hidden)]
@@ -91,11 +90,7 @@ pub mod run;
 #[doc(hidden)]
 pub mod schema;
 #[doc(hidden)]
-pub mod simd;
-#[doc(hidden)]
 pub mod sink;
-#[doc(hidden)]
-pub mod split;
 #[doc(hidden)]
 pub mod stats;
 #[doc(hidden)]

@@ -13,7 +13,7 @@
 //! line is (that is `check`'s `json_diagnostic`); it only reads the messages it sets.
 
 use crate::diagnostic::Diagnostic;
-use crate::record::Position;
+use crate::input::record::Position;
 use crate::rules::Rule;
 
 /// The message of `invalid-json` on a line of plain text.

@@ -10,7 +10,7 @@
 //! nor read the input: the check loop tells it what happened.
 
 use crate::event::Event;
-use crate::record::{Position, Record};
+use crate::input::record::{Position, Record};
 use crate::report::{format_bytes, thousands};
 use crate::rules::Severity;
 use std::io::{self, Write};

@@ -20,9 +20,9 @@
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
 use crate::excerpt::Excerpt;
+use crate::input::record::{Position, Record};
 use crate::locate;
 use crate::pairing::{ShownKey, key_of};
-use crate::record::{Position, Record};
 use crate::rules::{Rule, RuleSet};
 use std::collections::{HashMap, HashSet};
 

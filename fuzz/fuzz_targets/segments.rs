@@ -10,8 +10,8 @@
 use libfuzzer_sys::fuzz_target;
 use sjlint::check::{self, Consumer, Options, Totals};
 use sjlint::event::Event;
-use sjlint::pipeline::{self, Settings, SharedInput};
-use sjlint::record::{Position, Record};
+use sjlint::input::pipeline::{self, Settings, SharedInput};
+use sjlint::input::record::{Position, Record};
 use std::sync::Arc;
 
 const LIMITS: [usize; 4] = [8, 64, 4096, check::DEFAULT_MAX_RECORD_BYTES];
@@ -27,7 +27,7 @@ impl Consumer for Seen {
             "event {:?} {} {} {json} {:?}\n",
             rec.pos,
             rec.lines,
-            rec.flags & !sjlint::record::UTF8,
+            rec.flags & !sjlint::input::record::UTF8,
             ev.ty
         );
     }

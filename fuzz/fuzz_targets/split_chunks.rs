@@ -9,9 +9,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::record::{Frame, Position, UTF8};
-use sjlint::simd::Kernel;
-use sjlint::split::{InPlace, Source, Splitter};
+use sjlint::input::record::{Frame, Position, UTF8};
+use sjlint::input::simd::Kernel;
+use sjlint::input::split::{InPlace, Source, Splitter};
 use std::io::{self, Read};
 
 const LIMITS: [usize; 9] = [1, 2, 3, 7, 16, 64, 200, 4096, 64 << 20];
@@ -144,8 +144,8 @@ fuzz_target!(|input: &[u8]| {
 
     for (in_str, esc) in [(false, false), (true, false), (true, true)] {
         assert_eq!(
-            sjlint::simd::string_state(in_str, esc, data),
-            sjlint::simd::string_state_portable(in_str, esc, data),
+            sjlint::input::simd::string_state(in_str, esc, data),
+            sjlint::input::simd::string_state_portable(in_str, esc, data),
             "block string tracking differs from the portable one"
         );
     }

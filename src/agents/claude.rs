@@ -18,7 +18,7 @@ use super::{
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
-use crate::record::Position;
+use crate::input::record::Position;
 use crate::rules::Rule;
 use bumpalo::Bump;
 use std::borrow::Cow;

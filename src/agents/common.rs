@@ -13,7 +13,7 @@ use crate::check::{self, Consumer, Options};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::fmt::FmtTotals;
-use crate::record::{Position, Record};
+use crate::input::record::{Position, Record};
 use crate::rules::Rule;
 use bumpalo::Bump;
 use serde::Serialize;

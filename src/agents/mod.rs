@@ -25,7 +25,7 @@ pub mod gemini;
 
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
-use crate::record::Position;
+use crate::input::record::Position;
 use crate::rules::Rule;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;

@@ -30,7 +30,7 @@ pub(super) fn write_diagnostic<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::{Rule, Severity};
 
     fn render(file: &str, d: &Diagnostic, color: bool) -> String {

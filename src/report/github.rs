@@ -88,7 +88,7 @@ fn write_escaped<W: Write>(out: &mut W, s: &str, place: Escape) -> io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::Rule;
 
     fn render(file: &str, d: &Diagnostic) -> String {

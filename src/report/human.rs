@@ -342,7 +342,7 @@ pub(crate) fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::Rule;
 
     fn render(file: &str, d: &Diagnostic, color: bool) -> String {

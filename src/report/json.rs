@@ -77,7 +77,7 @@ pub(super) fn write_diagnostic<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::{Group, RULES, Rule, Severity};
     use serde_json::{Value, json};
 

@@ -331,7 +331,7 @@ fn push_escaped(out: &mut String, s: &str, place: Place) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::Rule;
 
     fn pos(line: u64) -> Position {

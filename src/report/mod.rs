@@ -316,7 +316,7 @@ pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::Rule;
     use std::collections::HashMap;
 

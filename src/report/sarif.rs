@@ -394,7 +394,7 @@ impl Serialize for WireRelatedList<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Position;
+    use crate::input::record::Position;
     use crate::rules::Rule;
     use serde_json::{Value, json};
 

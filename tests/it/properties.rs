@@ -2,7 +2,7 @@
 //!
 //! - Splitting: feeding the splitter in chunks of any size gives the frames of feeding it whole,
 //!   and the block string tracker agrees with the portable one (the `split_chunks` target;
-//!   `src/split.rs` also tests the splitter against a reference splitter).
+//!   `src/input/split.rs` also tests the splitter against a reference splitter).
 //! - The pipeline on any bytes: `check` never panics, every json finding parses and points inside
 //!   the input, the human output holds no raw control character, and `stats` and `render` never
 //!   panic (the `check_pipeline` target).
@@ -12,11 +12,11 @@
 use proptest::prelude::*;
 use serde_json::Value;
 use sjlint::check::{self, Options};
-use sjlint::record::{Frame, Position, UTF8};
+use sjlint::input::record::{Frame, Position, UTF8};
+use sjlint::input::simd::Kernel;
+use sjlint::input::split::{InPlace, Source, Splitter};
 use sjlint::report::{Format, Printer};
 use sjlint::rules::Rule;
-use sjlint::simd::Kernel;
-use sjlint::split::{InPlace, Source, Splitter};
 use sjlint::{render, stats};
 use std::io::{self, Read};
 use std::path::Path;
@@ -244,8 +244,8 @@ proptest! {
     ) {
         let (in_str, esc) = [(false, false), (true, false), (true, true)][start];
         prop_assert_eq!(
-            sjlint::simd::string_state(in_str, esc, &data),
-            sjlint::simd::string_state_portable(in_str, esc, &data)
+            sjlint::input::simd::string_state(in_str, esc, &data),
+            sjlint::input::simd::string_state_portable(in_str, esc, &data)
         );
     }
 }

@@ -7,10 +7,12 @@
 //! SSE2 on every x86-64, plain code elsewhere, chosen at run time, every one giving the same
 //! answers), escaped positions from the backslash runs, and the in-string mask as the prefix
 //! XOR of the unescaped quotes. It must give exactly the answers of the byte-at-a-time tracker
-//! in `split.rs`, which lets a backslash escape only inside a string; where the two could differ
-//! (a backslash outside any string, which valid JSON never has) it says so and the caller falls
-//! back to the byte-at-a-time tracker. It knows nothing of records, limits or the join rules.
+//! (`string_state_bytewise`, kept here too), which lets a backslash escape only inside a string;
+//! where the two could differ (a backslash outside any string, which valid JSON never has) it
+//! says so and the caller falls back to the byte-at-a-time tracker. It knows nothing of
+//! records, limits or the join rules.
 
+use memchr::{memchr, memchr2};
 use std::ops::Range;
 
 /// The string state after `bytes`, starting from (`in_str`, `esc`): `esc` means the previous
@@ -735,6 +737,42 @@ fn stop(ix: &mut LineIndex, at: usize, lf: u64, backslash: u64, inside: u64) {
         ix.pos = at + bs_out as usize;
         ix.blocked = Some(ix.pos);
     }
+}
+
+/// Naive string tracking, continued over `bytes` from state (`in_str`, `esc`), byte by byte.
+/// Outside strings a backslash means nothing here; the grammar automaton judges such lines when
+/// it matters. The fast path (`simd`) gives the same answer a block at a time and defers to this
+/// where a backslash stands outside a string.
+pub(super) fn string_state_bytewise(mut in_str: bool, mut esc: bool, bytes: &[u8]) -> (bool, bool) {
+    let mut i = 0;
+    if esc && !bytes.is_empty() {
+        esc = false;
+        i = 1;
+    }
+    while i < bytes.len() {
+        if in_str {
+            let Some(j) = memchr2(b'"', b'\\', &bytes[i..]) else {
+                break;
+            };
+            let k = i + j;
+            if bytes[k] == b'"' {
+                in_str = false;
+                i = k + 1;
+            } else if k + 1 < bytes.len() {
+                i = k + 2;
+            } else {
+                esc = true;
+                i = k + 1;
+            }
+        } else {
+            let Some(j) = memchr(b'"', &bytes[i..]) else {
+                break;
+            };
+            in_str = true;
+            i += j + 1;
+        }
+    }
+    (in_str, esc)
 }
 
 #[cfg(test)]

@@ -1,0 +1,24 @@
+//! Bytes in: the input stage, from the bytes of a file or a stream to the records after it.
+//!
+//! This module groups the stage's files: `record` (the plain data the splitter yields: a
+//! record's bytes and position), `split` (framing in a reused buffer or over an input in
+//! memory), `source` (where the splitter's bytes come from), `prefix` (the JSON prefix grammar
+//! that decides joins), `simd` (the string trackers), `mapped` (files checked where they lie)
+//! and `pipeline` (one input checked on several threads). Nothing here
+//! interprets a record beyond the small JSON prefix grammar the splitter needs to decide joins:
+//! no event classification, no rules, no diagnostics; which inputs are opened, and how, is
+//! `commands`' business.
+
+#[doc(hidden)]
+pub mod mapped;
+#[doc(hidden)]
+pub mod pipeline;
+mod prefix;
+#[doc(hidden)]
+pub mod record;
+#[doc(hidden)]
+pub mod simd;
+#[doc(hidden)]
+pub mod source;
+#[doc(hidden)]
+pub mod split;
