@@ -44,7 +44,13 @@ fn findings_come_in_path_order() {
     ]);
     // The last line is the summary.
     let mut lines: Vec<&str> = out.lines().collect();
-    assert!(lines.pop().is_some_and(|l| l.contains(" files; ")), "{out}");
+    // (with the agents of the files when they are not all cursor-agent's).
+    assert!(
+        lines
+            .pop()
+            .is_some_and(|l| l.contains(" files") && l.contains(" records, ")),
+        "{out}"
+    );
     let files: Vec<&str> = lines.iter().map(|l| l.split(':').next().unwrap()).collect();
     let mut sorted = files.clone();
     sorted.sort();
