@@ -13,8 +13,8 @@
 
 use super::common::{self, Kind, Tokens};
 use super::{
-    Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, foreign, id_prefix, line_pos,
-    mixed, require, unfinished, view,
+    Agent, Calls, Emit, Opened, Progress, Raw, Sink, Want, excerpt, expect, id_prefix, line_pos,
+    own_type, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
@@ -134,9 +134,6 @@ impl Progress for Validator {
     }
 }
 
-type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
-type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
-
 impl Validator {
     pub fn record<'a>(
         &mut self,
@@ -152,20 +149,16 @@ impl Validator {
             return Ok(line.shape);
         }
         self.last_line = pos.line;
-        let Some(ty) = line.ty.as_str() else {
-            emit(
-                Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
-                    .with_snippet(bytes),
-            );
+        let Ok(ty) = own_type(
+            line.ty.as_str(),
+            Agent::Claude,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) else {
             return Ok(None);
         };
-        if let Some(other) = foreign(ty, Agent::Claude) {
-            if !self.mixed {
-                self.mixed = true;
-                emit(mixed(pos, Agent::Claude, other, ty));
-            }
-            return Ok(None);
-        }
         expect(
             line.session_id.json_type(),
             Want::Str,

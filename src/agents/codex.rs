@@ -12,8 +12,8 @@
 
 use super::common::{self, Kind, Tokens};
 use super::{
-    Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, foreign, line_pos, mixed, require,
-    unfinished, view,
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, excerpt, expect, line_pos,
+    own_type, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
@@ -114,9 +114,6 @@ impl Progress for Validator {
     }
 }
 
-type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
-type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
-
 impl Validator {
     pub fn record<'a>(
         &mut self,
@@ -131,21 +128,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return Ok(line.shape);
         }
-        let Some(ty) = line.ty.as_str() else {
-            self.last_line = pos.line;
-            emit(
-                Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
-                    .with_snippet(bytes),
-            );
-            return Ok(None);
-        };
-        if let Some(other) = foreign(ty, Agent::Codex) {
-            if !self.mixed {
-                self.mixed = true;
-                emit(mixed(pos, Agent::Codex, other, ty));
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::Codex,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return Ok(None);
             }
-            return Ok(None);
-        }
+        };
         if ty == "thread.started" {
             self.thread_started(pos, bytes, &line, emit, &mut sink);
             self.last_line = pos.line;

@@ -10,8 +10,8 @@
 
 use super::common::{self, Kind, Tokens, parse_timestamp};
 use super::{
-    Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, foreign, line_pos, mixed, require,
-    unfinished, view,
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, excerpt, expect, line_pos,
+    own_type, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
@@ -92,9 +92,6 @@ impl Progress for Validator {
     }
 }
 
-type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
-type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
-
 impl Validator {
     pub fn record<'a>(
         &mut self,
@@ -109,21 +106,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return Ok(line.shape);
         }
-        let Some(ty) = line.ty.as_str() else {
-            self.last_line = pos.line;
-            emit(
-                Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
-                    .with_snippet(bytes),
-            );
-            return Ok(None);
-        };
-        if let Some(other) = foreign(ty, Agent::Gemini) {
-            if !self.mixed {
-                self.mixed = true;
-                emit(mixed(pos, Agent::Gemini, other, ty));
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::Gemini,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return Ok(None);
             }
-            return Ok(None);
-        }
+        };
         if !matches!(
             ty,
             "init" | "message" | "tool_use" | "tool_result" | "error" | "result"

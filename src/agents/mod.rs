@@ -814,6 +814,46 @@ pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
     ))
 }
 
+/// Where an agent's checker sends its findings.
+pub type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
+/// Where an agent's checker sends the agent-neutral events of a record, when they are wanted.
+pub type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
+
+/// Why a record has no type its agent's checker goes on with.
+pub enum NoType {
+    /// No string `type`: `missing-type` was reported.
+    Missing,
+    /// A type of another agent: `mixed-agents` was reported, once per stream (`said`).
+    Foreign,
+}
+
+/// What every agent's checker asks first of a record: its string `type`, when it is one this
+/// agent may write. A record with none is `missing-type`; the first with another agent's type
+/// is `mixed-agents`.
+pub fn own_type<'t>(
+    ty: Option<&'t str>,
+    this: Agent,
+    said: &mut bool,
+    pos: Position,
+    bytes: &[u8],
+    emit: Emit<'_>,
+) -> Result<&'t str, NoType> {
+    let Some(ty) = ty else {
+        emit(
+            Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
+                .with_snippet(bytes),
+        );
+        return Err(NoType::Missing);
+    };
+    if let Some(other) = foreign(ty, this) {
+        if !std::mem::replace(said, true) {
+            emit(mixed(pos, this, other, ty));
+        }
+        return Err(NoType::Foreign);
+    }
+    Ok(ty)
+}
+
 /// The checker of one agent's stream (cursor's lives in `validate`).
 pub enum Checker {
     Claude(Box<claude::Validator>),
