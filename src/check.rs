@@ -1113,7 +1113,14 @@ fn slow_record(
             } else {
                 String::new()
             };
-            let repaired = std::str::from_utf8(scratch).expect("escaping keeps UTF-8 valid");
+            // Escaping keeps UTF-8 valid, so this fails only when `bytes` changed while they were
+            // copied (a mapped file truncated meanwhile, `input::mapped`): the error stands.
+            let Ok(repaired) = std::str::from_utf8(scratch) else {
+                unreadable(check, rec);
+                consumer.invalid(rec.pos, bytes);
+                emit(json_diagnostic(rec, bytes, &e));
+                return;
+            };
             match event::parse_valid(repaired, dialect, lenient) {
                 Ok(parsed) => {
                     emit(

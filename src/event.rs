@@ -383,8 +383,12 @@ pub fn parse_valid<'a>(
     match parse_as(text, forced) {
         Err(e) if is_substitutable(&e) => {
             substitute(text.as_bytes(), scratch);
-            let copy = std::str::from_utf8(scratch).expect("substitution writes ASCII over ASCII");
-            parse_as(copy, forced)
+            // Substitution writes ASCII over ASCII, so the copy is UTF-8 unless `text` changed
+            // while it was copied (a mapped file truncated meanwhile, `input::mapped`).
+            match std::str::from_utf8(scratch) {
+                Ok(copy) => parse_as(copy, forced),
+                Err(_) => Err(e),
+            }
         }
         other => other,
     }
@@ -440,7 +444,7 @@ fn substitute_in_string(text: &[u8], from: usize, out: &mut [u8]) -> usize {
     // that low escape would have to start.
     let mut high: Option<(usize, usize)> = None;
     // `at` is the offset of the escape's first hex digit, a `D` or `d`.
-    let lone = |at: usize, out: &mut [u8]| out[at] += b'E' - b'D';
+    let lone = |at: usize, out: &mut [u8]| out[at] = out[at].wrapping_add(b'E' - b'D');
     let mut i = from;
     loop {
         let Some(k) = memchr::memchr2(b'"', b'\\', &text[i..]) else {
@@ -526,7 +530,8 @@ fn decimal_order(token: &[u8]) -> Option<i64> {
         }
         // Clamped far beyond any order that matters, so it cannot overflow.
         for &d in e {
-            exp = (exp * 10 + i64::from(d - b'0')).min(1 << 40);
+            // Wrapping: see `json::Reader::visit_number` on bytes that change under a mapped file.
+            exp = (exp * 10 + i64::from(d.wrapping_sub(b'0'))).min(1 << 40);
         }
         if negative {
             exp = -exp;

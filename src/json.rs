@@ -212,11 +212,15 @@ impl<'de> Reader<'de> {
                 Some(d) => (true, d),
                 None => (false, token),
             };
-            // 19 digits never overflow a u64, 18 never an i64.
+            // 19 digits never overflow a u64, 18 never an i64. Wrapping all the same: the digits
+            // are read again after `number` checked them, and a mapped file truncated meanwhile
+            // reads zeros there (`input::mapped`), which must not panic; the check then ends
+            // in an error naming the file, so the value is never reported.
             let value = || {
-                digits
-                    .bytes()
-                    .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))
+                digits.bytes().fold(0u64, |n, d| {
+                    n.wrapping_mul(10)
+                        .wrapping_add(u64::from(d.wrapping_sub(b'0')))
+                })
             };
             if !negative && digits.len() <= 19 {
                 return v.visit_u64(value());

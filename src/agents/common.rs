@@ -192,7 +192,10 @@ pub fn parse_timestamp(s: &str) -> Option<u64> {
             i += 1;
         }
         let frac = &s[start..i];
-        let mut digits = frac.bytes().take(3).map(|c| u64::from(c - b'0'));
+        let mut digits = frac
+            .bytes()
+            .take(3)
+            .map(|c| u64::from(c.wrapping_sub(b'0')));
         for _ in 0..3 {
             ms = ms * 10 + digits.next().unwrap_or(0);
         }
