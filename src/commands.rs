@@ -21,6 +21,7 @@ use crate::report::{self, Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::sink::{self, Sink};
 use crate::status::Live;
+use crate::text::escape_untrusted;
 use crate::{render, stats};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -109,7 +110,7 @@ fn print_man(sub: Option<&str>) -> io::Result<u8> {
                 writeln!(
                     io::stderr(),
                     "sjlint: no subcommand `{}` (`sjlint --help` lists them)",
-                    report::escape_untrusted(name)
+                    escape_untrusted(name)
                 )?;
                 return Ok(EXIT_USAGE);
             }
@@ -190,11 +191,7 @@ fn explain(name: &str) -> io::Result<u8> {
                 return explain_group(*group);
             }
             let mut err = io::stderr().lock();
-            write!(
-                err,
-                "sjlint: unknown rule `{}`",
-                report::escape_untrusted(name)
-            )?;
+            write!(err, "sjlint: unknown rule `{}`", escape_untrusted(name))?;
             if let Some(near) = crate::config::closest_name(name) {
                 write!(err, "; did you mean `{near}`?")?;
             }
@@ -249,7 +246,7 @@ fn resolve_inputs(
     }
     let mut filter = walk.filter();
     if let Err(e) = filter.validate() {
-        writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+        writeln!(io::stderr(), "sjlint: {}", escape_untrusted(&e))?;
         return Ok(None);
     }
     let mut walked = Vec::new();
@@ -262,14 +259,14 @@ fn resolve_inputs(
             let settings = match configs.for_path(Some(path)) {
                 Ok(s) => s,
                 Err(e) => {
-                    writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+                    writeln!(io::stderr(), "sjlint: {}", escape_untrusted(&e))?;
                     return Ok(None);
                 }
             };
             filter.include = settings.include.clone();
             filter.exclude = settings.exclude.clone();
             if let Err(e) = filter.validate() {
-                writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(&e))?;
+                writeln!(io::stderr(), "sjlint: {}", escape_untrusted(&e))?;
                 return Ok(None);
             }
             match crate::walk::walk(path, &filter) {
@@ -291,7 +288,7 @@ fn resolve_inputs(
     if inputs.is_empty() && !*unreadable {
         let shown: Vec<String> = walked
             .iter()
-            .map(|p| format!("`{}`", report::escape_untrusted(&p.display().to_string())))
+            .map(|p| format!("`{}`", escape_untrusted(&p.display().to_string())))
             .collect();
         let globs = filter.include_globs().join(", ");
         let streams = if filter.include.is_empty() {
@@ -315,15 +312,11 @@ fn walk_note(note: &crate::walk::Note, unreadable: &mut bool) -> io::Result<()> 
         crate::walk::Note::NotRegular(path, what) => writeln!(
             io::stderr(),
             "sjlint: note: skipped {}: {what}, not a regular file (name it to read it)",
-            report::escape_untrusted(&path.display().to_string())
+            escape_untrusted(&path.display().to_string())
         ),
         crate::walk::Note::Unreadable(e) => {
             *unreadable = true;
-            writeln!(
-                io::stderr(),
-                "sjlint: cannot read {}",
-                report::escape_untrusted(e)
-            )
+            writeln!(io::stderr(), "sjlint: cannot read {}", escape_untrusted(e))
         }
     }
 }
@@ -459,7 +452,7 @@ fn stdin_ready(timeout: std::time::Duration) -> bool {
 
 /// A configuration that cannot be used: a usage error.
 fn config_error(e: &str) -> io::Result<u8> {
-    writeln!(io::stderr(), "sjlint: {}", report::escape_untrusted(e))?;
+    writeln!(io::stderr(), "sjlint: {}", escape_untrusted(e))?;
     Ok(EXIT_USAGE)
 }
 
@@ -526,7 +519,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
                 writeln!(
                     io::stderr(),
                     "sjlint: cannot write {}: {e}",
-                    report::escape_untrusted(&path.display().to_string())
+                    escape_untrusted(&path.display().to_string())
                 )?;
                 return Ok(EXIT_USAGE);
             }
@@ -1263,13 +1256,13 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
                 writeln!(
                     io::stderr(),
                     "sjlint: {}: {sessions} with no `result`; nothing written for them",
-                    report::escape_untrusted(&name),
+                    escape_untrusted(&name),
                 )?;
             }
             Ok(totals) if totals.texts_left_out > 0 => writeln!(
                 io::stderr(),
                 "sjlint: {}: {} session(s) with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
-                report::escape_untrusted(&name),
+                escape_untrusted(&name),
                 totals.texts_left_out
             )?,
             Ok(_) => {}
@@ -1337,7 +1330,7 @@ fn fmt_each_file(
             printer.flush()
         };
         let totals = fmt::format(&original[..], check, opts, &mut formatted, &mut emit)?;
-        let shown = report::escape_untrusted(&name).into_owned();
+        let shown = escape_untrusted(&name).into_owned();
         if mode == Mode::Write && totals.invalid > 0 && !opts.keep_invalid {
             // Writing would drop them: nothing is lost without being asked for.
             writeln!(
@@ -1387,7 +1380,7 @@ fn show_config(path: Option<&Path>, walk: &WalkArgs) -> io::Result<u8> {
         Ok(settings) => {
             let mut out = io::stdout().lock();
             for line in crate::config::describe(&settings).lines() {
-                writeln!(out, "{}", report::escape_untrusted(line))?;
+                writeln!(out, "{}", escape_untrusted(line))?;
             }
             out.flush()?;
             Ok(EXIT_OK)
@@ -1417,7 +1410,7 @@ fn print_schema(name: Option<&str>) -> io::Result<u8> {
             writeln!(
                 io::stderr(),
                 "sjlint: no schema named `{}` (bundled: {})",
-                report::escape_untrusted(name),
+                escape_untrusted(name),
                 names.join(", ")
             )?;
             Ok(EXIT_USAGE)
@@ -1431,6 +1424,6 @@ fn cannot_read(path: &Path, e: &io::Error) -> io::Result<()> {
     writeln!(
         io::stderr(),
         "sjlint: cannot read {}: {e}",
-        report::escape_untrusted(&shown)
+        escape_untrusted(&shown)
     )
 }

@@ -61,8 +61,6 @@ pub mod diagnostic;
 #[doc(hidden)]
 pub mod event;
 #[doc(hidden)]
-pub mod excerpt;
-#[doc(hidden)]
 pub mod fmt;
 mod fmt_files;
 #[doc(hidden)]
@@ -95,6 +93,8 @@ pub mod sink;
 pub mod stats;
 #[doc(hidden)]
 pub mod status;
+#[doc(hidden)]
+pub mod text;
 #[doc(hidden)]
 pub mod validate;
 #[doc(hidden)]

@@ -6,8 +6,8 @@
 //! print: the caller passes findings in and writes what comes out.
 
 use crate::diagnostic::Diagnostic;
-use crate::report::escape_untrusted;
 use crate::rules::{RULES, Rule, Severity};
+use crate::text::escape_untrusted;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -63,7 +63,7 @@ pub fn key_of<'a>(id: &'a str, scratch: &'a mut String) -> &'a str {
 }
 
 /// A key of [`key_of`] as messages quote it: a short id quoted whole, a long one by its prefix
-/// and its length, `"call_…"… (N bytes)`, the spelling of [`crate::excerpt::Excerpt`].
+/// and its length, `"call_…"… (N bytes)`, the spelling of [`crate::text::Excerpt`].
 pub struct ShownKey<'a>(pub &'a str);
 
 impl fmt::Debug for ShownKey<'_> {

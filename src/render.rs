@@ -15,11 +15,11 @@
 use crate::agents::common;
 use crate::check::{self, Consumer};
 use crate::event::Event;
-use crate::excerpt::Excerpt;
 use crate::input::record::{Position, Record};
 use crate::pairing;
-use crate::report::{escape_untrusted, thousands};
 use crate::stats::duration;
+use crate::text::Excerpt;
+use crate::text::{escape_untrusted, thousands};
 use crate::validate::Poly;
 use owo_colors::Style;
 use serde::Deserialize;

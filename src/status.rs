@@ -11,8 +11,8 @@
 
 use crate::event::Event;
 use crate::input::record::{Position, Record};
-use crate::report::{format_bytes, thousands};
 use crate::rules::Severity;
+use crate::text::{format_bytes, thousands};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -287,7 +287,7 @@ fn compose(s: &State, elapsed: Duration, bytes: u64, tick: u64, width: usize) ->
     if let Some(oldest) = s.running.first().filter(|_| !s.complete) {
         let mut running = format!(
             "running {} {}",
-            crate::report::escape_untrusted(&oldest.kind),
+            crate::text::escape_untrusted(&oldest.kind),
             secs(oldest.since.elapsed())
         );
         if s.running.len() > 1 {
@@ -296,7 +296,7 @@ fn compose(s: &State, elapsed: Duration, bytes: u64, tick: u64, width: usize) ->
         parts.push(running);
     }
     if !s.name.is_empty() && s.name != "-" {
-        parts.push(crate::report::escape_untrusted(&s.name).into_owned());
+        parts.push(crate::text::escape_untrusted(&s.name).into_owned());
     }
     let line = parts.join(" · ");
     // One column is left free: a line that fills the terminal exactly wraps on some terminals.

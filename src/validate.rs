@@ -19,11 +19,11 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, Field, JsonType};
-use crate::excerpt::Excerpt;
 use crate::input::record::{Position, Record};
 use crate::locate;
 use crate::pairing::{ShownKey, key_of};
 use crate::rules::{Rule, RuleSet};
+use crate::text::Excerpt;
 use std::collections::{HashMap, HashSet};
 
 /// Maps keyed by ids from the stream: foldhash is several times faster than SipHash on short

@@ -1,9 +1,9 @@
 //! The concise format: one `file:line:col: severity[rule] message` line per finding, for editors
 //! and `grep`. Related locations and help are left out; the human and json formats carry them.
 
-use super::escape_untrusted;
 use super::human::severity_style;
 use crate::diagnostic::Diagnostic;
+use crate::text::escape_untrusted;
 use owo_colors::Style;
 use std::io::{self, Write};
 

@@ -15,9 +15,9 @@
 //! matches it against the repository's paths, which a name with control characters in it does
 //! not match anyway, and prints it in the log.
 
-use super::escape_untrusted;
 use crate::diagnostic::Diagnostic;
 use crate::rules::Severity;
+use crate::text::escape_untrusted;
 use std::io::{self, Write};
 
 pub(super) fn write_diagnostic<W: Write>(

@@ -17,10 +17,11 @@
 //! come from the Unicode tables (`unicode-width`): two columns for wide CJK and emoji, none for
 //! combining marks.
 
-use super::{Summary, escape_untrusted};
+use super::Summary;
 use crate::agents::Agent;
 use crate::diagnostic::{Diagnostic, Snippet};
 use crate::rules::Severity;
+use crate::text::{escape_untrusted, format_bytes, thousands};
 use owo_colors::Style;
 use std::fmt;
 use std::io::{self, Write};
@@ -240,7 +241,7 @@ pub(super) fn write_summary<W: Write>(out: &mut W, s: &Summary, color: bool) -> 
         count(s.files, "file", "files"),
         agents(s),
         count(s.records, "record", "records"),
-        bytes(s.bytes)
+        format_bytes(s.bytes)
     );
     if s.errors == 0 && s.warnings == 0 && s.infos == 0 {
         let green = Style::new().green().bold();
@@ -306,37 +307,6 @@ fn agents(s: &Summary) -> String {
 /// `n` with thousands separators and the noun that agrees with it.
 fn count(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
-}
-
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A byte count in decimal units: `999 B`, `1.0 kB`, `5.6 MB`, `12.3 GB`.
-pub(crate) fn bytes(n: u64) -> String {
-    if n < 1000 {
-        return format!("{n} B");
-    }
-    const UNITS: [(&str, u128); 3] = [("kB", 1_000), ("MB", 1_000_000), ("GB", 1_000_000_000)];
-    let mut shown = String::new();
-    for (name, unit) in UNITS {
-        // Rounded to tenths; a value that rounds up to 1000.0 moves to the next unit.
-        let tenths = (u128::from(n) * 10 + unit / 2) / unit;
-        let whole = u64::try_from(tenths / 10).unwrap_or(u64::MAX);
-        shown = format!("{}.{} {name}", thousands(whole), tenths % 10);
-        if tenths < 10_000 {
-            break;
-        }
-    }
-    shown
 }
 
 #[cfg(test)]
@@ -637,31 +607,5 @@ mod tests {
             assert!(coloured.contains(code), "{coloured:?}");
         }
         assert_eq!(strip_ansi(&coloured), summary(s, false));
-    }
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(123_456_789), "123,456,789");
-        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
-    }
-
-    #[test]
-    fn byte_units() {
-        assert_eq!(bytes(0), "0 B");
-        assert_eq!(bytes(1), "1 B");
-        assert_eq!(bytes(999), "999 B");
-        assert_eq!(bytes(1000), "1.0 kB");
-        assert_eq!(bytes(1049), "1.0 kB");
-        assert_eq!(bytes(1050), "1.1 kB");
-        assert_eq!(bytes(3_400), "3.4 kB");
-        assert_eq!(bytes(999_949), "999.9 kB");
-        assert_eq!(bytes(999_950), "1.0 MB");
-        assert_eq!(bytes(5_600_000), "5.6 MB");
-        assert_eq!(bytes(12_345_678_901), "12.3 GB");
-        assert_eq!(bytes(1_234_567_000_000), "1,234.6 GB");
-        assert_eq!(bytes(u64::MAX), "18,446,744,073.7 GB");
     }
 }

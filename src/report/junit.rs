@@ -17,10 +17,10 @@
 //! [`escape_untrusted`], so it carries no raw line break, escape sequence, bidi control or
 //! zero-width character.
 
-use super::escape_untrusted;
 use super::spill::Spill;
 use crate::diagnostic::Diagnostic;
 use crate::rules::Severity;
+use crate::text::escape_untrusted;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

@@ -28,12 +28,8 @@ mod junit;
 mod sarif;
 mod spill;
 
-pub(crate) use human::{bytes as format_bytes, thousands};
-
 use crate::agents::Agent;
 use crate::diagnostic::Diagnostic;
-use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 /// The diagnostic output formats.
@@ -270,49 +266,6 @@ pub fn use_color(choice: &str, is_terminal: bool, env: impl Fn(&str) -> Option<S
     is_terminal
 }
 
-/// Whether `c` must not reach a terminal as is: it moves the cursor, starts an escape sequence,
-/// reorders the text around it, or is invisible (zero-width characters and marks, which can make
-/// two different texts look the same).
-fn is_unsafe_char(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0}'..='\u{1f}'
-            | '\u{7f}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}'
-    )
-}
-
-/// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, Unicode bidi
-/// overrides/isolates/marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width
-/// characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E) and U+2028/U+2029 become visible escapes
-/// like `\n`, `\t`, `\u{1b}`; everything else is unchanged. Returns Cow::Borrowed when nothing changes.
-pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
-    let Some(first) = s.find(is_unsafe_char) else {
-        return Cow::Borrowed(s);
-    };
-    let mut out = String::with_capacity(s.len() + 8);
-    out.push_str(&s[..first]);
-    for c in s[first..].chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if is_unsafe_char(c) => {
-                // Writing to a String cannot fail.
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,36 +342,6 @@ mod tests {
     fn color_unknown_choice_is_auto() {
         assert!(use_color("", true, env(&[])));
         assert!(!use_color("sometimes", false, env(&[])));
-    }
-
-    #[test]
-    fn escape_leaves_safe_text_borrowed() {
-        let s = "plain \"text\" with é, → and 漢字 and a \\ backslash";
-        assert!(matches!(escape_untrusted(s), Cow::Borrowed(t) if t == s));
-        assert!(matches!(escape_untrusted(""), Cow::Borrowed("")));
-    }
-
-    #[test]
-    fn escape_makes_controls_visible() {
-        assert_eq!(escape_untrusted("a\nb\tc\rd"), "a\\nb\\tc\\rd");
-        assert_eq!(escape_untrusted("\u{1b}[31mred"), "\\u{1b}[31mred");
-        assert_eq!(escape_untrusted("\0\u{7}\u{7f}"), "\\u{0}\\u{7}\\u{7f}");
-        assert_eq!(escape_untrusted("c1:\u{85}\u{9b}"), "c1:\\u{85}\\u{9b}");
-        assert_eq!(escape_untrusted("\u{a0}"), "\u{a0}");
-    }
-
-    #[test]
-    fn escape_makes_bidi_and_separators_visible() {
-        assert_eq!(escape_untrusted("x\u{202e}y"), "x\\u{202e}y");
-        for c in ('\u{202a}'..='\u{202e}').chain('\u{2066}'..='\u{2069}') {
-            let escaped = escape_untrusted(&c.to_string()).into_owned();
-            assert_eq!(escaped, format!("\\u{{{:x}}}", c as u32));
-        }
-        assert_eq!(escape_untrusted("\u{2028}\u{2029}"), "\\u{2028}\\u{2029}");
-        assert_eq!(
-            escape_untrusted("\u{2027}\u{202f}\u{2065}\u{206a}").len(),
-            12
-        );
     }
 
     #[test]

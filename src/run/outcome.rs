@@ -4,8 +4,8 @@
 //! `schemas/run-summary.schema.json`. It must not signal processes nor read pipes; the
 //! supervisor hands it what happened.
 
-use crate::report::{escape_untrusted, thousands};
 use crate::stats::{Findings, Stats};
+use crate::text::{escape_untrusted, thousands};
 use serde::Serialize;
 use std::time::Duration;
 
