@@ -16,7 +16,7 @@
 //!
 //! Text that comes from the input (messages quote it, snippets are made of it, file names are
 //! whatever the file system holds) is untrusted: the human and concise formats pass it through
-//! [`escape_untrusted`] before it reaches a terminal, and so does the github format for the text
+//! [`escape_untrusted`](crate::text::escape_untrusted) before it reaches a terminal, and so does the github format for the text
 //! the runner prints in the job log. The json and sarif formats leave it to JSON escaping, junit
 //! to XML escaping.
 
