@@ -10,7 +10,7 @@ mod common;
 use bumpalo::Bump;
 use common::Variant;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sjlint::check::{self, Options};
+use sjlint::check::{self, CheckOptions};
 use sjlint::event::{self, Event};
 use sjlint::input::record::Frame;
 use sjlint::input::split::{Source, Splitter};
@@ -54,7 +54,7 @@ fn count_records<S: Source>(mut s: Splitter<S>) -> usize {
 /// diagnostics.
 fn check_all(input: &[u8]) -> u64 {
     let mut n = 0u64;
-    check::check_bytes(input, &Options::default(), &mut |_| {
+    check::check_bytes(input, &CheckOptions::default(), &mut |_| {
         n += 1;
         Ok(())
     })
@@ -65,7 +65,7 @@ fn check_all(input: &[u8]) -> u64 {
 /// The same through a reader (as standard input is).
 fn check_all_read(input: &[u8]) -> u64 {
     let mut n = 0u64;
-    check::check(input, &Options::default(), &mut |_| {
+    check::check(input, &CheckOptions::default(), &mut |_| {
         n += 1;
         Ok(())
     })

@@ -31,7 +31,7 @@ const ARENA_KEPT: usize = 1 << 20;
 pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
 
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct CheckOptions {
     pub enabled: RuleSet,
     pub max_record_bytes: usize,
     /// `--dialect`: read every record as this dialect; `None` classifies each by its shape.
@@ -43,9 +43,9 @@ pub struct Options {
     pub max_open_calls: usize,
 }
 
-impl Default for Options {
+impl Default for CheckOptions {
     fn default() -> Self {
-        Options {
+        CheckOptions {
             enabled: RuleSet::all(),
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             dialect: None,
@@ -113,7 +113,7 @@ impl Consumer for () {}
 /// with the bytes themselves is a diagnostic.
 pub fn check<R: Read>(
     reader: R,
-    opts: &Options,
+    opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<Totals> {
     check_with(reader, opts, emit, &mut ())
@@ -122,7 +122,7 @@ pub fn check<R: Read>(
 /// [`check`], with every record also passed to `consumer`.
 pub fn check_with<R: Read, C: Consumer>(
     reader: R,
-    opts: &Options,
+    opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
 ) -> io::Result<Totals> {
@@ -136,7 +136,7 @@ pub fn check_with<R: Read, C: Consumer>(
 /// when the input is read to its end.
 pub fn check_into<R: Read, C: Consumer>(
     reader: R,
-    opts: &Options,
+    opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
     totals: &mut Totals,
@@ -148,7 +148,7 @@ pub fn check_into<R: Read, C: Consumer>(
 /// [`check`] of an input that is in memory already, split where it lies.
 pub fn check_bytes(
     bytes: &[u8],
-    opts: &Options,
+    opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<Totals> {
     let mut totals = Totals::default();
@@ -161,7 +161,7 @@ pub fn check_bytes(
 /// `opts.max_record_bytes`).
 pub fn check_split<S: Source, C: Consumer>(
     mut splitter: Splitter<S>,
-    opts: &Options,
+    opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
     totals: &mut Totals,
@@ -247,7 +247,7 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
 /// frame, in input order; the pure half of each record ([`examine`]) is done by the caller, or
 /// here when the caller has not done it.
 pub(crate) struct InOrder<'o, E, C> {
-    opts: &'o Options,
+    opts: &'o CheckOptions,
     sink: Sink<'o, E>,
     consumer: &'o mut C,
     validator: Validator,
@@ -366,7 +366,7 @@ fn opens_array(bytes: &[u8]) -> bool {
 }
 
 impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
-    pub(crate) fn new(opts: &'o Options, emit: &'o mut E, consumer: &'o mut C) -> Self {
+    pub(crate) fn new(opts: &'o CheckOptions, emit: &'o mut E, consumer: &'o mut C) -> Self {
         InOrder {
             opts,
             sink: Sink {
@@ -390,7 +390,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     }
 
     /// The route `--agent` or `--dialect` forces, if any.
-    fn routed(mut self, opts: &Options) -> Self {
+    fn routed(mut self, opts: &CheckOptions) -> Self {
         match (opts.agent, opts.dialect) {
             (Some(agent), _) => self.decide(Some(agent)),
             (None, Some(_)) => self.decide(Some(Agent::Cursor)),
@@ -1670,7 +1670,7 @@ mod tests {
 
     fn findings(input: &[u8]) -> Vec<(Rule, u64)> {
         let mut out = Vec::new();
-        check(input, &Options::default(), &mut |d| {
+        check(input, &CheckOptions::default(), &mut |d| {
             out.push((d.rule, d.line));
             Ok(())
         })

@@ -4,7 +4,7 @@
 //! This module owns everything with side effects on the outside world (files, stdin, stdout,
 //! stderr). It must not contain checking logic.
 
-use crate::check::{self, Options, Tee};
+use crate::check::{self, CheckOptions, Tee};
 use crate::cli::{
     CheckArgs, Cli, ColorArg, Command, DropArg, FmtArgs, InputArgs, RenderArgs, StatsArgs,
     StatsFormat, ToArg, WalkArgs,
@@ -563,7 +563,7 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         collapse: (format == Format::Human && !args.no_collapse && args.max_diagnostics.is_none())
             .then(crate::lint::Collapse::default),
     };
-    let opts = Options {
+    let opts = CheckOptions {
         enabled,
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
@@ -717,7 +717,7 @@ enum One {
 fn check_one<C: check::Consumer>(
     input: One,
     progress: Option<&Live>,
-    opts: &Options,
+    opts: &CheckOptions,
     settings: Option<&pipeline::Settings>,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -954,7 +954,7 @@ type FileResult = (Vec<Diagnostic>, io::Result<()>, check::Totals);
 /// and every file before it are done, so the output is the same as a one-thread run.
 fn check_in_parallel<W: Write>(
     inputs: &[Input],
-    opts: &Options,
+    opts: &CheckOptions,
     jobs: usize,
     map: bool,
     out: &mut Output<W>,
@@ -1094,7 +1094,7 @@ fn each_input(
 }
 
 fn run_stats(args: &StatsArgs) -> io::Result<u8> {
-    let opts = Options {
+    let opts = CheckOptions {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
@@ -1123,12 +1123,12 @@ fn run_render(args: &RenderArgs) -> io::Result<u8> {
     let color = report::use_color(args.color.as_str(), io::stdout().is_terminal(), |k| {
         std::env::var(k).ok()
     });
-    let opts = render::Options {
+    let opts = render::RenderOptions {
         thinking: args.thinking,
         plain: args.plain,
         color,
     };
-    let check_opts = Options {
+    let check_opts = CheckOptions {
         enabled: RuleSet::all(),
         max_record_bytes: args.input.max_record_bytes,
         dialect: args.input.dialect.forced(),
@@ -1163,7 +1163,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
         std::env::var(k).ok()
     });
     let mut printer = Printer::new(Format::Human, io::stderr(), color);
-    let check = Options {
+    let check = CheckOptions {
         enabled: fmt::reported_rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
@@ -1298,7 +1298,7 @@ fn fmt_each_file(
     inputs: &[Input],
     mode: crate::fmt_files::Mode,
     stdin_name: &str,
-    check: &Options,
+    check: &CheckOptions,
     opts: &FmtOptions,
     printer: &mut Printer<io::Stderr>,
     mut unreadable: bool,

@@ -12,7 +12,7 @@
 //! spells its own way are moved to cursor's places. A record that is already canonical comes out
 //! byte for byte.
 
-use crate::check::{self, Consumer, Options};
+use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Field, Parsed};
 use crate::input::record::{Position, Record};
@@ -94,7 +94,7 @@ pub fn reported_rules() -> RuleSet {
 /// Errors are I/O errors: of the reader, of `out`, or of `emit`.
 pub fn format<R: Read, W: Write>(
     reader: R,
-    check: &Options,
+    check: &CheckOptions,
     opts: &FmtOptions,
     out: &mut W,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
@@ -1167,7 +1167,7 @@ mod tests {
 
     fn run(input: &[u8], opts: FmtOptions) -> (String, FmtTotals) {
         let mut out = Vec::new();
-        let check = Options {
+        let check = CheckOptions {
             enabled: reported_rules(),
             ..Default::default()
         };
@@ -1198,7 +1198,7 @@ mod tests {
         let input = "{\"type\":\"tool-call-started\",\"payload\":{\"toolCall\":{\"i\":{}}}}\n";
         let rules = |bytes: &[u8]| {
             let mut found = Vec::new();
-            crate::check::check(bytes, &Options::default(), &mut |d| {
+            crate::check::check(bytes, &CheckOptions::default(), &mut |d| {
                 found.push(d.rule);
                 Ok(())
             })
@@ -1396,7 +1396,7 @@ mod tests {
         let input = "{\"type\":\"user\"}\n".repeat(100_000);
         let err = format(
             input.as_bytes(),
-            &Options::default(),
+            &CheckOptions::default(),
             &FmtOptions::default(),
             &mut Closed,
             &mut |_| Ok(()),

@@ -41,7 +41,7 @@
 //! the benches, the fuzz targets and the tests only: they are hidden from the documentation and
 //! are no stable API.
 
-pub use check::{Options as CheckOptions, Totals, check, check_bytes};
+pub use check::{CheckOptions, Totals, check, check_bytes};
 pub use diagnostic::{Diagnostic, Related};
 pub use report::{Format, Printer};
 pub use rules::{Group, RULES, Rule, RuleInfo, RuleSet, Severity};

@@ -3,14 +3,14 @@
 //!
 //! Every consumer that pairs a `started` with its `completed` (the validator, `stats`, `render`,
 //! `fmt`) keeps one entry per open call. A hostile stream can open calls without end, or give
-//! them ids of megabytes, so each of them keeps at most [`Options::max_open_calls`] entries per
+//! them ids of megabytes, so each of them keeps at most [`CheckOptions::max_open_calls`] entries per
 //! session, and keys them by [`key_of`]: a short id as it is, a long one as a bounded prefix plus
 //! a hash keyed at random per process (so no input can make two ids share a key). An entry then
 //! costs a few hundred bytes whatever the ids, and the state of a session is bounded by the
 //! budget. This module owns that key and its spelling in messages; it must not decide what
 //! happens when the budget is spent (each consumer does).
 //!
-//! [`Options::max_open_calls`]: crate::check::Options::max_open_calls
+//! [`CheckOptions::max_open_calls`]: crate::check::CheckOptions::max_open_calls
 
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};

@@ -31,7 +31,7 @@ use std::io::{self, Read, Write};
 
 /// How to render.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
+pub struct RenderOptions {
     /// Show thinking text (never in `plain`).
     pub thinking: bool,
     /// The `text` output format's wording: assistant text and one line per action.
@@ -51,8 +51,8 @@ pub fn render<R: Read, W: Write>(
     reader: R,
     out: W,
     header: Option<&str>,
-    opts: &Options,
-    check_opts: &check::Options,
+    opts: &RenderOptions,
+    check_opts: &check::CheckOptions,
     live: bool,
 ) -> io::Result<()> {
     let stop = Cell::new(false);
@@ -214,7 +214,7 @@ impl Styles {
 /// Writes the transcript as events arrive; see the module documentation.
 pub struct Renderer<'s, W: Write> {
     out: W,
-    opts: Options,
+    opts: RenderOptions,
     styles: Styles,
     live: bool,
     /// The first write error; nothing more is written after it and `stop` is raised.
@@ -240,11 +240,11 @@ pub struct Renderer<'s, W: Write> {
 }
 
 impl<'s, W: Write> Renderer<'s, W> {
-    fn new(out: W, opts: Options, stop: &'s Cell<bool>) -> Self {
+    fn new(out: W, opts: RenderOptions, stop: &'s Cell<bool>) -> Self {
         Renderer {
             out,
             styles: Styles::new(opts.color && !opts.plain),
-            opts: Options {
+            opts: RenderOptions {
                 thinking: opts.thinking && !opts.plain,
                 ..opts
             },
@@ -1210,14 +1210,14 @@ mod tests {
         assert_eq!(out[4], ("".into(), true));
     }
 
-    fn rendered(input: &str, opts: Options) -> String {
+    fn rendered(input: &str, opts: RenderOptions) -> String {
         let mut out = Vec::new();
         render(
             input.as_bytes(),
             &mut out,
             None,
             &opts,
-            &check::Options::default(),
+            &check::CheckOptions::default(),
             false,
         )
         .unwrap();
@@ -1235,7 +1235,7 @@ mod tests {
             r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":1234,"result":"Hello\n\u001b[2J","session_id":"s"}"#,
         ]
         .join("\n");
-        let out = rendered(&input, Options::default());
+        let out = rendered(&input, RenderOptions::default());
         assert_eq!(
             out,
             "session s · M · /w\n\n> hi\n> there \\u{1b}[31m\n\nHello\n\\u{1b}[2J\n\n✓ success in 1.2 s\n"
@@ -1255,7 +1255,7 @@ mod tests {
             r#"{"type":"tool_call","subtype":"started","call_id":"d","tool_call":{"grepToolCall":{"args":{"pattern":"TODO","path":"src"}}}}"#,
         ]
         .join("\n");
-        let out = rendered(&input, Options::default());
+        let out = rendered(&input, RenderOptions::default());
         assert_eq!(
             out,
             "→ Read file src/cart.py (54 lines) in 10 ms\n\
@@ -1266,9 +1266,9 @@ mod tests {
         );
         let plain = rendered(
             &input,
-            Options {
+            RenderOptions {
                 plain: true,
-                ..Options::default()
+                ..RenderOptions::default()
             },
         );
         assert_eq!(plain, "Read file\nRan terminal command\n");
@@ -1276,7 +1276,7 @@ mod tests {
 
     #[test]
     fn invalid_records_get_a_marker() {
-        let out = rendered("{\"type\":\"user\"}\nnot json\n", Options::default());
+        let out = rendered("{\"type\":\"user\"}\nnot json\n", RenderOptions::default());
         assert!(out.contains("! line 2: not a valid event"), "{out}");
     }
 
@@ -1329,8 +1329,8 @@ mod tests {
             Endless(0),
             Closed,
             None,
-            &Options::default(),
-            &check::Options::default(),
+            &RenderOptions::default(),
+            &check::CheckOptions::default(),
             false,
         )
         .unwrap_err();

@@ -9,7 +9,7 @@
 
 use crate::agents::Agent;
 use crate::agents::common::{self, Kind};
-use crate::check::{Consumer, Options, Totals, check_into};
+use crate::check::{CheckOptions, Consumer, Totals, check_into};
 use crate::event::{Event, Field};
 use crate::input::record::{Position, Record};
 use crate::pairing;
@@ -499,14 +499,14 @@ impl Consumer for Collector {
 }
 
 /// The statistics of the stream `reader` holds, with the validator's findings counted.
-pub fn collect<R: Read>(reader: R, opts: &Options) -> io::Result<Stats> {
+pub fn collect<R: Read>(reader: R, opts: &CheckOptions) -> io::Result<Stats> {
     let (stats, read) = collect_partial(reader, opts);
     read.map(|()| stats)
 }
 
 /// The statistics of what `reader` held up to its end or up to the error that stopped it
 /// (Ctrl-C), and how the reading ended.
-pub fn collect_partial<R: Read>(reader: R, opts: &Options) -> (Stats, io::Result<()>) {
+pub fn collect_partial<R: Read>(reader: R, opts: &CheckOptions) -> (Stats, io::Result<()>) {
     let mut collector = Collector::new().max_open_calls(opts.max_open_calls);
     let mut findings = Findings::default();
     let mut totals = Totals::default();
@@ -571,7 +571,7 @@ pub fn duration(ms: u64) -> String {
 }
 
 /// The three duration summaries of a kind: median, p95, max.
-struct Summary {
+struct Percentiles {
     timed: u64,
     median: Option<f64>,
     p95: Option<u64>,
@@ -579,10 +579,10 @@ struct Summary {
 }
 
 impl ToolStats {
-    fn summary(&self) -> Summary {
+    fn summary(&self) -> Percentiles {
         let mut sorted = self.durations.clone();
         sorted.sort_unstable();
-        Summary {
+        Percentiles {
             timed: sorted.len() as u64,
             median: median(&sorted),
             p95: percentile(&sorted, 95),
@@ -987,7 +987,7 @@ mod tests {
     use super::*;
 
     fn stats_of(input: &str) -> Stats {
-        collect(input.as_bytes(), &Options::default()).unwrap()
+        collect(input.as_bytes(), &CheckOptions::default()).unwrap()
     }
 
     #[test]

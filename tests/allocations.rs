@@ -4,7 +4,7 @@
 #[path = "../benches/common/mod.rs"]
 mod generator;
 
-use sjlint::check::{self, Options};
+use sjlint::check::{self, CheckOptions};
 use sjlint::rules::Rule;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -49,7 +49,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOC: Counting = Counting;
 
 /// Allocations, records and findings of `check` on `input` with `opts`, split where it lies.
-fn allocations(input: &[u8], opts: &Options) -> (u64, u64, u64) {
+fn allocations(input: &[u8], opts: &CheckOptions) -> (u64, u64, u64) {
     let mut findings = 0;
     let before = allocations_so_far();
     let totals = check::check_bytes(input, opts, &mut |_| {
@@ -64,7 +64,7 @@ fn allocations(input: &[u8], opts: &Options) -> (u64, u64, u64) {
 /// grows is the few buffers that reach their largest size later in a longer stream, never
 /// an allocation per record. Both streams must be healthy: a finding is built on the cold
 /// path and allocates, so the count would measure findings instead.
-fn nothing_per_record(small: &[u8], large: &[u8], opts: &Options) {
+fn nothing_per_record(small: &[u8], large: &[u8], opts: &CheckOptions) {
     let (a_small, r_small, f_small) = allocations(small, opts);
     let (a_large, r_large, f_large) = allocations(large, opts);
     eprintln!("{a_small} allocations for {r_small} records; {a_large} for {r_large}");
@@ -82,7 +82,7 @@ fn check_allocates_nothing_per_record() {
     // Escaped call ids and texts, parallel calls, sessions.
     let small = generator::stream(3, 2 << 20, false);
     let large = generator::stream(3, 16 << 20, false);
-    nothing_per_record(&small, &large, &Options::default());
+    nothing_per_record(&small, &large, &CheckOptions::default());
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn rare_record_shapes_allocate_nothing_per_record() {
     // Joined content texts, `toolCall` objects and spelled tool kinds in most records.
     let small = generator::rare_shapes(5, 2 << 20);
     let large = generator::rare_shapes(5, 16 << 20);
-    nothing_per_record(&small, &large, &Options::default());
+    nothing_per_record(&small, &large, &CheckOptions::default());
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn interaction_queries_allocate_nothing_per_record() {
     // number ids: the validator keeps their ids across records, which must reuse owned strings.
     let small = generator::queries(7, 2 << 20);
     let large = generator::queries(7, 16 << 20);
-    nothing_per_record(&small, &large, &Options::default());
+    nothing_per_record(&small, &large, &CheckOptions::default());
 }
 
 #[test]
@@ -111,9 +111,9 @@ fn ignored_findings_allocate_nothing_per_record() {
         stream.replace("readToolCall", "readNotebookToolCall")
     };
     let (small, large) = (renamed(2 << 20), renamed(16 << 20));
-    let (_, _, reported) = allocations(small.as_bytes(), &Options::default());
+    let (_, _, reported) = allocations(small.as_bytes(), &CheckOptions::default());
     assert!(reported > 100, "the new kind is a finding unless ignored");
-    let mut opts = Options::default();
+    let mut opts = CheckOptions::default();
     opts.enabled.remove(Rule::UnknownToolKind);
     nothing_per_record(small.as_bytes(), large.as_bytes(), &opts);
 }
@@ -126,6 +126,6 @@ fn agents_streams_allocate_nothing_per_record() {
         eprintln!("{}", agent.name());
         let small = generator::agents::stream(agent, 11, 2 << 20);
         let large = generator::agents::stream(agent, 11, 16 << 20);
-        nothing_per_record(&small, &large, &Options::default());
+        nothing_per_record(&small, &large, &CheckOptions::default());
     }
 }

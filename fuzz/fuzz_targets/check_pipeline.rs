@@ -9,14 +9,14 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use sjlint::check::{self, Options};
+use sjlint::check::{self, CheckOptions};
 use sjlint::report::{Format, Printer};
 use sjlint::rules::Rule;
 use sjlint::{render, stats};
 
 const LIMITS: [usize; 5] = [8, 64, 300, 4096, check::DEFAULT_MAX_RECORD_BYTES];
 
-fn printed(format: Format, data: &[u8], opts: &Options, color: bool) -> Vec<u8> {
+fn printed(format: Format, data: &[u8], opts: &CheckOptions, color: bool) -> Vec<u8> {
     let mut printer = Printer::new(format, Vec::new(), color);
     printer.begin_file("fuzz.ndjson").unwrap();
     let totals = check::check(data, opts, &mut |d| printer.diagnostic("fuzz.ndjson", &d))
@@ -58,9 +58,9 @@ fuzz_target!(|input: &[u8]| {
     let Some((&knob, data)) = input.split_first() else {
         return;
     };
-    let opts = Options {
+    let opts = CheckOptions {
         max_record_bytes: LIMITS[usize::from(knob & 0x7f) % LIMITS.len()],
-        ..Options::default()
+        ..CheckOptions::default()
     };
     check_json_output(&printed(Format::JsonLines, data, &opts, false), data);
 
@@ -89,7 +89,7 @@ fuzz_target!(|input: &[u8]| {
     let table = String::from_utf8(out).expect("the stats table is UTF-8");
     assert_terminal_safe(&table, false, "stats table");
 
-    let render_opts = render::Options {
+    let render_opts = render::RenderOptions {
         thinking: knob & 1 != 0,
         plain: knob & 2 != 0,
         color,

@@ -8,22 +8,22 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::check::{self, Options};
+use sjlint::check::{self, CheckOptions};
 use sjlint::event::{Dialect, Parsed, parse_valid};
 use sjlint::fmt::{self, FmtOptions, Target};
 use sjlint::rules::{Group, Rule};
 use std::collections::BTreeMap;
 
-fn format(data: &[u8], check: &Options, opts: &FmtOptions) -> Vec<u8> {
+fn format(data: &[u8], check: &CheckOptions, opts: &FmtOptions) -> Vec<u8> {
     let mut out = Vec::new();
     fmt::format(data, check, opts, &mut out, &mut |_| Ok(())).expect("memory cannot fail");
     out
 }
 
 fn findings(data: &[u8], dialect: Option<Dialect>) -> BTreeMap<Rule, usize> {
-    let opts = Options {
+    let opts = CheckOptions {
         dialect,
-        ..Options::default()
+        ..CheckOptions::default()
     };
     let mut per_rule = BTreeMap::new();
     check::check(data, &opts, &mut |d| {
@@ -44,10 +44,10 @@ fuzz_target!(|input: &[u8]| {
         2 => Some(Dialect::Payload),
         _ => Some(Dialect::Sdk),
     };
-    let check = Options {
+    let check = CheckOptions {
         enabled: fmt::reported_rules(),
         dialect,
-        ..Options::default()
+        ..CheckOptions::default()
     };
     let opts = FmtOptions {
         keep_invalid: knobs & 1 != 0,

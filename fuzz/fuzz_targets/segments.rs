@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::check::{self, Consumer, Options, Totals};
+use sjlint::check::{self, Consumer, CheckOptions, Totals};
 use sjlint::event::Event;
 use sjlint::input::pipeline::{self, Settings, SharedInput};
 use sjlint::input::record::{Position, Record};
@@ -36,7 +36,7 @@ impl Consumer for Seen {
     }
 }
 
-fn run(data: &[u8], opts: &Options, settings: Option<&Settings>) -> String {
+fn run(data: &[u8], opts: &CheckOptions, settings: Option<&Settings>) -> String {
     let mut seen = Seen::default();
     let mut totals = Totals::default();
     let mut found = String::new();
@@ -68,9 +68,9 @@ fuzz_target!(|input: &[u8]| {
     let [segment, knob, batch, data @ ..] = input else {
         return;
     };
-    let opts = Options {
+    let opts = CheckOptions {
         max_record_bytes: LIMITS[usize::from(knob & 3)],
-        ..Options::default()
+        ..CheckOptions::default()
     };
     let settings = Settings {
         workers: 2 + usize::from(knob >> 6),

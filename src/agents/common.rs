@@ -9,7 +9,7 @@
 //! `tool_start`, `tool_end`, `usage`, `error`, `end`.
 
 use super::{Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, require, view};
-use crate::check::{self, Consumer, Options};
+use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::fmt::FmtTotals;
@@ -731,7 +731,7 @@ impl<W: Write> Consumer for Writer<'_, W> {
 /// `out`. Findings of the rules `check` enables go to `emit`.
 pub fn format<R: Read, W: Write>(
     reader: R,
-    check: &Options,
+    check: &CheckOptions,
     out: &mut W,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<FmtTotals> {

@@ -22,7 +22,7 @@
 //! (`SegmentJoiner`) and splits again what a wrong guess got wrong. That segment half (where
 //! segments start, the lanes' splitters of them, the joiner) is the child module `segments`.
 
-use crate::check::{Consumer, Examined, InOrder, Options, Totals, examine};
+use crate::check::{CheckOptions, Consumer, Examined, InOrder, Totals, examine};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event};
 use crate::input::record::{Frame, Position, Record};
@@ -123,7 +123,7 @@ impl SharedInput for super::mapped::Mapped {
 /// of `consumer`, and the same totals. `emit` and `consumer` are called on the calling thread.
 pub fn check_into<R: Read + Send, C: Consumer>(
     reader: R,
-    opts: &Options,
+    opts: &CheckOptions,
     settings: &Settings,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -142,7 +142,7 @@ pub fn check_into<R: Read + Send, C: Consumer>(
 pub fn check_in_place<C: Consumer>(
     whole: Arc<dyn SharedInput>,
     pace: impl FnMut(usize, usize) -> io::Result<()>,
-    opts: &Options,
+    opts: &CheckOptions,
     settings: &Settings,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -274,7 +274,7 @@ const LANE_BATCHES: usize = 8;
 /// The stages around `reader_stage`, which splits the input and hands its batches on.
 fn run<C: Consumer>(
     reader_stage: impl FnOnce(Handoff<'_>) + Send,
-    opts: &Options,
+    opts: &CheckOptions,
     settings: &Settings,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -692,7 +692,7 @@ fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, dialect: Option<Dial
 fn in_order<C: Consumer>(
     lanes: &[From],
     recycle: &Sender<Batch>,
-    opts: &Options,
+    opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
     totals: &mut Totals,
@@ -817,7 +817,7 @@ mod tests {
 
     /// Findings and consumer calls of a one-thread run and of a pipeline run with `settings`;
     /// the runs of both on the input split in place must be the same as the first.
-    fn both(input: &[u8], opts: &Options, settings: &Settings) -> (String, String) {
+    fn both(input: &[u8], opts: &CheckOptions, settings: &Settings) -> (String, String) {
         let one = run(input, opts, None, false);
         let par = run(input, opts, Some(settings), false);
         assert_eq!(one, run(input, opts, None, true), "one thread, in place");
@@ -838,7 +838,12 @@ mod tests {
     }
 
     /// One run on `input`: on one thread or with `settings`, read or split in place.
-    fn run(input: &[u8], opts: &Options, settings: Option<&Settings>, in_place: bool) -> String {
+    fn run(
+        input: &[u8],
+        opts: &CheckOptions,
+        settings: Option<&Settings>,
+        in_place: bool,
+    ) -> String {
         let mut out = String::new();
         let mut seen = Seen::default();
         let mut totals = Totals::default();
@@ -882,9 +887,9 @@ mod tests {
             format!("{{\"type\":\"x\",\"pad\":\"{}\"}}\n", "y".repeat(3000)).as_bytes(),
         );
         input.extend_from_slice(b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n{\"type\":\"result\",\"cut\":\"off");
-        let opts = Options {
+        let opts = CheckOptions {
             max_record_bytes: 1024,
-            ..Options::default()
+            ..CheckOptions::default()
         };
         for batch_bytes in [1, 7, 64, 100, 1000, 4096, 1 << 20] {
             for workers in [1, 2, 3] {
@@ -925,7 +930,7 @@ mod tests {
         // `"}` takes it for a string that the next line closes, so the frame it finds next
         // starts inside the true one, which the in-order stage has to split again.
         let input = b"{\"a\":\"x\n\"}\n\"\n\"\n{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n";
-        let opts = Options::default();
+        let opts = CheckOptions::default();
         let one = run(input, &opts, None, false);
         assert!(
             one.contains("RawControlCharacter") && one.contains("NotAnObject"),
@@ -993,7 +998,7 @@ mod tests {
             workers in 1usize..4,
         ) {
             let input = lines.concat();
-            let opts = Options { max_record_bytes: max, ..Options::default() };
+            let opts = CheckOptions { max_record_bytes: max, ..CheckOptions::default() };
             let settings = Settings { workers, batch_bytes, ready: None, segment_bytes };
             let one = run(&input, &opts, None, false);
             prop_assert_eq!(&one, &run(&input, &opts, Some(&settings), true));
@@ -1002,7 +1007,7 @@ mod tests {
 
     #[test]
     fn an_empty_input_and_a_read_error() {
-        let opts = Options::default();
+        let opts = CheckOptions::default();
         let (one, par) = both(b"", &opts, &Settings::new(2));
         assert_eq!(one, par);
         assert!(one.contains("EmptyStream"), "{one}");
@@ -1046,7 +1051,7 @@ mod tests {
         let mut calls = 0;
         let e = check_into(
             &input[..],
-            &Options::default(),
+            &CheckOptions::default(),
             &Settings::new(2),
             &mut |_| {
                 calls += 1;

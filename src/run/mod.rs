@@ -17,7 +17,7 @@ pub mod pipe;
 pub mod session;
 
 use crate::agents::common;
-use crate::check::{self, Consumer, Options, Tee};
+use crate::check::{self, CheckOptions, Consumer, Tee};
 use crate::cli::RunArgs;
 use crate::diagnostic::Diagnostic;
 use crate::event::Event;
@@ -175,7 +175,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         .save
         .as_ref()
         .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let opts = Options {
+    let opts = CheckOptions {
         enabled: args.rules(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
@@ -321,7 +321,7 @@ fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
     mut printer: Printer<Box<dyn Write + Send>>,
-    opts: &Options,
+    opts: &CheckOptions,
     name: &str,
     session: &Mutex<Session>,
     live: Option<&Live>,
@@ -960,7 +960,7 @@ fn finish(
         strict: args.strict,
     };
     let code = verdict.exit_code();
-    let summary = outcome::Summary {
+    let summary = outcome::RunSummary {
         command: args
             .command
             .iter()

@@ -103,7 +103,7 @@ impl Verdict {
 
 /// `--summary`: see `schemas/run-summary.schema.json`.
 #[derive(Serialize, Debug)]
-pub struct Summary {
+pub struct RunSummary {
     pub command: Vec<String>,
     pub ended: &'static str,
     pub exit_code: u8,
@@ -243,7 +243,7 @@ pub fn describe_status(status: Status) -> String {
 }
 
 /// The closing line: how the run ended, the agent's status, the result, duration, counts.
-pub fn closing_line(s: &Summary, status: Status) -> String {
+pub fn closing_line(s: &RunSummary, status: Status) -> String {
     let ended = match s.ended {
         "exited" => "the agent ended by itself".to_owned(),
         "terminated-after-result" => "the agent was ended after its result".to_owned(),

@@ -11,12 +11,12 @@ use crate::generator as generate;
 
 use generate::agents::{Agent, one_run, stream};
 use proptest::prelude::*;
-use sjlint::check::{self, Options};
+use sjlint::check::{self, CheckOptions};
 use sjlint::diagnostic::Diagnostic;
 
 fn findings(input: &[u8]) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    check::check_bytes(input, &Options::default(), &mut |d| {
+    check::check_bytes(input, &CheckOptions::default(), &mut |d| {
         found.push(d);
         Ok(())
     })

@@ -16,7 +16,7 @@
 #[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::check_json;
 use proptest::prelude::*;
-use sjlint::check::{Options, check};
+use sjlint::check::{CheckOptions, check};
 use sjlint::rules::Group;
 use std::collections::BTreeMap;
 
@@ -403,7 +403,7 @@ fn framing_rules(record: &[u8]) -> Vec<&'static str> {
     let mut input = record.to_vec();
     input.push(b'\n');
     let mut rules = Vec::new();
-    check(&input[..], &Options::default(), &mut |d| {
+    check(&input[..], &CheckOptions::default(), &mut |d| {
         if d.rule.group() == Group::Framing && d.rule.name() != "byte-order-mark" {
             rules.push(d.rule.name());
         }

@@ -11,7 +11,7 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use sjlint::check::{self, Options};
+use sjlint::check::{self, CheckOptions};
 use sjlint::input::record::{Frame, Position, UTF8};
 use sjlint::input::simd::Kernel;
 use sjlint::input::split::{InPlace, Source, Splitter};
@@ -23,7 +23,7 @@ use std::path::Path;
 
 const LIMITS: [usize; 5] = [8, 64, 300, 4096, check::DEFAULT_MAX_RECORD_BYTES];
 
-fn printed(format: Format, data: &[u8], opts: &Options, color: bool) -> Vec<u8> {
+fn printed(format: Format, data: &[u8], opts: &CheckOptions, color: bool) -> Vec<u8> {
     let mut printer = Printer::new(format, Vec::new(), color);
     printer.begin_file("in.ndjson").unwrap();
     let totals = check::check(data, opts, &mut |d| printer.diagnostic("in.ndjson", &d))
@@ -38,9 +38,9 @@ fn printed(format: Format, data: &[u8], opts: &Options, color: bool) -> Vec<u8> 
 
 /// What the `check_pipeline` fuzz target asserts, for one record size limit.
 fn pipeline_holds(data: &[u8], max_record_bytes: usize, color: bool) -> Result<(), String> {
-    let opts = Options {
+    let opts = CheckOptions {
         max_record_bytes,
-        ..Options::default()
+        ..CheckOptions::default()
     };
     let out = printed(Format::JsonLines, data, &opts, false);
     let text = String::from_utf8(out).map_err(|e| format!("json output not UTF-8: {e}"))?;
@@ -81,7 +81,7 @@ fn pipeline_holds(data: &[u8], max_record_bytes: usize, color: bool) -> Result<(
     stats::write_json(&mut out, &[("in.ndjson".to_owned(), s)]).unwrap();
     serde_json::from_slice::<Value>(&out).map_err(|e| format!("stats json: {e}"))?;
     for plain in [false, true] {
-        let render_opts = render::Options {
+        let render_opts = render::RenderOptions {
             thinking: !plain,
             plain,
             color,

@@ -72,7 +72,7 @@ pub struct Finding {
 
 /// Every finding `check` reports on `input` (all rules, auto dialect unless `dialect`).
 pub fn check_with(input: &[u8], dialect: Option<sjlint::event::Dialect>) -> Vec<Finding> {
-    let opts = sjlint::check::Options {
+    let opts = sjlint::check::CheckOptions {
         dialect,
         ..Default::default()
     };

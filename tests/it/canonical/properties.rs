@@ -4,7 +4,7 @@
 
 use super::fmt::adds_no_finding;
 use proptest::prelude::*;
-use sjlint::check::Options;
+use sjlint::check::CheckOptions;
 use sjlint::fmt::{FmtOptions, Target};
 
 /// One step of a generated run, written in any dialect.
@@ -481,7 +481,14 @@ fn spaced(line: &str) -> String {
 
 fn fmt(input: &[u8], opts: FmtOptions) -> Vec<u8> {
     let mut out = Vec::new();
-    sjlint::fmt::format(input, &Options::default(), &opts, &mut out, &mut |_| Ok(())).unwrap();
+    sjlint::fmt::format(
+        input,
+        &CheckOptions::default(),
+        &opts,
+        &mut out,
+        &mut |_| Ok(()),
+    )
+    .unwrap();
     out
 }
 
