@@ -12,6 +12,7 @@
 //! per open tool call and a hash of the deltas not yet flushed, nothing per record. It must not
 //! open files nor decide exit codes; `commands` does.
 
+mod ci_log;
 mod merge;
 
 use crate::agents::common;
@@ -22,6 +23,7 @@ use crate::pairing;
 use crate::stats::duration;
 use crate::text::Excerpt;
 use crate::text::{escape_untrusted, thousands};
+use ci_log::no_command;
 use merge::{Piece, TextMerge};
 use owo_colors::Style;
 use serde::Deserialize;
@@ -88,21 +90,6 @@ impl<R: Read> Read for StopReader<'_, R> {
             return Ok(0);
         }
         self.inner.read(buf)
-    }
-}
-
-/// `line`, which starts a line of the transcript, with the colon that would begin `::` escaped
-/// as `\u{3a}`: a GitHub Actions runner takes a log line that begins with `::` (after blanks) for
-/// a workflow command, so a transcript shown in a job log could otherwise set outputs, add
-/// annotations or stop command processing. A lone `:` is escaped too, since the next piece of
-/// text may bring the second one.
-fn no_command(line: &str) -> Cow<'_, str> {
-    let blanks = line.len() - line.trim_start_matches([' ', '\t']).len();
-    let rest = &line[blanks..];
-    if rest == ":" || rest.starts_with("::") {
-        Cow::Owned(format!("{}\\u{{3a}}{}", &line[..blanks], &rest[1..]))
-    } else {
-        Cow::Borrowed(line)
     }
 }
 
