@@ -7,9 +7,9 @@
 //! otherwise nor signal anything: what is forwarded is the agent's own text, passed on as it
 //! is, and the finding is escaped by the reporters.
 
+use super::Notes;
 use super::outcome::{self, Status};
 use super::pipe::PipeReader;
-use super::Notes;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::rules::Rule;
