@@ -1,14 +1,15 @@
 //! `sjlint run -- AGENT [ARGS…]`: run an agent, forward and check its stream live, and end it
 //! when it hangs after its result, stalls, or runs out of time.
 //!
-//! This module owns the supervisor: the threads of one run (the agent's stdout forwarded and
-//! checked exactly as `check --tee` does it, its stderr forwarded, its exit awaited, sjlint's
-//! signals received), the timers, and the escalation SIGTERM → SIGKILL on the agent's process
-//! group. The supervising thread sleeps on a channel with a deadline (no polling loop while
-//! the agent runs); only the short wait for leftover processes of an exited agent looks again
-//! every few milliseconds. What it saw the agent's process do is reported as findings of the
-//! `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`), after the
-//! stream's own, in the chosen format. It must not interpret events itself (that is
+//! This module owns one run from start to end: the files it writes opened first, the agent
+//! started, the threads of the run set going and joined (the agent's stdout forwarded and
+//! checked exactly as `check --tee` does it, in `stdout`; its stderr forwarded, in `stderr`; its
+//! exit awaited; sjlint's signals received), then what is reported after it: the findings of
+//! the `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`) after
+//! the stream's own, in the chosen format, the closing line and `--summary`. The supervising
+//! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
+//! polling loop while the agent runs); only the short wait for leftover processes of an exited
+//! agent looks again every few milliseconds. It must not interpret events itself (that is
 //! [`session`]) nor decide the exit code (that is [`outcome`]).
 
 pub mod child;
@@ -18,6 +19,7 @@ pub mod session;
 mod stderr;
 mod stdout;
 mod supervisor;
+mod timers;
 
 use crate::check::CheckOptions;
 use crate::cli::RunArgs;

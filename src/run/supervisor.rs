@@ -13,10 +13,7 @@ use super::session::Session;
 use super::{Msg, Notes, child, note};
 use crate::cli::RunArgs;
 use crate::diagnostic::Diagnostic;
-use crate::input::record::Position;
 use crate::interrupt;
-use crate::rules::Rule;
-use crate::text::escape_untrusted;
 use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -126,7 +123,7 @@ impl Supervisor<'_> {
     }
 
     /// Starts ending the group with `signal` (SIGTERM, or the one sjlint received).
-    fn end_group(&mut self, now: Instant, signal: i32) {
+    pub(super) fn end_group(&mut self, now: Instant, signal: i32) {
         self.send(signal);
         self.term_at.get_or_insert(now);
     }
@@ -178,189 +175,8 @@ impl Supervisor<'_> {
         }
         next
     }
-
-    /// The timers of a running agent: ends the group when one is due, else returns the next.
-    fn watch(&mut self, now: Instant) -> Option<Instant> {
-        let args = self.args;
-        let mut next = None;
-        let mut due: Option<(Ending, Instant)> = None;
-        {
-            let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
-            // Each timer: what it ends the run as, since when its condition holds, how long.
-            let mut consider = |ending: Ending, since: Instant, limit: Duration| {
-                let at = since + limit;
-                if now >= at {
-                    due.get_or_insert((ending, since));
-                } else {
-                    next = earliest(next, at);
-                }
-            };
-            if let Some(t) = args.timeout {
-                consider(Ending::Timeout, self.start, t);
-            }
-            if s.ended
-                && let Some(r) = &s.result
-            {
-                consider(Ending::AfterResult, r.at, args.after_result);
-            }
-            if let (Some(t), Some(oldest)) = (args.tool_timeout, s.open.first()) {
-                consider(Ending::ToolTimeout, oldest.since, t);
-            }
-            if let Some(idle) = args.idle_timeout
-                && !s.ended
-                && s.open.is_empty()
-            {
-                match self.activity.waiting_since().or(self.stdout_done) {
-                    Some(since) => consider(Ending::Idle, since, idle),
-                    // Busy writing to sjlint's own stdout: not the agent's stall. Look again.
-                    None => next = earliest(next, now + idle),
-                }
-            }
-            if let Some((_, since)) = due {
-                self.stall = Some(stall_of(&s, now, now.saturating_duration_since(since)));
-            }
-        }
-        if let Some((ending, _)) = due {
-            self.ending = Some(ending);
-            self.announce(ending);
-            self.end_group(now, libc::SIGTERM);
-            return None;
-        }
-        next
-    }
-
-    /// Says why the group is being ended, and keeps the finding that reports it.
-    fn announce(&mut self, ending: Ending) {
-        let args = self.args;
-        let stall = self.stall.take();
-        let last_event = stall.as_ref().and_then(|s| s.last_event.as_ref());
-        let last = last_event
-            .map(|e| {
-                format!(
-                    "; last event: {} on line {}",
-                    event_name(e.ty.as_deref(), e.subtype.as_deref()),
-                    e.line
-                )
-            })
-            .unwrap_or_default();
-        let first = stall.as_ref().and_then(|s| s.running.first());
-        let running = first
-            .map(|c| {
-                format!(
-                    "; running: {} `{}` (line {}) for {}",
-                    c.kind,
-                    c.id,
-                    c.line,
-                    outcome::duration(Duration::from_millis(c.age_ms))
-                )
-            })
-            .unwrap_or_default();
-        // A stall is reported where what was running began, else at the last event.
-        let stall_line = first
-            .map(|c| c.line)
-            .or(last_event.map(|e| e.line))
-            .unwrap_or(0);
-        let (rule, line, short, what, help) = match ending {
-            Ending::AfterResult => {
-                let line = self
-                    .session
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .result
-                    .as_ref()
-                    .map_or(0, |r| r.line);
-                let d = outcome::duration(args.after_result);
-                (
-                    Rule::AgentHungAfterResult,
-                    line,
-                    format!("the agent did not exit {d} after its result (line {line})"),
-                    format!(
-                        "the agent did not exit {d} after its result (line {line}); sjlint ended it"
-                    ),
-                    "headless agent CLIs often keep running after their result (a child holding the pipe, a background task); the result stands, and a run ended after a successful result is a success",
-                )
-            }
-            Ending::Idle => {
-                let d = outcome::duration(args.idle_timeout.unwrap_or_default());
-                (
-                    Rule::AgentStalled,
-                    stall_line,
-                    format!("no output for {d} while no tool call was running"),
-                    format!("stalled: no output for {d} while no tool call was running{last}"),
-                    "the agent wrote nothing for --idle-timeout while no tool call ran; raise it if the model thinks silently for longer",
-                )
-            }
-            Ending::ToolTimeout => {
-                let d = outcome::duration(args.tool_timeout.unwrap_or_default());
-                (
-                    Rule::AgentStalled,
-                    stall_line,
-                    format!("a tool call ran longer than --tool-timeout {d}"),
-                    format!(
-                        "stalled: a tool call ran longer than --tool-timeout {d}{running}{last}"
-                    ),
-                    "the tool call got no result within --tool-timeout; raise it for long builds or tests",
-                )
-            }
-            Ending::Timeout => {
-                let d = outcome::duration(args.timeout.unwrap_or_default());
-                (
-                    Rule::AgentStalled,
-                    stall_line,
-                    format!("the run reached --timeout {d}"),
-                    format!("the run reached --timeout {d}{running}{last}"),
-                    "the whole run took longer than --timeout",
-                )
-            }
-            Ending::Exited | Ending::Interrupted(_) | Ending::OutputClosed => return,
-        };
-        note(
-            self.notes,
-            &format!(
-                "{}; sending SIGTERM to its process group",
-                escape_untrusted(&short)
-            ),
-        );
-        let at = Position {
-            byte: 0,
-            line,
-            record: 0,
-        };
-        self.finding = Some(Diagnostic::new(rule, at, what).with_help(help));
-        self.stall = stall;
-    }
 }
 
-fn earliest(a: Option<Instant>, b: Instant) -> Option<Instant> {
+pub(super) fn earliest(a: Option<Instant>, b: Instant) -> Option<Instant> {
     Some(a.map_or(b, |a| a.min(b)))
-}
-
-fn event_name(ty: Option<&str>, subtype: Option<&str>) -> String {
-    match (ty, subtype) {
-        (Some(t), Some(s)) => format!("{t}/{s}"),
-        (Some(t), None) => t.to_owned(),
-        (None, _) => "(not an event)".to_owned(),
-    }
-}
-
-/// What was running at `now`, when the condition that ends the run had held for `lasted`.
-fn stall_of(s: &Session, now: Instant, lasted: Duration) -> outcome::Stall {
-    outcome::Stall {
-        after_ms: lasted.as_millis() as u64,
-        running: s
-            .open
-            .iter()
-            .map(|c| outcome::Running {
-                id: c.id.clone(),
-                kind: c.kind.clone(),
-                line: c.line,
-                age_ms: now.saturating_duration_since(c.since).as_millis() as u64,
-            })
-            .collect(),
-        last_event: (s.events > 0).then(|| outcome::LastEvent {
-            ty: s.last.ty.clone(),
-            subtype: s.last.subtype.clone(),
-            line: s.last.line,
-        }),
-    }
 }
