@@ -6,8 +6,8 @@
 
 use crate::check::{self, CheckOptions, Tee};
 use crate::cli::{
-    CheckArgs, Cli, ColorArg, Command, DropArg, FmtArgs, InputArgs, RenderArgs, StatsArgs,
-    StatsFormat, ToArg, WalkArgs,
+    CheckArgs, Cli, Command, DropArg, FmtArgs, InputArgs, RenderArgs, StatsArgs, StatsFormat,
+    ToArg, WalkArgs,
 };
 use crate::config::{Configs, Settings};
 use crate::diagnostic::Diagnostic;
@@ -17,10 +17,11 @@ use crate::input::pipeline;
 use crate::input::simd::Kernel;
 use crate::input::split::{InPlace, Splitter};
 use crate::interrupt::{self, Interruptible};
-use crate::report::{self, Format, Printer, Summary};
+use crate::report::{Format, Printer, Summary};
 use crate::rules::{RULES, Rule, RuleSet, Severity};
 use crate::sink::{self, Sink};
 use crate::status::Live;
+use crate::terminal::{Stream, Terminal};
 use crate::text::escape_untrusted;
 use crate::{render, stats};
 use std::collections::BTreeMap;
@@ -503,18 +504,15 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
         .count();
     // Standard input and --tee are read in order as they arrive; several files go to workers.
     let parallel = jobs > 1 && !args.tee && files > 1 && files == inputs.len();
-    let live = match args.progress {
-        ColorArg::Always => true,
-        ColorArg::Never => false,
-        ColorArg::Auto => io::stderr().is_terminal(),
-    } && !parallel;
+    let terminal = Terminal::detect();
+    let live = terminal.status_line(args.progress) && !parallel;
     let live = live.then(Live::start);
 
     // --output-file takes the findings in any format; with --tee, stdout carries the stream
     // itself and findings go to stderr.
-    let (sink, is_terminal): (Box<dyn Write>, bool) = if let Some(path) = &args.output_file {
+    let (sink, stream): (Box<dyn Write>, Stream) = if let Some(path) = &args.output_file {
         match File::create(path) {
-            Ok(f) => (Box::new(Sink(BufWriter::new(f))), false),
+            Ok(f) => (Box::new(Sink(BufWriter::new(f))), Stream::File),
             Err(e) => {
                 writeln!(
                     io::stderr(),
@@ -525,19 +523,15 @@ fn run_check(args: &CheckArgs) -> io::Result<u8> {
             }
         }
     } else if args.tee {
-        (Box::new(Sink(io::stderr())), io::stderr().is_terminal())
+        (Box::new(Sink(io::stderr())), Stream::Stderr)
     } else {
-        (
-            Box::new(BufWriter::new(Sink(io::stdout()))),
-            io::stdout().is_terminal(),
-        )
+        (Box::new(BufWriter::new(Sink(io::stdout()))), Stream::Stdout)
     };
     let sink: Box<dyn Write> = match &live {
         Some(live) => Box::new(live.writer(sink)),
         None => sink,
     };
-    let color = format == Format::Human
-        && report::use_color(args.color.as_str(), is_terminal, |k| std::env::var(k).ok());
+    let color = format == Format::Human && terminal.color(args.color, stream);
     let mut out = Output {
         printer: Printer::new(format, sink, color).strict(args.strict),
         annotations,
@@ -1120,9 +1114,7 @@ fn run_stats(args: &StatsArgs) -> io::Result<u8> {
 }
 
 fn run_render(args: &RenderArgs) -> io::Result<u8> {
-    let color = report::use_color(args.color.as_str(), io::stdout().is_terminal(), |k| {
-        std::env::var(k).ok()
-    });
+    let color = Terminal::detect().color(args.color, Stream::Stdout);
     let opts = render::RenderOptions {
         thinking: args.thinking,
         plain: args.plain,
@@ -1159,9 +1151,7 @@ fn run_fmt(args: &FmtArgs) -> io::Result<u8> {
     else {
         return Ok(EXIT_USAGE);
     };
-    let color = report::use_color(args.color.as_str(), io::stderr().is_terminal(), |k| {
-        std::env::var(k).ok()
-    });
+    let color = Terminal::detect().color(args.color, Stream::Stderr);
     let mut printer = Printer::new(Format::Human, io::stderr(), color);
     let check = CheckOptions {
         enabled: fmt::reported_rules(),
