@@ -28,12 +28,13 @@ use crate::interrupt;
 use crate::report::{self, Format, Printer};
 use crate::rules::Rule;
 use crate::status::Live;
+use crate::terminal::{Stream, Terminal};
 use crate::text::escape_untrusted;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
 use session::Session;
 use std::fs::File;
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::os::fd::{IntoRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -144,12 +145,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     let stdout: OwnedFd = agent.stdout.take().expect("piped").into();
     let stderr: OwnedFd = agent.stderr.take().expect("piped").into();
 
-    let live = match args.progress {
-        crate::cli::ColorArg::Always => true,
-        crate::cli::ColorArg::Never => false,
-        crate::cli::ColorArg::Auto => io::stderr().is_terminal(),
-    }
-    .then(Live::start);
+    let terminal = Terminal::detect();
+    let live = terminal.status_line(args.progress).then(Live::start);
     let to_stderr = |live: &Option<Live>| -> Box<dyn Write + Send> {
         match live {
             Some(live) => Box::new(live.writer(io::stderr())),
@@ -158,12 +155,11 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     };
     let notes: Notes = Mutex::new(to_stderr(&live));
     let format = Format::from(args.format);
-    let (sink, is_terminal): (Box<dyn Write + Send>, bool) = match findings_file {
-        Some(file) => (Box::new(BufWriter::new(file)), false),
-        None => (to_stderr(&live), io::stderr().is_terminal()),
+    let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
+        Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
+        None => (to_stderr(&live), Stream::Stderr),
     };
-    let color = format == Format::Human
-        && report::use_color(args.color.as_str(), is_terminal, |k| std::env::var(k).ok());
+    let color = format == Format::Human && terminal.color(args.color, stream);
     let printer = Printer::new(format, sink, color).strict(args.strict);
     let name = args
         .save
