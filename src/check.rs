@@ -611,8 +611,13 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                         Rule::RecordTooLarge,
                         pos,
                         format!(
-                            "record of {len} bytes is larger than --max-record-bytes ({}); skipped",
-                            opts.max_record_bytes
+                            "record of {len} bytes is larger than --max-record-bytes ({}); {}",
+                            opts.max_record_bytes,
+                            if self.consumer.passes_over_limit() {
+                                "passed through unchecked"
+                            } else {
+                                "skipped"
+                            }
                         ),
                     )
                     .with_help("raise --max-record-bytes to check it"),

@@ -116,7 +116,7 @@ pub fn format<R: Read, W: Write>(
     if let Err(e) = checked {
         // Stopped by a signal: what was read so far is written out before the run ends.
         if crate::interrupt::is_stop(&e) {
-            writer.release_held(None);
+            writer.interrupted();
             writer.flush()?;
         }
         return Err(e);

@@ -61,6 +61,9 @@ pub(super) struct Writer<'c, 'w, W> {
     /// The input is another agent's stream (Claude Code, Codex, Gemini CLI): it has no cursor
     /// form, and is written in the common form instead.
     other_agent: bool,
+    /// `--keep-invalid`: the pieces of a record over the limit are being written; its line
+    /// ends when its frame comes.
+    passing: bool,
 }
 
 impl<W: Write> Consumer for Writer<'_, '_, W> {
@@ -170,13 +173,37 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         }
     }
 
+    /// `--keep-invalid` keeps a record over the limit too, as it came in: it was never read
+    /// whole, so it cannot be wrapped as a `raw` event (that would need all of its text).
+    fn passes_over_limit(&self) -> bool {
+        self.opts.keep_invalid && self.opts.to == Target::Ndjson
+    }
+
+    fn over_limit_piece(&mut self, bytes: &[u8]) {
+        if self.stopped.get() {
+            return;
+        }
+        if !self.passing {
+            // Deltas held before it come first.
+            self.release_held(None);
+            self.passing = true;
+        }
+        self.write_bytes(bytes);
+    }
+
     fn invalid(&mut self, _pos: Position, bytes: &[u8]) {
         if self.stopped.get() {
             return;
         }
         self.totals.records += 1;
         self.totals.invalid += 1;
-        // A record too large to buffer has no bytes left to keep.
+        // The frame of a record over the limit, whose pieces were written as they came.
+        if self.passing {
+            self.passing = false;
+            self.write_bytes(b"\n");
+            self.totals.written += 1;
+            return;
+        }
         if self.opts.to == Target::Ndjson && self.opts.keep_invalid && !bytes.is_empty() {
             self.release_held(None);
             self.line.clear();
@@ -226,6 +253,7 @@ impl<'c, 'w, W: Write> Writer<'c, 'w, W> {
             session: None,
             totals: FmtTotals::default(),
             other_agent: false,
+            passing: false,
         }
     }
 
@@ -236,6 +264,15 @@ impl<'c, 'w, W: Write> Writer<'c, 'w, W> {
             self.totals.unfinished += 1;
         }
         self.release_held(None);
+    }
+
+    /// The run was stopped (a signal): the deltas held are written, and a record over the
+    /// limit cut off midway gets its line end, so that the output stays one record per line.
+    pub(super) fn interrupted(&mut self) {
+        self.release_held(None);
+        if std::mem::take(&mut self.passing) && !self.stopped.get() {
+            self.write_bytes(b"\n");
+        }
     }
 
     pub(super) fn flush(&mut self) -> io::Result<()> {
@@ -311,11 +348,21 @@ impl<W: Write> Writer<'_, '_, W> {
     }
 
     fn write_line(&mut self) {
-        match self.out.write_all(&self.line) {
-            Ok(()) => self.totals.written += 1,
+        let line = std::mem::take(&mut self.line);
+        if self.write_bytes(&line) {
+            self.totals.written += 1;
+        }
+        self.line = line;
+    }
+
+    /// Writes `bytes`; false (and the run stops) when the output fails.
+    fn write_bytes(&mut self, bytes: &[u8]) -> bool {
+        match self.out.write_all(bytes) {
+            Ok(()) => true,
             Err(e) => {
                 self.failed.set(Some(e));
                 self.stopped.set(true);
+                false
             }
         }
     }
