@@ -247,6 +247,39 @@ fn a_record_of_control_characters_is_repaired_in_a_few_times_its_size() {
     }
 }
 
+/// [`control_characters`] in a record that reads as cursor's own (`apiKeySource`).
+fn control_characters_cursor(out: &mut dyn Write) {
+    let _ = out.write_all(
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"apiKeySource\":\"env\",\"session_id\":\"s\",\"x\":\"",
+    );
+    repeated(out, 1, 8_000_000);
+    let _ = out.write_all(b"\"}\n");
+}
+
+#[test]
+fn fmt_writes_a_record_of_control_characters_in_a_few_times_its_size() {
+    // `check` takes about 10 times this 8 MB record (see above); `fmt` added copies of the
+    // repaired text, each grown by doubling: 170 MiB for a cursor record (the line it was
+    // minified into), 218 MiB for one that reads as the sdk dialect (the mapped copy, the copy
+    // of a second round, the line). Now a long cursor record is written as it is minified (83
+    // MiB, what `check` takes), and the mapped copy is sized once, moved into the line, with no
+    // second round when the mapping moved nothing (122 MiB).
+    let _one = ONE_AT_A_TIME.lock();
+    let args = ["fmt", "-"];
+    for (name, input) in [
+        ("cursor", control_characters_cursor as fn(&mut dyn Write)),
+        ("sdk", control_characters),
+    ] {
+        let (code, kib) = peak(&args, input);
+        assert!(code <= 1, "sjlint {args:?} on {name}: exit {code}");
+        assert!(
+            kib < 150 << 10,
+            "sjlint {args:?} on {name}: peak {} MiB",
+            kib >> 10
+        );
+    }
+}
+
 /// One session of 40 MB of partial-output deltas that no flush ever repeats.
 fn endless_deltas(out: &mut dyn Write) {
     let _ = out.write_all(INIT);

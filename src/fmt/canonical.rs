@@ -7,7 +7,7 @@
 //! with. It must not decide which records are written (that is `writer`'s) nor keep state
 //! between records; it moves fields the way the classifier of `event` maps them.
 
-use super::json_text::{Obj, entries, is_string, minify, write_str};
+use super::json_text::{Obj, entries, is_string, minifies_to, minify, write_str};
 use super::payload::payload;
 use super::sdk::sdk;
 use crate::event::{self, Dialect, Event, Parsed};
@@ -27,14 +27,20 @@ pub(super) fn canonical(
         minify(json, out);
         return;
     }
-    let mut once = Vec::new();
+    // Sized for the record and what a mapping adds (a few keys, a kind), plus its line's LF:
+    // a long record is not copied again by growing.
+    let mut once = Vec::with_capacity(json.len() + MAPPING_ADDS);
     map_dialect(json, ev, started_kind, &mut once);
     // A record can mix dialects (an sdk event name inside a payload wrapper): what one mapping
     // leaves, the next one maps (read as the same `--dialect`), until the record reads as cursor
     // or stops changing. Each round removes one dialect's shapes, so a few rounds suffice; this
-    // keeps `fmt` idempotent.
+    // keeps `fmt` idempotent. A mapping that moved nothing would map its own output the same
+    // way again: no round is needed then.
     let mut scratch = Vec::new();
     for _ in 0..3 {
+        if minifies_to(json, &once) {
+            break;
+        }
         let Ok(text) = std::str::from_utf8(&once) else {
             break;
         };
@@ -44,15 +50,23 @@ pub(super) fn canonical(
         if next.dialect == Dialect::Cursor {
             break;
         }
-        let mut again = Vec::new();
+        let mut again = Vec::with_capacity(once.len() + MAPPING_ADDS);
         map_dialect(text, &next, started_kind, &mut again);
         if again == once {
             break;
         }
         once = again;
     }
-    out.extend_from_slice(&once);
+    if out.is_empty() && out.capacity() < once.capacity() {
+        *out = once;
+    } else {
+        out.extend_from_slice(&once);
+    }
 }
+
+/// Room for what mapping a record adds to it (besides a kind named elsewhere in the record,
+/// for which the buffer grows).
+const MAPPING_ADDS: usize = 4096;
 
 /// One round of [`canonical`]: the record's own dialect mapped into the cursor form.
 fn map_dialect(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {

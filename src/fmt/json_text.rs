@@ -115,13 +115,19 @@ impl<'o> Obj<'o> {
 
 /// Appends `json` without the whitespace between its tokens (strings are copied as they are).
 pub(super) fn minify(json: &str, out: &mut Vec<u8>) {
+    minify_into(json, &mut |piece| out.extend_from_slice(piece));
+}
+
+/// [`minify`], handing out the pieces of the result in order (a string at once, whatever its
+/// length).
+pub(super) fn minify_into(json: &str, put: &mut impl FnMut(&[u8])) {
     let b = json.as_bytes();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'"' => {
                 let end = string_end(b, i);
-                out.extend_from_slice(&b[i..end]);
+                put(&b[i..end]);
                 i = end;
             }
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
@@ -131,11 +137,21 @@ pub(super) fn minify(json: &str, out: &mut Vec<u8>) {
                     .iter()
                     .position(|&c| matches!(c, b'"' | b' ' | b'\t' | b'\n' | b'\r'))
                     .unwrap_or(b.len() - i);
-                out.extend_from_slice(&b[i..i + run]);
+                put(&b[i..i + run]);
                 i += run;
             }
         }
     }
+}
+
+/// Whether [`minify`] of `json` gives `expected`, without writing it anywhere.
+pub(super) fn minifies_to(json: &str, expected: &[u8]) -> bool {
+    let (mut at, mut same) = (0, true);
+    minify_into(json, &mut |piece| {
+        same = same && expected.get(at..at + piece.len()) == Some(piece);
+        at += piece.len();
+    });
+    same && at == expected.len()
 }
 
 /// `b[i]` opens a string; the index after its closing quote.
@@ -199,6 +215,15 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, br#"{"a b":[1.50E+3,-0,"x \" y"],"c":{}}"#);
+    }
+
+    #[test]
+    fn minifies_to_compares_without_writing() {
+        let json = "{ \"a\" : [1, \"b c\"] }";
+        assert!(minifies_to(json, br#"{"a":[1,"b c"]}"#));
+        assert!(!minifies_to(json, br#"{"a":[1,"b c"]}x"#));
+        assert!(!minifies_to(json, br#"{"a":[1,"b d"]}"#));
+        assert!(!minifies_to(json, br#"{"a":[1,"b c"]"#));
     }
 
     #[test]

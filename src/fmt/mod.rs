@@ -209,6 +209,28 @@ mod tests {
     }
 
     #[test]
+    fn a_long_record_is_written_as_it_is_minified() {
+        // Many short tokens and one string longer than the line gathers at a time.
+        let mut rec = String::from(r#"{ "type" : "user", "a" : [ "#);
+        for i in 0..30_000 {
+            rec.push_str(&format!("{i} , \"s{i}\" , "));
+        }
+        rec.push_str(r#"0 ] , "s" : ""#);
+        rec.push_str(&"x y".repeat(50_000));
+        rec.push_str("\" , \"z\" : [ 1 ] }");
+        let mut want = Vec::new();
+        json_text::minify(&rec, &mut want);
+        want.push(b'\n');
+        let (out, totals) = run(format!("{rec}\n{rec}").as_bytes(), FmtOptions::default());
+        assert!(
+            out.as_bytes() == [&want[..], &want[..]].concat(),
+            "{}",
+            out.len()
+        );
+        assert_eq!(totals.written, 2);
+    }
+
+    #[test]
     fn raw_control_characters_are_escaped() {
         let input = "{\"type\":\"user\",\"call_id\":\"a\nb\",\"t\":\"x\ty\"}\n";
         assert_eq!(

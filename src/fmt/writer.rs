@@ -10,7 +10,7 @@
 //! `canonical`'s) nor print diagnostics.
 
 use super::canonical::canonical;
-use super::json_text::write_str;
+use super::json_text::{minify_into, write_str};
 use super::to_json::{SessionText, json_event};
 use super::{FmtOptions, FmtTotals, Target};
 use crate::check::Consumer;
@@ -24,6 +24,14 @@ use std::io::{self, Write};
 /// `--drop deltas`: most bytes of deltas held back while waiting for the flush that may repeat
 /// them; past it they are written, and so is the flush.
 const HELD_MAX: usize = 4 << 20;
+
+/// A cursor record longer than this is written as it is minified, a piece at a time, rather
+/// than minified whole into the line first: a record of raw control characters, repaired into
+/// six times its size, is not copied once more (and the line's doubling does not double it).
+const STREAM_MIN: usize = 64 << 10;
+
+/// The most the reused line keeps for the next record.
+const LINE_KEPT: usize = 1 << 20;
 
 /// Longest tool kind kept for an open call, to write its completion with (real kinds are short).
 const KIND_KEEP: usize = 1024;
@@ -106,6 +114,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         };
         self.line.clear();
         let delta = self.opts.drop_deltas && ty == Some("assistant") && is_delta(ev);
+        let mut streamed = false;
         let written = match self.opts.to {
             Target::Ndjson if delta => {
                 canonical(json, ev, self.forced, started_kind, &mut self.held);
@@ -124,6 +133,10 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
                 false
             }
             Target::Ndjson if dropped(&self.opts, ev) => false,
+            Target::Ndjson if ev.dialect == Dialect::Cursor && json.len() > STREAM_MIN => {
+                streamed = true;
+                true
+            }
             Target::Ndjson => {
                 canonical(json, ev, self.forced, started_kind, &mut self.line);
                 self.line.push(b'\n');
@@ -169,7 +182,11 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         }
         if written {
             self.release_held(Some(ev));
-            self.write_line();
+            if streamed {
+                self.write_minified(json);
+            } else {
+                self.write_line();
+            }
         }
     }
 
@@ -348,10 +365,48 @@ impl<W: Write> Writer<'_, '_, W> {
     }
 
     fn write_line(&mut self) {
-        let line = std::mem::take(&mut self.line);
+        let mut line = std::mem::take(&mut self.line);
         if self.write_bytes(&line) {
             self.totals.written += 1;
         }
+        // What one long record made long is not kept.
+        if line.capacity() > LINE_KEPT {
+            line = Vec::with_capacity(4096);
+        }
+        self.line = line;
+    }
+
+    /// Writes the canonical form of a long cursor record as it is minified: pieces gathered
+    /// in the line up to [`STREAM_MIN`], a longer piece (a long string) at once.
+    fn write_minified(&mut self, json: &str) {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let out = &mut *self.out;
+        let mut result = Ok(());
+        minify_into(json, &mut |piece| {
+            if result.is_err() {
+                return;
+            }
+            if line.len() + piece.len() > STREAM_MIN {
+                result = out.write_all(&line);
+                line.clear();
+            }
+            if piece.len() > STREAM_MIN {
+                if result.is_ok() {
+                    result = out.write_all(piece);
+                }
+            } else {
+                line.extend_from_slice(piece);
+            }
+        });
+        line.push(b'\n');
+        if let Err(e) = result.and_then(|()| out.write_all(&line)) {
+            self.failed.set(Some(e));
+            self.stopped.set(true);
+        } else {
+            self.totals.written += 1;
+        }
+        line.clear();
         self.line = line;
     }
 

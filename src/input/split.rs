@@ -11,7 +11,8 @@
 //! no diagnostics, and no allocation per record.
 //!
 //! Beside it: where the bytes come from (`source`: a reader's reused buffer, or an input in
-//! memory), the prefix grammar itself (`prefix`), and the string trackers (`simd`).
+//! memory), the prefix grammar itself (`prefix`), the string trackers (`simd`), and, on
+//! request, an over-limit record's bytes handed out in pieces before its frame (`passing`).
 
 use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
