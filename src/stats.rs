@@ -4,12 +4,13 @@
 //! produces, and their two printed forms (an aligned table and one JSON document, described by
 //! `schemas/stats.schema.json`). Memory stays bounded whatever the input's length: counters, at
 //! most [`MAX_KEYS`] distinct event types and tool kinds (the rest are counted under
-//! `(other)`), one entry per open tool call, and one duration per completed tool call. Nothing
-//! is kept per record. It must not open files nor decide exit codes; `commands` does.
+//! `(other)`), one entry per open tool call, and per kind the durations of at most 65,536 calls
+//! or a histogram of them (`durations`). Nothing is kept per record. It must not open files nor decide exit codes; `commands` does.
 
 use crate::agents::Agent;
 use crate::agents::common::{self, Kind};
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
+use crate::durations::Durations;
 use crate::event::{Event, Field};
 use crate::input::record::{Position, Record};
 use crate::pairing;
@@ -81,8 +82,9 @@ pub struct ToolStats {
     pub failed: u64,
     /// Started and not completed before the session's `result` or the end of input.
     pub unfinished: u64,
-    /// `started` → `completed` in milliseconds, for the calls where both have `timestamp_ms`.
-    pub durations: Vec<u64>,
+    /// `started` → `completed` in milliseconds, for the calls where both have `timestamp_ms`
+    /// (bounded: see [`crate::durations`]).
+    pub durations: Durations,
     /// Calls made by subagents (Claude Code lines with a `parent_tool_use_id`).
     pub subagent: u64,
 }
@@ -145,7 +147,7 @@ impl Stats {
             mine.failed += t.failed;
             mine.unfinished += t.unfinished;
             mine.subagent += t.subagent;
-            mine.durations.extend_from_slice(&t.durations);
+            mine.durations.merge(&t.durations);
         }
         self.thinking_phases += other.thinking_phases;
         self.thinking_ms += other.thinking_ms;
@@ -580,13 +582,12 @@ struct Percentiles {
 
 impl ToolStats {
     fn summary(&self) -> Percentiles {
-        let mut sorted = self.durations.clone();
-        sorted.sort_unstable();
+        let s = self.durations.summary();
         Percentiles {
-            timed: sorted.len() as u64,
-            median: median(&sorted),
-            p95: percentile(&sorted, 95),
-            max: sorted.last().copied(),
+            timed: s.count,
+            median: s.median,
+            p95: s.p95,
+            max: s.max,
         }
     }
 }
