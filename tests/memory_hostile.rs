@@ -44,8 +44,10 @@ impl Write for Digest {
 }
 
 /// [`peak`], and the digest of what it wrote on stdout.
-// The child is reaped with wait4, for its resource usage, rather than with Child::wait.
-#[allow(clippy::zombie_processes)]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped with wait4, for its peak memory, not with Child::wait"
+)]
 fn peak_output(
     args: &[&str],
     input: impl Fn(&mut dyn Write) + Send + 'static,

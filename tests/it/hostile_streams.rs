@@ -1,7 +1,6 @@
 //! Streams crafted to slow sjlint down, blow its output up or hide findings from it, through the
 //! real binary: each test is the reproduction of one way a hostile input once got through.
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::{check_json, exec, lines_of};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};

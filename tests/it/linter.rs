@@ -3,7 +3,6 @@
 //! tool kinds, no cascades after an unreadable record, directory walks like ripgrep's,
 //! configuration files, `--severity`, `--level` and `--statistics`.
 
-#[allow(dead_code)] // each test binary uses some of the helpers
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
