@@ -384,7 +384,8 @@ pub struct FmtArgs {
     pub agent: AgentArg,
 
     /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
-    /// leaving it out (it is reported on stderr either way)
+    /// leaving it out (it is reported on stderr either way); a record over --max-record-bytes
+    /// is kept as it is, byte for byte
     #[arg(long)]
     pub keep_invalid: bool,
 

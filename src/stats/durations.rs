@@ -54,13 +54,12 @@ pub(super) struct Percentiles {
 
 impl ToolStats {
     pub(super) fn summary(&self) -> Percentiles {
-        let mut sorted = self.durations.clone();
-        sorted.sort_unstable();
+        let s = self.durations.summary();
         Percentiles {
-            timed: sorted.len() as u64,
-            median: median(&sorted),
-            p95: percentile(&sorted, 95),
-            max: sorted.last().copied(),
+            timed: s.count,
+            median: s.median,
+            p95: s.p95,
+            max: s.max,
         }
     }
 }

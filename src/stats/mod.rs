@@ -7,11 +7,12 @@
 //! printed forms (an aligned table and one JSON document, described by
 //! `schemas/stats.schema.json`). Memory stays bounded whatever the input's length: counters, at
 //! most [`MAX_KEYS`] distinct event types and tool kinds (the rest are counted under
-//! `(other)`), one entry per open tool call, and one duration per completed tool call. Nothing
-//! is kept per record. It must not open files nor decide exit codes; `commands` does.
+//! `(other)`), one entry per open tool call, and per kind the durations of at most 65,536 calls
+//! or a histogram of them (`histogram`). Nothing is kept per record. It must not open files nor decide exit codes; `commands` does.
 
 mod collector;
 mod durations;
+pub mod histogram;
 mod table;
 mod wire;
 
@@ -82,8 +83,9 @@ pub struct ToolStats {
     pub failed: u64,
     /// Started and not completed before the session's `result` or the end of input.
     pub unfinished: u64,
-    /// `started` → `completed` in milliseconds, for the calls where both have `timestamp_ms`.
-    pub durations: Vec<u64>,
+    /// `started` → `completed` in milliseconds, for the calls where both have `timestamp_ms`
+    /// (bounded: see [`histogram`]).
+    pub durations: histogram::Durations,
     /// Calls made by subagents (Claude Code lines with a `parent_tool_use_id`).
     pub subagent: u64,
 }
@@ -146,7 +148,7 @@ impl Stats {
             mine.failed += t.failed;
             mine.unfinished += t.unfinished;
             mine.subagent += t.subagent;
-            mine.durations.extend_from_slice(&t.durations);
+            mine.durations.merge(&t.durations);
         }
         self.thinking_phases += other.thinking_phases;
         self.thinking_ms += other.thinking_ms;
