@@ -10,6 +10,13 @@
 use super::{Event, Extras, Field, JsonType, text_message};
 use std::borrow::Cow;
 
+/// Whether a record's own shape is the payload dialect's: a `payload` object, or an event type
+/// only the wrapper writes.
+#[inline]
+pub(super) fn shape_is_payload(ev: &Event<'_>, x: &Extras<'_>) -> bool {
+    x.payload || matches!(ev.ty.as_str(), Some("error" | "raw"))
+}
+
 /// Payload dialect (seed 002) → canonical view. `fmt::rewrite` makes the same moves.
 pub(super) fn map_payload<'de>(ev: &mut Event<'de>, x: &mut Extras<'de>) {
     if ev.tool_call.shape.is_none()

@@ -14,6 +14,20 @@ use crate::json_str::Text;
 use bumpalo::Bump;
 use std::borrow::Cow;
 
+/// Whether a record's own shape is the sdk dialect's (asked of a record that is not the payload
+/// dialect's): its tool call events, an assistant `text` without a `message`, a `result` with an
+/// `error`, an init without the keys only cursor's init writes.
+#[inline]
+pub(super) fn shape_is_sdk(ev: &Event<'_>, x: &Extras<'_>) -> bool {
+    match ev.ty.as_str() {
+        Some("tool-call-started" | "tool-call-completed") => true,
+        Some("assistant") => ev.message.shape.is_none() && ev.text.is_present(),
+        Some("result") => x.error.is_present(),
+        Some("system") => ev.subtype.as_str() == Some("init") && !ev.init_keys,
+        _ => false,
+    }
+}
+
 /// `tool-call-started`/`tool-call-completed` → `tool_call` with that subtype.
 pub(super) fn sdk_event_name(ev: &mut Event<'_>) {
     let subtype = match ev.ty.as_str() {
