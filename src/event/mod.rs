@@ -21,6 +21,19 @@
 //! read exactly as serde_json does (`tests/it/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
 //! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
 //! realistic streams.
+//!
+//! Two entry points: [`parse`], which gives a record's view boxed (strict, or lenient given a
+//! scratch copy: `fmt`, tools, tests, and the checker's slow path), and [`parse_into`], the
+//! checker's strict parse of every record into a reused slot and arena, which allocates nothing.
+//! This file holds the view types and those entry points; the parts of the reading are its
+//! modules, each with its own contract:
+//!
+//! - `record`: a record's top level, every dialect's keys, the dialect detected and mapped;
+//! - `cursor`: the canonical objects (`tool_call`, `message`, `usage`, queries);
+//! - `payload`, `sdk`: what each other dialect means in the canonical view (a new dialect is a
+//!   module beside them: its shape test, its mapping, and its keys in `record`);
+//! - `visit`: keys, repeated keys, scalar fields, the macros that give a view its visitor;
+//! - `lenient`: the substituted copy of valid JSON that serde_json refuses.
 
 use bumpalo::Bump;
 use serde::de::DeserializeSeed;
@@ -269,21 +282,33 @@ pub enum Parsed<'a> {
     NotAnObject(JsonType),
 }
 
-/// Parses `text` (already known to be valid UTF-8) as one JSON text, classifying it by its shape.
-pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
-    parse_as(text, None)
-}
-
-/// [`parse`], reading the record as `forced` when given (`--dialect`): only that dialect's shapes
-/// are mapped.
+/// Parses one record's `text` (already known to be valid UTF-8) as one JSON text: the event
+/// view of an object, each record classified by its own shape, or read as `dialect` when given
+/// (`--dialect`: only that dialect's shapes are mapped).
 ///
 /// The record is read by the fast reader of `json.rs` first; whatever it does not accept (errors,
 /// and the few things it leaves to serde_json) is read again by serde_json, which gives the
 /// exact error and position.
-pub fn parse_as(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
-    match parse_fast(text, forced, None) {
-        Some(parsed) => Ok(parsed),
-        None => parse_serde_json(text, forced),
+///
+/// Given `lenient`, it never rejects a valid JSON text. serde_json refuses two things RFC 8259's
+/// grammar allows: numbers beyond the f64 range (`1e400`, a 400-digit integer) and `\u` escapes
+/// of unpaired UTF-16 surrogates (`"\ud800"`, which JavaScript's `JSON.stringify` writes for a
+/// string cut between the two halves of a pair). When the strict parse fails for one of these,
+/// `lenient` receives a copy of `text` of the same length in which each such number reads as
+/// ±1e308 (padded with spaces) and each such escape `\uDxyz` as the private-use character
+/// `\uExyz` (so that distinct escapes stay distinct: two `call_id`s, two keys), and the copy is
+/// parsed instead; the event then borrows from `lenient`. Byte offsets in the copy are offsets
+/// in `text`, so error positions stay exact. Without it (`None`), those are serde_json's errors.
+pub fn parse<'a>(
+    text: &'a str,
+    dialect: Option<Dialect>,
+    lenient: Option<&'a mut Vec<u8>>,
+) -> Result<Parsed<'a>, serde_json::Error> {
+    match (parse_strict(text, dialect), lenient) {
+        (Err(e), Some(scratch)) => {
+            lenient::retry(text, e, scratch, |copy| parse_strict(copy, dialect))
+        }
+        (parsed, _) => parsed,
     }
 }
 
@@ -296,18 +321,19 @@ pub enum Shape {
     Other(JsonType),
 }
 
-/// [`parse_as`] into the caller's `ev`, which must be `Event::default()`: the event view of
-/// an object is written there, and the strings it keeps that had escapes go to `arena`, so
-/// that nothing is allocated per record (but for records only serde_json reads). On an error,
-/// `ev` holds whatever was read before it.
+/// The strict [`parse`] into the caller's `ev`, which must be `Event::default()`: the event
+/// view of an object is written there, and the strings it keeps that had escapes go to `arena`,
+/// so that nothing is allocated per record (but for records only serde_json reads). On an
+/// error, `ev` holds whatever was read before it. This is the checker's parse of every record;
+/// what it refuses, the checker reads again with [`parse`] and a lenient copy.
 pub fn parse_into<'a>(
     text: &'a str,
-    forced: Option<Dialect>,
+    dialect: Option<Dialect>,
     ev: &mut Event<'a>,
     arena: &'a Bump,
 ) -> Result<Shape, serde_json::Error> {
     let top = TopVisitor {
-        forced,
+        forced: dialect,
         ev: &mut *ev,
         arena: Some(arena),
     };
@@ -317,13 +343,21 @@ pub fn parse_into<'a>(
     *ev = Event::default();
     let mut de = serde_json::Deserializer::from_str(text);
     let top = TopVisitor {
-        forced,
+        forced: dialect,
         ev,
         arena: None,
     };
     let shape = top.deserialize(&mut de)?;
     de.end()?;
     Ok(shape)
+}
+
+/// [`parse`] without a lenient copy.
+fn parse_strict(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
+    match parse_fast(text, forced, None) {
+        Some(parsed) => Ok(parsed),
+        None => parse_serde_json(text, forced),
+    }
 }
 
 fn parsed(shape: Shape, ev: Box<Event<'_>>) -> Parsed<'_> {
@@ -333,11 +367,10 @@ fn parsed(shape: Shape, ev: Box<Event<'_>>) -> Parsed<'_> {
     }
 }
 
-/// [`parse_as`] on the fast reader alone: `None` when it does not accept the record. Whatever it
-/// accepts, [`parse_serde_json`] accepts and reads the same (tests and fuzzing compare the two,
-/// with and without an `arena` for unescaped strings).
-#[doc(hidden)]
-pub fn parse_fast<'a>(
+/// [`parse_strict`] on the fast reader alone: `None` when it does not accept the record.
+/// Whatever it accepts, [`parse_serde_json`] accepts and reads the same ([`readers_agree`]),
+/// with and without an `arena` for unescaped strings.
+fn parse_fast<'a>(
     text: &'a str,
     forced: Option<Dialect>,
     arena: Option<&'a Bump>,
@@ -356,12 +389,8 @@ pub fn parse_fast<'a>(
     Some(parsed(shape, ev))
 }
 
-/// [`parse_as`] on serde_json alone.
-#[doc(hidden)]
-pub fn parse_serde_json(
-    text: &str,
-    forced: Option<Dialect>,
-) -> Result<Parsed<'_>, serde_json::Error> {
+/// [`parse_strict`] on serde_json alone.
+fn parse_serde_json(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
     let mut ev = Box::<Event<'_>>::default();
     let mut de = serde_json::Deserializer::from_str(text);
     let shape = TopVisitor {
@@ -374,24 +403,52 @@ pub fn parse_serde_json(
     Ok(parsed(shape, ev))
 }
 
-/// Parses `text` like [`parse`], but never rejects a valid JSON text. serde_json refuses two
-/// things RFC 8259's grammar allows: numbers beyond the f64 range (`1e400`, a 400-digit integer)
-/// and `\u` escapes of unpaired UTF-16 surrogates (`"\ud800"`, which JavaScript's
-/// `JSON.stringify` writes for a string cut between the two halves of a pair). When the strict
-/// parse fails for one of these, `scratch` receives a copy of `text` of the same length in which
-/// each such number reads as ±1e308 (padded with spaces) and each such escape `\uDxyz` as the
-/// private-use character `\uExyz` (so that distinct escapes stay distinct: two `call_id`s, two
-/// keys), and the copy is parsed instead; the event then borrows from `scratch`. Byte offsets
-/// in the copy are offsets in `text`, so error positions stay exact.
-pub fn parse_valid<'a>(
-    text: &'a str,
-    forced: Option<Dialect>,
-    scratch: &'a mut Vec<u8>,
-) -> Result<Parsed<'a>, serde_json::Error> {
-    match parse_as(text, forced) {
-        Err(e) => lenient::retry(text, e, scratch, |copy| parse_as(copy, forced)),
-        ok => ok,
+/// Holds the fast reader to its contract on `text` read as `dialect`: whatever it accepts (with
+/// an arena for unescaped strings, as `check` reads, and without, as `fmt` reads), serde_json
+/// accepts and reads into the same event, compared through `Debug`; and when it accepts
+/// nothing, [`parse`] gives serde_json's answer. `Ok(true)` when the fast reader accepted
+/// `text`; `Err` says how the readers differ.
+///
+/// Not a way to parse: it is here for `tests/it/fast_path.rs` and
+/// `fuzz/fuzz_targets/fast_path.rs`, which cannot reach the readers one by one.
+#[doc(hidden)]
+pub fn readers_agree(text: &str, dialect: Option<Dialect>) -> Result<bool, String> {
+    let slow = parse_serde_json(text, dialect);
+    let arena = Bump::new();
+    let mut accepted = false;
+    for arena in [Some(&arena), None] {
+        let Some(fast) = parse_fast(text, dialect, arena) else {
+            continue;
+        };
+        accepted = true;
+        match &slow {
+            Ok(slow) if format!("{fast:?}") == format!("{slow:?}") => {}
+            Ok(slow) => {
+                return Err(format!(
+                    "the two readers read {text:?} ({dialect:?}, arena {}) differently:\nfast: {fast:?}\nserde_json: {slow:?}",
+                    arena.is_some()
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the fast reader accepted what serde_json rejects ({e}): {text:?}"
+                ));
+            }
+        }
     }
+    if !accepted {
+        let public = parse(text, dialect, None);
+        match (&public, &slow) {
+            (Ok(a), Ok(b)) if format!("{a:?}") == format!("{b:?}") => {}
+            (Err(a), Err(b)) if a.to_string() == b.to_string() => {}
+            _ => {
+                return Err(format!(
+                    "parse and serde_json disagree on {text:?} ({dialect:?}): {public:?} / {slow:?}"
+                ));
+            }
+        }
+    }
+    Ok(accepted)
 }
 
 /// What a record holds beyond the canonical fields: the other dialects' fields, kept until the
@@ -464,7 +521,7 @@ mod tests {
     use super::*;
 
     pub(super) fn event(text: &str) -> Box<Event<'_>> {
-        match parse(text).expect("valid JSON") {
+        match parse(text, None, None).expect("valid JSON") {
             Parsed::Event(e) => e,
             Parsed::NotAnObject(t) => panic!("not an object: {t:?}"),
         }
@@ -481,43 +538,58 @@ mod tests {
     #[test]
     fn not_objects_and_errors() {
         assert!(matches!(
-            parse("[1,2]"),
+            parse("[1,2]", None, None),
             Ok(Parsed::NotAnObject(JsonType::Array))
         ));
         assert!(matches!(
-            parse("\"x\""),
+            parse("\"x\"", None, None),
             Ok(Parsed::NotAnObject(JsonType::String))
         ));
-        assert!(parse("{} {}").is_err());
-        assert!(parse("{\"a\":NaN}").is_err());
-        assert!(parse("{\"a\":1").is_err());
+        assert!(parse("{} {}", None, None).is_err());
+        assert!(parse("{\"a\":NaN}", None, None).is_err());
+        assert!(parse("{\"a\":1", None, None).is_err());
         let deep = "[".repeat(100_000);
-        assert!(parse(&deep).is_err());
+        assert!(parse(&deep, None, None).is_err());
+    }
+
+    #[test]
+    fn the_fast_reader_agrees_with_serde_json_and_leaves_it_the_rest() {
+        for dialect in [None].into_iter().chain(Dialect::ALL.map(Some)) {
+            let mixed = r#"{"type":"tool-call-started","tool_name":"web_fetch","payload":{"prompt":"a\nb"}}"#;
+            assert_eq!(readers_agree(mixed, dialect), Ok(true), "{dialect:?}");
+            for rest in [r#"{"type":"result","duration_ms":1e400}"#, r#"{"a":1,}"#] {
+                assert_eq!(
+                    readers_agree(rest, dialect),
+                    Ok(false),
+                    "{rest} {dialect:?}"
+                );
+            }
+        }
     }
 
     #[test]
     fn valid_json_that_serde_json_refuses_is_read() {
         let mut scratch = Vec::new();
         let text = r#"{"type":"result","duration_ms":1e400,"session_id":"a\ud800b","timestamp_ms":-1e999}"#;
-        assert!(parse(text).is_err());
-        let Ok(Parsed::Event(ev)) = parse_valid(text, None, &mut scratch) else {
+        assert!(parse(text, None, None).is_err());
+        let Ok(Parsed::Event(ev)) = parse(text, None, Some(&mut scratch)) else {
             panic!("valid JSON refused")
         };
         assert_eq!(ev.duration_ms, Field::Float(1e308));
         assert_eq!(ev.timestamp_ms, Field::Float(-1e308));
         assert_eq!(ev.session_id.as_str(), Some("a\u{e800}b"));
         // Distinct escapes stay distinct: no duplicate key.
-        let Ok(Parsed::Event(ev)) = parse_valid(r#"{"\ud800":1,"\ud801":2}"#, None, &mut scratch)
+        let Ok(Parsed::Event(ev)) = parse(r#"{"\ud800":1,"\ud801":2}"#, None, Some(&mut scratch))
         else {
             panic!("valid JSON refused")
         };
         assert_eq!(ev.duplicate_key, None);
         assert!(matches!(
-            parse_valid("1E400", None, &mut scratch),
+            parse("1E400", None, Some(&mut scratch)),
             Ok(Parsed::NotAnObject(JsonType::Number))
         ));
         // Real errors after a substitution are still errors, at the same place.
-        let e = parse_valid(r#"{"a":1e400,"b":x}"#, None, &mut scratch).unwrap_err();
+        let e = parse(r#"{"a":1e400,"b":x}"#, None, Some(&mut scratch)).unwrap_err();
         assert_eq!(e.column(), 16);
     }
 }

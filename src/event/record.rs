@@ -200,7 +200,7 @@ fn detect(ev: &Event<'_>, x: &Extras<'_>) -> Dialect {
 #[cfg(test)]
 mod tests {
     use super::super::tests::{event, event_in};
-    use super::super::{Dialect, Parsed, parse_as};
+    use super::super::{Dialect, Parsed, parse};
     use bumpalo::Bump;
     use std::borrow::Cow;
 
@@ -239,13 +239,13 @@ mod tests {
     #[test]
     fn a_forced_dialect_maps_only_its_own_shapes() {
         let text = r#"{"type":"tool-call-started","tool_name":"Shell","tool_call_id":"c1"}"#;
-        let Parsed::Event(e) = parse_as(text, Some(Dialect::Cursor)).unwrap() else {
+        let Parsed::Event(e) = parse(text, Some(Dialect::Cursor), None).unwrap() else {
             panic!()
         };
         assert_eq!(e.ty.as_str(), Some("tool-call-started"));
         assert_eq!(e.dialect, Dialect::Cursor);
         let text = r#"{"type":"user","payload":{"prompt":"hi"}}"#;
-        let Parsed::Event(e) = parse_as(text, Some(Dialect::Sdk)).unwrap() else {
+        let Parsed::Event(e) = parse(text, Some(Dialect::Sdk), None).unwrap() else {
             panic!()
         };
         assert_eq!(e.message.shape, None);
