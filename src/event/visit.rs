@@ -109,7 +109,9 @@ impl Default for KeySet {
 
 impl KeySet {
     /// Records `key`; true when it was already there.
-    #[inline]
+    // Always inlined into the key loops of the readers in the other modules: called out of line,
+    // once per key, it cost 0.7 % of the instructions of a cursor check.
+    #[inline(always)]
     pub(super) fn insert(&mut self, key: &Key<'_>) -> bool {
         use std::hash::BuildHasher;
         let h = foldhash::fast::FixedState::with_seed(0).hash_one(key.name.as_bytes());
