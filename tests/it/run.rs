@@ -4,7 +4,6 @@
 //! generous bounds, never as exact times. These tests use Linux interfaces (`/proc`, signals).
 #![cfg(target_os = "linux")]
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::{manifest_dir, sjlint, testdata};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
