@@ -71,7 +71,7 @@ pub trait Consumer {
     /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
     /// repaired copy when they held raw control characters inside strings. `ev` borrows from
     /// `json`, or from a copy of it of the same length when `json` holds numbers beyond the f64
-    /// range or unpaired surrogate escapes (see [`event::parse_valid`]).
+    /// range or unpaired surrogate escapes (see [`event::parse`]).
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         let _ = (rec, json, ev);
     }
@@ -275,7 +275,7 @@ pub(crate) struct InOrder<'o, E, C> {
     validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).
     scratch: Vec<u8>,
-    /// The copy [`event::parse_valid`] parses when the strict parse refuses valid JSON (reused).
+    /// The copy [`event::parse`] parses when the strict parse refuses valid JSON (reused).
     lenient: Vec<u8>,
     /// The findings of the current frame, held until it is known whether it belongs to a run of
     /// binary records (reused, so the steady state allocates nothing).
@@ -1149,7 +1149,7 @@ fn slow_record(
             return;
         }
     };
-    match event::parse_valid(text, dialect, lenient) {
+    match event::parse(text, dialect, Some(&mut *lenient)) {
         Ok(parsed) => classified(rec, bytes, text, (&parsed).into(), check, emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             let first = repair(bytes, scratch);
@@ -1167,7 +1167,7 @@ fn slow_record(
                 emit(json_diagnostic(rec, bytes, &e));
                 return;
             };
-            match event::parse_valid(repaired, dialect, lenient) {
+            match event::parse(repaired, dialect, Some(&mut *lenient)) {
                 Ok(parsed) => {
                     emit(
                         Diagnostic::new(

@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sjlint::check::{self, CheckOptions};
-use sjlint::event::{Dialect, Parsed, parse_valid};
+use sjlint::event::{Dialect, Parsed, parse};
 use sjlint::fmt::{self, FmtOptions, Target};
 use sjlint::rules::{Group, Rule};
 use std::collections::BTreeMap;
@@ -65,7 +65,7 @@ fuzz_target!(|input: &[u8]| {
     let mut scratch = Vec::new();
     for line in text.split_terminator('\n') {
         assert!(!line.contains('\r'), "CR in fmt output: {line:?}");
-        match parse_valid(line, None, &mut scratch) {
+        match parse(line, None, Some(&mut scratch)) {
             Ok(Parsed::Event(_)) => {}
             Ok(Parsed::NotAnObject(t)) => panic!("not an object ({t:?}): {line}"),
             Err(e) => panic!("not JSON ({e}): {line}"),

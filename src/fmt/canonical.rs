@@ -44,7 +44,7 @@ pub(super) fn canonical(
         let Ok(text) = std::str::from_utf8(&once) else {
             break;
         };
-        let Ok(Parsed::Event(next)) = event::parse_valid(text, forced, &mut scratch) else {
+        let Ok(Parsed::Event(next)) = event::parse(text, forced, Some(&mut scratch)) else {
             break;
         };
         if next.dialect == Dialect::Cursor {

@@ -231,7 +231,7 @@ mod tests {
     use crate::event::{Parsed, parse};
 
     fn observe(s: &mut Session, line: &str, n: u64) -> bool {
-        let Parsed::Event(ev) = parse(line).unwrap() else {
+        let Parsed::Event(ev) = parse(line, None, None).unwrap() else {
             panic!("not an event: {line}")
         };
         s.observe(&ev, n, Instant::now())

@@ -186,7 +186,7 @@ impl Consumer for Observer<'_> {
 
     fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
         // The record's own type names the last event, as the agent wrote it.
-        let parsed = crate::event::parse(json);
+        let parsed = crate::event::parse(json, None, None);
         let goes_on = match &parsed {
             Ok(crate::event::Parsed::Event(ev)) => {
                 // Gemini CLI's `result` says how it went in `status`, not `subtype`.
