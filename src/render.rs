@@ -20,7 +20,7 @@ use crate::pairing;
 use crate::stats::duration;
 use crate::text::Excerpt;
 use crate::text::{escape_untrusted, thousands};
-use crate::validate::Poly;
+use crate::validate::TextHash as Poly;
 use owo_colors::Style;
 use serde::Deserialize;
 use serde_json::value::RawValue;
