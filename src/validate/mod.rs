@@ -18,7 +18,7 @@
 //! nothing.
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{Dialect, Event, Field, JsonType};
+use crate::event::{Dialect, Event, Field};
 use crate::input::record::{Position, Record};
 use crate::locate;
 use crate::pairing::{ShownKey, key_of};
@@ -28,64 +28,16 @@ use result::TextTracker;
 use std::collections::{HashMap, HashSet};
 
 mod result;
+mod schema;
 
 pub(crate) use result::TextHash;
+pub use schema::KNOWN_TOOL_KINDS;
+use schema::Required;
 
 /// Maps keyed by ids from the stream: foldhash is several times faster than SipHash on short
 /// keys and, seeded per process, keeps crafted ids from forcing collisions.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type Set<K> = HashSet<K, foldhash::fast::RandomState>;
-
-/// Tool kinds seen in real runs or reported by users of the CLI; any other kind is information.
-pub const KNOWN_TOOL_KINDS: &[&str] = &[
-    "shellToolCall",
-    "readToolCall",
-    "editToolCall",
-    "webFetchToolCall",
-    "webSearchToolCall",
-    "askQuestionToolCall",
-    "grepToolCall",
-    "globToolCall",
-    "lsToolCall",
-    "writeToolCall",
-    "deleteToolCall",
-    "updateTodosToolCall",
-    "mcpToolCall",
-    "createPlanToolCall",
-    "semSearchToolCall",
-    "readLintsToolCall",
-    "function",
-    // The payload dialect's file writes (seed 002).
-    "writeFileToolCall",
-    "taskToolCall",
-    "getMcpToolsToolCall",
-    "readTodosToolCall",
-    "switchModeToolCall",
-    "generateImageToolCall",
-    "writeShellStdinToolCall",
-];
-
-/// Event types every dialect knows, with the subtypes each takes (`None`: takes no subtype).
-const KNOWN_TYPES: &[(&str, Option<&[&str]>)] = &[
-    (
-        "system",
-        Some(&["init", "task_notification", "background_shell_timeout"]),
-    ),
-    ("user", None),
-    ("assistant", None),
-    ("thinking", Some(&["delta", "completed"])),
-    ("tool_call", Some(&["started", "completed"])),
-    ("interaction_query", Some(&["request", "response"])),
-    ("result", Some(&["success", "error"])),
-    // Transport records of a healthy run whose connection dropped and was restored.
-    ("connection", Some(&["reconnecting", "reconnected"])),
-    ("retry", Some(&["starting"])),
-    // The payload dialect's own events (seed 002), which have no cursor counterpart. Sdk event
-    // names are mapped to `tool_call` by the classifier, so they never reach this table unless
-    // `--dialect cursor` forces a cursor reading.
-    ("error", None),
-    ("raw", None),
-];
 
 /// How a session began, which decides the fields its events must have.
 #[derive(Clone, Copy)]
@@ -271,7 +223,7 @@ impl Validator {
                 by_init: is_init,
             },
         };
-        check_schema(&mut ctx, ev, opening.required(ev));
+        schema::check(&mut ctx, ev, opening.required(ev));
         let line = rec.pos.line;
         // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
         // --keep-invalid`): not an event of the run, so outside the session lifecycle.
@@ -583,7 +535,7 @@ impl Validator {
         if let Some((kind, found)) = done
             && started != Some(found)
         {
-            unknown_kind(ctx, kind);
+            schema::unknown_tool_kind(ctx, kind);
         }
         let Some(open) = open else {
             if let Some(key) = self.announced.take(key_of(id, &mut self.scratch)) {
@@ -937,369 +889,6 @@ impl IdDigits {
 fn hash(bytes: &[u8]) -> u64 {
     use std::hash::BuildHasher;
     foldhash::quality::FixedState::with_seed(0x5eed).hash_one(bytes)
-}
-
-/// The fields that only some dialects write, and whether this event must have them.
-#[derive(Clone, Copy)]
-struct Required {
-    /// `session_id` on every event.
-    session_id: bool,
-    /// `is_error` on a result, and `result` on a success.
-    result_fields: bool,
-}
-
-/// The per-record schema rules: type, subtype, required fields, field types, tool_call shape,
-/// duplicate keys, result flags.
-fn check_schema(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, required: Required) {
-    if let Some(key) = ev.duplicate_key.as_deref() {
-        let d = Diagnostic::new(
-            Rule::DuplicateKey,
-            ctx.pos,
-            format!(
-                "key {:?} appears more than once in the event; consumers disagree on which value wins",
-                Excerpt(key)
-            ),
-        );
-        ctx.emit_at(d, &[key], false);
-    }
-    let ty = match &ev.ty {
-        Field::Str(t) => &**t,
-        Field::Absent => {
-            let d = Diagnostic::new(Rule::MissingType, ctx.pos, "the event has no `type` field")
-                .with_help("every event of the stream names its kind in a string `type`");
-            ctx.emit_at(d, &[], false);
-            return;
-        }
-        other => {
-            let d = Diagnostic::new(
-                Rule::MissingType,
-                ctx.pos,
-                format!(
-                    "`type` is {}, expected a string",
-                    other.json_type().map_or("absent", JsonType::as_str)
-                ),
-            );
-            ctx.emit_at(d, &["type"], true);
-            return;
-        }
-    };
-    let Some((_, subtypes)) = KNOWN_TYPES.iter().find(|(t, _)| *t == ty) else {
-        if ctx.wants(Rule::UnknownEventType) {
-            let d = Diagnostic::new(
-                Rule::UnknownEventType,
-                ctx.pos,
-                format!("unknown event type {:?}", Excerpt(ty)),
-            )
-            .with_help("new event types appear in new CLI versions; a consumer should skip what it does not know");
-            ctx.emit_at(d, &["type"], true);
-        }
-        return;
-    };
-    match (&ev.subtype, subtypes) {
-        (Field::Str(_), _) if !ctx.wants(Rule::UnknownSubtype) => {}
-        (Field::Str(s), Some(known)) if !known.contains(&&**s) => {
-            let d = Diagnostic::new(
-                Rule::UnknownSubtype,
-                ctx.pos,
-                format!(
-                    "unknown subtype {:?} of `{ty}` (known: {})",
-                    Excerpt(s),
-                    known.join(", ")
-                ),
-            );
-            ctx.emit_at(d, &["subtype"], true);
-        }
-        (Field::Str(s), None) => {
-            let d = Diagnostic::new(
-                Rule::UnknownSubtype,
-                ctx.pos,
-                format!("`{ty}` events take no subtype, found {:?}", Excerpt(s)),
-            );
-            ctx.emit_at(d, &["subtype"], true);
-        }
-        (Field::Absent, Some(known)) => {
-            let d = Diagnostic::new(
-                Rule::MissingField,
-                ctx.pos,
-                format!(
-                    "the `{ty}` event has no `subtype` (one of: {})",
-                    known.join(", ")
-                ),
-            );
-            ctx.emit_at(d, &["type"], true);
-        }
-        _ => {}
-    }
-    let subtype = ev.subtype.as_str().unwrap_or("");
-
-    // Field types of the fields every event may carry.
-    expect(ctx, "subtype", &ev.subtype, JsonType::String);
-    expect(ctx, "session_id", &ev.session_id, JsonType::String);
-    expect(ctx, "timestamp_ms", &ev.timestamp_ms, JsonType::Number);
-    expect(ctx, "model_call_id", &ev.model_call_id, JsonType::String);
-
-    if required.session_id
-        && !matches!(ty, "interaction_query" | "error" | "raw")
-        && !ev.session_id.is_present()
-    {
-        missing(ctx, ty, "session_id");
-    }
-    match ty {
-        "user" | "assistant" => match ev.message.shape {
-            None => missing(ctx, ty, "message"),
-            Some(JsonType::Object) => {
-                expect(ctx, "role", &ev.message.role, JsonType::String);
-                match ev.message.content_shape {
-                    None => missing(ctx, ty, "message.content"),
-                    Some(JsonType::Array) => {
-                        if let Some(t) = ev.message.bad_text {
-                            wrong(
-                                ctx,
-                                &["message", "content"],
-                                "message.content[].text",
-                                t,
-                                JsonType::String,
-                            );
-                        }
-                    }
-                    Some(t) => wrong(
-                        ctx,
-                        &["message", "content"],
-                        "message.content",
-                        t,
-                        JsonType::Array,
-                    ),
-                }
-            }
-            Some(t) => wrong(ctx, &["message"], "message", t, JsonType::Object),
-        },
-        "thinking" => {
-            expect(ctx, "text", &ev.text, JsonType::String);
-            if subtype == "delta" && !ev.text.is_present() {
-                missing(ctx, "thinking/delta", "text");
-            }
-        }
-        "tool_call" => {
-            expect(ctx, "call_id", &ev.call_id, JsonType::String);
-            // Only the subtypes sjlint knows have known required fields.
-            if matches!(subtype, "started" | "completed") {
-                let what = match subtype {
-                    "started" => "tool_call/started",
-                    _ => "tool_call/completed",
-                };
-                if !ev.call_id.is_present() {
-                    missing(ctx, what, "call_id");
-                }
-                check_tool_call(ctx, ev, what, subtype);
-            } else if ev.tool_call.shape.is_some() {
-                check_tool_call(ctx, ev, "tool_call", subtype);
-            }
-        }
-        "interaction_query" => {
-            expect(ctx, "query_type", &ev.query_type, JsonType::String);
-            let (name, q) = if subtype == "response" {
-                ("response", &ev.response)
-            } else {
-                ("query", &ev.query)
-            };
-            if subtype == "request" && !ev.query_type.is_present() {
-                missing(ctx, "interaction_query/request", "query_type");
-            }
-            match q.shape {
-                None if !subtype.is_empty() => missing(
-                    ctx,
-                    &format!("interaction_query/{}", Excerpt(subtype)),
-                    name,
-                ),
-                None => {}
-                Some(JsonType::Object) if !q.id.is_present() => missing(
-                    ctx,
-                    &format!("interaction_query/{}", Excerpt(subtype)),
-                    &format!("{name}.id"),
-                ),
-                Some(JsonType::Object) => {}
-                Some(t) => wrong(ctx, &[name], name, t, JsonType::Object),
-            }
-        }
-        "result" => {
-            expect(ctx, "is_error", &ev.is_error, JsonType::Bool);
-            expect(ctx, "result", &ev.result, JsonType::String);
-            expect(ctx, "duration_ms", &ev.duration_ms, JsonType::Number);
-            expect(
-                ctx,
-                "duration_api_ms",
-                &ev.duration_api_ms,
-                JsonType::Number,
-            );
-            expect(ctx, "request_id", &ev.request_id, JsonType::String);
-            if let Some(t) = ev.usage.shape.filter(|t| *t != JsonType::Object) {
-                wrong(ctx, &["usage"], "usage", t, JsonType::Object);
-            }
-            if required.result_fields && !ev.is_error.is_present() {
-                missing(ctx, "result", "is_error");
-            }
-            if required.result_fields && subtype == "success" && !ev.result.is_present() {
-                missing(ctx, "result/success", "result");
-            }
-            let flag = ev.is_error.as_bool();
-            let clash = match (subtype, flag) {
-                ("success", Some(true)) => Some("`subtype` is \"success\" but `is_error` is true"),
-                ("error", Some(false)) => Some("`subtype` is \"error\" but `is_error` is false"),
-                _ => None,
-            };
-            if let Some(msg) = clash {
-                let d = Diagnostic::new(Rule::ResultFlagMismatch, ctx.pos, msg).with_help(
-                    "consumers read either field to decide whether the run failed; they must agree",
-                );
-                ctx.emit_at(d, &["is_error"], true);
-            }
-        }
-        // Seed 002's `{"type":"error","message"}`: here `message` is the error text.
-        "error" => match ev.message.shape {
-            None => missing(ctx, ty, "message"),
-            Some(JsonType::String) => {}
-            Some(t) => wrong(ctx, &["message"], "message", t, JsonType::String),
-        },
-        "raw" => {
-            expect(ctx, "data", &ev.data, JsonType::String);
-            if !ev.data.is_present() {
-                missing(ctx, ty, "data");
-            }
-        }
-        _ => {}
-    }
-}
-
-fn check_tool_call(
-    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
-    ev: &Event<'_>,
-    what: &str,
-    subtype: &str,
-) {
-    let tc = &ev.tool_call;
-    match tc.shape {
-        None => {
-            missing(ctx, what, "tool_call");
-            return;
-        }
-        Some(JsonType::Object) => {}
-        Some(t) => {
-            let d = Diagnostic::new(
-                Rule::MalformedToolCall,
-                ctx.pos,
-                format!("`tool_call` is {}, expected an object", t.as_str()),
-            );
-            ctx.emit_at(d, &["tool_call"], true);
-            return;
-        }
-    }
-    if let Some(key) = tc.duplicate_key.as_deref() {
-        let d = Diagnostic::new(
-            Rule::DuplicateKey,
-            ctx.pos,
-            format!(
-                "key {:?} appears more than once in `tool_call`",
-                Excerpt(key)
-            ),
-        );
-        ctx.emit_at(d, &["tool_call", key], false);
-    }
-    let Some(kind) = tc.kind.as_deref() else {
-        // A completion may carry its `result` without naming the kind again (seed 002): it takes
-        // its `started`'s kind.
-        if subtype == "completed" && tc.bare_result {
-            return;
-        }
-        let d = Diagnostic::new(
-            Rule::MalformedToolCall,
-            ctx.pos,
-            "`tool_call` names no tool kind (no key ending in `ToolCall`, nor `function`)",
-        );
-        ctx.emit_at(d, &["tool_call"], true);
-        return;
-    };
-    if tc.kinds > 1 {
-        let other = tc.other_kind.as_deref().unwrap_or(kind);
-        let d = Diagnostic::new(
-            Rule::MalformedToolCall,
-            ctx.pos,
-            format!(
-                "`tool_call` names {} tool kinds (`{}`, `{}`); it must name one",
-                tc.kinds,
-                Excerpt(kind),
-                Excerpt(other)
-            ),
-        );
-        ctx.emit_at(d, &["tool_call", other], false);
-        return;
-    }
-    if tc.body_shape != Some(JsonType::Object) {
-        let t = tc.body_shape.unwrap_or(JsonType::Null);
-        let d = Diagnostic::new(
-            Rule::MalformedToolCall,
-            ctx.pos,
-            format!(
-                "`tool_call.{}` is {}, expected an object",
-                Excerpt(kind),
-                t.as_str()
-            ),
-        );
-        ctx.emit_at(d, &["tool_call", kind], true);
-        return;
-    }
-    // A completion's kind is judged against its start in `Validator::completed`.
-    if subtype != "completed" {
-        unknown_kind(ctx, kind);
-    }
-}
-
-fn unknown_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
-    if ctx.wants(Rule::UnknownToolKind) && !KNOWN_TOOL_KINDS.contains(&kind) {
-        let d = Diagnostic::new(
-            Rule::UnknownToolKind,
-            ctx.pos,
-            format!("tool kind `{}` is not one sjlint knows", Excerpt(kind)),
-        )
-        .with_help("new tool kinds appear often; this is information, not an error");
-        ctx.emit_at(d, &["tool_call", kind], false);
-    }
-}
-
-fn missing(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, what: &str, field: &str) {
-    let d = Diagnostic::new(
-        Rule::MissingField,
-        ctx.pos,
-        format!("the `{what}` event has no `{field}`"),
-    );
-    ctx.emit_at(d, &[], false);
-}
-
-fn expect(
-    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
-    name: &str,
-    f: &Field<'_>,
-    want: JsonType,
-) {
-    if let Some(found) = f.json_type()
-        && found != want
-    {
-        wrong(ctx, &[name], name, found, want);
-    }
-}
-
-fn wrong(
-    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
-    path: &[&str],
-    name: &str,
-    found: JsonType,
-    want: JsonType,
-) {
-    let d = Diagnostic::new(
-        Rule::WrongFieldType,
-        ctx.pos,
-        format!("`{name}` is {}, expected {}", found.as_str(), want.as_str()),
-    );
-    ctx.emit_at(d, path, true);
 }
 
 #[cfg(test)]
