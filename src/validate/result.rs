@@ -6,7 +6,7 @@
 //! hashes are kept, never the text. It must not hold any other state of the session.
 
 use super::Ctx;
-use super::Session;
+use super::lifecycle::Session;
 use crate::diagnostic::Diagnostic;
 use crate::event::Event;
 use crate::rules::Rule;
