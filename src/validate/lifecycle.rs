@@ -25,6 +25,7 @@ pub(super) struct Opening {
 
 impl Opening {
     /// How a session would open with `ev` (an init when `is_init`).
+    #[inline]
     pub(super) fn of(ev: &Event<'_>, is_init: bool) -> Opening {
         Opening {
             cursor_init: is_init && (ev.init_keys || ev.dialect == Dialect::Cursor),
@@ -32,6 +33,7 @@ impl Opening {
         }
     }
 
+    #[inline]
     pub(super) fn required(self, ev: &Event<'_>) -> Required {
         Required {
             session_id: self.cursor_init,
@@ -306,14 +308,15 @@ pub(super) fn timestamp_regression(
 }
 
 /// `thinking-not-completed`: an event other than `thinking` ends a phase of thinking deltas
-/// that has no `thinking`/`completed`.
+/// that has no `thinking`/`completed`. `ty` and `subtype` are `ev`'s.
 #[inline]
 pub(super) fn thinking_not_completed(
     ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
     session: &mut Session,
     ev: &Event<'_>,
+    (ty, subtype): (Option<&str>, Option<&str>),
 ) {
-    match (ev.ty.as_str(), ev.subtype.as_str()) {
+    match (ty, subtype) {
         (Some("thinking"), Some("delta")) => {
             session.thinking_since.get_or_insert(ctx.pos.line);
         }

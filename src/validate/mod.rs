@@ -130,23 +130,7 @@ impl Validator {
         };
         schema::check(&mut ctx, ev, opening.required(ev));
         let line = rec.pos.line;
-        // A `raw` event stands for a line its writer could not parse (seed 002, and `sjlint fmt
-        // --keep-invalid`): not an event of the run, so outside the session lifecycle. When that
-        // line was a record, what its absence would cause is not reported, as for the record
-        // itself (`fmt --keep-invalid` keeps both alike).
-        if ty == Some("raw") {
-            if ev
-                .data
-                .as_str()
-                .is_some_and(|d| d.trim_start().starts_with('{'))
-            {
-                self.on_unreadable(line);
-            }
-            return;
-        }
-        // A transport record before the session's init (a retry of the first connection) does
-        // not open the session.
-        if matches!(ty, Some("connection" | "retry")) && self.session.is_none() {
+        if self.outside_sessions(ty, ev, line) {
             return;
         }
         if !self.enter_session(&mut ctx, ev, is_init, opening) {
@@ -158,7 +142,7 @@ impl Validator {
         session.last_line = line;
         lifecycle::session_id_mismatch(&mut ctx, session, ev, &mut self.spare_session_id);
         lifecycle::timestamp_regression(&mut ctx, session, ev);
-        lifecycle::thinking_not_completed(&mut ctx, session, ev);
+        lifecycle::thinking_not_completed(&mut ctx, session, ev, (ty, subtype));
         let unreadable = session.unreadable.is_some();
         match (ty, subtype) {
             (Some("assistant"), _) => result::track_assistant_text(&mut session.text, ev),
@@ -178,6 +162,28 @@ impl Validator {
                 self.close_session(&mut ctx);
             }
             _ => {}
+        }
+    }
+
+    /// Whether `ev` (of type `ty`) stands outside the session lifecycle: a `raw` event stands for a line its
+    /// writer could not parse (seed 002, and `sjlint fmt --keep-invalid`), not an event of the
+    /// run; when that line was a record, what its absence would cause is not reported, as for
+    /// the record itself (`fmt --keep-invalid` keeps both alike). A transport record before the
+    /// session's init (a retry of the first connection) does not open the session.
+    fn outside_sessions(&mut self, ty: Option<&str>, ev: &Event<'_>, line: u64) -> bool {
+        match ty {
+            Some("raw") => {
+                if ev
+                    .data
+                    .as_str()
+                    .is_some_and(|d| d.trim_start().starts_with('{'))
+                {
+                    self.on_unreadable(line);
+                }
+                true
+            }
+            Some("connection" | "retry") => self.session.is_none(),
+            _ => false,
         }
     }
 
