@@ -8,8 +8,10 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 /// Runs `sjlint ARGS` with `input` on stdin; its exit code and peak RSS in KiB.
-// The child is reaped with wait4, for its resource usage, rather than with Child::wait.
-#[allow(clippy::zombie_processes)]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped with wait4, for its peak memory, not with Child::wait"
+)]
 fn peak(args: &[&str], input: impl Fn(&mut dyn Write) + Send + 'static) -> (i32, i64) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sjlint"))
         .args(args)
