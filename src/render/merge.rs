@@ -7,7 +7,7 @@
 //! text; the renderer does both.
 
 use crate::event::Event;
-use crate::validate::Poly;
+use crate::validate::TextHash;
 
 /// What an assistant event is, by the fields real runs set (FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +34,7 @@ impl Piece {
 /// hash of the deltas since the last flush is kept.
 #[derive(Default)]
 pub(super) struct TextMerge {
-    pending: Poly,
+    pending: TextHash,
 }
 
 impl TextMerge {
@@ -44,7 +44,7 @@ impl TextMerge {
         match piece {
             Piece::Delta => {
                 let continues = self.pending.len > 0;
-                self.pending = self.pending.append(Poly::of(text.as_bytes()));
+                self.pending = self.pending.append(TextHash::of(text.as_bytes()));
                 (text, continues)
             }
             Piece::Flush | Piece::Segment => {
@@ -54,7 +54,7 @@ impl TextMerge {
                     && n > 0
                     && text.is_char_boundary(n.min(text.len()))
                     && text.len() >= n
-                    && Poly::of(&text.as_bytes()[..n]) == pending;
+                    && TextHash::of(&text.as_bytes()[..n]) == pending;
                 if repeats {
                     (&text[n..], true)
                 } else {

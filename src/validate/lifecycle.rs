@@ -1,0 +1,347 @@
+//! The lifecycle rules: a stream is a sequence of sessions, each opened by a `system`/`init` and
+//! closed by one `result`, with one `session_id`, time that does not run backwards and thinking
+//! phases that complete.
+//!
+//! It owns the current [`Session`] and decides where sessions begin and end: which session an
+//! event belongs to, and when the pairing state is closed. It must not judge an event's own
+//! shape (the schema rules do) nor pair calls (the tool-call rules do).
+
+use super::result::TextTracker;
+use super::schema::Required;
+use super::{Ctx, Validator, describe, line_pos};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Dialect, Event};
+use crate::rules::Rule;
+use crate::text::Excerpt;
+
+/// How a session began, which decides the fields its events must have.
+#[derive(Clone, Copy)]
+pub(super) struct Opening {
+    /// With cursor's own `system`/`init` (or one wrapping it): cursor's fields are required.
+    cursor_init: bool,
+    /// With a `system`/`init` of any dialect, rather than with whatever event came first.
+    by_init: bool,
+}
+
+impl Opening {
+    /// How a session would open with `ev` (an init when `is_init`).
+    #[inline]
+    pub(super) fn of(ev: &Event<'_>, is_init: bool) -> Opening {
+        Opening {
+            cursor_init: is_init && (ev.init_keys || ev.dialect == Dialect::Cursor),
+            by_init: is_init,
+        }
+    }
+
+    #[inline]
+    pub(super) fn required(self, ev: &Event<'_>) -> Required {
+        Required {
+            session_id: self.cursor_init,
+            result_fields: self.cursor_init || (!self.by_init && ev.session_id.is_present()),
+        }
+    }
+}
+
+pub(super) struct Session {
+    id: Option<String>,
+    pub(super) opening: Opening,
+    start_line: u64,
+    pub(super) result_line: Option<u64>,
+    pub(super) last_line: u64,
+    last_timestamp: Option<(u64, u64)>,
+    /// Line of the first `thinking`/`delta` of a thinking phase not yet completed.
+    thinking_since: Option<u64>,
+    pub(super) text: TextTracker,
+    /// Line of the last record of the session (or just before it began) that could not be read
+    /// as an event. It may have been any event, so the findings it could cause are not made:
+    /// no `unfinished-tool-call` for a call started before it, no orphan completions, no
+    /// `missing-result` when it came last, no `result-text-mismatch`.
+    pub(super) unreadable: Option<u64>,
+}
+
+impl Session {
+    fn new(line: u64, opening: Opening) -> Session {
+        Session {
+            id: None,
+            opening,
+            start_line: line,
+            result_line: None,
+            last_line: line,
+            last_timestamp: None,
+            thinking_since: None,
+            text: TextTracker::default(),
+            unreadable: None,
+        }
+    }
+}
+
+impl Validator {
+    /// Puts `ev` in its session: opens, closes and reopens sessions as it says. False when it
+    /// belongs to none (it follows a `result`), and nothing more is checked of it.
+    pub(super) fn enter_session(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+        ev: &Event<'_>,
+        is_init: bool,
+        opening: Opening,
+    ) -> bool {
+        let line = ctx.pos.line;
+        match &self.session {
+            None => {
+                self.open_session(line, opening);
+                if !is_init {
+                    self.missing_init(ctx, ev);
+                }
+            }
+            // After an unreadable record, which may have been the next init.
+            Some(s) if s.result_line.is_some() => {
+                if is_init || self.unreadable_between.is_some() {
+                    self.open_session(line, opening);
+                } else {
+                    self.event_after_result(ctx, ev);
+                    return false;
+                }
+            }
+            // After an unreadable record, which may have been the session's result.
+            Some(s) if is_init && s.unreadable.is_some_and(|u| u > s.last_line) => {
+                self.close_session(ctx);
+                self.open_session(line, opening);
+            }
+            Some(_) if is_init => self.duplicate_init(ctx, ev, opening),
+            Some(_) => {}
+        }
+        true
+    }
+
+    /// A new session begins at `line` (the one before, if any, has ended).
+    fn open_session(&mut self, line: u64, opening: Opening) {
+        if let Some(id) = self.session.take().and_then(|s| s.id) {
+            self.spare_session_id = id;
+        }
+        let mut session = Session::new(line, opening);
+        session.unreadable = self.unreadable_between.take();
+        self.session = Some(session);
+    }
+
+    /// Ends the current session: open calls are unfinished and open queries unanswered.
+    pub(super) fn close_session(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>) {
+        // A call or query open when a record could not be read may have ended in it.
+        let unreadable = self
+            .session
+            .as_ref()
+            .and_then(|s| s.unreadable)
+            .unwrap_or(0);
+        self.pairing.close(ctx, unreadable);
+    }
+
+    /// `missing-init`: the first event of the stream, which opened the session, is not an init.
+    /// A stream whose first event is a `result` is only a finding when anything follows it,
+    /// since a lone `result` is the `--output-format json` form.
+    fn missing_init(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
+        // After an unreadable record, which may have been the init.
+        if self.session.as_ref().is_none_or(|s| s.unreadable.is_some()) {
+            return;
+        }
+        let d = Diagnostic::new(
+            Rule::MissingInit,
+            ctx.pos,
+            format!(
+                "the stream starts with {} instead of `system`/`init`",
+                describe(ev)
+            ),
+        )
+        .with_snippet(ctx.bytes)
+        .with_help("a cursor-agent stream begins with a `system`/`init` event; was the start of the stream cut off?");
+        if ev.ty.as_str() == Some("result") && self.records <= 1 {
+            if ctx.wants(Rule::MissingInit) {
+                self.deferred_missing_init = Some(d);
+            }
+        } else {
+            ctx.emit(d);
+        }
+    }
+
+    /// `event-after-result`: an event after its session's `result` that is not a new init.
+    fn event_after_result(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+        ev: &Event<'_>,
+    ) {
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
+        let result_line = s.result_line.unwrap_or_default();
+        s.last_line = ctx.pos.line;
+        ctx.emit(
+            Diagnostic::new(
+                Rule::EventAfterResult,
+                ctx.pos,
+                format!(
+                    "{} after the session's `result`; nothing follows `result` but a new `system`/`init`",
+                    describe(ev)
+                ),
+            )
+            .with_snippet(ctx.bytes)
+            .with_related(result_line, "the session's result"),
+        );
+    }
+
+    /// `duplicate-init`: a `system`/`init` inside a session with no `result` yet. When it names
+    /// another session id, the previous run ended without one and the init opens a new session.
+    fn duplicate_init(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+        ev: &Event<'_>,
+        opening: Opening,
+    ) {
+        let Some(s) = &self.session else {
+            return;
+        };
+        let other_run = matches!((&s.id, ev.session_id.as_str()), (Some(a), Some(b)) if **a != *b);
+        let mut d = Diagnostic::new(
+            Rule::DuplicateInit,
+            ctx.pos,
+            "a second `system`/`init` inside a session that has no `result` yet",
+        )
+        .with_snippet(ctx.bytes)
+        .with_related(s.start_line, "the session started here");
+        if other_run {
+            d = d.with_help(
+                "it names another session_id: the previous run ended without a `result` (killed or crashed?) and a new one was appended",
+            );
+        }
+        ctx.emit(d);
+        if other_run {
+            self.close_session(ctx);
+            self.open_session(ctx.pos.line, opening);
+        }
+    }
+
+    /// `missing-result`: the input ends inside a session (unless its last record could not be
+    /// read: it may have been the result). The session closes either way.
+    pub(super) fn missing_result(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>) {
+        let Some(s) = &self.session else {
+            return;
+        };
+        if s.result_line.is_some() {
+            return;
+        }
+        let (last, start) = (s.last_line, s.start_line);
+        let cut = s.unreadable.is_some_and(|u| u > last);
+        self.close_session(ctx);
+        if cut {
+            return;
+        }
+        ctx.emit(
+            Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(last),
+                "the input ends but the session has no `result`",
+            )
+            .with_related(start, "the session started here")
+            .with_help("the agent may have crashed, been killed, or the capture was cut short"),
+        );
+    }
+}
+
+/// `session-id-mismatch`: an event names another session id than its session's first. The
+/// first is kept in `spare` (the previous session's string) when the session has none yet.
+#[inline]
+pub(super) fn session_id_mismatch(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &mut Session,
+    ev: &Event<'_>,
+    spare: &mut String,
+) {
+    let Some(id) = ev.session_id.as_str() else {
+        return;
+    };
+    match &session.id {
+        None => {
+            let mut kept = std::mem::take(spare);
+            kept.clear();
+            kept.push_str(id);
+            session.id = Some(kept);
+        }
+        Some(expected) if **expected != *id => {
+            let d = Diagnostic::new(
+                Rule::SessionIdMismatch,
+                ctx.pos,
+                format!(
+                    "session_id {:?} differs from the session's {:?}",
+                    Excerpt(id),
+                    Excerpt(expected)
+                ),
+            )
+            .with_related(session.start_line, "the session started here");
+            ctx.emit_at(d, &["session_id"], true);
+        }
+        Some(_) => {}
+    }
+}
+
+/// `timestamp-regression`: `timestamp_ms` is smaller than the previous event's in the session.
+#[inline]
+pub(super) fn timestamp_regression(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &mut Session,
+    ev: &Event<'_>,
+) {
+    let Some(ts) = ev.timestamp_ms.as_millis() else {
+        return;
+    };
+    if let Some((prev, prev_line)) = session.last_timestamp
+        && ts < prev
+    {
+        let d = Diagnostic::new(
+            Rule::TimestampRegression,
+            ctx.pos,
+            format!(
+                "timestamp_ms {ts} is {} ms earlier than the previous event's {prev}",
+                prev - ts
+            ),
+        )
+        .with_related(prev_line, "the previous timestamp");
+        ctx.emit_at(d, &["timestamp_ms"], true);
+    }
+    session.last_timestamp = Some((ts, ctx.pos.line));
+}
+
+/// `thinking-not-completed`: an event other than `thinking` ends a phase of thinking deltas
+/// that has no `thinking`/`completed`. `ty` and `subtype` are `ev`'s.
+#[inline]
+pub(super) fn thinking_not_completed(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &mut Session,
+    ev: &Event<'_>,
+    (ty, subtype): (Option<&str>, Option<&str>),
+) {
+    match (ty, subtype) {
+        (Some("thinking"), Some("delta")) => {
+            session.thinking_since.get_or_insert(ctx.pos.line);
+        }
+        (Some("thinking"), _) => session.thinking_since = None,
+        _ => {
+            // Not when a record that could not be read came since: it may have been the
+            // phase's `thinking`/`completed`.
+            if let Some(since) = session
+                .thinking_since
+                .take()
+                .filter(|since| session.unreadable.is_none_or(|u| u < *since))
+            {
+                ctx.emit(
+                    Diagnostic::new(
+                        Rule::ThinkingNotCompleted,
+                        ctx.pos,
+                        format!(
+                            "{} ends a thinking phase that has no `thinking`/`completed`",
+                            describe(ev)
+                        ),
+                    )
+                    .with_snippet(ctx.bytes)
+                    .with_related(since, "the thinking phase began here"),
+                );
+            }
+        }
+    }
+}

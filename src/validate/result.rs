@@ -1,0 +1,304 @@
+//! The result rule: `result.result` must be the session's assistant text joined.
+//!
+//! It owns the [`TextTracker`] (the running hashes of a session's assistant text, in the three
+//! ways writers join it) and the composable hash it keeps them in, [`TextHash`], which `render`
+//! also uses to tell a flush from new text. Memory stays constant however long the text: only
+//! hashes are kept, never the text. It must not hold any other state of the session.
+
+use super::Ctx;
+use super::lifecycle::Session;
+use crate::diagnostic::Diagnostic;
+use crate::event::Event;
+use crate::rules::Rule;
+
+/// Folds an `assistant` event's text into the session's running hashes.
+#[inline]
+pub(super) fn track_assistant_text(text: &mut TextTracker, ev: &Event<'_>) {
+    if let Some(t) = ev.message.text.as_deref() {
+        let delta = ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
+        let flush = !ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
+        text.push(t, delta, flush);
+    }
+}
+
+/// `result-text-mismatch`: a successful result whose `result` is none of the joins of the
+/// session's assistant text. An error result's text is the error message, not the assistant's
+/// text; after a record that could not be read, some text may be missing.
+pub(super) fn result_text_mismatch(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &Session,
+    ev: &Event<'_>,
+) {
+    if ev.is_error.as_bool() != Some(true)
+        && ev.subtype.as_str() != Some("error")
+        && session.unreadable.is_none()
+        && let Some(result) = ev.result.as_str()
+        && let Some(msg) = session.text.mismatch(result)
+    {
+        let d = Diagnostic::new(Rule::ResultTextMismatch, ctx.pos, msg)
+            .with_help("`result` joins every assistant segment with no separator; a mismatch means assistant events were lost or the result was edited");
+        ctx.emit_at(d, &["result"], false);
+    }
+}
+
+/// The three ways a session's assistant text can make up `result.result`.
+#[derive(Default)]
+pub(super) struct TextTracker {
+    any: bool,
+    /// Every assistant text.
+    all: TextHash,
+    /// Without the partial-output deltas (events with `timestamp_ms` but no `model_call_id`).
+    no_deltas: TextHash,
+    /// Deltas and the flush that repeats them counted once.
+    merged: TextHash,
+    /// Deltas since the last non-delta event.
+    pending: TextHash,
+}
+
+impl TextTracker {
+    fn push(&mut self, text: &str, delta: bool, flush: bool) {
+        let t = TextHash::of(text.as_bytes());
+        self.any = true;
+        self.all = self.all.append(t);
+        if delta {
+            self.pending = self.pending.append(t);
+            return;
+        }
+        self.no_deltas = self.no_deltas.append(t);
+        if !(flush && self.pending.len > 0 && self.pending == t) {
+            self.merged = self.merged.append(self.pending);
+        }
+        self.merged = self.merged.append(t);
+        self.pending = TextHash::default();
+    }
+
+    /// A message when `result` matches none of the joins.
+    fn mismatch(&self, result: &str) -> Option<String> {
+        if !self.any {
+            return None;
+        }
+        let r = TextHash::of(result.as_bytes());
+        let merged = self.merged.append(self.pending);
+        if r == self.all || r == self.no_deltas || r == merged {
+            return None;
+        }
+        Some(format!(
+            "`result` ({} bytes) is not the session's assistant text joined ({} bytes)",
+            r.len, merged.len
+        ))
+    }
+}
+
+/// The hash of a text (with its length) whose values compose under concatenation: the hash of
+/// `a ++ b` is computed from the hashes of `a` and `b`. It lets the validator compare
+/// `result.result` with several ways of joining the session's assistant text in constant memory,
+/// and `render` tell a flush from new text.
+///
+/// It is a polynomial hash modulo 2^61 − 1 evaluated at a point drawn at random for each run
+/// ([`Keys`]), so it is a universal hash: two different texts of `n` bytes have equal hashes with
+/// a chance of at most n / (2^61 − 1) whatever they hold, and no input can be crafted to collide,
+/// as it could with a public base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TextHash {
+    h: u64,
+    /// base^len mod P.
+    pw: u64,
+    pub(crate) len: u64,
+}
+
+const P: u64 = (1 << 61) - 1;
+
+fn mulmod(a: u64, b: u64) -> u64 {
+    reduce(a as u128 * b as u128)
+}
+
+/// `x mod P` for `x < 2^125`: 2^61 ≡ 1 (mod P), so the high part folds onto the low part.
+fn reduce(x: u128) -> u64 {
+    let r = (x & P as u128) + (x >> 61);
+    // r < 2^65; one more fold leaves at most P + 15, and one subtraction lands it in 0..P.
+    let r = ((r & P as u128) + (r >> 61)) as u64;
+    if r >= P { r - P } else { r }
+}
+
+/// The run's base and the tables derived from it, made once per process.
+struct Keys {
+    base: u64,
+    /// `base^i mod P` for i in 0..=64: the weights of the bytes of a step.
+    pow: [u64; 65],
+    /// The weight of each byte of a 64-byte step, `base^(63−i) mod P`, split into its low and
+    /// high 32 bits: a byte (plus one) times either half fits 41 bits, so a whole step sums in
+    /// `u64` lanes, which the compiler turns into vector multiplications.
+    step_lo: [u64; 64],
+    step_hi: [u64; 64],
+}
+
+impl Keys {
+    fn new(base: u64) -> Keys {
+        let mut pow = [1u64; 65];
+        for i in 1..65 {
+            pow[i] = mulmod(pow[i - 1], base);
+        }
+        let mut step_lo = [0u64; 64];
+        let mut step_hi = [0u64; 64];
+        for i in 0..64 {
+            step_lo[i] = pow[63 - i] & 0xFFFF_FFFF;
+            step_hi[i] = pow[63 - i] >> 32;
+        }
+        Keys {
+            base,
+            pow,
+            step_lo,
+            step_hi,
+        }
+    }
+
+    /// A base in 2^32..P − 2^32, from the operating system's randomness (std's hasher keys).
+    fn random() -> Keys {
+        use std::hash::{BuildHasher, Hasher};
+        let bits = std::hash::RandomState::new().build_hasher().finish();
+        Keys::new((1 << 32) + bits % (P - (1 << 33)))
+    }
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: std::sync::OnceLock<Keys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(Keys::random)
+}
+
+/// `base^n mod P`, by squaring.
+fn pow(mut n: u64) -> u64 {
+    let (mut acc, mut base) = (1u64, keys().base);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = mulmod(acc, base);
+        }
+        base = mulmod(base, base);
+        n >>= 1;
+    }
+    acc
+}
+
+impl Default for TextHash {
+    fn default() -> Self {
+        TextHash {
+            h: 0,
+            pw: 1,
+            len: 0,
+        }
+    }
+}
+
+impl TextHash {
+    /// The hash of `bytes`: `Σ (b_i + 1)·base^(n−1−i) mod P`. 64 bytes, then eight, are folded in
+    /// per step, so the chain of dependent multiplications is far shorter than a byte-at-a-time
+    /// loop's: the products of one step are independent of each other.
+    pub(crate) fn of(bytes: &[u8]) -> TextHash {
+        let k = keys();
+        let mut h = 0u64;
+        let mut steps = bytes.chunks_exact(64);
+        for step in &mut steps {
+            // Each half-sum is below 64 · 2^9 · 2^32 = 2^47; their sum below 2^80.
+            let (mut lo, mut hi) = (0u64, 0u64);
+            // A loop of a known 64 steps over three arrays, which the compiler vectorizes.
+            #[allow(clippy::needless_range_loop)]
+            for i in 0..64 {
+                let b = step[i] as u64 + 1;
+                lo += b * k.step_lo[i];
+                hi += b * k.step_hi[i];
+            }
+            let sum = lo as u128 + ((hi as u128) << 32);
+            h = reduce(h as u128 * k.pow[64] as u128 + sum);
+        }
+        let mut chunks = steps.remainder().chunks_exact(8);
+        for c in &mut chunks {
+            // Each term is at most 2^8 · 2^61, so the sum and `h · base^8` stay far below 2^125.
+            let mut sum = 0u128;
+            for (i, &b) in c.iter().enumerate() {
+                sum += (b as u128 + 1) * k.pow[7 - i] as u128;
+            }
+            h = reduce(h as u128 * k.pow[8] as u128 + sum);
+        }
+        for &b in chunks.remainder() {
+            h = reduce(h as u128 * k.base as u128 + b as u128 + 1);
+        }
+        TextHash {
+            h,
+            pw: pow(bytes.len() as u64),
+            len: bytes.len() as u64,
+        }
+    }
+
+    /// The hash of this text followed by `o`'s.
+    pub(crate) fn append(self, o: TextHash) -> TextHash {
+        let mut h = mulmod(self.h, o.pw) + o.h;
+        if h >= P {
+            h -= P;
+        }
+        TextHash {
+            h,
+            pw: mulmod(self.pw, o.pw),
+            len: self.len + o.len,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition, one byte at a time.
+    fn hash_bytewise(bytes: &[u8]) -> TextHash {
+        let mut p = TextHash::default();
+        let base = keys().base;
+        for &b in bytes {
+            p.h = (p.h as u128 * base as u128 % P as u128) as u64 + b as u64 + 1;
+            p.h %= P;
+            p.pw = (p.pw as u128 * base as u128 % P as u128) as u64;
+        }
+        p.len = bytes.len() as u64;
+        p
+    }
+
+    #[test]
+    fn text_hash_matches_its_definition() {
+        let text: Vec<u8> = (0..300u32).map(|i| (i * 37 % 256) as u8).collect();
+        for n in 0..text.len() {
+            assert_eq!(
+                TextHash::of(&text[..n]),
+                hash_bytewise(&text[..n]),
+                "length {n}"
+            );
+        }
+        let high = vec![0xffu8; 1000];
+        assert_eq!(TextHash::of(&high), hash_bytewise(&high));
+    }
+
+    #[test]
+    fn text_hash_composes() {
+        let a = TextHash::of(b"hello, ");
+        let b = TextHash::of(b"world");
+        assert_eq!(a.append(b), TextHash::of(b"hello, world"));
+        assert_ne!(TextHash::of(b"ab"), TextHash::of(b"ba"));
+        assert_eq!(TextHash::default().append(a), a);
+    }
+
+    #[test]
+    fn text_tracker_accepts_each_join() {
+        let mut t = TextTracker::default();
+        t.push("Hel", true, false);
+        t.push("lo", true, false);
+        t.push("Hello", false, true);
+        assert_eq!(t.mismatch("Hello"), None);
+        assert!(
+            t.mismatch("HelloHello").is_none(),
+            "all texts joined is accepted too"
+        );
+        assert!(t.mismatch("Hi").is_some());
+
+        let mut t = TextTracker::default();
+        t.push("I'll run it.", false, false);
+        t.push("done", false, true);
+        assert_eq!(t.mismatch("I'll run it.done"), None);
+        assert!(t.mismatch("done").is_some());
+    }
+}
