@@ -26,21 +26,8 @@ pub(super) fn json_diagnostic(
 ) -> Diagnostic {
     let msg = e.to_string();
     let msg = msg.rfind(" at line ").map_or(&msg[..], |i| &msg[..i]);
-    // serde_json counts lines and byte columns from 1 within the text it was given.
-    let mut offset = 0usize;
-    for _ in 1..e.line() {
-        match memchr::memchr(b'\n', &parsed[offset..]) {
-            Some(i) => offset += i + 1,
-            None => break,
-        }
-    }
-    let offset = (offset + e.column().saturating_sub(1)).min(parsed.len());
     let bytes = rec.bytes;
-    let offset = if parsed.len() == bytes.len() {
-        offset
-    } else {
-        unrepaired_offset(bytes, offset)
-    };
+    let offset = error_offset(bytes, parsed, e);
     if e.is_eof() && rec.has(NO_FINAL_LF) {
         return Diagnostic::new(
             Rule::TruncatedRecord,
@@ -56,7 +43,7 @@ pub(super) fn json_diagnostic(
     let start = first.unwrap_or(0);
     let trimmed = &bytes[start..];
     let mut span = offset..offset + 1;
-    let (message, help): (String, Option<&str>) = if let Some(nul) =
+    let (message, help): (String, Option<&'static str>) = if let Some(nul) =
         memchr::memchr(0, bytes).filter(|&nul| bytes.get(offset) == Some(&0) || Some(nul) == first)
     {
         span = nul..nul + 1;
@@ -102,40 +89,7 @@ pub(super) fn json_diagnostic(
         span = start..(start + len).min(bytes.len());
         (PLAIN_TEXT.to_owned(), Some(STDERR_HELP))
     } else if msg.starts_with("trailing characters") {
-        let rest = &bytes[offset..];
-        let gap = bytes[..offset]
-            .iter()
-            .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r'))
-            .map_or(&bytes[..offset], |i| &bytes[i + 1..offset]);
-        if gap.contains(&b'\r') && matches!(rest.first(), Some(b'{' | b'[')) {
-            (
-                format!(
-                    "{} JSON values on one line, separated by bare CR (0x0D) bytes: the stream uses CR line endings",
-                    1 + bare_cr_separators(bytes)
-                ),
-                Some(
-                    "sjlint ends records at LF (or CRLF); convert the line endings first, e.g. with `tr '\\r' '\\n'`",
-                ),
-            )
-        } else if rest.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            span = offset..offset + 3;
-            (
-                "a UTF-8 byte-order mark after the JSON value".to_owned(),
-                Some(
-                    "were two files concatenated, the first without a final newline? The second file's BOM ended up inside this line",
-                ),
-            )
-        } else if matches!(rest.first(), Some(b'{' | b'[')) {
-            (
-                "two JSON values on one line".to_owned(),
-                Some("each event must end with a newline; two writers may be interleaving"),
-            )
-        } else {
-            (
-                format!("trailing data after the JSON value{}", found(bytes, offset)),
-                None,
-            )
-        }
+        trailing_data(bytes, offset, &mut span)
     } else if msg.starts_with("recursion limit exceeded") {
         (
             "nesting is deeper than 128 levels".to_owned(),
@@ -159,6 +113,69 @@ pub(super) fn json_diagnostic(
         d = d.with_help(help);
     }
     d
+}
+
+/// The offset in the record's own `bytes` where serde_json stopped in `parsed`: the record's
+/// bytes, or their repaired copy.
+fn error_offset(bytes: &[u8], parsed: &[u8], e: &serde_json::Error) -> usize {
+    // serde_json counts lines and byte columns from 1 within the text it was given.
+    let mut offset = 0usize;
+    for _ in 1..e.line() {
+        match memchr::memchr(b'\n', &parsed[offset..]) {
+            Some(i) => offset += i + 1,
+            None => break,
+        }
+    }
+    let offset = (offset + e.column().saturating_sub(1)).min(parsed.len());
+    if parsed.len() == bytes.len() {
+        offset
+    } else {
+        unrepaired_offset(bytes, offset)
+    }
+}
+
+/// What follows a whole JSON value at `offset`: a second value after bare CR bytes (CR line
+/// endings), a byte-order mark (concatenated files), a second value (interleaved writers), or
+/// other data.
+fn trailing_data(
+    bytes: &[u8],
+    offset: usize,
+    span: &mut std::ops::Range<usize>,
+) -> (String, Option<&'static str>) {
+    let rest = &bytes[offset..];
+    let gap = bytes[..offset]
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+        .map_or(&bytes[..offset], |i| &bytes[i + 1..offset]);
+    if gap.contains(&b'\r') && matches!(rest.first(), Some(b'{' | b'[')) {
+        (
+            format!(
+                "{} JSON values on one line, separated by bare CR (0x0D) bytes: the stream uses CR line endings",
+                1 + bare_cr_separators(bytes)
+            ),
+            Some(
+                "sjlint ends records at LF (or CRLF); convert the line endings first, e.g. with `tr '\\r' '\\n'`",
+            ),
+        )
+    } else if rest.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        *span = offset..offset + 3;
+        (
+            "a UTF-8 byte-order mark after the JSON value".to_owned(),
+            Some(
+                "were two files concatenated, the first without a final newline? The second file's BOM ended up inside this line",
+            ),
+        )
+    } else if matches!(rest.first(), Some(b'{' | b'[')) {
+        (
+            "two JSON values on one line".to_owned(),
+            Some("each event must end with a newline; two writers may be interleaving"),
+        )
+    } else {
+        (
+            format!("trailing data after the JSON value{}", found(bytes, offset)),
+            None,
+        )
+    }
 }
 
 /// `, found byte 0x0C` or `, found U+00A0` when the byte at `offset` is one a reader cannot see
