@@ -116,14 +116,14 @@ pub enum ColorArg {
     Never,
 }
 
-impl ColorArg {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ColorArg::Auto => "auto",
-            ColorArg::Always => "always",
-            ColorArg::Never => "never",
-        }
-    }
+/// `--progress`: whether the live status line is drawn on stderr ([`crate::terminal`] decides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    // When stderr is a terminal. (Plain comments: doc comments would change `--help`.)
+    Auto,
+    // Even when stderr is not a terminal.
+    Always,
+    Never,
 }
 
 /// `--dialect`: which dialect records are read as.
@@ -278,7 +278,7 @@ pub struct CheckArgs {
     /// A live status line (and a progress bar for files) on stderr: auto shows it when stderr is
     /// a terminal
     #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
-    pub progress: ColorArg,
+    pub progress: ProgressArg,
 
     /// Threads (default: all cores): several files are checked at once, one input is split,
     /// parsed and validated on separate threads; 1 keeps everything on one thread. The output
@@ -384,7 +384,8 @@ pub struct FmtArgs {
     pub agent: AgentArg,
 
     /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
-    /// leaving it out (it is reported on stderr either way)
+    /// leaving it out (it is reported on stderr either way); a record over --max-record-bytes
+    /// is kept as it is, byte for byte
     #[arg(long)]
     pub keep_invalid: bool,
 
@@ -649,7 +650,7 @@ pub struct RunArgs {
 
     /// A live status line on stderr: auto shows it when stderr is a terminal
     #[arg(long, value_enum, default_value = "auto")]
-    pub progress: ColorArg,
+    pub progress: ProgressArg,
 
     /// Print findings and the closing line only: no summary of the findings
     #[arg(long, short)]

@@ -94,6 +94,8 @@ pub mod stats;
 #[doc(hidden)]
 pub mod status;
 #[doc(hidden)]
+pub mod terminal;
+#[doc(hidden)]
 pub mod text;
 #[doc(hidden)]
 pub mod validate;

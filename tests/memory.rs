@@ -32,8 +32,10 @@ struct Measured {
 }
 
 /// Runs `sjlint ARGS` with `feed` writing its stdin, and reaps it with `wait4` for its peak RSS.
-// The child is reaped with wait4, for its resource usage, rather than with Child::wait.
-#[allow(clippy::zombie_processes)]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped with wait4, for its peak memory, not with Child::wait"
+)]
 fn measured(
     args: &[&str],
     feed: impl FnOnce(&mut dyn Write) -> usize + Send + 'static,

@@ -8,9 +8,50 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 /// Runs `sjlint ARGS` with `input` on stdin; its exit code and peak RSS in KiB.
-// The child is reaped with wait4, for its resource usage, rather than with Child::wait.
-#[allow(clippy::zombie_processes)]
 fn peak(args: &[&str], input: impl Fn(&mut dyn Write) + Send + 'static) -> (i32, i64) {
+    let (code, kib, _) = peak_output(args, input);
+    (code, kib)
+}
+
+/// The length and FNV-1a hash of a byte stream, to compare a large output with what it should
+/// be without holding either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Digest {
+    len: u64,
+    hash: u64,
+}
+
+impl Default for Digest {
+    fn default() -> Self {
+        Digest {
+            len: 0,
+            hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+}
+
+impl Write for Digest {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// [`peak`], and the digest of what it wrote on stdout.
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped with wait4, for its peak memory, not with Child::wait"
+)]
+fn peak_output(
+    args: &[&str],
+    input: impl Fn(&mut dyn Write) + Send + 'static,
+) -> (i32, i64, Digest) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sjlint"))
         .args(args)
         .stdin(Stdio::piped())
@@ -30,7 +71,12 @@ fn peak(args: &[&str], input: impl Fn(&mut dyn Write) + Send + 'static) -> (i32,
             let _ = std::io::copy(&mut r, &mut std::io::sink());
         })
     };
-    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let mut out = child.stdout.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut digest = Digest::default();
+        let _ = std::io::copy(&mut out, &mut digest);
+        digest
+    });
     let stderr = drain(Box::new(child.stderr.take().unwrap()));
     writer.join().unwrap();
     let mut status = 0;
@@ -39,13 +85,13 @@ fn peak(args: &[&str], input: impl Fn(&mut dyn Write) + Send + 'static) -> (i32,
     // SAFETY: `pid` is our own child, not reaped yet; `status` and `usage` are valid for writes.
     let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    stdout.join().unwrap();
+    let digest = stdout.join().unwrap();
     stderr.join().unwrap();
     assert!(
         libc::WIFEXITED(status),
         "sjlint {args:?} did not exit normally"
     );
-    (libc::WEXITSTATUS(status), usage.ru_maxrss)
+    (libc::WEXITSTATUS(status), usage.ru_maxrss, digest)
 }
 
 const INIT: &[u8] = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n";
@@ -203,6 +249,39 @@ fn a_record_of_control_characters_is_repaired_in_a_few_times_its_size() {
     }
 }
 
+/// [`control_characters`] in a record that reads as cursor's own (`apiKeySource`).
+fn control_characters_cursor(out: &mut dyn Write) {
+    let _ = out.write_all(
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"apiKeySource\":\"env\",\"session_id\":\"s\",\"x\":\"",
+    );
+    repeated(out, 1, 8_000_000);
+    let _ = out.write_all(b"\"}\n");
+}
+
+#[test]
+fn fmt_writes_a_record_of_control_characters_in_a_few_times_its_size() {
+    // `check` takes about 10 times this 8 MB record (see above); `fmt` added copies of the
+    // repaired text, each grown by doubling: 170 MiB for a cursor record (the line it was
+    // minified into), 218 MiB for one that reads as the sdk dialect (the mapped copy, the copy
+    // of a second round, the line). Now a long cursor record is written as it is minified (83
+    // MiB, what `check` takes), and the mapped copy is sized once, moved into the line, with no
+    // second round when the mapping moved nothing (122 MiB).
+    let _one = ONE_AT_A_TIME.lock();
+    let args = ["fmt", "-"];
+    for (name, input) in [
+        ("cursor", control_characters_cursor as fn(&mut dyn Write)),
+        ("sdk", control_characters),
+    ] {
+        let (code, kib) = peak(&args, input);
+        assert!(code <= 1, "sjlint {args:?} on {name}: exit {code}");
+        assert!(
+            kib < 150 << 10,
+            "sjlint {args:?} on {name}: peak {} MiB",
+            kib >> 10
+        );
+    }
+}
+
 /// One session of 40 MB of partial-output deltas that no flush ever repeats.
 fn endless_deltas(out: &mut dyn Write) {
     let _ = out.write_all(INIT);
@@ -228,4 +307,30 @@ fn fmt_drop_deltas_holds_a_bounded_run_of_deltas() {
         "sjlint {args:?}: peak {} MiB",
         kib >> 10
     );
+}
+
+/// A session with one 200 MB record in it, of text with a raw control character and a byte
+/// that is not UTF-8 (so that nothing could read, repair or re-encode it unnoticed).
+fn one_huge_record(out: &mut dyn Write) {
+    let _ = out.write_all(INIT);
+    let _ = out.write_all(b"{\"type\":\"assistant\",\"text\":\"\x01\xff");
+    repeated(out, b'y', 200 << 20);
+    let _ = out.write_all(b"\"}\n");
+    let _ = out.write_all(b"{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s\"}\n");
+}
+
+#[test]
+fn fmt_keep_invalid_passes_a_record_over_the_limit_through_in_bounded_memory() {
+    // The record is written as it is read, piece by piece: memory is what the record buffer
+    // takes under --max-record-bytes 1M, not what the record takes (18 MiB here, debug build).
+    // Before, it was skipped in the same memory and left out of the output: 107 bytes written
+    // for 209,715,340 read.
+    let _one = ONE_AT_A_TIME.lock();
+    let mut want = Digest::default();
+    one_huge_record(&mut want);
+    let args = ["fmt", "--keep-invalid", "--max-record-bytes", "1M", "-"];
+    let (code, kib, got) = peak_output(&args, one_huge_record);
+    assert_eq!(code, 1, "sjlint {args:?}");
+    assert_eq!(got, want, "sjlint {args:?}: the output is not the input");
+    assert!(kib < 32 << 10, "sjlint {args:?}: peak {} MiB", kib >> 10);
 }

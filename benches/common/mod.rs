@@ -5,7 +5,10 @@
 //! several KB, text is escape-heavy (quotes, newlines, tabs) with raw UTF-8, half the call ids are
 //! OpenAI-style with an escaped newline, and parallel calls complete out of order.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each bench and the tests use their own part of the generator"
+)]
 
 pub mod agents;
 

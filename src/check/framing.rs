@@ -320,14 +320,24 @@ pub(super) fn blank_line(pos: Position) -> Diagnostic {
     Diagnostic::new(Rule::BlankLine, pos, "blank line between records")
 }
 
-/// A record over `--max-record-bytes`, skipped unread.
+/// A record over `--max-record-bytes`, skipped unread, or `passed` on unchecked.
 #[cold]
-pub(super) fn record_too_large(pos: Position, len: u64, max_record_bytes: usize) -> Diagnostic {
+pub(super) fn record_too_large(
+    pos: Position,
+    len: u64,
+    max_record_bytes: usize,
+    passed: bool,
+) -> Diagnostic {
     Diagnostic::new(
         Rule::RecordTooLarge,
         pos,
         format!(
-            "record of {len} bytes is larger than --max-record-bytes ({max_record_bytes}); skipped"
+            "record of {len} bytes is larger than --max-record-bytes ({max_record_bytes}); {}",
+            if passed {
+                "passed through unchecked"
+            } else {
+                "skipped"
+            }
         ),
     )
     .with_help("raise --max-record-bytes to check it")

@@ -26,7 +26,7 @@ use crate::event::{self, Dialect, Event, Shape};
 use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
 };
-use crate::input::split::{Source, Splitter};
+use crate::input::split::{Item, Source, Splitter};
 use crate::preamble::Preamble;
 use crate::rules::{Rule, RuleSet};
 use crate::validate::Validator;
@@ -88,9 +88,22 @@ pub trait Consumer {
     }
 
     /// A record that is no event: not JSON, not UTF-8, not an object, or too large (then
-    /// `bytes` is empty, since it was never buffered).
+    /// `bytes` is empty, since it was never buffered; when [`Consumer::passes_over_limit`], its
+    /// bytes came before in [`Consumer::over_limit_piece`]s).
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
         let _ = (pos, bytes);
+    }
+
+    /// Whether the bytes of a record over `--max-record-bytes` are wanted, in pieces, as the
+    /// splitter reads past them (see `input::split::passing`). Asked once, before the input.
+    fn passes_over_limit(&self) -> bool {
+        false
+    }
+
+    /// The next bytes of a record over the limit, in input order (without its BOM and line
+    /// terminator). Its [`Consumer::invalid`] comes after its last piece.
+    fn over_limit_piece(&mut self, bytes: &[u8]) {
+        let _ = bytes;
     }
 
     /// The agent that wrote the input, once it is known (`None`: no agent sjlint knows).
@@ -152,7 +165,9 @@ pub fn check_into<R: Read, C: Consumer>(
     consumer: &mut C,
     totals: &mut Totals,
 ) -> io::Result<()> {
-    let splitter = Splitter::new(reader, opts.max_record_bytes).checking_utf8();
+    let splitter = Splitter::new(reader, opts.max_record_bytes)
+        .checking_utf8()
+        .passing_over_limit(consumer.passes_over_limit());
     check_split(splitter, opts, emit, consumer, totals)
 }
 
@@ -179,8 +194,15 @@ pub fn check_split<S: Source, C: Consumer>(
 ) -> io::Result<()> {
     let mut stage = InOrder::new(opts, emit, consumer);
     loop {
-        let frame = match splitter.next_frame() {
-            Ok(Some(frame)) => frame,
+        let frame = match splitter.next_item() {
+            Ok(Some(Item::Frame(frame))) => frame,
+            Ok(Some(Item::Piece(bytes))) => match stage.over_limit_piece(bytes, totals) {
+                Ok(()) => continue,
+                Err(e) => {
+                    totals.bytes = splitter.bytes_read();
+                    return Err(e);
+                }
+            },
             Ok(None) => break,
             Err(e) => {
                 totals.bytes = splitter.bytes_read();
@@ -305,6 +327,25 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         self.routed_frame(frame, examined, totals, false)
     }
 
+    /// The next bytes of a record over the limit, for a consumer that passes them on: the
+    /// frames held before them go first, so the agent is decided from those (a passed record
+    /// cannot wait in memory).
+    fn over_limit_piece(&mut self, bytes: &[u8], totals: &mut Totals) -> io::Result<()> {
+        if let Route::Undecided = self.route
+            && !self.held.is_empty()
+        {
+            self.decide_from_held();
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            self.replay(totals)?;
+        }
+        if !matches!(self.route, Route::Array(_)) {
+            self.consumer.over_limit_piece(bytes);
+        }
+        Ok(())
+    }
+
     /// `counted`: the frame was held, and counted as read then.
     fn routed_frame(
         &mut self,
@@ -354,7 +395,13 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                     self.validator.on_unreadable(pos.line);
                 }
                 self.consumer.invalid(pos, &[]);
-                hold(framing::record_too_large(pos, len, opts.max_record_bytes));
+                let passed = self.consumer.passes_over_limit();
+                hold(framing::record_too_large(
+                    pos,
+                    len,
+                    opts.max_record_bytes,
+                    passed,
+                ));
                 self.binary.other_frame(&mut self.pending, opts.enabled);
             }
             Frame::Record(rec) => {

@@ -60,7 +60,8 @@ pub enum Frame<'a> {
         bom: bool,
     },
     /// A record longer than the limit; its bytes were skipped in constant memory up to the next
-    /// physical LF (or the end of input). `len` is the record's length without BOM and line
+    /// physical LF (or the end of input), or handed out in pieces before this frame when the
+    /// splitter passes them on (`split::passing`). `len` is the record's length without BOM and line
     /// terminator (always more than the limit).
     TooLarge {
         pos: Position,

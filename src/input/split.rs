@@ -11,8 +11,9 @@
 //! no diagnostics, and no allocation per record.
 //!
 //! Beside it: where the bytes come from (`source`: a reader's reused buffer, or an input in
-//! memory), the prefix grammar itself (`prefix`), and the string trackers (`simd`). The scan that
-//! joins a record over several lines is the child module `join`.
+//! memory), the prefix grammar itself (`prefix`), the string trackers (`simd`), and, on
+//! request, an over-limit record's bytes handed out in pieces before its frame (`passing`). The
+//! scan that joins a record over several lines is the child module `join`.
 
 use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, NO_FINAL_LF, Position, Record, UTF8,
@@ -23,6 +24,9 @@ use std::io::{self, Read};
 
 use super::prefix::Prefix;
 pub use super::source::{IN_PLACE_STEP, InPlace, Reading, Source};
+pub use passing::Item;
+
+mod passing;
 
 const LF: u8 = b'\n';
 const CR: u8 = b'\r';
@@ -92,6 +96,8 @@ pub struct Splitter<S> {
     /// Input offsets: `utf8_from..utf8_to` is valid UTF-8, checked as it was read.
     utf8_from: u64,
     utf8_to: u64,
+    /// Over-limit records handed out in pieces ([`Splitter::passing_over_limit`]).
+    pass: passing::Pass,
     #[cfg(test)]
     work: u64,
 }
@@ -208,6 +214,7 @@ impl<S: Source> Splitter<S> {
             utf8: false,
             utf8_from: 0,
             utf8_to: 0,
+            pass: passing::Pass::default(),
             #[cfg(test)]
             work: 0,
         }
@@ -226,6 +233,7 @@ impl<S: Source> Splitter<S> {
         self.prefix.reset();
         self.index.invalidate();
         (self.utf8_from, self.utf8_to) = (at.byte, at.byte);
+        self.pass.reset();
     }
 
     /// Where the next frame starts, as a blank line there would be placed: its input offset
@@ -470,7 +478,7 @@ impl<S: Source> Splitter<S> {
         if self.eof {
             let bytes = &self.buf[b0..self.end];
             tick!(self, n);
-            return Flow::Done(if is_blank(bytes) {
+            return Flow::Done(if is_blank(bytes) && !(self.pass.on && n > self.max) {
                 self.blank(b0, bom, next, 0)
             } else if n > self.max {
                 self.too_large(b0, n, bom, next, 0)
@@ -489,6 +497,7 @@ impl<S: Source> Splitter<S> {
         if n > 0 && over_limit(n - 1, self.buf[self.end - 1], self.max) {
             tick!(self, n);
             self.index.invalidate();
+            self.pass.enter(b0);
             self.scan = Scan::Skip {
                 byte: self.base + b0 as u64,
                 bom,
@@ -516,7 +525,7 @@ impl<S: Source> Splitter<S> {
         let n = content_end - b0;
         let next = lf + 1;
         tick!(self, n);
-        if is_blank(&self.buf[b0..content_end]) {
+        if is_blank(&self.buf[b0..content_end]) && !(self.pass.on && n > self.max) {
             return Flow::Done(self.blank(b0, bom, next, 1));
         }
         if n > self.max {
@@ -571,8 +580,14 @@ impl<S: Source> Splitter<S> {
         let last_cr = seg.last().map_or(last_cr, |&b| b == CR);
         let all_ws = all_ws && is_blank(seg);
         let (next, len, line_adv) = match lf {
-            Some(lf) => (lf + 1, len - u64::from(last_cr), line_adv),
-            None if self.eof => (self.end, len, 0),
+            Some(lf) => {
+                self.pass.ends_at(lf, last_cr);
+                (lf + 1, len - u64::from(last_cr), line_adv)
+            }
+            None if self.eof => {
+                self.pass.ends_at(self.end, false);
+                (self.end, len, 0)
+            }
             None => {
                 self.start = self.end;
                 self.scan = Scan::Skip {
@@ -586,7 +601,8 @@ impl<S: Source> Splitter<S> {
                 return Flow::NeedData;
             }
         };
-        Flow::Done(if all_ws {
+        // Passed on, a line over the limit stays one whatever it holds (see `passing`).
+        Flow::Done(if all_ws && !self.pass.on {
             Done::Blank {
                 byte,
                 bom,

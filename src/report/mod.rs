@@ -1,4 +1,5 @@
-//! Printing diagnostics: the output formats, the colour decision and terminal escaping.
+//! Printing diagnostics: the output formats and terminal escaping (whether to colour is decided
+//! by [`crate::terminal`]).
 //!
 //! This module owns how a [`Diagnostic`] looks on the way out. The format is a closed enum chosen
 //! once; each format is a plain function below it, so nothing is dispatched through a trait
@@ -242,44 +243,11 @@ impl<W: Write> Printer<W> {
     }
 }
 
-/// Whether to colour: `choice` is "auto" | "always" | "never"; `NO_COLOR` (non-empty) disables,
-/// `FORCE_COLOR` (non-empty, not "0") or `CLICOLOR_FORCE` (non-empty, not "0") enables; explicit
-/// always/never win over the environment; auto = is_terminal unless the env says otherwise.
-///
-/// When the environment both forces and forbids colour, forcing wins: `FORCE_COLOR` and
-/// `CLICOLOR_FORCE` are usually set for one run (a CI job), `NO_COLOR` as a standing preference.
-/// Any `choice` other than "always" and "never" is treated as "auto".
-pub fn use_color(choice: &str, is_terminal: bool, env: impl Fn(&str) -> Option<String>) -> bool {
-    match choice {
-        "always" => return true,
-        "never" => return false,
-        _ => {}
-    }
-    let set = |name: &str| env(name).filter(|v| !v.is_empty());
-    let forced = |name: &str| set(name).is_some_and(|v| v != "0");
-    if forced("FORCE_COLOR") || forced("CLICOLOR_FORCE") {
-        return true;
-    }
-    if set("NO_COLOR").is_some() {
-        return false;
-    }
-    is_terminal
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::input::record::Position;
     use crate::rules::Rule;
-    use std::collections::HashMap;
-
-    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
 
     fn diag() -> Diagnostic {
         let pos = Position {
@@ -288,60 +256,6 @@ mod tests {
             record: 2,
         };
         Diagnostic::new(Rule::MissingType, pos, "no `type`")
-    }
-
-    #[test]
-    fn color_auto_follows_the_terminal() {
-        assert!(use_color("auto", true, env(&[])));
-        assert!(!use_color("auto", false, env(&[])));
-    }
-
-    #[test]
-    fn color_explicit_choice_wins_over_the_environment() {
-        let all = [
-            ("NO_COLOR", "1"),
-            ("FORCE_COLOR", "1"),
-            ("CLICOLOR_FORCE", "1"),
-        ];
-        assert!(use_color("always", false, env(&[("NO_COLOR", "1")])));
-        assert!(use_color("always", false, env(&all)));
-        assert!(!use_color("never", true, env(&[("FORCE_COLOR", "1")])));
-        assert!(!use_color("never", true, env(&[("CLICOLOR_FORCE", "1")])));
-        assert!(!use_color("never", true, env(&all)));
-    }
-
-    #[test]
-    fn color_no_color_disables_when_non_empty() {
-        assert!(!use_color("auto", true, env(&[("NO_COLOR", "1")])));
-        assert!(!use_color("auto", true, env(&[("NO_COLOR", "0")])));
-        assert!(use_color("auto", true, env(&[("NO_COLOR", "")])));
-    }
-
-    #[test]
-    fn color_force_variables_enable_unless_empty_or_zero() {
-        for name in ["FORCE_COLOR", "CLICOLOR_FORCE"] {
-            assert!(use_color("auto", false, env(&[(name, "1")])), "{name}");
-            assert!(use_color("auto", false, env(&[(name, "true")])), "{name}");
-            assert!(!use_color("auto", false, env(&[(name, "0")])), "{name}");
-            assert!(!use_color("auto", false, env(&[(name, "")])), "{name}");
-            assert!(use_color("auto", true, env(&[(name, "0")])), "{name}");
-        }
-    }
-
-    #[test]
-    fn color_forcing_beats_no_color() {
-        let both = [("NO_COLOR", "1"), ("FORCE_COLOR", "1")];
-        assert!(use_color("auto", false, env(&both)));
-        let both = [("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")];
-        assert!(use_color("auto", false, env(&both)));
-        let zero = [("NO_COLOR", "1"), ("FORCE_COLOR", "0")];
-        assert!(!use_color("auto", true, env(&zero)));
-    }
-
-    #[test]
-    fn color_unknown_choice_is_auto() {
-        assert!(use_color("", true, env(&[])));
-        assert!(!use_color("sometimes", false, env(&[])));
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! `testdata/agents/` fire where they say, and the agent examples of the rule docs fail and
 //! pass as written.
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::*;
 use std::path::Path;
 

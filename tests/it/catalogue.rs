@@ -4,7 +4,6 @@
 //! warning must be reported on the canary's own line. The README's "Bad input" table is this
 //! file in prose.
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::{Finding, Run, check_json, exec, testdata};
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;

@@ -1622,6 +1622,64 @@ fn colour_always_never_and_no_color() {
     assert!(!esc(&json), "json output has no escape codes");
 }
 
+/// Colour is decided for the stream the findings go to: stdout, stderr under `--tee` and for
+/// `fmt`, or a file; the environment's wishes reach each of them alike.
+#[test]
+fn colour_follows_the_stream_the_findings_go_to() {
+    let fixture = "testdata/rules/invalid-json/fails.ndjson";
+    let input = std::fs::read(fixture).unwrap();
+    let esc = |bytes: &[u8]| bytes.contains(&0x1b);
+    let with_env = |args: &[&str], var: &str, stdin: Option<&[u8]>| {
+        let mut cmd = sjlint();
+        cmd.args(args).env(var, "1");
+        run_cmd(cmd, stdin)
+    };
+
+    // --tee: stdout is the stream itself, the findings on stderr take the colour.
+    let tee = exec(&["--tee", "--color", "always"], Some(&input));
+    assert_eq!(tee.stdout, input, "{}", tee.describe());
+    assert!(esc(&tee.stderr), "{}", tee.describe());
+    let forced = with_env(&["--tee"], "FORCE_COLOR", Some(&input));
+    assert_eq!(forced.stdout, input);
+    assert!(esc(&forced.stderr), "FORCE_COLOR=1: {}", forced.describe());
+    let plain = with_env(&["--tee"], "NO_COLOR", Some(&input));
+    assert!(!esc(&plain.stderr), "NO_COLOR=1: {}", plain.describe());
+
+    // fmt: the canonical form on stdout never, the findings on stderr as asked.
+    for (args, var, coloured) in [
+        (&["fmt", "--color", "always", fixture][..], "NO_COLOR", true),
+        (&["fmt", fixture], "FORCE_COLOR", true),
+        (&["fmt", fixture], "NO_COLOR", false),
+        (&["fmt", "--color", "never", fixture], "FORCE_COLOR", false),
+    ] {
+        let run = with_env(args, var, None);
+        assert_eq!(run.code, 1, "{args:?} {var}: {}", run.describe());
+        assert!(!esc(&run.stdout), "{args:?} {var}: {}", run.describe());
+        assert_eq!(
+            esc(&run.stderr),
+            coloured,
+            "{args:?} {var}: {}",
+            run.describe()
+        );
+    }
+
+    // --output-file: not a terminal, so only an explicit or forced choice colours it.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-colour-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("findings.txt");
+    let out = file.to_str().unwrap();
+    for (args, coloured) in [
+        (&["--output-file", out, fixture][..], false),
+        (&["--output-file", out, "--color", "always", fixture], true),
+    ] {
+        let run = exec(args, None);
+        assert_eq!(run.code, 1, "{}", run.describe());
+        let written = std::fs::read(&file).unwrap();
+        assert!(!written.is_empty(), "{args:?}");
+        assert_eq!(esc(&written), coloured, "{args:?}");
+    }
+}
+
 fn strip_ansi(text: &str) -> String {
     let mut out = String::new();
     let mut chars = text.chars();

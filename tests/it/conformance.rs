@@ -13,7 +13,6 @@
 //! through the real binary as one stream, one case per line, the way conformance suites are run
 //! against sjlint.
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::check_json;
 use proptest::prelude::*;
 use sjlint::check::{CheckOptions, check};

@@ -3,7 +3,6 @@
 //! These tests use Linux interfaces (`/proc`, pseudo-terminals, signals).
 #![cfg(target_os = "linux")]
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::{exec, sjlint, testdata};
 use std::ffi::CStr;
 use std::fs::File;

@@ -3,7 +3,6 @@
 //! tool kinds, no cascades after an unreadable record, directory walks like ripgrep's,
 //! configuration files, `--severity`, `--level` and `--statistics`.
 
-#[allow(dead_code)] // each test binary uses some of the helpers
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
@@ -870,6 +869,42 @@ fn output_file_takes_the_findings_in_any_format() {
 
 // ------------------------------------------------------------------------------------------
 // fmt for repositories.
+
+/// `sjlint ARGS…` with the directory `dir` opened as standard input: reading it fails.
+fn with_unreadable_stdin(args: &[&str], dir: &Path) -> Run {
+    let out = sjlint()
+        .args(args)
+        .stdin(std::fs::File::open(dir).unwrap())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    }
+}
+
+#[test]
+fn standard_input_that_cannot_be_read_is_named_in_every_command() {
+    let dir = scratch("unreadable-stdin");
+    for args in [
+        &["fmt", "--check"][..],
+        &["fmt", "--diff", "--stdin-filename", "run.ndjson"],
+        &["fmt"],
+        &["check", "--stdin-filename", "run.ndjson"],
+        &["stats"],
+    ] {
+        let run = with_unreadable_stdin(args, &dir);
+        let name = if args.contains(&"run.ndjson") {
+            "run.ndjson"
+        } else {
+            "-"
+        };
+        assert_eq!(run.code, 2, "{args:?}: {}", run.describe());
+        let said = format!("sjlint: cannot read {name}: Is a directory");
+        assert!(run.stderr().contains(&said), "{args:?}: {}", run.describe());
+    }
+}
 
 #[test]
 fn fmt_check_diff_and_write_work_per_file() {

@@ -20,6 +20,7 @@ mod cli;
 mod conformance;
 mod consumers;
 mod fast_path;
+mod fmt_keep_invalid;
 mod formats;
 mod hostile;
 mod hostile_streams;

@@ -3,7 +3,6 @@
 //! 128 + the signal's number. Linux only (`/proc`, signals).
 #![cfg(target_os = "linux")]
 
-#[allow(dead_code)] // each test binary uses its own part of the helpers
 use crate::common::sjlint;
 use std::io::{Read, Write};
 use std::process::Stdio;

@@ -95,6 +95,7 @@ impl<S: Source> Splitter<S> {
             if over_limit(p - 1 - b0, b, self.max) {
                 // The proving byte belongs to the record (even an LF: it is inside a string),
                 // so the skip starts after it and the length stays above the limit.
+                self.pass.enter(b0);
                 self.scan = Scan::Skip {
                     byte: self.base + b0 as u64,
                     bom,

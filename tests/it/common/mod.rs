@@ -131,9 +131,7 @@ pub struct Finding {
     /// `(line, message)` of each related location.
     pub related: Vec<(u64, String)>,
     /// 0-based byte offset in the input.
-    #[allow(dead_code)] // not every test binary reads it
     pub byte: u64,
-    #[allow(dead_code)] // not every test binary reads it
     pub help: Option<String>,
 }
 

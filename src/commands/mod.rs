@@ -1,0 +1,98 @@
+//! Running the commands: the command line resolved once into what each command does, inputs
+//! opened, findings sent to a printer, and what was found turned into an exit code.
+//!
+//! This module owns everything with side effects on the outside world (files, stdin, stdout,
+//! stderr). It must not contain checking logic. Here: the dispatch, the exit codes, and the one
+//! place an error that ends a command is reported. Each command has its module: `check`, `fmt`,
+//! `read` (stats and render), `reference` (rules, explain, schema, config, man, completions);
+//! `run` is [`crate::run`]'s. `resolve` turns their arguments into one configuration before any
+//! work, `inputs` opens what they read, and [`crate::terminal`] decides colour and the status
+//! line.
+//!
+//! Errors: a command returns `anyhow::Result`; an error is a usage error or one that stopped
+//! the run (exit 2), printed once here with its context (`sjlint: cannot read PATH: reason`) and
+//! escaped, since paths and messages quote what the user or the file system gave. An input that
+//! cannot be read is reported where it is met (`inputs::unreadable_input`) and the run goes on.
+
+mod check;
+mod fmt;
+mod inputs;
+mod read;
+mod reference;
+mod resolve;
+
+use crate::cli::{Cli, Command};
+use crate::interrupt;
+use crate::sink;
+use crate::terminal::Terminal;
+use crate::text::escape_untrusted;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Exit codes: no error-severity finding; findings; usage or unreadable path.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+/// Ctrl-C: the run stopped where it stood (128 + SIGINT, as shells report it; SIGTERM and
+/// SIGHUP give 143 and 129, see [`interrupt::exit_code`]).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+pub fn run(cli: Cli) -> ExitCode {
+    if matches!(
+        cli.command,
+        Command::Check(_) | Command::Stats(_) | Command::Render(_) | Command::Fmt(_)
+    ) && let Err(e) = interrupt::install()
+    {
+        let _ = writeln!(
+            io::stderr(),
+            "sjlint: cannot handle Ctrl-C, SIGTERM, SIGHUP: {e}"
+        );
+    }
+    match dispatch(cli.command, &Terminal::detect()) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => ExitCode::from(exit_for(&e)),
+    }
+}
+
+fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
+    match command {
+        Command::Check(args) => check::run(&args, terminal),
+        Command::Rules => reference::print_rules(),
+        Command::Explain { rule } => reference::explain(&rule),
+        Command::Stats(args) => read::run_stats(&args, terminal),
+        Command::Render(args) => read::run_render(&args, terminal),
+        Command::Completions { shell } => reference::print_generated(|cmd, out| {
+            clap_complete::generate(shell, cmd, "sjlint", out);
+            Ok(())
+        }),
+        Command::Man { command } => reference::print_man(command.as_deref()),
+        Command::Fmt(args) => fmt::run(&args, terminal),
+        Command::Schema { name } => reference::print_schema(name.as_deref()),
+        Command::Config { path, walk } => reference::show_config(path.as_deref(), &walk),
+        Command::Run(args) => Ok(crate::run::run(&args)?),
+    }
+}
+
+/// The exit code of a command that ended with `e`, reported on stderr unless it is a closed
+/// stdout.
+fn exit_for(e: &anyhow::Error) -> u8 {
+    match e.downcast_ref::<io::Error>() {
+        // A closed stdout (`sjlint … | head -1`) is a normal, quiet end, with the exit code of
+        // what was found before it.
+        Some(io) if io.kind() == io::ErrorKind::BrokenPipe => sink::exit_so_far(),
+        Some(io) if sink::is_write_error(io) => {
+            let _ = writeln!(io::stderr(), "sjlint: cannot write the output: {io}");
+            EXIT_USAGE
+        }
+        _ => {
+            let _ = report_error(e);
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Prints `e` with its context on stderr, escaped: `sjlint: cannot read PATH: reason`.
+fn report_error(e: &anyhow::Error) -> io::Result<()> {
+    let message = format!("{e:#}");
+    writeln!(io::stderr(), "sjlint: {}", escape_untrusted(&message))
+}

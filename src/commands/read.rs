@@ -1,0 +1,114 @@
+//! `sjlint stats` and `sjlint render`: streams read without reporting findings, each input
+//! counted (stats) or shown as a transcript (render) on stdout.
+//!
+//! This module owns reading their inputs one after another ([`each_input`]): an input that
+//! cannot be read is reported and the others are still read, and Ctrl-C keeps what was read so
+//! far. It must not count or render anything itself (`stats`, `render` do).
+
+use super::inputs::{Opened, cannot_read, open_input, unreadable_input};
+use super::resolve::{ReadConfig, render_options};
+use super::{EXIT_OK, EXIT_USAGE};
+use crate::cli::{RenderArgs, StatsArgs, StatsFormat};
+use crate::interrupt;
+use crate::sink::{self, Sink};
+use crate::terminal::Terminal;
+use crate::{render, stats};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+
+/// The input [`each_input`] hands on, and where it stands among them.
+struct Reading<'a> {
+    name: &'a str,
+    /// How many inputs were read before this one.
+    index: usize,
+    /// Standard input: shown as it arrives.
+    live: bool,
+    /// More than one input is read.
+    several: bool,
+}
+
+/// Reads every input of `config` with `each`, which sees the input and its reader. Errors of
+/// `each` other than a closed stdout are read errors: reported, and the run goes on with exit 2.
+fn each_input(
+    config: &ReadConfig,
+    mut each: impl FnMut(&Reading<'_>, Box<dyn Read>) -> io::Result<()>,
+) -> io::Result<u8> {
+    let inputs = &config.inputs;
+    let mut unreadable = inputs.unreadable;
+    let mut index = 0;
+    for input in &inputs.list {
+        let Opened {
+            name, reader, live, ..
+        } = match open_input(input, &inputs.stdin_name, false) {
+            Ok(opened) => opened,
+            Err(e) => {
+                unreadable = true;
+                unreadable_input(&e)?;
+                continue;
+            }
+        };
+        let reading = Reading {
+            name: &name,
+            index,
+            live,
+            several: inputs.list.len() > 1,
+        };
+        index += 1;
+        match each(&reading, reader) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
+                return Err(e);
+            }
+            Err(e) if interrupt::is_stop(&e) => {
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}; the output covers the input read so far",
+                    interrupt::describe()
+                )?;
+                return Ok(interrupt::exit_code());
+            }
+            Err(e) => {
+                unreadable = true;
+                cannot_read(Path::new(&name), e)?;
+            }
+        }
+    }
+    Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
+}
+
+/// `sjlint stats`: the statistics of every input, as tables or one JSON document.
+pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result<u8> {
+    let config = ReadConfig::resolve(&args.input, terminal)?;
+    let mut files = Vec::new();
+    let code = each_input(&config, |reading, reader| {
+        let (stats, read) = stats::collect_partial(reader, &config.check);
+        // After Ctrl-C, what was read so far is still shown.
+        if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
+            files.push((reading.name.to_owned(), stats));
+        }
+        read
+    })?;
+    let mut out = BufWriter::new(Sink(io::stdout().lock()));
+    match args.format {
+        StatsFormat::Table => stats::write_tables(&mut out, &files)?,
+        StatsFormat::Json => stats::write_json(&mut out, &files)?,
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// `sjlint render`: the transcript of every input, each under its name when there are several.
+pub(super) fn run_render(args: &RenderArgs, terminal: &Terminal) -> anyhow::Result<u8> {
+    let config = ReadConfig::resolve(&args.input, terminal)?;
+    let opts = render_options(args, terminal);
+    let mut out = BufWriter::new(Sink(io::stdout().lock()));
+    let code = each_input(&config, |reading, reader| {
+        if reading.index > 0 {
+            out.write_all(b"\n")?;
+        }
+        let header = reading.several.then_some(reading.name);
+        render::render(reader, &mut out, header, &opts, &config.check, reading.live)
+    })?;
+    out.flush()?;
+    Ok(code)
+}

@@ -1,0 +1,126 @@
+//! The canonical form of one event: a cursor record copied without the whitespace between its
+//! tokens, a payload or sdk record moved into cursor's envelope (`payload`, `sdk`), round after
+//! round until it reads as cursor; and the pieces of cursor's shape the mappings share
+//! (`message.content` as an array of texts, `is_error` from the subtype).
+//!
+//! This module owns the mapping of one record, given its event and the kind its call started
+//! with. It must not decide which records are written (that is `writer`'s) nor keep state
+//! between records; it moves fields the way the classifier of `event` maps them.
+
+use super::json_text::{Obj, entries, is_string, minifies_to, minify, write_str};
+use super::payload::payload;
+use super::sdk::sdk;
+use crate::event::{self, Dialect, Event, Parsed};
+use serde_json::value::RawValue;
+
+/// Appends the canonical form of one event. `started_kind`: the kind of the call a completion
+/// completes, when known.
+/// `forced`: the dialect every record is read as (`--dialect`), or `None` for each by its shape.
+pub(super) fn canonical(
+    json: &str,
+    ev: &Event<'_>,
+    forced: Option<Dialect>,
+    started_kind: Option<&str>,
+    out: &mut Vec<u8>,
+) {
+    if ev.dialect == Dialect::Cursor {
+        minify(json, out);
+        return;
+    }
+    // Sized for the record and what a mapping adds (a few keys, a kind), plus its line's LF:
+    // a long record is not copied again by growing.
+    let mut once = Vec::with_capacity(json.len() + MAPPING_ADDS);
+    map_dialect(json, ev, started_kind, &mut once);
+    // A record can mix dialects (an sdk event name inside a payload wrapper): what one mapping
+    // leaves, the next one maps (read as the same `--dialect`), until the record reads as cursor
+    // or stops changing. Each round removes one dialect's shapes, so a few rounds suffice; this
+    // keeps `fmt` idempotent. A mapping that moved nothing would map its own output the same
+    // way again: no round is needed then.
+    let mut scratch = Vec::new();
+    for _ in 0..3 {
+        if minifies_to(json, &once) {
+            break;
+        }
+        let Ok(text) = std::str::from_utf8(&once) else {
+            break;
+        };
+        let Ok(Parsed::Event(next)) = event::parse_valid(text, forced, &mut scratch) else {
+            break;
+        };
+        if next.dialect == Dialect::Cursor {
+            break;
+        }
+        let mut again = Vec::with_capacity(once.len() + MAPPING_ADDS);
+        map_dialect(text, &next, started_kind, &mut again);
+        if again == once {
+            break;
+        }
+        once = again;
+    }
+    if out.is_empty() && out.capacity() < once.capacity() {
+        *out = once;
+    } else {
+        out.extend_from_slice(&once);
+    }
+}
+
+/// Room for what mapping a record adds to it (besides a kind named elsewhere in the record,
+/// for which the buffer grows).
+const MAPPING_ADDS: usize = 4096;
+
+/// One round of [`canonical`]: the record's own dialect mapped into the cursor form.
+fn map_dialect(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut Vec<u8>) {
+    let Some(top) = entries(json) else {
+        minify(json, out);
+        return;
+    };
+    match ev.dialect {
+        Dialect::Payload => payload(&top, ev, started_kind, out),
+        Dialect::Sdk => sdk(&top, ev, started_kind, out),
+        Dialect::Cursor => unreachable!("cursor records are copied above"),
+    }
+}
+
+/// `[{"type":"text","text":<text>}]`: a text where cursor writes `message.content`.
+pub(super) fn text_content(text: &RawValue, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#"[{"type":"text","text":"#);
+    minify(text.get(), out);
+    out.extend_from_slice(b"}]");
+}
+
+/// `message` with `role` (from the event type, when missing) and its content as an array.
+pub(super) fn message(v: &RawValue, role: Option<&str>, out: &mut Vec<u8>) {
+    let Some(m) = entries(v.get()) else {
+        minify(v.get(), out);
+        return;
+    };
+    let mut o = Obj::open(out);
+    if let Some(role) = role
+        && !m.iter().any(|(k, _)| k == "role")
+    {
+        o.key("role");
+        write_str(role, o.out);
+    }
+    for (k, v) in &m {
+        if k == "content" && is_string(v) {
+            o.key(k);
+            text_content(v, o.out);
+        } else {
+            o.raw(k, v);
+        }
+    }
+    o.close();
+}
+
+pub(super) fn role_of(ty: Option<&str>) -> Option<&str> {
+    ty.filter(|t| matches!(*t, "user" | "assistant"))
+}
+
+/// `is_error` as the subtype says it.
+pub(super) fn error_flag(ev: &Event<'_>) -> Option<&'static str> {
+    match ev.subtype.as_str() {
+        Some("success") => Some("false"),
+        Some("error") => Some("true"),
+        _ => None,
+    }
+}

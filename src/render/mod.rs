@@ -1,0 +1,434 @@
+//! `sjlint render`: a readable transcript of a stream, written as the stream is read.
+//!
+//! This module owns the [`Renderer`] (a [`Consumer`] of the event stream) and the layout of its
+//! output: blocks separated by blank lines, styles, escaping at the point of writing, flushing,
+//! the end of reading once nobody reads the output, and the markers for invalid records and for
+//! what the input left unfinished. What the lines say lives beside it: `cursor` words the
+//! canonical events (the session header, the user prompt, the assistant text with partial-output
+//! deltas merged by `merge`, thinking on request, the result), `common_events` the other
+//! agents' common events, `calls` the line of one tool call. With `plain`, it writes the wording
+//! of the `text` output format of cursor-agent as seed 000 describes it instead.
+//!
+//! Everything shown comes from the input and is untrusted: it goes through
+//! [`escape_untrusted`], except that newlines inside assistant and thinking text stay real
+//! newlines (and a prompt keeps its lines, each quoted with `> `); a line never starts a CI
+//! workflow command (`ci_log`). Memory is bounded: one entry per open tool call and a hash of
+//! the deltas not yet flushed, nothing per record. It must not open files nor decide exit
+//! codes; `commands` does.
+
+mod calls;
+mod ci_log;
+mod common_events;
+mod cursor;
+mod merge;
+
+use crate::agents::common;
+use crate::check::{self, Consumer};
+use crate::event::Event;
+use crate::input::record::{Position, Record};
+use crate::text::escape_untrusted;
+use calls::Call;
+use ci_log::no_command;
+use merge::TextMerge;
+use owo_colors::Style;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+
+/// How to render.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenderOptions {
+    /// Show thinking text (never in `plain`).
+    pub thinking: bool,
+    /// The `text` output format's wording: assistant text and one line per action.
+    pub plain: bool,
+    pub color: bool,
+}
+
+/// Renders the stream `reader` holds onto `out`, under a `header` line when several inputs are
+/// rendered. `live` flushes `out` after every record (a pipe from a running agent).
+///
+/// A write error on `out` (a closed stdout) stops reading at the next refill of the input and
+/// is returned; so is a read error of the input.
+pub fn render<R: Read, W: Write>(
+    reader: R,
+    out: W,
+    header: Option<&str>,
+    opts: &RenderOptions,
+    check_opts: &check::CheckOptions,
+    live: bool,
+) -> io::Result<()> {
+    let stop = Cell::new(false);
+    let reader = StopReader {
+        inner: reader,
+        stop: &stop,
+    };
+    let mut r = Renderer::new(out, *opts, &stop);
+    r.live = live;
+    r.max_open = check_opts.max_open_calls.max(1);
+    if let Some(header) = header {
+        r.file_header(header);
+    }
+    let read = check::check_with(reader, check_opts, &mut |_| Ok(()), &mut r);
+    r.finish();
+    match r.error.take() {
+        Some(e) => Err(e),
+        None => read.map(|_| ()),
+    }
+}
+
+/// A reader that ends the input early once `stop` is raised: nobody is reading the transcript.
+struct StopReader<'s, R> {
+    inner: R,
+    stop: &'s Cell<bool>,
+}
+
+impl<R: Read> Read for StopReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.stop.get() {
+            return Ok(0);
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// The kind of the last thing written, to separate blocks with a blank line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    Nothing,
+    Header,
+    Prompt,
+    Text,
+    Thinking,
+    Tool,
+    Marker,
+    Result,
+}
+
+/// A tool call started and not yet completed.
+struct Open {
+    kind: Box<str>,
+    /// The target as shown (escaped, cut), from the `started` args.
+    target: Option<String>,
+    started_ms: Option<u64>,
+    line: u64,
+}
+
+/// The styles in use; all `None` without colour.
+#[derive(Default)]
+struct Styles {
+    header: Option<Style>,
+    prompt: Option<Style>,
+    dim: Option<Style>,
+    thinking: Option<Style>,
+    ok: Option<Style>,
+    warn: Option<Style>,
+    bad: Option<Style>,
+}
+
+impl Styles {
+    fn new(color: bool) -> Styles {
+        if !color {
+            return Styles::default();
+        }
+        Styles {
+            header: Some(Style::new().bold()),
+            prompt: Some(Style::new().cyan().bold()),
+            dim: Some(Style::new().dimmed()),
+            thinking: Some(Style::new().dimmed().italic()),
+            ok: Some(Style::new().green().bold()),
+            warn: Some(Style::new().yellow()),
+            bad: Some(Style::new().red()),
+        }
+    }
+}
+
+/// Writes the transcript as events arrive; see the module documentation.
+pub struct Renderer<'s, W: Write> {
+    out: W,
+    opts: RenderOptions,
+    styles: Styles,
+    live: bool,
+    /// The first write error; nothing more is written after it and `stop` is raised.
+    error: Option<io::Error>,
+    stop: &'s Cell<bool>,
+    /// The output of the current record, written at once.
+    buf: String,
+    last: Block,
+    /// Newlines at the end of what was written: 0 inside a line, 1 at a line start, 2 after a
+    /// blank line.
+    newlines: u8,
+    text: TextMerge,
+    /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
+    open: HashMap<Box<str>, Open>,
+    max_open: usize,
+    scratch: String,
+    /// Events seen in the current session (reset by its `result`).
+    in_session: bool,
+    /// Assistant text was shown in the current session.
+    text_shown: bool,
+    /// `timestamp_ms` of the first delta of the thinking phase under way, and whether one is.
+    thinking: Option<Option<u64>>,
+}
+
+impl<'s, W: Write> Renderer<'s, W> {
+    fn new(out: W, opts: RenderOptions, stop: &'s Cell<bool>) -> Self {
+        Renderer {
+            out,
+            styles: Styles::new(opts.color && !opts.plain),
+            opts: RenderOptions {
+                thinking: opts.thinking && !opts.plain,
+                ..opts
+            },
+            live: false,
+            error: None,
+            stop,
+            buf: String::new(),
+            last: Block::Nothing,
+            newlines: 2,
+            text: TextMerge::default(),
+            open: HashMap::new(),
+            max_open: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+            scratch: String::new(),
+            in_session: false,
+            text_shown: false,
+            thinking: None,
+        }
+    }
+
+    /// Writes `buf` out.
+    fn flush_buf(&mut self, force: bool) {
+        if self.error.is_none() {
+            let mut r = self.out.write_all(self.buf.as_bytes());
+            if r.is_ok() && (force || self.live) {
+                r = self.out.flush();
+            }
+            if let Err(e) = r {
+                self.error = Some(e);
+                self.stop.set(true);
+            }
+        }
+        self.buf.clear();
+    }
+
+    fn push_styled(&mut self, s: &str, style: Option<Style>) {
+        if s.is_empty() {
+            return;
+        }
+        match style {
+            Some(style) => {
+                use std::fmt::Write as _;
+                let _ = write!(self.buf, "{}", style.style(s));
+            }
+            None => self.buf.push_str(s),
+        }
+        self.newlines = 0;
+    }
+
+    /// Untrusted text, escaped whole (newlines too); at the start of a line, never the `::` of a
+    /// workflow command.
+    fn push_escaped(&mut self, s: &str, style: Option<Style>) {
+        let escaped = escape_untrusted(s);
+        match self.newlines > 0 {
+            true => self.push_styled(&no_command(&escaped), style),
+            false => self.push_styled(&escaped, style),
+        }
+    }
+
+    /// Untrusted text whose newlines stay newlines; everything else is escaped.
+    fn push_lines(&mut self, s: &str, style: Option<Style>) {
+        for (i, part) in s.split('\n').enumerate() {
+            if i > 0 {
+                self.newline();
+            }
+            self.push_escaped(part, style);
+        }
+    }
+
+    fn newline(&mut self) {
+        self.buf.push('\n');
+        self.newlines = self.newlines.saturating_add(1).min(2);
+    }
+
+    fn end_line(&mut self) {
+        if self.newlines == 0 {
+            self.newline();
+        }
+    }
+
+    /// Starts a block of `kind`: on a fresh line, after a blank line unless it goes on a group of
+    /// tool lines or markers (`plain` has no blank lines).
+    fn start(&mut self, kind: Block) {
+        self.end_line();
+        let groups = matches!(kind, Block::Tool | Block::Marker) && self.last == kind;
+        if !(self.opts.plain || self.last == Block::Nothing || groups) {
+            while self.newlines < 2 {
+                self.newline();
+            }
+        }
+        self.last = kind;
+    }
+
+    fn file_header(&mut self, name: &str) {
+        self.start(Block::Header);
+        let line = format!("==> {} <==", escape_untrusted(name));
+        self.push_styled(&line, self.styles.header);
+        self.newline();
+        self.flush_buf(false);
+    }
+
+    /// The end of the input: calls that never completed, a session left without result.
+    fn finish(&mut self) {
+        self.unfinished_calls();
+        if self.in_session && !self.opts.plain {
+            self.start(Block::Marker);
+            let warn = self.styles.warn;
+            self.push_styled("! the stream ends before the session's result", warn);
+            self.newline();
+        }
+        self.end_line();
+        self.flush_buf(true);
+    }
+
+    /// Lines for the calls of the session that never completed, in the order they started.
+    fn unfinished_calls(&mut self) {
+        let mut open: Vec<Open> = self.open.drain().map(|(_, o)| o).collect();
+        if self.opts.plain {
+            return;
+        }
+        open.sort_by_key(|o| o.line);
+        for o in open {
+            let call = Call {
+                kind: &o.kind,
+                target: o.target.as_deref(),
+                outcome: None,
+                exit_code: None,
+                total_lines: None,
+                took: None,
+            };
+            self.start(Block::Tool);
+            self.push_styled("→ ", self.styles.dim);
+            let line = format!("Never completed: {}", call.action(false));
+            self.push_styled(&line, self.styles.warn);
+            self.newline();
+        }
+    }
+
+    fn marker(&mut self, pos: Position, bytes: &[u8]) {
+        self.start(Block::Marker);
+        let what = if bytes.is_empty() {
+            "a record too large to read"
+        } else {
+            "not a valid event"
+        };
+        let line = format!(
+            "! line {}: {what}; skipped (`sjlint check` says why)",
+            pos.line
+        );
+        self.push_styled(&line, self.styles.warn);
+        self.newline();
+    }
+}
+
+impl<W: Write> Consumer for Renderer<'_, W> {
+    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        let ty = ev.ty.as_str();
+        let subtype = ev.subtype.as_str();
+        if ty != Some("result") {
+            self.in_session = true;
+        }
+        if ty != Some("thinking") {
+            self.thinking = None;
+        }
+        match (ty, subtype) {
+            (Some("system"), Some("init")) => self.init(json, ev),
+            (Some("user"), _) => self.user(ev),
+            (Some("assistant"), _) => self.assistant(ev),
+            (Some("thinking"), Some("delta")) => self.thinking_delta(ev),
+            (Some("thinking"), Some("completed")) => self.thinking_completed(ev),
+            (Some("tool_call"), Some("started")) => self.started(rec, ev),
+            (Some("tool_call"), Some("completed")) => self.completed(ev),
+            (Some("result"), _) => self.result(ev),
+            // Queries are shown through the calls they decide; unknown events are left out.
+            _ => {}
+        }
+        self.flush_buf(false);
+    }
+
+    fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        self.marker(pos, bytes);
+        self.flush_buf(false);
+    }
+
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    fn common(&mut self, ev: &common::Event<'_>) {
+        self.common_event(ev);
+        self.flush_buf(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn rendered(input: &str, opts: RenderOptions) -> String {
+        let mut out = Vec::new();
+        render(
+            input.as_bytes(),
+            &mut out,
+            None,
+            &opts,
+            &check::CheckOptions::default(),
+            false,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn invalid_records_get_a_marker() {
+        let out = rendered("{\"type\":\"user\"}\nnot json\n", RenderOptions::default());
+        assert!(out.contains("! line 2: not a valid event"), "{out}");
+    }
+
+    /// A writer whose reader went away.
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_output_stops_reading() {
+        /// Endless input: one user event after another.
+        struct Endless(usize);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.0 += 1;
+                assert!(self.0 < 1000, "kept reading after the output closed");
+                let line = b"{\"type\":\"user\",\"message\":{\"content\":[{\"text\":\"x\"}]}}\n";
+                let n = line.len().min(buf.len());
+                buf[..n].copy_from_slice(&line[..n]);
+                Ok(n)
+            }
+        }
+        let err = render(
+            Endless(0),
+            Closed,
+            None,
+            &RenderOptions::default(),
+            &check::CheckOptions::default(),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+    }
+}

@@ -1,0 +1,229 @@
+//! The agent's stdout: forwarded byte for byte, and checked on the way.
+//!
+//! This module owns the thread body that copies the agent's stdout to sjlint's stdout and to
+//! the `--save` transcript while the pipeline checks it exactly as `check --tee` checks
+//! standard input, and the [`Consumer`] that reads the stream beside the validator in a run:
+//! the statistics of the summary, the status line, and the session state the timers follow.
+//! Findings are printed as they come. It must not decide when the agent is ended (it tells the
+//! supervisor what changed) nor what the findings mean for the exit code.
+
+use super::Msg;
+use super::pipe::PipeReader;
+use super::session::Session;
+use crate::agents::common;
+use crate::check::{self, CheckOptions, Consumer, Tee};
+use crate::diagnostic::Diagnostic;
+use crate::event::Event;
+use crate::input::record::{Position, Record};
+use crate::report::Printer;
+use crate::rules::Rule;
+use crate::stats::{Collector, Findings, Stats};
+use crate::status::Live;
+use std::fs::File;
+use std::io::{self, Write};
+use std::sync::mpsc::Sender;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// What the stdout thread found.
+pub(super) struct Checked {
+    pub(super) read: io::Result<()>,
+    pub(super) totals: check::Totals,
+    pub(super) stats: Stats,
+    pub(super) findings: Findings,
+    pub(super) printer: Printer<Box<dyn Write + Send>>,
+    /// Writing the transcript failed (the forwarding went on).
+    pub(super) save_error: Option<io::Error>,
+    /// The file name findings are reported under.
+    pub(super) name: String,
+    /// `empty-stream` of a stream with no record: `agent-wrote-no-events` says more, so it is
+    /// reported only when that rule is not enabled.
+    pub(super) empty: Option<Diagnostic>,
+}
+
+/// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
+/// on the way it is checked exactly as `check --tee` checks standard input.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_stdout(
+    reader: PipeReader,
+    save: Option<File>,
+    mut printer: Printer<Box<dyn Write + Send>>,
+    opts: &CheckOptions,
+    name: &str,
+    session: &Mutex<Session>,
+    live: Option<&Live>,
+    tx: Sender<Msg>,
+) -> Checked {
+    let mut forward = Forward {
+        out: io::stdout(),
+        save,
+        save_error: None,
+    };
+    let mut observer = Observer {
+        session,
+        tx: tx.clone(),
+        stats: Collector::new(),
+        live,
+        changed: false,
+    };
+    let mut findings = Findings::default();
+    let mut totals = check::Totals::default();
+    let mut empty = None;
+    let _ = printer.begin_file(name);
+    let read = {
+        let mut emit = |d: Diagnostic| -> io::Result<()> {
+            if d.rule == Rule::EmptyStream && d.record == 0 {
+                empty = Some(d);
+                return Ok(());
+            }
+            findings.count(d.severity);
+            if let Some(live) = live {
+                live.finding(d.severity);
+            }
+            printer.diagnostic(name, &d)?;
+            printer.flush()
+        };
+        check::check_into(
+            Tee::new(reader, &mut forward),
+            opts,
+            &mut emit,
+            &mut observer,
+            &mut totals,
+        )
+    };
+    // sjlint's stdout failed (closed, most often) or the agent's pipe could not be read:
+    // nothing reads the agent's output any more, so it must be ended rather than left blocked.
+    let closed = read.is_err();
+    let _ = tx.send(Msg::StdoutDone { closed });
+    let stats = observer
+        .stats
+        .finish(totals.records, totals.bytes, findings);
+    Checked {
+        read,
+        totals,
+        stats,
+        findings,
+        printer,
+        save_error: forward.save_error,
+        name: name.to_owned(),
+        empty,
+    }
+}
+
+/// sjlint's stdout and the transcript.
+struct Forward {
+    out: io::Stdout,
+    save: Option<File>,
+    save_error: Option<io::Error>,
+}
+
+impl Write for Forward {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.write_all(buf)?;
+        if let Some(file) = &mut self.save
+            && let Err(e) = file.write_all(buf)
+        {
+            self.save = None;
+            self.save_error = Some(e);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// What reads the stream beside the validator in a run: the statistics of the summary, the
+/// status line, and the session state the timers follow.
+struct Observer<'a> {
+    session: &'a Mutex<Session>,
+    tx: Sender<Msg>,
+    stats: Collector,
+    live: Option<&'a Live>,
+    /// A common event of the record being read changed the timers.
+    changed: bool,
+}
+
+impl Observer<'_> {
+    fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Consumer for Observer<'_> {
+    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        self.stats.event(rec, json, ev);
+        if let Some(mut live) = self.live {
+            live.event(rec, json, ev);
+        }
+        let changed = self.session().observe(ev, rec.pos.line, Instant::now());
+        if changed {
+            let _ = self.tx.send(Msg::Changed);
+        }
+    }
+
+    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
+        self.stats.agent(agent);
+        if let Some(mut live) = self.live {
+            live.agent(agent);
+        }
+    }
+
+    /// Claude Code, Codex and Gemini CLI streams are followed through their common events.
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    fn common(&mut self, ev: &common::Event<'_>) {
+        self.stats.common(ev);
+        if let Some(mut live) = self.live {
+            live.common(ev);
+        }
+        let changed = self.session().observe_common(ev, Instant::now());
+        self.changed |= changed;
+    }
+
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
+        // The record's own type names the last event, as the agent wrote it.
+        let parsed = crate::event::parse(json);
+        let goes_on = match &parsed {
+            Ok(crate::event::Parsed::Event(ev)) => {
+                // Gemini CLI's `result` says how it went in `status`, not `subtype`.
+                let status = match (ev.ty.as_str(), ev.subtype.as_str()) {
+                    (Some("result"), None) => result_status(json),
+                    _ => None,
+                };
+                let subtype = ev.subtype.as_str().or(status.as_deref());
+                self.session()
+                    .observe_record(rec.pos.line, ev.ty.as_str(), subtype)
+            }
+            _ => self.session().observe_record(rec.pos.line, None, None),
+        };
+        if std::mem::take(&mut self.changed) | goes_on {
+            let _ = self.tx.send(Msg::Changed);
+        }
+    }
+
+    fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        self.stats.invalid(pos, bytes);
+        if let Some(mut live) = self.live {
+            live.invalid(pos, bytes);
+        }
+        if self.session().observe_invalid(pos.line) {
+            let _ = self.tx.send(Msg::Changed);
+        }
+    }
+}
+
+/// The string `status` of a result record (Gemini CLI's `success` or `error`), bounded.
+#[cold]
+fn result_status(json: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Status<'a> {
+        #[serde(borrow)]
+        status: Option<std::borrow::Cow<'a, str>>,
+    }
+    let s: Status<'_> = serde_json::from_str(json).ok()?;
+    Some(crate::agents::id_prefix(&s.status?).to_owned())
+}

@@ -1,0 +1,182 @@
+//! The supervising thread: it sleeps until a message or the next timer, then does what is due.
+//!
+//! This module owns the [`Supervisor`]: what it has learnt of the run (the agent's exit, the end
+//! of its stdout, the signals received and sent), the loop that waits on the channel with a
+//! deadline (no polling while the agent runs), and the escalation on the agent's process group:
+//! SIGTERM, SIGKILL after `--kill-after`, the signal sjlint received passed on, the leftovers
+//! of an exited agent ended. The timers that decide to end a running agent, and the finding
+//! that says why, are in `timers`. It must not read the pipes nor decide the exit code.
+
+use super::outcome::{self, Ending};
+use super::pipe::{Activity, Stop};
+use super::session::Session;
+use super::{Msg, Notes, child, note};
+use crate::cli::RunArgs;
+use crate::diagnostic::Diagnostic;
+use crate::interrupt;
+use std::sync::Mutex;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How often the supervisor looks again whether the processes an exited agent left in its
+/// group have gone, where it cannot reap them itself.
+const LEFTOVER_POLL: Duration = Duration::from_millis(20);
+/// How long after SIGKILL the group may still be seen before sjlint stops waiting for it: a
+/// killed process that nobody reaps (no init reaping orphans, as in some containers) stays a
+/// zombie and a member of its group for ever.
+const KILL_GRACE: Duration = Duration::from_secs(1);
+
+/// The timers and the escalation; see the module documentation.
+pub(super) struct Supervisor<'a> {
+    pub(super) args: &'a RunArgs,
+    pub(super) pgid: i32,
+    pub(super) start: Instant,
+    pub(super) session: &'a Mutex<Session>,
+    pub(super) activity: &'a Activity,
+    pub(super) stop: &'a Stop,
+    pub(super) notes: &'a Notes,
+    /// Why the run ended, once it is known (the first reason wins).
+    pub(super) ending: Option<Ending>,
+    pub(super) stall: Option<outcome::Stall>,
+    /// The finding of an ending sjlint decided (after the result, a stall, a timeout).
+    pub(super) finding: Option<Diagnostic>,
+    pub(super) exited: Option<std::process::ExitStatus>,
+    /// When the agent's stdout was read to its end.
+    pub(super) stdout_done: Option<Instant>,
+    /// When the group was first sent a signal to end it.
+    pub(super) term_at: Option<Instant>,
+    /// When SIGKILL was sent to the group.
+    pub(super) kill_at: Option<Instant>,
+    pub(super) signals_sent: Vec<i32>,
+    pub(super) received: Option<i32>,
+    /// Leftovers are sjlint's children, and each one's end wakes the supervisor: no polling.
+    pub(super) subreaper: bool,
+}
+
+impl Supervisor<'_> {
+    pub(super) fn supervise(&mut self, rx: &mpsc::Receiver<Msg>) {
+        loop {
+            let now = Instant::now();
+            let next = self.step(now);
+            if self.exited.is_some() && self.stdout_done.is_some() && self.group_gone(now) {
+                return;
+            }
+            let msg = match next {
+                Some(at) => match rx.recv_timeout(at.saturating_duration_since(now)) {
+                    Ok(msg) => msg,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
+                None => match rx.recv() {
+                    Ok(msg) => msg,
+                    Err(_) => return,
+                },
+            };
+            self.on(msg, Instant::now());
+        }
+    }
+
+    fn on(&mut self, msg: Msg, now: Instant) {
+        match msg {
+            Msg::Changed | Msg::Reaped => {}
+            Msg::StdoutDone { closed } => {
+                self.stdout_done = Some(now);
+                if closed && self.exited.is_none() {
+                    self.ending.get_or_insert(Ending::OutputClosed);
+                    self.end_group(now, libc::SIGTERM);
+                }
+            }
+            Msg::Exited(status) => self.exited = Some(status),
+            Msg::Signal(n) => {
+                if self.received.is_none() {
+                    self.received = Some(n);
+                    self.ending.get_or_insert(Ending::Interrupted(n));
+                    note(
+                        self.notes,
+                        &format!(
+                            "received {}; passing it on to the agent's process group",
+                            interrupt::signal_name(n)
+                        ),
+                    );
+                    self.end_group(now, n);
+                } else if self.kill_at.is_none() {
+                    // A second signal: no more waiting.
+                    self.kill();
+                }
+            }
+        }
+    }
+
+    fn group_alive(&self) -> bool {
+        child::group_alive(self.pgid)
+    }
+
+    /// No process of the group is left, or none that anything can still end.
+    fn group_gone(&self, now: Instant) -> bool {
+        !self.group_alive() || self.kill_at.is_some_and(|t| now >= t + KILL_GRACE)
+    }
+
+    fn send(&mut self, signal: i32) {
+        if child::signal_group(self.pgid, signal) {
+            self.signals_sent.push(signal);
+        }
+    }
+
+    /// Starts ending the group with `signal` (SIGTERM, or the one sjlint received).
+    pub(super) fn end_group(&mut self, now: Instant, signal: i32) {
+        self.send(signal);
+        self.term_at.get_or_insert(now);
+    }
+
+    fn kill(&mut self) {
+        self.send(libc::SIGKILL);
+        self.kill_at = Some(Instant::now());
+    }
+
+    /// Does what is due at `now` and returns when to look again (`None`: only when a message
+    /// arrives).
+    fn step(&mut self, now: Instant) -> Option<Instant> {
+        let mut next = None;
+        if self.term_at.is_none() && self.exited.is_none() {
+            next = self.watch(now);
+        }
+        if self.exited.is_some() && self.term_at.is_none() && self.group_alive() {
+            note(
+                self.notes,
+                "the agent exited and left processes in its group; sending them SIGTERM",
+            );
+            self.end_group(now, libc::SIGTERM);
+        }
+        if let Some(t) = self.term_at {
+            let alive = !self.group_gone(now);
+            if alive && self.kill_at.is_none() {
+                let due = t + self.args.kill_after;
+                if now >= due {
+                    note(
+                        self.notes,
+                        &format!(
+                            "the agent's process group was still running {} after it was told to end; sending SIGKILL",
+                            outcome::duration(self.args.kill_after)
+                        ),
+                    );
+                    self.kill();
+                } else {
+                    next = earliest(next, due);
+                }
+            }
+            if alive && self.exited.is_some() && !self.subreaper {
+                next = earliest(next, now + LEFTOVER_POLL);
+            }
+        }
+        if self.exited.is_some() && self.group_gone(now) {
+            // Nothing of the group can write any more: take what is in the pipes, then stop,
+            // even if a process outside the group still holds them open.
+            self.stop.drain();
+        }
+        next
+    }
+}
+
+pub(super) fn earliest(a: Option<Instant>, b: Instant) -> Option<Instant> {
+    Some(a.map_or(b, |a| a.min(b)))
+}

@@ -1,0 +1,201 @@
+//! When a running agent is ended, and the finding that says why.
+//!
+//! This module owns the timers of a running agent (`--after-result`: the hang after its
+//! `result`; `--idle-timeout`: a stall with no tool call running; `--tool-timeout`: a call
+//! running too long; `--timeout`: the whole run), what was running when one of them fired, the
+//! note on stderr and the `agent-hung-after-result` or `agent-stalled` finding. It reads the
+//! session state and the pipe's activity, and asks the supervisor to end the group; it must
+//! not send signals itself nor read the pipes.
+
+use super::note;
+use super::outcome::{self, Ending};
+use super::session::Session;
+use super::supervisor::{Supervisor, earliest};
+use crate::diagnostic::Diagnostic;
+use crate::input::record::Position;
+use crate::rules::Rule;
+use crate::text::escape_untrusted;
+use std::time::{Duration, Instant};
+
+impl Supervisor<'_> {
+    /// The timers of a running agent: ends the group when one is due, else returns the next.
+    pub(super) fn watch(&mut self, now: Instant) -> Option<Instant> {
+        let args = self.args;
+        let mut next = None;
+        let mut due: Option<(Ending, Instant)> = None;
+        {
+            let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            // Each timer: what it ends the run as, since when its condition holds, how long.
+            let mut consider = |ending: Ending, since: Instant, limit: Duration| {
+                let at = since + limit;
+                if now >= at {
+                    due.get_or_insert((ending, since));
+                } else {
+                    next = earliest(next, at);
+                }
+            };
+            if let Some(t) = args.timeout {
+                consider(Ending::Timeout, self.start, t);
+            }
+            if s.ended
+                && let Some(r) = &s.result
+            {
+                consider(Ending::AfterResult, r.at, args.after_result);
+            }
+            if let (Some(t), Some(oldest)) = (args.tool_timeout, s.open.first()) {
+                consider(Ending::ToolTimeout, oldest.since, t);
+            }
+            if let Some(idle) = args.idle_timeout
+                && !s.ended
+                && s.open.is_empty()
+            {
+                match self.activity.waiting_since().or(self.stdout_done) {
+                    Some(since) => consider(Ending::Idle, since, idle),
+                    // Busy writing to sjlint's own stdout: not the agent's stall. Look again.
+                    None => next = earliest(next, now + idle),
+                }
+            }
+            if let Some((_, since)) = due {
+                self.stall = Some(stall_of(&s, now, now.saturating_duration_since(since)));
+            }
+        }
+        if let Some((ending, _)) = due {
+            self.ending = Some(ending);
+            self.announce(ending);
+            self.end_group(now, libc::SIGTERM);
+            return None;
+        }
+        next
+    }
+
+    /// Says why the group is being ended, and keeps the finding that reports it.
+    fn announce(&mut self, ending: Ending) {
+        let args = self.args;
+        let stall = self.stall.take();
+        let last_event = stall.as_ref().and_then(|s| s.last_event.as_ref());
+        let last = last_event
+            .map(|e| {
+                format!(
+                    "; last event: {} on line {}",
+                    event_name(e.ty.as_deref(), e.subtype.as_deref()),
+                    e.line
+                )
+            })
+            .unwrap_or_default();
+        let first = stall.as_ref().and_then(|s| s.running.first());
+        let running = first
+            .map(|c| {
+                format!(
+                    "; running: {} `{}` (line {}) for {}",
+                    c.kind,
+                    c.id,
+                    c.line,
+                    outcome::duration(Duration::from_millis(c.age_ms))
+                )
+            })
+            .unwrap_or_default();
+        // A stall is reported where what was running began, else at the last event.
+        let stall_line = first
+            .map(|c| c.line)
+            .or(last_event.map(|e| e.line))
+            .unwrap_or(0);
+        let (rule, line, short, what, help) = match ending {
+            Ending::AfterResult => {
+                let line = self
+                    .session
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .result
+                    .as_ref()
+                    .map_or(0, |r| r.line);
+                let d = outcome::duration(args.after_result);
+                (
+                    Rule::AgentHungAfterResult,
+                    line,
+                    format!("the agent did not exit {d} after its result (line {line})"),
+                    format!(
+                        "the agent did not exit {d} after its result (line {line}); sjlint ended it"
+                    ),
+                    "headless agent CLIs often keep running after their result (a child holding the pipe, a background task); the result stands, and a run ended after a successful result is a success",
+                )
+            }
+            Ending::Idle => {
+                let d = outcome::duration(args.idle_timeout.unwrap_or_default());
+                (
+                    Rule::AgentStalled,
+                    stall_line,
+                    format!("no output for {d} while no tool call was running"),
+                    format!("stalled: no output for {d} while no tool call was running{last}"),
+                    "the agent wrote nothing for --idle-timeout while no tool call ran; raise it if the model thinks silently for longer",
+                )
+            }
+            Ending::ToolTimeout => {
+                let d = outcome::duration(args.tool_timeout.unwrap_or_default());
+                (
+                    Rule::AgentStalled,
+                    stall_line,
+                    format!("a tool call ran longer than --tool-timeout {d}"),
+                    format!(
+                        "stalled: a tool call ran longer than --tool-timeout {d}{running}{last}"
+                    ),
+                    "the tool call got no result within --tool-timeout; raise it for long builds or tests",
+                )
+            }
+            Ending::Timeout => {
+                let d = outcome::duration(args.timeout.unwrap_or_default());
+                (
+                    Rule::AgentStalled,
+                    stall_line,
+                    format!("the run reached --timeout {d}"),
+                    format!("the run reached --timeout {d}{running}{last}"),
+                    "the whole run took longer than --timeout",
+                )
+            }
+            Ending::Exited | Ending::Interrupted(_) | Ending::OutputClosed => return,
+        };
+        note(
+            self.notes,
+            &format!(
+                "{}; sending SIGTERM to its process group",
+                escape_untrusted(&short)
+            ),
+        );
+        let at = Position {
+            byte: 0,
+            line,
+            record: 0,
+        };
+        self.finding = Some(Diagnostic::new(rule, at, what).with_help(help));
+        self.stall = stall;
+    }
+}
+
+fn event_name(ty: Option<&str>, subtype: Option<&str>) -> String {
+    match (ty, subtype) {
+        (Some(t), Some(s)) => format!("{t}/{s}"),
+        (Some(t), None) => t.to_owned(),
+        (None, _) => "(not an event)".to_owned(),
+    }
+}
+
+/// What was running at `now`, when the condition that ends the run had held for `lasted`.
+fn stall_of(s: &Session, now: Instant, lasted: Duration) -> outcome::Stall {
+    outcome::Stall {
+        after_ms: lasted.as_millis() as u64,
+        running: s
+            .open
+            .iter()
+            .map(|c| outcome::Running {
+                id: c.id.clone(),
+                kind: c.kind.clone(),
+                line: c.line,
+                age_ms: now.saturating_duration_since(c.since).as_millis() as u64,
+            })
+            .collect(),
+        last_event: (s.events > 0).then(|| outcome::LastEvent {
+            ty: s.last.ty.clone(),
+            subtype: s.last.subtype.clone(),
+            line: s.last.line,
+        }),
+    }
+}

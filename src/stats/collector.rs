@@ -1,0 +1,414 @@
+//! Counting a stream as it is checked: the [`Collector`].
+//!
+//! This module owns what each event adds to the [`Stats`]: the event counters, sessions and
+//! results, tool calls paired by id from `started` to `completed` (their outcome and duration),
+//! thinking phases timed from their first delta, tokens and durations of results; Claude Code,
+//! Codex and Gemini CLI streams counted from their common events. Memory is bounded: one entry
+//! per open tool call, at most the pipeline's `--max-open-calls`. It must not print anything
+//! nor keep anything per record.
+
+use super::{Findings, Stats};
+use crate::agents::Agent;
+use crate::agents::common::{self, Kind};
+use crate::check::{CheckOptions, Consumer, Totals, check_into};
+use crate::event::{Event, Field};
+use crate::input::record::{Position, Record};
+use crate::pairing;
+use std::collections::HashMap;
+use std::io::{self, Read};
+
+/// A tool call started and not yet completed.
+struct Open {
+    /// Index into `Stats::tools`.
+    tool: usize,
+    started_ms: Option<u64>,
+}
+
+/// The most tool calls kept open at once by the common-form counting; beyond, calls are counted
+/// as they start and their endings are not matched.
+const MAX_OPEN: usize = crate::agents::MAX_OPEN_CALLS;
+
+/// Counts what passes by; see the module documentation for what it keeps.
+pub struct Collector {
+    stats: Stats,
+    /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
+    open: HashMap<Box<str>, Open>,
+    max_open: usize,
+    scratch: String,
+    /// An event has been seen (so a session has begun, with or without `system`/`init`).
+    any_event: bool,
+    /// `timestamp_ms` of the first delta of the thinking phase under way.
+    thinking_since: Option<u64>,
+}
+
+impl Default for Collector {
+    fn default() -> Self {
+        Collector {
+            stats: Stats::default(),
+            open: HashMap::new(),
+            max_open: pairing::DEFAULT_MAX_OPEN_CALLS,
+            scratch: String::new(),
+            any_event: false,
+            thinking_since: None,
+        }
+    }
+}
+
+impl Collector {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Keeps at most `n` calls open (`--max-open-calls`); a call started past that is counted
+    /// when it completes, and not at all if it never does.
+    pub fn max_open_calls(mut self, n: usize) -> Self {
+        self.max_open = n.max(1);
+        self
+    }
+
+    /// The statistics, with calls still open counted as unfinished. `records` and `bytes` come
+    /// from the pipeline's totals and `findings` from its diagnostics.
+    pub fn finish(mut self, records: u64, bytes: u64, findings: Findings) -> Stats {
+        self.close_open_calls();
+        self.stats.records = records;
+        self.stats.bytes = bytes;
+        self.stats.findings = findings;
+        self.stats
+    }
+
+    fn close_open_calls(&mut self) {
+        for (_, open) in self.open.drain() {
+            let tool = &mut self.stats.tools[open.tool];
+            tool.count += 1;
+            tool.unfinished += 1;
+        }
+    }
+
+    fn started(&mut self, ev: &Event<'_>) {
+        let tool = self.stats.tool_slot(kind_name(ev));
+        let open = Open {
+            tool,
+            started_ms: ev.timestamp_ms.as_millis(),
+        };
+        match ev.call_id.as_str() {
+            Some(_) if self.open.len() >= self.max_open => {}
+            Some(id) => {
+                let key = pairing::key_of(id, &mut self.scratch);
+                // A second `started` for an open id leaves the first one unfinished.
+                if let Some(earlier) = self.open.insert(key.into(), open) {
+                    let t = &mut self.stats.tools[earlier.tool];
+                    t.count += 1;
+                    t.unfinished += 1;
+                }
+            }
+            // Without an id it can never complete.
+            None => {
+                let t = &mut self.stats.tools[tool];
+                t.count += 1;
+                t.unfinished += 1;
+            }
+        }
+    }
+
+    fn completed(&mut self, ev: &Event<'_>) {
+        let open = ev
+            .call_id
+            .as_str()
+            .and_then(|id| self.open.remove(pairing::key_of(id, &mut self.scratch)));
+        let tool = match (&ev.tool_call.kind, &open) {
+            (Some(kind), _) => self.stats.tool_slot(kind),
+            (None, Some(open)) => open.tool,
+            (None, None) => self.stats.tool_slot(kind_name(ev)),
+        };
+        let t = &mut self.stats.tools[tool];
+        t.count += 1;
+        match ev.tool_call.outcome.as_deref() {
+            Some("rejected") => t.rejected += 1,
+            Some("success") if ev.tool_call.exit_code.is_some_and(|c| c != 0) => t.failed += 1,
+            Some("success") => {}
+            Some(_) => t.failed += 1,
+            None => {}
+        }
+        let started = open.and_then(|o| o.started_ms);
+        if let (Some(start), Some(end)) = (started, ev.timestamp_ms.as_millis())
+            && end >= start
+        {
+            t.durations.push(end - start);
+        }
+    }
+
+    fn result(&mut self, ev: &Event<'_>) {
+        let error = match ev.is_error.as_bool() {
+            Some(e) => e,
+            None => ev.subtype.as_str() == Some("error"),
+        };
+        if error {
+            self.stats.results_error += 1;
+        } else {
+            self.stats.results_success += 1;
+        }
+        self.stats.duration_ms += ev.duration_ms.as_millis().unwrap_or(0);
+        self.stats.duration_api_ms += ev.duration_api_ms.as_millis().unwrap_or(0);
+        let u = &ev.usage;
+        if u.shape == Some(crate::event::JsonType::Object) {
+            let t = &mut self.stats.tokens;
+            t.results += 1;
+            t.input += u.input_tokens.unwrap_or(0);
+            t.output += u.output_tokens.unwrap_or(0);
+            t.cache_read += u.cache_read_tokens.unwrap_or(0);
+            t.cache_write += u.cache_write_tokens.unwrap_or(0);
+        }
+        // The session is over: what is still open will never complete.
+        self.close_open_calls();
+    }
+}
+
+/// The tool kind of a tool call event, or `(none)` when it names none.
+fn kind_name<'e>(ev: &'e Event<'_>) -> &'e str {
+    ev.tool_call.kind.as_deref().unwrap_or("(none)")
+}
+
+impl Consumer for Collector {
+    fn event(&mut self, _rec: &Record<'_>, _json: &str, ev: &Event<'_>) {
+        let ty = match &ev.ty {
+            Field::Str(t) => &**t,
+            _ => "(no type)",
+        };
+        let subtype = ev.subtype.as_str();
+        *self.stats.event_slot(ty, subtype) += 1;
+
+        let init = ty == "system" && subtype == Some("init");
+        if init || !self.any_event {
+            self.stats.sessions += 1;
+        }
+        self.any_event = true;
+
+        match (ty, subtype) {
+            ("thinking", Some("delta")) => {
+                if self.thinking_since.is_none() {
+                    self.thinking_since = ev.timestamp_ms.as_millis();
+                }
+            }
+            ("thinking", Some("completed")) => {
+                if let (Some(start), Some(end)) =
+                    (self.thinking_since.take(), ev.timestamp_ms.as_millis())
+                    && end >= start
+                {
+                    self.stats.thinking_phases += 1;
+                    self.stats.thinking_ms += end - start;
+                }
+            }
+            _ => {
+                // A phase that another event ends without `completed` is not measured.
+                self.thinking_since = None;
+                match (ty, subtype) {
+                    ("tool_call", Some("started")) => self.started(ev),
+                    ("tool_call", Some("completed")) => self.completed(ev),
+                    ("result", _) => self.result(ev),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn invalid(&mut self, _pos: Position, _bytes: &[u8]) {
+        self.stats.invalid_records += 1;
+    }
+
+    fn agent(&mut self, agent: Option<Agent>) {
+        self.stats.agent = agent.map(|a| a.as_str().into());
+    }
+
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    /// Claude Code, Codex and Gemini CLI streams are counted from their common events, so that
+    /// a stream and its `fmt --to common` form count the same.
+    fn common(&mut self, ev: &common::Event<'_>) {
+        *self.stats.event_slot(ev.kind.as_str(), None) += 1;
+        self.any_event = true;
+        // The common form names the agent that wrote its source.
+        if let Some(a) = ev.agent {
+            self.stats.agent = Some(a.into());
+        }
+        match ev.kind {
+            Kind::SessionStart => {
+                self.stats.sessions += 1;
+            }
+            Kind::ToolStart => {
+                let name = ev.name.as_deref().unwrap_or("(none)");
+                let tool = self.stats.tool_slot(name);
+                if ev.parent.is_some() {
+                    self.stats.tools[tool].subagent += 1;
+                }
+                let open = Open {
+                    tool,
+                    started_ms: ev.timestamp_ms,
+                };
+                match ev.call_id.as_deref() {
+                    Some(id) if self.open.len() < MAX_OPEN => {
+                        let id = crate::agents::id_prefix(id);
+                        if let Some(earlier) = self.open.insert(id.into(), open) {
+                            let t = &mut self.stats.tools[earlier.tool];
+                            t.count += 1;
+                            t.unfinished += 1;
+                        }
+                    }
+                    _ => self.stats.tools[tool].count += 1,
+                }
+            }
+            Kind::ToolEnd => {
+                let open = ev
+                    .call_id
+                    .as_deref()
+                    .and_then(|id| self.open.remove(crate::agents::id_prefix(id)));
+                let tool = match &open {
+                    Some(o) => o.tool,
+                    None => self.stats.tool_slot(ev.name.as_deref().unwrap_or("(none)")),
+                };
+                let t = &mut self.stats.tools[tool];
+                t.count += 1;
+                if ev.ok == Some(false) {
+                    t.failed += 1;
+                }
+                let took =
+                    ev.duration_ms
+                        .or(match (open.and_then(|o| o.started_ms), ev.timestamp_ms) {
+                            (Some(a), Some(b)) if b >= a => Some(b - a),
+                            _ => None,
+                        });
+                if let Some(ms) = took {
+                    t.durations.push(ms);
+                }
+            }
+            Kind::Usage => {
+                if let Some(u) = ev.usage {
+                    let t = &mut self.stats.tokens;
+                    t.results += 1;
+                    t.input += u.input;
+                    t.output += u.output;
+                    t.cache_read += u.cache_read;
+                    t.cache_write += u.cache_write;
+                }
+            }
+            Kind::End => {
+                if ev.ok == Some(false) {
+                    self.stats.results_error += 1;
+                } else {
+                    self.stats.results_success += 1;
+                }
+                self.stats.duration_ms += ev.duration_ms.unwrap_or(0);
+                if let Some(c) = ev.cost_usd {
+                    *self.stats.cost_usd.get_or_insert(0.0) += c;
+                }
+                self.close_open_calls();
+            }
+            Kind::UserPrompt | Kind::AssistantText | Kind::Thinking | Kind::Error => {}
+        }
+    }
+}
+
+/// The statistics of the stream `reader` holds, with the validator's findings counted.
+pub fn collect<R: Read>(reader: R, opts: &CheckOptions) -> io::Result<Stats> {
+    let (stats, read) = collect_partial(reader, opts);
+    read.map(|()| stats)
+}
+
+/// The statistics of what `reader` held up to its end or up to the error that stopped it
+/// (Ctrl-C), and how the reading ended.
+pub fn collect_partial<R: Read>(reader: R, opts: &CheckOptions) -> (Stats, io::Result<()>) {
+    let mut collector = Collector::new().max_open_calls(opts.max_open_calls);
+    let mut findings = Findings::default();
+    let mut totals = Totals::default();
+    let read = check_into(
+        reader,
+        opts,
+        &mut |d| {
+            findings.count(d.severity);
+            Ok(())
+        },
+        &mut collector,
+        &mut totals,
+    );
+    let stats = collector.finish(totals.records, totals.bytes, findings);
+    (stats, read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats_of(input: &str) -> Stats {
+        collect(input.as_bytes(), &CheckOptions::default()).unwrap()
+    }
+
+    const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
+
+    #[test]
+    fn tool_calls_pair_by_id_and_time_from_started_to_completed() {
+        let input = [
+            INIT,
+            r#"{"type":"tool_call","subtype":"started","call_id":"a","tool_call":{"shellToolCall":{"args":{"command":"sleep 6"}}},"session_id":"s","timestamp_ms":1000}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"b","tool_call":{"shellToolCall":{"args":{"command":"false"}}},"session_id":"s","timestamp_ms":1100}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"b","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":1}}}},"session_id":"s","timestamp_ms":1900}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"a","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":0}}}},"session_id":"s","timestamp_ms":7000}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"x"}}},"session_id":"s","timestamp_ms":7100}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"result":{"rejected":{"reason":""}}}},"session_id":"s","timestamp_ms":7200}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"d","tool_call":{"readToolCall":{"args":{"path":"y"}}},"session_id":"s","timestamp_ms":7300}"#,
+            r#"{"type":"result","subtype":"success","is_error":false,"result":"","duration_ms":8000,"session_id":"s","usage":{"inputTokens":10,"outputTokens":2}}"#,
+        ]
+        .join("\n");
+        let s = stats_of(&input);
+        assert_eq!(s.sessions, 1);
+        assert_eq!(s.results_success, 1);
+        assert_eq!(s.duration_ms, 8000);
+        assert_eq!(s.tokens.results, 1);
+        assert_eq!((s.tokens.input, s.tokens.output), (10, 2));
+        let shell = s
+            .tools
+            .iter()
+            .find(|t| &*t.kind == "shellToolCall")
+            .unwrap();
+        assert_eq!((shell.count, shell.failed, shell.rejected), (2, 1, 0));
+        assert_eq!(shell.durations, vec![800, 6000]);
+        let read = s.tools.iter().find(|t| &*t.kind == "readToolCall").unwrap();
+        assert_eq!((read.count, read.rejected, read.unfinished), (2, 1, 1));
+        assert_eq!(read.durations, vec![100]);
+        assert_eq!(s.findings.errors, 1, "the unfinished call");
+    }
+
+    #[test]
+    fn thinking_is_timed_from_the_first_delta_to_completed() {
+        let input = [
+            INIT,
+            r#"{"type":"thinking","subtype":"delta","text":"a","session_id":"s","timestamp_ms":100}"#,
+            r#"{"type":"thinking","subtype":"delta","text":"b","session_id":"s","timestamp_ms":150}"#,
+            r#"{"type":"thinking","subtype":"completed","session_id":"s","timestamp_ms":400}"#,
+            r#"{"type":"thinking","subtype":"delta","text":"c","session_id":"s","timestamp_ms":500}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"session_id":"s"}"#,
+            r#"{"type":"thinking","subtype":"delta","text":"d","session_id":"s","timestamp_ms":1000}"#,
+            r#"{"type":"thinking","subtype":"completed","session_id":"s","timestamp_ms":1050}"#,
+        ]
+        .join("\n");
+        let s = stats_of(&input);
+        assert_eq!(
+            s.thinking_phases, 2,
+            "the phase an assistant event ended is not timed"
+        );
+        assert_eq!(s.thinking_ms, 300 + 50);
+    }
+
+    #[test]
+    fn sessions_counted_by_init_or_a_first_event() {
+        let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}"#;
+        assert_eq!(stats_of(result).sessions, 1);
+        assert_eq!(
+            stats_of(&[INIT, result, INIT, result].join("\n")).sessions,
+            2
+        );
+        let s = stats_of("not json\n{\"type\":\"user\"}\n");
+        assert_eq!((s.sessions, s.invalid_records, s.records), (1, 1, 2));
+        assert_eq!(stats_of("").sessions, 0);
+    }
+}

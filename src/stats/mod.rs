@@ -1,0 +1,272 @@
+//! `sjlint stats`: what a stream holds, counted while it is checked.
+//!
+//! This module owns the [`Stats`] of an input, how the statistics of several inputs add up
+//! ([`Stats::merge`]) and the bound on what they keep. Beside it, `collector` owns the
+//! [`Collector`] (a [`Consumer`](crate::check::Consumer) of the event stream) that counts them,
+//! `durations` how spans and their summaries are written, and `table` and `wire` their two
+//! printed forms (an aligned table and one JSON document, described by
+//! `schemas/stats.schema.json`). Memory stays bounded whatever the input's length: counters, at
+//! most [`MAX_KEYS`] distinct event types and tool kinds (the rest are counted under
+//! `(other)`), one entry per open tool call, and per kind the durations of at most 65,536 calls
+//! or a histogram of them (`histogram`). Nothing is kept per record. It must not open files nor decide exit codes; `commands` does.
+
+mod collector;
+mod durations;
+pub mod histogram;
+mod table;
+mod wire;
+
+pub use collector::{Collector, collect, collect_partial};
+pub use durations::{duration, median, percentile};
+pub use table::write_tables;
+pub use wire::write_json;
+
+use crate::rules::Severity;
+
+/// Most distinct event types (or type/subtype pairs) and tool kinds kept by name.
+pub const MAX_KEYS: usize = 64;
+
+/// Where names beyond [`MAX_KEYS`] are counted.
+const OTHER: &str = "(other)";
+
+/// The statistics of one input, or the sum of several.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// The agent that wrote the input (`cursor`, `claude`, `codex`, `gemini`); `mixed` in a
+    /// total over inputs of several agents; `None` when no agent sjlint knows wrote it.
+    pub agent: Option<Box<str>>,
+    /// What the agent reports the runs cost, in US dollars, counted once per process (Claude
+    /// Code's `total_cost_usd` adds up over the sessions of a process).
+    pub cost_usd: Option<f64>,
+    pub records: u64,
+    pub bytes: u64,
+    /// Records that are no event: not JSON, not UTF-8, not an object, too large.
+    pub invalid_records: u64,
+    /// `system`/`init` events, plus one when events come before the first of them.
+    pub sessions: u64,
+    pub results_success: u64,
+    /// Results with `is_error: true` (or, without a boolean `is_error`, subtype `error`).
+    pub results_error: u64,
+    /// In first-seen order.
+    pub events: Vec<EventCount>,
+    /// Per tool kind, in first-seen order.
+    pub tools: Vec<ToolStats>,
+    /// Thinking phases measured: a first `thinking`/`delta` and its `thinking`/`completed`,
+    /// both with `timestamp_ms`.
+    pub thinking_phases: u64,
+    pub thinking_ms: u64,
+    pub tokens: Tokens,
+    /// `duration_ms` of every result, summed.
+    pub duration_ms: u64,
+    pub duration_api_ms: u64,
+    pub findings: Findings,
+}
+
+/// Events of one type and subtype.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventCount {
+    pub ty: Box<str>,
+    pub subtype: Option<Box<str>>,
+    pub count: u64,
+}
+
+/// Tool calls of one kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolStats {
+    pub kind: Box<str>,
+    /// Completions, plus calls started and never completed.
+    pub count: u64,
+    /// Completions whose result is `rejected`.
+    pub rejected: u64,
+    /// Completions whose result is neither `success` nor `rejected`, or a shell `success` with a
+    /// non-zero `exitCode`.
+    pub failed: u64,
+    /// Started and not completed before the session's `result` or the end of input.
+    pub unfinished: u64,
+    /// `started` → `completed` in milliseconds, for the calls where both have `timestamp_ms`
+    /// (bounded: see [`histogram`]).
+    pub durations: histogram::Durations,
+    /// Calls made by subagents (Claude Code lines with a `parent_tool_use_id`).
+    pub subagent: u64,
+}
+
+/// Token counts summed over the results that carry `usage`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tokens {
+    /// Results with a `usage` object.
+    pub results: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+/// Findings of the validator, by severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Findings {
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+}
+
+impl Findings {
+    pub fn count(&mut self, severity: Severity) {
+        match severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Info => self.infos += 1,
+        }
+    }
+}
+
+impl Stats {
+    /// Adds `other` into `self` (for the total over several files).
+    pub fn merge(&mut self, other: &Stats) {
+        self.agent = match (self.agent.take(), &other.agent) {
+            (None, b) if self.records == 0 => b.clone(),
+            (Some(a), Some(b)) if a == *b => Some(a),
+            _ => Some("mixed".into()),
+        };
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.records += other.records;
+        self.bytes += other.bytes;
+        self.invalid_records += other.invalid_records;
+        self.sessions += other.sessions;
+        self.results_success += other.results_success;
+        self.results_error += other.results_error;
+        for e in &other.events {
+            *self.event_slot(&e.ty, e.subtype.as_deref()) += e.count;
+        }
+        for t in &other.tools {
+            let i = self.tool_slot(&t.kind);
+            let mine = &mut self.tools[i];
+            mine.count += t.count;
+            mine.rejected += t.rejected;
+            mine.failed += t.failed;
+            mine.unfinished += t.unfinished;
+            mine.subagent += t.subagent;
+            mine.durations.merge(&t.durations);
+        }
+        self.thinking_phases += other.thinking_phases;
+        self.thinking_ms += other.thinking_ms;
+        let (a, b) = (&mut self.tokens, &other.tokens);
+        a.results += b.results;
+        a.input += b.input;
+        a.output += b.output;
+        a.cache_read += b.cache_read;
+        a.cache_write += b.cache_write;
+        self.duration_ms += other.duration_ms;
+        self.duration_api_ms += other.duration_api_ms;
+        self.findings.errors += other.findings.errors;
+        self.findings.warnings += other.findings.warnings;
+        self.findings.infos += other.findings.infos;
+    }
+
+    /// The counter of `ty`/`subtype`, created on first sight; past [`MAX_KEYS`] names, the
+    /// `(other)` counter.
+    fn event_slot(&mut self, ty: &str, subtype: Option<&str>) -> &mut u64 {
+        let named = |e: &EventCount, ty: &str, subtype: Option<&str>| {
+            &*e.ty == ty && e.subtype.as_deref() == subtype
+        };
+        let (ty, subtype) = match self.events.iter().position(|e| named(e, ty, subtype)) {
+            Some(i) => return &mut self.events[i].count,
+            None if self.events.len() < MAX_KEYS => (ty, subtype),
+            None => (OTHER, None),
+        };
+        let i = match self.events.iter().position(|e| named(e, ty, subtype)) {
+            Some(i) => i,
+            None => {
+                self.events.push(EventCount {
+                    ty: ty.into(),
+                    subtype: subtype.map(Into::into),
+                    count: 0,
+                });
+                self.events.len() - 1
+            }
+        };
+        &mut self.events[i].count
+    }
+
+    /// The index of `kind` in `tools`, created on first sight; past [`MAX_KEYS`] kinds, the
+    /// index of `(other)`.
+    fn tool_slot(&mut self, kind: &str) -> usize {
+        let kind = match self.tools.iter().position(|t| &*t.kind == kind) {
+            Some(i) => return i,
+            None if self.tools.len() < MAX_KEYS => kind,
+            None => OTHER,
+        };
+        if let Some(i) = self.tools.iter().position(|t| &*t.kind == kind) {
+            return i;
+        }
+        self.tools.push(ToolStats {
+            kind: kind.into(),
+            ..ToolStats::default()
+        });
+        self.tools.len() - 1
+    }
+}
+
+/// The sum of every file's statistics.
+fn total(files: &[(String, Stats)]) -> Stats {
+    let mut total = Stats::default();
+    for (_, s) in files {
+        total.merge(s);
+    }
+    total
+}
+
+/// Events sorted by type, then subtype (none first).
+fn sorted_events(s: &Stats) -> Vec<&EventCount> {
+    let mut events: Vec<_> = s.events.iter().collect();
+    events.sort_by(|a, b| (&a.ty, &a.subtype).cmp(&(&b.ty, &b.subtype)));
+    events
+}
+
+fn sorted_tools(s: &Stats) -> Vec<&ToolStats> {
+    let mut tools: Vec<_> = s.tools.iter().filter(|t| t.count > 0).collect();
+    tools.sort_by(|a, b| a.kind.cmp(&b.kind));
+    tools
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::CheckOptions;
+
+    fn stats_of(input: &str) -> Stats {
+        collect(input.as_bytes(), &CheckOptions::default()).unwrap()
+    }
+
+    const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
+
+    #[test]
+    fn names_beyond_the_cap_are_counted_as_other() {
+        let input: String = (0..MAX_KEYS + 10)
+            .map(|i| format!("{{\"type\":\"t{i}\"}}\n"))
+            .collect();
+        let s = stats_of(&input);
+        assert_eq!(s.events.len(), MAX_KEYS + 1);
+        let other = s.events.iter().find(|e| &*e.ty == OTHER).unwrap();
+        assert_eq!(other.count, 10);
+        let total: u64 = s.events.iter().map(|e| e.count).sum();
+        assert_eq!(total, (MAX_KEYS + 10) as u64);
+    }
+
+    #[test]
+    fn merge_adds_everything() {
+        let a = stats_of(&[INIT, r#"{"type":"tool_call","subtype":"started","call_id":"a","tool_call":{"lsToolCall":{}},"session_id":"s","timestamp_ms":1}"#, r#"{"type":"tool_call","subtype":"completed","call_id":"a","tool_call":{"lsToolCall":{"result":{"success":{}}}},"session_id":"s","timestamp_ms":5}"#].join("\n"));
+        let mut total = Stats::default();
+        total.merge(&a);
+        total.merge(&a);
+        assert_eq!(total.records, 2 * a.records);
+        assert_eq!(total.sessions, 2);
+        assert_eq!(total.tools.len(), 1);
+        assert_eq!(total.tools[0].durations, vec![4, 4]);
+        assert_eq!(total.findings.errors, 2 * a.findings.errors);
+        let init = total.events.iter().find(|e| &*e.ty == "system").unwrap();
+        assert_eq!(init.count, 2);
+    }
+}

@@ -1,0 +1,187 @@
+//! The json format of `sjlint stats`: one document for every file and their total.
+//!
+//! This module owns the wire form that `schemas/stats.schema.json` describes: the field names,
+//! their order, the events and tool kinds sorted by name, the duration summaries of each tool
+//! kind. Text is written exactly as found; JSON escaping makes it safe to carry. It must not
+//! count anything (that is `collector`) nor print the table (that is `table`); a change here is
+//! a change of the schema, made in both.
+
+use super::{Stats, sorted_events, sorted_tools, total};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The json format: one document for every file and their total.
+#[derive(Serialize)]
+struct WireDocument<'a> {
+    files: Vec<WireFile<'a>>,
+    total: WireTotal<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFile<'a> {
+    file: &'a str,
+    #[serde(flatten)]
+    stats: WireStats<'a>,
+}
+
+#[derive(Serialize)]
+struct WireTotal<'a> {
+    files: u64,
+    #[serde(flatten)]
+    stats: WireStats<'a>,
+}
+
+#[derive(Serialize)]
+struct WireStats<'a> {
+    agent: Option<&'a str>,
+    cost_usd: Option<f64>,
+    records: u64,
+    bytes: u64,
+    invalid_records: u64,
+    sessions: u64,
+    results: WireResults,
+    events: Vec<WireEvent<'a>>,
+    tool_calls: Vec<WireTool<'a>>,
+    thinking: WireThinking,
+    usage: WireUsage,
+    duration_ms: u64,
+    duration_api_ms: u64,
+    findings: WireFindings,
+}
+
+#[derive(Serialize)]
+struct WireResults {
+    success: u64,
+    error: u64,
+}
+
+#[derive(Serialize)]
+struct WireEvent<'a> {
+    #[serde(rename = "type")]
+    ty: &'a str,
+    subtype: Option<&'a str>,
+    count: u64,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    kind: &'a str,
+    count: u64,
+    rejected: u64,
+    failed: u64,
+    unfinished: u64,
+    subagent: u64,
+    duration_ms: WireDurations,
+}
+
+#[derive(Serialize)]
+struct WireDurations {
+    timed: u64,
+    median: Option<f64>,
+    p95: Option<u64>,
+    max: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct WireThinking {
+    phases: u64,
+    duration_ms: u64,
+}
+
+#[derive(Serialize)]
+struct WireUsage {
+    results: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    cache_read_tokens: u64,
+    cache_write_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct WireFindings {
+    error: u64,
+    warning: u64,
+    info: u64,
+}
+
+fn wire(s: &Stats) -> WireStats<'_> {
+    WireStats {
+        agent: s.agent.as_deref(),
+        cost_usd: s.cost_usd,
+        records: s.records,
+        bytes: s.bytes,
+        invalid_records: s.invalid_records,
+        sessions: s.sessions,
+        results: WireResults {
+            success: s.results_success,
+            error: s.results_error,
+        },
+        events: sorted_events(s)
+            .into_iter()
+            .map(|e| WireEvent {
+                ty: &e.ty,
+                subtype: e.subtype.as_deref(),
+                count: e.count,
+            })
+            .collect(),
+        tool_calls: sorted_tools(s)
+            .into_iter()
+            .map(|t| {
+                let sum = t.summary();
+                WireTool {
+                    kind: &t.kind,
+                    count: t.count,
+                    rejected: t.rejected,
+                    failed: t.failed,
+                    unfinished: t.unfinished,
+                    subagent: t.subagent,
+                    duration_ms: WireDurations {
+                        timed: sum.timed,
+                        median: sum.median,
+                        p95: sum.p95,
+                        max: sum.max,
+                    },
+                }
+            })
+            .collect(),
+        thinking: WireThinking {
+            phases: s.thinking_phases,
+            duration_ms: s.thinking_ms,
+        },
+        usage: WireUsage {
+            results: s.tokens.results,
+            input_tokens: s.tokens.input,
+            output_tokens: s.tokens.output,
+            cache_read_tokens: s.tokens.cache_read,
+            cache_write_tokens: s.tokens.cache_write,
+        },
+        duration_ms: s.duration_ms,
+        duration_api_ms: s.duration_api_ms,
+        findings: WireFindings {
+            error: s.findings.errors,
+            warning: s.findings.warnings,
+            info: s.findings.infos,
+        },
+    }
+}
+
+/// The json format: `files` (name and statistics of each) and `total`, pretty-printed, with a
+/// final newline. Text is written exactly as found; JSON escaping makes it safe to carry.
+pub fn write_json<W: Write>(out: &mut W, files: &[(String, Stats)]) -> io::Result<()> {
+    let total = total(files);
+    let doc = WireDocument {
+        files: files
+            .iter()
+            .map(|(file, s)| WireFile {
+                file,
+                stats: wire(s),
+            })
+            .collect(),
+        total: WireTotal {
+            files: files.len() as u64,
+            stats: wire(&total),
+        },
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
+}
