@@ -20,39 +20,33 @@
 //! whole input. A segment is taken to start after an LF, which may lie inside a string of a
 //! record over several lines; the in-order stage joins the segments' frames into the input's
 //! (`SegmentJoiner`) and splits again what a wrong guess got wrong. That segment half (where
-//! segments start, the lanes' splitters of them, the joiner) is the child module `segments`.
+//! segments start, the lanes' splitters of them, the joiner) is the child module `segments`;
+//! what a batch holds, and the examining of its records, is the child module `batch`.
 
-use crate::check::{CheckOptions, Consumer, Examined, InOrder, Totals, examine};
+use crate::check::{CheckOptions, Consumer, InOrder, Totals};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Dialect, Event};
-use crate::input::record::{Frame, Position, Record};
+use crate::event::Dialect;
+use crate::input::record::{Frame, Position};
 use crate::input::split::Splitter;
-use bumpalo::Bump;
 use std::cell::RefCell;
 use std::io::{self, Read};
-use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
+mod batch;
 mod segments;
+use batch::{Batch, ExaminedBatch, Part};
 use segments::{Cutter, SegmentJoiner};
 
-/// Default size of a batch: record bytes (plus `FRAME_COST` per frame) handed on together.
+/// Default size of a batch: record bytes (plus `batch::FRAME_COST` per frame) handed on together.
 pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
 
 /// Default size of the segments of an input in memory, each split and examined by one lane:
 /// small enough that a lane holds a whole segment's batches within its budget while the
 /// in-order stage is busy with the segment before.
 pub const DEFAULT_SEGMENT_BYTES: usize = 256 << 10;
-
-/// What a frame counts for in a batch's size beyond its bytes: its place in the batch and what
-/// the lanes make of it (the slot of its event, some 900 bytes), so that what is in flight is
-/// bounded by memory, not by record bytes alone: a stream of small records, or of blank lines,
-/// is handed on in batches of fewer frames.
-const FRAME_COST: usize =
-    std::mem::size_of::<Meta>() + std::mem::size_of::<(Examined<'static>, Event<'static>)>();
 
 /// How long the reader stage waits for input at a time before it looks whether the in-order
 /// stage has stopped.
@@ -327,142 +321,6 @@ fn run<C: Consumer>(
         in_order(&from_lanes, &recycle, opts, emit, consumer, totals)
     })
 }
-
-/// The frames of a batch, and the bytes of its records: copied one after the other into the
-/// batch, or in place in the whole input.
-#[derive(Default)]
-struct Batch {
-    bytes: Vec<u8>,
-    /// The input, when it is in memory: the records' bytes are there.
-    whole: Option<Arc<dyn SharedInput>>,
-    frames: Vec<Meta>,
-    /// The records' bytes, counted.
-    held: usize,
-    /// Where the last record's bytes end.
-    upto: usize,
-    /// Bytes read from the input when the batch was handed on.
-    read: u64,
-    /// The unescaped strings of the batch's events.
-    arena: Bump,
-    /// The segment the batch is part of, when the input is cut into segments.
-    part: Option<Part>,
-}
-
-/// Where a batch stands in its segment ([`SegmentStarts`]). The frames of a segment count their
-/// lines and records from the segment's start, as if the input started there (line 1, no
-/// record before); only their byte offsets are the input's.
-#[derive(Clone, Copy, Debug)]
-struct Part {
-    /// The segment's first batch.
-    first: bool,
-    /// Where the segment's frames were taken to start, and where the next segment's are.
-    start: usize,
-    next: usize,
-    /// On the segment's last batch: where a frame after its last one starts (see
-    /// [`Splitter::next_start`]).
-    end: Option<Position>,
-}
-
-/// One frame of a [`Batch`]: the frame as the splitter gave it, a record's bytes left empty,
-/// and where those bytes stand in the batch or in the whole input.
-struct Meta {
-    frame: Frame<'static>,
-    bytes: Range<usize>,
-    /// Where the frame starts in the input, before any BOM (in batches of a segment only).
-    start: usize,
-}
-
-impl Batch {
-    /// Adds `frame`, copying a record's bytes, or, with the address where the whole input
-    /// starts, noting where they are in it.
-    fn push(&mut self, frame: &Frame<'_>, in_place: Option<usize>, start: usize) {
-        let (frame, bytes) = match *frame {
-            Frame::Record(rec) => {
-                let bytes = match in_place {
-                    Some(base) => {
-                        let start = rec.bytes.as_ptr() as usize - base;
-                        start..start + rec.bytes.len()
-                    }
-                    None => {
-                        let start = self.bytes.len();
-                        self.bytes.extend_from_slice(rec.bytes);
-                        start..self.bytes.len()
-                    }
-                };
-                self.held += rec.bytes.len();
-                self.upto = bytes.end;
-                (Frame::Record(Record { bytes: &[], ..rec }), bytes)
-            }
-            Frame::Blank { pos, bom } => (Frame::Blank { pos, bom }, 0..0),
-            Frame::TooLarge { pos, len, bom } => (Frame::TooLarge { pos, len, bom }, 0..0),
-        };
-        self.frames.push(Meta {
-            frame,
-            bytes,
-            start,
-        });
-    }
-
-    /// Empties the batch for reuse; what one large record made large (beyond twice `limit`) is
-    /// not kept.
-    fn clear(&mut self, limit: usize) {
-        self.bytes.clear();
-        self.frames.clear();
-        (self.held, self.upto) = (0, 0);
-        self.part = None;
-        self.arena.reset();
-        if self.arena.allocated_bytes() > 2 * limit {
-            self.arena = Bump::new();
-        }
-        if self.bytes.capacity() > 2 * limit {
-            self.bytes = Vec::new();
-        }
-    }
-
-    /// What the batch counts for against the limits.
-    fn size(&self) -> usize {
-        self.held + self.frames.len() * FRAME_COST
-    }
-
-    fn frame(&self, meta: &Meta) -> Frame<'_> {
-        match meta.frame {
-            Frame::Record(rec) => Frame::Record(Record {
-                bytes: match &self.whole {
-                    Some(whole) => &whole.bytes()[meta.bytes.clone()],
-                    None => &self.bytes[meta.bytes.clone()],
-                },
-                ..rec
-            }),
-            Frame::Blank { pos, bom } => Frame::Blank { pos, bom },
-            Frame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
-        }
-    }
-
-    /// The pure half of each record, in order, each with its event view.
-    fn examine(&self, dialect: Option<Dialect>) -> Outcomes<'_> {
-        let mut out: Outcomes<'_> = Vec::with_capacity(self.frames.len());
-        for meta in &self.frames {
-            if let Frame::Record(rec) = self.frame(meta) {
-                // Examined in place: the event is never moved.
-                out.push((Examined::SlowPath, Event::default()));
-                let (examined, ev) = out.last_mut().expect("just pushed");
-                *examined = examine(&rec, dialect, ev, &self.arena);
-            }
-        }
-        out
-    }
-}
-
-type Outcomes<'a> = Vec<(Examined<'a>, Event<'a>)>;
-
-self_cell::self_cell!(
-    /// A batch and the pure half of each of its records, which borrows the batch's bytes.
-    struct ExaminedBatch {
-        owner: Batch,
-        #[covariant]
-        dependent: Outcomes,
-    }
-);
 
 /// What a worker is given: batches in input order, then how the input ended; and batches
 /// the in-order stage is done with.
@@ -811,6 +669,7 @@ impl Drop for SetOnDrop<'_> {
 mod tests {
     use super::*;
     use crate::check;
+    use crate::input::record::Record;
     use crate::input::simd::Kernel;
     use crate::input::split::InPlace;
     use proptest::prelude::*;

@@ -12,14 +12,14 @@
 //!
 //! Beside it: where the bytes come from (`source`: a reader's reused buffer, or an input in
 //! memory), the prefix grammar itself (`prefix`), the string trackers (`simd`), and, on
-//! request, an over-limit record's bytes handed out in pieces before its frame (`passing`).
+//! request, an over-limit record's bytes handed out in pieces before its frame (`passing`). The
+//! scan that joins a record over several lines is the child module `join`.
 
 use crate::input::record::{
-    BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, MULTILINE, NO_FINAL_LF, Position, Record,
-    UTF8,
+    BOM_STRIPPED, ENDS_IN_STRING, Frame, NO_FINAL_LF, Position, Record, UTF8,
 };
 use crate::input::simd::{Found, Kernel, LineIndex, string_state_bytewise};
-use memchr::{memchr, memchr3};
+use memchr::memchr;
 use std::io::{self, Read};
 
 use super::prefix::Prefix;
@@ -46,6 +46,9 @@ macro_rules! tick {
         }
     };
 }
+
+// After `tick!`, which it uses.
+mod join;
 
 /// How much of `bytes` to check for UTF-8 before more arrives: all of it, less the first 1 to
 /// 3 bytes of a character that the end of `bytes` cuts.
@@ -556,103 +559,6 @@ impl<S: Source> Splitter<S> {
         Flow::Again
     }
 
-    // Why joins keep the total work linear. A join only ever advances (the automaton state is
-    // carried across lines and reads), so a successful join costs its length once. A failed join
-    // from line j that gave up on line k makes lines j+1..=k be split again. Each line strictly
-    // between j and k was read by the join starting and ending inside a string without the
-    // automaton failing. Read fresh, the same line starts outside a string. Outside strings a
-    // valid prefix never contains a backslash, and in both readings one side is outside a string
-    // at every byte, so the line contains no backslash at all and every quote flips both
-    // readings: they stay opposite to the end of the line. Hence, read fresh, such a line ends
-    // outside a string or fails the automaton, and never starts a join of its own. Only line k
-    // can start the next join, so join spans overlap in at most one line, and every byte is
-    // scanned by at most two joins and a bounded number of fast-path scans.
-    fn join(&mut self, body: usize, first_lf: usize, at: usize, mut lines: u32) -> Flow {
-        let s = self.start;
-        let b0 = s + body;
-        let bom = body != 0;
-        let first_lf = s + first_lf;
-        let mut p = s + at;
-        loop {
-            if p == self.end {
-                self.scan = Scan::Join {
-                    body,
-                    first_lf: first_lf - s,
-                    at: p - s,
-                    lines,
-                };
-                if !self.eof {
-                    return Flow::NeedData;
-                }
-                if self.prefix.in_string() {
-                    return Flow::Done(self.join_failed(b0, first_lf, bom, ENDS_IN_STRING));
-                }
-                let n = p - b0;
-                let line_adv = u64::from(lines - 1);
-                // Only reachable with a CR sitting exactly at the limit.
-                if n > self.max {
-                    return Flow::Done(self.too_large(b0, n, bom, p, line_adv));
-                }
-                return Flow::Done(Done::Record {
-                    body: b0,
-                    len: n,
-                    lines,
-                    flags: bom_flag(bom) | MULTILINE | NO_FINAL_LF,
-                    next: p,
-                    line_adv,
-                });
-            }
-            if self.prefix.in_plain_string() {
-                // Below the limit, string content needs no per-byte decisions except at quotes,
-                // backslashes and LFs (which are counted).
-                let stop = self.end.min(b0.saturating_add(self.max));
-                if p < stop {
-                    let run = memchr3(b'"', b'\\', LF, &self.buf[p..stop]).unwrap_or(stop - p);
-                    tick!(self, run);
-                    p += run;
-                    if p == stop {
-                        continue;
-                    }
-                }
-            }
-            let b = self.buf[p];
-            if b == LF && !self.prefix.in_string() {
-                let content_end = if self.buf[p - 1] == CR { p - 1 } else { p };
-                return Flow::Done(Done::Record {
-                    body: b0,
-                    len: content_end - b0,
-                    lines,
-                    flags: bom_flag(bom) | MULTILINE,
-                    next: p + 1,
-                    line_adv: u64::from(lines),
-                });
-            }
-            tick!(self, 1);
-            if !self.prefix.step(b) {
-                return Flow::Done(self.join_failed(b0, first_lf, bom, 0));
-            }
-            if b == LF {
-                lines = lines.saturating_add(1);
-            }
-            p += 1;
-            if over_limit(p - 1 - b0, b, self.max) {
-                // The proving byte belongs to the record (even an LF: it is inside a string),
-                // so the skip starts after it and the length stays above the limit.
-                self.pass.enter(b0);
-                self.scan = Scan::Skip {
-                    byte: self.base + b0 as u64,
-                    bom,
-                    len: (p - b0) as u64,
-                    last_cr: b == CR,
-                    all_ws: false,
-                    line_adv: u64::from(lines),
-                };
-                self.start = p;
-                return Flow::Again;
-            }
-        }
-    }
-
     fn skip(&mut self) -> Flow {
         let Scan::Skip {
             byte,
@@ -730,22 +636,6 @@ impl<S: Source> Splitter<S> {
             bom,
             next,
             line_adv,
-        }
-    }
-
-    fn join_failed(&self, b0: usize, first_lf: usize, bom: bool, extra: u8) -> Done {
-        let content_end = if first_lf > b0 && self.buf[first_lf - 1] == CR {
-            first_lf - 1
-        } else {
-            first_lf
-        };
-        Done::Record {
-            body: b0,
-            len: content_end - b0,
-            lines: 1,
-            flags: bom_flag(bom) | JOIN_FAILED | extra,
-            next: first_lf + 1,
-            line_adv: 1,
         }
     }
 
@@ -831,6 +721,7 @@ fn over_limit(q: usize, b: u8, max: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::record::{JOIN_FAILED, MULTILINE};
     use proptest::prelude::*;
     use std::io::ErrorKind;
 

@@ -1,0 +1,635 @@
+//! Checking one input: splitter → framing rules → classifier → validator, streaming, in order.
+//!
+//! This module owns the in-order flow of one input's records: the options, the totals, the
+//! consumer trait, the entry points (`check`, `check_bytes`, …), the pure half of each record
+//! (`examine`, which the pipeline's lanes run side by side) and the stateful half (`InOrder`:
+//! the order of the findings, the rules enabled, the arena and scratch space reused from record
+//! to record). Every finding goes to the caller's `emit` callback as soon as it is known. It
+//! must not open files, print, or decide exit codes: that is the command line's job.
+//!
+//! Beside it: the framing rules, what a record's bytes are before they are an event (`framing`,
+//! with the exact findings of text that is not JSON in `framing::invalid_json`); the input that
+//! is not a text stream at all (`binary`); and the routing of an input to its agent (`route`):
+//! records go to cursor's classifier and validator, or to the checker of Claude Code, Codex or
+//! Gemini CLI (`agents`), once the first record that names an agent is read. The framing rules
+//! are the same for every agent.
+
+mod binary;
+mod framing;
+mod route;
+
+pub use binary::BINARY_SHOWN;
+
+use crate::agents::{Agent, common};
+use crate::diagnostic::Diagnostic;
+use crate::event::{self, Dialect, Event, Shape};
+use crate::input::record::{
+    BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
+};
+use crate::input::split::{Item, Source, Splitter};
+use crate::preamble::Preamble;
+use crate::rules::{Rule, RuleSet};
+use crate::validate::Validator;
+use binary::BinaryRun;
+use bumpalo::Bump;
+use route::{Check, Held, Route, View, agent_record};
+use std::io::{self, Read, Write};
+
+/// The most the arena of one record's strings keeps for the next record.
+const ARENA_KEPT: usize = 1 << 20;
+
+/// Default `--max-record-bytes`: 64 MiB.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
+
+#[derive(Clone, Copy, Debug)]
+pub struct CheckOptions {
+    pub enabled: RuleSet,
+    pub max_record_bytes: usize,
+    /// `--dialect`: read every record as this dialect; `None` classifies each by its shape.
+    pub dialect: Option<Dialect>,
+    /// `--agent`: read the input as this agent's stream; `None` recognises it from its first
+    /// records (a `--dialect` means cursor).
+    pub agent: Option<Agent>,
+    /// `--max-open-calls`: tool calls and queries paired at once per session (see `pairing`).
+    pub max_open_calls: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            enabled: RuleSet::all(),
+            max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+            dialect: None,
+            agent: None,
+            max_open_calls: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+        }
+    }
+}
+
+/// What one input held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub records: u64,
+    pub bytes: u64,
+    /// The agent the input was checked as, once the input ended (`None`: no agent sjlint
+    /// knows, an empty input, or a run stopped early).
+    pub agent: Option<Agent>,
+}
+
+/// What else reads the stream beside the validator (the canonical writer, stats, render, the
+/// live status line). Each record reaches it once, after the validator has seen it.
+pub trait Consumer {
+    /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
+    /// repaired copy when they held raw control characters inside strings. `ev` borrows from
+    /// `json`, or from a copy of it of the same length when `json` holds numbers beyond the f64
+    /// range or unpaired surrogate escapes (see [`event::parse`]).
+    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        let _ = (rec, json, ev);
+    }
+
+    /// A record that is no event: not JSON, not UTF-8, not an object, or too large (then
+    /// `bytes` is empty, since it was never buffered; when [`Consumer::passes_over_limit`], its
+    /// bytes came before in [`Consumer::over_limit_piece`]s).
+    fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        let _ = (pos, bytes);
+    }
+
+    /// Whether the bytes of a record over `--max-record-bytes` are wanted, in pieces, as the
+    /// splitter reads past them (see `input::split::passing`). Asked once, before the input.
+    fn passes_over_limit(&self) -> bool {
+        false
+    }
+
+    /// The next bytes of a record over the limit, in input order (without its BOM and line
+    /// terminator). Its [`Consumer::invalid`] comes after its last piece.
+    fn over_limit_piece(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
+
+    /// The agent that wrote the input, once it is known (`None`: no agent sjlint knows).
+    fn agent(&mut self, agent: Option<Agent>) {
+        let _ = agent;
+    }
+
+    /// Whether [`Consumer::common`] is wanted: the events of Claude Code, Codex and Gemini CLI
+    /// records are mapped into the common vocabulary only then.
+    fn wants_common(&self) -> bool {
+        false
+    }
+
+    /// One event of a Claude Code, Codex or Gemini CLI record, in the common vocabulary (a
+    /// record may give several, or none).
+    fn common(&mut self, ev: &common::Event<'_>) {
+        let _ = ev;
+    }
+
+    /// A Claude Code, Codex or Gemini CLI record that its agent's checker read (after its
+    /// common events, if any were wanted), with its JSON text.
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
+        let _ = (rec, json);
+    }
+}
+
+/// Checking alone.
+impl Consumer for () {}
+
+/// Checks everything `reader` yields. Errors are I/O errors of the reader only; every problem
+/// with the bytes themselves is a diagnostic.
+pub fn check<R: Read>(
+    reader: R,
+    opts: &CheckOptions,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+) -> io::Result<Totals> {
+    check_with(reader, opts, emit, &mut ())
+}
+
+/// [`check`], with every record also passed to `consumer`.
+pub fn check_with<R: Read, C: Consumer>(
+    reader: R,
+    opts: &CheckOptions,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+) -> io::Result<Totals> {
+    let mut totals = Totals::default();
+    check_into(reader, opts, emit, consumer, &mut totals)?;
+    Ok(totals)
+}
+
+/// [`check_with`], keeping `totals` up to date as it goes, so that a run stopped by an error
+/// (Ctrl-C included) still knows how much it read. End-of-input findings are reported only
+/// when the input is read to its end.
+pub fn check_into<R: Read, C: Consumer>(
+    reader: R,
+    opts: &CheckOptions,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
+    let splitter = Splitter::new(reader, opts.max_record_bytes)
+        .checking_utf8()
+        .passing_over_limit(consumer.passes_over_limit());
+    check_split(splitter, opts, emit, consumer, totals)
+}
+
+/// [`check`] of an input that is in memory already, split where it lies.
+pub fn check_bytes(
+    bytes: &[u8],
+    opts: &CheckOptions,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+) -> io::Result<Totals> {
+    let mut totals = Totals::default();
+    let splitter = Splitter::in_place(bytes, opts.max_record_bytes).checking_utf8();
+    check_split(splitter, opts, emit, &mut (), &mut totals)?;
+    Ok(totals)
+}
+
+/// [`check_into`], with the frames of `splitter` (which must have been made with
+/// `opts.max_record_bytes`).
+pub fn check_split<S: Source, C: Consumer>(
+    mut splitter: Splitter<S>,
+    opts: &CheckOptions,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+    consumer: &mut C,
+    totals: &mut Totals,
+) -> io::Result<()> {
+    let mut stage = InOrder::new(opts, emit, consumer);
+    loop {
+        let frame = match splitter.next_item() {
+            Ok(Some(Item::Frame(frame))) => frame,
+            Ok(Some(Item::Piece(bytes))) => match stage.over_limit_piece(bytes, totals) {
+                Ok(()) => continue,
+                Err(e) => {
+                    totals.bytes = splitter.bytes_read();
+                    return Err(e);
+                }
+            },
+            Ok(None) => break,
+            Err(e) => {
+                totals.bytes = splitter.bytes_read();
+                return Err(stage.stopped(e));
+            }
+        };
+        if let Err(e) = stage.frame(frame, None, totals) {
+            totals.bytes = splitter.bytes_read();
+            return Err(e);
+        }
+    }
+    totals.bytes = splitter.bytes_read();
+    stage.finish(totals)
+}
+
+/// Where the findings of one input go: only enabled rules, and nothing after the first error of
+/// the caller's sink.
+struct Sink<'e, E> {
+    emit: &'e mut E,
+    enabled: RuleSet,
+    /// The first error of the caller's sink; it stops the run after the current record.
+    failed: Option<io::Error>,
+}
+
+impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
+    fn send(&mut self, d: Diagnostic) {
+        if self.enabled.contains(d.rule)
+            && self.failed.is_none()
+            && let Err(e) = (self.emit)(d)
+        {
+            self.failed = Some(e);
+        }
+    }
+}
+
+/// The stateful half of checking one input: what depends on the records before (the validator,
+/// runs of binary records, the totals) and the order of the findings. The one-thread loop
+/// ([`check_into`]) and the in-order stage of [`crate::input::pipeline`] both feed it frame by
+/// frame, in input order; the pure half of each record ([`examine`]) is done by the caller, or
+/// here when the caller has not done it.
+pub(crate) struct InOrder<'o, E, C> {
+    opts: &'o CheckOptions,
+    sink: Sink<'o, E>,
+    consumer: &'o mut C,
+    validator: Validator,
+    /// The repaired copy of a record with raw control characters (reused).
+    scratch: Vec<u8>,
+    /// The copy [`event::parse`] parses when the strict parse refuses valid JSON (reused).
+    lenient: Vec<u8>,
+    /// The findings of the current frame, held until it is known whether it belongs to a run of
+    /// binary records (reused, so the steady state allocates nothing).
+    pending: Vec<Diagnostic>,
+    /// The unescaped strings of the current record's event (emptied for each record).
+    arena: Bump,
+    binary: BinaryRun,
+    /// The findings before the first event, held in case the input holds no event at all.
+    preamble: Preamble,
+    /// Which checker the records go to.
+    route: Route,
+    /// The frames held while the agent is not known yet.
+    held: Held,
+    /// A record of another agent was reported in this cursor stream.
+    mixed: bool,
+}
+
+impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
+    pub(crate) fn new(opts: &'o CheckOptions, emit: &'o mut E, consumer: &'o mut C) -> Self {
+        InOrder {
+            opts,
+            sink: Sink {
+                emit,
+                enabled: opts.enabled,
+                failed: None,
+            },
+            consumer,
+            validator: Validator::new(opts.enabled).max_open_calls(opts.max_open_calls),
+            scratch: Vec::new(),
+            lenient: Vec::new(),
+            pending: Vec::new(),
+            arena: Bump::new(),
+            binary: BinaryRun::default(),
+            preamble: Preamble::default(),
+            route: Route::Undecided,
+            held: Held::default(),
+            mixed: false,
+        }
+        .routed(opts)
+    }
+
+    /// The next frame of the input. `examined` is the pure half of a record when the caller has
+    /// done it already. An error is the first error of the caller's sink: the run stops.
+    pub(crate) fn frame(
+        &mut self,
+        frame: Frame<'_>,
+        examined: Option<(&Examined<'_>, &Event<'_>)>,
+        totals: &mut Totals,
+    ) -> io::Result<()> {
+        if let Route::Undecided = self.route {
+            let hold = self.hold(&frame);
+            // A finding of the decision itself (no agent known) comes first.
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            // A held record counts as read now, so that a run stopped before the agent is known
+            // still says how much it read.
+            if matches!(hold, route::Hold::Kept | route::Hold::Flush)
+                && !matches!(frame, Frame::Blank { .. })
+            {
+                totals.records += 1;
+            }
+            match hold {
+                route::Hold::Kept => return Ok(()),
+                route::Hold::Flush => return self.replay(totals),
+                route::Hold::CheckNow if self.held.is_empty() => {}
+                route::Hold::CheckNow => {
+                    // What another thread examined was read as cursor's: read it again.
+                    self.replay(totals)?;
+                    return self.routed_frame(frame, None, totals, false);
+                }
+            }
+        }
+        self.routed_frame(frame, examined, totals, false)
+    }
+
+    /// The next bytes of a record over the limit, for a consumer that passes them on: the
+    /// frames held before them go first, so the agent is decided from those (a passed record
+    /// cannot wait in memory).
+    fn over_limit_piece(&mut self, bytes: &[u8], totals: &mut Totals) -> io::Result<()> {
+        if let Route::Undecided = self.route
+            && !self.held.is_empty()
+        {
+            self.decide_from_held();
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            self.replay(totals)?;
+        }
+        if !matches!(self.route, Route::Array(_)) {
+            self.consumer.over_limit_piece(bytes);
+        }
+        Ok(())
+    }
+
+    /// `counted`: the frame was held, and counted as read then.
+    fn routed_frame(
+        &mut self,
+        frame: Frame<'_>,
+        examined: Option<(&Examined<'_>, &Event<'_>)>,
+        totals: &mut Totals,
+        counted: bool,
+    ) -> io::Result<()> {
+        let opts = self.opts;
+        let count = u64::from(!counted);
+        if let Route::Array(_) = self.route {
+            if !matches!(frame, Frame::Blank { .. }) {
+                totals.records += count;
+            }
+            return Ok(());
+        }
+        self.pending.clear();
+        self.arena.reset();
+        // What one large record made large is not kept.
+        if self.arena.allocated_bytes() > ARENA_KEPT {
+            self.arena = Bump::new();
+        }
+        let events = self.validator.events();
+        let blank = matches!(frame, Frame::Blank { .. });
+        for buf in [&mut self.scratch, &mut self.lenient] {
+            if buf.capacity() > ARENA_KEPT {
+                *buf = Vec::new();
+            }
+        }
+        let pending = &mut self.pending;
+        let mut hold = |d: Diagnostic| pending.push(d);
+        match frame {
+            Frame::Blank { pos, bom } => {
+                if bom {
+                    hold(framing::byte_order_mark(pos));
+                }
+                hold(framing::blank_line(pos));
+                self.binary.other_frame(&mut self.pending, opts.enabled);
+            }
+            Frame::TooLarge { pos, len, bom } => {
+                totals.records += count;
+                if bom {
+                    hold(framing::byte_order_mark(pos));
+                }
+                if let Route::Cursor = self.route {
+                    self.validator.on_record(&mut hold);
+                    self.validator.on_unreadable(pos.line);
+                }
+                self.consumer.invalid(pos, &[]);
+                let passed = self.consumer.passes_over_limit();
+                hold(framing::record_too_large(
+                    pos,
+                    len,
+                    opts.max_record_bytes,
+                    passed,
+                ));
+                self.binary.other_frame(&mut self.pending, opts.enabled);
+            }
+            Frame::Record(rec) => {
+                totals.records += count;
+                self.record_frame(rec, examined);
+            }
+        }
+        if self.preamble.active()
+            && (self.validator.events() > events || !self.preamble.take(&mut self.pending, blank))
+        {
+            let sink = &mut self.sink;
+            self.preamble.end(&mut |d| sink.send(d));
+        }
+        for d in self.pending.drain(..) {
+            self.sink.send(d);
+        }
+        match self.sink.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// A record through its route (cursor's classifier and validator, an agent's checker, or
+    /// the framing rules alone), then into the run of binary records it may be part of.
+    fn record_frame(&mut self, rec: Record<'_>, examined: Option<(&Examined<'_>, &Event<'_>)>) {
+        let opts = self.opts;
+        let pending = &mut self.pending;
+        let mut hold = |d: Diagnostic| pending.push(d);
+        if rec.has(BOM_STRIPPED) {
+            hold(framing::byte_order_mark(rec.pos));
+        }
+        match &mut self.route {
+            Route::Agent(checker) => agent_record(
+                &rec,
+                examined.map(|(e, _)| e),
+                opts.dialect,
+                checker,
+                &self.arena,
+                &mut self.scratch,
+                &mut self.lenient,
+                &mut hold,
+                &mut *self.consumer,
+            ),
+            route => {
+                let mut check = match route {
+                    Route::Unknown => Check::Nothing,
+                    _ => {
+                        self.validator.on_record(&mut hold);
+                        Check::Cursor(&mut self.validator, &mut self.mixed)
+                    }
+                };
+                let (here, mut slot);
+                let examined = match examined {
+                    Some(examined) => examined,
+                    None => {
+                        slot = Event::default();
+                        here = examine(&rec, opts.dialect, &mut slot, &self.arena);
+                        (&here, &slot)
+                    }
+                };
+                record(
+                    &rec,
+                    examined,
+                    opts.dialect,
+                    &mut check,
+                    &mut self.scratch,
+                    &mut self.lenient,
+                    &mut hold,
+                    &mut *self.consumer,
+                );
+            }
+        }
+        if let Some(summary) = self.binary.record(&rec, &mut self.pending, opts.enabled) {
+            self.sink.send(summary);
+        }
+    }
+
+    /// Reading stopped with `e` (an I/O error, Ctrl-C): what a run of binary records counted so
+    /// far is still reported. End-of-input findings are not: the input did not end. Returns the
+    /// error the run ends with.
+    pub(crate) fn stopped(mut self, e: io::Error) -> io::Error {
+        if !self.held.is_empty() {
+            self.decide_from_held();
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            let mut totals = Totals::default();
+            let _ = self.replay(&mut totals);
+        }
+        let sink = &mut self.sink;
+        self.preamble.end(&mut |d| sink.send(d));
+        if let Some(summary) = self.binary.end() {
+            self.sink.send(summary);
+        }
+        self.sink.failed.take().unwrap_or(e)
+    }
+
+    /// The input ended: the end-of-input findings.
+    pub(crate) fn finish(mut self, totals: &mut Totals) -> io::Result<()> {
+        if !self.held.is_empty() {
+            self.decide_from_held();
+            for d in self.pending.drain(..) {
+                self.sink.send(d);
+            }
+            self.replay(totals)?;
+        }
+        if let Route::Array(pos) = self.route {
+            self.sink.send(route::array_diagnostic(pos, totals.records));
+            return match self.sink.failed.take() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            };
+        }
+        if let Some(summary) = self.binary.end() {
+            self.sink.send(summary);
+        }
+        let sink = &mut self.sink;
+        let headline = sink.enabled.contains(Rule::EmptyStream);
+        self.preamble.finish(headline, &mut |d| sink.send(d));
+        if totals.records == 0 {
+            self.sink.send(framing::empty_stream(totals.bytes));
+        }
+        totals.agent = match &self.route {
+            Route::Agent(checker) => Some(checker.agent()),
+            Route::Cursor => Some(Agent::Cursor),
+            Route::Undecided | Route::Unknown | Route::Array(_) => None,
+        };
+        let sink = &mut self.sink;
+        match &mut self.route {
+            Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),
+            Route::Unknown | Route::Array(_) => {}
+            Route::Undecided | Route::Cursor => self.validator.finish(&mut |d| sink.send(d)),
+        }
+        match self.sink.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The pure half of a record: what can be known about it without the records before it, so
+/// that it can be worked out on another thread. Borrows the record's bytes.
+#[derive(Debug)]
+pub(crate) enum Examined<'a> {
+    /// Valid UTF-8 that parsed at the first attempt: the text and its shape. The event view of
+    /// an object is in the slot [`examine`] was given.
+    Parsed(&'a str, Shape),
+    /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
+    /// the strict parse refuses (not JSON, raw control characters, numbers beyond the f64
+    /// range, unpaired surrogates). Rare, and redone in order by [`framing::slow_record`], which needs
+    /// scratch space that outlives the record.
+    SlowPath,
+}
+
+/// The pure half of [`record`]: UTF-8 validation and the strict parse, whose event view goes
+/// to `ev` (a default event) and its unescaped strings to `arena`, so that nothing is
+/// allocated.
+pub(crate) fn examine<'a>(
+    rec: &Record<'a>,
+    dialect: Option<Dialect>,
+    ev: &mut Event<'a>,
+    arena: &'a Bump,
+) -> Examined<'a> {
+    if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+        return Examined::SlowPath;
+    }
+    let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
+        return Examined::SlowPath;
+    };
+    match event::parse_into(text, dialect, ev, arena) {
+        Ok(shape) => Examined::Parsed(text, shape),
+        Err(_) => Examined::SlowPath,
+    }
+}
+
+/// The record's text, when the splitter has found its bytes to be UTF-8 already.
+fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
+    if !rec.has(UTF8) {
+        return None;
+    }
+    debug_assert!(std::str::from_utf8(rec.bytes).is_ok(), "{rec:?}");
+    // SAFETY: the flag is set by the splitter only (a `Record` reaches this module from a
+    // `Splitter`, directly or copied into a pipeline batch with its flags), and only on bytes it
+    // has validated as UTF-8 (`Splitter::check_utf8`).
+    Some(unsafe { std::str::from_utf8_unchecked(rec.bytes) })
+}
+
+/// One record through the framing rules, the classifier and the validator, given its pure
+/// half.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    rec: &Record<'_>,
+    (examined, ev): (&Examined<'_>, &Event<'_>),
+    dialect: Option<Dialect>,
+    check: &mut Check<'_>,
+    scratch: &mut Vec<u8>,
+    lenient: &mut Vec<u8>,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) {
+    let (text, view) = match *examined {
+        Examined::Parsed(text, Shape::Object) => (text, View::Event(ev)),
+        Examined::Parsed(text, Shape::Other(t)) => (text, View::NotAnObject(t)),
+        Examined::SlowPath => {
+            return framing::slow_record(rec, dialect, check, scratch, lenient, emit, consumer);
+        }
+    };
+    route::classified(rec, rec.bytes, text, view, check, emit, consumer)
+}
+
+/// A reader that copies every chunk it reads to `out` and flushes it at once, for `--tee`:
+/// the consumer downstream gets the input byte for byte as it arrives.
+pub struct Tee<R, W> {
+    inner: R,
+    out: W,
+}
+
+impl<R, W> Tee<R, W> {
+    pub fn new(inner: R, out: W) -> Self {
+        Tee { inner, out }
+    }
+}
+
+impl<R: Read, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.out.write_all(&buf[..n])?;
+        self.out.flush()?;
+        Ok(n)
+    }
+}

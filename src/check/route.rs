@@ -1,0 +1,392 @@
+//! Routing one input to its agent, and a record that parsed to its checker.
+//!
+//! This module owns which checker an input's records go to: the one `--agent` or `--dialect`
+//! forces, or the agent the first record that names one reveals (the records that name none
+//! are held until then, a bounded number, and replayed in order); an input no agent sjlint
+//! knows wrote, and one that is a pretty-printed JSON array, each reported once. It also owns
+//! where a record that parsed goes: cursor's validator, an agent's checker, or nowhere. It must
+//! not split records nor apply the framing rules (the parent and `framing` do), nor hold any
+//! agent's rules (`validate`, `agents`).
+
+use super::{CheckOptions, Consumer, Examined, InOrder, Totals, framing, known_text};
+use crate::agents::{self, Agent, Vote, common};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Dialect, Event, JsonType, Parsed};
+use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record};
+use crate::rules::Rule;
+use crate::validate::Validator;
+use bumpalo::Bump;
+use std::io;
+
+/// The finding for an input that no agent sjlint knows wrote.
+#[cold]
+fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
+    Diagnostic::new(
+        Rule::UnknownAgent,
+        pos,
+        format!(
+            "no agent sjlint knows writes events like this one (`type` \"{}\"); the stream is not checked beyond its framing",
+            agents::excerpt(ty)
+        ),
+    )
+    .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex and Gemini CLI; `--agent` reads the input as one of them")
+}
+
+/// The `type` of a record, for [`unknown_agent`].
+fn unknown_type(bytes: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct T {
+        r#type: String,
+    }
+    serde_json::from_slice::<T>(bytes)
+        .map(|t| agents::id_prefix(&t.r#type).to_owned())
+        .unwrap_or_default()
+}
+
+/// The one finding for an input that is a pretty-printed JSON array.
+#[cold]
+pub(super) fn array_diagnostic(pos: Position, records: u64) -> Diagnostic {
+    Diagnostic::new(
+        Rule::InvalidJson,
+        pos,
+        format!("the input is one pretty-printed JSON array ({records} lines), not a stream of one JSON event per line"),
+    )
+    .with_help("events saved as an array are not a stream; `jq -c '.[]'` turns the array into one event per line, which sjlint checks")
+}
+
+/// Which checker the records of an input go to.
+pub(super) enum Route {
+    /// The agent is not known yet: frames are held (see [`Held`]).
+    Undecided,
+    /// cursor-agent, in any of its dialects: the classifier of `event` and `validate`.
+    Cursor,
+    /// Claude Code, Codex or Gemini CLI.
+    Agent(agents::Checker),
+    /// No agent sjlint knows: reported once; records get the framing rules only.
+    Unknown,
+    /// The input is one pretty-printed JSON array: reported once, at the end.
+    Array(Position),
+}
+
+/// How many records are held at most while the agent is not known, and how many bytes.
+const HOLD_RECORDS: usize = 16;
+const HOLD_BYTES: usize = 1 << 20;
+
+/// Frames held until a record names the agent, replayed in order once it is known.
+#[derive(Default)]
+pub(super) struct Held {
+    frames: Vec<HeldFrame>,
+    bytes: usize,
+    records: usize,
+    /// The first record whose `type` no agent writes: its position and type (bounded).
+    unknown: Option<(Position, String)>,
+}
+
+enum HeldFrame {
+    Record {
+        bytes: Vec<u8>,
+        pos: Position,
+        lines: u32,
+        flags: u8,
+    },
+    Blank {
+        pos: Position,
+        bom: bool,
+    },
+    TooLarge {
+        pos: Position,
+        len: u64,
+        bom: bool,
+    },
+}
+
+impl Held {
+    pub(super) fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
+
+impl HeldFrame {
+    fn of(frame: &Frame<'_>) -> HeldFrame {
+        match *frame {
+            Frame::Record(rec) => HeldFrame::Record {
+                bytes: rec.bytes.to_vec(),
+                pos: rec.pos,
+                lines: rec.lines,
+                flags: rec.flags,
+            },
+            Frame::Blank { pos, bom } => HeldFrame::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => HeldFrame::TooLarge { pos, len, bom },
+        }
+    }
+
+    fn frame(&self) -> Frame<'_> {
+        match *self {
+            HeldFrame::Record {
+                ref bytes,
+                pos,
+                lines,
+                flags,
+            } => Frame::Record(Record {
+                bytes,
+                pos,
+                lines,
+                flags,
+            }),
+            HeldFrame::Blank { pos, bom } => Frame::Blank { pos, bom },
+            HeldFrame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+        }
+    }
+}
+
+/// What [`InOrder::hold`] did with a frame.
+pub(super) enum Hold {
+    /// Held: the agent is not known yet.
+    Kept,
+    /// To be checked now, after the held frames.
+    CheckNow,
+    /// Held, and the agent is now known: the held frames (this one last) are to be checked.
+    Flush,
+}
+
+/// Whether a record's bytes are the opening bracket of a pretty-printed JSON array.
+fn opens_array(bytes: &[u8]) -> bool {
+    bytes.trim_ascii() == b"["
+}
+
+impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
+    /// The route `--agent` or `--dialect` forces, if any.
+    pub(super) fn routed(mut self, opts: &CheckOptions) -> Self {
+        match (opts.agent, opts.dialect) {
+            (Some(agent), _) => self.decide(Some(agent)),
+            (None, Some(_)) => self.decide(Some(Agent::Cursor)),
+            (None, None) => {}
+        }
+        self
+    }
+
+    /// The agent is known (`None`: no agent sjlint knows).
+    fn decide(&mut self, agent: Option<Agent>) {
+        self.route = match agent {
+            None => Route::Unknown,
+            Some(a) => agents::Checker::new(a).map_or(Route::Cursor, Route::Agent),
+        };
+        self.consumer.agent(agent);
+    }
+
+    /// Decides when no held record named an agent: no agent when some named a type no agent
+    /// writes; cursor otherwise (the input holds no event at all, or only events without a
+    /// type, which is how sjlint read every input before it knew other agents).
+    pub(super) fn decide_from_held(&mut self) {
+        if let Some((pos, ty)) = self.held.unknown.take() {
+            self.decide(None);
+            self.pending.push(unknown_agent(pos, &ty));
+        } else {
+            self.decide(Some(Agent::Cursor));
+        }
+    }
+
+    /// While the agent is not known: holds `frame`, or finds the agent in it.
+    pub(super) fn hold(&mut self, frame: &Frame<'_>) -> Hold {
+        let rec = match frame {
+            Frame::Record(rec) => rec,
+            _ if self.held.frames.is_empty() => return Hold::CheckNow,
+            _ => {
+                self.held.frames.push(HeldFrame::of(frame));
+                return Hold::Kept;
+            }
+        };
+        if self.held.records == 0 && rec.pos.record == 1 && opens_array(rec.bytes) {
+            self.route = Route::Array(rec.pos);
+            return Hold::CheckNow;
+        }
+        self.arena.reset();
+        let vote = if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+            Vote::None
+        } else {
+            match known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) {
+                Some(text) => agents::vote(text, &self.arena),
+                None => Vote::None,
+            }
+        };
+        match vote {
+            Vote::Strong(agent) => {
+                self.decide(Some(agent));
+                return Hold::CheckNow;
+            }
+            // A shape several agents share names the likeliest at once: a live stream's
+            // findings must not wait for the records after it.
+            Vote::Weak(agent) => {
+                self.decide(Some(agent));
+                return Hold::CheckNow;
+            }
+            Vote::Unknown if self.held.unknown.is_none() => {
+                let ty = unknown_type(rec.bytes);
+                self.held.unknown = Some((rec.pos, ty));
+            }
+            Vote::Unknown | Vote::None => {}
+        }
+        self.held.frames.push(HeldFrame::of(frame));
+        self.held.records += 1;
+        self.held.bytes += rec.bytes.len();
+        if self.held.records >= HOLD_RECORDS || self.held.bytes >= HOLD_BYTES {
+            self.decide_from_held();
+            return Hold::Flush;
+        }
+        Hold::Kept
+    }
+
+    /// Checks the held frames, in order, with the route now known.
+    pub(super) fn replay(&mut self, totals: &mut Totals) -> io::Result<()> {
+        let held = std::mem::take(&mut self.held);
+        for f in &held.frames {
+            self.routed_frame(f.frame(), None, totals, true)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a record that parsed goes: cursor's validator (with the flag that a record of another
+/// agent was reported), an agent's checker, or nowhere (no agent sjlint knows).
+pub(super) enum Check<'c> {
+    Cursor(&'c mut Validator, &'c mut bool),
+    Agent(&'c mut agents::Checker, &'c Bump),
+    /// Not checked (no agent sjlint knows); the consumer still gets the event.
+    Nothing,
+}
+
+/// A record of a Claude Code, Codex or Gemini CLI stream: its agent's checker reads it, and
+/// cursor's classifier only when the record is not plain valid JSON (the slow path).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn agent_record(
+    rec: &Record<'_>,
+    examined: Option<&Examined<'_>>,
+    dialect: Option<Dialect>,
+    checker: &mut agents::Checker,
+    arena: &Bump,
+    scratch: &mut Vec<u8>,
+    lenient: &mut Vec<u8>,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) {
+    let text = match examined {
+        Some(Examined::Parsed(text, _)) => Some(*text),
+        Some(Examined::SlowPath) => None,
+        None if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) => None,
+        None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
+    };
+    if let Some(text) = text
+        && agent_event(rec, rec.bytes, text, checker, arena, emit, consumer)
+    {
+        return;
+    }
+    let mut check = Check::Agent(checker, arena);
+    framing::slow_record(rec, dialect, &mut check, scratch, lenient, emit, consumer)
+}
+
+/// An agent's record whose text is `json`; false when it does not parse.
+fn agent_event(
+    rec: &Record<'_>,
+    bytes: &[u8],
+    json: &str,
+    checker: &mut agents::Checker,
+    arena: &Bump,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) -> bool {
+    let parsed = if consumer.wants_common() {
+        let mut sink = |ev: &common::Event<'_>| consumer.common(ev);
+        checker.record(rec.pos, bytes, json, arena, emit, Some(&mut sink))
+    } else {
+        checker.record(rec.pos, bytes, json, arena, emit, None)
+    };
+    match parsed {
+        Ok(None) => {
+            consumer.agent_record(rec, json);
+            true
+        }
+        Ok(Some(t)) => {
+            consumer.invalid(rec.pos, bytes);
+            emit(framing::not_an_object(rec, bytes, t));
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// What a record that parsed is: its event view, or the type of a value that is not an
+/// object.
+pub(super) enum View<'e, 'a> {
+    Event(&'e Event<'a>),
+    NotAnObject(JsonType),
+}
+
+impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
+    fn from(parsed: &'e Parsed<'a>) -> Self {
+        match parsed {
+            Parsed::Event(ev) => View::Event(ev),
+            &Parsed::NotAnObject(t) => View::NotAnObject(t),
+        }
+    }
+}
+
+/// `bytes` are the record's own bytes (for columns and snippets), `json` the text parsed.
+pub(super) fn classified(
+    rec: &Record<'_>,
+    bytes: &[u8],
+    json: &str,
+    view: View<'_, '_>,
+    check: &mut Check<'_>,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) {
+    match view {
+        View::Event(ev) => match check {
+            Check::Cursor(validator, mixed) => {
+                if let Some(other) = foreign_to_cursor(ev) {
+                    if !**mixed {
+                        **mixed = true;
+                        let ty = ev.ty.as_str().unwrap_or_default();
+                        emit(agents::mixed(rec.pos, Agent::Cursor, other, ty));
+                    }
+                    return;
+                }
+                validator.check(rec, bytes, ev, emit);
+                consumer.event(rec, json, ev);
+            }
+            Check::Agent(checker, arena) => {
+                if !agent_event(rec, bytes, json, checker, arena, emit, consumer) {
+                    // Valid JSON that cursor's classifier reads (numbers beyond the f64 range,
+                    // unpaired surrogates) but the agent's view does not.
+                    consumer.invalid(rec.pos, bytes);
+                    emit(
+                        Diagnostic::new(
+                            Rule::InvalidJson,
+                            rec.pos,
+                            "the record holds JSON this agent's events never hold",
+                        )
+                        .with_snippet(bytes),
+                    );
+                }
+            }
+            // No agent sjlint knows: nothing is checked, and `stats` and `render` still see
+            // what the records are.
+            Check::Nothing => consumer.event(rec, json, ev),
+        },
+        View::NotAnObject(t) => {
+            consumer.invalid(rec.pos, bytes);
+            emit(framing::not_an_object(rec, bytes, t))
+        }
+    }
+}
+
+/// The agent a record of a cursor stream belongs to when its type is another agent's only.
+/// Cursor's own types are let through first, so a cursor record costs one comparison or two.
+#[inline]
+fn foreign_to_cursor(ev: &Event<'_>) -> Option<Agent> {
+    match ev.ty.as_str()? {
+        "tool_call" | "assistant" | "thinking" | "user" | "system" | "result"
+        | "interaction_query" => None,
+        ty => agents::foreign(ty, Agent::Cursor),
+    }
+}
