@@ -20,6 +20,7 @@ use crate::input::record::{
 use crate::input::split::{Source, Splitter};
 use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, Preamble, STDERR_HELP};
 use crate::rules::{Group, Rule, RuleSet, Severity};
+use crate::text::Excerpt;
 use crate::validate::Validator;
 use bumpalo::Bump;
 use std::io::{self, Read, Write};
@@ -192,8 +193,8 @@ fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
         Rule::UnknownAgent,
         pos,
         format!(
-            "no agent sjlint knows writes events like this one (`type` \"{}\"); the stream is not checked beyond its framing",
-            agents::excerpt(ty)
+            "no agent sjlint knows writes events like this one (`type` {:?}); the stream is not checked beyond its framing",
+            Excerpt(ty)
         ),
     )
     .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex and Gemini CLI; `--agent` reads the input as one of them")

@@ -8,13 +8,14 @@
 //! The vocabulary (`type`): `session_start`, `user_prompt`, `assistant_text`, `thinking`,
 //! `tool_start`, `tool_end`, `usage`, `error`, `end`.
 
-use super::{Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, require, view};
+use super::{Agent, Calls, Opened, Progress, Raw, Want, expect, require, view};
 use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::fmt::FmtTotals;
 use crate::input::record::{Position, Record};
 use crate::rules::Rule;
+use crate::text::Excerpt;
 use bumpalo::Bump;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -174,12 +175,17 @@ pub fn parse_timestamp(s: &str) -> Option<u64> {
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
         return None;
     }
+    // Every Gemini CLI event has one: read byte by byte (`b` has at least 20 bytes).
     let num = |r: std::ops::Range<usize>| -> Option<u64> {
-        let t = s.get(r)?;
-        if !t.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
+        let mut n = 0;
+        for &c in &b[r] {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(d);
         }
-        t.parse().ok()
+        Some(n)
     };
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
@@ -379,7 +385,8 @@ impl Validator {
         emit: &mut dyn FnMut(Diagnostic),
         sink: Option<&mut dyn FnMut(&Event<'_>)>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
-        let l: Line<'a> = super::parse(json, arena)?;
+        let mut l = Line::default();
+        super::parse_into(json, arena, &mut l)?;
         if l.shape != Some(JsonType::Object) {
             return Ok(l.shape);
         }
@@ -485,7 +492,7 @@ impl Validator {
                     Diagnostic::new(
                         Rule::DuplicateCallId,
                         pos,
-                        format!("`tool_start` \"{}\" is already open", excerpt(id)),
+                        format!("`tool_start` {:?} is already open", Excerpt(id)),
                     )
                     .with_related(at, "opened here")
                     .with_snippet(bytes),
@@ -496,7 +503,7 @@ impl Validator {
                 Diagnostic::new(
                     Rule::OrphanCompletion,
                     pos,
-                    format!("`tool_end` \"{}\" has no open `tool_start`", excerpt(id)),
+                    format!("`tool_end` {:?} has no open `tool_start`", Excerpt(id)),
                 )
                 .with_snippet(bytes),
             );
@@ -768,6 +775,11 @@ mod tests {
             Some(1_760_529_601_500)
         );
         assert_eq!(parse_timestamp("2025-10-15 12:00:01Z"), None);
+        assert_eq!(parse_timestamp("2025-1a-15T12:00:01Z"), None);
+        assert_eq!(parse_timestamp("2025-10-15T12:+0:01.5Z"), None);
+        assert_eq!(parse_timestamp("2025-10-15T12:00:01.5+01:00"), None);
+        assert_eq!(parse_timestamp("2025-13-15T12:00:01Z"), None);
+        assert_eq!(parse_timestamp("0000-03-01T00:00:00Z"), None);
     }
 
     #[test]
