@@ -4,7 +4,8 @@
 //!
 //! This module owns the wording of `missing-type`, `wrong-field-type` and `missing-field` for
 //! the agents' streams, and where a finding points (the value's span when it can be found).
-//! It knows no agent's fields: the checkers name them.
+//! It knows no agent's fields: the checkers name them. It also reads the one field format
+//! several agents share beyond JSON's types, RFC 3339 timestamps ([`parse_timestamp`]).
 
 use super::{Agent, common, foreign, mixed};
 use crate::diagnostic::Diagnostic;
@@ -165,4 +166,79 @@ pub fn require(
         return false;
     }
     expect(t, want, false, pos, bytes, path, emit)
+}
+
+/// Milliseconds since the Unix epoch of an RFC 3339 UTC timestamp
+/// (`2025-10-15T12:00:00.123Z`); `None` for anything else.
+pub fn parse_timestamp(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+        return None;
+    }
+    // Every Gemini CLI event has one: read byte by byte (`b` has at least 20 bytes).
+    let num = |r: std::ops::Range<usize>| -> Option<u64> {
+        let mut n = 0;
+        for &c in &b[r] {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(d);
+        }
+        Some(n)
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut ms = 0;
+    let mut i = 19;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let frac = &s[start..i];
+        let mut digits = frac
+            .bytes()
+            .take(3)
+            .map(|c| u64::from(c.wrapping_sub(b'0')));
+        for _ in 0..3 {
+            ms = ms * 10 + digits.next().unwrap_or(0);
+        }
+    }
+    if s.get(i..) != Some("Z") || !(1..=12).contains(&mo) || d == 0 || d > 31 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (y, mo) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    Some(((days * 24 + h) * 60 + mi) * 60_000 + sec * 1000 + ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(parse_timestamp("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(
+            parse_timestamp("2025-10-15T12:00:01.5Z"),
+            Some(1_760_529_601_500)
+        );
+        assert_eq!(parse_timestamp("2025-10-15 12:00:01Z"), None);
+        assert_eq!(parse_timestamp("2025-1a-15T12:00:01Z"), None);
+        assert_eq!(parse_timestamp("2025-10-15T12:+0:01.5Z"), None);
+        assert_eq!(parse_timestamp("2025-10-15T12:00:01.5+01:00"), None);
+        assert_eq!(parse_timestamp("2025-13-15T12:00:01Z"), None);
+        assert_eq!(parse_timestamp("0000-03-01T00:00:00Z"), None);
+    }
 }

@@ -8,10 +8,10 @@
 //! `result` with `status:"error"` is a failed run, not a broken stream (and an aborted batch may
 //! leave tool calls without results then). State is owned and bounded. It must not print.
 
-use super::common::{self, Kind, Tokens, parse_timestamp};
+use super::common::{self, Kind, Tokens};
 use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
-    require, unfinished, view,
+    parse_timestamp, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
