@@ -12,13 +12,14 @@
 
 use super::common::{self, Kind, Tokens};
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, excerpt, expect, line_pos,
-    own_type, require, unfinished, view,
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
+use crate::text::Excerpt;
 use bumpalo::Bump;
 use std::borrow::Cow;
 
@@ -124,7 +125,8 @@ impl Validator {
         emit: Emit<'_>,
         mut sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
-        let line: Line<'a> = super::parse(json, arena)?;
+        let mut line = Line::default();
+        super::parse_into(json, arena, &mut line)?;
         if line.shape != Some(JsonType::Object) {
             return Ok(line.shape);
         }
@@ -361,7 +363,7 @@ impl Validator {
                     Diagnostic::new(
                         Rule::DuplicateCallId,
                         pos,
-                        format!("item \"{}\" starts again while it is open", excerpt(id)),
+                        format!("item {:?} starts again while it is open", Excerpt(id)),
                     )
                     .with_related(at, "started here")
                     .with_snippet(bytes),
@@ -415,10 +417,10 @@ impl Validator {
             Rule::ToolKindMismatch,
             pos,
             format!(
-                "item \"{}\" {verb} as `{}` but started as `{}`",
-                excerpt(id),
-                excerpt(item_ty),
-                excerpt(self.calls.name(started))
+                "item {:?} {verb} as `{}` but started as `{}`",
+                Excerpt(id),
+                Excerpt(item_ty),
+                Excerpt(self.calls.name(started))
             ),
         )
         .with_related(started.line, "started here")
@@ -516,7 +518,7 @@ fn orphan(pos: Position, bytes: &[u8], id: &str, what: &str) -> Diagnostic {
     let d = Diagnostic::new(
         Rule::OrphanCompletion,
         pos,
-        format!("item \"{}\" {what}", excerpt(id)),
+        format!("item {:?} {what}", Excerpt(id)),
     )
     .with_help("commands, MCP calls and agent calls first write `item.started` with their item id");
     match crate::locate::value(bytes, &["item", "id"]) {

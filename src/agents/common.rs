@@ -8,13 +8,14 @@
 //! The vocabulary (`type`): `session_start`, `user_prompt`, `assistant_text`, `thinking`,
 //! `tool_start`, `tool_end`, `usage`, `error`, `end`.
 
-use super::{Agent, Calls, Opened, Progress, Raw, Want, excerpt, expect, require, view};
+use super::{Agent, Calls, Opened, Progress, Raw, Want, expect, require, view};
 use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::fmt::FmtTotals;
 use crate::input::record::{Position, Record};
 use crate::rules::Rule;
+use crate::text::Excerpt;
 use bumpalo::Bump;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -165,56 +166,6 @@ impl<'a> Event<'a> {
             parent: None,
         }
     }
-}
-
-/// Milliseconds since the Unix epoch of an RFC 3339 UTC timestamp
-/// (`2025-10-15T12:00:00.123Z`); `None` for anything else.
-pub fn parse_timestamp(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<u64> {
-        let t = s.get(r)?;
-        if !t.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        t.parse().ok()
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let mut ms = 0;
-    let mut i = 19;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        let frac = &s[start..i];
-        let mut digits = frac
-            .bytes()
-            .take(3)
-            .map(|c| u64::from(c.wrapping_sub(b'0')));
-        for _ in 0..3 {
-            ms = ms * 10 + digits.next().unwrap_or(0);
-        }
-    }
-    if s.get(i..) != Some("Z") || !(1..=12).contains(&mo) || d == 0 || d > 31 {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let (y, mo) = if mo <= 2 {
-        (y - 1, mo + 9)
-    } else {
-        (y, mo - 3)
-    };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let doy = (153 * mo + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = (era * 146_097 + doe).checked_sub(719_468)?;
-    Some(((days * 24 + h) * 60 + mi) * 60_000 + sec * 1000 + ms)
 }
 
 /// The tool kinds [`tool_kind`] gives, for reading them back as `&'static str`.
@@ -379,7 +330,8 @@ impl Validator {
         emit: &mut dyn FnMut(Diagnostic),
         sink: Option<&mut dyn FnMut(&Event<'_>)>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
-        let l: Line<'a> = super::parse(json, arena)?;
+        let mut l = Line::default();
+        super::parse_into(json, arena, &mut l)?;
         if l.shape != Some(JsonType::Object) {
             return Ok(l.shape);
         }
@@ -485,7 +437,7 @@ impl Validator {
                     Diagnostic::new(
                         Rule::DuplicateCallId,
                         pos,
-                        format!("`tool_start` \"{}\" is already open", excerpt(id)),
+                        format!("`tool_start` {:?} is already open", Excerpt(id)),
                     )
                     .with_related(at, "opened here")
                     .with_snippet(bytes),
@@ -496,7 +448,7 @@ impl Validator {
                 Diagnostic::new(
                     Rule::OrphanCompletion,
                     pos,
-                    format!("`tool_end` \"{}\" has no open `tool_start`", excerpt(id)),
+                    format!("`tool_end` {:?} has no open `tool_start`", Excerpt(id)),
                 )
                 .with_snippet(bytes),
             );
@@ -759,16 +711,6 @@ pub fn format<R: Read, W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(parse_timestamp("1970-01-01T00:00:00.000Z"), Some(0));
-        assert_eq!(
-            parse_timestamp("2025-10-15T12:00:01.5Z"),
-            Some(1_760_529_601_500)
-        );
-        assert_eq!(parse_timestamp("2025-10-15 12:00:01Z"), None);
-    }
 
     #[test]
     fn kinds() {

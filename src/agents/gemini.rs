@@ -8,15 +8,16 @@
 //! `result` with `status:"error"` is a failed run, not a broken stream (and an aborted batch may
 //! leave tool calls without results then). State is owned and bounded. It must not print.
 
-use super::common::{self, Kind, Tokens, parse_timestamp};
+use super::common::{self, Kind, Tokens};
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, excerpt, expect, line_pos,
-    own_type, require, unfinished, view,
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    parse_timestamp, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
+use crate::text::Excerpt;
 use bumpalo::Bump;
 use std::borrow::Cow;
 
@@ -102,7 +103,8 @@ impl Validator {
         emit: Emit<'_>,
         mut sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
-        let line: Line<'a> = super::parse(json, arena)?;
+        let mut line = Line::default();
+        super::parse_into(json, arena, &mut line)?;
         if line.shape != Some(JsonType::Object) {
             return Ok(line.shape);
         }
@@ -387,7 +389,7 @@ impl Validator {
                 Diagnostic::new(
                     Rule::DuplicateCallId,
                     pos,
-                    format!("`tool_id` \"{}\" is already open", excerpt(id)),
+                    format!("`tool_id` {:?} is already open", Excerpt(id)),
                 )
                 .with_related(at, "opened here")
                 .with_snippet(bytes),
@@ -470,13 +472,13 @@ impl Validator {
                 pos,
                 if again {
                     format!(
-                        "`tool_result` for \"{}\", which has its result already",
-                        excerpt(id)
+                        "`tool_result` for {:?}, which has its result already",
+                        Excerpt(id)
                     )
                 } else {
                     format!(
-                        "`tool_result` for \"{}\", which no `tool_use` opened",
-                        excerpt(id)
+                        "`tool_result` for {:?}, which no `tool_use` opened",
+                        Excerpt(id)
                     )
                 },
             )

@@ -25,8 +25,8 @@ fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
         Rule::UnknownAgent,
         pos,
         format!(
-            "no agent sjlint knows writes events like this one (`type` \"{}\"); the stream is not checked beyond its framing",
-            agents::excerpt(ty)
+            "no agent sjlint knows writes events like this one (`type` {:?}); the stream is not checked beyond its framing",
+            crate::text::Excerpt(ty)
         ),
     )
     .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex and Gemini CLI; `--agent` reads the input as one of them")

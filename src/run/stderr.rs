@@ -80,7 +80,7 @@ pub(super) fn no_events(status: Status, seen: &StderrSeen, bytes: u64) -> Diagno
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
         .take(STDERR_QUOTED)
-        .map(|l| format!("{:?}", crate::agents::excerpt(l)));
+        .map(|l| format!("{:?}", crate::text::Excerpt(l)));
     let pos = Position {
         byte: 0,
         line: 0,

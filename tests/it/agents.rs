@@ -731,3 +731,84 @@ fn junit_names_the_agent_of_each_file() {
     );
     assert!(!cursor.contains(r#"name="agent""#), "{xml}");
 }
+
+/// Claude Code writes one content block per line, and the checker reads the first blocks with
+/// the line: a line of several blocks is read whole all the same (every `tool_use` opened,
+/// every `tool_result` paired, the one that answers nothing found and pointed at), and a
+/// string content keeps its text, escapes and all, in the common form.
+#[test]
+fn claude_lines_of_many_blocks_are_read_whole() {
+    let uses: Vec<String> = (1..=4)
+        .map(|i| format!(r#"{{"type":"tool_use","id":"toolu_{i}","name":"Bash","input":{{"command":"ls {i}"}}}}"#))
+        .collect();
+    let results = |ids: &[&str]| -> String {
+        let blocks: Vec<String> = ids
+            .iter()
+            .map(|id| {
+                format!(r#"{{"type":"tool_result","tool_use_id":"{id}","content":"ok \"{id}\""}}"#)
+            })
+            .collect();
+        format!(
+            r#"{{"type":"user","message":{{"role":"user","content":[{}]}},"parent_tool_use_id":null,"session_id":"s1"}}"#,
+            blocks.join(",")
+        )
+    };
+    let assistant = format!(
+        r#"{{"type":"assistant","message":{{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"Four."}},{}],"usage":{{"input_tokens":20,"output_tokens":2}}}},"parent_tool_use_id":null,"session_id":"s1"}}"#,
+        uses.join(",")
+    );
+    let prompt = r#"{"type":"user","message":{"role":"user","content":"say \"hi\"\nplease"},"session_id":"s1"}"#;
+    let result = r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":900,"num_turns":2,"result":"ok","session_id":"s1","total_cost_usd":0.001,"usage":{"input_tokens":32,"output_tokens":7}}"#;
+    let clean = format!(
+        "{CLAUDE_INIT}\n{prompt}\n{assistant}\n{}\n{}\n{result}\n",
+        results(&["toolu_3", "toolu_1", "toolu_4"]),
+        results(&["toolu_2"])
+    );
+    assert_eq!(strict_findings(&clean), (0, vec![]));
+
+    let run = exec(&["fmt", "--to", "common"], Some(clean.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let events: Vec<serde_json::Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let count = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+    assert_eq!(
+        (count("tool_start"), count("tool_end")),
+        (4, 4),
+        "{events:?}"
+    );
+    let ended: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_end")
+        .filter_map(|e| e["call_id"].as_str())
+        .collect();
+    assert_eq!(ended, ["toolu_3", "toolu_1", "toolu_4", "toolu_2"]);
+    let prompt_text = events
+        .iter()
+        .find(|e| e["type"] == "user_prompt")
+        .map(|e| e["text"].clone());
+    assert_eq!(prompt_text, Some("say \"hi\"\nplease".into()), "{events:?}");
+
+    // The third block of a line answers a call that was never opened, and the last call has no
+    // answer: both found, each on its own line.
+    let broken = format!(
+        "{CLAUDE_INIT}\n{assistant}\n{}\n{result}\n",
+        results(&["toolu_3", "toolu_1", "toolu_9", "toolu_4"])
+    );
+    let (run, findings) = check_json(&[], Some(broken.as_bytes()));
+    let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+    assert_eq!(
+        got,
+        [("orphan-completion", 3), ("unfinished-tool-call", 2)],
+        "{}",
+        show(&findings)
+    );
+    assert!(
+        findings[0].message.contains("toolu_9"),
+        "{}",
+        show(&findings)
+    );
+    assert_eq!(run.code, 1);
+}

@@ -13,87 +13,19 @@
 
 use super::common::{self, Kind, Tokens};
 use super::{
-    Agent, Calls, Emit, Opened, Progress, Raw, Sink, Want, excerpt, expect, id_prefix, line_pos,
-    own_type, require, unfinished, view,
+    Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, own_type,
+    require, unfinished,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
+use crate::text::Excerpt;
 use bumpalo::Bump;
 use std::borrow::Cow;
+use view::{Block, Line, Usage, nth_value, raw_content, result_text};
 
-view! {
-    /// One line of the stream: the fields any rule or the common mapping reads.
-    pub struct Line<'a> {
-        "type" => ty: Field<'a>,
-        "subtype" => subtype: Field<'a>,
-        "session_id" => session_id: Field<'a>,
-        "uuid" => uuid: Field<'a>,
-        "parent_tool_use_id" => parent_tool_use_id: Field<'a>,
-        "message" => message: Message<'a>,
-        "is_error" => is_error: Field<'a>,
-        "result" => result: Raw<'a>,
-        "total_cost_usd" => total_cost_usd: Field<'a>,
-        "usage" => usage: Usage<'a>,
-        "num_turns" => num_turns: Field<'a>,
-        "duration_ms" => duration_ms: Field<'a>,
-        "model" => model: Field<'a>,
-        "event" => event: StreamEvent<'a>,
-        "error" => error: Field<'a>,
-    }
-}
-
-view! {
-    /// `message` of an assistant or user line: an Anthropic API message.
-    pub struct Message<'a> {
-        "id" => id: Field<'a>,
-        "role" => role: Field<'a>,
-        "model" => model: Field<'a>,
-        "content" => content: Raw<'a>,
-        "usage" => usage: Usage<'a>,
-    }
-}
-
-view! {
-    /// `usage` of a message or a result.
-    pub struct Usage<'a> {
-        "input_tokens" => input_tokens: Field<'a>,
-        "output_tokens" => output_tokens: Field<'a>,
-        "cache_read_input_tokens" => cache_read: Field<'a>,
-        "cache_creation_input_tokens" => cache_write: Field<'a>,
-    }
-}
-
-view! {
-    /// `event` of a `stream_event` line (the raw API stream event).
-    pub struct StreamEvent<'a> {
-        "type" => ty: Field<'a>,
-    }
-}
-
-view! {
-    /// A content block of a message.
-    pub struct Block<'a> {
-        "type" => ty: Field<'a>,
-        "id" => id: Field<'a>,
-        "name" => name: Field<'a>,
-        "input" => input: Raw<'a>,
-        "tool_use_id" => tool_use_id: Field<'a>,
-        "is_error" => is_error: Field<'a>,
-        "text" => text: Raw<'a>,
-        "thinking" => thinking: Raw<'a>,
-        "content" => content: Raw<'a>,
-    }
-}
-
-view! {
-    /// A part of a tool result's `content` array.
-    pub struct Part<'a> {
-        "type" => ty: Field<'a>,
-        "text" => text: Field<'a>,
-    }
-}
+mod view;
 
 /// Where the stream stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -144,7 +76,8 @@ impl Validator {
         emit: Emit<'_>,
         mut sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
-        let line: Line<'a> = super::parse(json, arena)?;
+        let mut line = Line::default();
+        super::parse_into(json, arena, &mut line)?;
         if line.shape != Some(JsonType::Object) {
             return Ok(line.shape);
         }
@@ -190,7 +123,7 @@ impl Validator {
             "system" => self.system(pos, bytes, &line, emit, &mut sink),
             "assistant" | "user" => {
                 self.conversation(pos, bytes, ty, &line, emit);
-                self.message(pos, bytes, ty, &line, arena, emit, &mut sink);
+                self.message(pos, bytes, json, ty, &line, arena, emit, &mut sink);
             }
             "result" => self.result(pos, bytes, &line, emit, &mut sink),
             "stream_event" => {
@@ -306,9 +239,9 @@ impl Validator {
                     Rule::SessionIdMismatch,
                     pos,
                     format!(
-                        "`session_id` \"{}\" differs from the session's \"{}\"",
-                        excerpt(id),
-                        excerpt(&self.session_id)
+                        "`session_id` {:?} differs from the session's {:?}",
+                        Excerpt(id),
+                        Excerpt(&self.session_id)
                     ),
                 )
                 .with_help(
@@ -327,6 +260,7 @@ impl Validator {
         &mut self,
         pos: Position,
         bytes: &[u8],
+        json: &'a str,
         ty: &str,
         line: &Line<'a>,
         arena: &'a Bump,
@@ -361,8 +295,8 @@ impl Validator {
                 Rule::UnknownParentToolUse,
                 pos,
                 format!(
-                    "`parent_tool_use_id` \"{}\" names no `tool_use` of the stream",
-                    excerpt(parent)
+                    "`parent_tool_use_id` {:?} names no `tool_use` of the stream",
+                    Excerpt(parent)
                 ),
             )
             .with_help("a subagent's lines name the `Task`/`Agent` tool call that started it, which comes first");
@@ -384,13 +318,8 @@ impl Validator {
             ev.parent = parent.map(Cow::Borrowed);
             sink(&ev);
         }
-        let Some(content) = msg.content.get() else {
-            if msg.content.0.is_none() {
-                emit(super::missing(pos, bytes, what, "message.content"));
-            }
-            return;
-        };
-        match msg.content.json_type() {
+        match msg.content.shape {
+            Some(JsonType::Array) => {}
             Some(JsonType::String) => {
                 if let Some(sink) = sink {
                     let mut ev = common::Event::new(
@@ -401,13 +330,12 @@ impl Validator {
                         },
                         pos.line,
                     );
-                    ev.text = serde_json::from_str::<Cow<'_, str>>(content).ok();
+                    ev.text = raw_content(json, arena).and_then(|raw| raw.text());
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
                 }
                 return;
             }
-            Some(JsonType::Array) => {}
             Some(t) => {
                 emit(super::wrong_type(
                     pos,
@@ -418,8 +346,20 @@ impl Validator {
                 ));
                 return;
             }
-            None => return,
+            None => {
+                emit(super::missing(pos, bytes, what, "message.content"));
+                return;
+            }
         }
+        if !msg.content.more {
+            for (i, b) in msg.content.blocks[..msg.content.len].iter().enumerate() {
+                self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
+            }
+            return;
+        }
+        let Some(content) = raw_content(json, arena).and_then(|raw| raw.get()) else {
+            return;
+        };
         let mut blocks = bumpalo::collections::Vec::new_in(arena);
         super::parse_array::<Block<'a>>(content, arena, &mut blocks);
         for (i, b) in blocks.iter().enumerate() {
@@ -472,7 +412,7 @@ impl Validator {
                         Diagnostic::new(
                             Rule::DuplicateCallId,
                             pos,
-                            format!("`tool_use` id \"{}\" is already open", excerpt(id)),
+                            format!("`tool_use` id {:?} is already open", Excerpt(id)),
                         )
                         .with_related(at, "opened here")
                         .with_snippet(bytes),
@@ -519,9 +459,9 @@ impl Validator {
                         Rule::OrphanCompletion,
                         pos,
                         if again {
-                            format!("`tool_result` for \"{}\", which was answered before", excerpt(id))
+                            format!("`tool_result` for {:?}, which was answered before", Excerpt(id))
                         } else {
-                            format!("`tool_result` for \"{}\", which no `tool_use` opened", excerpt(id))
+                            format!("`tool_result` for {:?}, which no `tool_use` opened", Excerpt(id))
                         },
                     )
                     .with_help("pairing is by id: a `tool_result.tool_use_id` answers the `tool_use.id` of an earlier assistant line, once");
@@ -746,32 +686,4 @@ fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
 fn set_bounded(to: &mut String, id: &str) {
     to.clear();
     to.push_str(id_prefix(id));
-}
-
-/// The text of a tool result's `content`: a string, or the texts of an array of parts.
-fn result_text<'a>(content: &Raw<'a>, arena: &'a Bump) -> Option<Cow<'a, str>> {
-    let raw = content.get()?;
-    match content.json_type()? {
-        JsonType::String => serde_json::from_str::<Cow<'_, str>>(raw)
-            .ok()
-            .map(|c| Cow::Owned(c.into_owned())),
-        JsonType::Array => {
-            let mut parts = bumpalo::collections::Vec::new_in(arena);
-            super::parse_array::<Part<'a>>(raw, arena, &mut parts);
-            let texts: Vec<&str> = parts.iter().filter_map(|p| p.text.as_str()).collect();
-            Some(Cow::Owned(texts.join("\n")))
-        }
-        _ => None,
-    }
-}
-
-/// The value of `key` in the `i`-th block of `message.content`, for pointing at it.
-fn nth_value(bytes: &[u8], i: usize, key: &str) -> Option<std::ops::Range<usize>> {
-    let at = crate::locate::value(bytes, &["message", "content"])?;
-    let text = std::str::from_utf8(&bytes[at.clone()]).ok()?;
-    let values: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
-    let block = values.get(i)?;
-    let offset = block.get().as_ptr() as usize - text.as_ptr() as usize;
-    let inner = crate::locate::value(block.get().as_bytes(), &[key])?;
-    Some(at.start + offset + inner.start..at.start + offset + inner.end)
 }

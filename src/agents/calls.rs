@@ -1,0 +1,227 @@
+//! The open tool calls of one agent's stream, by id, and the finding for a call that never
+//! closes.
+//!
+//! This module owns [`Calls`]: bounded in every direction (open calls, id length, remembered
+//! ids, tool names) so that a hostile stream cannot grow it, and reusing the keys of closed calls
+//! so that a steady stream of calls allocates nothing. It knows nothing of any agent's events:
+//! the agents' checkers say what opens and what closes.
+
+use super::{MAX_KNOWN_IDS, MAX_OPEN_CALLS, id_prefix};
+use crate::diagnostic::Diagnostic;
+use crate::input::record::Position;
+use crate::rules::Rule;
+use crate::text::Excerpt;
+use std::collections::HashMap;
+
+/// One open tool call.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenCall {
+    pub line: u64,
+    /// The tool's name or item type, as an index into [`Calls`]' names.
+    name: u32,
+    /// When it started, in milliseconds since the epoch, when the stream says.
+    pub start_ms: Option<u64>,
+}
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
+/// At most this many distinct tool names are kept; the ones beyond are named `(other)`.
+const MAX_NAMES: usize = 256;
+
+/// The open tool calls of a stream, by id, bounded: at most [`MAX_OPEN_CALLS`] entries, each
+/// id at most [`MAX_ID_BYTES`](super::MAX_ID_BYTES) bytes. The keys of closed calls are kept for the next ones and
+/// the tool names once each, so that a steady stream of calls allocates nothing.
+#[derive(Default)]
+pub struct Calls {
+    open: Map<String, OpenCall>,
+    spare: Vec<String>,
+    names: Vec<Box<str>>,
+    /// Hashes of the ids seen (open or closed), bounded, oldest forgotten first.
+    known: Set<u64>,
+    known_order: std::collections::VecDeque<u64>,
+    /// The budget of open calls was exceeded (reported once).
+    pub overflowed: bool,
+}
+
+/// What opening a call found.
+pub enum Opened {
+    Ok,
+    /// The id is open already, since this line.
+    AlreadyOpen(u64),
+    /// The budget of open calls is spent: not tracked.
+    OverBudget,
+}
+
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x1d5).hash_one(id.as_bytes())
+}
+
+impl Calls {
+    pub fn open(&mut self, id: &str, line: u64, name: &str) -> Opened {
+        self.open_at(id, line, name, None)
+    }
+
+    /// [`Calls::open`], with the time the call started.
+    pub fn open_at(&mut self, id: &str, line: u64, name: &str, start_ms: Option<u64>) -> Opened {
+        let id = id_prefix(id);
+        if let Some(c) = self.open.get(id) {
+            return Opened::AlreadyOpen(c.line);
+        }
+        if self.open.len() >= MAX_OPEN_CALLS {
+            self.overflowed = true;
+            return Opened::OverBudget;
+        }
+        self.remember(id);
+        let name = self.name_index(name);
+        let mut key = self.spare.pop().unwrap_or_default();
+        key.clear();
+        key.push_str(id);
+        self.open.insert(
+            key,
+            OpenCall {
+                line,
+                name,
+                start_ms,
+            },
+        );
+        Opened::Ok
+    }
+
+    fn name_index(&mut self, name: &str) -> u32 {
+        let name = id_prefix(name);
+        if let Some(i) = self.names.iter().position(|n| &**n == name) {
+            return i as u32;
+        }
+        if self.names.len() >= MAX_NAMES {
+            return self.name_index("(other)");
+        }
+        self.names.push(name.into());
+        (self.names.len() - 1) as u32
+    }
+
+    /// The tool name of an open (or just closed) call.
+    pub fn name(&self, call: &OpenCall) -> &str {
+        self.names.get(call.name as usize).map_or("?", |n| n)
+    }
+
+    /// Closes `id`; the call when it was open.
+    pub fn close(&mut self, id: &str) -> Option<OpenCall> {
+        let (key, call) = self.open.remove_entry(id_prefix(id))?;
+        if self.spare.len() < 64 {
+            self.spare.push(key);
+        }
+        Some(call)
+    }
+
+    pub fn is_open(&self, id: &str) -> bool {
+        self.open.contains_key(id_prefix(id))
+    }
+
+    /// The open call `id`, if it is open.
+    pub fn get(&self, id: &str) -> Option<&OpenCall> {
+        self.open.get(id_prefix(id))
+    }
+
+    /// Whether `id` was ever opened (as far as the bounded memory goes); `None` when the memory
+    /// has forgotten ids, so the answer for an unknown id is not sure.
+    pub fn was_seen(&self, id: &str) -> Option<bool> {
+        let id = id_prefix(id);
+        if self.known.contains(&id_hash(id)) || self.open.contains_key(id) {
+            Some(true)
+        } else if self.known_order.len() >= MAX_KNOWN_IDS {
+            None
+        } else {
+            Some(false)
+        }
+    }
+
+    fn remember(&mut self, id: &str) {
+        let h = id_hash(id);
+        if !self.known.insert(h) {
+            return;
+        }
+        if self.known_order.len() >= MAX_KNOWN_IDS
+            && let Some(old) = self.known_order.pop_front()
+        {
+            self.known.remove(&old);
+        }
+        self.known_order.push_back(h);
+    }
+
+    /// Takes every open call, in the order of their lines, with its id and tool name.
+    pub fn drain(&mut self) -> Vec<(String, OpenCall, String)> {
+        let mut all: Vec<_> = self
+            .open
+            .drain()
+            .map(|(id, c)| {
+                let name = self
+                    .names
+                    .get(c.name as usize)
+                    .map_or("?", |n| n)
+                    .to_owned();
+                (id, c, name)
+            })
+            .collect();
+        all.sort_by_key(|(_, c, _)| c.line);
+        all
+    }
+
+    pub fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
+    /// The open calls for [`Progress::open_calls`].
+    pub fn listed(&self) -> Vec<(String, u64, String)> {
+        let mut v: Vec<_> = self
+            .open
+            .iter()
+            .map(|(id, c)| (id.clone(), c.line, self.name(c).to_owned()))
+            .collect();
+        v.sort_by_key(|(_, line, _)| *line);
+        v
+    }
+}
+
+/// The finding for a call that opened but never closed.
+#[cold]
+pub fn unfinished(line: u64, id: &str, name: &str, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        Rule::UnfinishedToolCall,
+        line_pos(line),
+        format!(
+            "tool call {:?} ({}) never completes",
+            Excerpt(id),
+            Excerpt(name)
+        ),
+    )
+    .with_help(format!("pairing is by id: {what}"))
+}
+
+pub fn line_pos(line: u64) -> Position {
+    Position {
+        byte: 0,
+        line,
+        record: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::MAX_ID_BYTES;
+
+    #[test]
+    fn ids_are_bounded() {
+        let long = "é".repeat(300);
+        assert!(id_prefix(&long).len() <= MAX_ID_BYTES);
+        let mut calls = Calls::default();
+        assert!(matches!(calls.open(&long, 1, "x"), Opened::Ok));
+        assert!(calls.close(&long).is_some());
+    }
+}

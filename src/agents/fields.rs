@@ -1,0 +1,244 @@
+//! The checks every agent's checker makes of a record's fields: its own `type` first
+//! ([`own_type`]), then the type of each field it reads ([`expect`], [`require`]), with the
+//! findings they give.
+//!
+//! This module owns the wording of `missing-type`, `wrong-field-type` and `missing-field` for
+//! the agents' streams, and where a finding points (the value's span when it can be found).
+//! It knows no agent's fields: the checkers name them. It also reads the one field format
+//! several agents share beyond JSON's types, RFC 3339 timestamps ([`parse_timestamp`]).
+
+use super::{Agent, common, foreign, mixed};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::Rule;
+
+/// Where an agent's checker sends its findings.
+pub type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
+/// Where an agent's checker sends the agent-neutral events of a record, when they are wanted.
+pub type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
+
+/// Why a record has no type its agent's checker goes on with.
+pub enum NoType {
+    /// No string `type`: `missing-type` was reported.
+    Missing,
+    /// A type of another agent: `mixed-agents` was reported, once per stream (`said`).
+    Foreign,
+}
+
+/// What every agent's checker asks first of a record: its string `type`, when it is one this
+/// agent may write. A record with none is `missing-type`; the first with another agent's type
+/// is `mixed-agents`.
+pub fn own_type<'t>(
+    ty: Option<&'t str>,
+    this: Agent,
+    said: &mut bool,
+    pos: Position,
+    bytes: &[u8],
+    emit: Emit<'_>,
+) -> Result<&'t str, NoType> {
+    let Some(ty) = ty else {
+        emit(
+            Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
+                .with_snippet(bytes),
+        );
+        return Err(NoType::Missing);
+    };
+    if let Some(other) = foreign(ty, this) {
+        if !std::mem::replace(said, true) {
+            emit(mixed(pos, this, other, ty));
+        }
+        return Err(NoType::Foreign);
+    }
+    Ok(ty)
+}
+
+/// A number field as u64, when it is one.
+pub fn count(f: &Field<'_>) -> Option<u64> {
+    match *f {
+        Field::UInt(n) => Some(n),
+        Field::Int(n) if n >= 0 => Some(n as u64),
+        Field::Float(x) if x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Some(x as u64),
+        _ => None,
+    }
+}
+
+/// The checks every agent makes of a field's type: a finding when `f` is present with a type
+/// not in `ok` (`null` is accepted when `nullable`).
+#[cold]
+pub fn wrong_type(
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    found: JsonType,
+    want: &str,
+) -> Diagnostic {
+    let d = Diagnostic::new(
+        Rule::WrongFieldType,
+        pos,
+        format!(
+            "`{}` is {}, expected {want}",
+            path.join("."),
+            found.as_str()
+        ),
+    );
+    match crate::locate::value(bytes, path) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
+#[cold]
+pub fn missing(pos: Position, bytes: &[u8], what: &str, field: &str) -> Diagnostic {
+    Diagnostic::new(Rule::MissingField, pos, format!("{what} has no `{field}`")).with_snippet(bytes)
+}
+
+/// The type a field must have.
+#[derive(Clone, Copy)]
+pub enum Want {
+    Str,
+    Num,
+    Bool,
+    Obj,
+}
+
+impl Want {
+    fn name(self) -> &'static str {
+        match self {
+            Want::Str => "a string",
+            Want::Num => "a number",
+            Want::Bool => "a boolean",
+            Want::Obj => "an object",
+        }
+    }
+
+    fn accepts(self, t: JsonType) -> bool {
+        matches!(
+            (self, t),
+            (Want::Str, JsonType::String)
+                | (Want::Num, JsonType::Number)
+                | (Want::Bool, JsonType::Bool)
+                | (Want::Obj, JsonType::Object)
+        )
+    }
+}
+
+/// Checks the type of a present field (`null` allowed when `nullable`); absent fields pass.
+#[inline]
+pub fn expect(
+    t: Option<JsonType>,
+    want: Want,
+    nullable: bool,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: &mut dyn FnMut(Diagnostic),
+) -> bool {
+    match t {
+        None => true,
+        Some(t) if want.accepts(t) || (nullable && t == JsonType::Null) => true,
+        Some(t) => {
+            let want = if nullable {
+                format!("{} or null", want.name())
+            } else {
+                want.name().to_owned()
+            };
+            emit(wrong_type(pos, bytes, path, t, &want));
+            false
+        }
+    }
+}
+
+/// Checks a required field: a finding when absent, or present with the wrong type.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn require(
+    t: Option<JsonType>,
+    want: Want,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: &mut dyn FnMut(Diagnostic),
+) -> bool {
+    if t.is_none() {
+        emit(missing(pos, bytes, what, &path.join(".")));
+        return false;
+    }
+    expect(t, want, false, pos, bytes, path, emit)
+}
+
+/// Milliseconds since the Unix epoch of an RFC 3339 UTC timestamp
+/// (`2025-10-15T12:00:00.123Z`); `None` for anything else.
+pub fn parse_timestamp(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+        return None;
+    }
+    // Every Gemini CLI event has one: read byte by byte (`b` has at least 20 bytes).
+    let num = |r: std::ops::Range<usize>| -> Option<u64> {
+        let mut n = 0;
+        for &c in &b[r] {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(d);
+        }
+        Some(n)
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut ms = 0;
+    let mut i = 19;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let frac = &s[start..i];
+        let mut digits = frac
+            .bytes()
+            .take(3)
+            .map(|c| u64::from(c.wrapping_sub(b'0')));
+        for _ in 0..3 {
+            ms = ms * 10 + digits.next().unwrap_or(0);
+        }
+    }
+    if s.get(i..) != Some("Z") || !(1..=12).contains(&mo) || d == 0 || d > 31 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (y, mo) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    Some(((days * 24 + h) * 60 + mi) * 60_000 + sec * 1000 + ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(parse_timestamp("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(
+            parse_timestamp("2025-10-15T12:00:01.5Z"),
+            Some(1_760_529_601_500)
+        );
+        assert_eq!(parse_timestamp("2025-10-15 12:00:01Z"), None);
+        assert_eq!(parse_timestamp("2025-1a-15T12:00:01Z"), None);
+        assert_eq!(parse_timestamp("2025-10-15T12:+0:01.5Z"), None);
+        assert_eq!(parse_timestamp("2025-10-15T12:00:01.5+01:00"), None);
+        assert_eq!(parse_timestamp("2025-13-15T12:00:01Z"), None);
+        assert_eq!(parse_timestamp("0000-03-01T00:00:00Z"), None);
+    }
+}
