@@ -264,7 +264,7 @@ fn an_object_of_many_keys_is_checked_in_linear_time() {
     let start = Instant::now();
     let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
     assert!(
-        start.elapsed() < Duration::from_secs(10),
+        start.elapsed() < Duration::from_secs(40),
         "{:?}",
         start.elapsed()
     );
