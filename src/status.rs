@@ -8,6 +8,12 @@
 //! Findings are printed above it through [`LiveWriter`], which erases the line first; both hold
 //! one lock, so a finding and a redraw never interleave. It must not decide what is a finding
 //! nor read the input: the check loop tells it what happened.
+//!
+//! Drawn by hand rather than with `indicatif`: the drawing is the carriage return, the erase and
+//! the lock above (some thirty lines); what the line says is composed from the check loop's state
+//! here either way, and `indicatif` would add its own ticker thread, a message `String` set per
+//! change, and a second decision of whether stderr is a terminal, which is made once in
+//! `terminal`.
 
 use crate::event::Event;
 use crate::input::record::{Position, Record};
