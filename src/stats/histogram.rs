@@ -93,7 +93,7 @@ impl Durations {
         let median = if n % 2 == 1 {
             at(n / 2 + 1) as f64
         } else {
-            (at(n / 2) as f64 + at(n / 2 + 1) as f64) / 2.0
+            f64::midpoint(at(n / 2) as f64, at(n / 2 + 1) as f64)
         };
         Summary {
             count: n,

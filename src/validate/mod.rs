@@ -40,7 +40,7 @@ use lifecycle::{Opening, Session};
 use std::collections::{HashMap, HashSet};
 use tool_calls::Pairing;
 
-/// Maps keyed by ids from the stream: foldhash is several times faster than SipHash on short
+/// Maps keyed by ids from the stream: foldhash is several times faster than `SipHash` on short
 /// keys and, seeded per process, keeps crafted ids from forcing collisions.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type Set<K> = HashSet<K, foldhash::fast::RandomState>;
