@@ -40,8 +40,9 @@ fn distinct_kinds(n: usize, width: usize) -> Vec<u8> {
 
 #[test]
 fn distinct_tool_kinds_are_checked_in_linear_time() {
-    // 20,000 kinds of 2 KB: a list scanned per call took about 17 s in a release build; a
-    // lookup by hash takes about a second in a debug build on a busy machine.
+    // 20,000 kinds of 2 KB: a list scanned per call took about 17 s in a release build (minutes
+    // in a debug one); a lookup by hash takes about a second in a debug build, and up to 15 s
+    // on a machine loaded thirty times over, so the bound leaves room for that.
     let input = distinct_kinds(20_000, 2_000);
     for command in ["check", "stats", "render", "fmt"] {
         let start = Instant::now();
@@ -49,7 +50,7 @@ fn distinct_tool_kinds_are_checked_in_linear_time() {
         let took = start.elapsed();
         assert!(run.code <= 1, "{command}: {}", run.code);
         assert!(
-            took < Duration::from_secs(10),
+            took < Duration::from_secs(40),
             "{command} took {took:?} on 20,000 distinct tool kinds"
         );
     }
@@ -263,7 +264,7 @@ fn an_object_of_many_keys_is_checked_in_linear_time() {
     let start = Instant::now();
     let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
     assert!(
-        start.elapsed() < Duration::from_secs(10),
+        start.elapsed() < Duration::from_secs(40),
         "{:?}",
         start.elapsed()
     );

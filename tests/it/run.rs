@@ -697,7 +697,18 @@ fn a_closed_stdout_ends_the_agent_and_exits_141() {
     drop(out);
     let ran = finish(child, dir, started);
     ran.ended(141, "output-closed");
-    assert_eq!(ran.summary["signals_sent"][0], "SIGTERM");
+    // The agent is ended by SIGTERM, unless its next write, into the pipe sjlint stopped
+    // reading, killed it first (SIGPIPE); either way it does not run on (a flooding agent
+    // blocked on a full pipe would wait for the hang guard).
+    let sent = ran.summary["signals_sent"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        sent.is_empty() || sent[0] == "SIGTERM",
+        "{}",
+        ran.describe()
+    );
     assert!(ran.elapsed < HANG, "{}", ran.describe());
 }
 
