@@ -19,8 +19,8 @@
 //!
 //! This file holds the state and routes each event to the rules; the rules live in one module
 //! per group of the rule table, one function per rule named after the condition it checks:
-//! [`schema`] (one event on its own), [`lifecycle`] (sessions: init, result, ids, time,
-//! thinking), [`tool_calls`] (pairing calls and queries) and [`result`] (the result's text).
+//! `schema` (one event on its own), `lifecycle` (sessions: init, result, ids, time,
+//! thinking), `tool_calls` (pairing calls and queries) and `result` (the result's text).
 
 mod lifecycle;
 mod result;
