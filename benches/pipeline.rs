@@ -1,6 +1,6 @@
 //! Throughput of each stage beside its floor, on a generated stream that looks like real runs:
 //! the splitter beside a plain newline count, classification beside bare parse-only loops
-//! (serde_json into `IgnoredAny`, simd-json's tape), and `check` end to end. Then the splitter
+//! (`serde_json` into `IgnoredAny`, simd-json's tape), and `check` end to end. Then the splitter
 //! and `check` again on the stream with raw newlines in call ids and on the adversarial one
 //! (see `common::adversarial`), in bytes per second like the clean stream, so their time per
 //! byte compares with the clean stream's in one run.
@@ -78,14 +78,14 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("split");
     g.throughput(Throughput::Bytes(input.len() as u64));
     g.bench_function("memchr newline count (floor)", |b| {
-        b.iter(|| memchr::memchr_iter(b'\n', black_box(&input)).count())
+        b.iter(|| memchr::memchr_iter(b'\n', black_box(&input)).count());
     });
     g.bench_function("string tracking alone (one call)", |b| {
-        b.iter(|| sjlint::input::simd::string_state(false, false, black_box(&input)))
+        b.iter(|| sjlint::input::simd::string_state(false, false, black_box(&input)));
     });
     g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
     g.bench_function("splitter through a reader", |b| {
-        b.iter(|| split_all_read(black_box(&input)))
+        b.iter(|| split_all_read(black_box(&input)));
     });
     g.finish();
 
@@ -97,7 +97,7 @@ fn bench(c: &mut Criterion) {
             for r in &recs {
                 let _: serde::de::IgnoredAny = serde_json::from_slice(black_box(r)).unwrap();
             }
-        })
+        });
     });
     g.bench_function("simd-json tape (floor)", |b| {
         let mut buf = Vec::new();
@@ -110,7 +110,7 @@ fn bench(c: &mut Criterion) {
                 let tape = simd_json::to_tape_with_buffers(&mut buf, &mut buffers).unwrap();
                 black_box(tape);
             }
-        })
+        });
     });
     g.bench_function("utf8 + classifier", |b| {
         let mut arena = Bump::new();
@@ -124,7 +124,7 @@ fn bench(c: &mut Criterion) {
                 black_box(event::parse_into(text, None, &mut ev, &arena).unwrap());
                 black_box(&ev);
             }
-        })
+        });
     });
     g.finish();
 
@@ -132,7 +132,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(input.len() as u64));
     g.bench_function("end to end", |b| b.iter(|| check_all(black_box(&input))));
     g.bench_function("end to end through a reader", |b| {
-        b.iter(|| check_all_read(black_box(&input)))
+        b.iter(|| check_all_read(black_box(&input)));
     });
     g.finish();
 
@@ -142,7 +142,7 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(input.len() as u64));
         g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
         g.bench_function("check end to end", |b| {
-            b.iter(|| check_all(black_box(&input)))
+            b.iter(|| check_all(black_box(&input)));
         });
         g.finish();
     }
@@ -155,7 +155,7 @@ fn agents(c: &mut Criterion) {
     let mut g = c.benchmark_group("agents");
     g.throughput(Throughput::Bytes(cursor.len() as u64));
     g.bench_function("cursor end to end", |b| {
-        b.iter(|| check_all(black_box(&cursor)))
+        b.iter(|| check_all(black_box(&cursor)));
     });
     g.finish();
     for agent in common::agents::Agent::ALL {
@@ -163,7 +163,7 @@ fn agents(c: &mut Criterion) {
         let mut g = c.benchmark_group("agents");
         g.throughput(Throughput::Bytes(input.len() as u64));
         g.bench_function(format!("{} end to end", agent.name()), |b| {
-            b.iter(|| check_all(black_box(&input)))
+            b.iter(|| check_all(black_box(&input)));
         });
         g.finish();
     }

@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --example forward_latency -- [RECORDS] [SJLINT]` runs this program
 //! itself as the agent (`forward_latency agent RECORDS`): it writes RECORDS records 2 ms apart,
-//! each carrying the CLOCK_MONOTONIC time it was written, then a `result`. The reader takes the
+//! each carrying the `CLOCK_MONOTONIC` time it was written, then a `result`. The reader takes the
 //! clock again as each record arrives. Three paths are measured: the agent's pipe read directly
 //! (the floor), `agent | sjlint check --tee`, and `sjlint run -- agent`. SJLINT defaults to the
 //! `sjlint` built beside this example.
@@ -18,7 +18,7 @@ fn now_ns() -> u64 {
         tv_nsec: 0,
     };
     // SAFETY: `ts` is valid for writes during the call.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &raw mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 

@@ -91,7 +91,7 @@ pub enum FormatArg {
     Github,
     /// One SARIF 2.1.0 log, for code scanning
     Sarif,
-    /// JUnit XML, a test suite per file
+    /// `JUnit` XML, a test suite per file
     Junit,
 }
 
@@ -267,7 +267,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub stdin_filename: Option<String>,
 
-    /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    /// Colour: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
     #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
 
@@ -425,7 +425,7 @@ pub struct FmtArgs {
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
 
-    /// Colour of the findings on stderr: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    /// Colour of the findings on stderr: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
 }
@@ -518,7 +518,7 @@ pub struct RenderArgs {
     #[arg(long, conflicts_with = "thinking")]
     pub plain: bool,
 
-    /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    /// Colour: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
 }
@@ -644,7 +644,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub dialect: DialectArg,
 
-    /// Colour: auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
+    /// Colour: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
 

@@ -252,9 +252,9 @@ impl Settings {
         if let Some(ignore) = &file.ignore {
             names(ignore)?.into_iter().for_each(|r| enabled.remove(r));
         }
-        cli_names(&cli.ignore)
-            .into_iter()
-            .for_each(|r| enabled.remove(r));
+        for r in cli_names(&cli.ignore) {
+            enabled.remove(r);
+        }
 
         let mut severity = vec![None; RULES.len()];
         let mut set = |rules: Vec<Rule>, level: Level, enabled: &mut RuleSet| {
@@ -503,7 +503,7 @@ impl Configs {
         Ok(Configs {
             cli,
             fixed: fixed.map(std::sync::Arc::new),
-            cache: Default::default(),
+            cache: std::collections::HashMap::default(),
         })
     }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// What to do with each file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Say which files would change; exit 1 when any would.
     Check,
     /// Print a unified diff of each file that would change; exit 1 when any would.
@@ -24,14 +24,14 @@ pub enum Mode {
 
 /// What happened to the files.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub changed: u64,
     pub unchanged: u64,
 }
 
 impl Outcome {
     /// "2 files would be reformatted, 3 files already formatted", as ruff words it.
-    pub fn summary(&self, mode: Mode) -> String {
+    pub(crate) fn summary(&self, mode: Mode) -> String {
         let files = |n: u64| {
             if n == 1 {
                 "1 file".to_owned()
@@ -61,7 +61,7 @@ impl Outcome {
 
 /// One file through `mode`: `formatted` is its canonical form, `original` its bytes. Returns
 /// whether it changes (or would). `shown` is the name in messages and diff headers.
-pub fn one<W: Write>(
+pub(crate) fn one<W: Write>(
     mode: Mode,
     path: &Path,
     shown: &str,
@@ -91,7 +91,7 @@ pub fn one<W: Write>(
 }
 
 /// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -70,9 +70,9 @@ fn set_handlers(flags: libc::c_int) -> io::Result<()> {
         let rc = unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigemptyset(&raw mut action.sa_mask);
             action.sa_flags = flags;
-            libc::sigaction(signal, &action, std::ptr::null_mut())
+            libc::sigaction(signal, &raw const action, std::ptr::null_mut())
         };
         if rc != 0 {
             return Err(io::Error::last_os_error());
@@ -149,7 +149,9 @@ impl std::error::Error for Stopped {}
 
 /// Whether `e` is the error of a reader stopped by a signal.
 pub fn is_stop(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<Stopped>())
+    e.get_ref().is_some_and(
+        <dyn std::error::Error + std::marker::Send + std::marker::Sync + 'static>::is::<Stopped>,
+    )
 }
 
 /// A reader that ends with a `Stopped` error once a signal was received: before each read,
@@ -162,7 +164,7 @@ impl<R: Read> Read for Interruptible<R> {
         loop {
             stop_if_interrupted()?;
             match self.0.read(buf) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 other => return other,
             }
         }

@@ -2,14 +2,14 @@
 //!
 //! This module owns reading a record's text as one JSON value through serde's `Deserializer`
 //! interface, so that the visitors of `event` (which hold the dialect logic, written once) run
-//! over it exactly as they run over serde_json. It validates fully (RFC 8259 grammar, string
+//! over it exactly as they run over `serde_json`. It validates fully (RFC 8259 grammar, string
 //! escapes, no raw control characters, nothing after the value but whitespace), borrows strings
 //! without escapes, and skips ignored values with the block scan of `json_str`.
 //!
-//! It is a fast path only: whatever it accepts it must read exactly as serde_json does, and
-//! whatever is unusual it rejects without saying why (`Rejected`), for `event` to run serde_json,
-//! which gives the exact error and position. Rejected on purpose: numbers serde_json reads in a
-//! way of its own are handed to serde_json's number parser rather than parsed here; nesting
+//! It is a fast path only: whatever it accepts it must read exactly as `serde_json` does, and
+//! whatever is unusual it rejects without saying why (`Rejected`), for `event` to run `serde_json`,
+//! which gives the exact error and position. Rejected on purpose: numbers `serde_json` reads in a
+//! way of its own are handed to `serde_json`'s number parser rather than parsed here; nesting
 //! deeper than [`MAX_DEPTH`]; unpaired surrogate escapes anywhere; and every `deserialize_*`
 //! method the visitors do not use.
 
@@ -19,7 +19,7 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
-/// The fast path gave up; serde_json decides.
+/// The fast path gave up; `serde_json` decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Rejected;
 
@@ -45,11 +45,11 @@ impl From<json_str::Invalid> for Rejected {
     }
 }
 
-/// Containers nested deeper than this are left to serde_json, whose own limit (128 levels read
-/// through its visitors) is higher: so nothing this reader accepts is too deep for serde_json.
+/// Containers nested deeper than this are left to `serde_json`, whose own limit (128 levels read
+/// through its visitors) is higher: so nothing this reader accepts is too deep for `serde_json`.
 pub(crate) const MAX_DEPTH: u32 = 100;
 
-/// The name under which serde_json's `RawValue` asks a deserializer for the raw text of a value
+/// The name under which `serde_json`'s `RawValue` asks a deserializer for the raw text of a value
 /// (`deserialize_newtype_struct`); the value then comes as a one-entry map whose key is this
 /// name and whose value is the text, borrowed.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
@@ -200,9 +200,9 @@ impl<'de> Reader<'de> {
         Ok(float)
     }
 
-    /// Reads a number and gives it to `v` as serde_json would: a non-negative integer as `u64`,
+    /// Reads a number and gives it to `v` as `serde_json` would: a non-negative integer as `u64`,
     /// a negative one as `i64`, anything else (fractions, exponents, `-0`, integers beyond 64
-    /// bits) as serde_json's own number parser reads it.
+    /// bits) as `serde_json`'s own number parser reads it.
     fn visit_number<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Rejected> {
         let start = self.pos;
         let float = self.number()?;
@@ -325,7 +325,7 @@ fn unescape_in<'a>(body: &str, arena: &'a Bump) -> Result<&'a str, Rejected> {
 }
 
 /// `deserialize_*` methods the visitors of `event` never call: rejected, so that a visitor that
-/// starts to call one runs on serde_json until this reader learns it.
+/// starts to call one runs on `serde_json` until this reader learns it.
 macro_rules! rejected {
     // The typed requests no visitor of the classifier makes (it asks for any value, a string,
     // an identifier, or something to ignore).

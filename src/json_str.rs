@@ -8,9 +8,9 @@
 //! runs without a branch per escape, so escape-heavy text costs what plain text costs, and only
 //! `\u` escapes are looked at one by one. It also unescapes the strings that are kept.
 //!
-//! It must never accept a string serde_json rejects. It may reject more (an unpaired surrogate
-//! escape, which serde_json skips inside ignored values): the caller then falls back to
-//! serde_json, which decides.
+//! It must never accept a string `serde_json` rejects. It may reject more (an unpaired surrogate
+//! escape, which `serde_json` skips inside ignored values): the caller then falls back to
+//! `serde_json`, which decides.
 
 /// The string body is not valid, or not one this module accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,7 +350,13 @@ fn escapes_portable(block: &[u8; 64]) -> Escapes {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{Escapes, Invalid, Masks, scan_with};
-    use std::arch::x86_64::*;
+    use std::arch::x86_64::{
+        __m256i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256,
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
+        _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+        _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_set1_epi8,
+    };
 
     /// # Safety
     /// The CPU must support AVX2.
@@ -443,7 +449,8 @@ mod x86 {
     unsafe fn join(lo: __m256i, hi: __m256i) -> u64 {
         // SAFETY: only called from functions with AVX2 enabled.
         unsafe {
-            _mm256_movemask_epi8(lo) as u32 as u64 | (_mm256_movemask_epi8(hi) as u32 as u64) << 32
+            u64::from(_mm256_movemask_epi8(lo) as u32)
+                | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
         }
     }
 

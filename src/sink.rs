@@ -57,7 +57,7 @@ pub fn marked(e: io::Error) -> io::Error {
 
 /// Whether `e` came from writing the output (a [`Sink`]) rather than from reading an input.
 pub fn is_write_error(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<WriteFailed>())
+    e.get_ref().is_some_and(<dyn std::error::Error + std::marker::Send + std::marker::Sync + 'static>::is::<WriteFailed>)
 }
 
 /// The exit code the run calls for so far; see [`note_exit`].

@@ -72,7 +72,9 @@ struct Shared {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Term> {
         // A panic while holding the lock leaves only a stale line: keep going.
-        self.term.lock().unwrap_or_else(|e| e.into_inner())
+        self.term
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -156,7 +158,11 @@ impl Live {
     }
 
     fn stop(&mut self) {
-        *self.shared.stop.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        *self
+            .shared
+            .stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
         self.shared.wake.notify_all();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -216,12 +222,15 @@ impl crate::check::Consumer for &Live {
 }
 
 fn redraw_loop(shared: &Shared) {
-    let mut stopped = shared.stop.lock().unwrap_or_else(|e| e.into_inner());
+    let mut stopped = shared
+        .stop
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     loop {
         let (guard, _) = shared
             .wake
             .wait_timeout(stopped, TICK)
-            .unwrap_or_else(|e| e.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         stopped = guard;
         if *stopped {
             return;

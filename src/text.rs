@@ -33,7 +33,7 @@ fn is_unsafe_char(c: char) -> bool {
 /// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, Unicode bidi
 /// overrides/isolates/marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width
 /// characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E) and U+2028/U+2029 become visible escapes
-/// like `\n`, `\t`, `\u{1b}`; everything else is unchanged. Returns Cow::Borrowed when nothing changes.
+/// like `\n`, `\t`, `\u{1b}`; everything else is unchanged. Returns `Cow::Borrowed` when nothing changes.
 pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
     let Some(first) = s.find(is_unsafe_char) else {
         return Cow::Borrowed(s);

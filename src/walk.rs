@@ -93,7 +93,7 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         .require_git(false)
         .follow_links(false)
         .overrides(overrides)
-        .sort_by_file_name(|a, b| a.cmp(b))
+        .sort_by_file_name(std::cmp::Ord::cmp)
         .build();
     for entry in walker {
         let entry = match entry {

@@ -67,7 +67,7 @@ fn measured(
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `pid` is our own child, not reaped yet (Child::wait is never called); `status` and
     // `usage` are valid for writes for the duration of the call.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
     let seconds = start.elapsed().as_secs_f64();
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());

@@ -83,7 +83,7 @@ fn peak_output(
     // SAFETY: an all-zero rusage is a valid value of this plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `pid` is our own child, not reaped yet; `status` and `usage` are valid for writes.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
     let digest = stdout.join().unwrap();
     stderr.join().unwrap();

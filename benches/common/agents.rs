@@ -12,16 +12,16 @@ use super::{Rng, text};
 
 /// Which agent's stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agent {
+pub(crate) enum Agent {
     Claude,
     Codex,
     Gemini,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+    pub(crate) const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
@@ -31,7 +31,7 @@ impl Agent {
 }
 
 /// About `size` bytes of whole runs of `agent`.
-pub fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
+pub(crate) fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + (64 << 10));
     let mut run = 0u64;
@@ -55,7 +55,7 @@ pub fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
 /// One run of `agent` with `order.len()` parallel tool calls that complete in `order`, the
 /// result of call `skip` left out. Returns the run and the line (1-based) on which each call
 /// opens, by call index.
-pub fn one_run(
+pub(crate) fn one_run(
     agent: Agent,
     seed: u64,
     order: &[usize],
@@ -238,7 +238,7 @@ fn codex_run(
         if Some(i) == skip {
             continue;
         }
-        let code = if rng.below(8) == 0 { 1 } else { 0 };
+        let code = i32::from(rng.below(8) == 0);
         let len = 200 + rng.below(3000) as usize;
         out.push_str(&format!(
             r#"{{"type":"item.completed","item":{{"id":"item_{}","type":"command_execution","command":"/bin/zsh -lc 'rg --files -g {i}'","aggregated_output":"{}","exit_code":{code},"status":"{}"}}}}"#,

@@ -10,24 +10,24 @@
     reason = "each bench and the tests use their own part of the generator"
 )]
 
-pub mod agents;
+pub(crate) mod agents;
 
 /// xorshift64*: small, fast, and the same sequence on every machine.
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed.max(1))
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -80,7 +80,7 @@ fn call_id(rng: &mut Rng, n: u64) -> String {
 
 /// The streams the benches compare, byte for byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
+pub(crate) enum Variant {
     /// Every record on one line.
     Clean,
     /// About 1.5 % of tool-call starts with a raw newline inside their `call_id`.
@@ -90,7 +90,7 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Variant::Clean => "clean",
             Variant::RawNewlines => "raw newlines",
@@ -101,7 +101,7 @@ impl Variant {
 
 /// About `size` bytes of the given variant (the adversarial one holds a record of
 /// [`big_record_len`]`(size)` bytes).
-pub fn generate(variant: Variant, seed: u64, size: usize) -> Vec<u8> {
+pub(crate) fn generate(variant: Variant, seed: u64, size: usize) -> Vec<u8> {
     match variant {
         Variant::Clean => stream(seed, size, false),
         Variant::RawNewlines => stream(seed, size, true),
@@ -113,12 +113,12 @@ pub fn generate(variant: Variant, seed: u64, size: usize) -> Vec<u8> {
 /// `--max-record-bytes` (64 MiB), so that the splitter buffers and tracks all of it and `check`
 /// parses it. A record over the limit would only be skipped by a newline search in constant
 /// memory, which is the cheap path, not the adversarial one.
-pub const BIG_RECORD_MAX: usize = (64 << 20) - (4 << 10);
+pub(crate) const BIG_RECORD_MAX: usize = (64 << 20) - (4 << 10);
 
 /// The adversarial stream's big record for a stream of about `size` bytes: a quarter of it,
 /// but never under 4 MiB (so a small stream still holds one record of several MiB) and never
 /// over [`BIG_RECORD_MAX`].
-pub fn big_record_len(size: usize) -> usize {
+pub(crate) fn big_record_len(size: usize) -> usize {
     (size / 4).clamp(4 << 20, BIG_RECORD_MAX)
 }
 
@@ -127,7 +127,7 @@ pub fn big_record_len(size: usize) -> usize {
 /// runs of thousands of backslashes (even runs, and odd ones that escape a quote), and, once
 /// half of `size` is written, one record of about `big` bytes (none when `big` is 0) whose
 /// text is escape-heavy and holds backslash runs too.
-pub fn adversarial(seed: u64, size: usize, big: usize) -> Vec<u8> {
+pub(crate) fn adversarial(seed: u64, size: usize, big: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + big + 64 * 1024);
     let mut n = 0u64;
@@ -140,7 +140,7 @@ pub fn adversarial(seed: u64, size: usize, big: usize) -> Vec<u8> {
         out.push_str(&format!(
             "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{cut}\n"
         ));
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..=rng.below(3) {
             let mut body = String::new();
             backslash_run(&mut rng, &mut body);
             let len = 100 + rng.below(2000) as usize;
@@ -191,7 +191,7 @@ fn big_record(rng: &mut Rng, len: usize, out: &mut String) {
 
 /// Appends whole sessions until `out` holds at least `size` bytes. With `raw_newlines`, about
 /// 1.5 % of records get a raw newline inside their `call_id` string.
-pub fn stream(seed: u64, size: usize, raw_newlines: bool) -> Vec<u8> {
+pub(crate) fn stream(seed: u64, size: usize, raw_newlines: bool) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + 64 * 1024);
     let mut n = 0u64;
@@ -217,7 +217,7 @@ fn session(rng: &mut Rng, out: &mut String, n: &mut u64, raw_newlines: bool) {
         "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{prompt}\"}}]}},\"session_id\":\"{sid}\"}}\n"
     ));
     let mut result = String::new();
-    for turn in 0..1 + rng.below(4) {
+    for turn in 0..=rng.below(4) {
         for _ in 0..10 + rng.below(40) {
             ts += rng.below(30);
             let w = WORDS[rng.below(WORDS.len() as u64) as usize];
@@ -237,7 +237,7 @@ fn session(rng: &mut Rng, out: &mut String, n: &mut u64, raw_newlines: bool) {
         out.push_str(&format!(
             "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{seg}\"}}]}},\"session_id\":\"{sid}\",\"model_call_id\":\"{mcid}\",\"timestamp_ms\":{ts}}}\n"
         ));
-        let calls: Vec<(String, bool)> = (0..1 + rng.below(3))
+        let calls: Vec<(String, bool)> = (0..=rng.below(3))
             .map(|_| {
                 *n += 1;
                 (call_id(rng, *n), rng.below(2) == 0)
@@ -337,7 +337,7 @@ const SPELLED_TOOL_NAMES: &[&str] = &[
 /// `message.content` arrays of several `text` items, payload-dialect `toolCall` objects inside
 /// `payload`, cloud-sdk `toolCall: {type, args}` objects, and sdk tool names whose kinds are
 /// spelled from the name. Sdk and payload sessions alternate; no record is a finding.
-pub fn rare_shapes(seed: u64, size: usize) -> Vec<u8> {
+pub(crate) fn rare_shapes(seed: u64, size: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + 64 * 1024);
     let mut n = 0u64;
@@ -372,7 +372,7 @@ fn sdk_session(rng: &mut Rng, out: &mut String, n: &mut u64, number: u64) {
     // `result` is every assistant text joined.
     let mut joined = String::new();
     let mut ts = 1_770_000_000_000u64;
-    for turn in 0..1 + rng.below(4) {
+    for turn in 0..=rng.below(4) {
         ts += 10;
         let (a, b, c) = (text_of(rng, 20), text_of(rng, 40), text_of(rng, 10));
         joined.push_str(&a);
@@ -381,7 +381,7 @@ fn sdk_session(rng: &mut Rng, out: &mut String, n: &mut u64, number: u64) {
         out.push_str(&format!(
             "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{a}\"}},{{\"type\":\"image\"}},{{\"type\":\"text\",\"text\":\"{b}\"}},{{\"type\":\"text\",\"text\":\"{c}\"}}]}},\"session_id\":\"{sid}\",\"model_call_id\":\"m-{turn}\",\"timestamp_ms\":{ts}}}\n"
         ));
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..=rng.below(3) {
             *n += 1;
             let id = format!("call_{n}");
             let name = SPELLED_TOOL_NAMES[rng.below(SPELLED_TOOL_NAMES.len() as u64) as usize];
@@ -422,7 +422,7 @@ fn payload_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
     out.push_str(&format!(
         "{{\"type\":\"assistant\",\"payload\":{{\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{a}\"}},{{\"type\":\"text\",\"text\":\"{b}\"}}]}}}}}}\n"
     ));
-    for _ in 0..1 + rng.below(4) {
+    for _ in 0..=rng.below(4) {
         *n += 1;
         let id = format!("shell-{n}");
         let command = text_of(rng, 20);
@@ -470,7 +470,7 @@ const QUERIED_TOOLS: &[(&str, &str, &str, &str)] = &[
 /// for a `started` that is never written (the call only completes); the calls of a turn overlap
 /// and complete in reverse order. Query ids are strings or numbers; half the call ids hold an
 /// escaped newline. No record is a finding.
-pub fn queries(seed: u64, size: usize) -> Vec<u8> {
+pub(crate) fn queries(seed: u64, size: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + 64 * 1024);
     let mut n = 0u64;
@@ -480,6 +480,10 @@ pub fn queries(seed: u64, size: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one session of interaction queries written in the order a real run writes it"
+)]
 fn queries_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
     let sid = format!(
         "{:08x}-5c1e-4a7d-{:012x}",
@@ -495,7 +499,7 @@ fn queries_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
         "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{prompt}\"}}]}},\"session_id\":\"{sid}\"}}\n"
     ));
     let mut result = String::new();
-    for turn in 0..1 + rng.below(6) {
+    for turn in 0..=rng.below(6) {
         ts += 10;
         let mcid = format!("{:x}-{turn}-aq0x", rng.next());
         let len = 40 + rng.below(80) as usize;
@@ -514,7 +518,7 @@ fn queries_session(rng: &mut Rng, out: &mut String, n: &mut u64) {
             approved: bool,
             arg: String,
         }
-        let calls: Vec<Call> = (0..1 + rng.below(3))
+        let calls: Vec<Call> = (0..=rng.below(3))
             .map(|_| {
                 *n += 1;
                 let query_id = if rng.below(2) == 0 {

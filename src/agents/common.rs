@@ -543,6 +543,10 @@ impl<W: Write> Writer<'_, W> {
     }
 
     /// cursor's events, mapped like the other agents'.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one match over cursor's event types, each mapped to the common form"
+    )]
     fn cursor(&mut self, rec: &Record<'_>, ev: &crate::event::Event<'_>) {
         let line = rec.pos.line;
         let out = |kind| Event::new(kind, line);
@@ -563,12 +567,12 @@ impl<W: Write> Writer<'_, W> {
             }
             (Some("user"), _) => {
                 let mut e = out(Kind::UserPrompt);
-                e.text = ev.message.text.clone();
+                e.text.clone_from(&ev.message.text);
                 self.write(&e);
             }
             (Some("assistant"), _) => {
                 let mut e = out(Kind::AssistantText);
-                e.text = ev.message.text.clone();
+                e.text.clone_from(&ev.message.text);
                 e.delta = ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
                 e.timestamp_ms = ev.timestamp_ms.as_millis();
                 self.write(&e);
@@ -607,9 +611,9 @@ impl<W: Write> Writer<'_, W> {
                         // A call announced by an `interaction_query` completes without a start:
                         // it starts here in the common form.
                         let mut s = out(Kind::ToolStart);
-                        s.name = e.name.clone();
+                        s.name.clone_from(&e.name);
                         s.tool_kind = e.tool_kind;
-                        s.call_id = id.clone();
+                        s.call_id.clone_from(&id);
                         s.args = ev.tool_call.args;
                         self.write(&s);
                     }

@@ -236,6 +236,6 @@ mod tests {
         assert_eq!(v(r#"{"type":"result"}"#), Vote::Weak(Agent::Cursor));
         assert_eq!(v(r#"{"type":"mystery"}"#), Vote::Unknown);
         assert_eq!(v(r#"{"no":"type"}"#), Vote::None);
-        assert_eq!(v(r#"[1]"#), Vote::None);
+        assert_eq!(v(r"[1]"), Vote::None);
     }
 }

@@ -151,7 +151,6 @@ pub fn expect(
 
 /// Checks a required field: a finding when absent, or present with the wrong type.
 #[inline]
-#[allow(clippy::too_many_arguments)]
 pub fn require(
     t: Option<JsonType>,
     want: Want,

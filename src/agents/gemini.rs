@@ -238,7 +238,7 @@ impl Validator {
     fn lifecycle(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
         match (self.state, ty) {
             (State::Before | State::Ended(_) | State::Stray(_), "init") => {
-                self.state = State::Open(pos.line)
+                self.state = State::Open(pos.line);
             }
             (State::Open(at), "init") => {
                 emit(

@@ -176,7 +176,6 @@ impl Checker {
     /// Checks one record (`json`, parsed from the record's own `bytes`), and passes its events
     /// in the common vocabulary to `common` when given. `Err` when `json` does not parse (the
     /// caller's slow path reports it); `Ok(Some(t))` when it is valid JSON but not an object.
-    #[allow(clippy::too_many_arguments)]
     pub fn record<'a>(
         &mut self,
         pos: Position,

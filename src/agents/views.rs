@@ -110,6 +110,7 @@ macro_rules! view {
     ($(#[$m:meta])* pub struct $name:ident<'a> { $($(#[$fm:meta])* $key:literal => $field:ident : $ty:ty,)* }) => {
         $(#[$m])*
         #[derive(Debug, Default)]
+        #[allow(unreachable_pub, reason = "a view is public where its agent re-exports it, private elsewhere")]
         pub struct $name<'a> {
             /// The JSON type of the value; `None` when absent.
             pub shape: Option<$crate::event::JsonType>,
@@ -154,7 +155,7 @@ macro_rules! view {
                         self,
                         mut map: A,
                     ) -> Result<(), A::Error> {
-                        #[allow(unused_imports)]
+                        #[allow(unused_imports, reason = "not every expansion of the macro uses the trait")]
                         use $crate::agents::Slot as _;
                         let v = self.0;
                         v.shape = Some($crate::event::JsonType::Object);
@@ -238,7 +239,7 @@ pub trait SetShape {
 }
 
 /// Reads `text` (one record) into `place`, a default view, in place: the fast reader first,
-/// serde_json when it declines (the view is reset first). The view borrows from `text`, or from
+/// `serde_json` when it declines (the view is reset first). The view borrows from `text`, or from
 /// `arena` for strings with escapes.
 pub fn parse_into<'a, T: Deserialize<'a> + Default>(
     text: &'a str,
@@ -254,7 +255,7 @@ pub fn parse_into<'a, T: Deserialize<'a> + Default>(
     de.end()
 }
 
-/// Reads `text` (one record) into a view: the fast reader first, serde_json when it declines.
+/// Reads `text` (one record) into a view: the fast reader first, `serde_json` when it declines.
 /// The view borrows from `text`, or from `arena` for strings with escapes.
 pub fn parse<'a, T: Deserialize<'a>>(
     text: &'a str,

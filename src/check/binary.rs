@@ -99,8 +99,7 @@ impl BinaryRun {
             && let Some(d) = held.iter_mut().find(|d| d.rule.group() == Group::Framing)
         {
             d.help = Some(format!(
-                "{} records in a row look binary: the framing findings of the next ones like them are counted and summed up in one finding where the run ends",
-                BINARY_SHOWN
+                "{BINARY_SHOWN} records in a row look binary: the framing findings of the next ones like them are counted and summed up in one finding where the run ends"
             ));
         }
         None

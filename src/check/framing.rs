@@ -59,7 +59,7 @@ pub(super) fn slow_record(
         Err(e) => {
             unreadable(check, rec);
             consumer.invalid(rec.pos, bytes);
-            emit(json_diagnostic(rec, bytes, &e))
+            emit(json_diagnostic(rec, bytes, &e));
         }
     }
 }
@@ -78,7 +78,10 @@ fn unreadable(check: &mut Check<'_>, rec: &Record<'_>) {
 /// A record whose strings hold raw control characters (`e` is the strict parse's error): its
 /// repaired copy is parsed instead, and the record is read as that copy says.
 #[cold]
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+)]
 fn repaired_record(
     rec: &Record<'_>,
     e: &serde_json::Error,
@@ -110,7 +113,7 @@ fn repaired_record(
         Err(e) => {
             unreadable(check, rec);
             consumer.invalid(rec.pos, bytes);
-            emit(json_diagnostic(rec, scratch, &e))
+            emit(json_diagnostic(rec, scratch, &e));
         }
     }
 }
@@ -251,7 +254,7 @@ fn control_name(b: u8) -> String {
         b'\r' => "carriage return (U+000D)".to_owned(),
         b'\t' => "tab (U+0009)".to_owned(),
         0x1b => "escape character (U+001B)".to_owned(),
-        _ => format!("control character U+{:04X}", b),
+        _ => format!("control character U+{b:04X}"),
     }
 }
 

@@ -257,7 +257,10 @@ pub(super) enum Check<'c> {
 
 /// A record of a Claude Code, Codex or Gemini CLI stream: its agent's checker reads it, and
 /// cursor's classifier only when the record is not plain valid JSON (the slow path).
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+)]
 pub(super) fn agent_record(
     rec: &Record<'_>,
     examined: Option<&Examined<'_>>,
@@ -281,7 +284,7 @@ pub(super) fn agent_record(
         return;
     }
     let mut check = Check::Agent(checker, arena);
-    framing::slow_record(rec, dialect, &mut check, scratch, lenient, emit, consumer)
+    framing::slow_record(rec, dialect, &mut check, scratch, lenient, emit, consumer);
 }
 
 /// An agent's record whose text is `json`; false when it does not parse.
@@ -375,7 +378,7 @@ pub(super) fn classified(
         },
         View::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);
-            emit(framing::not_an_object(rec, bytes, t))
+            emit(framing::not_an_object(rec, bytes, t));
         }
     }
 }

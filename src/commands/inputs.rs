@@ -55,8 +55,8 @@ pub(super) fn resolve_inputs(
             walked.push(path);
             // The globs of the configuration that governs the directory, unless given.
             let settings = configs.for_path(Some(path)).map_err(anyhow::Error::msg)?;
-            filter.include = settings.include.clone();
-            filter.exclude = settings.exclude.clone();
+            filter.include.clone_from(&settings.include);
+            filter.exclude.clone_from(&settings.exclude);
             filter.validate().map_err(anyhow::Error::msg)?;
             match crate::walk::walk(path, &filter) {
                 Ok((files, notes)) => {
@@ -215,7 +215,7 @@ fn raise_pipe_buffer() {
         // F_SETPIPE_SZ takes an int and touches no memory of ours; both only read descriptor 0.
         unsafe {
             let mut st: libc::stat = std::mem::zeroed();
-            if libc::fstat(0, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFIFO {
+            if libc::fstat(0, &raw mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFIFO {
                 libc::fcntl(0, libc::F_SETPIPE_SZ, 1 << 20);
             }
         }
@@ -237,7 +237,7 @@ pub(super) fn stdin_ready(timeout: std::time::Duration) -> bool {
         };
         let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
         // SAFETY: `fd` is one valid pollfd for the duration of the call.
-        let rc = unsafe { libc::poll(&mut fd, 1, ms) };
+        let rc = unsafe { libc::poll(&raw mut fd, 1, ms) };
         // A signal (Ctrl-C included, checked on the next call) is a wait that ended early; any
         // other failure is left for the read to report.
         rc > 0 || (rc < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)

@@ -13,7 +13,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 /// Prints what `generate` writes about the command line. The generators are rendered into a
-/// buffer first: clap_complete panics when its writer fails, and a closed stdout must not.
+/// buffer first: `clap_complete` panics when its writer fails, and a closed stdout must not.
 pub(super) fn print_generated(
     generate: impl FnOnce(&mut clap::Command, &mut Vec<u8>) -> io::Result<()>,
 ) -> anyhow::Result<u8> {

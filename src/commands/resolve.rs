@@ -98,7 +98,7 @@ pub(super) struct Threads {
 
 impl Threads {
     /// The settings of the pipeline one input is checked through, unless `jobs` is 1.
-    pub fn pipeline(&self, from_stdin: bool) -> Option<pipeline::Settings> {
+    pub(super) fn pipeline(&self, from_stdin: bool) -> Option<pipeline::Settings> {
         (self.jobs > 1).then(|| pipeline::Settings {
             workers: self.jobs,
             batch_bytes: self.batch_bytes,
@@ -127,7 +127,7 @@ pub(super) struct Reporting {
 }
 
 impl CheckConfig {
-    pub fn resolve(args: &CheckArgs, terminal: &Terminal) -> anyhow::Result<CheckConfig> {
+    pub(super) fn resolve(args: &CheckArgs, terminal: &Terminal) -> anyhow::Result<CheckConfig> {
         let mut configs = args
             .walk
             .configs(args.overrides())
@@ -199,7 +199,9 @@ impl CheckConfig {
             reporting: Reporting {
                 strict: args.strict,
                 exit_zero: args.exit_zero,
-                floor: args.level.map_or(Severity::Info, |l| l.severity()),
+                floor: args
+                    .level
+                    .map_or(Severity::Info, super::super::cli::LevelArg::severity),
                 max: args.max_diagnostics,
                 // The document formats keep the first ones: they are written at the end anyway.
                 keep: args.max_diagnostics.is_some()
@@ -231,7 +233,7 @@ const JOBS_PER_CPU: usize = 4;
 /// The threads to check with: `asked` (at least 1), or one per processor; at most
 /// [`JOBS_PER_CPU`] per processor, with a note when `asked` is cut to that.
 fn jobs(asked: Option<usize>) -> io::Result<usize> {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let Some(asked) = asked else {
         return Ok(cpus);
     };
@@ -259,7 +261,7 @@ pub(super) struct FmtConfig {
 }
 
 impl FmtConfig {
-    pub fn resolve(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<FmtConfig> {
+    pub(super) fn resolve(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<FmtConfig> {
         let mut configs = args
             .walk
             .configs(args.walk.overrides())
@@ -318,7 +320,7 @@ pub(super) struct ReadConfig {
 }
 
 impl ReadConfig {
-    pub fn resolve(args: &InputArgs, terminal: &Terminal) -> anyhow::Result<ReadConfig> {
+    pub(super) fn resolve(args: &InputArgs, terminal: &Terminal) -> anyhow::Result<ReadConfig> {
         let mut configs = args
             .walk
             .configs(args.walk.overrides())

@@ -109,7 +109,7 @@ impl<'de> Deserialize<'de> for ToolBody<'de> {
                     match &*key.name {
                         // The `function` shape names its arguments `arguments`.
                         "args" | "arguments" if body.args.is_none() => {
-                            body.args = Some(map.next_value()?)
+                            body.args = Some(map.next_value()?);
                         }
                         "result" => body.outcome = map.next_value()?,
                         _ => {
@@ -306,7 +306,7 @@ impl<'de> Deserialize<'de> for SuccessValue {
                     match &*key.name {
                         "exitCode" => out.exit_code = int(&map.next_value::<Field<'de>>()?),
                         "totalLines" => {
-                            out.total_lines = map.next_value::<Field<'de>>()?.as_millis()
+                            out.total_lines = map.next_value::<Field<'de>>()?.as_millis();
                         }
                         _ => {
                             map.next_value::<IgnoredAny>()?;
@@ -509,7 +509,10 @@ impl Content<'_> {
 #[derive(Default)]
 struct ContentItem<'a> {
     /// Set by `object_view!`; a non-object item simply has no text.
-    #[allow(dead_code)]
+    #[expect(
+        dead_code,
+        reason = "set by the visitor, which checks the shape; never read"
+    )]
     shape: Option<JsonType>,
     text: Field<'a>,
 }
@@ -582,7 +585,10 @@ object_view!(Query, |q, map| {
 #[derive(Default)]
 struct QueryInner<'a> {
     /// Set by `object_view!`; a non-object value simply announces nothing.
-    #[allow(dead_code)]
+    #[expect(
+        dead_code,
+        reason = "set by the visitor, which checks the shape; never read"
+    )]
     shape: Option<JsonType>,
     first_key: Option<Cow<'a, str>>,
     tool_call_id: Option<Cow<'a, str>>,
@@ -756,7 +762,10 @@ mod tests {
     fn flat_tool_results_have_a_variant() {
         let v = |r: &str| {
             let text = format!(r#"{{"tool_call":{{"aToolCall":{{"result":{r}}}}}}}"#);
-            event(&text).tool_call.outcome.map(|c| c.into_owned())
+            event(&text)
+                .tool_call
+                .outcome
+                .map(std::borrow::Cow::into_owned)
         };
         assert_eq!(
             v(r#"{"success":{"exitCode":1}}"#).as_deref(),
@@ -773,6 +782,6 @@ mod tests {
             v(r#"{"exitCode":0,"stdout":""}"#).as_deref(),
             Some("success")
         );
-        assert_eq!(v(r#"{}"#), None);
+        assert_eq!(v(r"{}"), None);
     }
 }

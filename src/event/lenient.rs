@@ -1,6 +1,6 @@
-//! The lenient parse: valid JSON that serde_json refuses, read through a substituted copy.
+//! The lenient parse: valid JSON that `serde_json` refuses, read through a substituted copy.
 //!
-//! RFC 8259's grammar allows two things serde_json refuses: numbers beyond the f64 range
+//! RFC 8259's grammar allows two things `serde_json` refuses: numbers beyond the f64 range
 //! (`1e400`, a 400-digit integer) and `\u` escapes of unpaired UTF-16 surrogates (`"\ud800"`,
 //! which JavaScript's `JSON.stringify` writes for a string cut between the two halves of a pair).
 //! This module owns recognising those refusals and writing a copy of the record of the same
@@ -32,7 +32,7 @@ pub(super) fn retry<'a, T>(
     }
 }
 
-/// Whether serde_json rejected something that is valid JSON.
+/// Whether `serde_json` rejected something that is valid JSON.
 fn is_substitutable(e: &serde_json::Error) -> bool {
     let msg = e.to_string();
     msg.starts_with("number out of range")

@@ -91,7 +91,7 @@ pub enum Field<'a> {
     Other(JsonType),
 }
 
-impl<'a> Field<'a> {
+impl Field<'_> {
     pub fn is_present(&self) -> bool {
         !matches!(self, Field::Absent)
     }
@@ -287,10 +287,10 @@ pub enum Parsed<'a> {
 /// (`--dialect`: only that dialect's shapes are mapped).
 ///
 /// The record is read by the fast reader of `json.rs` first; whatever it does not accept (errors,
-/// and the few things it leaves to serde_json) is read again by serde_json, which gives the
+/// and the few things it leaves to `serde_json`) is read again by `serde_json`, which gives the
 /// exact error and position.
 ///
-/// Given `lenient`, it never rejects a valid JSON text. serde_json refuses two things RFC 8259's
+/// Given `lenient`, it never rejects a valid JSON text. `serde_json` refuses two things RFC 8259's
 /// grammar allows: numbers beyond the f64 range (`1e400`, a 400-digit integer) and `\u` escapes
 /// of unpaired UTF-16 surrogates (`"\ud800"`, which JavaScript's `JSON.stringify` writes for a
 /// string cut between the two halves of a pair). When the strict parse fails for one of these,
@@ -298,7 +298,7 @@ pub enum Parsed<'a> {
 /// ±1e308 (padded with spaces) and each such escape `\uDxyz` as the private-use character
 /// `\uExyz` (so that distinct escapes stay distinct: two `call_id`s, two keys), and the copy is
 /// parsed instead; the event then borrows from `lenient`. Byte offsets in the copy are offsets
-/// in `text`, so error positions stay exact. Without it (`None`), those are serde_json's errors.
+/// in `text`, so error positions stay exact. Without it (`None`), those are `serde_json`'s errors.
 pub fn parse<'a>(
     text: &'a str,
     dialect: Option<Dialect>,
@@ -323,7 +323,7 @@ pub enum Shape {
 
 /// The strict [`parse`] into the caller's `ev`, which must be `Event::default()`: the event
 /// view of an object is written there, and the strings it keeps that had escapes go to `arena`,
-/// so that nothing is allocated per record (but for records only serde_json reads). On an
+/// so that nothing is allocated per record (but for records only `serde_json` reads). On an
 /// error, `ev` holds whatever was read before it. This is the checker's parse of every record;
 /// what it refuses, the checker reads again with [`parse`] and a lenient copy.
 pub fn parse_into<'a>(
@@ -389,7 +389,7 @@ fn parse_fast<'a>(
     Some(parsed(shape, ev))
 }
 
-/// [`parse_strict`] on serde_json alone.
+/// [`parse_strict`] on `serde_json` alone.
 fn parse_serde_json(text: &str, forced: Option<Dialect>) -> Result<Parsed<'_>, serde_json::Error> {
     let mut ev = Box::<Event<'_>>::default();
     let mut de = serde_json::Deserializer::from_str(text);

@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn sdk_tool_names_become_kinds() {
-        let k = |n: &str| sdk_tool_kind(n).map(|c| c.into_owned());
+        let k = |n: &str| sdk_tool_kind(n).map(std::borrow::Cow::into_owned);
         assert_eq!(k("Shell").as_deref(), Some("shellToolCall"));
         assert_eq!(k("StrReplace").as_deref(), Some("editToolCall"));
         assert_eq!(k("str_replace").as_deref(), Some("editToolCall"));

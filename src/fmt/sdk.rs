@@ -77,7 +77,7 @@ pub(super) fn sdk(
                 o.out.push(b'}');
             }
             "error" if ty == Some("result") && !has("result") && Some(i) == last_error => {
-                o.raw("result", v)
+                o.raw("result", v);
             }
             _ => o.raw(k, v),
         }

@@ -13,7 +13,6 @@ use crate::event::{Dialect, Event};
 
 /// `--to json`: follows the session's text; at its `result`, puts the result object in `line`
 /// and returns true.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn json_event(
     session: &mut Option<SessionText>,
     totals: &mut FmtTotals,

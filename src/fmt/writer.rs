@@ -353,7 +353,7 @@ impl<W: Write> Writer<'_, '_, W> {
         if !repeated && !self.stopped.get() {
             match self.out.write_all(&self.held) {
                 Ok(()) => {
-                    self.totals.written += memchr::memchr_iter(b'\n', &self.held).count() as u64
+                    self.totals.written += memchr::memchr_iter(b'\n', &self.held).count() as u64;
                 }
                 Err(e) => {
                     self.failed.set(Some(e));

@@ -123,7 +123,7 @@ mod bus {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     /// One mapping: its address range (`start == 0`: a free entry) and whether it was cut.
-    pub struct Slot {
+    pub(super) struct Slot {
         start: AtomicUsize,
         end: AtomicUsize,
         pub hit: AtomicBool,
@@ -133,7 +133,10 @@ mod bus {
     /// As many mappings at once as files are checked at once, and then some.
     const SLOTS: usize = 64;
 
-    #[allow(clippy::declare_interior_mutable_const)]
+    #[expect(
+        clippy::declare_interior_mutable_const,
+        reason = "only the initializer of the table's entries; each entry is a static of its own"
+    )]
     const FREE: Slot = Slot {
         start: AtomicUsize::new(0),
         end: AtomicUsize::new(0),
@@ -154,7 +157,7 @@ mod bus {
 
     /// Lists the mapping `start..start + len`; `None` when the table is full or no handler could
     /// be installed (the file is then read instead).
-    pub fn register(start: usize, len: usize) -> Option<&'static Slot> {
+    pub(super) fn register(start: usize, len: usize) -> Option<&'static Slot> {
         install();
         if !INSTALLED.load(Ordering::Acquire) {
             return None;
@@ -170,7 +173,7 @@ mod bus {
         Some(slot)
     }
 
-    pub fn unregister(slot: &Slot) {
+    pub(super) fn unregister(slot: &Slot) {
         slot.start.store(0, Ordering::Release);
         slot.end.store(0, Ordering::Relaxed);
         slot.taken.store(false, Ordering::Release);
@@ -189,9 +192,9 @@ mod bus {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_bus as *const () as usize;
                 action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
-                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigemptyset(&raw mut action.sa_mask);
                 let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(libc::SIGBUS, &action, &mut old) == 0 {
+                if libc::sigaction(libc::SIGBUS, &raw const action, &raw mut old) == 0 {
                     let _ = OLD.set(Old(old));
                     INSTALLED.store(true, Ordering::Release);
                 }
@@ -236,7 +239,7 @@ mod bus {
         // SAFETY: sigaction is async-signal-safe; OLD holds a valid sigaction.
         unsafe {
             match OLD.get() {
-                Some(old) => libc::sigaction(libc::SIGBUS, &old.0, std::ptr::null_mut()),
+                Some(old) => libc::sigaction(libc::SIGBUS, &raw const old.0, std::ptr::null_mut()),
                 None => libc::signal(libc::SIGBUS, libc::SIG_DFL) as libc::c_int,
             };
         }

@@ -256,9 +256,10 @@ pub fn check_in_place<C: Consumer>(
 fn lane_of(i: usize, lanes: usize) -> usize {
     let workers = lanes - 1;
     let k = i % (4 * workers + 3);
-    match k < 3 * lanes {
-        true => k % lanes,
-        false => k - 3 * lanes + 1,
+    if k < 3 * lanes {
+        k % lanes
+    } else {
+        k - 3 * lanes + 1
     }
 }
 

@@ -110,7 +110,10 @@ impl Prefix {
     }
 
     fn next(&mut self, b: u8) -> Option<Expect> {
-        use Expect::*;
+        use Expect::{
+            Colon, CommaOrClose, Dot, End, Escape, Exp, ExpMark, ExpSign, Failed, Frac, Hex, Int,
+            Key, KeyOrClose, Lit, Minus, Str, Value, ValueOrClose, Zero,
+        };
         let ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         let at = self.at;
         match at {
@@ -188,7 +191,7 @@ impl Prefix {
     }
 
     fn open_value(&mut self, b: u8) -> Option<Expect> {
-        use Expect::*;
+        use Expect::{Int, KeyOrClose, Lit, Minus, Str, ValueOrClose, Zero};
         Some(match b {
             b'{' => {
                 self.push(true);

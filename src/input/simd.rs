@@ -197,7 +197,12 @@ fn masks_portable(block: &[u8; 64]) -> Masks {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{LineIndex, Masks, extend_with};
-    use std::arch::x86_64::*;
+    use std::arch::x86_64::{
+        _mm_clmulepi64_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128,
+        _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+        _mm256_movemask_epi8, _mm256_set1_epi8, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512,
+        _mm512_set1_epi8,
+    };
 
     /// SSE2 is part of every x86-64 CPU, so this needs no detection.
     #[inline(always)]
@@ -213,9 +218,9 @@ mod x86 {
             let mut lf = 0u64;
             for k in 0..4 {
                 let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast());
-                let mq = _mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) as u16 as u64;
-                let mb = _mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)) as u16 as u64;
-                let ml = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u16 as u64;
+                let mq = u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) as u16);
+                let mb = u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)) as u16);
+                let ml = u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u16);
                 quote |= mq << (16 * k);
                 backslash |= mb << (16 * k);
                 lf |= ml << (16 * k);
@@ -252,13 +257,13 @@ mod x86 {
             let bs = _mm256_set1_epi8(b'\\' as i8);
             let lo = _mm256_loadu_si256(block.as_ptr().cast());
             let hi = _mm256_loadu_si256(block.as_ptr().add(32).cast());
-            let ql = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, q)) as u32 as u64;
-            let qh = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, q)) as u32 as u64;
-            let bl = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, bs)) as u32 as u64;
-            let bh = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, bs)) as u32 as u64;
+            let ql = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, q)) as u32);
+            let qh = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, q)) as u32);
+            let bl = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, bs)) as u32);
+            let bh = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, bs)) as u32);
             let nl = _mm256_set1_epi8(b'\n' as i8);
-            let ll = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, nl)) as u32 as u64;
-            let lh = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, nl)) as u32 as u64;
+            let ll = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, nl)) as u32);
+            let lh = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, nl)) as u32);
             Masks {
                 quote: ql | qh << 32,
                 backslash: bl | bh << 32,
@@ -296,7 +301,7 @@ mod x86 {
             // PCLMULQDQ (and more), as its caller guarantees.
             |b| unsafe { masks_avx2(b) },
             |q| unsafe { prefix_xor_clmul(q) },
-        )
+        );
     }
 
     /// The index's block loop with AVX-512 compares into mask registers and the carry-less
@@ -315,7 +320,7 @@ mod x86 {
             // PCLMULQDQ (and more), as its caller guarantees.
             |b| unsafe { masks_avx512(b) },
             |q| unsafe { prefix_xor_clmul(q) },
-        )
+        );
     }
 }
 
@@ -367,7 +372,7 @@ impl Kernel {
 
     /// Every implementation this CPU runs, slowest first (the portable one is always there).
     pub fn available() -> Vec<Kernel> {
-        #[allow(unused_mut)]
+        #[allow(unused_mut, reason = "pushed to only on targets with SIMD kernels")]
         let mut all = vec![Kernel(Imp::Portable)];
         #[cfg(target_arch = "x86_64")]
         {

@@ -362,9 +362,10 @@ impl<S: Source> Splitter<S> {
             (self.utf8_from, self.utf8_to) = (start, start);
         }
         let at = (self.utf8_to - self.base) as usize;
-        let upto = match self.eof {
-            true => self.end,
-            false => at + complete_prefix(&self.buf[at..self.end]),
+        let upto = if self.eof {
+            self.end
+        } else {
+            at + complete_prefix(&self.buf[at..self.end])
         };
         tick!(self, upto - at);
         if simdutf8::basic::from_utf8(&self.buf[at..upto]).is_err() {
@@ -992,6 +993,10 @@ mod tests {
 
     /// The rules restated as a plain byte-at-a-time pass over the whole input: no buffer, no
     /// memchr, no carried scan state.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "the reference splitter the tests compare with, written as plainly as possible"
+    )]
     fn reference(input: &[u8], max: usize) -> Vec<Owned> {
         let lf_from = |i: usize| input[i..].iter().position(|&b| b == LF).map(|k| i + k);
         let strip_cr = |b0: usize, e: usize| {

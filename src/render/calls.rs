@@ -113,7 +113,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
     }
 }
 
-impl<'a> Loose<'a> {
+impl Loose<'_> {
     fn get(&self) -> Option<&str> {
         self.0.as_deref().filter(|s| !s.is_empty())
     }

@@ -15,6 +15,10 @@ use std::io::Write;
 
 /// The transcript of Claude Code, Codex and Gemini CLI streams, from their common events.
 impl<W: Write> Renderer<'_, W> {
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one match over the common event vocabulary; each arm writes one line"
+    )]
     pub(super) fn common_event(&mut self, ev: &common::Event<'_>) {
         use common::Kind;
         if ev.kind != Kind::End {

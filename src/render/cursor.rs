@@ -123,7 +123,7 @@ impl<W: Write> Renderer<'_, W> {
         let dim = self.styles.dim;
         match (since.flatten(), ev.timestamp_ms.as_millis()) {
             (Some(start), Some(end)) if end >= start => {
-                self.push_styled(&format!("· thought for {}", duration(end - start)), dim)
+                self.push_styled(&format!("· thought for {}", duration(end - start)), dim);
             }
             _ => self.push_styled("· thought", dim),
         }

@@ -92,7 +92,7 @@ mod tests {
             vec![
                 ("Hel".into(), false),
                 ("lo".into(), true),
-                ("".into(), true)
+                (String::new(), true)
             ]
         );
     }
@@ -136,6 +136,6 @@ mod tests {
         ]);
         assert_eq!(out[2], ("b".into(), false));
         assert_eq!(out[3], ("c".into(), true));
-        assert_eq!(out[4], ("".into(), true));
+        assert_eq!(out[4], (String::new(), true));
     }
 }

@@ -168,6 +168,10 @@ pub struct Renderer<'s, W: Write> {
     /// Assistant text was shown in the current session.
     text_shown: bool,
     /// `timestamp_ms` of the first delta of the thinking phase under way, and whether one is.
+    #[expect(
+        clippy::option_option,
+        reason = "whether a phase is under way, and the timestamp of its first delta when it had one"
+    )]
     thinking: Option<Option<u64>>,
 }
 
@@ -229,9 +233,10 @@ impl<'s, W: Write> Renderer<'s, W> {
     /// workflow command.
     fn push_escaped(&mut self, s: &str, style: Option<Style>) {
         let escaped = escape_untrusted(s);
-        match self.newlines > 0 {
-            true => self.push_styled(&no_command(&escaped), style),
-            false => self.push_styled(&escaped, style),
+        if self.newlines > 0 {
+            self.push_styled(&no_command(&escaped), style);
+        } else {
+            self.push_styled(&escaped, style);
         }
     }
 

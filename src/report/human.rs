@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn escaping_in_message_and_snippet_keeps_carets_aligned() {
         let rec = "{\"a\":\"\u{1b}[31m\u{202e}\",\"type\":7}";
-        let at = rec.find("7").unwrap();
+        let at = rec.find('7').unwrap();
         let d = Diagnostic::new(
             Rule::WrongFieldType,
             pos(5),

@@ -1,4 +1,4 @@
-//! The junit format: JUnit XML for the test-report views of CI services, written at the end of
+//! The junit format: `JUnit` XML for the test-report views of CI services, written at the end of
 //! the run because the root element carries the totals.
 //!
 //! One `<testsuite>` per checked file (its name is the file's, with the records and bytes read

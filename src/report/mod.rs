@@ -49,7 +49,7 @@ pub enum Format {
     Github,
     /// One SARIF 2.1.0 log for the whole run, written by [`Printer::finish`].
     Sarif,
-    /// JUnit XML, a test suite per file, written by [`Printer::finish`].
+    /// `JUnit` XML, a test suite per file, written by [`Printer::finish`].
     Junit,
 }
 

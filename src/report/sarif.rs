@@ -171,7 +171,7 @@ fn what_it_checks(doc: &str) -> String {
     paragraphs.join("\n\n")
 }
 
-/// Converts a kebab-case rule name into the PascalCase that SARIF asks of `name`.
+/// Converts a kebab-case rule name into the `PascalCase` that SARIF asks of `name`.
 fn pascal_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for word in name.split('-') {

@@ -67,7 +67,7 @@ pub fn reap(pgid: i32, agent: i32) -> Reaped {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: `status` is valid for one int during the call.
-        let pid = unsafe { libc::waitpid(-pgid, &mut status, 0) };
+        let pid = unsafe { libc::waitpid(-pgid, &raw mut status, 0) };
         if pid == agent {
             return Reaped::Agent(std::process::ExitStatus::from_raw(status));
         }

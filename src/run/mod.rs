@@ -98,12 +98,18 @@ enum Msg {
 type Notes = Mutex<Box<dyn Write + Send>>;
 
 fn note(notes: &Notes, text: &str) {
-    let mut w = notes.lock().unwrap_or_else(|e| e.into_inner());
+    let mut w = notes
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let _ = writeln!(w, "sjlint run: {text}");
     let _ = w.flush();
 }
 
 /// Runs the agent `args` names; see the module documentation.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the steps of a supervised run in the order they happen"
+)]
 pub fn run(args: &RunArgs) -> io::Result<u8> {
     let start = Instant::now();
     let (signals, wake) = pipe::pipe(true)?;
@@ -289,6 +295,10 @@ fn receive_signals(signals: OwnedFd, tx: &Sender<Msg>) {
 }
 
 /// After the run: the findings' summary, the closing line, `--summary`, the exit code.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the end of a run: its findings, its summary and its exit code, in that order"
+)]
 fn finish(
     args: &RunArgs,
     sup: &Supervisor<'_>,
@@ -360,7 +370,7 @@ fn finish(
     let result = sup
         .session
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .result
         .clone();
     let verdict = Verdict {

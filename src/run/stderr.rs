@@ -49,7 +49,9 @@ pub(super) fn forward_stderr(
         let room = STDERR_KEPT.saturating_sub(seen.head.len());
         seen.head.extend_from_slice(&chunk[..room.min(n)]);
         {
-            let mut w = notes.lock().unwrap_or_else(|e| e.into_inner());
+            let mut w = notes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let _ = w.write_all(chunk);
             let _ = w.flush();
         }

@@ -43,7 +43,10 @@ pub(super) struct Checked {
 
 /// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
 /// on the way it is checked exactly as `check --tee` checks standard input.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+)]
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
@@ -147,7 +150,9 @@ struct Observer<'a> {
 
 impl Observer<'_> {
     fn session(&self) -> MutexGuard<'_, Session> {
-        self.session.lock().unwrap_or_else(|e| e.into_inner())
+        self.session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

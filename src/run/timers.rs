@@ -24,7 +24,10 @@ impl Supervisor<'_> {
         let mut next = None;
         let mut due: Option<(Ending, Instant)> = None;
         {
-            let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            let s = self
+                .session
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             // Each timer: what it ends the run as, since when its condition holds, how long.
             let mut consider = |ending: Ending, since: Instant, limit: Duration| {
                 let at = since + limit;
@@ -104,7 +107,7 @@ impl Supervisor<'_> {
                 let line = self
                     .session
                     .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .result
                     .as_ref()
                     .map_or(0, |r| r.line);

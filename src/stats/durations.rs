@@ -13,7 +13,10 @@ pub fn median(sorted: &[u64]) -> Option<f64> {
     match n {
         0 => None,
         _ if n % 2 == 1 => Some(sorted[n / 2] as f64),
-        _ => Some((sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0),
+        _ => Some(f64::midpoint(
+            sorted[n / 2 - 1] as f64,
+            sorted[n / 2] as f64,
+        )),
     }
 }
 

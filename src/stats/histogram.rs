@@ -18,7 +18,7 @@ pub const EXACT_MAX: usize = 1 << 16;
 /// Sub-buckets per power of two in the histogram (values below this are exact).
 const SUB: u64 = 128;
 
-/// The histogram's buckets at most: the exact values below [`SUB`], and [`SUB`] buckets for each
+/// The histogram's buckets at most: the exact values below `SUB`, and `SUB` buckets for each
 /// power of two from 2^7 to 2^63.
 pub const BUCKETS: usize = (SUB + (64 - 7) * SUB) as usize;
 
@@ -93,7 +93,7 @@ impl Durations {
         let median = if n % 2 == 1 {
             at(n / 2 + 1) as f64
         } else {
-            (at(n / 2) as f64 + at(n / 2 + 1) as f64) / 2.0
+            f64::midpoint(at(n / 2) as f64, at(n / 2 + 1) as f64)
         };
         Summary {
             count: n,

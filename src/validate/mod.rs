@@ -19,8 +19,8 @@
 //!
 //! This file holds the state and routes each event to the rules; the rules live in one module
 //! per group of the rule table, one function per rule named after the condition it checks:
-//! [`schema`] (one event on its own), [`lifecycle`] (sessions: init, result, ids, time,
-//! thinking), [`tool_calls`] (pairing calls and queries) and [`result`] (the result's text).
+//! `schema` (one event on its own), `lifecycle` (sessions: init, result, ids, time,
+//! thinking), `tool_calls` (pairing calls and queries) and `result` (the result's text).
 
 mod lifecycle;
 mod result;
@@ -40,7 +40,7 @@ use lifecycle::{Opening, Session};
 use std::collections::{HashMap, HashSet};
 use tool_calls::Pairing;
 
-/// Maps keyed by ids from the stream: foldhash is several times faster than SipHash on short
+/// Maps keyed by ids from the stream: foldhash is several times faster than `SipHash` on short
 /// keys and, seeded per process, keeps crafted ids from forcing collisions.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type Set<K> = HashSet<K, foldhash::fast::RandomState>;

@@ -109,14 +109,14 @@ pub(crate) struct TextHash {
 const P: u64 = (1 << 61) - 1;
 
 fn mulmod(a: u64, b: u64) -> u64 {
-    reduce(a as u128 * b as u128)
+    reduce(u128::from(a) * u128::from(b))
 }
 
 /// `x mod P` for `x < 2^125`: 2^61 ≡ 1 (mod P), so the high part folds onto the low part.
 fn reduce(x: u128) -> u64 {
-    let r = (x & P as u128) + (x >> 61);
+    let r = (x & u128::from(P)) + (x >> 61);
     // r < 2^65; one more fold leaves at most P + 15, and one subtraction lands it in 0..P.
-    let r = ((r & P as u128) + (r >> 61)) as u64;
+    let r = ((r & u128::from(P)) + (r >> 61)) as u64;
     if r >= P { r - P } else { r }
 }
 
@@ -200,26 +200,29 @@ impl TextHash {
             // Each half-sum is below 64 · 2^9 · 2^32 = 2^47; their sum below 2^80.
             let (mut lo, mut hi) = (0u64, 0u64);
             // A loop of a known 64 steps over three arrays, which the compiler vectorizes.
-            #[allow(clippy::needless_range_loop)]
+            #[expect(
+                clippy::needless_range_loop,
+                reason = "one index over three arrays, which the compiler vectorizes"
+            )]
             for i in 0..64 {
-                let b = step[i] as u64 + 1;
+                let b = u64::from(step[i]) + 1;
                 lo += b * k.step_lo[i];
                 hi += b * k.step_hi[i];
             }
-            let sum = lo as u128 + ((hi as u128) << 32);
-            h = reduce(h as u128 * k.pow[64] as u128 + sum);
+            let sum = u128::from(lo) + (u128::from(hi) << 32);
+            h = reduce(u128::from(h) * u128::from(k.pow[64]) + sum);
         }
         let mut chunks = steps.remainder().chunks_exact(8);
         for c in &mut chunks {
             // Each term is at most 2^8 · 2^61, so the sum and `h · base^8` stay far below 2^125.
             let mut sum = 0u128;
             for (i, &b) in c.iter().enumerate() {
-                sum += (b as u128 + 1) * k.pow[7 - i] as u128;
+                sum += (u128::from(b) + 1) * u128::from(k.pow[7 - i]);
             }
-            h = reduce(h as u128 * k.pow[8] as u128 + sum);
+            h = reduce(u128::from(h) * u128::from(k.pow[8]) + sum);
         }
         for &b in chunks.remainder() {
-            h = reduce(h as u128 * k.base as u128 + b as u128 + 1);
+            h = reduce(u128::from(h) * u128::from(k.base) + u128::from(b) + 1);
         }
         TextHash {
             h,
@@ -251,9 +254,9 @@ mod tests {
         let mut p = TextHash::default();
         let base = keys().base;
         for &b in bytes {
-            p.h = (p.h as u128 * base as u128 % P as u128) as u64 + b as u64 + 1;
+            p.h = (u128::from(p.h) * u128::from(base) % u128::from(P)) as u64 + u64::from(b) + 1;
             p.h %= P;
-            p.pw = (p.pw as u128 * base as u128 % P as u128) as u64;
+            p.pw = (u128::from(p.pw) * u128::from(base) % u128::from(P)) as u64;
         }
         p.len = bytes.len() as u64;
         p

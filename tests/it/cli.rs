@@ -956,7 +956,10 @@ fn corpus_single_events_are_well_formed_and_fire_only_lifecycle_rules() {
                     show(&findings)
                 );
             }
-            let expected: BTreeSet<String> = expected.iter().map(|r| r.to_string()).collect();
+            let expected: BTreeSet<String> = expected
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect();
             assert_eq!(rules_of(&findings), expected, "{name}\n{}", show(&findings));
             assert_eq!(run.code, i32::from(!expected.is_empty()), "{name}");
         }
@@ -1792,12 +1795,11 @@ fn assert_snapshot(name: &str, actual: &str) {
             path.display()
         )
     });
-    if expected != actual {
-        panic!(
-            "the human output differs from {} (SJLINT_BLESS=1 rewrites it)\n--- expected\n{expected}--- actual\n{actual}---",
-            path.display()
-        );
-    }
+    assert!(
+        expected == actual,
+        "the human output differs from {} (SJLINT_BLESS=1 rewrites it)\n--- expected\n{expected}--- actual\n{actual}---",
+        path.display()
+    );
 }
 
 fn human(args: &[&str], stdin: Option<&[u8]>) -> String {

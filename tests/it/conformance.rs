@@ -173,7 +173,7 @@ const CASES: &[Case] = &[
     ("string short unicode escape", br#"["\u12"]"#, Bad),
     ("string bad hex digit", br#"["\u12G4"]"#, Bad),
     ("string signed hex", br#"["\u+123"]"#, Bad),
-    ("string escape outside a string", br#"[\u0041]"#, Bad),
+    ("string escape outside a string", br"[\u0041]", Bad),
     ("string unclosed", br#"["abc"#, Bad),
     ("string closing quote escaped", br#"["\"]"#, Bad),
     ("string trailing backslash", br#"["\"#, Bad),

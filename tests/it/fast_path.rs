@@ -1,6 +1,6 @@
-//! The fast reader of classification against serde_json: whatever the fast path accepts,
-//! serde_json accepts too and reads into the same event; the fast path never accepts what
-//! serde_json rejects.
+//! The fast reader of classification against `serde_json`: whatever the fast path accepts,
+//! `serde_json` accepts too and reads into the same event; the fast path never accepts what
+//! `serde_json` rejects.
 //!
 //! Over every record of `testdata/`, of `../shared/corpus` and `../shared/seeds` (read in place;
 //! required under `CI=true`), the same records mutated, generated bench streams, and generated
@@ -22,7 +22,7 @@ const READINGS: [Option<Dialect>; 4] = [
 
 /// Compares the two paths on `text` under every reading, the fast one with and without an
 /// arena for unescaped strings (as `check` and as `fmt` read), and the public entry point with
-/// serde_json whenever the fast path has no answer; true when the fast path accepted it.
+/// `serde_json` whenever the fast path has no answer; true when the fast path accepted it.
 fn same(text: &str) -> bool {
     let mut accepted = false;
     for forced in READINGS {

@@ -1,6 +1,6 @@
 //! The CI formats (github, sarif, junit) and the GitHub Actions annotations, through the real
 //! binary on streams written here: exact github lines, the SARIF log validated against the
-//! official SARIF 2.1.0 schema, the JUnit XML parsed back.
+//! official SARIF 2.1.0 schema, the `JUnit` XML parsed back.
 
 use quick_xml::XmlVersion;
 use quick_xml::events::Event;
@@ -403,11 +403,10 @@ struct Element {
 
 impl Element {
     fn attr(&self, name: &str) -> &str {
-        self.attributes
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_else(|| panic!("no {name} on <{}>", self.name))
+        self.attributes.iter().find(|(k, _)| k == name).map_or_else(
+            || panic!("no {name} on <{}>", self.name),
+            |(_, v)| v.as_str(),
+        )
     }
 
     fn count(&self, name: &str) -> u64 {

@@ -81,7 +81,7 @@ fn until(rx: &mpsc::Receiver<String>, part: &str) -> Vec<String> {
                     return seen;
                 }
             }
-            Err(_) => panic!("no line with {part:?} in time; got {seen:#?}"),
+            Err(e) => panic!("no line with {part:?} in time ({e}); got {seen:#?}"),
         }
     }
 }

@@ -397,7 +397,8 @@ fn junit_messages_carry_no_raw_line_breaks_nor_bidi_controls() {
 
 #[test]
 fn render_never_begins_a_line_with_a_workflow_command_nor_passes_invisible_characters() {
-    let text = r#"::error file=x::forged\nfine\n  ::set-output name=a::b\n:\u200bzero\u200dwidth\u202ebidi"#;
+    let text =
+        r"::error file=x::forged\nfine\n  ::set-output name=a::b\n:\u200bzero\u200dwidth\u202ebidi";
     let input = format!(
         "{INIT}\n{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}},\"session_id\":\"s\"}}\n"
     );

@@ -211,7 +211,7 @@ fn newer_cli_stream() -> String {
             ));
         }
     }
-    out.extend(lines[2..].iter().map(|l| l.to_string()));
+    out.extend(lines[2..].iter().map(std::string::ToString::to_string));
     out.join("\n") + "\n"
 }
 
@@ -226,7 +226,7 @@ fn transport_records_and_newer_tool_kinds_are_clean_even_under_strict() {
 #[test]
 fn unknown_types_and_kinds_are_information_unless_raised() {
     let input = sample().replacen(
-        "\n",
+        '\n',
         "\n{\"type\":\"telemetry\",\"session_id\":\"1e2b8f3f-4472-579f-9de0-5bc55ec51b42\"}\n",
         1,
     );
@@ -285,7 +285,7 @@ fn an_unreadable_record_causes_no_cascade() {
 
     // A broken `started`: its completion is not an orphan.
     let lines: Vec<&str> = sample.lines().collect();
-    let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut edited: Vec<String> = lines.iter().map(std::string::ToString::to_string).collect();
     edited[11] = edited[11].replacen('{', "{,", 1);
     let (_, findings) = check_json(&[], Some((edited.join("\n") + "\n").as_bytes()));
     assert_eq!(
@@ -296,7 +296,8 @@ fn an_unreadable_record_causes_no_cascade() {
     );
 
     // `fmt --keep-invalid` keeps the broken record as a `raw` event, and the silence with it.
-    let mut broken_completion: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut broken_completion: Vec<String> =
+        lines.iter().map(std::string::ToString::to_string).collect();
     broken_completion[12] = broken_completion[12].replacen('{', "{,", 1);
     let input = broken_completion.join("\n") + "\n";
     let kept = exec(&["fmt", "--keep-invalid"], Some(input.as_bytes()));
@@ -315,7 +316,7 @@ fn an_unreadable_record_causes_no_cascade() {
         r#"{"type":"thinking","subtype":"completed","session_id":"1e2b8f3f-4472-579f-9de0-5bc55ec51b42""#.to_owned(),
     ]
     .into_iter()
-    .chain(lines[1..].iter().map(|l| l.to_string()))
+    .chain(lines[1..].iter().map(std::string::ToString::to_string))
     .collect::<Vec<_>>()
     .join("\n");
     let (_, findings) = check_json(&[], Some(thinking.as_bytes()));

@@ -56,7 +56,7 @@ fn status_line_appears_on_a_terminal_and_tee_stays_byte_identical() {
     let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     // Redrawn in place (carriage return, erase to end of line), with the counts so far, and the
     // complete session shown while the producer still holds the pipe open.
-    assert!(screen.contains("\r"), "{screen:?}");
+    assert!(screen.contains('\r'), "{screen:?}");
     assert!(screen.contains("\u{1b}[K"), "{screen:?}");
     assert!(screen.contains(" events · no problems"), "{screen:?}");
     assert!(screen.contains("session complete"), "{screen:?}");

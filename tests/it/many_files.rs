@@ -53,7 +53,7 @@ fn findings_come_in_path_order() {
     );
     let files: Vec<&str> = lines.iter().map(|l| l.split(':').next().unwrap()).collect();
     let mut sorted = files.clone();
-    sorted.sort();
+    sorted.sort_unstable();
     assert_eq!(files, sorted);
 }
 

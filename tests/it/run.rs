@@ -112,9 +112,9 @@ fn finish(mut child: Child, dir: Scratch, started: Instant) -> Ran {
     };
     let elapsed = started.elapsed();
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
-    let summary = std::fs::read_to_string(dir.path("summary.json"))
-        .map(|s| serde_json::from_str(&s).expect("the summary is JSON"))
-        .unwrap_or(Value::Null);
+    let summary = std::fs::read_to_string(dir.path("summary.json")).map_or(Value::Null, |s| {
+        serde_json::from_str(&s).expect("the summary is JSON")
+    });
     let pids = std::fs::read_to_string(dir.path("pids"))
         .unwrap_or_default()
         .lines()

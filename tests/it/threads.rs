@@ -61,7 +61,7 @@ const THREADS: [&[&str]; 5] = [
 /// Every stream file below `dir`.
 fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
         let path = entry.path();
         if path.is_dir() {

@@ -255,7 +255,10 @@ impl Validator {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+    )]
     fn message<'a>(
         &mut self,
         pos: Position,
@@ -367,7 +370,14 @@ impl Validator {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+    )]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one match over the content block types; each arm is short"
+    )]
     fn block<'a>(
         &mut self,
         pos: Position,

@@ -45,13 +45,13 @@ view! {
 
 /// How many blocks of a message's `content` are read with the line. Claude Code writes one
 /// block per line; a line with more is read again for the blocks beyond ([`RawLine`]).
-pub const INLINE_BLOCKS: usize = 2;
+pub(super) const INLINE_BLOCKS: usize = 2;
 
 /// `message.content`, read with the line: a string (its text is read again only for the
 /// common form), or an array whose first [`INLINE_BLOCKS`] blocks are kept. Each block's long
 /// texts stay [`Raw`], so checking skips them once and unescapes nothing.
 #[derive(Debug, Default)]
-pub struct Content<'a> {
+pub(super) struct Content<'a> {
     /// The JSON type of the value; `None` when absent.
     pub shape: Option<JsonType>,
     /// The first blocks of an array, `len` of them.

@@ -16,7 +16,7 @@ use crate::rules::Rule;
 /// `invalid-json` (or `truncated-record` when the final record stops early) with what is wrong
 /// and where, plus a hint for the usual causes.
 ///
-/// `parsed` is the text serde_json was given: the record's bytes, or their repaired copy, in
+/// `parsed` is the text `serde_json` was given: the record's bytes, or their repaired copy, in
 /// which case the position is mapped back to the record's own bytes.
 #[cold]
 pub(super) fn json_diagnostic(
@@ -115,7 +115,7 @@ pub(super) fn json_diagnostic(
     d
 }
 
-/// The offset in the record's own `bytes` where serde_json stopped in `parsed`: the record's
+/// The offset in the record's own `bytes` where `serde_json` stopped in `parsed`: the record's
 /// bytes, or their repaired copy.
 fn error_offset(bytes: &[u8], parsed: &[u8], e: &serde_json::Error) -> usize {
     // serde_json counts lines and byte columns from 1 within the text it was given.
@@ -191,7 +191,7 @@ fn found(bytes: &[u8], offset: usize) -> String {
     }
 }
 
-/// The span of `NaN`, `-Infinity`, `inf`, … around `offset`, where serde_json stopped.
+/// The span of `NaN`, `-Infinity`, `inf`, … around `offset`, where `serde_json` stopped.
 fn non_finite_at(bytes: &[u8], offset: usize) -> Option<std::ops::Range<usize>> {
     let offset = offset.min(bytes.len());
     let mut start = offset

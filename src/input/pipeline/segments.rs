@@ -229,7 +229,7 @@ where
                         }
                     }
                     None if self.next.byte < part.next as u64 => {
-                        self.split_gap(part.next as u64, totals)?
+                        self.split_gap(part.next as u64, totals)?;
                     }
                     None => {}
                 }
@@ -264,7 +264,7 @@ where
                 Some(frame) => {
                     #[cfg(test)]
                     super::tests::RESPLIT.with(|n| n.set(n.get() + 1));
-                    self.stage.frame(frame, None, totals)?
+                    self.stage.frame(frame, None, totals)?;
                 }
                 None => break,
             }

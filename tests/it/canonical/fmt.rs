@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 /// Findings counted per rule.
-pub fn per_rule(findings: &[Finding]) -> BTreeMap<&'static str, usize> {
+pub(super) fn per_rule(findings: &[Finding]) -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
     for f in findings {
         *counts.entry(f.rule).or_insert(0) += 1;
@@ -21,7 +21,7 @@ pub fn per_rule(findings: &[Finding]) -> BTreeMap<&'static str, usize> {
 /// event, or the filters took them all), the empty output is an `empty-stream`; and a record of
 /// the input that could not be read (it may have been any event, so what its absence would
 /// cause is not reported) is left out of the output, where that absence is then reported.
-pub fn adds_no_finding(input: &[u8], output: &[u8], what: &str) {
+pub(super) fn adds_no_finding(input: &[u8], output: &[u8], what: &str) {
     let input_findings = check(input);
     let unreadable = input_findings.iter().any(|f| {
         matches!(

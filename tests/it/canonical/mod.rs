@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The repository's `testdata/` directory.
-pub fn testdata() -> PathBuf {
+pub(crate) fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
 
 /// The shared corpus of real captures, read in place: `None` when it is not there, except in CI
 /// (`CI=true`), where its absence fails the test.
-pub fn corpus() -> Option<Vec<PathBuf>> {
+pub(crate) fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if !dir.is_dir() {
         assert!(
@@ -42,7 +42,7 @@ pub fn corpus() -> Option<Vec<PathBuf>> {
 }
 
 /// Runs the real binary with `args`, feeding `stdin`.
-pub fn sjlint(args: &[&str], stdin: &[u8]) -> Output {
+pub(crate) fn sjlint(args: &[&str], stdin: &[u8]) -> Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_sjlint"))
         .args(args)
@@ -64,14 +64,14 @@ pub fn sjlint(args: &[&str], stdin: &[u8]) -> Output {
 
 /// A finding as the tests compare them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub rule: &'static str,
     pub line: u64,
     pub severity: sjlint::rules::Severity,
 }
 
 /// Every finding `check` reports on `input` (all rules, auto dialect unless `dialect`).
-pub fn check_with(input: &[u8], dialect: Option<sjlint::event::Dialect>) -> Vec<Finding> {
+pub(crate) fn check_with(input: &[u8], dialect: Option<sjlint::event::Dialect>) -> Vec<Finding> {
     let opts = sjlint::check::CheckOptions {
         dialect,
         ..Default::default()
@@ -89,6 +89,6 @@ pub fn check_with(input: &[u8], dialect: Option<sjlint::event::Dialect>) -> Vec<
     out
 }
 
-pub fn check(input: &[u8]) -> Vec<Finding> {
+pub(crate) fn check(input: &[u8]) -> Vec<Finding> {
     check_with(input, None)
 }

@@ -188,6 +188,10 @@ fn s(t: &str) -> String {
 }
 
 /// Writes `ops` as a stream of dialect `d`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one match over the generated operations; each arm writes one record"
+)]
 fn render(d: D, ops: &[Op], dress: Dress) -> Vec<u8> {
     let num = NUMBERS[dress.number as usize % NUMBERS.len()];
     let mut lines: Vec<String> = Vec::new();
@@ -222,7 +226,7 @@ fn render(d: D, ops: &[Op], dress: Dress) -> Vec<u8> {
                     .to_owned(),
             ),
             (Op::Init | Op::NewRun, D::Payload) => {
-                lines.push(r#"{"type":"system","subtype":"init","payload":{}}"#.to_owned())
+                lines.push(r#"{"type":"system","subtype":"init","payload":{}}"#.to_owned());
             }
             (Op::NewRun, D::Cursor) => lines.push(
                 r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s2","model":"Auto","permissionMode":"default"}"#

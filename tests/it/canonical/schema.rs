@@ -59,8 +59,8 @@ fn fmt(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     sjlint::fmt::format(
         input,
-        &Default::default(),
-        &Default::default(),
+        &sjlint::check::CheckOptions::default(),
+        &sjlint::fmt::FmtOptions::default(),
         &mut out,
         &mut |_| Ok(()),
     )

@@ -9,18 +9,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The crate root; every command runs there, so fixture paths in the output are relative.
-pub fn manifest_dir() -> &'static Path {
+pub(crate) fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `testdata/<rel>` as an absolute path.
-pub fn testdata(rel: &str) -> PathBuf {
+pub(crate) fn testdata(rel: &str) -> PathBuf {
     manifest_dir().join("testdata").join(rel)
 }
 
 /// A command for the real binary, run from the crate root, with the colour variables of the
 /// calling environment removed so that every test sees the same defaults.
-pub fn sjlint() -> Command {
+pub(crate) fn sjlint() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sjlint"));
     cmd.current_dir(manifest_dir());
     for var in ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"] {
@@ -30,7 +30,7 @@ pub fn sjlint() -> Command {
 }
 
 /// What one run of the binary did.
-pub struct Run {
+pub(crate) struct Run {
     /// The exit code; -1 when the process was killed by a signal.
     pub code: i32,
     pub stdout: Vec<u8>,
@@ -38,21 +38,21 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn stdout(&self) -> String {
+    pub(crate) fn stdout(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
 
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
 
     /// The findings of a `--format json` run, read from stdout.
-    pub fn findings(&self) -> Vec<Finding> {
+    pub(crate) fn findings(&self) -> Vec<Finding> {
         parse_findings(&self.stdout)
     }
 
     /// Everything about the run, for assertion messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "exit code {}\n--- stdout\n{}--- stderr\n{}---",
             self.code,
@@ -64,7 +64,7 @@ impl Run {
 
 /// Runs `cmd` to the end, feeding it `stdin` (or nothing, with stdin closed) from a separate
 /// thread so that a large input cannot deadlock against a large output.
-pub fn run_cmd(mut cmd: Command, stdin: Option<&[u8]>) -> Run {
+pub(crate) fn run_cmd(mut cmd: Command, stdin: Option<&[u8]>) -> Run {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
@@ -92,7 +92,7 @@ pub fn run_cmd(mut cmd: Command, stdin: Option<&[u8]>) -> Run {
 }
 
 /// `sjlint ARGS…` with `stdin` as its standard input.
-pub fn exec(args: &[&str], stdin: Option<&[u8]>) -> Run {
+pub(crate) fn exec(args: &[&str], stdin: Option<&[u8]>) -> Run {
     let mut cmd = sjlint();
     cmd.args(args);
     run_cmd(cmd, stdin)
@@ -100,7 +100,7 @@ pub fn exec(args: &[&str], stdin: Option<&[u8]>) -> Run {
 
 /// `sjlint check --format json ARGS…`, asserting that it did not fail as a program (exit 0 or
 /// 1, no panic) and that every line it printed is a finding.
-pub fn check_json(args: &[&str], stdin: Option<&[u8]>) -> (Run, Vec<Finding>) {
+pub(crate) fn check_json(args: &[&str], stdin: Option<&[u8]>) -> (Run, Vec<Finding>) {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
     let run = exec(&all, stdin);
@@ -120,7 +120,7 @@ pub fn check_json(args: &[&str], stdin: Option<&[u8]>) -> (Run, Vec<Finding>) {
 
 /// One line of `--format json`.
 #[derive(Clone, Debug)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub file: String,
     pub line: u64,
     pub column: Option<u64>,
@@ -135,7 +135,7 @@ pub struct Finding {
     pub help: Option<String>,
 }
 
-pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
+pub(crate) fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
     let text = std::str::from_utf8(stdout).expect("json output is UTF-8");
     // `--format json` writes one array with a finding per line; `json-lines` a finding per line.
     let array = text.trim_start().starts_with('[');
@@ -192,7 +192,7 @@ pub fn parse_findings(stdout: &[u8]) -> Vec<Finding> {
 }
 
 /// The keys of a JSON object in the order they are written (`serde_json::Value` sorts them).
-pub fn keys_in_written_order(json: &str) -> Vec<String> {
+pub(crate) fn keys_in_written_order(json: &str) -> Vec<String> {
     struct Keys(Vec<String>);
     impl<'de> serde::Deserialize<'de> for Keys {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -223,7 +223,7 @@ pub fn keys_in_written_order(json: &str) -> Vec<String> {
 }
 
 /// The lines on which `rule` fired, sorted.
-pub fn lines_of(findings: &[Finding], rule: &str) -> Vec<u64> {
+pub(crate) fn lines_of(findings: &[Finding], rule: &str) -> Vec<u64> {
     let mut lines: Vec<u64> = findings
         .iter()
         .filter(|f| f.rule == rule)
@@ -234,12 +234,12 @@ pub fn lines_of(findings: &[Finding], rule: &str) -> Vec<u64> {
 }
 
 /// The names of the rules that fired.
-pub fn rules_of(findings: &[Finding]) -> BTreeSet<String> {
+pub(crate) fn rules_of(findings: &[Finding]) -> BTreeSet<String> {
     findings.iter().map(|f| f.rule.clone()).collect()
 }
 
 /// The names of the rules that fired with error or warning severity.
-pub fn serious_rules_of(findings: &[Finding]) -> BTreeSet<String> {
+pub(crate) fn serious_rules_of(findings: &[Finding]) -> BTreeSet<String> {
     findings
         .iter()
         .filter(|f| f.severity != "info")
@@ -248,7 +248,7 @@ pub fn serious_rules_of(findings: &[Finding]) -> BTreeSet<String> {
 }
 
 /// A readable list of findings for assertion messages.
-pub fn show(findings: &[Finding]) -> String {
+pub(crate) fn show(findings: &[Finding]) -> String {
     let mut out = String::new();
     for f in findings {
         let _ = writeln!(
@@ -266,7 +266,7 @@ pub fn show(findings: &[Finding]) -> String {
 /// Text with `<0xNN>` markers, each standing for one raw byte, turned into bytes. This is how
 /// fixtures that must hold bytes a text file should not (invalid UTF-8, a byte-order mark) are
 /// kept in `testdata/` as plain text.
-pub fn expand_bytes(text: &str) -> Vec<u8> {
+pub(crate) fn expand_bytes(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut rest = text.as_bytes();
     while !rest.is_empty() {
@@ -285,7 +285,7 @@ pub fn expand_bytes(text: &str) -> Vec<u8> {
 }
 
 /// Every rule name, from the documentation files `src/rules/<rule>.md`, sorted.
-pub fn documented_rules() -> Vec<String> {
+pub(crate) fn documented_rules() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(manifest_dir().join("src/rules"))
         .expect("src/rules exists")
         .map(|e| e.expect("readable entry").path())
@@ -296,8 +296,8 @@ pub fn documented_rules() -> Vec<String> {
     names
 }
 
-/// The ```ndjson block that follows `heading` (e.g. `## Example that fails`) in the rule's doc.
-pub fn doc_example(rule: &str, heading: &str) -> String {
+/// The `ndjson` code block that follows `heading` (e.g. `## Example that fails`) in the rule's doc.
+pub(crate) fn doc_example(rule: &str, heading: &str) -> String {
     let path = manifest_dir().join(format!("src/rules/{rule}.md"));
     let doc = std::fs::read_to_string(&path).expect("rule doc is readable");
     let after = doc
@@ -322,17 +322,16 @@ pub fn doc_example(rule: &str, heading: &str) -> String {
 
 /// `<manifest>/../shared/corpus`, the real captures, read in place. `None` (the caller skips)
 /// when it is absent, except under `CI=true`, where its absence fails the test.
-pub fn corpus_dir() -> Option<PathBuf> {
+pub(crate) fn corpus_dir() -> Option<PathBuf> {
     let dir = manifest_dir().join("../shared/corpus");
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "CI=true but the corpus folder {} is missing: the corpus tests must run in CI",
-            dir.display()
-        );
-    }
+    assert!(
+        !std::env::var("CI").is_ok_and(|v| v == "true"),
+        "CI=true but the corpus folder {} is missing: the corpus tests must run in CI",
+        dir.display()
+    );
     eprintln!(
         "note: {} is missing; corpus test skipped (it fails under CI=true)",
         dir.display()
