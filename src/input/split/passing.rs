@@ -47,6 +47,7 @@ pub(super) struct Pass {
 
 impl Pass {
     /// The splitter starts skipping a record whose bytes start at `b0` in the buffer.
+    #[inline]
     pub(super) fn enter(&mut self, b0: usize) {
         if self.on {
             (self.from, self.cr, self.end) = (Some(b0), false, None);
@@ -92,6 +93,7 @@ impl<S: Source> Splitter<S> {
 
     /// [`Splitter::next_frame`], with the pieces of over-limit records before their frames when
     /// passing. Lends its item until the next call.
+    #[inline]
     pub fn next_item(&mut self) -> io::Result<Option<Item<'_>>> {
         if !self.pass.on {
             return Ok(self.next_frame()?.map(Item::Frame));
