@@ -50,9 +50,7 @@ impl Durations {
             self.exact.push(ms);
             return;
         }
-        for v in std::mem::take(&mut self.exact) {
-            *self.buckets.entry(bucket(v)).or_default() += 1;
-        }
+        self.push_all_into_buckets();
         *self.buckets.entry(bucket(ms)).or_default() += 1;
     }
 
@@ -89,7 +87,10 @@ impl Durations {
             return Summary::default();
         }
         let n = self.count;
-        let at = |rank: u64| self.value_at(rank);
+        // Sorted once, when every duration is kept.
+        let mut sorted = self.exact.clone();
+        sorted.sort_unstable();
+        let at = |rank: u64| self.value_at(&sorted, rank);
         let median = if n % 2 == 1 {
             at(n / 2 + 1) as f64
         } else {
@@ -103,12 +104,10 @@ impl Durations {
         }
     }
 
-    /// The value of 1-based rank `rank` in sorted order (the middle of its bucket, within the
-    /// maximum, when it is counted in the histogram).
-    fn value_at(&self, rank: u64) -> u64 {
+    /// The value of 1-based rank `rank` in sorted order: from `sorted` (the kept durations,
+    /// sorted) while every duration is kept, else the middle of its bucket, within the maximum.
+    fn value_at(&self, sorted: &[u64], rank: u64) -> u64 {
         if self.buckets.is_empty() {
-            let mut sorted = self.exact.clone();
-            sorted.sort_unstable();
             return sorted[(rank - 1) as usize];
         }
         let mut seen = 0;
@@ -155,6 +154,36 @@ fn middle(b: u16) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn of(values: &[u64]) -> Summary {
+        let mut d = Durations::default();
+        for &v in values {
+            d.push(v);
+        }
+        d.summary()
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(of(&[]).median, None);
+        assert_eq!(of(&[7]).median, Some(7.0));
+        assert_eq!(of(&[9, 1, 2]).median, Some(2.0));
+        assert_eq!(of(&[6197, 4162]).median, Some(5179.5));
+        assert_eq!(of(&[1, 100, 2, 3]).median, Some(2.5));
+    }
+
+    #[test]
+    fn nearest_rank_p95() {
+        assert_eq!(of(&[]).p95, None);
+        assert_eq!(of(&[5]).p95, Some(5));
+        assert_eq!(of(&[4162, 6197]).p95, Some(6197));
+        let hundred: Vec<u64> = (1..=100).rev().collect();
+        assert_eq!(of(&hundred).p95, Some(95));
+        // rank ⌈0.95 · 20⌉ = 19
+        assert_eq!(of(&(1..=20).collect::<Vec<_>>()).p95, Some(19));
+        // rank ⌈0.95 · 21⌉ = ⌈19.95⌉ = 20
+        assert_eq!(of(&(1..=21).collect::<Vec<_>>()).p95, Some(20));
+    }
 
     #[test]
     fn buckets_cover_every_value_in_order() {

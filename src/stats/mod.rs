@@ -17,7 +17,7 @@ mod table;
 mod wire;
 
 pub use collector::{Collector, collect, collect_partial};
-pub use durations::{duration, median, percentile};
+pub use durations::duration;
 pub use table::write_tables;
 pub use wire::write_json;
 
