@@ -47,6 +47,18 @@ impl Inputs {
             unreadable,
         })
     }
+
+    /// [`Inputs::resolve`] for a command that needs the configuration files only to walk
+    /// directories (their `include` and `exclude`), not their rule settings.
+    fn walked(
+        paths: &[std::path::PathBuf],
+        walk: &crate::cli::WalkArgs,
+        stdin_name: Option<&str>,
+        terminal: &Terminal,
+    ) -> anyhow::Result<Inputs> {
+        let mut configs = walk.configs(walk.overrides()).map_err(anyhow::Error::msg)?;
+        Inputs::resolve(paths, walk, &mut configs, stdin_name, terminal)
+    }
 }
 
 /// Where `check` writes its findings.
@@ -262,14 +274,9 @@ pub(super) struct FmtConfig {
 
 impl FmtConfig {
     pub(super) fn resolve(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<FmtConfig> {
-        let mut configs = args
-            .walk
-            .configs(args.walk.overrides())
-            .map_err(anyhow::Error::msg)?;
-        let inputs = Inputs::resolve(
+        let inputs = Inputs::walked(
             &args.paths,
             &args.walk,
-            &mut configs,
             args.stdin_filename.as_deref(),
             terminal,
         )?;
@@ -321,14 +328,9 @@ pub(super) struct ReadConfig {
 
 impl ReadConfig {
     pub(super) fn resolve(args: &InputArgs, terminal: &Terminal) -> anyhow::Result<ReadConfig> {
-        let mut configs = args
-            .walk
-            .configs(args.walk.overrides())
-            .map_err(anyhow::Error::msg)?;
-        let inputs = Inputs::resolve(
+        let inputs = Inputs::walked(
             &args.paths,
             &args.walk,
-            &mut configs,
             args.stdin_filename.as_deref(),
             terminal,
         )?;
