@@ -628,9 +628,36 @@ pub struct RunArgs {
     #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name)]
     pub ignore: Vec<String>,
 
+    /// Set a rule's or group's severity: error, warning, info or off (repeatable; e.g.
+    /// `--severity agent-hung-after-result=info`)
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg)]
+    pub severity: Vec<(String, crate::config::Level)>,
+
+    /// Report only findings of this severity or above
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub level: Option<LevelArg>,
+
+    /// Show every finding: repeated identical ones (same rule, same message) are otherwise
+    /// collapsed after the first 3 into one note (human format)
+    #[arg(long)]
+    pub no_collapse: bool,
+
+    /// Read settings from this file (sjlint.toml, or pyproject.toml's [tool.sjlint]) instead of
+    /// the one found by walking up from the current directory
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file
+    #[arg(long, conflicts_with = "config")]
+    pub isolated: bool,
+
     /// Warnings fail the run too (exit 1)
     #[arg(long)]
     pub strict: bool,
+
+    /// Tool calls and interaction queries kept open at once per session (as for `check`)
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_open_calls: usize,
 
     /// Largest record checked; longer ones are forwarded, skipped and reported (suffixes K, M, G)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
@@ -658,14 +685,18 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The enabled rules: `--select` (default all) less `--ignore`.
-    pub fn rules(&self) -> RuleSet {
+    /// The settings in force: the configuration file found from the current directory (or
+    /// `--config`, or none with `--isolated`), with the command line over it, as `check` reads
+    /// standard input.
+    pub fn settings(&self) -> Result<std::sync::Arc<crate::config::Settings>, String> {
         let overrides = crate::config::Overrides {
             select: (!self.select.is_empty()).then(|| self.select.clone()),
             ignore: self.ignore.clone(),
+            severity: self.severity.clone(),
             ..Default::default()
         };
-        crate::config::Settings::defaults(&overrides).enabled
+        crate::config::Configs::new(overrides, self.config.as_deref(), self.isolated)?
+            .for_path(None)
     }
 }
 

@@ -6,13 +6,16 @@
 //! checked exactly as `check --tee` does it, in `stdout`; its stderr forwarded, in `stderr`; its
 //! exit awaited; sjlint's signals received), then what is reported after it: the findings of
 //! the `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`) after
-//! the stream's own, in the chosen format, the closing line and `--summary`. The supervising
+//! the stream's own, in the chosen format, the closing line and `--summary`. Every finding is
+//! judged as `check` judges standard input's (configuration file, severities, `--level`,
+//! collapsed repeats), in `judge`. The supervising
 //! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
 //! polling loop while the agent runs); only the short wait for leftover processes of an exited
 //! agent looks again every few milliseconds. It must not interpret events itself (that is
 //! [`session`]) nor decide the exit code (that is [`outcome`]).
 
 pub mod child;
+mod judge;
 pub mod outcome;
 pub mod pipe;
 pub mod session;
@@ -26,10 +29,11 @@ use crate::cli::RunArgs;
 use crate::diagnostic::Diagnostic;
 use crate::interrupt;
 use crate::report::{self, Format, Printer};
-use crate::rules::Rule;
+use crate::rules::{Rule, Severity};
 use crate::status::Live;
 use crate::terminal::{Stream, Terminal};
 use crate::text::escape_untrusted;
+use judge::Judge;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
 use session::Session;
@@ -112,6 +116,10 @@ fn note(notes: &Notes, text: &str) {
 )]
 pub fn run(args: &RunArgs) -> io::Result<u8> {
     let start = Instant::now();
+    // A configuration file that cannot be read is a usage error, before anything is started.
+    let settings = args
+        .settings()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let (signals, wake) = pipe::pipe(true)?;
     // The handlers write to this descriptor for the rest of the process: it is never closed.
     interrupt::install_waking(wake.into_raw_fd())?;
@@ -171,12 +179,21 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         .save
         .as_ref()
         .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+    let floor = args
+        .level
+        .map_or(Severity::Info, crate::cli::LevelArg::severity);
+    let judge = Judge::new(
+        settings,
+        &name,
+        floor,
+        format == Format::Human && !args.no_collapse,
+    );
     let opts = CheckOptions {
-        enabled: args.rules(),
+        enabled: judge.enabled(),
         max_record_bytes: args.max_record_bytes,
         dialect: args.dialect.forced(),
         agent: args.agent.forced(),
-        max_open_calls: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+        max_open_calls: args.max_open_calls,
     };
 
     let (tx, rx) = mpsc::channel();
@@ -199,7 +216,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
-                    check_stdout(reader, save, printer, opts, name, session, live, tx)
+                    check_stdout(reader, save, printer, judge, opts, name, session, live, tx)
                 })?
         };
         let forwarding = {
@@ -330,22 +347,30 @@ fn finish(
     }
     // What sjlint saw the agent's process do, after the stream's findings. The exit code
     // follows its table: an agent ended after a successful result is a success, --strict too.
-    let enabled = args.rules();
     let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
     if checked.totals.records == 0 {
-        if enabled.contains(Rule::AgentWroteNoEvents) {
+        if checked.judge.enabled().contains(Rule::AgentWroteNoEvents) {
             found.push(no_events(status, &stderr_seen, checked.totals.bytes));
         } else {
             found.extend(checked.empty.take());
         }
     }
     let mut verdict_findings = checked.findings;
-    for d in found.iter().filter(|d| enabled.contains(d.rule)) {
+    for d in &found {
+        let Some(d) = checked.judge.judge(d) else {
+            continue;
+        };
         checked.findings.count(d.severity);
         if d.rule != Rule::AgentHungAfterResult {
             verdict_findings.count(d.severity);
         }
-        checked.printer.diagnostic(&checked.name, d)?;
+        if checked.judge.shown(&d) {
+            checked.printer.diagnostic(&checked.name, &d)?;
+        }
+    }
+    let collapsed = checked.judge.notes(&checked.name);
+    if !collapsed.is_empty() {
+        checked.printer.write_text(&format!("\n{collapsed}"))?;
     }
     checked.printer.file_agent(checked.totals.agent);
     checked

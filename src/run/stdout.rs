@@ -8,6 +8,7 @@
 //! supervisor what changed) nor what the findings mean for the exit code.
 
 use super::Msg;
+use super::judge::Judge;
 use super::pipe::PipeReader;
 use super::session::Session;
 use crate::agents::common;
@@ -36,6 +37,8 @@ pub(super) struct Checked {
     pub(super) save_error: Option<io::Error>,
     /// The file name findings are reported under.
     pub(super) name: String,
+    /// What is reported, and the collapsed findings' count.
+    pub(super) judge: Judge,
     /// `empty-stream` of a stream with no record: `agent-wrote-no-events` says more, so it is
     /// reported only when that rule is not enabled.
     pub(super) empty: Option<Diagnostic>,
@@ -51,6 +54,7 @@ pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
     mut printer: Printer<Box<dyn Write + Send>>,
+    mut judge: Judge,
     opts: &CheckOptions,
     name: &str,
     session: &Mutex<Session>,
@@ -79,9 +83,15 @@ pub(super) fn check_stdout(
                 empty = Some(d);
                 return Ok(());
             }
+            let Some(d) = judge.judge(&d) else {
+                return Ok(());
+            };
             findings.count(d.severity);
             if let Some(live) = live {
                 live.finding(d.severity);
+            }
+            if !judge.shown(&d) {
+                return Ok(());
             }
             printer.diagnostic(name, &d)?;
             printer.flush()
@@ -109,6 +119,7 @@ pub(super) fn check_stdout(
         printer,
         save_error: forward.save_error,
         name: name.to_owned(),
+        judge,
         empty,
     }
 }

@@ -871,3 +871,144 @@ fn gemini_cli_hanging_after_its_result_is_ended_and_the_run_succeeds() {
     assert_eq!(ran.summary["result"]["is_error"], false);
     assert_eq!(ran.summary["tool_calls"]["total"], 4, "{}", ran.describe());
 }
+
+/// `sjlint check --tee ARGS` on the file `stream` and `sjlint run ARGS -- replay.sh` writing it,
+/// both in `dir`: their stdout and their findings (run's own `sjlint run:` lines left out).
+fn check_and_run(dir: &std::path::Path, stream: &std::path::Path, args: &[&str]) -> [String; 4] {
+    let common = ["--color", "never", "--progress", "never"];
+    let check = sjlint()
+        .current_dir(dir)
+        .args(["check", "--tee"])
+        .args(common)
+        .args(args)
+        .stdin(std::fs::File::open(stream).unwrap())
+        .output()
+        .unwrap();
+    let run = sjlint()
+        .current_dir(dir)
+        .arg("run")
+        .args(common)
+        .args(args)
+        .arg("--")
+        .arg(agent("replay.sh"))
+        .env("STREAM", stream)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let own = |s: &[u8]| {
+        String::from_utf8_lossy(s)
+            .lines()
+            .filter(|l| !l.starts_with("sjlint run: "))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    [
+        String::from_utf8_lossy(&check.stdout).into_owned(),
+        own(&check.stderr),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        own(&run.stderr),
+    ]
+}
+
+#[test]
+fn findings_are_judged_and_printed_exactly_as_check_tee_prints_them() {
+    // A stream with many findings, several of them repeated (collapsed in the human format).
+    let stream = testdata("schema/breaks.ndjson");
+    let dir = Scratch::new("as-check");
+    let bare = dir.path("bare");
+    let configured = dir.path("configured");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::create_dir_all(&configured).unwrap();
+    // A configuration file found from the current directory, as `check` finds it for stdin.
+    std::fs::write(
+        configured.join("sjlint.toml"),
+        "ignore = [\"event-after-result\"]\n[severity]\nduplicate-call-id = \"warning\"\n",
+    )
+    .unwrap();
+    let cases: [(&PathBuf, &[&str]); 6] = [
+        (&bare, &[]),
+        (&configured, &[]),
+        (&configured, &["--isolated"]),
+        (
+            &bare,
+            &["--severity", "invalid-json=info", "--level", "warning"],
+        ),
+        (&bare, &["--no-collapse"]),
+        (&configured, &["--format", "json-lines"]),
+    ];
+    for (cwd, args) in cases {
+        let [check_out, check_err, run_out, run_err] = check_and_run(cwd, &stream, args);
+        assert_eq!(run_out, check_out, "{args:?}: the stream is forwarded");
+        assert_eq!(
+            run_err,
+            check_err,
+            "{args:?} in {}: run reports what check --tee reports",
+            cwd.display()
+        );
+    }
+    // And the cases differ from one another: the settings were applied, not ignored alike.
+    let [_, plain, ..] = check_and_run(&bare, &stream, &[]);
+    let [_, with_config, ..] = check_and_run(&configured, &stream, &[]);
+    assert!(plain.contains("error[event-after-result]"), "{plain}");
+    assert!(
+        plain.contains("note: … and 3 more event-after-result"),
+        "{plain}"
+    );
+    assert!(!with_config.contains("event-after-result"), "{with_config}");
+    assert!(
+        with_config.contains("warning[duplicate-call-id]"),
+        "{with_config}"
+    );
+}
+
+#[test]
+fn the_configuration_judges_the_findings_of_the_run_group_too() {
+    let dir = Scratch::new("run-config");
+    std::fs::write(
+        dir.path("sjlint.toml"),
+        "[severity]\nagent-stalled = \"warning\"\n",
+    )
+    .unwrap();
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir.0)
+        .args([
+            "run",
+            "--color",
+            "never",
+            "--tool-timeout",
+            "300ms",
+            "--summary",
+        ])
+        .arg(dir.path("summary.json"))
+        .arg("--")
+        .arg(agent("stalls-mid-tool.sh"))
+        .env("PIDS", dir.path("pids"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let ran = finish(cmd.spawn().unwrap(), dir, Instant::now());
+    // Still a stall (124): the exit code follows how the run ended, not the finding's severity.
+    ran.ended(124, "tool-timeout");
+    assert!(
+        ran.stderr.contains("warning[agent-stalled]"),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["findings"]["warnings"], 1, "{}", ran.describe());
+    // A configuration file that cannot be read is a usage error, and nothing is started.
+    let dir = Scratch::new("bad-config");
+    std::fs::write(dir.path("sjlint.toml"), "ignroe = []\n").unwrap();
+    let out = sjlint()
+        .current_dir(&dir.0)
+        .args(["run", "--"])
+        .arg(agent("exits.sh"))
+        .env("PIDS", dir.path("pids"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown field"),
+        "{out:?}"
+    );
+    assert!(!dir.path("pids").exists(), "the agent was not started");
+}

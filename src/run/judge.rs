@@ -1,0 +1,82 @@
+//! Which findings of a run are reported, and as what: the same judgement `check --tee` passes
+//! on the stream it reads from standard input.
+//!
+//! This module owns the [`Judge`] of a run: the settings in force (the configuration file found
+//! from the current directory, or `--config`, or none with `--isolated`, with `--select`,
+//! `--ignore` and `--severity` over it; its `per-file-ignores` matched against the name findings
+//! are reported under), the `--level` floor, and the human format's collapsing of repeated
+//! identical findings into one note. The stream's findings and those of the `run` group go
+//! through it alike. It must not print anything itself nor decide the exit code.
+
+use crate::config::Settings;
+use crate::diagnostic::Diagnostic;
+use crate::lint::Collapse;
+use crate::rules::{RuleSet, Severity};
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// See the module documentation.
+pub(super) struct Judge {
+    settings: Arc<Settings>,
+    /// The name findings are reported under, for `per-file-ignores`.
+    path: PathBuf,
+    /// `--level`: findings below it are neither shown nor counted.
+    floor: Severity,
+    /// Not with `--no-collapse` nor a machine format.
+    collapse: Option<Collapse>,
+}
+
+impl Judge {
+    pub(super) fn new(
+        settings: Arc<Settings>,
+        name: &str,
+        floor: Severity,
+        collapse: bool,
+    ) -> Self {
+        Judge {
+            settings,
+            path: PathBuf::from(name),
+            floor,
+            collapse: collapse.then(Collapse::default),
+        }
+    }
+
+    /// The rules the checker runs.
+    pub(super) fn enabled(&self) -> RuleSet {
+        self.settings.enabled
+    }
+
+    /// `d` as it is reported (with the severity the settings give its rule), or `None` when
+    /// it is not reported at all (its rule is off for this input, or it is below `--level`).
+    pub(super) fn judge<'d>(&self, d: &'d Diagnostic) -> Option<Cow<'d, Diagnostic>> {
+        if !self.settings.reports(d.rule, &self.path) {
+            return None;
+        }
+        let severity = self.settings.severity_of(d.rule);
+        if severity < self.floor {
+            return None;
+        }
+        Some(if severity == d.severity {
+            Cow::Borrowed(d)
+        } else {
+            Cow::Owned(Diagnostic {
+                severity,
+                ..d.clone()
+            })
+        })
+    }
+
+    /// Whether a reported finding is printed; otherwise it is counted for the note at the end.
+    pub(super) fn shown(&mut self, d: &Diagnostic) -> bool {
+        self.collapse.as_mut().is_none_or(|c| c.show(d))
+    }
+
+    /// The notes of the findings collapsed (empty when none was), one line each.
+    pub(super) fn notes(&mut self, name: &str) -> String {
+        self.collapse
+            .as_mut()
+            .map(|c| c.notes(name))
+            .unwrap_or_default()
+    }
+}
