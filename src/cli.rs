@@ -571,7 +571,7 @@ impl WalkArgs {
     }
 }
 
-/// `sjlint run`: what to run and when to end it (durations: `500ms`, `5s`, `2m`, `1h`).
+/// `sjlint run`: what to run and when to end it (durations: `500ms`, `5s`, `2m`, `1h`, `1d`).
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The agent's command line, after `--` (e.g. `-- cursor-agent -p --output-format
@@ -580,7 +580,7 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 
     /// After the session's `result`, how long the agent gets to exit by itself before its
-    /// process group is sent SIGTERM
+    /// process group is sent SIGTERM (0: at once)
     #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration, default_value = "3s")]
     pub after_result: std::time::Duration,
 
@@ -588,15 +588,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration, default_value = "2s")]
     pub kill_after: std::time::Duration,
 
-    /// End the run when no byte arrives for this long while no tool call is running
+    /// End the run when no byte arrives for this long while no tool call is running (0: no limit)
     #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
     pub idle_timeout: Option<std::time::Duration>,
 
-    /// End the run when one tool call has been running this long
+    /// End the run when one tool call has been running this long (0: no limit)
     #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
     pub tool_timeout: Option<std::time::Duration>,
 
-    /// End the run when it has lasted this long in all
+    /// End the run when it has lasted this long in all (0: no limit)
     #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
     pub timeout: Option<std::time::Duration>,
 

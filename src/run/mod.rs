@@ -61,9 +61,11 @@ Exit codes (the first that applies):
   1      the stream broke: error findings (warnings too with --strict)
   0      success, including an agent ended after a successful result
 
-Durations: 500ms, 5s, 2m, 1h.";
+Durations: 500ms, 5s, 2m, 1h, 1d (a bare number is seconds). As with `timeout`, 0 turns
+--idle-timeout, --tool-timeout and --timeout off; --after-result 0 ends the agent as soon as its
+result arrives.";
 
-/// `500ms`, `5s`, `2m`, `1h`; a bare number is seconds.
+/// `500ms`, `5s`, `2m`, `1h`, `1d` (as `timeout` reads them); a bare number is seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     let split = t
@@ -78,7 +80,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "" | "s" => n,
         "m" | "min" => n * 60.0,
         "h" => n * 3600.0,
-        _ => return Err(format!("`{s}`: unknown unit (use ms, s, m or h)")),
+        "d" => n * 86400.0,
+        _ => return Err(format!("`{s}`: unknown unit (use ms, s, m, h or d)")),
     };
     Duration::try_from_secs_f64(secs).map_err(|_| format!("`{s}` is not a usable duration"))
 }
@@ -471,6 +474,8 @@ mod tests {
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("s").is_err());
     }

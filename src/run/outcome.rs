@@ -269,7 +269,11 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
         format!("agent {}", describe_status(status)),
         result,
         duration(Duration::from_millis(s.duration_ms)),
-        format!("{} records", thousands(s.records)),
+        format!(
+            "{} record{}",
+            thousands(s.records),
+            if s.records == 1 { "" } else { "s" }
+        ),
         format!(
             "{} tool call{}",
             thousands(s.tool_calls.total),

@@ -37,7 +37,9 @@ impl Supervisor<'_> {
                     next = earliest(next, at);
                 }
             };
-            if let Some(t) = args.timeout {
+            // As with `timeout`, a limit of 0 is no limit.
+            let limit = |d: Option<Duration>| d.filter(|d| !d.is_zero());
+            if let Some(t) = limit(args.timeout) {
                 consider(Ending::Timeout, self.start, t);
             }
             if s.ended
@@ -45,10 +47,10 @@ impl Supervisor<'_> {
             {
                 consider(Ending::AfterResult, r.at, args.after_result);
             }
-            if let (Some(t), Some(oldest)) = (args.tool_timeout, s.open.first()) {
+            if let (Some(t), Some(oldest)) = (limit(args.tool_timeout), s.open.first()) {
                 consider(Ending::ToolTimeout, oldest.since, t);
             }
-            if let Some(idle) = args.idle_timeout
+            if let Some(idle) = limit(args.idle_timeout)
                 && !s.ended
                 && s.open.is_empty()
             {

@@ -1012,3 +1012,64 @@ fn the_configuration_judges_the_findings_of_the_run_group_too() {
     );
     assert!(!dir.path("pids").exists(), "the agent was not started");
 }
+
+#[test]
+fn durations_are_read_as_timeout_reads_them() {
+    // A limit of 0 is no limit, as for `timeout`: the healthy run is not cut short.
+    let ran = run(
+        "exits.sh",
+        &[
+            "--timeout",
+            "0",
+            "--idle-timeout",
+            "0s",
+            "--tool-timeout",
+            "0ms",
+        ],
+        &[],
+    );
+    ran.ended(0, "exited");
+    assert_eq!(ran.stdout, session());
+    // Days are a unit too, and fractions are read.
+    let ran = run(
+        "exits.sh",
+        &["--timeout", "1d", "--kill-after", "1.5s"],
+        &[],
+    );
+    ran.ended(0, "exited");
+    // A bad duration is a usage error that says what a duration looks like.
+    for bad in ["5x", "", "1e3", "5 parsecs", "ms", "99999999999999999999h"] {
+        let out = sjlint()
+            .args(["run", "--idle-timeout", bad, "--", "true"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert!(
+            stderr.contains("--idle-timeout <DURATION>") && stderr.contains(&format!("`{bad}`")),
+            "{bad:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn the_closing_line_counts_in_words() {
+    let dir = Scratch::new("one-record");
+    let stream = dir.path("one.ndjson");
+    std::fs::write(&stream, "Do you trust the files in this folder? (y/n)\n").unwrap();
+    let ran = run("replay.sh", &[], &[("STREAM", stream.to_str().unwrap())]);
+    // The agent exited 0, but its stream is broken.
+    ran.ended(1, "exited");
+    assert!(
+        ran.stderr.contains(" · 1 record · 0 tool calls · "),
+        "{}",
+        ran.describe()
+    );
+    // The stream holds no event: the same headline as `check`'s, quoting what it printed.
+    assert!(
+        ran.stderr
+            .contains("error[empty-stream]: no events: the input is 1 line of plain text"),
+        "{}",
+        ran.describe()
+    );
+}
