@@ -1073,3 +1073,59 @@ fn the_closing_line_counts_in_words() {
         ran.describe()
     );
 }
+
+#[test]
+fn on_a_terminal_the_status_line_is_drawn_as_check_draws_it() {
+    // `script` (util-linux) runs sjlint in a pseudo-terminal: stderr is a terminal, stdout a
+    // file. The agent hangs after its result for 700 ms, long past the line's first draws.
+    let dir = Scratch::new("pty");
+    let out = dir.path("out.ndjson");
+    let typescript = dir.path("typescript");
+    let inner = format!(
+        "{} run --color never --after-result 700ms --summary {} -- {} > {}",
+        env!("CARGO_BIN_EXE_sjlint"),
+        dir.path("summary.json").display(),
+        agent("hangs-after-result.sh"),
+        out.display()
+    );
+    let Ok(status) = std::process::Command::new("script")
+        .args(["-q", "-f", "-e", "-c", &inner])
+        .arg(&typescript)
+        .env("PIDS", dir.path("pids"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+    else {
+        eprintln!("skipped: no script(1) here");
+        return;
+    };
+    assert!(status.success(), "{status:?}");
+    let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    // Redrawn in place with the counts so far, and the session seen complete.
+    assert!(screen.contains("\r"), "{screen:?}");
+    assert!(screen.contains("\u{1b}[K"), "{screen:?}");
+    assert!(screen.contains(" · 7 events · "), "{screen:?}");
+    assert!(screen.contains("session complete"), "{screen:?}");
+    // Erased before the run's own note, then the finding and the closing line below it.
+    let note = screen
+        .find("\r\u{1b}[Ksjlint run: the agent did not exit 700ms after its result")
+        .unwrap_or_else(|| panic!("{screen:?}"));
+    let finding = screen.find("warning[agent-hung-after-result]").unwrap();
+    let closing = screen
+        .find("sjlint run: the agent was ended after its result")
+        .unwrap();
+    assert!(note < finding && finding < closing, "{screen:?}");
+    assert!(!screen[closing..].contains(" events · "), "{screen:?}");
+    // stdout stayed the stream, byte for byte.
+    assert_eq!(std::fs::read(&out).unwrap(), session());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("summary.json")).unwrap()).unwrap();
+    assert_valid(&summary);
+    assert_eq!(summary["ended"], "terminated-after-result");
+    let pids = std::fs::read_to_string(dir.path("pids")).unwrap();
+    for pid in pids.lines().map(|l| l.trim().parse::<i32>().unwrap()) {
+        // SAFETY: kill has no memory-safety preconditions; signal 0 only checks existence.
+        let alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
+        assert!(!alive, "process {pid} outlived the run");
+    }
+}
