@@ -1102,7 +1102,7 @@ fn on_a_terminal_the_status_line_is_drawn_as_check_draws_it() {
     assert!(status.success(), "{status:?}");
     let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     // Redrawn in place with the counts so far, and the session seen complete.
-    assert!(screen.contains("\r"), "{screen:?}");
+    assert!(screen.contains('\r'), "{screen:?}");
     assert!(screen.contains("\u{1b}[K"), "{screen:?}");
     assert!(screen.contains(" · 7 events · "), "{screen:?}");
     assert!(screen.contains("session complete"), "{screen:?}");
