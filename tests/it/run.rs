@@ -651,9 +651,15 @@ fn a_slow_reader_holds_the_agent_back_and_memory_stays_flat() {
     // 40 MB of records, written as fast as the agent can.
     const RECORDS: &str = "40000";
     let started = Instant::now();
-    let (mut child, dir) = start("floods.sh", &[], &[("RECORDS", RECORDS)]);
+    // Time sjlint spends blocked on its own stdout is not the agent's idleness.
+    let (mut child, dir) = start(
+        "floods.sh",
+        &["--idle-timeout", "300ms"],
+        &[("RECORDS", RECORDS)],
+    );
     let mut out = child.stdout.take().unwrap();
-    // Nothing is read for a while: an sjlint that buffered would take everything in now.
+    // Nothing is read for a while: an sjlint that buffered would take everything in now, and
+    // one that counted this wait as the agent's silence would end it.
     std::thread::sleep(Duration::from_millis(700));
     let pid = child.id();
     let mut peak = rss_kib(pid).unwrap_or(0);
