@@ -27,6 +27,13 @@ static WAKE: AtomicI32 = AtomicI32::new(-1);
 #[cfg(unix)]
 pub const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
+/// The signals `run` passes on to the agent's process group: [`SIGNALS`] and SIGQUIT (Ctrl-\),
+/// whose default action would end sjlint at once and leave the agent running, as `timeout`
+/// passes them on.
+#[cfg(unix)]
+pub const RUN_SIGNALS: [libc::c_int; 4] =
+    [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
 #[cfg(unix)]
 extern "C" fn on_signal(n: libc::c_int) {
     // Only an atomic compare-exchange, an atomic load and `write`: async-signal-safe. The first
@@ -47,23 +54,23 @@ extern "C" fn on_signal(n: libc::c_int) {
 pub fn install() -> io::Result<()> {
     #[cfg(unix)]
     {
-        set_handlers(libc::SA_RESETHAND)?;
+        set_handlers(&SIGNALS, libc::SA_RESETHAND)?;
     }
     Ok(())
 }
 
-/// Installs the handlers of [`SIGNALS`] for `run`: every delivery writes the signal's number
+/// Installs the handlers of [`RUN_SIGNALS`] for `run`: every delivery writes the signal's number
 /// (one byte) to `wake`, the write end of a non-blocking pipe that the supervisor waits on, and
 /// the handlers stay installed.
 #[cfg(unix)]
 pub fn install_waking(wake: std::os::fd::RawFd) -> io::Result<()> {
     WAKE.store(wake, Ordering::SeqCst);
-    set_handlers(0)
+    set_handlers(&RUN_SIGNALS, 0)
 }
 
 #[cfg(unix)]
-fn set_handlers(flags: libc::c_int) -> io::Result<()> {
-    for signal in SIGNALS {
+fn set_handlers(signals: &[libc::c_int], flags: libc::c_int) -> io::Result<()> {
+    for &signal in signals {
         // SAFETY: `action` is fully initialised (zeroed, then its handler, mask and flags set)
         // before `sigaction` reads it; the handler is async-signal-safe (see `on_signal`); the
         // old action is not requested (a null pointer is allowed).

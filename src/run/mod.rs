@@ -52,7 +52,7 @@ use supervisor::Supervisor;
 /// The exit-code table, as `sjlint run --help` prints it.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes (the first that applies):
-  128+n  sjlint received signal n (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) and passed it on
+  128+n  sjlint received signal n (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT) and passed it on
   141    sjlint's stdout was closed; the agent was ended
   124    a stall or timeout: --idle-timeout, --tool-timeout, --timeout
   126    the agent could not be executed; 127: not found

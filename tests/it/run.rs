@@ -578,6 +578,8 @@ fn signals_are_passed_on_to_the_group_and_the_run_exits_128_plus_n() {
         (libc::SIGINT, "SIGINT"),
         (libc::SIGTERM, "SIGTERM"),
         (libc::SIGHUP, "SIGHUP"),
+        // Ctrl-\: its default action would end sjlint at once and leave the agent running.
+        (libc::SIGQUIT, "SIGQUIT"),
     ] {
         let started = Instant::now();
         let (mut child, dir) = start("stalls-mid-tool.sh", &[], &[]);
