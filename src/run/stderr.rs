@@ -75,7 +75,14 @@ pub(super) fn no_events(status: Status, seen: &StderrSeen, bytes: u64) -> Diagno
         (None, None) => String::new(),
         _ => format!("; it {}", outcome::describe_status(status)),
     };
-    let blank = if bytes > 0 { " (only blank lines)" } else { "" };
+    // Worded as `check`'s headline of a stream with no event (`no events: …, so the agent
+    // never wrote its stream; it printed "…"`), with what only `run` knows: how it ended and
+    // that the words came on stderr.
+    let wrote = if bytes > 0 {
+        "only blank lines"
+    } else {
+        "nothing"
+    };
     let text = String::from_utf8_lossy(&seen.head);
     let mut lines = text
         .lines()
@@ -92,7 +99,7 @@ pub(super) fn no_events(status: Status, seen: &StderrSeen, bytes: u64) -> Diagno
         return Diagnostic::new(
             Rule::AgentWroteNoEvents,
             pos,
-            format!("the agent wrote no events{blank} and nothing on stderr{how}"),
+            format!("no events: the agent wrote {wrote} on stdout and nothing on stderr{how}"),
         )
         .with_help("check the agent's command line: a stream-json agent writes at least one event before it ends");
     };
@@ -110,7 +117,9 @@ pub(super) fn no_events(status: Status, seen: &StderrSeen, bytes: u64) -> Diagno
     Diagnostic::new(
         Rule::AgentWroteNoEvents,
         pos,
-        format!("the agent wrote no events{blank}{how}; on stderr it said {first}"),
+        format!(
+            "no events: the agent wrote {wrote} on stdout, so it never wrote its stream{how}; on stderr it printed {first}"
+        ),
     )
     .with_help(help)
 }

@@ -439,7 +439,7 @@ fn an_agent_that_prints_only_to_stderr_gets_a_headline_quoting_it() {
     );
     assert!(
         ran.stderr.contains(&format!(
-            "error[agent-wrote-no-events]: the agent wrote no events; it exited with code 1; on stderr it said \"{said}\""
+            "error[agent-wrote-no-events]: no events: the agent wrote nothing on stdout, so it never wrote its stream; it exited with code 1; on stderr it printed \"{said}\""
         )),
         "{}",
         ran.describe()
