@@ -616,9 +616,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub output_file: Option<PathBuf>,
 
-    /// How to print findings
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: FormatArg,
+    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
+    /// stderr]
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Only these rules or groups (comma-separated names, repeatable; see `sjlint rules`)
     #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name)]

@@ -171,13 +171,18 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         }
     };
     let notes: Notes = Mutex::new(to_stderr(&live));
-    let format = Format::from(args.format);
+    let format = args.format.map_or(Format::Human, Format::from);
     let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
         Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
         None => (to_stderr(&live), Stream::Stderr),
     };
     let color = format == Format::Human && terminal.color(args.color, stream);
     let printer = Printer::new(format, sink, color).strict(args.strict);
+    // Under GitHub Actions, findings also become annotations unless a format was chosen, as
+    // with `check`.
+    let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+    let annotations = (args.format.is_none() && github_actions)
+        .then(|| Printer::new(Format::Github, to_stderr(&live), false));
     let name = args
         .save
         .as_ref()
@@ -219,7 +224,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
-                    check_stdout(reader, save, printer, judge, opts, name, session, live, tx)
+                    let printers = (printer, annotations);
+                    check_stdout(reader, save, printers, judge, opts, name, session, live, tx)
                 })?
         };
         let forwarding = {
@@ -369,6 +375,10 @@ fn finish(
         }
         if checked.judge.shown(&d) {
             checked.printer.diagnostic(&checked.name, &d)?;
+        }
+        if let Some(annotations) = &mut checked.annotations {
+            annotations.diagnostic(&checked.name, &d)?;
+            annotations.flush()?;
         }
     }
     let collapsed = checked.judge.notes(&checked.name);

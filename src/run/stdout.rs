@@ -33,6 +33,8 @@ pub(super) struct Checked {
     pub(super) stats: Stats,
     pub(super) findings: Findings,
     pub(super) printer: Printer<Box<dyn Write + Send>>,
+    /// GitHub Actions annotations of every finding, on stderr, beside the chosen format.
+    pub(super) annotations: Option<Printer<Box<dyn Write + Send>>>,
     /// Writing the transcript failed (the forwarding went on).
     pub(super) save_error: Option<io::Error>,
     /// The file name findings are reported under.
@@ -53,7 +55,10 @@ pub(super) struct Checked {
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
-    mut printer: Printer<Box<dyn Write + Send>>,
+    (mut printer, mut annotations): (
+        Printer<Box<dyn Write + Send>>,
+        Option<Printer<Box<dyn Write + Send>>>,
+    ),
     mut judge: Judge,
     opts: &CheckOptions,
     name: &str,
@@ -90,11 +95,20 @@ pub(super) fn check_stdout(
             if let Some(live) = live {
                 live.finding(d.severity);
             }
-            if !judge.shown(&d) {
-                return Ok(());
+            // In the order `check` writes them: the finding, its annotation (every finding is
+            // one: collapsing is for the human output only), then the finding flushed.
+            let shown = judge.shown(&d);
+            if shown {
+                printer.diagnostic(name, &d)?;
             }
-            printer.diagnostic(name, &d)?;
-            printer.flush()
+            if let Some(annotations) = &mut annotations {
+                annotations.diagnostic(name, &d)?;
+                annotations.flush()?;
+            }
+            if shown {
+                printer.flush()?;
+            }
+            Ok(())
         };
         check::check_into(
             Tee::new(reader, &mut forward),
@@ -117,6 +131,7 @@ pub(super) fn check_stdout(
         stats,
         findings,
         printer,
+        annotations,
         save_error: forward.save_error,
         name: name.to_owned(),
         judge,

@@ -882,13 +882,19 @@ fn gemini_cli_hanging_after_its_result_is_ended_and_the_run_succeeds() {
 
 /// `sjlint check --tee ARGS` on the file `stream` and `sjlint run ARGS -- replay.sh` writing it,
 /// both in `dir`: their stdout and their findings (run's own `sjlint run:` lines left out).
-fn check_and_run(dir: &std::path::Path, stream: &std::path::Path, args: &[&str]) -> [String; 4] {
+fn check_and_run(
+    dir: &std::path::Path,
+    stream: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> [String; 4] {
     let common = ["--color", "never", "--progress", "never"];
     let check = sjlint()
         .current_dir(dir)
         .args(["check", "--tee"])
         .args(common)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(std::fs::File::open(stream).unwrap())
         .output()
         .unwrap();
@@ -900,6 +906,7 @@ fn check_and_run(dir: &std::path::Path, stream: &std::path::Path, args: &[&str])
         .arg("--")
         .arg(agent("replay.sh"))
         .env("STREAM", stream)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -933,19 +940,24 @@ fn findings_are_judged_and_printed_exactly_as_check_tee_prints_them() {
         "ignore = [\"event-after-result\"]\n[severity]\nduplicate-call-id = \"warning\"\n",
     )
     .unwrap();
-    let cases: [(&PathBuf, &[&str]); 6] = [
-        (&bare, &[]),
-        (&configured, &[]),
-        (&configured, &["--isolated"]),
+    let github: &[(&str, &str)] = &[("GITHUB_ACTIONS", "true")];
+    let cases: [(&PathBuf, &[&str], &[(&str, &str)]); 8] = [
+        (&bare, &[], &[]),
+        (&configured, &[], &[]),
+        (&configured, &["--isolated"], &[]),
         (
             &bare,
             &["--severity", "invalid-json=info", "--level", "warning"],
+            &[],
         ),
-        (&bare, &["--no-collapse"]),
-        (&configured, &["--format", "json-lines"]),
+        (&bare, &["--no-collapse"], &[]),
+        (&configured, &["--format", "json-lines"], &[]),
+        // Under GitHub Actions: human findings and an annotation for every one of them.
+        (&bare, &[], github),
+        (&bare, &["--format", "concise"], github),
     ];
-    for (cwd, args) in cases {
-        let [check_out, check_err, run_out, run_err] = check_and_run(cwd, &stream, args);
+    for (cwd, args, env) in cases {
+        let [check_out, check_err, run_out, run_err] = check_and_run(cwd, &stream, args, env);
         assert_eq!(run_out, check_out, "{args:?}: the stream is forwarded");
         assert_eq!(
             run_err,
@@ -955,8 +967,10 @@ fn findings_are_judged_and_printed_exactly_as_check_tee_prints_them() {
         );
     }
     // And the cases differ from one another: the settings were applied, not ignored alike.
-    let [_, plain, ..] = check_and_run(&bare, &stream, &[]);
-    let [_, with_config, ..] = check_and_run(&configured, &stream, &[]);
+    let [_, plain, ..] = check_and_run(&bare, &stream, &[], &[]);
+    let [_, with_config, ..] = check_and_run(&configured, &stream, &[], &[]);
+    let [_, annotated, ..] = check_and_run(&bare, &stream, &[], github);
+    assert!(annotated.contains("::error file=-,line="), "{annotated}");
     assert!(plain.contains("error[event-after-result]"), "{plain}");
     assert!(
         plain.contains("note: … and 3 more event-after-result"),
