@@ -26,15 +26,18 @@ use std::sync::mpsc::Sender;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
+/// A printer of findings, to stderr or a file.
+pub(super) type FindingPrinter = Printer<Box<dyn Write + Send>>;
+
 /// What the stdout thread found.
 pub(super) struct Checked {
     pub(super) read: io::Result<()>,
     pub(super) totals: check::Totals,
     pub(super) stats: Stats,
     pub(super) findings: Findings,
-    pub(super) printer: Printer<Box<dyn Write + Send>>,
+    pub(super) printer: FindingPrinter,
     /// GitHub Actions annotations of every finding, on stderr, beside the chosen format.
-    pub(super) annotations: Option<Printer<Box<dyn Write + Send>>>,
+    pub(super) annotations: Option<FindingPrinter>,
     /// Writing the transcript failed (the forwarding went on).
     pub(super) save_error: Option<io::Error>,
     /// The file name findings are reported under.
@@ -55,10 +58,7 @@ pub(super) struct Checked {
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
-    (mut printer, mut annotations): (
-        Printer<Box<dyn Write + Send>>,
-        Option<Printer<Box<dyn Write + Send>>>,
-    ),
+    (mut printer, mut annotations): (FindingPrinter, Option<FindingPrinter>),
     mut judge: Judge,
     opts: &CheckOptions,
     name: &str,

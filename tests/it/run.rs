@@ -941,7 +941,8 @@ fn findings_are_judged_and_printed_exactly_as_check_tee_prints_them() {
     )
     .unwrap();
     let github: &[(&str, &str)] = &[("GITHUB_ACTIONS", "true")];
-    let cases: [(&PathBuf, &[&str], &[(&str, &str)]); 8] = [
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(&PathBuf, &[&str], Env); 8] = [
         (&bare, &[], &[]),
         (&configured, &[], &[]),
         (&configured, &["--isolated"], &[]),
