@@ -2,7 +2,8 @@
 //! by an agent to the same record read from sjlint's stdout.
 //!
 //! `cargo run --release --example forward_latency -- [RECORDS] [SJLINT]` runs this program
-//! itself as the agent (`forward_latency agent RECORDS`): it writes RECORDS records 2 ms apart,
+//! itself as the agent (`forward_latency agent RECORDS`): it writes RECORDS records (default
+//! 1000) 2 ms apart,
 //! each carrying the `CLOCK_MONOTONIC` time it was written, then a `result`. The reader takes the
 //! clock again as each record arrives. Three paths are measured: the agent's pipe read directly
 //! (the floor), `agent | sjlint check --tee`, and `sjlint run -- agent`. SJLINT defaults to the
@@ -84,7 +85,7 @@ fn main() {
         agent(args[2].parse().unwrap());
         return;
     }
-    let records = args.get(1).map_or(500, |n| n.parse().unwrap());
+    let records = args.get(1).map_or(1000, |n| n.parse().unwrap());
     let me = std::env::current_exe().unwrap();
     let sjlint = args.get(2).map_or_else(
         || me.parent().unwrap().parent().unwrap().join("sjlint"),
