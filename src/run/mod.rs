@@ -161,6 +161,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     let pgid = pid as i32;
     let stdout: OwnedFd = agent.stdout.take().expect("piped").into();
     let stderr: OwnedFd = agent.stderr.take().expect("piped").into();
+    // The supervisor's own look at the stdout pipe: whether anything still holds it open.
+    let stdout_probe = stdout.try_clone()?;
 
     let terminal = Terminal::detect();
     let live = terminal.status_line(args.progress).then(Live::start);
@@ -216,7 +218,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     let activity = Arc::new(Activity::new(start));
     let session = Mutex::new(Session::default());
 
-    let (supervisor, checked, stderr_seen) = std::thread::scope(|scope| -> io::Result<_> {
+    let (mut supervisor, checked, stderr_seen) = std::thread::scope(|scope| -> io::Result<_> {
         let checking = {
             let reader = PipeReader::new(stdout, Arc::clone(&stop), Some(Arc::clone(&activity)));
             let tx = tx.clone();
@@ -274,6 +276,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             signals_sent: Vec::new(),
             received: None,
             subreaper,
+            stdout_probe,
+            left_holding_stdout: false,
         };
         sup.supervise(&rx);
         let checked = checking.join().expect("the stdout thread does not panic");
@@ -283,6 +287,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     if let Some(live) = live {
         live.finish();
     }
+    supervisor.report_leftovers();
     finish(args, &supervisor, checked, stderr_seen, &notes, pid, start)
 }
 

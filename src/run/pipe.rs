@@ -96,6 +96,19 @@ impl Activity {
     }
 }
 
+/// Whether every process that could write to the pipe whose read end is `fd` has closed it
+/// (poll(2) reports a hang-up), whatever is still waiting in it to be read.
+pub fn writers_gone(fd: RawFd) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `p` is one valid pollfd for the duration of the call; a timeout of 0 never waits.
+    let rc = unsafe { libc::poll(&raw mut p, 1, 0) };
+    rc > 0 && p.revents & libc::POLLHUP != 0
+}
+
 /// One of the agent's output pipes, read as described in the module documentation.
 pub struct PipeReader {
     fd: OwnedFd,
@@ -178,6 +191,17 @@ fn wait(fd: RawFd, stop: RawFd) -> io::Result<(bool, bool)> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn a_pipe_is_hung_up_once_its_last_writer_closes_it() {
+        let (r, w) = pipe(false).unwrap();
+        let mut writer = std::fs::File::from(w);
+        writer.write_all(b"waiting").unwrap();
+        assert!(!writers_gone(r.as_raw_fd()));
+        drop(writer);
+        // Bytes still waiting do not hide the hang-up.
+        assert!(writers_gone(r.as_raw_fd()));
+    }
 
     #[test]
     fn a_stop_ends_a_read_that_waits_on_an_open_pipe_after_what_is_waiting() {

@@ -14,6 +14,7 @@ use super::{Msg, Notes, child, note};
 use crate::cli::RunArgs;
 use crate::diagnostic::Diagnostic;
 use crate::interrupt;
+use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -51,6 +52,10 @@ pub(super) struct Supervisor<'a> {
     pub(super) received: Option<i32>,
     /// Leftovers are sjlint's children, and each one's end wakes the supervisor: no polling.
     pub(super) subreaper: bool,
+    /// The read end of the agent's stdout, to see whether leftovers still hold the pipe.
+    pub(super) stdout_probe: std::os::fd::OwnedFd,
+    /// The agent exited, and processes it left in its group held its stdout open.
+    pub(super) left_holding_stdout: bool,
 }
 
 impl Supervisor<'_> {
@@ -141,10 +146,18 @@ impl Supervisor<'_> {
             next = self.watch(now);
         }
         if self.exited.is_some() && self.term_at.is_none() && self.group_alive() {
+            // The agent is gone: whatever still holds its stdout open is what it left behind.
+            let held = !super::pipe::writers_gone(self.stdout_probe.as_raw_fd());
             note(
                 self.notes,
-                "the agent exited and left processes in its group; sending them SIGTERM",
+                if held {
+                    "the agent exited and left processes in its group that hold its stdout open; sending them SIGTERM"
+                } else {
+                    "the agent exited and left processes in its group; sending them SIGTERM"
+                },
             );
+            // Reported once the stream is read to its end (its result may still be in the pipe).
+            self.left_holding_stdout = held;
             self.end_group(now, libc::SIGTERM);
         }
         if let Some(t) = self.term_at {

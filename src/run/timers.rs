@@ -121,7 +121,7 @@ impl Supervisor<'_> {
                     format!(
                         "the agent did not exit {d} after its result (line {line}); sjlint ended it"
                     ),
-                    "headless agent CLIs often keep running after their result (a child holding the pipe, a background task); the result stands, and a run ended after a successful result is a success",
+                    HUNG_HELP,
                 )
             }
             Ending::Idle => {
@@ -174,6 +174,46 @@ impl Supervisor<'_> {
         self.stall = stall;
     }
 }
+
+impl Supervisor<'_> {
+    /// Once the stream is read: when the agent exited by itself after its session's end, but
+    /// processes it left in its group held its stdout open, a reader waiting for the end of
+    /// the stream would have waited for them without sjlint. Reported as the hang after the
+    /// result that it is.
+    pub(super) fn report_leftovers(&mut self) {
+        if !self.left_holding_stdout {
+            return;
+        }
+        let line = {
+            let s = self
+                .session
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match &s.result {
+                Some(r) if s.ended => r.line,
+                _ => return,
+            }
+        };
+        let at = Position {
+            byte: 0,
+            line,
+            record: 0,
+        };
+        self.finding.get_or_insert_with(|| {
+            Diagnostic::new(
+                Rule::AgentHungAfterResult,
+                at,
+                format!(
+                    "the agent exited after its result (line {line}), but processes it started held its stdout open; sjlint ended them"
+                ),
+            )
+            .with_help(HUNG_HELP)
+        });
+    }
+}
+
+/// The help of `agent-hung-after-result`.
+const HUNG_HELP: &str = "headless agent CLIs often keep running after their result (a child holding the pipe, a background task); the result stands, and a run ended after a successful result is a success";
 
 fn event_name(ty: Option<&str>, subtype: Option<&str>) -> String {
     match (ty, subtype) {

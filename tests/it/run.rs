@@ -299,10 +299,44 @@ fn a_grandchild_holding_stdout_does_not_keep_the_run_waiting() {
     assert_eq!(ran.pids.len(), 2, "the agent and its grandchild");
     assert_eq!(ran.summary["signals_sent"], serde_json::json!(["SIGTERM"]));
     assert!(
-        ran.stderr.contains("left processes in its group"),
+        ran.stderr.contains(
+            "the agent exited and left processes in its group that hold its stdout open; sending them SIGTERM"
+        ),
         "{}",
         ran.describe()
     );
+    // A reader of the agent's own stdout would have waited for the grandchild: the hang after
+    // the result that it is, reported as such, and still a success.
+    assert!(
+        ran.stderr.contains(
+            "warning[agent-hung-after-result]: the agent exited after its result (line 7), but processes it started held its stdout open; sjlint ended them"
+        ),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["findings"]["warnings"], 1, "{}", ran.describe());
+
+    // A leftover that holds nothing is ended too, with no finding: nobody waited for it.
+    let ran = run(
+        "grandchild-holds-stdout.sh",
+        &["--kill-after", "5s"],
+        &[("QUIET_CHILD", "1")],
+    );
+    ran.ended(0, "exited");
+    assert_eq!(ran.pids.len(), 2, "the agent and its grandchild");
+    assert_eq!(ran.summary["signals_sent"], serde_json::json!(["SIGTERM"]));
+    assert!(
+        ran.stderr
+            .contains("the agent exited and left processes in its group; sending them SIGTERM"),
+        "{}",
+        ran.describe()
+    );
+    assert!(
+        !ran.stderr.contains("agent-hung-after-result"),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["findings"]["warnings"], 0, "{}", ran.describe());
 }
 
 #[test]
