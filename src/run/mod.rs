@@ -435,6 +435,7 @@ fn finish(
         duration_ms: start.elapsed().as_millis() as u64,
         agent: outcome::Agent {
             pid,
+            kind: checked.totals.agent.map(crate::agents::Agent::as_str),
             exit_code: status.code,
             signal: status.signal.map(interrupt::signal_name),
         },

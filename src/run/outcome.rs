@@ -127,6 +127,8 @@ pub struct RunSummary {
 #[derive(Serialize, Debug)]
 pub struct Agent {
     pub pid: u32,
+    /// The agent recognised from the stream (`claude`), if any.
+    pub kind: Option<&'static str>,
     pub exit_code: Option<i32>,
     pub signal: Option<String>,
 }

@@ -239,6 +239,7 @@ fn an_agent_that_exits_is_forwarded_byte_for_byte_and_the_run_succeeds() {
     assert_eq!(std::fs::read(format!("{save}.stderr")).unwrap(), b"");
     let s = &ran.summary;
     assert_eq!(s["agent"]["exit_code"], 0);
+    assert_eq!(s["agent"]["kind"], "cursor");
     assert_eq!(s["result"]["subtype"], "success");
     assert_eq!(s["result"]["is_error"], false);
     assert_eq!(s["result"]["line"], 7);
@@ -465,6 +466,7 @@ fn an_agent_that_prints_only_to_stderr_gets_a_headline_quoting_it() {
     );
     ran.ended(3, "exited");
     assert!(ran.stdout.is_empty(), "{}", ran.describe());
+    assert_eq!(ran.summary["agent"]["kind"], Value::Null);
     let said = "Error: Authentication required. Please run 'agent login' first.";
     assert!(
         ran.stderr.starts_with(&format!("{said}\n")),
@@ -799,6 +801,7 @@ fn claude_code_hanging_after_its_result_is_ended_and_the_run_succeeds() {
     );
     assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
     let s = &ran.summary;
+    assert_eq!(s["agent"]["kind"], "claude", "{}", ran.describe());
     assert_eq!(s["result"]["subtype"], "success", "{}", ran.describe());
     assert_eq!(s["result"]["is_error"], false);
     assert_eq!(s["result"]["line"], 5);
@@ -880,6 +883,7 @@ fn codex_hanging_after_turn_completed_is_ended_and_the_run_succeeds() {
         files(&["codex-session.ndjson", "codex-completed.ndjson"])
     );
     assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["agent"]["kind"], "codex");
     assert_eq!(ran.summary["result"]["subtype"], "turn.completed");
     assert_eq!(ran.summary["result"]["line"], 6);
     assert_eq!(ran.summary["tool_calls"]["total"], 1, "{}", ran.describe());
@@ -908,6 +912,7 @@ fn gemini_cli_hanging_after_its_result_is_ended_and_the_run_succeeds() {
     ran.ended(0, "terminated-after-result");
     assert_eq!(ran.stdout, files(&["gemini/tool-run.ndjson"]));
     assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["agent"]["kind"], "gemini");
     assert_eq!(ran.summary["result"]["line"], 14);
     assert_eq!(ran.summary["result"]["subtype"], "success");
     assert_eq!(ran.summary["result"]["is_error"], false);
