@@ -52,12 +52,13 @@ use supervisor::Supervisor;
 /// The exit-code table, as `sjlint run --help` prints it.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes (the first that applies):
-  128+n  sjlint received signal n (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT) and passed it on
+  128+n  signal n received and passed on (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT)
   141    sjlint's stdout was closed; the agent was ended
   124    a stall or timeout: --idle-timeout, --tool-timeout, --timeout
   126    the agent could not be executed; 127: not found
   3      the agent reported failure: an error result, or no result and a non-zero exit
-  2      usage error; a --save, --output-file or --summary file could not be written
+  2      usage error, a bad configuration file; a --save, --output-file or --summary file
+         could not be written
   1      the stream broke: error findings (warnings too with --strict)
   0      success, including an agent ended after a successful result
 
