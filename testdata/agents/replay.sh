@@ -1,11 +1,11 @@
 #!/bin/sh
-# Writes the stream in the file $STREAM (if set), then does as its argument says:
+# Writes the stream in the file $STREAM (if set), then does as its argument (else $THEN) says:
 #   (none)    exits 0
 #   hang      never exits
 #   no-login  prints an authentication error on stderr and exits 1
 . "$(dirname "$0")/pids.sh"
 if [ -n "${STREAM:-}" ]; then cat "$STREAM"; fi
-case "${1:-}" in
+case "${1:-${THEN:-}}" in
     hang)
         sleep 60 &
         record_pid $!

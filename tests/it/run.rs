@@ -1191,3 +1191,49 @@ fn on_a_terminal_the_status_line_is_drawn_as_check_draws_it() {
         assert!(!alive, "process {pid} outlived the run");
     }
 }
+
+#[test]
+fn codex_and_gemini_cli_tool_calls_are_paired_by_their_own_rules() {
+    // Each stream up to a tool call that starts and never completes, then the agent hangs.
+    for (file, lines, agent_kind, kind, id) in [
+        (
+            "codex-session.ndjson",
+            3,
+            "codex",
+            "command_execution",
+            "item_1",
+        ),
+        (
+            "gemini/tool-run.ndjson",
+            5,
+            "gemini",
+            "glob",
+            "glob__glob_1791560742625_0",
+        ),
+    ] {
+        let dir = Scratch::new("tool-stall");
+        let whole = String::from_utf8(files(&[file])).unwrap();
+        let head: String = whole.split_inclusive('\n').take(lines).collect();
+        let stream = dir.path("stream.ndjson");
+        std::fs::write(&stream, &head).unwrap();
+        // A running call is not idleness: --idle-timeout is shorter, --tool-timeout ends it.
+        let ran = run(
+            "replay.sh",
+            &["--idle-timeout", "200ms", "--tool-timeout", "700ms"],
+            &[("STREAM", stream.to_str().unwrap()), ("THEN", "hang")],
+        );
+        ran.ended(124, "tool-timeout");
+        assert_eq!(ran.stdout, head.as_bytes(), "{file}");
+        assert_eq!(
+            ran.summary["agent"]["kind"],
+            agent_kind,
+            "{}",
+            ran.describe()
+        );
+        let running = &ran.summary["stall"]["running"][0];
+        assert_eq!(running["kind"], kind, "{}", ran.describe());
+        assert_eq!(running["id"], id);
+        assert_eq!(running["line"], lines);
+        assert!(running["age_ms"].as_u64().unwrap() >= 700);
+    }
+}
