@@ -183,7 +183,7 @@ rules! {
     TooManyOpenCalls: "too-many-open-calls", ToolCalls, Warning,
         "more tool calls and queries are open at once than `--max-open-calls` pairs";
     AgentHungAfterResult: "agent-hung-after-result", Run, Warning,
-        "`run`: the agent did not exit within --after-result of its session's end and was ended";
+        "`run`: the agent did not exit within --after-result of its session's end and was ended, or left processes holding its stdout open";
     AgentStalled: "agent-stalled", Run, Error,
         "`run`: no output for --idle-timeout, a tool call past --tool-timeout, or --timeout reached; the agent was ended";
     AgentWroteNoEvents: "agent-wrote-no-events", Run, Error,
