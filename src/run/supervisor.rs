@@ -159,6 +159,19 @@ impl Supervisor<'_> {
             // Reported once the stream is read to its end (its result may still be in the pipe).
             self.left_holding_stdout = held;
             self.end_group(now, libc::SIGTERM);
+        } else if self.exited.is_some()
+            && self.kill_at.is_none()
+            && !self.signals_sent.contains(&libc::SIGTERM)
+            && self.group_alive()
+        {
+            // The agent ended on the signal sjlint passed on (Ctrl-C, SIGHUP), but what it
+            // started may ignore that one: a shell's background jobs ignore SIGINT and SIGQUIT.
+            // They are told to end as the leftovers of any agent are, not left to SIGKILL.
+            note(
+                self.notes,
+                "the agent ended and left processes in its group; sending them SIGTERM",
+            );
+            self.send(libc::SIGTERM);
         }
         if let Some(t) = self.term_at {
             let alive = !self.group_gone(now);

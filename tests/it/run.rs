@@ -618,7 +618,7 @@ fn signals_are_passed_on_to_the_group_and_the_run_exits_128_plus_n() {
         (libc::SIGQUIT, "SIGQUIT"),
     ] {
         let started = Instant::now();
-        let (mut child, dir) = start("stalls-mid-tool.sh", &[], &[]);
+        let (mut child, dir) = start("stalls-mid-tool.sh", &["--kill-after", "10s"], &[]);
         // Once the fourth record is forwarded the agent sleeps in its tool call.
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut forwarded = Vec::new();
@@ -636,6 +636,18 @@ fn signals_are_passed_on_to_the_group_and_the_run_exits_128_plus_n() {
         ran.ended(128 + signal, "interrupted");
         assert_eq!(ran.summary["signal_received"], name);
         assert_eq!(ran.summary["signals_sent"][0], name, "{}", ran.describe());
+        // The agent's shell ends on it, but its background `sleep` ignores SIGINT and SIGQUIT,
+        // as a shell's background jobs do: once the agent is gone, what it left is sent
+        // SIGTERM, and the run ends at once, long before SIGKILL would be due.
+        assert!(
+            !ran.summary["signals_sent"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("SIGKILL")),
+            "{}",
+            ran.describe()
+        );
+        assert!(ran.elapsed < Duration::from_secs(8), "{}", ran.describe());
         assert!(
             ran.stderr.contains(&format!(
                 "received {name}; passing it on to the agent's process group"
