@@ -183,6 +183,17 @@ impl Ran {
     }
 }
 
+/// None of the processes whose pids the fake agent wrote to the file `pids` is alive.
+fn none_outlived(pids: &std::path::Path) {
+    let pids = std::fs::read_to_string(pids).unwrap();
+    assert!(!pids.is_empty(), "the agent recorded no pid");
+    for pid in pids.lines().map(|l| l.trim().parse::<i32>().unwrap()) {
+        // SAFETY: kill has no memory-safety preconditions; signal 0 only checks existence.
+        let alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
+        assert!(!alive, "process {pid} outlived the run");
+    }
+}
+
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         s.rsplit(')')
@@ -1196,12 +1207,7 @@ fn on_a_terminal_the_status_line_is_drawn_as_check_draws_it() {
         serde_json::from_str(&std::fs::read_to_string(dir.path("summary.json")).unwrap()).unwrap();
     assert_valid(&summary);
     assert_eq!(summary["ended"], "terminated-after-result");
-    let pids = std::fs::read_to_string(dir.path("pids")).unwrap();
-    for pid in pids.lines().map(|l| l.trim().parse::<i32>().unwrap()) {
-        // SAFETY: kill has no memory-safety preconditions; signal 0 only checks existence.
-        let alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
-        assert!(!alive, "process {pid} outlived the run");
-    }
+    none_outlived(&dir.path("pids"));
 }
 
 #[test]
@@ -1248,4 +1254,76 @@ fn codex_and_gemini_cli_tool_calls_are_paired_by_their_own_rules() {
         assert_eq!(running["line"], lines);
         assert!(running["age_ms"].as_u64().unwrap() >= 700);
     }
+}
+
+#[test]
+fn ctrl_c_on_the_terminal_reaches_the_agent_through_sjlint() {
+    // In a pseudo-terminal, as a person runs it: the terminal sends SIGINT to its foreground
+    // process group, sjlint's; the agent runs in a group of its own and hears of it from sjlint.
+    let dir = Scratch::new("ctrl-c");
+    let typescript = dir.path("typescript");
+    let inner = format!(
+        "{} run --color never --kill-after 10s --summary {} -- {} > /dev/null",
+        env!("CARGO_BIN_EXE_sjlint"),
+        dir.path("summary.json").display(),
+        agent("stalls-mid-tool.sh"),
+    );
+    let Ok(mut script) = std::process::Command::new("script")
+        .args(["-q", "-f", "-e", "-c", &inner])
+        .arg(&typescript)
+        .env("PIDS", dir.path("pids"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+    else {
+        eprintln!("skipped: no script(1) here");
+        return;
+    };
+    // The status line shows the four records: the agent sleeps in its tool call.
+    let started = Instant::now();
+    while !std::fs::read(&typescript)
+        .is_ok_and(|t| String::from_utf8_lossy(&t).contains(" 4 events "))
+    {
+        assert!(
+            started.elapsed() < HANG,
+            "the status line never showed 4 events"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut keys = script.stdin.take().unwrap();
+    keys.write_all(b"\x03").unwrap();
+    let pressed = Instant::now();
+    let status = loop {
+        if let Some(status) = script.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            pressed.elapsed() < HANG,
+            "sjlint run did not end after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    drop(keys);
+    // Well before --kill-after: the agent ended on SIGINT, its leftover on SIGTERM.
+    assert!(
+        pressed.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        pressed.elapsed()
+    );
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("summary.json")).unwrap()).unwrap();
+    assert_valid(&summary);
+    assert_eq!(summary["ended"], "interrupted");
+    assert_eq!(summary["signal_received"], "SIGINT");
+    assert_eq!(
+        summary["signals_sent"],
+        serde_json::json!(["SIGINT", "SIGTERM"])
+    );
+    let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    assert!(
+        screen.contains("sjlint run: received SIGINT; passing it on to the agent's process group"),
+        "{screen:?}"
+    );
+    none_outlived(&dir.path("pids"));
 }
