@@ -86,9 +86,13 @@ impl Supervisor<'_> {
             Msg::Changed | Msg::Reaped => {}
             Msg::StdoutDone { closed } => {
                 self.stdout_done = Some(now);
-                if closed && self.exited.is_none() {
+                if closed {
+                    // The run ends because nothing reads its output, even when the agent was
+                    // quicker to die of the closed pipe than this message was to arrive.
                     self.ending.get_or_insert(Ending::OutputClosed);
-                    self.end_group(now, libc::SIGTERM);
+                    if self.exited.is_none() {
+                        self.end_group(now, libc::SIGTERM);
+                    }
                 }
             }
             Msg::Exited(status) => self.exited = Some(status),
