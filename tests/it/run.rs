@@ -1166,8 +1166,9 @@ fn on_a_terminal_the_status_line_is_drawn_as_check_draws_it() {
     let dir = Scratch::new("pty");
     let out = dir.path("out.ndjson");
     let typescript = dir.path("typescript");
+    // The pause after sjlint leaves `script` the time to copy the last of its output.
     let inner = format!(
-        "{} run --color never --after-result 700ms --summary {} -- {} > {}",
+        "{} run --color never --after-result 700ms --summary {} -- {} > {}; code=$?; sleep 0.5; exit $code",
         env!("CARGO_BIN_EXE_sjlint"),
         dir.path("summary.json").display(),
         agent("hangs-after-result.sh"),
@@ -1195,10 +1196,12 @@ fn on_a_terminal_the_status_line_is_drawn_as_check_draws_it() {
     let note = screen
         .find("\r\u{1b}[Ksjlint run: the agent did not exit 700ms after its result")
         .unwrap_or_else(|| panic!("{screen:?}"));
-    let finding = screen.find("warning[agent-hung-after-result]").unwrap();
+    let finding = screen
+        .find("warning[agent-hung-after-result]")
+        .unwrap_or_else(|| panic!("{screen:?}"));
     let closing = screen
         .find("sjlint run: the agent was ended after its result")
-        .unwrap();
+        .unwrap_or_else(|| panic!("{screen:?}"));
     assert!(note < finding && finding < closing, "{screen:?}");
     assert!(!screen[closing..].contains(" events · "), "{screen:?}");
     // stdout stayed the stream, byte for byte.
