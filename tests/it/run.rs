@@ -1330,3 +1330,23 @@ fn ctrl_c_on_the_terminal_reaches_the_agent_through_sjlint() {
     );
     none_outlived(&dir.path("pids"));
 }
+
+#[test]
+fn the_summary_schema_is_the_one_sjlint_schema_prints() {
+    let out = sjlint().args(["schema"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l == "run-summary"),
+        "{out:?}"
+    );
+    let out = sjlint().args(["schema", "run-summary"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file = std::fs::read(manifest_dir().join("schemas/run-summary.schema.json")).unwrap();
+    assert_eq!(out.stdout, file);
+    // And a real summary matches it (the other tests validate theirs against the file).
+    let ran = run("exits.sh", &[], &[]);
+    let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&ran.summary), "{}", ran.describe());
+}
