@@ -131,8 +131,11 @@ impl Session {
     }
 
     /// Takes a Claude Code, Codex or Gemini CLI record of type `ty` (and `subtype`) on line
-    /// `line` into account, after its common events. Any record after the one that ended the
-    /// session means the session goes on (Claude Code starts a new one for background tasks).
+    /// `line` into account, after its common events. A record after the one that ended the
+    /// session means the session goes on (Claude Code starts a new one for background tasks,
+    /// after task notifications), unless it is one of the records that may come between any two
+    /// lines ([`between_any_lines`]): those say nothing of the agent's work, and an agent that
+    /// writes one after its result and hangs must still be ended.
     pub fn observe_record(&mut self, line: u64, ty: Option<&str>, subtype: Option<&str>) -> bool {
         self.events += 1;
         set(&mut self.last.ty, ty);
@@ -148,7 +151,7 @@ impl Session {
                 }
                 false
             }
-            Some(_) if self.ended => {
+            Some(_) if self.ended && !between_any_lines(ty, subtype) => {
                 self.ended = false;
                 true
             }
@@ -181,6 +184,15 @@ impl Session {
         };
         std::mem::take(&mut self.ended)
     }
+}
+
+/// Claude Code's `rate_limit_event` and `system`/`thinking_tokens`, which it writes between any
+/// two lines: after a result they do not mean that the session goes on.
+fn between_any_lines(ty: Option<&str>, subtype: Option<&str>) -> bool {
+    matches!(
+        (ty, subtype),
+        (Some("rate_limit_event"), _) | (Some("system"), Some("thinking_tokens"))
+    )
 }
 
 fn set(slot: &mut Option<String>, value: Option<&str>) {
@@ -300,10 +312,14 @@ mod tests {
         let r = s.result.as_ref().unwrap();
         assert!(r.is_error);
         assert_eq!(r.subtype.as_deref(), Some("turn.failed"));
-        // A later record, whatever it maps to, means the process goes on.
-        assert!(s.observe_record(5, Some("rate_limit_event"), None));
-        assert!(!s.ended);
+        // A rate limit notice, which may come between any two lines, is no sign of more work.
+        assert!(!s.observe_record(5, Some("rate_limit_event"), None));
+        assert!(s.ended);
         assert_eq!(s.last.ty.as_deref(), Some("rate_limit_event"));
+        // Any other later record means the process goes on.
+        assert!(s.observe_record(6, Some("system"), Some("task_notification")));
+        assert!(!s.ended);
+        assert_eq!(s.last.subtype.as_deref(), Some("task_notification"));
     }
 
     #[test]

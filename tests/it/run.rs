@@ -1350,3 +1350,32 @@ fn the_summary_schema_is_the_one_sjlint_schema_prints() {
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert!(validator.is_valid(&ran.summary), "{}", ran.describe());
 }
+
+#[test]
+fn a_rate_limit_notice_after_the_result_does_not_keep_claude_code_running() {
+    // Claude Code writes `rate_limit_event` between any two lines: one after the result is no
+    // sign of more work, and an agent that then hangs is still ended --after-result later.
+    let dir = Scratch::new("rate-limit");
+    let stream = dir.path("stream.ndjson");
+    let written = files(&[
+        "claude-session.ndjson",
+        "claude-result.ndjson",
+        "claude-rate-limit.ndjson",
+    ]);
+    std::fs::write(&stream, &written).unwrap();
+    let ran = run(
+        "replay.sh",
+        &["--after-result", "300ms", "--kill-after", "5s"],
+        &[("STREAM", stream.to_str().unwrap()), ("THEN", "hang")],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert_eq!(ran.stdout, written);
+    assert!(ran.elapsed < Duration::from_secs(4), "{}", ran.describe());
+    assert_eq!(ran.summary["result"]["line"], 5, "{}", ran.describe());
+    assert!(
+        ran.stderr
+            .contains("the agent did not exit 300ms after its result (line 5)"),
+        "{}",
+        ran.describe()
+    );
+}
