@@ -12,26 +12,35 @@ use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// `--statistics`: per rule with findings, most first, the count, the rule, the severity its
-/// findings were reported with by default, and its summary. As a JSON array with `json`.
-pub fn statistics(counts: &[u64], json: bool) -> String {
-    let mut rows: Vec<(u64, usize)> = counts
+/// The severities of [`statistics`]' counts, in the order of their index.
+pub const SEVERITIES: [Severity; 3] = [Severity::Info, Severity::Warning, Severity::Error];
+
+/// `--statistics`: per rule and severity with findings, most first, the count, the rule, the
+/// severity its findings were reported with (`--severity` and the configuration files count),
+/// and its summary. `counts` holds, per rule (by its discriminant), the findings of each of
+/// [`SEVERITIES`]. As a JSON array with `json`.
+pub fn statistics(counts: &[[u64; 3]], json: bool) -> String {
+    let mut rows: Vec<(u64, usize, Severity)> = counts
         .iter()
         .enumerate()
-        .filter(|(_, n)| **n > 0)
-        .map(|(i, n)| (*n, i))
+        .flat_map(|(i, per)| {
+            per.iter()
+                .zip(SEVERITIES)
+                .filter(|(n, _)| **n > 0)
+                .map(move |(n, s)| (*n, i, s))
+        })
         .collect();
-    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
     let mut out = String::new();
     if json {
         let items: Vec<serde_json::Value> = rows
             .iter()
-            .map(|&(n, i)| {
+            .map(|&(n, i, s)| {
                 let r = &RULES[i];
                 serde_json::json!({
                     "rule": r.name,
                     "count": n,
-                    "severity": r.severity.as_str(),
+                    "severity": s.as_str(),
                     "summary": r.summary,
                 })
             })
@@ -42,21 +51,21 @@ pub fn statistics(counts: &[u64], json: bool) -> String {
     }
     let width = rows
         .iter()
-        .map(|&(n, _)| n.to_string().len())
+        .map(|&(n, _, _)| n.to_string().len())
         .max()
         .unwrap_or(1);
     let name_width = rows
         .iter()
-        .map(|&(_, i)| RULES[i].name.len())
+        .map(|&(_, i, _)| RULES[i].name.len())
         .max()
         .unwrap_or(0);
-    for &(n, i) in &rows {
+    for &(n, i, s) in &rows {
         let r = &RULES[i];
         let _ = writeln!(
             out,
             "{n:>width$}  {:name_width$}  {:7}  {}",
             r.name,
-            r.severity.as_str(),
+            s.as_str(),
             r.summary
         );
     }
@@ -70,14 +79,16 @@ mod tests {
 
     #[test]
     fn most_first_and_only_rules_with_findings() {
-        let mut counts = vec![0; RULES.len()];
-        counts[Rule::InvalidJson as usize] = 3;
-        counts[Rule::BlankLine as usize] = 12;
+        let mut counts = vec![[0; 3]; RULES.len()];
+        counts[Rule::InvalidJson as usize][2] = 3;
+        counts[Rule::BlankLine as usize][0] = 12;
+        counts[Rule::BlankLine as usize][1] = 2;
         let table = statistics(&counts, false);
         let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert!(lines[0].starts_with("12  blank-line"), "{table}");
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("12  blank-line    info"), "{table}");
         assert!(lines[1].starts_with(" 3  invalid-json  error"), "{table}");
+        assert!(lines[2].starts_with(" 2  blank-line    warning"), "{table}");
         let json: serde_json::Value = serde_json::from_str(&statistics(&counts, true)).unwrap();
         assert_eq!(json[0]["rule"], "blank-line");
         assert_eq!(json[1]["count"], 3);

@@ -274,8 +274,8 @@ struct Output<W: Write> {
     per_input: Vec<Arc<Settings>>,
     /// `--level`: findings below it are neither shown nor counted.
     floor: Severity,
-    /// `--statistics`: findings per rule, counted instead of printed.
-    statistics: Option<Vec<u64>>,
+    /// `--statistics`: findings per rule and severity, counted instead of printed.
+    statistics: Option<Vec<[u64; 3]>>,
     /// `--max-diagnostics`, for the streaming formats: the findings kept until the end.
     kept: Option<crate::lint::Kept>,
     /// The human format's collapsing of repeated identical findings (not with --no-collapse).
@@ -302,7 +302,7 @@ impl<W: Write> Output<W> {
             settings: defaults,
             per_input,
             floor: reporting.floor,
-            statistics: reporting.statistics.then(|| vec![0; RULES.len()]),
+            statistics: reporting.statistics.then(|| vec![[0; 3]; RULES.len()]),
             // A limit keeps the most serious findings, so they wait for the end of the run.
             kept: reporting
                 .max
@@ -333,7 +333,7 @@ impl<W: Write> Output<W> {
             return Ok(());
         }
         if let Some(counts) = &mut self.statistics {
-            counts[d.rule as usize] += 1;
+            counts[d.rule as usize][d.severity as usize] += 1;
         }
         match d.severity {
             Severity::Error => self.summary.errors += 1,
@@ -399,7 +399,7 @@ impl<W: Write> Output<W> {
         self.flush_kept(format)?;
         if let Some(counts) = &self.statistics {
             let mut table = crate::lint::statistics(counts, format == Format::Json);
-            if format == Format::Human && !quiet {
+            if format == Format::Human && !quiet && !table.is_empty() {
                 // A blank line before the summary.
                 table.push('\n');
             }

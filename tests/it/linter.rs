@@ -594,6 +594,41 @@ fn statistics_count_findings_per_rule() {
 }
 
 #[test]
+fn statistics_show_the_severity_the_findings_were_reported_with() {
+    let input = std::fs::read(testdata("sample-with-problem.ndjson")).unwrap();
+    let args = [
+        "check",
+        "--statistics",
+        "--severity",
+        "unfinished-tool-call=warning",
+        "--color",
+        "never",
+    ];
+    let run = exec(&args, Some(&input));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let row = run.stdout().lines().next().unwrap_or_default().to_owned();
+    assert!(
+        row.split_whitespace()
+            .take(3)
+            .eq(["1", "unfinished-tool-call", "warning"]),
+        "{}",
+        run.describe()
+    );
+    let run = exec(&[&args[..], &["--format", "json"]].concat(), Some(&input));
+    let table: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(table[0]["severity"], "warning", "{}", run.describe());
+
+    // No finding, no table: the summary alone, with no blank line before it.
+    let clean = std::fs::read(testdata("sample.ndjson")).unwrap();
+    let run = exec(&["check", "--statistics"], Some(&clean));
+    assert!(
+        run.stdout().starts_with("No problems found"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
 fn repeated_identical_findings_collapse_in_human_output() {
     let input: String = (1..=20).map(|i| format!("{{broken {i}\n")).collect();
     let run = exec(&["check", "--color", "never"], Some(input.as_bytes()));
