@@ -567,6 +567,7 @@ impl WalkArgs {
         crate::walk::Filter {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
+            ..crate::walk::Filter::default()
         }
     }
 }

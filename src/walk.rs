@@ -10,10 +10,10 @@
 //! caller's business.)
 
 use ignore::WalkBuilder;
-use ignore::overrides::{Override, OverrideBuilder};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The globs a directory walk takes when `--include` names none.
 pub const DEFAULT_INCLUDE: &[&str] = &["*.ndjson", "*.jsonl", "*.json"];
@@ -25,6 +25,11 @@ pub struct Filter {
     pub include: Vec<String>,
     /// Globs (gitignore syntax) of paths to leave out.
     pub exclude: Vec<String>,
+    /// The directory `include` globs with a `/` are relative to: the configuration file's that
+    /// gave them. `None` (the command line's): the walked directory.
+    pub include_root: Option<PathBuf>,
+    /// The same for `exclude`.
+    pub exclude_root: Option<PathBuf>,
 }
 
 impl Filter {
@@ -39,31 +44,73 @@ impl Filter {
 
     /// Checks that every glob compiles, so a typo is a usage error before anything is read.
     pub fn validate(&self) -> Result<(), String> {
-        self.overrides(Path::new(".")).map(|_| ())
+        self.includes()?;
+        self.excludes(Path::new("/")).map(|_| ())
     }
 
-    /// The include globs, matched against a file's name and its path below the walked root.
+    /// The include globs, matched against a file's name and its path below its root.
     /// (Not overrides: an override's whitelist would win over `.gitignore`.)
     fn includes(&self) -> Result<globset::GlobSet, String> {
         let mut b = globset::GlobSetBuilder::new();
         for g in self.include_globs() {
-            b.add(
-                globset::Glob::new(g).map_err(|e| format!("--include `{g}` is not a glob: {e}"))?,
-            );
+            b.add(include_glob(g).map_err(|e| format!("--include `{g}` is not a glob: {e}"))?);
         }
         b.build().map_err(|e| e.to_string())
     }
 
-    /// The exclude globs, as ignore-only overrides of the walk.
-    fn overrides(&self, root: &Path) -> Result<Override, String> {
-        self.includes()?;
-        let mut b = OverrideBuilder::new(root);
+    /// The exclude globs, with gitignore's syntax, relative to `root` (absolute).
+    fn excludes(&self, root: &Path) -> Result<Gitignore, String> {
+        let mut b = GitignoreBuilder::new(root);
         for g in &self.exclude {
-            b.add(&format!("!{g}"))
-                .map_err(|e| format!("--exclude `{g}` is not a glob: {e}"))?;
+            b.add_line(None, g)
+                .map_err(|e| format!("--exclude `{g}` is not a glob: {}", glob_error(&e)))?;
         }
         b.build().map_err(|e| e.to_string())
     }
+}
+
+/// One include glob, as `--include` and a configuration file's `include` read it.
+pub fn include_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    globset::Glob::new(glob)
+}
+
+/// Whether `glob` is a valid exclude glob (gitignore syntax); the error says why not.
+pub fn check_exclude_glob(glob: &str) -> Result<(), String> {
+    GitignoreBuilder::new("/")
+        .add_line(None, glob)
+        .map(|_| ())
+        .map_err(|e| glob_error(&e))
+}
+
+/// What is wrong with a glob, without the `ignore` crate's wrapping.
+fn glob_error(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::Glob { err, .. } => err.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `path` made absolute against the current directory, with `.` and `..` folded away as
+/// written (as ruff does), so that paths named either way compare equal.
+pub fn normalized(path: &Path) -> PathBuf {
+    // The parent of a bare file name is the empty path: the current directory.
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// What happened to a path met during a walk that is not taken, worth telling the user.
@@ -77,8 +124,14 @@ pub enum Note {
 
 /// The stream files under `dir`, sorted by path, with notes about what was skipped.
 pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), String> {
-    let overrides = filter.overrides(dir)?;
+    // Globs are matched against absolute paths, so that those of a configuration file are
+    // relative to its directory wherever the walk starts.
+    let base = normalized(dir);
+    let exclude_root = filter.exclude_root.clone().unwrap_or_else(|| base.clone());
+    let excludes = filter.excludes(&exclude_root)?;
+    let include_root = filter.include_root.clone().unwrap_or_else(|| base.clone());
     let includes = filter.includes()?;
+    let (walked, root) = (dir.to_path_buf(), base.clone());
     let sniff_json = filter.include.is_empty();
     let mut files = Vec::new();
     let mut notes = Vec::new();
@@ -92,7 +145,11 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         // `.gitignore` is honoured in a plain directory too, not only inside a repository.
         .require_git(false)
         .follow_links(false)
-        .overrides(overrides)
+        .filter_entry(move |entry| {
+            let rel = entry.path().strip_prefix(&walked).unwrap_or(entry.path());
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !excludes.matched(root.join(rel), is_dir).is_ignore()
+        })
         .sort_by_file_name(std::cmp::Ord::cmp)
         .build();
     for entry in walker {
@@ -113,7 +170,8 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         if kind.is_dir() {
             continue;
         }
-        let rel = path.strip_prefix(dir).unwrap_or(path);
+        let abs = base.join(path.strip_prefix(dir).unwrap_or(path));
+        let rel = abs.strip_prefix(&include_root).unwrap_or(&abs);
         if !includes.is_match(rel) && !path.file_name().is_some_and(|n| includes.is_match(n)) {
             continue;
         }
@@ -233,8 +291,24 @@ mod tests {
     fn bad_globs_are_usage_errors() {
         let f = Filter {
             include: vec!["a[".into()],
-            exclude: vec![],
+            ..Filter::default()
         };
         assert!(f.validate().unwrap_err().contains("--include `a[`"));
+        let f = Filter {
+            exclude: vec!["a{".into()],
+            ..Filter::default()
+        };
+        let e = f.validate().unwrap_err();
+        assert!(
+            e.starts_with("--exclude `a{` is not a glob: ") && !e.contains("!a{"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn paths_are_normalized_as_written() {
+        assert_eq!(normalized(Path::new("/a/b/../c/./d")), Path::new("/a/c/d"));
+        assert_eq!(normalized(Path::new("/a/b/..")), Path::new("/a"));
+        assert_eq!(normalized(Path::new("")), normalized(Path::new(".")));
     }
 }

@@ -57,6 +57,8 @@ pub(super) fn resolve_inputs(
             let settings = configs.for_path(Some(path)).map_err(anyhow::Error::msg)?;
             filter.include.clone_from(&settings.include);
             filter.exclude.clone_from(&settings.exclude);
+            filter.include_root.clone_from(&settings.include_root);
+            filter.exclude_root.clone_from(&settings.exclude_root);
             filter.validate().map_err(anyhow::Error::msg)?;
             match crate::walk::walk(path, &filter) {
                 Ok((files, notes)) => {

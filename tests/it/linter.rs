@@ -479,6 +479,102 @@ fn a_config_file_is_found_by_walking_up_from_each_input() {
     assert!(out.contains("legacy/* = orphan-completion"), "{out}");
 }
 
+/// `check` run in `cwd` on `args`: the files with findings, relative to `dir`.
+fn checked_from(cwd: &Path, args: &[&str], dir: &Path) -> Vec<String> {
+    let mut cmd = sjlint();
+    cmd.current_dir(cwd)
+        .args(["check", "--format", "json"])
+        .args(args);
+    let run = run_cmd(cmd, None);
+    assert!(run.code <= 1, "{}", run.describe());
+    let dir = std::fs::canonicalize(dir).unwrap();
+    let mut files: Vec<String> = run
+        .findings()
+        .iter()
+        .map(|f| {
+            let path = std::fs::canonicalize(cwd.join(&f.file)).unwrap();
+            path.strip_prefix(&dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    files.dedup();
+    files
+}
+
+#[test]
+fn a_config_files_globs_are_relative_to_its_directory_wherever_the_walk_starts() {
+    let dir = scratch("config-globs");
+    write(
+        &dir.join("sjlint.toml"),
+        "include = [\"runs/*.ndjson\", \"*.log\"]\nexclude = [\"runs/old/\"]\n",
+    );
+    for name in [
+        "runs/a.ndjson",
+        "runs/old/b.ndjson",
+        "runs/c.log",
+        "elsewhere/d.ndjson",
+    ] {
+        write(&dir.join(name), &orphan());
+    }
+    let all = ["runs/a.ndjson", "runs/c.log"];
+    assert_eq!(checked_from(&dir, &["."], &dir), all);
+    assert_eq!(checked_from(&dir, &["runs"], &dir), all);
+    let runs = dir.join("runs");
+    assert_eq!(checked_from(&runs, &["."], &dir), all);
+    assert_eq!(checked_from(&runs, &["../runs"], &dir), all);
+    assert_eq!(
+        checked_from(dir.parent().unwrap(), &[dir.to_str().unwrap()], &dir),
+        all
+    );
+    // A path named explicitly is checked whatever the globs say.
+    assert_eq!(
+        checked_from(&runs, &["old/b.ndjson"], &dir),
+        ["runs/old/b.ndjson"]
+    );
+    // The command line's globs are relative to the directory walked.
+    assert_eq!(
+        checked_from(
+            &dir,
+            &["--exclude", "old/", "--include", "*.ndjson", "runs"],
+            &dir
+        ),
+        ["runs/a.ndjson"]
+    );
+
+    // `sjlint config` says what they are relative to.
+    let mut cmd = sjlint();
+    cmd.current_dir(&runs).arg("config");
+    let out = run_cmd(cmd, None).stdout();
+    let root = std::fs::canonicalize(&dir).unwrap();
+    assert!(
+        out.contains(&format!(
+            "exclude: runs/old/ (relative to {})",
+            root.display()
+        )),
+        "{out}"
+    );
+
+    // `..` is folded away before looking upwards: the configuration of `runs/old/`, below the
+    // current directory, does not govern `runs/old/..`.
+    write(&runs.join("old/sjlint.toml"), "select = [\"framing\"]\n");
+    assert_eq!(checked_from(&runs, &["old/.."], &dir), all);
+
+    // A glob that does not compile names the file and the line.
+    write(&dir.join("sjlint.toml"), "\nexclude = [\n  \"a{\",\n]\n");
+    let mut cmd = sjlint();
+    cmd.current_dir(&runs).args(["check", "."]);
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("sjlint.toml:3: exclude `a{` is not a glob"),
+        "{}",
+        run.describe()
+    );
+}
+
 #[test]
 fn bad_config_keys_name_the_file_and_line() {
     let dir = scratch("config-bad");
