@@ -1116,6 +1116,31 @@ fn fmt_check_diff_and_write_work_per_file() {
     assert_eq!(run.code, 2);
 }
 
+#[cfg(unix)]
+#[test]
+fn fmt_write_writes_through_a_symbolic_link() {
+    let dir = scratch("fmt-symlink");
+    let sdk = std::fs::read_to_string(testdata("dialects/sdk/healthy.ndjson")).unwrap();
+    write(&dir.join("store/run.ndjson"), &sdk);
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let link = dir.join("runs/run.ndjson");
+    std::os::unix::fs::symlink("../store/run.ndjson", &link).unwrap();
+    let run = exec(&["fmt", "--write", link.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    let written = std::fs::read_to_string(dir.join("store/run.ndjson")).unwrap();
+    assert_ne!(written, sdk, "the file the link points at was not written");
+    let run = exec(&["fmt", "--check", link.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert_eq!(std::fs::read_dir(dir.join("store")).unwrap().count(), 1);
+}
+
 // ------------------------------------------------------------------------------------------
 // The README's examples, verbatim.
 
