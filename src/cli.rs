@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[command(
     name = "sjlint",
     version,
-    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent stream-json)",
+    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI)",
     after_help = "`sjlint PATH…` is `sjlint check PATH…`. Pipe a stream in, or name files and directories."
 )]
 pub struct Cli {
@@ -55,7 +55,8 @@ pub enum Command {
         /// A subcommand's page (`sjlint-check(1)`) instead of the main one
         command: Option<String>,
     },
-    /// Write streams in canonical form (cursor's stream-json, one event per line) to stdout
+    /// Write streams in canonical form (one event per line) to stdout, or check, diff or rewrite
+    /// files with --check, --diff, --write
     #[command(display_order = 2)]
     Fmt(FmtArgs),
     /// Print a bundled JSON Schema; with no name, list them
@@ -252,7 +253,7 @@ pub struct CheckArgs {
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// Read records as this dialect; auto classifies each record by its own shape
@@ -260,7 +261,7 @@ pub struct CheckArgs {
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 
     /// The name standard input is reported under
@@ -376,57 +377,63 @@ pub struct FmtArgs {
     pub walk: WalkArgs,
 
     /// Read records as this dialect; auto classifies each record by its own shape
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 
     /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
     /// leaving it out (it is reported on stderr either way); a record over --max-record-bytes
     /// is kept as it is, byte for byte
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub keep_invalid: bool,
 
     /// Leave out these events (comma-separated): thinking, deltas
-    #[arg(long, value_enum, value_name = "KINDS", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "KINDS",
+        value_delimiter = ',',
+        help_heading = "Output"
+    )]
     pub drop: Vec<DropArg>,
 
     /// What to write: the canonical stream, or per session the result object of
     /// `--output-format json`
-    #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"])]
+    #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"], help_heading = "Output")]
     pub to: ToArg,
 
     /// Say which files are not in canonical form, and exit 1 if any is; write nothing
-    #[arg(long, conflicts_with_all = ["diff", "write", "to"])]
+    #[arg(long, conflicts_with_all = ["diff", "write", "to"], help_heading = "Output")]
     pub check: bool,
 
     /// Print a unified diff of each file against its canonical form; exit 1 if any differs
-    #[arg(long, conflicts_with_all = ["write", "to"])]
+    #[arg(long, conflicts_with_all = ["write", "to"], help_heading = "Output")]
     pub diff: bool,
 
     /// Write the canonical form over each file (atomically; a file with records that are not
     /// events is left alone unless --keep-invalid)
-    #[arg(long, conflicts_with = "to")]
+    #[arg(long, conflicts_with = "to", help_heading = "Output")]
     pub write: bool,
 
     /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// The name standard input is reported under
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub stdin_filename: Option<String>,
 
     /// Colour of the findings on stderr: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
 }
 
@@ -465,25 +472,25 @@ pub struct InputArgs {
     pub walk: WalkArgs,
 
     /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// The name standard input is shown under
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub stdin_filename: Option<String>,
 
     /// Read records as this dialect; auto classifies each record by its own shape
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 }
 
@@ -501,7 +508,7 @@ pub struct StatsArgs {
     pub input: InputArgs,
 
     /// How to print the statistics
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_enum, default_value = "table", help_heading = "Output")]
     pub format: StatsFormat,
 }
 
@@ -511,15 +518,15 @@ pub struct RenderArgs {
     pub input: InputArgs,
 
     /// Show the model's thinking too
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub thinking: bool,
 
     /// The wording of cursor-agent's own `text` output format: one line per action, no colour
-    #[arg(long, conflicts_with = "thinking")]
+    #[arg(long, conflicts_with = "thinking", help_heading = "Output")]
     pub plain: bool,
 
     /// Colour: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
 }
 

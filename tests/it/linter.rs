@@ -1388,6 +1388,29 @@ fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
             });
         assert_eq!(under, Some(heading), "{option}");
     }
+    // Every option of the commands that read streams is under a heading: `Options:` keeps
+    // only --help.
+    for command in ["check", "fmt", "stats", "render"] {
+        let text = exec(&[command, "--help"], None).stdout();
+        let options = text
+            .split("\nOptions:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{command}: {text}"));
+        // Up to the next heading: a line of one capitalised word and a colon.
+        let listed: Vec<&str> = options
+            .lines()
+            .take_while(|l| !(l.ends_with(':') && l.chars().next().is_some_and(char::is_uppercase)))
+            .filter(|l| l.trim_start().starts_with('-'))
+            .map(str::trim)
+            .collect();
+        assert_eq!(listed, ["-h, --help"], "{command}: {text}");
+        for heading in ["Input", "Output"] {
+            assert!(
+                text.contains(&format!("\n{heading}:\n")),
+                "{command}: {text}"
+            );
+        }
+    }
     let top = exec(&["--help"], None).stdout();
     let order: Vec<usize> = [
         "  check ",
