@@ -1217,10 +1217,33 @@ fn the_readme_shell_examples_run_verbatim() {
                 continue;
             } else if command.starts_with("sjlint ") || command == "sjlint" {
                 command.to_owned()
+            } else if let Some((_, rest)) = command
+                .split_once(" | ")
+                .filter(|(agent, _)| agent.starts_with("cursor-agent "))
+            {
+                // A live pipe: the sample stands for the agent's output, `cat` for the consumer,
+                // and what reaches it is the stream, byte for byte.
+                let piped = format!(
+                    "cat testdata/sample.ndjson | {}",
+                    rest.replace("your-consumer", "cat")
+                );
+                let run = run_shell(&piped, &dir);
+                assert_eq!(
+                    run.code,
+                    0,
+                    "README example `{command}`\n{}",
+                    run.describe()
+                );
+                assert_eq!(
+                    run.stdout,
+                    sample().into_bytes(),
+                    "README example `{command}`"
+                );
+                ran += 1;
+                continue;
             } else {
                 // Not run: `cargo test` and `cargo install` (a build of their own, the latter
-                // outside the project), and pipelines from `cursor-agent`, which needs the
-                // agent's CLI and its network.
+                // outside the project).
                 continue;
             };
             let run = run_shell(&command, &dir);
@@ -1264,12 +1287,22 @@ fn the_readme_sample_outputs_are_what_sjlint_prints() {
             run.describe()
         );
         let shown = block[1..].join("\n") + "\n";
-        if !shown.contains('…') {
-            assert_eq!(run.stdout(), shown, "`{command}`");
-            compared += 1;
+        let out = run.stdout();
+        if block[1..].iter().any(|l| l == "…") {
+            // Lines left out: the lines shown are printed, in that order.
+            let mut rest = out.as_str();
+            for line in block[1..].iter().filter(|l| *l != "…") {
+                let at = rest
+                    .find(&format!("{line}\n"))
+                    .unwrap_or_else(|| panic!("`{command}` does not print {line:?}:\n{out}"));
+                rest = &rest[at + line.len()..];
+            }
+        } else {
+            assert_eq!(out, shown, "`{command}`");
         }
+        compared += 1;
     }
-    assert!(compared >= 2, "only {compared} outputs compared");
+    assert!(compared >= 4, "only {compared} outputs compared");
 
     // The first run the README shows.
     let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
@@ -1280,6 +1313,78 @@ fn the_readme_sample_outputs_are_what_sjlint_prints() {
         "the README's first run is not what sjlint prints:\n{}",
         run.stdout()
     );
+}
+
+/// The CI formats section shows one finding in each format, cut where it says `…`: each piece
+/// is what that format prints for the file it names.
+#[test]
+fn the_readme_ci_format_examples_are_what_sjlint_prints() {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let section = &text[text.find("## CI formats").unwrap()..];
+    let file = "testdata/rules/orphan-completion/fails.ndjson";
+    assert!(
+        section.contains(&format!("`sjlint check --format FORMAT {file}`")),
+        "the section does not name {file}"
+    );
+    let block = section.split("```\n").nth(1).unwrap();
+    let mut formats = 0;
+    for line in block.lines() {
+        let (format, shown) = line.split_once(':').unwrap();
+        let run = exec(&["check", "--format", format, file], None);
+        assert_eq!(run.code, 1, "{}", run.describe());
+        let out = run.stdout();
+        for piece in shown.trim_start().split('…').filter(|p| !p.is_empty()) {
+            assert!(out.contains(piece), "{format}: {piece:?} is not in\n{out}");
+        }
+        formats += 1;
+    }
+    assert_eq!(formats, 3);
+}
+
+/// The README's list of commands names each subcommand, in the order of `sjlint --help`.
+#[test]
+fn the_readme_lists_the_commands_in_the_order_of_help() {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let section = &text[text.find("## Commands and options").unwrap()..];
+    let block = section.split("```\n").nth(1).unwrap();
+    let readme: Vec<&str> = block
+        .lines()
+        .map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_matches(['[', ']'])
+        })
+        .collect();
+    let help = exec(&["--help"], None).stdout();
+    let commands = help.split("Commands:\n").nth(1).unwrap();
+    let listed: Vec<&str> = commands
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .filter(|c| *c != "help")
+        .collect();
+    assert_eq!(readme, listed);
+}
+
+/// `sjlint schema`'s comment in the README names every schema it lists.
+#[test]
+fn the_readme_names_every_bundled_schema() {
+    let listed = exec(&["schema"], None).stdout();
+    let listed: Vec<&str> = listed.lines().collect();
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("sjlint schema ") && l.contains("# the names: "))
+        .expect("the README's `sjlint schema` example");
+    let named: Vec<&str> = line
+        .split("# the names: ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .collect();
+    assert_eq!(named, listed);
 }
 
 #[test]
