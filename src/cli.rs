@@ -325,6 +325,8 @@ impl CheckArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LevelArg {
     Info,
+    // `warn` as in configuration files and `--severity`.
+    #[value(alias = "warn")]
     Warning,
     Error,
 }

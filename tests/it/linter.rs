@@ -654,6 +654,10 @@ fn level_is_a_severity_floor() {
     let (_, warnings) = check_json(&["--level", "warning"], Some(&input));
     assert!(warnings.iter().all(|f| f.severity != "info"));
     assert!(warnings.len() > errors.len());
+    // `warn`, as configuration files and --severity spell it too.
+    let (run, warns) = check_json(&["--level", "warn"], Some(&input));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert_eq!(warns.len(), warnings.len());
 }
 
 #[test]
@@ -814,7 +818,8 @@ fn explain_takes_a_group_and_typos_get_the_nearest_name() {
     let run = exec(&["explain", "lifecyle"], None);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr().contains("did you mean `lifecycle`?"),
+        run.stderr()
+            .contains("unknown rule or group `lifecyle`; did you mean `lifecycle`?"),
         "{}",
         run.describe()
     );
@@ -1544,4 +1549,10 @@ fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
         "{man}"
     );
     assert!(man.contains("no file matched"), "{man}");
+    // Every exit code `check` has: SIGTERM and SIGHUP too, and where `run`'s are.
+    assert!(
+        man.contains("128+n") && man.contains("143") && man.contains("129"),
+        "{man}"
+    );
+    assert!(man.contains("sjlint\\-run\\fR(1)"), "{man}");
 }
