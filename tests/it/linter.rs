@@ -561,6 +561,16 @@ fn a_config_files_globs_are_relative_to_its_directory_wherever_the_walk_starts()
     write(&runs.join("old/sjlint.toml"), "select = [\"framing\"]\n");
     assert_eq!(checked_from(&runs, &["old/.."], &dir), all);
 
+    // Per-file ignores too, named from below: `../elsewhere/d.ndjson` is `elsewhere/d.ndjson`.
+    write(
+        &dir.join("sjlint.toml"),
+        "[per-file-ignores]\n\"elsewhere/*\" = [\"orphan-completion\"]\n",
+    );
+    assert_eq!(
+        checked_from(&runs, &["../elsewhere", "a.ndjson"], &dir),
+        ["runs/a.ndjson"]
+    );
+
     // A glob that does not compile names the file and the line.
     write(&dir.join("sjlint.toml"), "\nexclude = [\n  \"a{\",\n]\n");
     let mut cmd = sjlint();
