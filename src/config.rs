@@ -196,6 +196,17 @@ impl Settings {
             .expect("the command line was validated when it was parsed")
     }
 
+    /// What a directory walk under these settings takes and leaves.
+    pub fn filter(&self) -> crate::walk::Filter {
+        crate::walk::Filter {
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            include_root: self.include_root.clone(),
+            exclude_root: self.exclude_root.clone(),
+            nested: None,
+        }
+    }
+
     /// The severity of `rule`'s findings.
     pub fn severity_of(&self, rule: Rule) -> Severity {
         self.severity
@@ -562,6 +573,21 @@ impl Configs {
             fixed: fixed.map(std::sync::Arc::new),
             cache: std::collections::HashMap::default(),
         })
+    }
+
+    /// What a walk needs to honour the configuration files below the directory it walks: the
+    /// filter of each (none with `--config` or `--isolated`, which take one for every input).
+    pub fn nested_filters(&self) -> Option<crate::walk::Nested> {
+        if self.fixed.is_some() {
+            return None;
+        }
+        let cli = self.cli.clone();
+        Some(crate::walk::Nested(std::sync::Arc::new(
+            move |dir: &Path| {
+                let settings = find(dir, &cli)?.unwrap_or_else(|| Settings::defaults(&cli));
+                Ok(settings.filter())
+            },
+        )))
     }
 
     /// The settings that govern the input at `path` (a file or a directory; `None`: standard

@@ -2,6 +2,9 @@
 //! `.git/info/exclude` are honoured, hidden files and directories are skipped, and only stream
 //! files are taken (`*.ndjson`, `*.jsonl`, and `*.json` files that hold a stream), unless
 //! `--include` names other globs. `--exclude` globs leave paths out, with gitignore's syntax.
+//! Below a directory that holds a configuration file, that file's globs take over, as ruff
+//! lets the nearest configuration govern (reading the file is the caller's, through
+//! [`Filter::nested`]).
 //!
 //! This module owns which files a directory stands for. It must not read more of a file than
 //! the few bytes that tell a stream from another JSON document, and never opens anything that
@@ -11,9 +14,11 @@
 
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The globs a directory walk takes when `--include` names none.
 pub const DEFAULT_INCLUDE: &[&str] = &["*.ndjson", "*.jsonl", "*.json"];
@@ -30,6 +35,22 @@ pub struct Filter {
     pub include_root: Option<PathBuf>,
     /// The same for `exclude`.
     pub exclude_root: Option<PathBuf>,
+    /// The filter of a directory below the walked one that holds a configuration file (given
+    /// its absolute path), when such files govern the walk: its globs replace these below it.
+    pub nested: Option<Nested>,
+}
+
+/// The filter in force in a directory (absolute), or an error naming its configuration file.
+pub type FilterOf = dyn Fn(&Path) -> Result<Filter, String> + Send + Sync;
+
+/// [`Filter::nested`]: a directory's own filter.
+#[derive(Clone)]
+pub struct Nested(pub Arc<FilterOf>);
+
+impl std::fmt::Debug for Nested {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Nested(..)")
+    }
 }
 
 impl Filter {
@@ -113,6 +134,89 @@ pub fn normalized(path: &Path) -> PathBuf {
     out
 }
 
+/// A filter compiled for one walk.
+struct Matchers {
+    excludes: Gitignore,
+    includes: globset::GlobSet,
+    include_root: PathBuf,
+    /// Default globs: `*.json` files are taken only when they hold a stream.
+    sniff_json: bool,
+}
+
+impl Matchers {
+    /// `filter` compiled; globs without a root of their own are relative to `base`.
+    fn new(filter: &Filter, base: &Path) -> Result<Matchers, String> {
+        let exclude_root = filter.exclude_root.as_deref().unwrap_or(base);
+        Ok(Matchers {
+            excludes: filter.excludes(exclude_root)?,
+            includes: filter.includes()?,
+            include_root: filter
+                .include_root
+                .clone()
+                .unwrap_or_else(|| base.to_path_buf()),
+            sniff_json: filter.include.is_empty(),
+        })
+    }
+
+    /// Whether the file at `abs` (named `path`) matches the include globs.
+    fn includes(&self, abs: &Path, path: &Path) -> bool {
+        let rel = abs.strip_prefix(&self.include_root).unwrap_or(abs);
+        self.includes.is_match(rel) || path.file_name().is_some_and(|n| self.includes.is_match(n))
+    }
+}
+
+/// The filters in force in each directory of a walk: the walked directory's, replaced below
+/// a directory that holds a configuration file by that file's. Looked up once per directory.
+struct Scopes {
+    base: PathBuf,
+    top: Arc<Matchers>,
+    nested: Option<Nested>,
+    cache: Mutex<HashMap<PathBuf, Arc<Matchers>>>,
+    /// The first configuration file below that could not be used.
+    error: Mutex<Option<String>>,
+}
+
+impl Scopes {
+    /// The filter in force in the directory `dir` (absolute).
+    fn of(&self, dir: &Path) -> Arc<Matchers> {
+        let Some(nested) = &self.nested else {
+            return self.top.clone();
+        };
+        if dir == self.base || !dir.starts_with(&self.base) {
+            return self.top.clone();
+        }
+        let cached = self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(dir)
+            .cloned();
+        if let Some(m) = cached {
+            return m;
+        }
+        let holds_config = crate::config::FILE_NAMES
+            .iter()
+            .any(|name| dir.join(name).is_file());
+        let own = holds_config.then(|| (nested.0)(dir).and_then(|f| Matchers::new(&f, &self.base)));
+        let m = match own {
+            Some(Ok(m)) => Arc::new(m),
+            Some(Err(e)) => {
+                self.error
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(e);
+                self.of(dir.parent().unwrap_or(dir))
+            }
+            None => self.of(dir.parent().unwrap_or(dir)),
+        };
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(dir.to_path_buf(), m.clone());
+        m
+    }
+}
+
 /// What happened to a path met during a walk that is not taken, worth telling the user.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Note {
@@ -127,12 +231,14 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
     // Globs are matched against absolute paths, so that those of a configuration file are
     // relative to its directory wherever the walk starts.
     let base = normalized(dir);
-    let exclude_root = filter.exclude_root.clone().unwrap_or_else(|| base.clone());
-    let excludes = filter.excludes(&exclude_root)?;
-    let include_root = filter.include_root.clone().unwrap_or_else(|| base.clone());
-    let includes = filter.includes()?;
-    let (walked, root) = (dir.to_path_buf(), base.clone());
-    let sniff_json = filter.include.is_empty();
+    let scopes = Arc::new(Scopes {
+        top: Arc::new(Matchers::new(filter, &base)?),
+        base: base.clone(),
+        nested: filter.nested.clone(),
+        cache: Mutex::default(),
+        error: Mutex::default(),
+    });
+    let (walked, entries) = (dir.to_path_buf(), scopes.clone());
     let mut files = Vec::new();
     let mut notes = Vec::new();
     let walker = WalkBuilder::new(dir)
@@ -147,8 +253,10 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         .follow_links(false)
         .filter_entry(move |entry| {
             let rel = entry.path().strip_prefix(&walked).unwrap_or(entry.path());
+            let abs = entries.base.join(rel);
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !excludes.matched(root.join(rel), is_dir).is_ignore()
+            let scope = entries.of(abs.parent().unwrap_or(&abs));
+            !scope.excludes.matched(&abs, is_dir).is_ignore()
         })
         .sort_by_file_name(std::cmp::Ord::cmp)
         .build();
@@ -171,8 +279,8 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
             continue;
         }
         let abs = base.join(path.strip_prefix(dir).unwrap_or(path));
-        let rel = abs.strip_prefix(&include_root).unwrap_or(&abs);
-        if !includes.is_match(rel) && !path.file_name().is_some_and(|n| includes.is_match(n)) {
+        let scope = scopes.of(abs.parent().unwrap_or(&abs));
+        if !scope.includes(&abs, path) {
             continue;
         }
         // A symlink is judged by what it points at; links to directories are not followed.
@@ -196,10 +304,19 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
             notes.push(Note::NotRegular(path.to_path_buf(), describe(&target)));
             continue;
         }
-        if sniff_json && path.extension().is_some_and(|e| e == "json") && !holds_stream(path) {
+        if scope.sniff_json && path.extension().is_some_and(|e| e == "json") && !holds_stream(path)
+        {
             continue;
         }
         files.push(path.to_path_buf());
+    }
+    if let Some(e) = scopes
+        .error
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+    {
+        return Err(e);
     }
     Ok((files, notes))
 }

@@ -55,22 +55,15 @@ pub(super) fn resolve_inputs(
             walked.push(path);
             // The globs of the configuration that governs the directory, unless given.
             let settings = configs.for_path(Some(path)).map_err(anyhow::Error::msg)?;
-            filter.include.clone_from(&settings.include);
-            filter.exclude.clone_from(&settings.exclude);
-            filter.include_root.clone_from(&settings.include_root);
-            filter.exclude_root.clone_from(&settings.exclude_root);
+            filter = settings.filter();
+            filter.nested = configs.nested_filters();
             filter.validate().map_err(anyhow::Error::msg)?;
-            match crate::walk::walk(path, &filter) {
-                Ok((files, notes)) => {
-                    inputs.extend(files.into_iter().map(Input::File));
-                    for note in notes {
-                        walk_note(&note, unreadable)?;
-                    }
-                }
-                Err(e) => {
-                    *unreadable = true;
-                    cannot_read(path, anyhow::Error::msg(e))?;
-                }
+            // An error is a configuration file below that cannot be used: a usage error, as
+            // for any other. (Entries that cannot be read are notes.)
+            let (files, notes) = crate::walk::walk(path, &filter).map_err(anyhow::Error::msg)?;
+            inputs.extend(files.into_iter().map(Input::File));
+            for note in notes {
+                walk_note(&note, unreadable)?;
             }
         } else {
             inputs.push(Input::File(path.clone()));

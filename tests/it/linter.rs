@@ -586,6 +586,57 @@ fn a_config_files_globs_are_relative_to_its_directory_wherever_the_walk_starts()
 }
 
 #[test]
+fn a_walk_honours_the_globs_of_configuration_files_below_it() {
+    let dir = scratch("config-nested");
+    write(
+        &dir.join("captures/sjlint.toml"),
+        "include = [\"*.log\"]\nexclude = [\"old/\"]\n",
+    );
+    for name in [
+        "captures/old/a.log",
+        "captures/new/b.log",
+        "captures/new/c.ndjson",
+        "other/d.ndjson",
+        "other/old/e.ndjson",
+    ] {
+        write(&dir.join(name), &orphan());
+    }
+    // Below `captures/`, its globs replace the defaults; elsewhere the defaults hold.
+    let found = ["captures/new/b.log", "other/d.ndjson", "other/old/e.ndjson"];
+    assert_eq!(checked_from(&dir, &["."], &dir), found);
+    assert_eq!(
+        checked_from(dir.parent().unwrap(), &[dir.to_str().unwrap()], &dir),
+        found
+    );
+    // A pyproject.toml without [tool.sjlint] is no configuration of sjlint's.
+    write(&dir.join("other/pyproject.toml"), "[tool.black]\n");
+    assert_eq!(checked_from(&dir, &["."], &dir), found);
+    // --isolated reads none, so none below either.
+    assert_eq!(
+        checked_from(&dir, &["--isolated", "."], &dir),
+        [
+            "captures/new/c.ndjson",
+            "other/d.ndjson",
+            "other/old/e.ndjson"
+        ]
+    );
+    // One below that cannot be used stops the run, naming its file and line.
+    write(
+        &dir.join("captures/sjlint.toml"),
+        "exclude = [\"old/\"]\nincl = []\n",
+    );
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).args(["check", "."]);
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr().contains("sjlint.toml:2: unknown field `incl`"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
 fn bad_config_keys_name_the_file_and_line() {
     let dir = scratch("config-bad");
     write(&dir.join("a.ndjson"), &sample());
