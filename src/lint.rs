@@ -95,6 +95,50 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+
+    fn finding(line: u64) -> Diagnostic {
+        let pos = crate::input::record::Position {
+            byte: 0,
+            line,
+            record: 1,
+        };
+        Diagnostic::new(Rule::InvalidJson, pos, "x")
+    }
+
+    #[test]
+    fn kept_findings_go_back_into_their_files() {
+        let brackets = vec![
+            Bracket::Begin("a".into()),
+            Bracket::End("a".into(), None, 1, 1),
+            Bracket::Begin("b".into()),
+            Bracket::Begin("c".into()),
+            Bracket::End("c".into(), None, 1, 1),
+        ];
+        let kept = vec![
+            ("a".to_owned(), finding(1)),
+            ("b".to_owned(), finding(2)),
+            ("c".to_owned(), finding(3)),
+        ];
+        let order: Vec<String> = interleave(brackets, kept)
+            .into_iter()
+            .map(|step| match step {
+                Replay::Finding(name, d) => format!("{name}:{}", d.line),
+                Replay::Bracket(Bracket::Begin(name)) => format!("begin {name}"),
+                Replay::Bracket(Bracket::End(name, ..)) => format!("end {name}"),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "begin a", "a:1", "end a", "begin b", "b:2", "begin c", "c:3", "end c"
+            ]
+        );
+    }
+}
+
 /// How many findings of one kind (same rule, same message) in one file the human format shows
 /// before it collapses the rest into one note.
 pub const COLLAPSE_SHOWN: u64 = 3;
@@ -226,6 +270,45 @@ impl Kept {
             parts.join(", ")
         ))
     }
+}
+
+/// Where an input began or ended, held back with the findings `--max-diagnostics` keeps when
+/// the output groups findings by file (junit's suites): see [`interleave`].
+pub enum Bracket {
+    Begin(String),
+    /// The file, its agent, records and bytes.
+    End(String, Option<crate::agents::Agent>, u64, u64),
+}
+
+/// What to write, in order, once the kept findings are known.
+pub enum Replay {
+    Bracket(Bracket),
+    Finding(String, Diagnostic),
+}
+
+/// The inputs' brackets with the kept findings (in input order) put back inside them: each
+/// finding before the end of its file, or before the next file begins when its file never
+/// ended (it could not be read to its end).
+pub fn interleave(brackets: Vec<Bracket>, kept: Vec<(String, Diagnostic)>) -> Vec<Replay> {
+    let mut kept = kept.into_iter().peekable();
+    let mut out = Vec::new();
+    let mut open: Option<String> = None;
+    for bracket in brackets {
+        let file = match &bracket {
+            Bracket::Begin(_) => open.take(),
+            Bracket::End(name, ..) => Some(name.clone()),
+        };
+        while let Some((name, d)) = kept.next_if(|(name, _)| Some(name) == file.as_ref()) {
+            out.push(Replay::Finding(name, d));
+        }
+        match &bracket {
+            Bracket::Begin(name) => open = Some(name.clone()),
+            Bracket::End(..) => open = None,
+        }
+        out.push(Replay::Bracket(bracket));
+    }
+    out.extend(kept.map(|(name, d)| Replay::Finding(name, d)));
+    out
 }
 
 /// "1 error", "2 errors".

@@ -215,9 +215,7 @@ impl CheckConfig {
                     .level
                     .map_or(Severity::Info, super::super::cli::LevelArg::severity),
                 max: args.max_diagnostics,
-                // The document formats keep the first ones: they are written at the end anyway.
-                keep: args.max_diagnostics.is_some()
-                    && !matches!(format, Format::Sarif | Format::Junit),
+                keep: args.max_diagnostics.is_some(),
                 statistics: args.statistics,
                 collapse: format == Format::Human
                     && !args.no_collapse

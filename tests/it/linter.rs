@@ -868,6 +868,59 @@ fn max_diagnostics_keeps_errors_first_and_says_how_many_it_hid() {
 }
 
 #[test]
+fn max_diagnostics_keeps_errors_first_in_the_document_formats_too() {
+    let many = testdata("many-findings.ndjson");
+    let clean = testdata("sample.ndjson");
+    let (many, clean) = (many.to_str().unwrap(), clean.to_str().unwrap());
+    let args = |format| {
+        [
+            "check",
+            "--max-diagnostics",
+            "2",
+            "--format",
+            format,
+            clean,
+            many,
+        ]
+    };
+    let run = exec(&args("sarif"), None);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let log: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let levels: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["level"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["error", "error"], "{}", run.describe());
+
+    // junit: the test cases kept stay in the suite of their file, which keeps its properties.
+    let run = exec(&args("junit"), None);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let xml = run.stdout();
+    let suites: Vec<&str> = xml.split("<testsuite ").skip(1).collect();
+    assert_eq!(suites.len(), 2, "{xml}");
+    assert!(
+        suites[0].contains("sample.ndjson") && suites[0].contains("no findings"),
+        "{xml}"
+    );
+    let mine = suites[1];
+    assert!(
+        mine.contains("many-findings.ndjson\" tests=\"2\" failures=\"2\" errors=\"0\"")
+            && mine.contains("name=\"records\" value=\"25\"")
+            && mine.matches("<failure type=").count() == 2
+            && !mine.contains("<system-out>"),
+        "{xml}"
+    );
+    assert!(
+        run.stderr()
+            .contains("findings not shown (--max-diagnostics 2)"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
 fn explain_takes_a_group_and_typos_get_the_nearest_name() {
     let run = exec(&["explain", "tool-calls"], None);
     assert_eq!(run.code, 0);
