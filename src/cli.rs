@@ -72,6 +72,15 @@ pub enum Command {
         path: Option<PathBuf>,
         #[command(flatten)]
         walk: WalkArgs,
+        /// Only these rules or groups, as `check --select` takes them
+        #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
+        select: Vec<String>,
+        /// Skip these rules or groups, as `check --ignore` does
+        #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
+        ignore: Vec<String>,
+        /// Set a rule's or group's severity, as `check --severity` does
+        #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg, help_heading = "Rules")]
+        severity: Vec<(String, crate::config::Level)>,
     },
     /// Run an agent, check its stream live, and end it when it hangs or stalls
     #[command(after_help = crate::run::EXIT_CODES_HELP)]

@@ -495,6 +495,8 @@ pub fn describe(settings: &Settings) -> String {
     }
     let changed: Vec<String> = RULES
         .iter()
+        // A rule that is off has no severity to show.
+        .filter(|r| settings.enabled.contains(r.rule))
         .filter_map(|r| {
             let s = settings.severity[r.rule as usize]?;
             (s != r.severity).then(|| format!("{} = {} (default {})", r.name, s, r.severity))

@@ -135,11 +135,15 @@ fn explain_group(group: Group) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// `sjlint config [PATH]`: the settings in force for PATH.
-pub(super) fn show_config(path: Option<&Path>, walk: &WalkArgs) -> anyhow::Result<u8> {
+/// `sjlint config [PATH]`: the settings in force for PATH, with the command line's `overrides`.
+pub(super) fn show_config(
+    path: Option<&Path>,
+    walk: &WalkArgs,
+    overrides: crate::config::Overrides,
+) -> anyhow::Result<u8> {
     let path = path.unwrap_or(Path::new("."));
     let settings = walk
-        .configs(walk.overrides())
+        .configs(overrides)
         .and_then(|mut c| c.for_path(Some(path)))
         .map_err(anyhow::Error::msg)?;
     let mut out = io::stdout().lock();

@@ -637,6 +637,54 @@ fn a_walk_honours_the_globs_of_configuration_files_below_it() {
 }
 
 #[test]
+fn config_shows_the_command_line_laid_over_the_file() {
+    let dir = scratch("config-cli");
+    write(
+        &dir.join("sjlint.toml"),
+        "ignore = [\"blank-line\"]\n[severity]\nunknown-event-type = \"warning\"\n",
+    );
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).args([
+        "config",
+        "--select",
+        "framing",
+        "--ignore",
+        "byte-order-mark",
+        "--severity",
+        "invalid-json=warning",
+    ]);
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let out = run.stdout();
+    let framing = [
+        "invalid-json",
+        "invalid-utf8",
+        "not-an-object",
+        "raw-control-character",
+        "truncated-record",
+        "record-too-large",
+        "empty-stream",
+    ];
+    assert!(
+        out.contains(&format!("rules enabled: {} of ", framing.len())),
+        "{out}"
+    );
+    assert!(
+        out.contains("invalid-json = warning (default error)")
+            && !out.contains("unknown-event-type = warning"),
+        "{out}"
+    );
+    // The same settings check uses: an unknown name is a usage error with a suggestion.
+    let run = exec(&["config", "--select", "framin"], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr().contains("did you mean `framing`?"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
 fn bad_config_keys_name_the_file_and_line() {
     let dir = scratch("config-bad");
     write(&dir.join("a.ndjson"), &sample());
@@ -1485,6 +1533,23 @@ fn the_readme_lists_the_commands_in_the_order_of_help() {
         .filter(|c| *c != "help")
         .collect();
     assert_eq!(readme, listed);
+}
+
+/// The minimum Rust the README asks for is the `rust-version` Cargo holds the build to.
+#[test]
+fn the_readme_asks_for_the_rust_version_of_the_manifest() {
+    let manifest = std::fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("Cargo.toml declares rust-version")
+        .trim_matches('"');
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    assert!(
+        text.contains(&format!("a Rust toolchain ({version} or newer)")),
+        "the README does not ask for Rust {version}"
+    );
+    assert!(text.contains("cargo install --path ."));
 }
 
 /// `sjlint schema`'s comment in the README names every schema it lists.
