@@ -1099,6 +1099,66 @@ fn unfinished_tool_call_shows_the_started_record() {
     assert_eq!((f.line, f.column), (3, Some(51)));
 }
 
+/// Every finding's record and byte are the ones it refers to, or null: a byte of 0 is the
+/// first line's, and a record is never claimed for a place known by its line alone.
+#[test]
+fn findings_claim_no_made_up_record_or_byte() {
+    let claude = std::fs::read_to_string(testdata("agents/claude-session.ndjson")).unwrap();
+    // The tool_result deleted: the call never completes and the session has no result.
+    let cut: String = claude
+        .lines()
+        .filter(|l| !l.contains("tool_result") && !l.contains("\"type\":\"result\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut inputs: Vec<(String, Vec<u8>)> = vec![("claude".to_owned(), cut.into_bytes())];
+    for dir in std::fs::read_dir(testdata("rules")).unwrap() {
+        let path = dir.unwrap().path().join("fails.ndjson");
+        if let Ok(bytes) = std::fs::read(&path) {
+            inputs.push((path.display().to_string(), bytes));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, bytes) in &inputs {
+        let run = exec(&["check", "--format", "json"], Some(bytes));
+        let findings: Vec<serde_json::Value> = serde_json::from_slice(&run.stdout).unwrap();
+        for f in &findings {
+            let line = f["line"].as_u64().unwrap();
+            if f["byte"] == 0 {
+                assert!(line <= 1, "{name}: a made-up byte 0: {f}");
+            }
+            if let Some(record) = f["record"].as_u64() {
+                assert!(record >= 1 && line >= 1, "{name}: {f}");
+            }
+            seen.insert(f["rule"].as_str().unwrap().to_owned());
+        }
+    }
+    for rule in ["unfinished-tool-call", "missing-result", "unanswered-query"] {
+        assert!(seen.contains(rule), "no {rule} was checked");
+    }
+
+    // A query never answered is reported on its request: its record and byte.
+    let fixture = std::fs::read(testdata("rules/unanswered-query/fails.ndjson")).unwrap();
+    let (_, findings) = check_json(&["--select", "unanswered-query"], Some(&fixture));
+    let request = fixture
+        .split_inclusive(|&b| b == b'\n')
+        .take(3)
+        .map(<[u8]>::len)
+        .sum::<usize>();
+    assert_eq!(
+        findings
+            .iter()
+            .map(|f| (f.line, f.byte))
+            .collect::<Vec<_>>(),
+        [(4, request as u64)]
+    );
+    let run = exec(
+        &["check", "--format", "json", "--select", "unanswered-query"],
+        Some(&fixture),
+    );
+    let raw: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(raw[0]["record"], 4, "{raw}");
+}
+
 #[test]
 fn concise_ends_with_a_summary_line() {
     let run = exec(
