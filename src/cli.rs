@@ -710,8 +710,15 @@ pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
     if let Some(first) = args.get(1).and_then(|a| a.to_str())
         && let Some(near) = mistyped_subcommand(first)
     {
+        let tip = match near {
+            Meant::Near(near) => format!("a similar subcommand exists: '{near}'"),
+            Meant::Unknown => {
+                "`sjlint --help` lists the subcommands; a path is checked as `sjlint PATH`"
+                    .to_owned()
+            }
+        };
         let msg = format!(
-            "unrecognized subcommand '{first}' (and no such file)\n\n  tip: a similar subcommand exists: '{near}'\n\nFor more information, try '--help'.\n"
+            "unrecognized subcommand '{first}' (and no such file)\n\n  tip: {tip}\n\nFor more information, try '--help'.\n"
         );
         clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, msg)
             .with_cmd(&<Cli as clap::CommandFactory>::command())
@@ -720,18 +727,32 @@ pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
     Cli::parse_from(with_default_command(args))
 }
 
-/// The subcommand `word` is a typo of, when it is not one, is not a flag, names no file, and is
-/// close to one.
-fn mistyped_subcommand(word: &str) -> Option<&'static str> {
+/// A first word that is meant as a subcommand but is none.
+enum Meant {
+    /// Close to this one.
+    Near(&'static str),
+    /// Close to none (`sjlint lint`, as other linters spell it).
+    Unknown,
+}
+
+/// Whether `word`, which is no subcommand, is meant as one: it is not a flag, names no file,
+/// and is close to a subcommand or a bare word, lower-case letters and dashes with no `.` or
+/// `/` of a path.
+fn mistyped_subcommand(word: &str) -> Option<Meant> {
     if word.starts_with('-') || SUBCOMMANDS.contains(&word) || std::path::Path::new(word).exists() {
         return None;
     }
-    SUBCOMMANDS
+    let near = SUBCOMMANDS
         .iter()
         .map(|s| (crate::config::edit_distance(word, s), *s))
         .filter(|(d, s)| *d <= 2 && *d < s.len() / 2 + 1)
         .min()
-        .map(|(_, s)| s)
+        .map(|(_, s)| s);
+    let bare = !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+    match near {
+        Some(near) => Some(Meant::Near(near)),
+        None => bare.then_some(Meant::Unknown),
+    }
 }
 
 fn with_default_command<I: IntoIterator<Item = OsString>>(args: I) -> Vec<OsString> {

@@ -1000,6 +1000,20 @@ fn a_mistyped_subcommand_is_not_read_as_a_path() {
         );
         assert!(!run.stderr().contains("cannot read"), "{}", run.describe());
     }
+    // A bare word that is no subcommand and no file is not read as a path either: `lint`, as
+    // other linters name their command.
+    let run = exec(&["lint", "testdata/sample.ndjson"], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("unrecognized subcommand 'lint' (and no such file)")
+            && run
+                .stderr()
+                .contains("`sjlint --help` lists the subcommands")
+            && !run.stdout().contains("No problems found"),
+        "{}",
+        run.describe()
+    );
     // A file of that name is still a path.
     let dir = scratch("typo-file");
     write(&dir.join("stat"), &sample());
