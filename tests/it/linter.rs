@@ -1,7 +1,9 @@
 //! What a linter's users expect of sjlint, through the real binary: honest exit codes when
 //! nothing matched, a headline for a stream with no event, forward-compatible event types and
 //! tool kinds, no cascades after an unreadable record, directory walks like ripgrep's,
-//! configuration files, `--severity`, `--level` and `--statistics`.
+//! configuration files (found upwards, nested, their globs relative to them), `--severity`,
+//! `--level`, `--statistics`, `--max-diagnostics` in every format, the outputs, `fmt` on files,
+//! help, and the README's examples and outputs held to what the binary does.
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
