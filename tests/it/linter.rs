@@ -1291,6 +1291,15 @@ fn fmt_check_diff_and_write_work_per_file() {
     write(&dir.join("b.ndjson"), &canonical);
     let d = dir.to_str().unwrap();
 
+    // Without a mode, a directory is not turned into one concatenated stream on stdout.
+    let run = exec(&["fmt", d], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stdout.is_empty() && run.stderr().contains("--check, --diff or --write"),
+        "{}",
+        run.describe()
+    );
+
     let run = exec(&["fmt", "--check", d], None);
     assert_eq!(run.code, 1, "{}", run.describe());
     let out = run.stdout();
