@@ -380,8 +380,8 @@ pub enum ToArg {
 
 #[derive(Args, Debug)]
 pub struct FmtArgs {
-    /// Files or directories (directories: *.ndjson, *.jsonl, and *.json files that hold a
-    /// stream); `-` or nothing reads standard input
+    /// Files or directories (directories, with --check, --diff or --write: *.ndjson, *.jsonl,
+    /// and *.json files that hold a stream); `-` or nothing reads standard input
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
