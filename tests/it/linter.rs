@@ -1620,6 +1620,22 @@ fn the_readme_lists_the_commands_in_the_order_of_help() {
     assert_eq!(readme, listed);
 }
 
+/// The README speaks to users: no name of the project's own test data or tooling that a user
+/// cannot look up.
+#[test]
+fn the_readme_has_no_word_a_user_cannot_look_up() {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    for word in ["seed 0", "Seed 0", "corpus", "../shared", "SPEC.md", "DESIGN.md"] {
+        let at: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(word))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert!(at.is_empty(), "README.md says {word:?} on lines {at:?}");
+    }
+}
+
 /// The minimum Rust the README asks for is the `rust-version` Cargo holds the build to.
 #[test]
 fn the_readme_asks_for_the_rust_version_of_the_manifest() {
