@@ -58,12 +58,16 @@ pub(super) fn resolve_inputs(
             filter = settings.filter();
             filter.nested = configs.nested_filters();
             filter.validate().map_err(anyhow::Error::msg)?;
-            // An error is a configuration file below that cannot be used: a usage error, as
-            // for any other. (Entries that cannot be read are notes.)
-            let (files, notes) = crate::walk::walk(path, &filter).map_err(anyhow::Error::msg)?;
-            inputs.extend(files.into_iter().map(Input::File));
-            for note in notes {
-                walk_note(&note, unreadable)?;
+            match crate::walk::walk(path, &filter) {
+                Ok((files, notes)) => {
+                    inputs.extend(files.into_iter().map(Input::File));
+                    for note in notes {
+                        walk_note(&note, unreadable)?;
+                    }
+                }
+                // A configuration file below that cannot be used: a usage error, as for any
+                // other. (Entries that cannot be read are notes.)
+                Err(e) => return Err(anyhow::Error::msg(e)),
             }
         } else {
             inputs.push(Input::File(path.clone()));
