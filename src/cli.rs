@@ -202,19 +202,6 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub walk: WalkArgs,
 
-    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
-    /// stderr]
-    #[arg(long, value_enum, help_heading = "Output")]
-    pub format: Option<FormatArg>,
-
-    /// Write the findings (in any format) to this file instead of stdout
-    #[arg(long, value_name = "PATH", help_heading = "Output")]
-    pub output_file: Option<PathBuf>,
-
-    /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
-    #[arg(long, help_heading = "Output")]
-    pub tee: bool,
-
     /// Only these rules or groups (comma-separated names, repeatable; see `sjlint rules`)
     #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
     pub select: Vec<String>,
@@ -231,6 +218,19 @@ pub struct CheckArgs {
     /// Report only findings of this severity or above
     #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Rules")]
     pub level: Option<LevelArg>,
+
+    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
+    /// stderr]
+    #[arg(long, value_enum, help_heading = "Output")]
+    pub format: Option<FormatArg>,
+
+    /// Write the findings (in any format) to this file instead of stdout
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
+    pub output_file: Option<PathBuf>,
+
+    /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
+    #[arg(long, help_heading = "Output")]
+    pub tee: bool,
 
     /// Show every finding: repeated identical ones (same rule, same message) are otherwise
     /// collapsed after the first 3 of each file into one note (human format)
