@@ -1,6 +1,8 @@
 //! What `check` prints about its findings as a whole rather than one by one: the
-//! `--statistics` table, repeated identical findings collapsed into one note, and the findings
-//! `--max-diagnostics` keeps (errors before warnings) with a note of how many it did not show.
+//! `--statistics` table (per rule and the severity reported), repeated identical findings
+//! collapsed into one note, and the findings `--max-diagnostics` keeps (errors before warnings)
+//! with a note of how many it did not show, put back among their files' brackets where the
+//! output groups findings by file (junit).
 //!
 //! This module owns those choices and their wording. It must not decide what a finding is, nor
 //! print: the caller passes findings in and writes what comes out.
