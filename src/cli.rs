@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[command(
     name = "sjlint",
     version,
-    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent stream-json)",
+    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI)",
     after_help = "`sjlint PATH…` is `sjlint check PATH…`. Pipe a stream in, or name files and directories."
 )]
 pub struct Cli {
@@ -55,7 +55,8 @@ pub enum Command {
         /// A subcommand's page (`sjlint-check(1)`) instead of the main one
         command: Option<String>,
     },
-    /// Write streams in canonical form (cursor's stream-json, one event per line) to stdout
+    /// Write streams in canonical form (one event per line) to stdout, or check, diff or rewrite
+    /// files with --check, --diff, --write
     #[command(display_order = 2)]
     Fmt(FmtArgs),
     /// Print a bundled JSON Schema; with no name, list them
@@ -71,6 +72,15 @@ pub enum Command {
         path: Option<PathBuf>,
         #[command(flatten)]
         walk: WalkArgs,
+        /// Only these rules or groups, as `check --select` takes them
+        #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
+        select: Vec<String>,
+        /// Skip these rules or groups, as `check --ignore` does
+        #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
+        ignore: Vec<String>,
+        /// Set a rule's or group's severity, as `check --severity` does
+        #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg, help_heading = "Rules")]
+        severity: Vec<(String, crate::config::Level)>,
     },
     /// Run an agent, check its stream live, and end it when it hangs or stalls
     #[command(after_help = crate::run::EXIT_CODES_HELP)]
@@ -192,19 +202,6 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub walk: WalkArgs,
 
-    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
-    /// stderr]
-    #[arg(long, value_enum, help_heading = "Output")]
-    pub format: Option<FormatArg>,
-
-    /// Write the findings (in any format) to this file instead of stdout
-    #[arg(long, value_name = "PATH", help_heading = "Output")]
-    pub output_file: Option<PathBuf>,
-
-    /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
-    #[arg(long, help_heading = "Output")]
-    pub tee: bool,
-
     /// Only these rules or groups (comma-separated names, repeatable; see `sjlint rules`)
     #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
     pub select: Vec<String>,
@@ -221,6 +218,19 @@ pub struct CheckArgs {
     /// Report only findings of this severity or above
     #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Rules")]
     pub level: Option<LevelArg>,
+
+    /// How to print findings [default: human; under GitHub Actions, human plus annotations on
+    /// stderr]
+    #[arg(long, value_enum, help_heading = "Output")]
+    pub format: Option<FormatArg>,
+
+    /// Write the findings (in any format) to this file instead of stdout
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
+    pub output_file: Option<PathBuf>,
+
+    /// Copy the input to stdout byte for byte as it arrives; findings go to stderr
+    #[arg(long, help_heading = "Output")]
+    pub tee: bool,
 
     /// Show every finding: repeated identical ones (same rule, same message) are otherwise
     /// collapsed after the first 3 of each file into one note (human format)
@@ -252,7 +262,7 @@ pub struct CheckArgs {
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// Read records as this dialect; auto classifies each record by its own shape
@@ -260,7 +270,7 @@ pub struct CheckArgs {
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 
     /// The name standard input is reported under
@@ -324,6 +334,8 @@ impl CheckArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LevelArg {
     Info,
+    // `warn` as in configuration files and `--severity`.
+    #[value(alias = "warn")]
     Warning,
     Error,
 }
@@ -368,65 +380,71 @@ pub enum ToArg {
 
 #[derive(Args, Debug)]
 pub struct FmtArgs {
-    /// Files or directories (directories: *.ndjson, *.jsonl, and *.json files that hold a
-    /// stream); `-` or nothing reads standard input
+    /// Files or directories (directories, with --check, --diff or --write: *.ndjson, *.jsonl,
+    /// and *.json files that hold a stream); `-` or nothing reads standard input
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
     pub walk: WalkArgs,
 
     /// Read records as this dialect; auto classifies each record by its own shape
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 
     /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
     /// leaving it out (it is reported on stderr either way); a record over --max-record-bytes
     /// is kept as it is, byte for byte
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub keep_invalid: bool,
 
     /// Leave out these events (comma-separated): thinking, deltas
-    #[arg(long, value_enum, value_name = "KINDS", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "KINDS",
+        value_delimiter = ',',
+        help_heading = "Output"
+    )]
     pub drop: Vec<DropArg>,
 
     /// What to write: the canonical stream, or per session the result object of
     /// `--output-format json`
-    #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"])]
+    #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"], help_heading = "Output")]
     pub to: ToArg,
 
     /// Say which files are not in canonical form, and exit 1 if any is; write nothing
-    #[arg(long, conflicts_with_all = ["diff", "write", "to"])]
+    #[arg(long, conflicts_with_all = ["diff", "write", "to"], help_heading = "Output")]
     pub check: bool,
 
     /// Print a unified diff of each file against its canonical form; exit 1 if any differs
-    #[arg(long, conflicts_with_all = ["write", "to"])]
+    #[arg(long, conflicts_with_all = ["write", "to"], help_heading = "Output")]
     pub diff: bool,
 
     /// Write the canonical form over each file (atomically; a file with records that are not
     /// events is left alone unless --keep-invalid)
-    #[arg(long, conflicts_with = "to")]
+    #[arg(long, conflicts_with = "to", help_heading = "Output")]
     pub write: bool,
 
     /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// The name standard input is reported under
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub stdin_filename: Option<String>,
 
     /// Colour of the findings on stderr: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
 }
 
@@ -465,25 +483,25 @@ pub struct InputArgs {
     pub walk: WalkArgs,
 
     /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// The name standard input is shown under
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub stdin_filename: Option<String>,
 
     /// Read records as this dialect; auto classifies each record by its own shape
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 }
 
@@ -501,7 +519,7 @@ pub struct StatsArgs {
     pub input: InputArgs,
 
     /// How to print the statistics
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_enum, default_value = "table", help_heading = "Output")]
     pub format: StatsFormat,
 }
 
@@ -511,15 +529,15 @@ pub struct RenderArgs {
     pub input: InputArgs,
 
     /// Show the model's thinking too
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub thinking: bool,
 
     /// The wording of cursor-agent's own `text` output format: one line per action, no colour
-    #[arg(long, conflicts_with = "thinking")]
+    #[arg(long, conflicts_with = "thinking", help_heading = "Output")]
     pub plain: bool,
 
     /// Colour: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
 }
 
@@ -567,6 +585,7 @@ impl WalkArgs {
         crate::walk::Filter {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
+            ..crate::walk::Filter::default()
         }
     }
 }
@@ -723,8 +742,15 @@ pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
     if let Some(first) = args.get(1).and_then(|a| a.to_str())
         && let Some(near) = mistyped_subcommand(first)
     {
+        let tip = match near {
+            Meant::Near(near) => format!("a similar subcommand exists: '{near}'"),
+            Meant::Unknown => {
+                "`sjlint --help` lists the subcommands; a path is checked as `sjlint PATH`"
+                    .to_owned()
+            }
+        };
         let msg = format!(
-            "unrecognized subcommand '{first}' (and no such file)\n\n  tip: a similar subcommand exists: '{near}'\n\nFor more information, try '--help'.\n"
+            "unrecognized subcommand '{first}' (and no such file)\n\n  tip: {tip}\n\nFor more information, try '--help'.\n"
         );
         clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, msg)
             .with_cmd(&<Cli as clap::CommandFactory>::command())
@@ -733,18 +759,32 @@ pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
     Cli::parse_from(with_default_command(args))
 }
 
-/// The subcommand `word` is a typo of, when it is not one, is not a flag, names no file, and is
-/// close to one.
-fn mistyped_subcommand(word: &str) -> Option<&'static str> {
+/// A first word that is meant as a subcommand but is none.
+enum Meant {
+    /// Close to this one.
+    Near(&'static str),
+    /// Close to none (`sjlint lint`, as other linters spell it).
+    Unknown,
+}
+
+/// Whether `word`, which is no subcommand, is meant as one: it is not a flag, names no file,
+/// and is close to a subcommand or a bare word, lower-case letters and dashes with no `.` or
+/// `/` of a path.
+fn mistyped_subcommand(word: &str) -> Option<Meant> {
     if word.starts_with('-') || SUBCOMMANDS.contains(&word) || std::path::Path::new(word).exists() {
         return None;
     }
-    SUBCOMMANDS
+    let near = SUBCOMMANDS
         .iter()
         .map(|s| (crate::config::edit_distance(word, s), *s))
         .filter(|(d, s)| *d <= 2 && *d < s.len() / 2 + 1)
         .min()
-        .map(|(_, s)| s)
+        .map(|(_, s)| s);
+    let bare = !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+    match near {
+        Some(near) => Some(Meant::Near(near)),
+        None => bare.then_some(Meant::Unknown),
+    }
 }
 
 fn with_default_command<I: IntoIterator<Item = OsString>>(args: I) -> Vec<OsString> {

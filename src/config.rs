@@ -18,6 +18,8 @@
 //! A key, rule or level sjlint does not know is an error that names the file and the line. The
 //! command line goes over the file: `--select` replaces its selection, `--ignore` adds to its
 //! ignores, `--severity` goes over its severities, `--include` and `--exclude` replace its globs.
+//! The file's globs (and its per-file ignores) are relative to its directory, wherever a walk
+//! starts; the command line's to the directory walked.
 //! `--config PATH` takes one file for every input; `--isolated` takes none.
 //!
 //! This module owns reading and resolving settings. It must not read inputs or print findings:
@@ -38,8 +40,8 @@ pub const FILE_NAMES: [&str; 3] = ["sjlint.toml", ".sjlint.toml", "pyproject.tom
 struct FileSettings {
     select: Option<Vec<Spanned<String>>>,
     ignore: Option<Vec<Spanned<String>>>,
-    include: Option<Vec<String>>,
-    exclude: Option<Vec<String>>,
+    include: Option<Vec<Spanned<String>>>,
+    exclude: Option<Vec<Spanned<String>>>,
     severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     per_file_ignores: Option<BTreeMap<Spanned<String>, Vec<Spanned<String>>>>,
 }
@@ -180,6 +182,11 @@ pub struct Settings {
     pub per_file: Vec<PerFile>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
+    /// The directory `include` is relative to when the configuration file gave it (`None`: the
+    /// command line's or the default, relative to the walked directory).
+    pub include_root: Option<PathBuf>,
+    /// The same for `exclude`.
+    pub exclude_root: Option<PathBuf>,
 }
 
 impl Settings {
@@ -187,6 +194,17 @@ impl Settings {
     pub fn defaults(cli: &Overrides) -> Settings {
         Settings::resolve(None, Path::new("."), FileSettings::default(), "", cli)
             .expect("the command line was validated when it was parsed")
+    }
+
+    /// What a directory walk under these settings takes and leaves.
+    pub fn filter(&self) -> crate::walk::Filter {
+        crate::walk::Filter {
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            include_root: self.include_root.clone(),
+            exclude_root: self.exclude_root.clone(),
+            nested: None,
+        }
     }
 
     /// The severity of `rule`'s findings.
@@ -208,7 +226,7 @@ impl Settings {
         }
         // Cold: only for findings, only with per-file ignores. Neither path is looked up on
         // disk, so a name given to standard input matches too.
-        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let abs = crate::walk::normalized(path);
         let rel = abs.strip_prefix(&self.root).unwrap_or(path);
         !self.per_file.iter().any(|p| {
             p.rules.contains(rule) && (p.matcher.is_match(rel) || p.matcher.is_match(path))
@@ -303,23 +321,63 @@ impl Settings {
                 rules,
             });
         }
-        let pick = |cli: &Vec<String>, file: Option<Vec<String>>| {
-            if cli.is_empty() {
-                file.unwrap_or_default()
-            } else {
-                cli.clone()
-            }
-        };
+        check_globs(&file, at)?;
+        let root = crate::walk::normalized(root);
+        let from_file = source.is_some().then_some(root.as_path());
+        let (include, include_root) = globs_of(&cli.include, file.include, from_file);
+        let (exclude, exclude_root) = globs_of(&cli.exclude, file.exclude, from_file);
         Ok(Settings {
             source,
-            root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+            root,
             enabled,
             severity,
             per_file,
-            include: pick(&cli.include, file.include),
-            exclude: pick(&cli.exclude, file.exclude),
+            include,
+            exclude,
+            include_root,
+            exclude_root,
         })
     }
+}
+
+/// The globs in force and the directory they are relative to: the command line's replace the
+/// file's (`from_file`: its directory) and are relative to the directory walked (`None`).
+fn globs_of(
+    cli: &[String],
+    file: Option<Vec<Spanned<String>>>,
+    from_file: Option<&Path>,
+) -> (Vec<String>, Option<PathBuf>) {
+    match (file, from_file) {
+        (Some(file), Some(root)) if cli.is_empty() => (
+            file.into_iter().map(Spanned::into_inner).collect(),
+            Some(root.to_path_buf()),
+        ),
+        _ => (cli.to_vec(), None),
+    }
+}
+
+/// Checks that a file's `include` and `exclude` globs compile; `at` names the file and line.
+fn check_globs(
+    file: &FileSettings,
+    at: impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<(), String> {
+    for glob in file.include.iter().flatten() {
+        crate::walk::include_glob(glob.get_ref()).map_err(|e| {
+            at(
+                glob.span(),
+                format!("include `{}` is not a glob: {e}", glob.get_ref()),
+            )
+        })?;
+    }
+    for glob in file.exclude.iter().flatten() {
+        crate::walk::check_exclude_glob(glob.get_ref()).map_err(|e| {
+            at(
+                glob.span(),
+                format!("exclude `{}` is not a glob: {e}", glob.get_ref()),
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// The 1-based line of byte `at` in `text`.
@@ -382,7 +440,8 @@ pub fn find(path: &Path, cli: &Overrides) -> Result<Option<Settings>, String> {
     } else {
         start
     };
-    let abs = std::path::absolute(&start).unwrap_or(start.clone());
+    // `..` folded away first: the parent of `a/..` is not `a`.
+    let abs = crate::walk::normalized(&start);
     let mut dir = Some(abs.as_path());
     while let Some(d) = dir {
         for name in FILE_NAMES {
@@ -436,6 +495,8 @@ pub fn describe(settings: &Settings) -> String {
     }
     let changed: Vec<String> = RULES
         .iter()
+        // A rule that is off has no severity to show.
+        .filter(|r| settings.enabled.contains(r.rule))
         .filter_map(|r| {
             let s = settings.severity[r.rule as usize]?;
             (s != r.severity).then(|| format!("{} = {} (default {})", r.name, s, r.severity))
@@ -471,14 +532,23 @@ pub fn describe(settings: &Settings) -> String {
             g.join(", ")
         }
     };
+    let relative = |root: &Option<PathBuf>| match root {
+        Some(root) => format!(" (relative to {})", relative_to_cwd(root).display()),
+        None => String::new(),
+    };
     out.push_str(&format!(
-        "include: {}\n",
+        "include: {}{}\n",
         globs(
             &settings.include,
             "*.ndjson, *.jsonl, *.json (when it holds a stream)"
-        )
+        ),
+        relative(&settings.include_root)
     ));
-    out.push_str(&format!("exclude: {}\n", globs(&settings.exclude, "none")));
+    out.push_str(&format!(
+        "exclude: {}{}\n",
+        globs(&settings.exclude, "none"),
+        relative(&settings.exclude_root)
+    ));
     out
 }
 
@@ -505,6 +575,21 @@ impl Configs {
             fixed: fixed.map(std::sync::Arc::new),
             cache: std::collections::HashMap::default(),
         })
+    }
+
+    /// What a walk needs to honour the configuration files below the directory it walks: the
+    /// filter of each (none with `--config` or `--isolated`, which take one for every input).
+    pub fn nested_filters(&self) -> Option<crate::walk::Nested> {
+        if self.fixed.is_some() {
+            return None;
+        }
+        let cli = self.cli.clone();
+        Some(crate::walk::Nested(std::sync::Arc::new(
+            move |dir: &Path| {
+                let settings = find(dir, &cli)?.unwrap_or_else(|| Settings::defaults(&cli));
+                Ok(settings.filter())
+            },
+        )))
     }
 
     /// The settings that govern the input at `path` (a file or a directory; `None`: standard

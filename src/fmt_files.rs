@@ -90,8 +90,16 @@ pub(crate) fn one<W: Write>(
     Ok(true)
 }
 
-/// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
+/// Writes `bytes` to a temporary file beside `path` and renames it over `path`. A symbolic link
+/// is written through: the file it points at is replaced, and the link stays a link.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target;
+    let path = if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        target = fs::canonicalize(path)?;
+        target.as_path()
+    } else {
+        path
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

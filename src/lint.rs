@@ -1,6 +1,8 @@
 //! What `check` prints about its findings as a whole rather than one by one: the
-//! `--statistics` table, repeated identical findings collapsed into one note, and the findings
-//! `--max-diagnostics` keeps (errors before warnings) with a note of how many it did not show.
+//! `--statistics` table (per rule and the severity reported), repeated identical findings
+//! collapsed into one note, and the findings `--max-diagnostics` keeps (errors before warnings)
+//! with a note of how many it did not show, put back among their files' brackets where the
+//! output groups findings by file (junit).
 //!
 //! This module owns those choices and their wording. It must not decide what a finding is, nor
 //! print: the caller passes findings in and writes what comes out.
@@ -12,26 +14,35 @@ use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// `--statistics`: per rule with findings, most first, the count, the rule, the severity its
-/// findings were reported with by default, and its summary. As a JSON array with `json`.
-pub fn statistics(counts: &[u64], json: bool) -> String {
-    let mut rows: Vec<(u64, usize)> = counts
+/// The severities of [`statistics`]' counts, in the order of their index.
+pub const SEVERITIES: [Severity; 3] = [Severity::Info, Severity::Warning, Severity::Error];
+
+/// `--statistics`: per rule and severity with findings, most first, the count, the rule, the
+/// severity its findings were reported with (`--severity` and the configuration files count),
+/// and its summary. `counts` holds, per rule (by its discriminant), the findings of each of
+/// [`SEVERITIES`]. As a JSON array with `json`.
+pub fn statistics(counts: &[[u64; 3]], json: bool) -> String {
+    let mut rows: Vec<(u64, usize, Severity)> = counts
         .iter()
         .enumerate()
-        .filter(|(_, n)| **n > 0)
-        .map(|(i, n)| (*n, i))
+        .flat_map(|(i, per)| {
+            per.iter()
+                .zip(SEVERITIES)
+                .filter(|(n, _)| **n > 0)
+                .map(move |(n, s)| (*n, i, s))
+        })
         .collect();
-    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
     let mut out = String::new();
     if json {
         let items: Vec<serde_json::Value> = rows
             .iter()
-            .map(|&(n, i)| {
+            .map(|&(n, i, s)| {
                 let r = &RULES[i];
                 serde_json::json!({
                     "rule": r.name,
                     "count": n,
-                    "severity": r.severity.as_str(),
+                    "severity": s.as_str(),
                     "summary": r.summary,
                 })
             })
@@ -42,21 +53,21 @@ pub fn statistics(counts: &[u64], json: bool) -> String {
     }
     let width = rows
         .iter()
-        .map(|&(n, _)| n.to_string().len())
+        .map(|&(n, _, _)| n.to_string().len())
         .max()
         .unwrap_or(1);
     let name_width = rows
         .iter()
-        .map(|&(_, i)| RULES[i].name.len())
+        .map(|&(_, i, _)| RULES[i].name.len())
         .max()
         .unwrap_or(0);
-    for &(n, i) in &rows {
+    for &(n, i, s) in &rows {
         let r = &RULES[i];
         let _ = writeln!(
             out,
             "{n:>width$}  {:name_width$}  {:7}  {}",
             r.name,
-            r.severity.as_str(),
+            s.as_str(),
             r.summary
         );
     }
@@ -70,17 +81,63 @@ mod tests {
 
     #[test]
     fn most_first_and_only_rules_with_findings() {
-        let mut counts = vec![0; RULES.len()];
-        counts[Rule::InvalidJson as usize] = 3;
-        counts[Rule::BlankLine as usize] = 12;
+        let mut counts = vec![[0; 3]; RULES.len()];
+        counts[Rule::InvalidJson as usize][2] = 3;
+        counts[Rule::BlankLine as usize][0] = 12;
+        counts[Rule::BlankLine as usize][1] = 2;
         let table = statistics(&counts, false);
         let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert!(lines[0].starts_with("12  blank-line"), "{table}");
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("12  blank-line    info"), "{table}");
         assert!(lines[1].starts_with(" 3  invalid-json  error"), "{table}");
+        assert!(lines[2].starts_with(" 2  blank-line    warning"), "{table}");
         let json: serde_json::Value = serde_json::from_str(&statistics(&counts, true)).unwrap();
         assert_eq!(json[0]["rule"], "blank-line");
         assert_eq!(json[1]["count"], 3);
+    }
+}
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+
+    fn finding(line: u64) -> Diagnostic {
+        let pos = crate::input::record::Position {
+            byte: 0,
+            line,
+            record: 1,
+        };
+        Diagnostic::new(Rule::InvalidJson, pos, "x")
+    }
+
+    #[test]
+    fn kept_findings_go_back_into_their_files() {
+        let brackets = vec![
+            Bracket::Begin("a".into()),
+            Bracket::End("a".into(), None, 1, 1),
+            Bracket::Begin("b".into()),
+            Bracket::Begin("c".into()),
+            Bracket::End("c".into(), None, 1, 1),
+        ];
+        let kept = vec![
+            ("a".to_owned(), finding(1)),
+            ("b".to_owned(), finding(2)),
+            ("c".to_owned(), finding(3)),
+        ];
+        let order: Vec<String> = interleave(brackets, kept)
+            .into_iter()
+            .map(|step| match step {
+                Replay::Finding(name, d) => format!("{name}:{}", d.line),
+                Replay::Bracket(Bracket::Begin(name)) => format!("begin {name}"),
+                Replay::Bracket(Bracket::End(name, ..)) => format!("end {name}"),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "begin a", "a:1", "end a", "begin b", "b:2", "begin c", "c:3", "end c"
+            ]
+        );
     }
 }
 
@@ -215,6 +272,45 @@ impl Kept {
             parts.join(", ")
         ))
     }
+}
+
+/// Where an input began or ended, held back with the findings `--max-diagnostics` keeps when
+/// the output groups findings by file (junit's suites): see [`interleave`].
+pub enum Bracket {
+    Begin(String),
+    /// The file, its agent, records and bytes.
+    End(String, Option<crate::agents::Agent>, u64, u64),
+}
+
+/// What to write, in order, once the kept findings are known.
+pub enum Replay {
+    Bracket(Bracket),
+    Finding(String, Diagnostic),
+}
+
+/// The inputs' brackets with the kept findings (in input order) put back inside them: each
+/// finding before the end of its file, or before the next file begins when its file never
+/// ended (it could not be read to its end).
+pub fn interleave(brackets: Vec<Bracket>, kept: Vec<(String, Diagnostic)>) -> Vec<Replay> {
+    let mut kept = kept.into_iter().peekable();
+    let mut out = Vec::new();
+    let mut open: Option<String> = None;
+    for bracket in brackets {
+        let file = match &bracket {
+            Bracket::Begin(_) => open.take(),
+            Bracket::End(name, ..) => Some(name.clone()),
+        };
+        while let Some((name, d)) = kept.next_if(|(name, _)| Some(name) == file.as_ref()) {
+            out.push(Replay::Finding(name, d));
+        }
+        match &bracket {
+            Bracket::Begin(name) => open = Some(name.clone()),
+            Bracket::End(..) => open = None,
+        }
+        out.push(Replay::Bracket(bracket));
+    }
+    out.extend(kept.map(|(name, d)| Replay::Finding(name, d)));
+    out
 }
 
 /// "1 error", "2 errors".

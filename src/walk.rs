@@ -2,6 +2,9 @@
 //! `.git/info/exclude` are honoured, hidden files and directories are skipped, and only stream
 //! files are taken (`*.ndjson`, `*.jsonl`, and `*.json` files that hold a stream), unless
 //! `--include` names other globs. `--exclude` globs leave paths out, with gitignore's syntax.
+//! Below a directory that holds a configuration file, that file's globs take over, as ruff
+//! lets the nearest configuration govern (reading the file is the caller's, through
+//! [`Filter::nested`]).
 //!
 //! This module owns which files a directory stands for. It must not read more of a file than
 //! the few bytes that tell a stream from another JSON document, and never opens anything that
@@ -10,10 +13,12 @@
 //! caller's business.)
 
 use ignore::WalkBuilder;
-use ignore::overrides::{Override, OverrideBuilder};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The globs a directory walk takes when `--include` names none.
 pub const DEFAULT_INCLUDE: &[&str] = &["*.ndjson", "*.jsonl", "*.json"];
@@ -25,6 +30,27 @@ pub struct Filter {
     pub include: Vec<String>,
     /// Globs (gitignore syntax) of paths to leave out.
     pub exclude: Vec<String>,
+    /// The directory `include` globs with a `/` are relative to: the configuration file's that
+    /// gave them. `None` (the command line's): the walked directory.
+    pub include_root: Option<PathBuf>,
+    /// The same for `exclude`.
+    pub exclude_root: Option<PathBuf>,
+    /// The filter of a directory below the walked one that holds a configuration file (given
+    /// its absolute path), when such files govern the walk: its globs replace these below it.
+    pub nested: Option<Nested>,
+}
+
+/// The filter in force in a directory (absolute), or an error naming its configuration file.
+pub type FilterOf = dyn Fn(&Path) -> Result<Filter, String> + Send + Sync;
+
+/// [`Filter::nested`]: a directory's own filter.
+#[derive(Clone)]
+pub struct Nested(pub Arc<FilterOf>);
+
+impl std::fmt::Debug for Nested {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Nested(..)")
+    }
 }
 
 impl Filter {
@@ -39,30 +65,155 @@ impl Filter {
 
     /// Checks that every glob compiles, so a typo is a usage error before anything is read.
     pub fn validate(&self) -> Result<(), String> {
-        self.overrides(Path::new(".")).map(|_| ())
+        self.includes()?;
+        self.excludes(Path::new("/")).map(|_| ())
     }
 
-    /// The include globs, matched against a file's name and its path below the walked root.
+    /// The include globs, matched against a file's name and its path below its root.
     /// (Not overrides: an override's whitelist would win over `.gitignore`.)
     fn includes(&self) -> Result<globset::GlobSet, String> {
         let mut b = globset::GlobSetBuilder::new();
         for g in self.include_globs() {
-            b.add(
-                globset::Glob::new(g).map_err(|e| format!("--include `{g}` is not a glob: {e}"))?,
-            );
+            b.add(include_glob(g).map_err(|e| format!("--include `{g}` is not a glob: {e}"))?);
         }
         b.build().map_err(|e| e.to_string())
     }
 
-    /// The exclude globs, as ignore-only overrides of the walk.
-    fn overrides(&self, root: &Path) -> Result<Override, String> {
-        self.includes()?;
-        let mut b = OverrideBuilder::new(root);
+    /// The exclude globs, with gitignore's syntax, relative to `root` (absolute).
+    fn excludes(&self, root: &Path) -> Result<Gitignore, String> {
+        let mut b = GitignoreBuilder::new(root);
         for g in &self.exclude {
-            b.add(&format!("!{g}"))
-                .map_err(|e| format!("--exclude `{g}` is not a glob: {e}"))?;
+            b.add_line(None, g)
+                .map_err(|e| format!("--exclude `{g}` is not a glob: {}", glob_error(&e)))?;
         }
         b.build().map_err(|e| e.to_string())
+    }
+}
+
+/// One include glob, as `--include` and a configuration file's `include` read it.
+pub fn include_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    globset::Glob::new(glob)
+}
+
+/// Whether `glob` is a valid exclude glob (gitignore syntax); the error says why not.
+pub fn check_exclude_glob(glob: &str) -> Result<(), String> {
+    GitignoreBuilder::new("/")
+        .add_line(None, glob)
+        .map(|_| ())
+        .map_err(|e| glob_error(&e))
+}
+
+/// What is wrong with a glob, without the `ignore` crate's wrapping.
+fn glob_error(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::Glob { err, .. } => err.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `path` made absolute against the current directory, with `.` and `..` folded away as
+/// written (as ruff does), so that paths named either way compare equal.
+pub fn normalized(path: &Path) -> PathBuf {
+    // The parent of a bare file name is the empty path: the current directory.
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A filter compiled for one walk.
+struct Matchers {
+    excludes: Gitignore,
+    includes: globset::GlobSet,
+    include_root: PathBuf,
+    /// Default globs: `*.json` files are taken only when they hold a stream.
+    sniff_json: bool,
+}
+
+impl Matchers {
+    /// `filter` compiled; globs without a root of their own are relative to `base`.
+    fn new(filter: &Filter, base: &Path) -> Result<Matchers, String> {
+        let exclude_root = filter.exclude_root.as_deref().unwrap_or(base);
+        Ok(Matchers {
+            excludes: filter.excludes(exclude_root)?,
+            includes: filter.includes()?,
+            include_root: filter
+                .include_root
+                .clone()
+                .unwrap_or_else(|| base.to_path_buf()),
+            sniff_json: filter.include.is_empty(),
+        })
+    }
+
+    /// Whether the file at `abs` (named `path`) matches the include globs.
+    fn includes(&self, abs: &Path, path: &Path) -> bool {
+        let rel = abs.strip_prefix(&self.include_root).unwrap_or(abs);
+        self.includes.is_match(rel) || path.file_name().is_some_and(|n| self.includes.is_match(n))
+    }
+}
+
+/// The filters in force in each directory of a walk: the walked directory's, replaced below
+/// a directory that holds a configuration file by that file's. Looked up once per directory.
+struct Scopes {
+    base: PathBuf,
+    top: Arc<Matchers>,
+    nested: Option<Nested>,
+    cache: Mutex<HashMap<PathBuf, Arc<Matchers>>>,
+    /// The first configuration file below that could not be used.
+    error: Mutex<Option<String>>,
+}
+
+impl Scopes {
+    /// The filter in force in the directory `dir` (absolute).
+    fn of(&self, dir: &Path) -> Arc<Matchers> {
+        let Some(nested) = &self.nested else {
+            return self.top.clone();
+        };
+        if dir == self.base || !dir.starts_with(&self.base) {
+            return self.top.clone();
+        }
+        let cached = self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(dir)
+            .cloned();
+        if let Some(m) = cached {
+            return m;
+        }
+        let holds_config = crate::config::FILE_NAMES
+            .iter()
+            .any(|name| dir.join(name).is_file());
+        let own = holds_config.then(|| (nested.0)(dir).and_then(|f| Matchers::new(&f, &self.base)));
+        let m = match own {
+            Some(Ok(m)) => Arc::new(m),
+            Some(Err(e)) => {
+                self.error
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(e);
+                self.of(dir.parent().unwrap_or(dir))
+            }
+            None => self.of(dir.parent().unwrap_or(dir)),
+        };
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(dir.to_path_buf(), m.clone());
+        m
     }
 }
 
@@ -77,9 +228,17 @@ pub enum Note {
 
 /// The stream files under `dir`, sorted by path, with notes about what was skipped.
 pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), String> {
-    let overrides = filter.overrides(dir)?;
-    let includes = filter.includes()?;
-    let sniff_json = filter.include.is_empty();
+    // Globs are matched against absolute paths, so that those of a configuration file are
+    // relative to its directory wherever the walk starts.
+    let base = normalized(dir);
+    let scopes = Arc::new(Scopes {
+        top: Arc::new(Matchers::new(filter, &base)?),
+        base: base.clone(),
+        nested: filter.nested.clone(),
+        cache: Mutex::default(),
+        error: Mutex::default(),
+    });
+    let (walked, entries) = (dir.to_path_buf(), scopes.clone());
     let mut files = Vec::new();
     let mut notes = Vec::new();
     let walker = WalkBuilder::new(dir)
@@ -92,7 +251,13 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         // `.gitignore` is honoured in a plain directory too, not only inside a repository.
         .require_git(false)
         .follow_links(false)
-        .overrides(overrides)
+        .filter_entry(move |entry| {
+            let rel = entry.path().strip_prefix(&walked).unwrap_or(entry.path());
+            let abs = entries.base.join(rel);
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            let scope = entries.of(abs.parent().unwrap_or(&abs));
+            !scope.excludes.matched(&abs, is_dir).is_ignore()
+        })
         .sort_by_file_name(std::cmp::Ord::cmp)
         .build();
     for entry in walker {
@@ -113,8 +278,9 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         if kind.is_dir() {
             continue;
         }
-        let rel = path.strip_prefix(dir).unwrap_or(path);
-        if !includes.is_match(rel) && !path.file_name().is_some_and(|n| includes.is_match(n)) {
+        let abs = base.join(path.strip_prefix(dir).unwrap_or(path));
+        let scope = scopes.of(abs.parent().unwrap_or(&abs));
+        if !scope.includes(&abs, path) {
             continue;
         }
         // A symlink is judged by what it points at; links to directories are not followed.
@@ -138,10 +304,19 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
             notes.push(Note::NotRegular(path.to_path_buf(), describe(&target)));
             continue;
         }
-        if sniff_json && path.extension().is_some_and(|e| e == "json") && !holds_stream(path) {
+        if scope.sniff_json && path.extension().is_some_and(|e| e == "json") && !holds_stream(path)
+        {
             continue;
         }
         files.push(path.to_path_buf());
+    }
+    if let Some(e) = scopes
+        .error
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+    {
+        return Err(e);
     }
     Ok((files, notes))
 }
@@ -233,8 +408,24 @@ mod tests {
     fn bad_globs_are_usage_errors() {
         let f = Filter {
             include: vec!["a[".into()],
-            exclude: vec![],
+            ..Filter::default()
         };
         assert!(f.validate().unwrap_err().contains("--include `a[`"));
+        let f = Filter {
+            exclude: vec!["a{".into()],
+            ..Filter::default()
+        };
+        let e = f.validate().unwrap_err();
+        assert!(
+            e.starts_with("--exclude `a{` is not a glob: ") && !e.contains("!a{"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn paths_are_normalized_as_written() {
+        assert_eq!(normalized(Path::new("/a/b/../c/./d")), Path::new("/a/c/d"));
+        assert_eq!(normalized(Path::new("/a/b/..")), Path::new("/a"));
+        assert_eq!(normalized(Path::new("")), normalized(Path::new(".")));
     }
 }

@@ -203,9 +203,11 @@ pub fn unfinished(line: u64, id: &str, name: &str, what: &str) -> Diagnostic {
     .with_help(format!("pairing is by id: {what}"))
 }
 
+/// A place known by its line alone (a call's start, a session's end): no record and no byte
+/// are claimed (`null` in the json formats, not a made-up `0`).
 pub fn line_pos(line: u64) -> Position {
     Position {
-        byte: 0,
+        byte: crate::diagnostic::UNKNOWN_BYTE,
         line,
         record: 0,
     }

@@ -125,7 +125,7 @@ impl InOrder<'_> {
                     unreadable_input(&e)?;
                     if let Input::File(path) = input {
                         // Begun and never ended: listed as unreadable where a report lists files.
-                        out.printer.begin_file(&path.display().to_string())?;
+                        out.begin_file(&path.display().to_string())?;
                     }
                     continue;
                 }
@@ -136,7 +136,7 @@ impl InOrder<'_> {
             } else {
                 reader
             };
-            out.printer.begin_file(&name)?;
+            out.begin_file(&name)?;
             let mut totals = check::Totals::default();
             let result = match self.live {
                 Some(live) => {
@@ -274,12 +274,15 @@ struct Output<W: Write> {
     per_input: Vec<Arc<Settings>>,
     /// `--level`: findings below it are neither shown nor counted.
     floor: Severity,
-    /// `--statistics`: findings per rule, counted instead of printed.
-    statistics: Option<Vec<u64>>,
+    /// `--statistics`: findings per rule and severity, counted instead of printed.
+    statistics: Option<Vec<[u64; 3]>>,
     /// `--max-diagnostics`, for the streaming formats: the findings kept until the end.
     kept: Option<crate::lint::Kept>,
     /// The human format's collapsing of repeated identical findings (not with --no-collapse).
     collapse: Option<crate::lint::Collapse>,
+    /// junit with `--max-diagnostics`: where each input began and ended, replayed around the
+    /// findings kept, since a suite holds its file's test cases.
+    brackets: Option<Vec<crate::lint::Bracket>>,
 }
 
 impl<W: Write> Output<W> {
@@ -290,6 +293,7 @@ impl<W: Write> Output<W> {
         defaults: Arc<Settings>,
         per_input: Vec<Arc<Settings>>,
     ) -> Self {
+        let junit = reporting.keep && reporting.max.is_some() && printer.format() == Format::Junit;
         Output {
             printer,
             annotations,
@@ -302,13 +306,25 @@ impl<W: Write> Output<W> {
             settings: defaults,
             per_input,
             floor: reporting.floor,
-            statistics: reporting.statistics.then(|| vec![0; RULES.len()]),
+            statistics: reporting.statistics.then(|| vec![[0; 3]; RULES.len()]),
             // A limit keeps the most serious findings, so they wait for the end of the run.
             kept: reporting
                 .max
                 .filter(|_| reporting.keep)
                 .map(crate::lint::Kept::new),
             collapse: reporting.collapse.then(crate::lint::Collapse::default),
+            brackets: junit.then(Vec::new),
+        }
+    }
+
+    /// An input begins (held back with the kept findings, for junit).
+    fn begin_file(&mut self, name: &str) -> io::Result<()> {
+        match &mut self.brackets {
+            Some(brackets) => {
+                brackets.push(crate::lint::Bracket::Begin(name.to_owned()));
+                Ok(())
+            }
+            None => self.printer.begin_file(name),
         }
     }
 
@@ -333,7 +349,7 @@ impl<W: Write> Output<W> {
             return Ok(());
         }
         if let Some(counts) = &mut self.statistics {
-            counts[d.rule as usize] += 1;
+            counts[d.rule as usize][d.severity as usize] += 1;
         }
         match d.severity {
             Severity::Error => self.summary.errors += 1,
@@ -377,8 +393,18 @@ impl<W: Write> Output<W> {
                 self.printer.write_text(&format!("\n{notes}"))?;
             }
         }
-        self.printer.file_agent(totals.agent);
-        self.printer.end_file(name, totals.records, totals.bytes)?;
+        match &mut self.brackets {
+            Some(brackets) => brackets.push(crate::lint::Bracket::End(
+                name.to_owned(),
+                totals.agent,
+                totals.records,
+                totals.bytes,
+            )),
+            None => {
+                self.printer.file_agent(totals.agent);
+                self.printer.end_file(name, totals.records, totals.bytes)?;
+            }
+        }
         self.summary.files += 1;
         self.summary.records += totals.records;
         self.summary.bytes += totals.bytes;
@@ -399,7 +425,7 @@ impl<W: Write> Output<W> {
         self.flush_kept(format)?;
         if let Some(counts) = &self.statistics {
             let mut table = crate::lint::statistics(counts, format == Format::Json);
-            if format == Format::Human && !quiet {
+            if format == Format::Human && !quiet && !table.is_empty() {
                 // A blank line before the summary.
                 table.push('\n');
             }
@@ -417,10 +443,27 @@ impl<W: Write> Output<W> {
         let total = self.summary.errors + self.summary.warnings + self.summary.infos;
         let note = match &mut self.kept {
             Some(kept) => {
-                for (name, d) in kept.take() {
-                    self.printer.diagnostic(&name, &d)?;
-                    if let Some(annotations) = &mut self.annotations {
-                        annotations.diagnostic(&name, &d)?;
+                let brackets = self.brackets.take().unwrap_or_default();
+                for step in crate::lint::interleave(brackets, kept.take()) {
+                    match step {
+                        crate::lint::Replay::Finding(name, d) => {
+                            self.printer.diagnostic(&name, &d)?;
+                            if let Some(annotations) = &mut self.annotations {
+                                annotations.diagnostic(&name, &d)?;
+                            }
+                        }
+                        crate::lint::Replay::Bracket(crate::lint::Bracket::Begin(name)) => {
+                            self.printer.begin_file(&name)?;
+                        }
+                        crate::lint::Replay::Bracket(crate::lint::Bracket::End(
+                            name,
+                            agent,
+                            records,
+                            bytes,
+                        )) => {
+                            self.printer.file_agent(agent);
+                            self.printer.end_file(&name, records, bytes)?;
+                        }
                     }
                 }
                 kept.hidden_note()
@@ -540,7 +583,7 @@ fn check_in_parallel<W: Write>(
                     };
                     let name = path.display().to_string();
                     out.settings = out.per_input[due].clone();
-                    out.printer.begin_file(&name)?;
+                    out.begin_file(&name)?;
                     for d in &found {
                         out.report(&name, d, false)?;
                     }

@@ -55,8 +55,8 @@ pub(super) fn resolve_inputs(
             walked.push(path);
             // The globs of the configuration that governs the directory, unless given.
             let settings = configs.for_path(Some(path)).map_err(anyhow::Error::msg)?;
-            filter.include.clone_from(&settings.include);
-            filter.exclude.clone_from(&settings.exclude);
+            filter = settings.filter();
+            filter.nested = configs.nested_filters();
             filter.validate().map_err(anyhow::Error::msg)?;
             match crate::walk::walk(path, &filter) {
                 Ok((files, notes)) => {
@@ -65,10 +65,9 @@ pub(super) fn resolve_inputs(
                         walk_note(&note, unreadable)?;
                     }
                 }
-                Err(e) => {
-                    *unreadable = true;
-                    cannot_read(path, anyhow::Error::msg(e))?;
-                }
+                // A configuration file below that cannot be used: a usage error, as for any
+                // other. (Entries that cannot be read are notes.)
+                Err(e) => return Err(anyhow::Error::msg(e)),
             }
         } else {
             inputs.push(Input::File(path.clone()));

@@ -68,7 +68,21 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
         Command::Man { command } => reference::print_man(command.as_deref()),
         Command::Fmt(args) => fmt::run(&args, terminal),
         Command::Schema { name } => reference::print_schema(name.as_deref()),
-        Command::Config { path, walk } => reference::show_config(path.as_deref(), &walk),
+        Command::Config {
+            path,
+            walk,
+            select,
+            ignore,
+            severity,
+        } => {
+            let overrides = crate::config::Overrides {
+                select: (!select.is_empty()).then_some(select),
+                ignore,
+                severity,
+                ..walk.overrides()
+            };
+            reference::show_config(path.as_deref(), &walk, overrides)
+        }
         Command::Run(args) => Ok(crate::run::run(&args)?),
     }
 }

@@ -61,8 +61,10 @@ Findings; for \fBfmt \-\-check\fR and \fBfmt \-\-diff\fR, a file that is not in 
 \fB2\fR
 A usage error, a bad configuration file, no file matched, or a path that cannot be read (the other paths are still checked).
 .TP
-\fB130\fR
-Interrupted by Ctrl\-C; what was read so far is reported.
+\fB128+n\fR
+Ended by signal n: 130 for Ctrl\-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP; what was read so far is reported.
+.PP
+\fBsjlint run\fR has codes of its own (3: the agent failed; 124: a stall or timeout; 126, 127: the agent could not be run): see \fBsjlint\-run\fR(1).
 .SH EXAMPLES
 .TP
 \fBcursor\-agent \-p \-\-output\-format stream\-json "fix the tests" | sjlint check \-\-tee | consumer\fR
@@ -114,7 +116,7 @@ pub(super) fn explain(name: &str) -> anyhow::Result<u8> {
     let near = crate::config::closest_name(name)
         .map(|near| format!("; did you mean `{near}`?"))
         .unwrap_or_default();
-    bail!("unknown rule `{name}`{near} (`sjlint rules` lists them all)")
+    bail!("unknown rule or group `{name}`{near} (`sjlint rules` lists them all)")
 }
 
 /// `sjlint explain GROUP`: the group's rules, each with its severity and summary.
@@ -133,11 +135,15 @@ fn explain_group(group: Group) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// `sjlint config [PATH]`: the settings in force for PATH.
-pub(super) fn show_config(path: Option<&Path>, walk: &WalkArgs) -> anyhow::Result<u8> {
+/// `sjlint config [PATH]`: the settings in force for PATH, with the command line's `overrides`.
+pub(super) fn show_config(
+    path: Option<&Path>,
+    walk: &WalkArgs,
+    overrides: crate::config::Overrides,
+) -> anyhow::Result<u8> {
     let path = path.unwrap_or(Path::new("."));
     let settings = walk
-        .configs(walk.overrides())
+        .configs(overrides)
         .and_then(|mut c| c.for_path(Some(path)))
         .map_err(anyhow::Error::msg)?;
     let mut out = io::stdout().lock();

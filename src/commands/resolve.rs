@@ -215,9 +215,7 @@ impl CheckConfig {
                     .level
                     .map_or(Severity::Info, super::super::cli::LevelArg::severity),
                 max: args.max_diagnostics,
-                // The document formats keep the first ones: they are written at the end anyway.
-                keep: args.max_diagnostics.is_some()
-                    && !matches!(format, Format::Sarif | Format::Junit),
+                keep: args.max_diagnostics.is_some(),
                 statistics: args.statistics,
                 collapse: format == Format::Human
                     && !args.no_collapse
@@ -289,6 +287,13 @@ impl FmtConfig {
         } else {
             None
         };
+        // A directory's files are formatted each on its own, never as one stream on stdout.
+        if let (None, Some(dir)) = (mode, args.paths.iter().find(|p| p.is_dir())) {
+            bail!(
+                "`{}` is a directory: fmt writes one stream on stdout, so a directory takes --check, --diff or --write, which treat each file on its own",
+                dir.display()
+            );
+        }
         if mode == Some(Mode::Write) && inputs.list.iter().any(|i| matches!(i, Input::Stdin)) {
             bail!(
                 "--write writes files in place: name the files (standard input cannot be written back)"

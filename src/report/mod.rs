@@ -142,6 +142,11 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// The format findings are printed in.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     pub fn end_file(&mut self, file: &str, records: u64, bytes: u64) -> io::Result<()> {
         if let Document::Junit(report) = &mut self.document {
             report.end_file(file, records, bytes);

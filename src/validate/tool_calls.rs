@@ -8,7 +8,7 @@
 //! must not decide when a session ends: the lifecycle says so by calling [`Pairing::close`].
 
 use super::schema::unknown_tool_kind;
-use super::{Ctx, Map, Set, line_pos};
+use super::{Ctx, Map, Set};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Event, Field};
 use crate::input::record::Position;
@@ -46,7 +46,7 @@ pub(super) struct Pairing {
     /// `toolCallId`s announced by `interaction_query` requests that have not completed yet.
     announced: Set<String>,
     /// Open `interaction_query` requests by `id` (a number in its decimal form), with their lines.
-    queries: Map<String, u64>,
+    queries: Map<String, Position>,
     /// Most entries of `calls`, `queries` and `announced` together (`--max-open-calls`).
     pub(super) max_open: usize,
     /// The budget was spent in this session: said once, and completions and responses that
@@ -215,11 +215,11 @@ impl Pairing {
             let id = key_of(id, &mut self.scratch);
             // A repeated id keeps its key and takes the later line, as `insert` would.
             match self.queries.get_mut(id) {
-                Some(open) => *open = ctx.pos.line,
+                Some(open) => *open = ctx.pos,
                 None if full => too_many_open_calls(ctx, &mut self.over_budget, self.max_open),
                 None => {
                     let key = spare_key(&mut self.spare_ids, id);
-                    self.queries.insert(key, ctx.pos.line);
+                    self.queries.insert(key, ctx.pos);
                 }
             }
         }
@@ -319,17 +319,21 @@ impl Pairing {
         ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
         unreadable: u64,
     ) {
-        let mut queries: Vec<(u64, String)> =
-            self.queries.drain().map(|(id, line)| (line, id)).collect();
-        queries.sort();
-        for (line, id) in queries {
+        let mut queries: Vec<(u64, String, Position)> = self
+            .queries
+            .drain()
+            .map(|(id, pos)| (pos.line, id, pos))
+            .collect();
+        queries.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        for (line, id, pos) in queries {
             if line < unreadable {
                 self.spare_ids.push(id);
                 continue;
             }
+            // On the request: its record and byte, as for a call that never completes.
             ctx.emit(Diagnostic::new(
                 Rule::UnansweredQuery,
-                line_pos(line),
+                pos,
                 format!(
                     "interaction query {:?} has no response by the end of its session",
                     ShownKey(&id)

@@ -1,7 +1,9 @@
 //! What a linter's users expect of sjlint, through the real binary: honest exit codes when
 //! nothing matched, a headline for a stream with no event, forward-compatible event types and
 //! tool kinds, no cascades after an unreadable record, directory walks like ripgrep's,
-//! configuration files, `--severity`, `--level` and `--statistics`.
+//! configuration files (found upwards, nested, their globs relative to them), `--severity`,
+//! `--level`, `--statistics`, `--max-diagnostics` in every format, the outputs, `fmt` on files,
+//! help, and the README's examples and outputs held to what the binary does.
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
@@ -479,6 +481,211 @@ fn a_config_file_is_found_by_walking_up_from_each_input() {
     assert!(out.contains("legacy/* = orphan-completion"), "{out}");
 }
 
+/// `check` run in `cwd` on `args`: the files with findings, relative to `dir`.
+fn checked_from(cwd: &Path, args: &[&str], dir: &Path) -> Vec<String> {
+    let mut cmd = sjlint();
+    cmd.current_dir(cwd)
+        .args(["check", "--format", "json"])
+        .args(args);
+    let run = run_cmd(cmd, None);
+    assert!(run.code <= 1, "{}", run.describe());
+    let dir = std::fs::canonicalize(dir).unwrap();
+    let mut files: Vec<String> = run
+        .findings()
+        .iter()
+        .map(|f| {
+            let path = std::fs::canonicalize(cwd.join(&f.file)).unwrap();
+            path.strip_prefix(&dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    files.dedup();
+    files
+}
+
+#[test]
+fn a_config_files_globs_are_relative_to_its_directory_wherever_the_walk_starts() {
+    let dir = scratch("config-globs");
+    write(
+        &dir.join("sjlint.toml"),
+        "include = [\"runs/*.ndjson\", \"*.log\"]\nexclude = [\"runs/old/\"]\n",
+    );
+    for name in [
+        "runs/a.ndjson",
+        "runs/old/b.ndjson",
+        "runs/c.log",
+        "elsewhere/d.ndjson",
+    ] {
+        write(&dir.join(name), &orphan());
+    }
+    let all = ["runs/a.ndjson", "runs/c.log"];
+    assert_eq!(checked_from(&dir, &["."], &dir), all);
+    assert_eq!(checked_from(&dir, &["runs"], &dir), all);
+    let runs = dir.join("runs");
+    assert_eq!(checked_from(&runs, &["."], &dir), all);
+    assert_eq!(checked_from(&runs, &["../runs"], &dir), all);
+    assert_eq!(
+        checked_from(dir.parent().unwrap(), &[dir.to_str().unwrap()], &dir),
+        all
+    );
+    // A path named explicitly is checked whatever the globs say.
+    assert_eq!(
+        checked_from(&runs, &["old/b.ndjson"], &dir),
+        ["runs/old/b.ndjson"]
+    );
+    // The command line's globs are relative to the directory walked.
+    assert_eq!(
+        checked_from(
+            &dir,
+            &["--exclude", "old/", "--include", "*.ndjson", "runs"],
+            &dir
+        ),
+        ["runs/a.ndjson"]
+    );
+
+    // `sjlint config` says what they are relative to.
+    let mut cmd = sjlint();
+    cmd.current_dir(&runs).arg("config");
+    let out = run_cmd(cmd, None).stdout();
+    let root = std::fs::canonicalize(&dir).unwrap();
+    assert!(
+        out.contains(&format!(
+            "exclude: runs/old/ (relative to {})",
+            root.display()
+        )),
+        "{out}"
+    );
+
+    // `..` is folded away before looking upwards: the configuration of `runs/old/`, below the
+    // current directory, does not govern `runs/old/..`.
+    write(&runs.join("old/sjlint.toml"), "select = [\"framing\"]\n");
+    assert_eq!(checked_from(&runs, &["old/.."], &dir), all);
+
+    // Per-file ignores too, named from below: `../elsewhere/d.ndjson` is `elsewhere/d.ndjson`.
+    write(
+        &dir.join("sjlint.toml"),
+        "[per-file-ignores]\n\"elsewhere/*\" = [\"orphan-completion\"]\n",
+    );
+    assert_eq!(
+        checked_from(&runs, &["../elsewhere", "a.ndjson"], &dir),
+        ["runs/a.ndjson"]
+    );
+
+    // A glob that does not compile names the file and the line.
+    write(&dir.join("sjlint.toml"), "\nexclude = [\n  \"a{\",\n]\n");
+    let mut cmd = sjlint();
+    cmd.current_dir(&runs).args(["check", "."]);
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("sjlint.toml:3: exclude `a{` is not a glob"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_walk_honours_the_globs_of_configuration_files_below_it() {
+    let dir = scratch("config-nested");
+    write(
+        &dir.join("captures/sjlint.toml"),
+        "include = [\"*.log\"]\nexclude = [\"old/\"]\n",
+    );
+    for name in [
+        "captures/old/a.log",
+        "captures/new/b.log",
+        "captures/new/c.ndjson",
+        "other/d.ndjson",
+        "other/old/e.ndjson",
+    ] {
+        write(&dir.join(name), &orphan());
+    }
+    // Below `captures/`, its globs replace the defaults; elsewhere the defaults hold.
+    let found = ["captures/new/b.log", "other/d.ndjson", "other/old/e.ndjson"];
+    assert_eq!(checked_from(&dir, &["."], &dir), found);
+    assert_eq!(
+        checked_from(dir.parent().unwrap(), &[dir.to_str().unwrap()], &dir),
+        found
+    );
+    // A pyproject.toml without [tool.sjlint] is no configuration of sjlint's.
+    write(&dir.join("other/pyproject.toml"), "[tool.black]\n");
+    assert_eq!(checked_from(&dir, &["."], &dir), found);
+    // --isolated reads none, so none below either.
+    assert_eq!(
+        checked_from(&dir, &["--isolated", "."], &dir),
+        [
+            "captures/new/c.ndjson",
+            "other/d.ndjson",
+            "other/old/e.ndjson"
+        ]
+    );
+    // One below that cannot be used stops the run, naming its file and line.
+    write(
+        &dir.join("captures/sjlint.toml"),
+        "exclude = [\"old/\"]\nincl = []\n",
+    );
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).args(["check", "."]);
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr().contains("sjlint.toml:2: unknown field `incl`"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn config_shows_the_command_line_laid_over_the_file() {
+    let dir = scratch("config-cli");
+    write(
+        &dir.join("sjlint.toml"),
+        "ignore = [\"blank-line\"]\n[severity]\nunknown-event-type = \"warning\"\n",
+    );
+    let mut cmd = sjlint();
+    cmd.current_dir(&dir).args([
+        "config",
+        "--select",
+        "framing",
+        "--ignore",
+        "byte-order-mark",
+        "--severity",
+        "invalid-json=warning",
+    ]);
+    let run = run_cmd(cmd, None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let out = run.stdout();
+    let framing = [
+        "invalid-json",
+        "invalid-utf8",
+        "not-an-object",
+        "raw-control-character",
+        "truncated-record",
+        "record-too-large",
+        "empty-stream",
+    ];
+    assert!(
+        out.contains(&format!("rules enabled: {} of ", framing.len())),
+        "{out}"
+    );
+    assert!(
+        out.contains("invalid-json = warning (default error)")
+            && !out.contains("unknown-event-type = warning"),
+        "{out}"
+    );
+    // The same settings check uses: an unknown name is a usage error with a suggestion.
+    let run = exec(&["config", "--select", "framin"], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr().contains("did you mean `framing`?"),
+        "{}",
+        run.describe()
+    );
+}
+
 #[test]
 fn bad_config_keys_name_the_file_and_line() {
     let dir = scratch("config-bad");
@@ -558,6 +765,10 @@ fn level_is_a_severity_floor() {
     let (_, warnings) = check_json(&["--level", "warning"], Some(&input));
     assert!(warnings.iter().all(|f| f.severity != "info"));
     assert!(warnings.len() > errors.len());
+    // `warn`, as configuration files and --severity spell it too.
+    let (run, warns) = check_json(&["--level", "warn"], Some(&input));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert_eq!(warns.len(), warnings.len());
 }
 
 #[test]
@@ -590,6 +801,41 @@ fn statistics_count_findings_per_rule() {
             .unwrap()
             .iter()
             .any(|r| r["rule"] == "blank-line")
+    );
+}
+
+#[test]
+fn statistics_show_the_severity_the_findings_were_reported_with() {
+    let input = std::fs::read(testdata("sample-with-problem.ndjson")).unwrap();
+    let args = [
+        "check",
+        "--statistics",
+        "--severity",
+        "unfinished-tool-call=warning",
+        "--color",
+        "never",
+    ];
+    let run = exec(&args, Some(&input));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let row = run.stdout().lines().next().unwrap_or_default().to_owned();
+    assert!(
+        row.split_whitespace()
+            .take(3)
+            .eq(["1", "unfinished-tool-call", "warning"]),
+        "{}",
+        run.describe()
+    );
+    let run = exec(&[&args[..], &["--format", "json"]].concat(), Some(&input));
+    let table: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(table[0]["severity"], "warning", "{}", run.describe());
+
+    // No finding, no table: the summary alone, with no blank line before it.
+    let clean = std::fs::read(testdata("sample.ndjson")).unwrap();
+    let run = exec(&["check", "--statistics"], Some(&clean));
+    assert!(
+        run.stdout().starts_with("No problems found"),
+        "{}",
+        run.describe()
     );
 }
 
@@ -672,6 +918,59 @@ fn max_diagnostics_keeps_errors_first_and_says_how_many_it_hid() {
 }
 
 #[test]
+fn max_diagnostics_keeps_errors_first_in_the_document_formats_too() {
+    let many = testdata("many-findings.ndjson");
+    let clean = testdata("sample.ndjson");
+    let (many, clean) = (many.to_str().unwrap(), clean.to_str().unwrap());
+    let args = |format| {
+        [
+            "check",
+            "--max-diagnostics",
+            "2",
+            "--format",
+            format,
+            clean,
+            many,
+        ]
+    };
+    let run = exec(&args("sarif"), None);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let log: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let levels: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["level"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["error", "error"], "{}", run.describe());
+
+    // junit: the test cases kept stay in the suite of their file, which keeps its properties.
+    let run = exec(&args("junit"), None);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let xml = run.stdout();
+    let suites: Vec<&str> = xml.split("<testsuite ").skip(1).collect();
+    assert_eq!(suites.len(), 2, "{xml}");
+    assert!(
+        suites[0].contains("sample.ndjson") && suites[0].contains("no findings"),
+        "{xml}"
+    );
+    let mine = suites[1];
+    assert!(
+        mine.contains("many-findings.ndjson\" tests=\"2\" failures=\"2\" errors=\"0\"")
+            && mine.contains("name=\"records\" value=\"25\"")
+            && mine.matches("<failure type=").count() == 2
+            && !mine.contains("<system-out>"),
+        "{xml}"
+    );
+    assert!(
+        run.stderr()
+            .contains("findings not shown (--max-diagnostics 2)"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
 fn explain_takes_a_group_and_typos_get_the_nearest_name() {
     let run = exec(&["explain", "tool-calls"], None);
     assert_eq!(run.code, 0);
@@ -683,7 +982,8 @@ fn explain_takes_a_group_and_typos_get_the_nearest_name() {
     let run = exec(&["explain", "lifecyle"], None);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr().contains("did you mean `lifecycle`?"),
+        run.stderr()
+            .contains("unknown rule or group `lifecyle`; did you mean `lifecycle`?"),
         "{}",
         run.describe()
     );
@@ -702,6 +1002,20 @@ fn a_mistyped_subcommand_is_not_read_as_a_path() {
         );
         assert!(!run.stderr().contains("cannot read"), "{}", run.describe());
     }
+    // A bare word that is no subcommand and no file is not read as a path either: `lint`, as
+    // other linters name their command.
+    let run = exec(&["lint", "testdata/sample.ndjson"], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("unrecognized subcommand 'lint' (and no such file)")
+            && run
+                .stderr()
+                .contains("`sjlint --help` lists the subcommands")
+            && !run.stdout().contains("No problems found"),
+        "{}",
+        run.describe()
+    );
     // A file of that name is still a path.
     let dir = scratch("typo-file");
     write(&dir.join("stat"), &sample());
@@ -799,6 +1113,66 @@ fn unfinished_tool_call_shows_the_started_record() {
         .find(|f| f.rule == "unfinished-tool-call")
         .unwrap();
     assert_eq!((f.line, f.column), (3, Some(51)));
+}
+
+/// Every finding's record and byte are the ones it refers to, or null: a byte of 0 is the
+/// first line's, and a record is never claimed for a place known by its line alone.
+#[test]
+fn findings_claim_no_made_up_record_or_byte() {
+    let claude = std::fs::read_to_string(testdata("agents/claude-session.ndjson")).unwrap();
+    // The tool_result deleted: the call never completes and the session has no result.
+    let cut: String = claude
+        .lines()
+        .filter(|l| !l.contains("tool_result") && !l.contains("\"type\":\"result\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut inputs: Vec<(String, Vec<u8>)> = vec![("claude".to_owned(), cut.into_bytes())];
+    for dir in std::fs::read_dir(testdata("rules")).unwrap() {
+        let path = dir.unwrap().path().join("fails.ndjson");
+        if let Ok(bytes) = std::fs::read(&path) {
+            inputs.push((path.display().to_string(), bytes));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, bytes) in &inputs {
+        let run = exec(&["check", "--format", "json"], Some(bytes));
+        let findings: Vec<serde_json::Value> = serde_json::from_slice(&run.stdout).unwrap();
+        for f in &findings {
+            let line = f["line"].as_u64().unwrap();
+            if f["byte"] == 0 {
+                assert!(line <= 1, "{name}: a made-up byte 0: {f}");
+            }
+            if let Some(record) = f["record"].as_u64() {
+                assert!(record >= 1 && line >= 1, "{name}: {f}");
+            }
+            seen.insert(f["rule"].as_str().unwrap().to_owned());
+        }
+    }
+    for rule in ["unfinished-tool-call", "missing-result", "unanswered-query"] {
+        assert!(seen.contains(rule), "no {rule} was checked");
+    }
+
+    // A query never answered is reported on its request: its record and byte.
+    let fixture = std::fs::read(testdata("rules/unanswered-query/fails.ndjson")).unwrap();
+    let (_, findings) = check_json(&["--select", "unanswered-query"], Some(&fixture));
+    let request = fixture
+        .split_inclusive(|&b| b == b'\n')
+        .take(3)
+        .map(<[u8]>::len)
+        .sum::<usize>();
+    assert_eq!(
+        findings
+            .iter()
+            .map(|f| (f.line, f.byte))
+            .collect::<Vec<_>>(),
+        [(4, request as u64)]
+    );
+    let run = exec(
+        &["check", "--format", "json", "--select", "unanswered-query"],
+        Some(&fixture),
+    );
+    let raw: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(raw[0]["record"], 4, "{raw}");
 }
 
 #[test]
@@ -917,6 +1291,15 @@ fn fmt_check_diff_and_write_work_per_file() {
     write(&dir.join("b.ndjson"), &canonical);
     let d = dir.to_str().unwrap();
 
+    // Without a mode, a directory is not turned into one concatenated stream on stdout.
+    let run = exec(&["fmt", d], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stdout.is_empty() && run.stderr().contains("--check, --diff or --write"),
+        "{}",
+        run.describe()
+    );
+
     let run = exec(&["fmt", "--check", d], None);
     assert_eq!(run.code, 1, "{}", run.describe());
     let out = run.stdout();
@@ -983,6 +1366,31 @@ fn fmt_check_diff_and_write_work_per_file() {
     // Standard input cannot be written back.
     let run = exec(&["fmt", "--write"], Some(canonical.as_bytes()));
     assert_eq!(run.code, 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn fmt_write_writes_through_a_symbolic_link() {
+    let dir = scratch("fmt-symlink");
+    let sdk = std::fs::read_to_string(testdata("dialects/sdk/healthy.ndjson")).unwrap();
+    write(&dir.join("store/run.ndjson"), &sdk);
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let link = dir.join("runs/run.ndjson");
+    std::os::unix::fs::symlink("../store/run.ndjson", &link).unwrap();
+    let run = exec(&["fmt", "--write", link.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    let written = std::fs::read_to_string(dir.join("store/run.ndjson")).unwrap();
+    assert_ne!(written, sdk, "the file the link points at was not written");
+    let run = exec(&["fmt", "--check", link.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert_eq!(std::fs::read_dir(dir.join("store")).unwrap().count(), 1);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1061,10 +1469,33 @@ fn the_readme_shell_examples_run_verbatim() {
                 continue;
             } else if command.starts_with("sjlint ") || command == "sjlint" {
                 command.to_owned()
+            } else if let Some((_, rest)) = command
+                .split_once(" | ")
+                .filter(|(agent, _)| agent.starts_with("cursor-agent "))
+            {
+                // A live pipe: the sample stands for the agent's output, `cat` for the consumer,
+                // and what reaches it is the stream, byte for byte.
+                let piped = format!(
+                    "cat testdata/sample.ndjson | {}",
+                    rest.replace("your-consumer", "cat")
+                );
+                let run = run_shell(&piped, &dir);
+                assert_eq!(
+                    run.code,
+                    0,
+                    "README example `{command}`\n{}",
+                    run.describe()
+                );
+                assert_eq!(
+                    run.stdout,
+                    sample().into_bytes(),
+                    "README example `{command}`"
+                );
+                ran += 1;
+                continue;
             } else {
                 // Not run: `cargo test` and `cargo install` (a build of their own, the latter
-                // outside the project), and pipelines from `cursor-agent`, which needs the
-                // agent's CLI and its network.
+                // outside the project).
                 continue;
             };
             let run = run_shell(&command, &dir);
@@ -1108,12 +1539,22 @@ fn the_readme_sample_outputs_are_what_sjlint_prints() {
             run.describe()
         );
         let shown = block[1..].join("\n") + "\n";
-        if !shown.contains('…') {
-            assert_eq!(run.stdout(), shown, "`{command}`");
-            compared += 1;
+        let out = run.stdout();
+        if block[1..].iter().any(|l| l == "…") {
+            // Lines left out: the lines shown are printed, in that order.
+            let mut rest = out.as_str();
+            for line in block[1..].iter().filter(|l| *l != "…") {
+                let at = rest
+                    .find(&format!("{line}\n"))
+                    .unwrap_or_else(|| panic!("`{command}` does not print {line:?}:\n{out}"));
+                rest = &rest[at + line.len()..];
+            }
+        } else {
+            assert_eq!(out, shown, "`{command}`");
         }
+        compared += 1;
     }
-    assert!(compared >= 2, "only {compared} outputs compared");
+    assert!(compared >= 4, "only {compared} outputs compared");
 
     // The first run the README shows.
     let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
@@ -1124,6 +1565,118 @@ fn the_readme_sample_outputs_are_what_sjlint_prints() {
         "the README's first run is not what sjlint prints:\n{}",
         run.stdout()
     );
+}
+
+/// The CI formats section shows one finding in each format, cut where it says `…`: each piece
+/// is what that format prints for the file it names.
+#[test]
+fn the_readme_ci_format_examples_are_what_sjlint_prints() {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let section = &text[text.find("## CI formats").unwrap()..];
+    let file = "testdata/rules/orphan-completion/fails.ndjson";
+    assert!(
+        section.contains(&format!("`sjlint check --format FORMAT {file}`")),
+        "the section does not name {file}"
+    );
+    let block = section.split("```\n").nth(1).unwrap();
+    let mut formats = 0;
+    for line in block.lines() {
+        let (format, shown) = line.split_once(':').unwrap();
+        let run = exec(&["check", "--format", format, file], None);
+        assert_eq!(run.code, 1, "{}", run.describe());
+        let out = run.stdout();
+        for piece in shown.trim_start().split('…').filter(|p| !p.is_empty()) {
+            assert!(out.contains(piece), "{format}: {piece:?} is not in\n{out}");
+        }
+        formats += 1;
+    }
+    assert_eq!(formats, 3);
+}
+
+/// The README's list of commands names each subcommand, in the order of `sjlint --help`.
+#[test]
+fn the_readme_lists_the_commands_in_the_order_of_help() {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let section = &text[text.find("## Commands and options").unwrap()..];
+    let block = section.split("```\n").nth(1).unwrap();
+    let readme: Vec<&str> = block
+        .lines()
+        .map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_matches(['[', ']'])
+        })
+        .collect();
+    let help = exec(&["--help"], None).stdout();
+    let commands = help.split("Commands:\n").nth(1).unwrap();
+    let listed: Vec<&str> = commands
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .filter(|c| *c != "help")
+        .collect();
+    assert_eq!(readme, listed);
+}
+
+/// The README speaks to users: no name of the project's own test data or tooling that a user
+/// cannot look up.
+#[test]
+fn the_readme_has_no_word_a_user_cannot_look_up() {
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    for word in [
+        "seed 0",
+        "Seed 0",
+        "corpus",
+        "../shared",
+        "SPEC.md",
+        "DESIGN.md",
+    ] {
+        let at: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(word))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert!(at.is_empty(), "README.md says {word:?} on lines {at:?}");
+    }
+}
+
+/// The minimum Rust the README asks for is the `rust-version` Cargo holds the build to.
+#[test]
+fn the_readme_asks_for_the_rust_version_of_the_manifest() {
+    let manifest = std::fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("Cargo.toml declares rust-version")
+        .trim_matches('"');
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    assert!(
+        text.contains(&format!("a Rust toolchain ({version} or newer)")),
+        "the README does not ask for Rust {version}"
+    );
+    assert!(text.contains("cargo install --path ."));
+}
+
+/// `sjlint schema`'s comment in the README names every schema it lists.
+#[test]
+fn the_readme_names_every_bundled_schema() {
+    let listed = exec(&["schema"], None).stdout();
+    let listed: Vec<&str> = listed.lines().collect();
+    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("sjlint schema ") && l.contains("# the names: "))
+        .expect("the README's `sjlint schema` example");
+    let named: Vec<&str> = line
+        .split("# the names: ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .collect();
+    assert_eq!(named, listed);
 }
 
 #[test]
@@ -1212,9 +1765,12 @@ fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
         help.find(&format!("\n{heading}:\n"))
             .unwrap_or_else(|| panic!("no {heading} heading:\n{help}"))
     };
-    for heading in ["Input", "Rules", "Output", "Performance"] {
-        at(heading);
-    }
+    // In the order of a run: what is read, what is checked, what is printed, how fast.
+    let headings: Vec<usize> = ["Input", "Rules", "Output", "Performance"]
+        .iter()
+        .map(|h| at(h))
+        .collect();
+    assert!(headings.windows(2).all(|w| w[0] < w[1]), "{help}");
     for (option, heading) in [
         ("--include", "Input"),
         ("--select", "Rules"),
@@ -1231,6 +1787,29 @@ fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
                 &help[start..end]
             });
         assert_eq!(under, Some(heading), "{option}");
+    }
+    // Every option of the commands that read streams is under a heading: `Options:` keeps
+    // only --help.
+    for command in ["check", "fmt", "stats", "render"] {
+        let text = exec(&[command, "--help"], None).stdout();
+        let options = text
+            .split("\nOptions:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{command}: {text}"));
+        // Up to the next heading: a line of one capitalised word and a colon.
+        let listed: Vec<&str> = options
+            .lines()
+            .take_while(|l| !(l.ends_with(':') && l.chars().next().is_some_and(char::is_uppercase)))
+            .filter(|l| l.trim_start().starts_with('-'))
+            .map(str::trim)
+            .collect();
+        assert_eq!(listed, ["-h, --help"], "{command}: {text}");
+        for heading in ["Input", "Output"] {
+            assert!(
+                text.contains(&format!("\n{heading}:\n")),
+                "{command}: {text}"
+            );
+        }
     }
     let top = exec(&["--help"], None).stdout();
     let order: Vec<usize> = [
@@ -1260,4 +1839,10 @@ fn help_is_grouped_and_the_man_page_has_exit_status_and_examples() {
         "{man}"
     );
     assert!(man.contains("no file matched"), "{man}");
+    // Every exit code `check` has: SIGTERM and SIGHUP too, and where `run`'s are.
+    assert!(
+        man.contains("128+n") && man.contains("143") && man.contains("129"),
+        "{man}"
+    );
+    assert!(man.contains("sjlint\\-run\\fR(1)"), "{man}");
 }
