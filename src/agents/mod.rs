@@ -193,6 +193,14 @@ impl Checker {
         }
     }
 
+    /// The input ended: the common events still due (a Claude Code session's tokens when it has
+    /// no `result`), before [`Self::finish`].
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&common::Event<'_>)) {
+        if let Checker::Claude(v) = self {
+            v.finish_common(sink);
+        }
+    }
+
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
         match self {
             Checker::Claude(v) => v.finish(emit),

@@ -356,7 +356,10 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     ) -> io::Result<()> {
         let opts = self.opts;
         let count = u64::from(!counted);
-        if let Route::Array(_) = self.route {
+        if let Route::Array(whole) = &mut self.route {
+            if let Frame::Record(rec) = frame {
+                whole.line(rec.bytes);
+            }
             if !matches!(frame, Frame::Blank { .. }) {
                 totals.records += count;
             }
@@ -508,8 +511,9 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             }
             self.replay(totals)?;
         }
-        if let Route::Array(pos) = self.route {
-            self.sink.send(route::array_diagnostic(pos, totals.records));
+        if let Route::Array(whole) = self.route {
+            self.sink
+                .send(route::array_diagnostic(whole, totals.records));
             return match self.sink.failed.take() {
                 Some(e) => Err(e),
                 None => Ok(()),
@@ -529,6 +533,12 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             Route::Cursor => Some(Agent::Cursor),
             Route::Undecided | Route::Unknown | Route::Array(_) => None,
         };
+        if let Route::Agent(checker) = &mut self.route
+            && self.consumer.wants_common()
+        {
+            let consumer = &mut *self.consumer;
+            checker.finish_common(&mut |ev| consumer.common(ev));
+        }
         let sink = &mut self.sink;
         match &mut self.route {
             Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),

@@ -167,6 +167,8 @@ pub struct Renderer<'s, W: Write> {
     in_session: bool,
     /// Assistant text was shown in the current session.
     text_shown: bool,
+    /// Another agent's token usage reported in the current session, shown with its end.
+    tokens: Option<crate::agents::common::Tokens>,
     /// `timestamp_ms` of the first delta of the thinking phase under way, and whether one is.
     #[expect(
         clippy::option_option,
@@ -196,6 +198,7 @@ impl<'s, W: Write> Renderer<'s, W> {
             scratch: String::new(),
             in_session: false,
             text_shown: false,
+            tokens: None,
             thinking: None,
         }
     }

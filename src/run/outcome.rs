@@ -202,7 +202,9 @@ impl ToolCalls {
 impl Tokens {
     pub fn of(stats: &Stats) -> Option<Tokens> {
         let t = &stats.tokens;
-        (t.results > 0).then_some(Tokens {
+        // A run stopped before its result still has what its messages reported.
+        let counted = t.input + t.output + t.cache_read + t.cache_write;
+        (t.results > 0 || counted > 0).then_some(Tokens {
             input: t.input,
             output: t.output,
             cache_read: t.cache_read,
@@ -269,7 +271,11 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
         format!("agent {}", describe_status(status)),
         result,
         duration(Duration::from_millis(s.duration_ms)),
-        format!("{} records", thousands(s.records)),
+        format!(
+            "{} record{}",
+            thousands(s.records),
+            if s.records == 1 { "" } else { "s" }
+        ),
         format!(
             "{} tool call{}",
             thousands(s.tool_calls.total),

@@ -39,6 +39,8 @@ pub struct Collector {
     any_event: bool,
     /// `timestamp_ms` of the first delta of the thinking phase under way.
     thinking_since: Option<u64>,
+    /// A `usage` came since the last `end`: that end is a result that reported tokens.
+    usage_since_end: bool,
 }
 
 impl Default for Collector {
@@ -50,6 +52,7 @@ impl Default for Collector {
             scratch: String::new(),
             any_event: false,
             thinking_since: None,
+            usage_since_end: false,
         }
     }
 }
@@ -285,7 +288,7 @@ impl Consumer for Collector {
             Kind::Usage => {
                 if let Some(u) = ev.usage {
                     let t = &mut self.stats.tokens;
-                    t.results += 1;
+                    self.usage_since_end = true;
                     t.input += u.input;
                     t.output += u.output;
                     t.cache_read += u.cache_read;
@@ -293,6 +296,9 @@ impl Consumer for Collector {
                 }
             }
             Kind::End => {
+                if std::mem::take(&mut self.usage_since_end) {
+                    self.stats.tokens.results += 1;
+                }
                 if ev.ok == Some(false) {
                     self.stats.results_error += 1;
                 } else {
