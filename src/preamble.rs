@@ -144,18 +144,22 @@ impl Preamble {
             } else {
                 format!("line {}", first.line)
             };
-            let blank = if self.more_other > 0 {
-                format!(" (and {} blank lines)", self.more_other)
+            let blank = match self.more_other {
+                0 => String::new(),
+                1 => " (and 1 blank line)".to_owned(),
+                n => format!(" (and {n} blank lines)"),
+            };
+            let more = if self.more_text == 1 {
+                "1 more line".to_owned()
             } else {
-                String::new()
+                format!("{} more lines", self.more_text)
             };
             send(
                 Diagnostic::new(
                     Rule::InvalidJson,
                     first,
                     format!(
-                        "{} more lines of plain text on {lines} before the first event{blank}, not shown one by one",
-                        self.more_text
+                        "{more} of plain text on {lines} before the first event{blank}, not shown one by one"
                     ),
                 )
                 .with_help(STDERR_HELP),

@@ -1,0 +1,318 @@
+//! What a new user meets on the first day, through the real binary: a run that read nothing
+//! does not say "No problems found"; a stream of another agent's output format, or of no agent
+//! sjlint knows, is said once and up front, in `check` and in `render`; a Claude Code stream with
+//! partial messages is counted from what its result reports; one fact gets one finding (no
+//! cascade of the same mismatch or stray event); counts read as English.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+
+const CLAUDE_PARTIAL: &str = "testdata/agents/claude-partial-messages.ndjson";
+
+/// A fresh directory under the target's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("first-day-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn sample() -> String {
+    std::fs::read_to_string(testdata("sample.ndjson")).unwrap()
+}
+
+// ------------------------------------------------------------------------------------------
+// Honest results.
+
+#[test]
+fn a_run_that_read_nothing_does_not_say_no_problems() {
+    let dir = scratch("unreadable");
+    let missing = dir.join("run1.ndjson");
+    let run = exec(&["check", missing.to_str().unwrap()], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(run.stderr().contains("cannot read"), "{}", run.describe());
+    assert!(
+        !run.stdout().contains("No problems found"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.stdout(), "Nothing checked: no input could be read\n");
+}
+
+// ------------------------------------------------------------------------------------------
+// Streams sjlint does not check, said once.
+
+/// A capture of Claude Code with `--include-partial-messages`: `stream_event` lines, a message
+/// split over two assistant lines that repeat its early `usage`, a `tool_use` answered by a
+/// `tool_result`, a `rate_limit_event`, and a result whose keys do not start with `type`.
+#[test]
+fn a_claude_stream_with_partial_messages_is_checked_and_counted_right() {
+    let (run, findings) = check_json(&["--strict", "--level", "info", CLAUDE_PARTIAL], None);
+    assert!(findings.is_empty(), "{}", show(&findings));
+    assert_eq!(run.code, 0);
+
+    // Tokens are the result's usage (the assistant lines say 1 output token each).
+    let run = exec(&["stats", "--format", "json", CLAUDE_PARTIAL], None);
+    let s: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let usage = &s["files"][0]["usage"];
+    assert_eq!(usage["results"], 1, "{usage}");
+    assert_eq!(usage["input_tokens"], 5, "{usage}");
+    assert_eq!(usage["output_tokens"], 57, "{usage}");
+    assert_eq!(usage["cache_read_tokens"], 38174, "{usage}");
+    assert_eq!(usage["cache_write_tokens"], 6142, "{usage}");
+    let table = exec(&["stats", CLAUDE_PARTIAL], None).stdout();
+    assert!(
+        table.contains(
+            "  tokens    5 in, 57 out, 38,174 cache read, 6,142 cache write (1 result)\n"
+        ),
+        "{table}"
+    );
+    // A duration the results did not give is not "0 ms".
+    assert!(table.contains("  duration  8.4 s\n"), "{table}");
+    assert!(!table.contains("api 0 ms"), "{table}");
+
+    let out = exec(&["render", "--color", "never", CLAUDE_PARTIAL], None).stdout();
+    assert!(
+        out.ends_with(
+            "✓ success in 8.4 s · tokens: 5 in, 57 out, 38,174 cache read, 6,142 cache write · $0.0431\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.matches("All 12 tests pass.").count(), 1, "{out}");
+
+    // The tool_result deleted: one finding, for the call it answered.
+    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains("\"tool_result\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (run, findings) = check_json(&[], Some(cut.as_bytes()));
+    assert_eq!(run.code, 1);
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert_eq!(findings[0].rule, "unfinished-tool-call");
+    assert_eq!(findings[0].line, 11);
+}
+
+/// A Claude Code session that ends without its result still has the tokens its messages
+/// reported, said as such.
+#[test]
+fn a_claude_session_without_result_counts_its_messages() {
+    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = lines[..lines.len() - 1].join("\n") + "\n";
+    let table = exec(&["stats"], Some(cut.as_bytes())).stdout();
+    assert!(
+        table.contains("  tokens    5 in, 2 out, 38,174 cache read, 6,142 cache write (no result reported them; counted from the messages)\n"),
+        "{table}"
+    );
+}
+
+/// `claude -p --output-format json` writes one `result` line: that is its whole output, as for
+/// cursor-agent, and valid. Anything after it makes the missing init a finding again.
+#[test]
+fn claude_output_format_json_is_a_valid_lone_result() {
+    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let result = text.lines().last().unwrap();
+    let (run, findings) = check_json(&["--strict"], Some(format!("{result}\n").as_bytes()));
+    assert!(findings.is_empty(), "{}", show(&findings));
+    assert_eq!(run.code, 0);
+    let summary = exec(&["check"], Some(format!("{result}\n").as_bytes())).stdout();
+    assert!(summary.contains("(Claude Code)"), "{summary}");
+
+    let assistant = text
+        .lines()
+        .find(|l| l.starts_with("{\"type\":\"assistant\""))
+        .unwrap();
+    let (_, findings) = check_json(&[], Some(format!("{result}\n{assistant}\n").as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "missing-init"),
+        [1],
+        "{}",
+        show(&findings)
+    );
+}
+
+const GEMINI_JSON: &str = r#"{
+  "response": "The build passes.",
+  "stats": {
+    "models": {
+      "gemini-2.5-pro": {
+        "api": { "totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 1900 },
+        "tokens": { "prompt": 812, "candidates": 14, "total": 826, "cached": 0, "thoughts": 0, "tool": 0 }
+      }
+    },
+    "tools": { "totalCalls": 0, "totalSuccess": 0, "totalFail": 0, "totalDurationMs": 0, "totalDecisions": {}, "byName": {} },
+    "files": { "totalLinesAdded": 0, "totalLinesRemoved": 0 }
+  }
+}
+"#;
+
+/// Gemini CLI's `--output-format json` is one pretty-printed object: one finding that names
+/// it, not one per line.
+#[test]
+fn gemini_output_format_json_is_one_finding_naming_it() {
+    let (run, findings) = check_json(&[], Some(GEMINI_JSON.as_bytes()));
+    assert_eq!(run.code, 1);
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    let f = &findings[0];
+    assert_eq!((f.rule.as_str(), f.line), ("invalid-json", 1));
+    assert_eq!(
+        f.message,
+        "the input is one pretty-printed JSON object (13 lines), not a stream of one JSON event per line"
+    );
+    assert!(
+        f.help
+            .as_deref()
+            .unwrap_or("")
+            .contains("Gemini CLI's `--output-format json`"),
+        "{:?}",
+        f.help
+    );
+
+    // Any other pretty-printed object: the same one finding, with the way to one line.
+    let pretty = "{\n  \"type\": \"result\",\n  \"subtype\": \"success\"\n}\n";
+    let (_, findings) = check_json(&[], Some(pretty.as_bytes()));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert!(
+        findings[0]
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("jq -c ."),
+        "{:?}",
+        findings[0].help
+    );
+}
+
+/// `claude -p --output-format json --verbose` writes the run's events as one JSON array on one
+/// line: the one finding says what that is.
+#[test]
+fn claude_verbose_json_array_is_named() {
+    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let array = format!(
+        "[{}]\n",
+        text.lines()
+            .filter(|l| !l.contains("\"stream_event\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let (_, findings) = check_json(&[], Some(array.as_bytes()));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert_eq!(findings[0].rule, "not-an-object");
+    assert!(
+        findings[0]
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("--output-format json --verbose"),
+        "{:?}",
+        findings[0].help
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Cascades: one fact, one finding.
+
+#[test]
+fn a_wrong_session_id_is_reported_once_not_on_every_event() {
+    // The init names another session than every event after it.
+    let sample = sample();
+    let edited = sample.replacen("1e2b8f3f-4472", "ffffffff-4472", 1);
+    let (_, findings) = check_json(&[], Some(edited.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "session-id-mismatch"),
+        [2],
+        "{}",
+        show(&findings)
+    );
+    // Two different ids are two facts.
+    let lines: Vec<String> = sample.lines().map(str::to_owned).collect();
+    let mut two = lines.clone();
+    two[3] = two[3].replace("1e2b8f3f-4472", "aaaaaaaa-4472");
+    two[5] = two[5].replace("1e2b8f3f-4472", "bbbbbbbb-4472");
+    two[6] = two[6].replace("1e2b8f3f-4472", "bbbbbbbb-4472");
+    let (_, findings) = check_json(&[], Some((two.join("\n") + "\n").as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "session-id-mismatch"),
+        [4, 6],
+        "{}",
+        show(&findings)
+    );
+
+    // Claude Code's lines the same.
+    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let edited = text.replacen("5d1f0c3e-8a2b", "00000000-8a2b", 1);
+    let (_, findings) = check_json(&[], Some(edited.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "session-id-mismatch"),
+        [3],
+        "{}",
+        show(&findings)
+    );
+}
+
+#[test]
+fn events_after_the_result_are_one_finding() {
+    let sample = sample();
+    let lines: Vec<&str> = sample.lines().collect();
+    let stray = format!("{sample}{}\n{}\n{}\n", lines[1], lines[2], lines[3]);
+    let (_, findings) = check_json(&[], Some(stray.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "event-after-result"),
+        [21],
+        "{}",
+        show(&findings)
+    );
+    // A new session after them has its strays reported again.
+    let again = format!("{stray}{sample}{}\n", lines[1]);
+    let (_, findings) = check_json(&[], Some(again.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "event-after-result"),
+        [21, 44],
+        "{}",
+        show(&findings)
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Wording.
+
+#[test]
+fn counts_of_one_are_singular() {
+    // Two findings, one shown: the note says how many were not.
+    let input = sample().replacen('\n', "\n\n\n", 1);
+    let run = exec(
+        &["check", "--format", "concise", "--max-diagnostics", "1"],
+        Some(input.as_bytes()),
+    );
+    assert!(
+        run.stderr()
+            .contains("note: 1 finding not shown (--max-diagnostics 1): 1 info\n"),
+        "{}",
+        run.describe()
+    );
+    // The document formats, which keep the first ones, say it the same.
+    let run = exec(
+        &["check", "--format", "sarif", "--max-diagnostics", "1"],
+        Some(input.as_bytes()),
+    );
+    assert!(
+        run.stderr()
+            .contains("note: 1 finding not shown (--max-diagnostics 1)\n"),
+        "{}",
+        run.describe()
+    );
+
+    // Plain text after the shown lines of a text capture, when events follow: "1 more line".
+    let text: String = (1..=11).map(|i| format!("line {i} of the log\n")).collect();
+    let input = format!("{text}{}", sample());
+    let (_, findings) = check_json(&[], Some(input.as_bytes()));
+    assert!(
+        findings.iter().any(|f| f
+            .message
+            .starts_with("1 more line of plain text on line 11 before")),
+        "{}",
+        show(&findings)
+    );
+}
