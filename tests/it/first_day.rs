@@ -211,6 +211,67 @@ fn claude_verbose_json_array_is_named() {
     );
 }
 
+const TRUST_PROMPT: &str = "⚠ Workspace Trust Required\n\nCursor Agent can execute code in this directory.\n\nRun with --trust to continue.\n";
+
+/// A stream of an agent sjlint does not know: one finding up front, and `render` says the
+/// same once instead of a session that "ends before its result".
+#[test]
+fn an_unknown_agent_is_said_once_in_check_and_render() {
+    let stream = concat!(
+        r#"{"type":"step_start","timestamp":1767000000000,"sessionID":"ses_1","part":{"type":"step-start"}}"#,
+        "\n",
+        r#"{"type":"text","timestamp":1767000000100,"sessionID":"ses_1","part":{"type":"text","text":"Hello"}}"#,
+        "\n",
+        r#"{"type":"step_finish","timestamp":1767000000300,"sessionID":"ses_1","part":{"type":"step-finish"}}"#,
+        "\n",
+    );
+    let (_, findings) = check_json(&[], Some(stream.as_bytes()));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert_eq!(
+        (findings[0].rule.as_str(), findings[0].line),
+        ("unknown-agent", 1)
+    );
+
+    let out = exec(&["render", "--color", "never"], Some(stream.as_bytes())).stdout();
+    assert_eq!(
+        out,
+        "! no agent sjlint knows writes events like this one (`type` \"step_start\"); the stream is not checked beyond its framing\n"
+    );
+}
+
+/// `render` of an input with no event says what `check`'s headline says, once, in place of a
+/// marker per line; of one pretty-printed document, the same.
+#[test]
+fn render_says_once_what_the_whole_input_is() {
+    let out = exec(
+        &["render", "--color", "never"],
+        Some(TRUST_PROMPT.as_bytes()),
+    )
+    .stdout();
+    assert_eq!(
+        out,
+        "! no events: the input is 3 lines of plain text, so the agent never wrote its stream; it printed \"⚠ Workspace Trust Required\"\n  \"Cursor Agent can execute code in this directory.\" (line 3)\n  \"Run with --trust to continue.\" (line 5)\n"
+    );
+    let out = exec(
+        &["render", "--color", "never"],
+        Some(GEMINI_JSON.as_bytes()),
+    )
+    .stdout();
+    assert_eq!(
+        out,
+        "! the input is one pretty-printed JSON object (13 lines), not a stream of one JSON event per line\n"
+    );
+    // Text before the events of a stream: each line is marked, as before.
+    let input = format!("warn: slow network\n{}", sample());
+    let out = exec(&["render", "--color", "never"], Some(input.as_bytes())).stdout();
+    assert!(
+        out.starts_with(
+            "! line 1: not a valid event; skipped (`sjlint check` says why)\n\nsession "
+        ),
+        "{out}"
+    );
+}
+
 // ------------------------------------------------------------------------------------------
 // Cascades: one fact, one finding.
 
