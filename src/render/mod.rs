@@ -358,10 +358,14 @@ impl<'s, W: Write> Renderer<'s, W> {
         }
         if self.held_more > 0 {
             self.start(Block::Marker);
-            let line = format!(
-                "! {} more records before the first event are not valid events",
-                self.held_more
-            );
+            let line = if self.held_more == 1 {
+                "! 1 more record before the first event is not a valid event".to_owned()
+            } else {
+                format!(
+                    "! {} more records before the first event are not valid events",
+                    self.held_more
+                )
+            };
             self.push_styled(&line, self.styles.warn);
             self.newline();
             self.held_more = 0;
