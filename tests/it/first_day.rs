@@ -39,6 +39,39 @@ fn a_run_that_read_nothing_does_not_say_no_problems() {
     assert_eq!(run.stdout(), "Nothing checked: no input could be read\n");
 }
 
+/// A named directory that holds no stream is said even when other paths hold some: a CI job
+/// that names two folders must not pass silently having checked one.
+#[test]
+fn a_named_directory_without_streams_is_warned_about() {
+    let dir = scratch("half-empty");
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("run1.log"), "Error: not authenticated\n").unwrap();
+    let runs = dir.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    std::fs::write(runs.join("run.ndjson"), sample()).unwrap();
+    for command in ["check", "stats"] {
+        let run = exec(
+            &[command, logs.to_str().unwrap(), runs.to_str().unwrap()],
+            None,
+        );
+        assert_eq!(run.code, 0, "{}", run.describe());
+        assert!(
+            run.stderr().contains(&format!(
+                "sjlint: warning: `{}` holds no file matching *.ndjson, *.jsonl, *.json",
+                logs.display()
+            )) && run.stderr().contains("nothing in it was checked"),
+            "{}",
+            run.describe()
+        );
+        assert!(
+            !run.stderr().contains(&runs.display().to_string()),
+            "{}",
+            run.describe()
+        );
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // Streams sjlint does not check, said once.
 
@@ -414,4 +447,33 @@ fn numbered_lists_and_build_progress_are_plain_text() {
         let f = findings.iter().find(|f| f.rule == "invalid-json").unwrap();
         assert_ne!(f.message, "the line is plain text, not JSON", "{line}");
     }
+}
+
+/// The hint of the known hang (a session complete, its stream still open) leads the status
+/// line, so that 80 columns keep it whole.
+#[cfg(unix)]
+#[test]
+fn the_hang_hint_comes_first_within_80_columns() {
+    let script = format!(
+        "(cat '{}'; sleep 1.5) | '{}' check --tee --progress always --color never > /dev/null",
+        testdata("sample.ndjson").display(),
+        env!("CARGO_BIN_EXE_sjlint")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr).replace("\u{1b}[K", "");
+    let hint = stderr
+        .split(['\r', '\n'])
+        .find(|l| l.contains("session complete"))
+        .unwrap_or_else(|| panic!("no hang hint in {stderr:?}"));
+    assert!(
+        hint.starts_with("✓ ")
+            && hint.contains(" · session complete, waiting for the stream to close · "),
+        "{hint:?}"
+    );
+    // Without a terminal the width is taken as 80; one column stays free.
+    assert!(hint.chars().count() <= 79, "{hint:?}");
 }
