@@ -73,6 +73,11 @@ impl Collector {
     /// from the pipeline's totals and `findings` from its diagnostics.
     pub fn finish(mut self, records: u64, bytes: u64, findings: Findings) -> Stats {
         self.close_open_calls();
+        // An input with no event was written by no agent that can be told: not cursor-agent,
+        // which is only the reading of records that name none.
+        if !self.any_event {
+            self.stats.agent = None;
+        }
         self.stats.records = records;
         self.stats.bytes = bytes;
         self.stats.findings = findings;

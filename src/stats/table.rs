@@ -126,6 +126,7 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
     let agent = match s.agent.as_deref() {
         Some(a) => crate::agents::Agent::from_name(a)
             .map_or_else(|| a.to_owned(), |a| a.display_name().to_owned()),
+        None if s.events.is_empty() => "none: the input holds no event".to_owned(),
         None => "none sjlint knows".to_owned(),
     };
     let cost = s.cost_usd.map(|c| format!("${c:.4}"));

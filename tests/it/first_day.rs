@@ -305,6 +305,36 @@ fn render_says_once_what_the_whole_input_is() {
     );
 }
 
+/// `stats` of an input with no event names no agent, and such an input does not make the
+/// total of the other inputs "mixed".
+#[test]
+fn stats_of_an_input_with_no_event_names_no_agent() {
+    let dir = scratch("stats-no-event");
+    let trust = dir.join("trust.ndjson");
+    std::fs::write(&trust, TRUST_PROMPT).unwrap();
+    let run = exec(&["stats", trust.to_str().unwrap()], None);
+    assert!(
+        run.stdout()
+            .contains("\n  agent     none: the input holds no event\n"),
+        "{}",
+        run.describe()
+    );
+    let sample = testdata("sample.ndjson");
+    let run = exec(
+        &[
+            "stats",
+            "--format",
+            "json",
+            trust.to_str().unwrap(),
+            sample.to_str().unwrap(),
+        ],
+        None,
+    );
+    let s: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(s["files"][0]["agent"], serde_json::Value::Null);
+    assert_eq!(s["total"]["agent"], "cursor", "{s}");
+}
+
 // ------------------------------------------------------------------------------------------
 // Cascades: one fact, one finding.
 
