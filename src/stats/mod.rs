@@ -33,7 +33,8 @@ const OTHER: &str = "(other)";
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
     /// The agent that wrote the input (`cursor`, `claude`, `codex`, `gemini`); `mixed` in a
-    /// total over inputs of several agents; `None` when no agent sjlint knows wrote it, or the input holds no event.
+    /// total over inputs of several agents; `None` when no agent sjlint knows wrote it, or the
+    /// input holds no event.
     pub agent: Option<Box<str>>,
     /// What the agent reports the runs cost, in US dollars, counted once per process (Claude
     /// Code's `total_cost_usd` adds up over the sessions of a process).
