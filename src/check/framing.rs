@@ -68,10 +68,13 @@ pub(super) fn slow_record(
 /// absence would cause is not reported as well.
 #[cold]
 fn unreadable(check: &mut Check<'_>, rec: &Record<'_>) {
-    if let Check::Cursor(validator, _) = check
-        && rec.bytes.trim_ascii_start().first() == Some(&b'{')
-    {
-        validator.on_unreadable(rec.pos.line);
+    if rec.bytes.trim_ascii_start().first() != Some(&b'{') {
+        return;
+    }
+    match check {
+        Check::Cursor(validator, _) => validator.on_unreadable(rec.pos.line),
+        Check::Agent(checker, _) => checker.on_unreadable(rec.pos.line),
+        Check::Nothing => {}
     }
 }
 

@@ -393,9 +393,13 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 if bom {
                     hold(framing::byte_order_mark(pos));
                 }
-                if let Route::Cursor = self.route {
-                    self.validator.on_record(&mut hold);
-                    self.validator.on_unreadable(pos.line);
+                match &mut self.route {
+                    Route::Cursor => {
+                        self.validator.on_record(&mut hold);
+                        self.validator.on_unreadable(pos.line);
+                    }
+                    Route::Agent(checker) => checker.on_unreadable(pos.line),
+                    _ => {}
                 }
                 self.consumer.invalid(pos, &[]);
                 let passed = self.consumer.passes_over_limit();

@@ -399,6 +399,90 @@ fn events_after_the_result_are_one_finding() {
     );
 }
 
+/// `path` with line `n` (1-based) broken as JSON.
+fn broken_line(path: &str, n: usize) -> String {
+    let text = std::fs::read_to_string(testdata(path)).unwrap();
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == n {
+                format!("{{,{}\n", &l[1..])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// A record of Claude Code, Codex or Gemini CLI that cannot be read (broken JSON, over the size
+/// limit) may have been any event: its own finding, and none of those its absence would cause.
+#[test]
+fn an_unreadable_record_of_another_agent_causes_no_cascade() {
+    let claude = "agents/claude-partial-messages.ndjson";
+    // The tool_result (line 16), the result (line 25), the init (line 1).
+    for n in [16, 25, 1] {
+        let input = broken_line(claude, n);
+        let (_, findings) = check_json(&[], Some(input.as_bytes()));
+        assert_eq!(
+            rules_of(&findings),
+            ["invalid-json".to_owned()].into(),
+            "line {n}: {}",
+            show(&findings)
+        );
+    }
+    // The result over --max-record-bytes: skipped, not also missing.
+    let (_, findings) = check_json(&["--max-record-bytes", "600", CLAUDE_PARTIAL], None);
+    assert_eq!(
+        rules_of(&findings),
+        ["record-too-large".to_owned()].into(),
+        "{}",
+        show(&findings)
+    );
+    // A tool_use that cannot be read: its tool_result is no orphan.
+    let input = broken_line(claude, 11);
+    let (_, findings) = check_json(&[], Some(input.as_bytes()));
+    assert_eq!(
+        rules_of(&findings),
+        ["invalid-json".to_owned()].into(),
+        "{}",
+        show(&findings)
+    );
+
+    // Gemini CLI: the tool_result (line 7), the result (line 14).
+    for n in [7, 14] {
+        let input = broken_line("agents/gemini/tool-run.ndjson", n);
+        let (_, findings) = check_json(&[], Some(input.as_bytes()));
+        assert_eq!(
+            rules_of(&findings),
+            ["invalid-json".to_owned()].into(),
+            "line {n}: {}",
+            show(&findings)
+        );
+    }
+
+    // Codex: a run whose command's completion and turn end cannot be read.
+    let codex = concat!(
+        r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#,
+        "\n",
+        r#"{"type":"turn.started"}"#,
+        "\n",
+        r#"{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#,
+        "\n",
+        r#"{,"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#,
+        "\n",
+        r#"{,"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}"#,
+        "\n",
+    );
+    let (_, findings) = check_json(&[], Some(codex.as_bytes()));
+    assert_eq!(
+        lines_of(&findings, "invalid-json"),
+        [4, 5],
+        "{}",
+        show(&findings)
+    );
+    assert_eq!(findings.len(), 2, "{}", show(&findings));
+}
+
 // ------------------------------------------------------------------------------------------
 // Wording.
 

@@ -52,7 +52,7 @@ pub struct Validator {
     /// The differing session id last reported (bounded prefix): the lines after it that repeat
     /// it are the same fact, not reported again.
     mismatched_id: String,
-    calls: Calls,
+    pub(super) calls: Calls,
     last_line: u64,
     /// The last `message.id` whose usage was counted (bounded prefix).
     counted_message: String,
@@ -224,6 +224,8 @@ impl Validator {
     ) {
         match self.state {
             State::Open(_) | State::Stray(_) => {}
+            // After a record that could not be read, which may have been the init.
+            State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
             State::Before => {
                 let d = Diagnostic::new(
                     Rule::MissingInit,
@@ -487,7 +489,8 @@ impl Validator {
                 );
                 let id = b.tool_use_id.as_str().unwrap_or_default();
                 let open = self.calls.close(id);
-                if open.is_none() {
+                // Not after a record that could not be read: it may have been the `tool_use`.
+                if open.is_none() && !self.calls.unreadable_seen() {
                     let again = self.calls.was_seen(id) == Some(true);
                     let d = Diagnostic::new(
                         Rule::OrphanCompletion,
@@ -673,7 +676,10 @@ impl Validator {
     }
 
     pub fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
+        // Not when the last record could not be read: it may have been the result.
+        if let State::Open(since) = self.state
+            && !self.calls.unreadable_after(self.last_line)
+        {
             emit(
                 Diagnostic::new(
                     Rule::MissingResult,
