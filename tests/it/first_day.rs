@@ -512,6 +512,17 @@ fn counts_of_one_are_singular() {
         run.describe()
     );
 
+    // "an `item.completed`", not "a `item.completed`".
+    let codex =
+        r#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"hi"}}"#;
+    let input = sample().replacen('\n', &format!("\n{codex}\n"), 1);
+    let (_, findings) = check_json(&[], Some(input.as_bytes()));
+    let mixed = findings.iter().find(|f| f.rule == "mixed-agents").unwrap();
+    assert_eq!(
+        mixed.message,
+        "an `item.completed` record of Codex in a stream of cursor-agent"
+    );
+
     // Plain text after the shown lines of a text capture, when events follow: "1 more line".
     let text: String = (1..=11).map(|i| format!("line {i} of the log\n")).collect();
     let input = format!("{text}{}", sample());
