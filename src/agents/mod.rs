@@ -194,6 +194,7 @@ impl Checker {
     }
 
     /// A record on `line` could not be read: what its absence would cause is not reported.
+    #[cold]
     pub fn on_unreadable(&mut self, line: u64) {
         match self {
             Checker::Claude(v) => v.calls.on_unreadable(line),

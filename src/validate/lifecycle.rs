@@ -276,27 +276,37 @@ pub(super) fn session_id_mismatch(
             kept.push_str(id);
             session.id = Some(kept);
         }
-        Some(expected) if **expected != *id => {
-            // Once said, the same other id on the next events is the same fact.
-            if session.mismatched_id.as_deref() == Some(id) {
-                return;
-            }
-            session.mismatched_id = Some(id.to_owned());
-            let d = Diagnostic::new(
-                Rule::SessionIdMismatch,
-                ctx.pos,
-                format!(
-                    "session_id {:?} differs from the session's {:?}",
-                    Excerpt(id),
-                    Excerpt(expected)
-                ),
-            )
-            .with_related(session.start_line, "the session started here")
-            .with_help("the events after this one that repeat this id are not reported again");
-            ctx.emit_at(d, &["session_id"], true);
-        }
+        Some(expected) if **expected != *id => session_id_differs(ctx, session, id),
         Some(_) => {}
     }
+}
+
+/// The report of [`session_id_mismatch`], out of the way of the events whose id is right: once
+/// said, the same other id on the next events is the same fact.
+#[cold]
+#[inline(never)]
+fn session_id_differs(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &mut Session,
+    id: &str,
+) {
+    if session.mismatched_id.as_deref() == Some(id) {
+        return;
+    }
+    session.mismatched_id = Some(id.to_owned());
+    let expected = session.id.as_deref().unwrap_or_default();
+    let d = Diagnostic::new(
+        Rule::SessionIdMismatch,
+        ctx.pos,
+        format!(
+            "session_id {:?} differs from the session's {:?}",
+            Excerpt(id),
+            Excerpt(expected)
+        ),
+    )
+    .with_related(session.start_line, "the session started here")
+    .with_help("the events after this one that repeat this id are not reported again");
+    ctx.emit_at(d, &["session_id"], true);
 }
 
 /// `timestamp-regression`: `timestamp_ms` is smaller than the previous event's in the session.

@@ -94,8 +94,8 @@ impl Validator {
             return Ok(line.shape);
         }
         self.last_line = pos.line;
-        if let Some(d) = self.deferred_init.take() {
-            emit(d);
+        if self.deferred_init.is_some() {
+            self.emit_deferred_init(emit);
         }
         let Ok(ty) = own_type(
             line.ty.as_str(),
@@ -663,6 +663,14 @@ impl Validator {
                 &name,
                 "a `tool_use` is answered by a `tool_result` with its id in a later user line, before the session's `result`",
             ));
+        }
+    }
+
+    /// A line follows the lone `result` that began the stream: its missing init is a finding.
+    #[cold]
+    fn emit_deferred_init(&mut self, emit: Emit<'_>) {
+        if let Some(d) = self.deferred_init.take() {
+            emit(d);
         }
     }
 
