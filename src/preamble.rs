@@ -6,8 +6,9 @@
 //! instead of reported, the first [`SHOWN`] frames' findings in full and the rest counted. An
 //! event, or any other kind of record, ends the wait: the held findings are reported as they
 //! were, and the counted ones as one summary finding. An input that ends while still waiting
-//! gets one headline first (`empty-stream`), quoting the first lines, and then the held findings
-//! and the summary as above. On a live stream this holds the findings of text written before the
+//! gets one headline (`empty-stream`), quoting the first lines, in place of the held findings:
+//! they are the same fact, line by line (with `empty-stream` ignored, they are reported as
+//! above). On a live stream this holds the findings of text written before the
 //! first event until that event (or the end) arrives: an agent in print mode writes its init at
 //! once, or prints why it cannot and exits. This module must not decide what a plain-text
 //! line is (that is `check`'s `json_diagnostic`); it only reads the messages it sets.
@@ -27,7 +28,7 @@ pub const STDERR_HELP: &str =
 /// Frames before the first event whose findings are held in full.
 pub const SHOWN: usize = 10;
 /// Lines the headline quotes.
-const QUOTED: usize = 3;
+const QUOTED: usize = 5;
 /// Characters of each quoted line.
 const QUOTE_CHARS: usize = 100;
 
@@ -144,18 +145,22 @@ impl Preamble {
             } else {
                 format!("line {}", first.line)
             };
-            let blank = if self.more_other > 0 {
-                format!(" (and {} blank lines)", self.more_other)
+            let blank = match self.more_other {
+                0 => String::new(),
+                1 => " (and 1 blank line)".to_owned(),
+                n => format!(" (and {n} blank lines)"),
+            };
+            let more = if self.more_text == 1 {
+                "1 more line".to_owned()
             } else {
-                String::new()
+                format!("{} more lines", self.more_text)
             };
             send(
                 Diagnostic::new(
                     Rule::InvalidJson,
                     first,
                     format!(
-                        "{} more lines of plain text on {lines} before the first event{blank}, not shown one by one",
-                        self.more_text
+                        "{more} of plain text on {lines} before the first event{blank}, not shown one by one"
                     ),
                 )
                 .with_help(STDERR_HELP),
@@ -165,8 +170,8 @@ impl Preamble {
         self.first_text = None;
     }
 
-    /// The input ended. With no event and only plain text, the one headline goes to `send`
-    /// before the held findings (when `empty-stream` is enabled); then [`Self::end`].
+    /// The input ended. With no event and only plain text, the one headline goes to `send` in
+    /// place of the held findings (when `empty-stream` is enabled); otherwise [`Self::end`].
     pub fn finish(&mut self, headline_enabled: bool, send: &mut impl FnMut(Diagnostic)) {
         if !self.active {
             return;
@@ -189,15 +194,16 @@ impl Preamble {
                 "no events: the input is {n} {lines} of plain text, so the agent never wrote its stream; it printed {quote:?}"
             ),
         )
-        .with_help("an agent that stops before its first event (a trust prompt, an authentication error, a bad flag) prints why as text, and a `--output-format text` capture is text too: run it with `--output-format stream-json` and keep stderr apart (2>agent.log)");
+        .with_help("an agent that stops before its first event (a trust prompt, an authentication error, a bad flag) prints why as text, and a `--output-format text` capture is text too: run it with `--output-format stream-json` and keep stderr apart (2>agent.log); the lines are not reported one by one");
         d.column = first.column;
         d.snippet = first.snippet;
         for (line, text) in self.quoted.iter().skip(1) {
             d = d.with_related(*line, format!("{text:?}"));
         }
         send(d);
-        // The lines themselves follow, as they would have been reported.
-        self.active = true;
-        self.end(send);
+        // The lines themselves are the headline's fact, line by line: not reported again.
+        self.held = Vec::new();
+        self.more_first = None;
+        self.quoted = Vec::new();
     }
 }

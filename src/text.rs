@@ -55,6 +55,16 @@ pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The article before a name read out by sound: "a `user`", "an `assistant`", "an
+/// `item.completed`", "an `init`".
+pub fn article(name: &str) -> &'static str {
+    if name.starts_with(['a', 'e', 'i', 'o', 'A', 'E', 'I', 'O']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);

@@ -42,6 +42,11 @@ pub struct Calls {
     known_order: std::collections::VecDeque<u64>,
     /// The budget of open calls was exceeded (reported once).
     pub overflowed: bool,
+    /// Line of the last record since the calls were last drained that could not be read (cut
+    /// off, broken JSON, over the size limit). It may have been any event, so what its absence
+    /// would cause is not reported: no unfinished call started before it, no orphan after it,
+    /// no missing end when it came last.
+    unreadable: Option<u64>,
 }
 
 /// What opening a call found.
@@ -150,11 +155,32 @@ impl Calls {
         self.known_order.push_back(h);
     }
 
-    /// Takes every open call, in the order of their lines, with its id and tool name.
+    /// A record on `line` could not be read.
+    pub fn on_unreadable(&mut self, line: u64) {
+        self.unreadable = Some(line);
+    }
+
+    /// Whether a record that could not be read came after `line` (the last one read): it may
+    /// have been the end that is missing.
+    pub fn unreadable_after(&self, line: u64) -> bool {
+        self.unreadable.is_some_and(|u| u > line)
+    }
+
+    /// Whether a record that could not be read came since the calls were last drained: a
+    /// completion with no start may have been started in it.
+    pub fn unreadable_seen(&self) -> bool {
+        self.unreadable.is_some()
+    }
+
+    /// Takes every open call that is unfinished, in the order of their lines, with its id and
+    /// tool name: those started before a record that could not be read may have completed in
+    /// it, and are left out.
     pub fn drain(&mut self) -> Vec<(String, OpenCall, String)> {
+        let after = self.unreadable.take().unwrap_or(0);
         let mut all: Vec<_> = self
             .open
             .drain()
+            .filter(|(_, c)| c.line > after)
             .map(|(id, c)| {
                 let name = self
                     .names

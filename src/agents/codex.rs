@@ -97,7 +97,7 @@ enum State {
 #[derive(Default)]
 pub struct Validator {
     state: State,
-    calls: Calls,
+    pub(super) calls: Calls,
     last_line: u64,
     /// The thread's usage is a running total: the last one seen, to count each turn once.
     tokens_seen: Tokens,
@@ -382,6 +382,7 @@ impl Validator {
                 )),
             },
             "item.updated" => match self.calls.get(id) {
+                None if self.calls.unreadable_seen() => {}
                 None => emit(orphan(pos, bytes, id, "is updated but was never started")),
                 Some(c) if self.calls.name(c) != item_ty => {
                     emit(self.other_type(pos, bytes, id, item_ty, c, "is updated"));
@@ -395,7 +396,8 @@ impl Validator {
                         emit(self.other_type(pos, bytes, id, item_ty, c, "completes"));
                     }
                     Some(_) => {}
-                    None if STARTED_FIRST.contains(&item_ty) => {
+                    // Not after a record that could not be read: it may have been the start.
+                    None if STARTED_FIRST.contains(&item_ty) && !self.calls.unreadable_seen() => {
                         emit(orphan(pos, bytes, id, "completes but was never started"));
                     }
                     None => {}
@@ -476,14 +478,10 @@ impl Validator {
 
     /// A run that began on `since` has no terminal event; `at` is its last line.
     fn unended(&mut self, since: u64, at: u64, emit: Emit<'_>) {
-        emit(
-            Diagnostic::new(
-                Rule::MissingResult,
-                line_pos(at),
-                format!("the run that began on line {since} never ends: no `turn.completed` or `turn.failed`"),
-            )
-            .with_help("an interrupted, hung or killed `codex exec` stops without a terminal event"),
-        );
+        // Not when the run's last record could not be read: it may have been its end.
+        if !self.calls.unreadable_after(at) {
+            self.missing_end(since, at, emit);
+        }
         for (id, c, name) in self.calls.drain() {
             emit(unfinished(
                 c.line,
@@ -492,6 +490,18 @@ impl Validator {
                 "an `item.started` is followed by an `item.completed` with its item id",
             ));
         }
+    }
+
+    #[cold]
+    fn missing_end(&self, since: u64, at: u64, emit: Emit<'_>) {
+        emit(
+            Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(at),
+                format!("the run that began on line {since} never ends: no `turn.completed` or `turn.failed`"),
+            )
+            .with_help("an interrupted, hung or killed `codex exec` stops without a terminal event"),
+        );
     }
 
     pub fn finish(&mut self, emit: Emit<'_>) {

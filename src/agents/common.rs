@@ -300,7 +300,7 @@ view! {
 /// `tool_start` is ended once. What the source broke was reported on the source.
 #[derive(Default)]
 pub struct Validator {
-    calls: Calls,
+    pub(super) calls: Calls,
     ended: bool,
 }
 
@@ -443,7 +443,7 @@ impl Validator {
                     .with_snippet(bytes),
                 );
             }
-        } else if self.calls.close(id).is_none() {
+        } else if self.calls.close(id).is_none() && !self.calls.unreadable_seen() {
             emit(
                 Diagnostic::new(
                     Rule::OrphanCompletion,

@@ -191,7 +191,8 @@ pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
         Rule::MixedAgents,
         pos,
         format!(
-            "a `{}` record of {} in a stream of {}",
+            "{} `{}` record of {} in a stream of {}",
+            crate::text::article(ty),
             Excerpt(ty),
             other.display_name(),
             this.display_name()

@@ -196,16 +196,16 @@ pub fn parse_timestamp(s: &str) -> Option<u64> {
         while i < b.len() && b[i].is_ascii_digit() {
             i += 1;
         }
-        let frac = &s[start..i];
-        let mut digits = frac
-            .bytes()
+        // Bytes, not `str` slices: no char-boundary checks, which the compiler may not inline.
+        let mut digits = b[start..i]
+            .iter()
             .take(3)
             .map(|c| u64::from(c.wrapping_sub(b'0')));
         for _ in 0..3 {
             ms = ms * 10 + digits.next().unwrap_or(0);
         }
     }
-    if s.get(i..) != Some("Z") || !(1..=12).contains(&mo) || d == 0 || d > 31 {
+    if b.get(i..) != Some(b"Z".as_slice()) || !(1..=12).contains(&mo) || d == 0 || d > 31 {
         return None;
     }
     // Days from the civil date (Howard Hinnant's algorithm).

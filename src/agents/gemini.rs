@@ -77,7 +77,7 @@ enum State {
 #[derive(Default)]
 pub struct Validator {
     state: State,
-    calls: Calls,
+    pub(super) calls: Calls,
     last_line: u64,
     /// The last timestamp, as milliseconds, and its line.
     last_ms: Option<(u64, u64)>,
@@ -465,7 +465,8 @@ impl Validator {
         let id = line.tool_id.as_str().unwrap_or_default();
         let open = self.calls.close(id);
         let started = open.and_then(|c| c.start_ms);
-        if open.is_none() {
+        // Not after a record that could not be read: it may have been the `tool_use`.
+        if open.is_none() && !self.calls.unreadable_seen() {
             let again = self.calls.was_seen(id) == Some(true);
             let d = Diagnostic::new(
                 Rule::OrphanCompletion,
@@ -604,18 +605,10 @@ impl Validator {
 
     pub fn finish(&mut self, emit: Emit<'_>) {
         if let State::Open(since) = self.state {
-            emit(
-                Diagnostic::new(
-                    Rule::MissingResult,
-                    line_pos(self.last_line),
-                    format!(
-                        "the input ends while the run that began on line {since} has no `result`"
-                    ),
-                )
-                .with_help(
-                    "Gemini CLI ends every run with one `result`; a killed or cut-off run has none",
-                ),
-            );
+            // Not when the last record could not be read: it may have been the result.
+            if !self.calls.unreadable_after(self.last_line) {
+                self.missing_result(since, emit);
+            }
             for (id, c, name) in self.calls.drain() {
                 emit(unfinished(
                     c.line,
@@ -625,6 +618,20 @@ impl Validator {
                 ));
             }
         }
+    }
+
+    #[cold]
+    fn missing_result(&self, since: u64, emit: Emit<'_>) {
+        emit(
+            Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(self.last_line),
+                format!("the input ends while the run that began on line {since} has no `result`"),
+            )
+            .with_help(
+                "Gemini CLI ends every run with one `result`; a killed or cut-off run has none",
+            ),
+        );
     }
 }
 

@@ -193,6 +193,25 @@ impl Checker {
         }
     }
 
+    /// A record on `line` could not be read: what its absence would cause is not reported.
+    #[cold]
+    pub fn on_unreadable(&mut self, line: u64) {
+        match self {
+            Checker::Claude(v) => v.calls.on_unreadable(line),
+            Checker::Codex(v) => v.calls.on_unreadable(line),
+            Checker::Gemini(v) => v.calls.on_unreadable(line),
+            Checker::Common(v) => v.calls.on_unreadable(line),
+        }
+    }
+
+    /// The input ended: the common events still due (a Claude Code session's tokens when it has
+    /// no `result`), before [`Self::finish`].
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&common::Event<'_>)) {
+        if let Checker::Claude(v) = self {
+            v.finish_common(sink);
+        }
+    }
+
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
         match self {
             Checker::Claude(v) => v.finish(emit),

@@ -68,10 +68,13 @@ pub(super) fn slow_record(
 /// absence would cause is not reported as well.
 #[cold]
 fn unreadable(check: &mut Check<'_>, rec: &Record<'_>) {
-    if let Check::Cursor(validator, _) = check
-        && rec.bytes.trim_ascii_start().first() == Some(&b'{')
-    {
-        validator.on_unreadable(rec.pos.line);
+    if rec.bytes.trim_ascii_start().first() != Some(&b'{') {
+        return;
+    }
+    match check {
+        Check::Cursor(validator, _) => validator.on_unreadable(rec.pos.line),
+        Check::Agent(checker, _) => checker.on_unreadable(rec.pos.line),
+        Check::Nothing => {}
     }
 }
 
@@ -374,7 +377,12 @@ pub(super) fn not_an_object(rec: &Record<'_>, bytes: &[u8], t: JsonType) -> Diag
         rec.pos,
         format!("the record is {}, not a JSON object", t.as_str()),
     )
-    .with_help("every record of the stream is one event object")
+    .with_help(if t == JsonType::Array && bytes.starts_with(b"[{\"type\":") {
+        // Claude Code's `--output-format json --verbose` writes a run's events as one array.
+        "events saved as one JSON array (as `claude -p --output-format json --verbose` writes them) are not a stream; `--output-format stream-json` writes one event per line, and `jq -c '.[]'` turns the array into that"
+    } else {
+        "every record of the stream is one event object"
+    })
     .with_snippet(bytes)
 }
 

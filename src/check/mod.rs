@@ -356,7 +356,10 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     ) -> io::Result<()> {
         let opts = self.opts;
         let count = u64::from(!counted);
-        if let Route::Array(_) = self.route {
+        if let Route::Array(whole) = &mut self.route {
+            if let Frame::Record(rec) = frame {
+                whole.line(rec.bytes);
+            }
             if !matches!(frame, Frame::Blank { .. }) {
                 totals.records += count;
             }
@@ -390,9 +393,13 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 if bom {
                     hold(framing::byte_order_mark(pos));
                 }
-                if let Route::Cursor = self.route {
-                    self.validator.on_record(&mut hold);
-                    self.validator.on_unreadable(pos.line);
+                match &mut self.route {
+                    Route::Cursor => {
+                        self.validator.on_record(&mut hold);
+                        self.validator.on_unreadable(pos.line);
+                    }
+                    Route::Agent(checker) => checker.on_unreadable(pos.line),
+                    _ => {}
                 }
                 self.consumer.invalid(pos, &[]);
                 let passed = self.consumer.passes_over_limit();
@@ -508,8 +515,9 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             }
             self.replay(totals)?;
         }
-        if let Route::Array(pos) = self.route {
-            self.sink.send(route::array_diagnostic(pos, totals.records));
+        if let Route::Array(whole) = self.route {
+            self.sink
+                .send(route::array_diagnostic(whole, totals.records));
             return match self.sink.failed.take() {
                 Some(e) => Err(e),
                 None => Ok(()),
@@ -529,6 +537,12 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             Route::Cursor => Some(Agent::Cursor),
             Route::Undecided | Route::Unknown | Route::Array(_) => None,
         };
+        if let Route::Agent(checker) = &mut self.route
+            && self.consumer.wants_common()
+        {
+            let consumer = &mut *self.consumer;
+            checker.finish_common(&mut |ev| consumer.common(ev));
+        }
         let sink = &mut self.sink;
         match &mut self.route {
             Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),

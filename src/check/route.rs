@@ -3,7 +3,8 @@
 //! This module owns which checker an input's records go to: the one `--agent` or `--dialect`
 //! forces, or the agent the first record that names one reveals (the records that name none
 //! are held until then, a bounded number, and replayed in order); an input no agent sjlint
-//! knows wrote, and one that is a pretty-printed JSON array, each reported once. It also owns
+//! knows wrote, and one that is a pretty-printed JSON array or object (events saved as an array,
+//! Gemini CLI's `--output-format json`), each reported once. It also owns
 //! where a record that parsed goes: cursor's validator, an agent's checker, or nowhere. It must
 //! not split records nor apply the framing rules (the parent and `framing` do), nor hold any
 //! agent's rules (`validate`, `agents`).
@@ -43,15 +44,49 @@ fn unknown_type(bytes: &[u8]) -> String {
         .unwrap_or_default()
 }
 
-/// The one finding for an input that is a pretty-printed JSON array.
+/// An input that is one pretty-printed JSON document: where it opens, and what it is.
+#[derive(Clone, Copy)]
+pub(super) struct Whole {
+    pub(super) pos: Position,
+    /// An object (`{` alone on the first line) rather than an array.
+    object: bool,
+    /// A top-level `"response"` key: Gemini CLI's `--output-format json`.
+    gemini: bool,
+}
+
+impl Whole {
+    /// Notes what a line of the document says about it (`bytes`: the line's own bytes).
+    pub(super) fn line(&mut self, bytes: &[u8]) {
+        // Gemini CLI indents its keys by two spaces.
+        if self.object && bytes.starts_with(b"  \"response\":") {
+            self.gemini = true;
+        }
+    }
+}
+
+/// The one finding for an input that is a pretty-printed JSON array or object.
 #[cold]
-pub(super) fn array_diagnostic(pos: Position, records: u64) -> Diagnostic {
+pub(super) fn array_diagnostic(whole: Whole, records: u64) -> Diagnostic {
+    let (what, help) = match (whole.object, whole.gemini) {
+        (false, _) => (
+            "array",
+            "events saved as an array are not a stream; `jq -c '.[]'` turns the array into one event per line, which sjlint checks",
+        ),
+        (true, false) => (
+            "object",
+            "a stream holds one event object per line; `jq -c .` writes the object on one line, which sjlint checks as one event",
+        ),
+        (true, true) => (
+            "object",
+            "it looks like Gemini CLI's `--output-format json` output (one object with `response` and `stats`), which sjlint does not check; `gemini -p … --output-format stream-json` writes the event stream",
+        ),
+    };
     Diagnostic::new(
         Rule::InvalidJson,
-        pos,
-        format!("the input is one pretty-printed JSON array ({records} lines), not a stream of one JSON event per line"),
+        whole.pos,
+        format!("the input is one pretty-printed JSON {what} ({records} lines), not a stream of one JSON event per line"),
     )
-    .with_help("events saved as an array are not a stream; `jq -c '.[]'` turns the array into one event per line, which sjlint checks")
+    .with_help(help)
 }
 
 /// Which checker the records of an input go to.
@@ -64,8 +99,8 @@ pub(super) enum Route {
     Agent(agents::Checker),
     /// No agent sjlint knows: reported once; records get the framing rules only.
     Unknown,
-    /// The input is one pretty-printed JSON array: reported once, at the end.
-    Array(Position),
+    /// The input is one pretty-printed JSON array or object: reported once, at the end.
+    Array(Whole),
 }
 
 /// How many records are held at most while the agent is not known, and how many bytes.
@@ -149,9 +184,14 @@ pub(super) enum Hold {
     Flush,
 }
 
-/// Whether a record's bytes are the opening bracket of a pretty-printed JSON array.
-fn opens_array(bytes: &[u8]) -> bool {
-    bytes.trim_ascii() == b"["
+/// Whether a record's bytes are the opening bracket of a pretty-printed JSON array (or the
+/// brace of an object), and which.
+fn opens_document(bytes: &[u8]) -> Option<bool> {
+    match bytes.trim_ascii() {
+        b"[" => Some(false),
+        b"{" => Some(true),
+        _ => None,
+    }
 }
 
 impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
@@ -196,8 +236,15 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
                 return Hold::Kept;
             }
         };
-        if self.held.records == 0 && rec.pos.record == 1 && opens_array(rec.bytes) {
-            self.route = Route::Array(rec.pos);
+        if self.held.records == 0
+            && rec.pos.record == 1
+            && let Some(object) = opens_document(rec.bytes)
+        {
+            self.route = Route::Array(Whole {
+                pos: rec.pos,
+                object,
+                gemini: false,
+            });
             return Hold::CheckNow;
         }
         self.arena.reset();

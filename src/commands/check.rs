@@ -469,9 +469,10 @@ impl<W: Write> Output<W> {
                 kept.hidden_note()
             }
             None if self.printed < total && self.statistics.is_none() && self.max < u64::MAX => {
+                let hidden = total - self.printed;
                 Some(format!(
-                    "note: {} findings not shown (--max-diagnostics {})",
-                    total - self.printed,
+                    "note: {hidden} finding{} not shown (--max-diagnostics {})",
+                    if hidden == 1 { "" } else { "s" },
                     self.max
                 ))
             }

@@ -75,22 +75,18 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
                 sink::note_exit(EXIT_FINDINGS);
-                let sessions = if totals.unfinished == 1 {
-                    "1 session".to_owned()
-                } else {
-                    format!("{} sessions", totals.unfinished)
-                };
                 writeln!(
                     io::stderr(),
-                    "sjlint: {}: {sessions} with no `result`; nothing written for them",
+                    "sjlint: {}: {} with no `result`; nothing written for them",
                     escape_untrusted(&name),
+                    sessions(totals.unfinished),
                 )?;
             }
             Ok(totals) if totals.texts_left_out > 0 => writeln!(
                 io::stderr(),
-                "sjlint: {}: {} session(s) with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
+                "sjlint: {}: {} with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
                 escape_untrusted(&name),
-                totals.texts_left_out
+                sessions(totals.texts_left_out),
             )?,
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
@@ -202,5 +198,14 @@ impl EachFile<'_> {
         } else {
             EXIT_OK
         })
+    }
+}
+
+/// `1 session`, `2 sessions`.
+fn sessions(n: u64) -> String {
+    if n == 1 {
+        "1 session".to_owned()
+    } else {
+        format!("{n} sessions")
     }
 }

@@ -3,7 +3,8 @@
 //! own so the parallel pipeline can ask whether bytes are waiting.
 //!
 //! This module owns opening and naming inputs, and the message of one that cannot be read (the
-//! run goes on and exits 2 at the end). It must not check, format or count anything.
+//! run goes on and exits 2 at the end), of a run whose paths matched no file (exit 2), and of a
+//! named directory that matched none while other paths did (a warning). It must not check, format or count anything.
 
 use super::{EXIT_USAGE, report_error};
 use crate::cli::WalkArgs;
@@ -48,6 +49,8 @@ pub(super) fn resolve_inputs(
     let mut filter = walk.filter();
     filter.validate().map_err(anyhow::Error::msg)?;
     let mut walked = Vec::new();
+    // Directories named that gave no file: said even when other inputs were found.
+    let mut empty = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
@@ -60,6 +63,9 @@ pub(super) fn resolve_inputs(
             filter.validate().map_err(anyhow::Error::msg)?;
             match crate::walk::walk(path, &filter) {
                 Ok((files, notes)) => {
+                    if files.is_empty() {
+                        empty.push(path);
+                    }
                     inputs.extend(files.into_iter().map(Input::File));
                     for note in notes {
                         walk_note(&note, unreadable)?;
@@ -73,17 +79,27 @@ pub(super) fn resolve_inputs(
             inputs.push(Input::File(path.clone()));
         }
     }
-    if inputs.is_empty() && !*unreadable {
+    let globs = filter.include_globs().join(", ");
+    let streams = if filter.include.is_empty() {
+        " (*.json only when it holds a stream)"
+    } else {
+        ""
+    };
+    if !inputs.is_empty() {
+        // A CI job that names two directories and finds streams in one only must not pass
+        // silently on the other.
+        for path in empty {
+            writeln!(
+                io::stderr(),
+                "sjlint: warning: `{}` holds no file matching {globs}{streams}; nothing in it was checked (pass --include GLOB or name the files)",
+                escape_untrusted(&path.display().to_string())
+            )?;
+        }
+    } else if !*unreadable {
         let shown: Vec<String> = walked
             .iter()
             .map(|p| format!("`{}`", p.display()))
             .collect();
-        let globs = filter.include_globs().join(", ");
-        let streams = if filter.include.is_empty() {
-            " (*.json only when it holds a stream)"
-        } else {
-            ""
-        };
         bail!(
             "no files matched: {} holds no file matching {globs}{streams}, once ignored and hidden files are left out; pass --include GLOB or name the files",
             shown.join(", ")

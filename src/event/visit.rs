@@ -113,8 +113,12 @@ impl KeySet {
     // once per key, it cost 0.7 % of the instructions of a cursor check.
     #[inline(always)]
     pub(super) fn insert(&mut self, key: &Key<'_>) -> bool {
-        use std::hash::BuildHasher;
-        let h = foldhash::fast::FixedState::with_seed(0).hash_one(key.name.as_bytes());
+        use std::hash::{BuildHasher, Hasher};
+        // The hasher's own calls rather than `hash_one`, which the compiler may leave out of
+        // line (a call per key) depending on how the crate is split into codegen units.
+        let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+        hasher.write(key.name.as_bytes());
+        let h = hasher.finish();
         let first = self.hashes.as_mut_ptr().cast::<u64>();
         // SAFETY: the first `len` (at most KEYS) hashes were written by earlier calls, below.
         let seen = unsafe { std::slice::from_raw_parts(first, self.len) };

@@ -10,7 +10,7 @@ use super::calls::{common_target, cut};
 use super::{Block, Open, Renderer};
 use crate::agents::common;
 use crate::stats::duration;
-use crate::text::escape_untrusted;
+use crate::text::{escape_untrusted, thousands};
 use std::io::Write;
 
 /// The transcript of Claude Code, Codex and Gemini CLI streams, from their common events.
@@ -118,7 +118,15 @@ impl<W: Write> Renderer<'_, W> {
             }
             Kind::ToolEnd => self.common_tool_end(ev),
             Kind::Usage | Kind::Error if self.opts.plain => {}
-            Kind::Usage => {}
+            Kind::Usage => {
+                if let Some(u) = ev.usage {
+                    let t = self.tokens.get_or_insert_with(Default::default);
+                    t.input += u.input;
+                    t.output += u.output;
+                    t.cache_read += u.cache_read;
+                    t.cache_write += u.cache_write;
+                }
+            }
             Kind::Error => {
                 self.start(Block::Marker);
                 let text = ev.text.as_deref().unwrap_or("(no message)");
@@ -192,6 +200,16 @@ impl<W: Write> Renderer<'_, W> {
             if let Some(ms) = ev.duration_ms {
                 self.push_styled(&format!(" in {}", duration(ms)), None);
             }
+            if let Some(t) = self.tokens {
+                let tokens = format!(
+                    " · tokens: {} in, {} out, {} cache read, {} cache write",
+                    thousands(t.input),
+                    thousands(t.output),
+                    thousands(t.cache_read),
+                    thousands(t.cache_write)
+                );
+                self.push_styled(&tokens, self.styles.dim);
+            }
             if let Some(c) = ev.cost_usd {
                 self.push_styled(&format!(" · ${c:.4}"), self.styles.dim);
             }
@@ -203,5 +221,6 @@ impl<W: Write> Renderer<'_, W> {
         }
         self.in_session = false;
         self.text_shown = false;
+        self.tokens = None;
     }
 }

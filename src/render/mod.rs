@@ -3,7 +3,9 @@
 //! This module owns the [`Renderer`] (a [`Consumer`] of the event stream) and the layout of its
 //! output: blocks separated by blank lines, styles, escaping at the point of writing, flushing,
 //! the end of reading once nobody reads the output, and the markers for invalid records and for
-//! what the input left unfinished. What the lines say lives beside it: `cursor` words the
+//! what the input left unfinished. What is true of the whole input (no agent sjlint knows, no
+//! event at all, one pretty-printed document) is said once, up front, as `check` says it: an
+//! input of plain text gets that one line instead of a marker per line. What the lines say lives beside it: `cursor` words the
 //! canonical events (the session header, the user prompt, the assistant text with partial-output
 //! deltas merged by `merge`, thinking on request, the result), `common_events` the other
 //! agents' common events, `calls` the line of one tool call. With `plain`, it writes the wording
@@ -24,14 +26,16 @@ mod merge;
 
 use crate::agents::common;
 use crate::check::{self, Consumer};
+use crate::diagnostic::Diagnostic;
 use crate::event::Event;
 use crate::input::record::{Position, Record};
+use crate::rules::Rule;
 use crate::text::escape_untrusted;
 use calls::Call;
 use ci_log::no_command;
 use merge::TextMerge;
 use owo_colors::Style;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 
@@ -63,19 +67,41 @@ pub fn render<R: Read, W: Write>(
         inner: reader,
         stop: &stop,
     };
+    let said = RefCell::new(Vec::new());
     let mut r = Renderer::new(out, *opts, &stop);
+    r.said = Some(&said);
     r.live = live;
     r.max_open = check_opts.max_open_calls.max(1);
     if let Some(header) = header {
         r.file_header(header);
     }
-    let read = check::check_with(reader, check_opts, &mut |_| Ok(()), &mut r);
+    let mut emit = |d: Diagnostic| {
+        if is_about_the_whole_input(&d) {
+            said.borrow_mut().push(d);
+        }
+        Ok(())
+    };
+    let read = check::check_with(reader, check_opts, &mut emit, &mut r);
     r.finish();
     match r.error.take() {
         Some(e) => Err(e),
         None => read.map(|_| ()),
     }
 }
+
+/// Whether `d` says what the whole input is rather than what one record is: the input is of no
+/// agent sjlint knows, holds no event, or is one pretty-printed JSON document.
+fn is_about_the_whole_input(d: &Diagnostic) -> bool {
+    match d.rule {
+        Rule::UnknownAgent | Rule::EmptyStream => true,
+        Rule::InvalidJson => d.line == 1 && d.message.starts_with("the input is one "),
+        _ => false,
+    }
+}
+
+/// Markers of invalid records held before the first event, at most this many (the rest
+/// counted).
+const HELD_MARKERS: usize = 10;
 
 /// A reader that ends the input early once `stop` is raised: nobody is reading the transcript.
 struct StopReader<'s, R> {
@@ -167,6 +193,18 @@ pub struct Renderer<'s, W: Write> {
     in_session: bool,
     /// Assistant text was shown in the current session.
     text_shown: bool,
+    /// Another agent's token usage reported in the current session, shown with its end.
+    tokens: Option<crate::agents::common::Tokens>,
+    /// What `check` found true of the whole input, not yet shown.
+    said: Option<&'s RefCell<Vec<Diagnostic>>>,
+    /// Something about the whole input was shown: the markers of its lines are not.
+    said_shown: bool,
+    /// An event has been seen.
+    any_event: bool,
+    /// Markers of invalid records before the first event (position, whether it was too
+    /// large), and how many more.
+    held: Vec<(Position, bool)>,
+    held_more: u64,
     /// `timestamp_ms` of the first delta of the thinking phase under way, and whether one is.
     #[expect(
         clippy::option_option,
@@ -196,6 +234,12 @@ impl<'s, W: Write> Renderer<'s, W> {
             scratch: String::new(),
             in_session: false,
             text_shown: false,
+            tokens: None,
+            said: None,
+            said_shown: false,
+            any_event: false,
+            held: Vec::new(),
+            held_more: 0,
             thinking: None,
         }
     }
@@ -282,10 +326,63 @@ impl<'s, W: Write> Renderer<'s, W> {
         self.flush_buf(false);
     }
 
+    /// What `check` found true of the whole input, once, as a marker; up front, since it is
+    /// found before the records it is about are passed on (or at the end, for an input that
+    /// holds no event).
+    fn say(&mut self) {
+        let Some(said) = self.said else { return };
+        let found: Vec<Diagnostic> = said.borrow_mut().drain(..).collect();
+        for d in found {
+            self.said_shown = true;
+            if self.opts.plain {
+                continue;
+            }
+            self.start(Block::Marker);
+            let warn = self.styles.warn;
+            self.push_styled("! ", warn);
+            self.push_escaped(&d.message, warn);
+            self.newline();
+            for r in &d.related {
+                self.push_styled("  ", None);
+                self.push_escaped(&r.message, self.styles.dim);
+                self.push_styled(&format!(" (line {})", r.line), self.styles.dim);
+                self.newline();
+            }
+        }
+    }
+
+    /// The markers held before the first event, now shown.
+    fn release_markers(&mut self) {
+        for (pos, too_large) in std::mem::take(&mut self.held) {
+            self.marker(pos, if too_large { &[] } else { b"x" });
+        }
+        if self.held_more > 0 {
+            self.start(Block::Marker);
+            let line = if self.held_more == 1 {
+                "! 1 more record before the first event is not a valid event".to_owned()
+            } else {
+                format!(
+                    "! {} more records before the first event are not valid events",
+                    self.held_more
+                )
+            };
+            self.push_styled(&line, self.styles.warn);
+            self.newline();
+            self.held_more = 0;
+        }
+    }
+
     /// The end of the input: calls that never completed, a session left without result.
     fn finish(&mut self) {
+        self.say();
+        if self.said_shown {
+            self.held = Vec::new();
+            self.held_more = 0;
+        } else {
+            self.release_markers();
+        }
         self.unfinished_calls();
-        if self.in_session && !self.opts.plain {
+        if self.in_session && !self.opts.plain && !self.said_shown {
             self.start(Block::Marker);
             let warn = self.styles.warn;
             self.push_styled("! the stream ends before the session's result", warn);
@@ -319,6 +416,15 @@ impl<'s, W: Write> Renderer<'s, W> {
         }
     }
 
+    /// What is said of the whole input, then the markers held before the first event.
+    fn first_event(&mut self) {
+        self.say();
+        if !self.any_event {
+            self.any_event = true;
+            self.release_markers();
+        }
+    }
+
     fn marker(&mut self, pos: Position, bytes: &[u8]) {
         self.start(Block::Marker);
         let what = if bytes.is_empty() {
@@ -337,6 +443,7 @@ impl<'s, W: Write> Renderer<'s, W> {
 
 impl<W: Write> Consumer for Renderer<'_, W> {
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        self.first_event();
         let ty = ev.ty.as_str();
         let subtype = ev.subtype.as_str();
         if ty != Some("result") {
@@ -361,6 +468,16 @@ impl<W: Write> Consumer for Renderer<'_, W> {
     }
 
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        self.say();
+        if !self.any_event {
+            // Held until an event shows the input is a stream after all.
+            if self.held.len() < HELD_MARKERS {
+                self.held.push((pos, bytes.is_empty()));
+            } else {
+                self.held_more += 1;
+            }
+            return;
+        }
         self.marker(pos, bytes);
         self.flush_buf(false);
     }
@@ -370,6 +487,7 @@ impl<W: Write> Consumer for Renderer<'_, W> {
     }
 
     fn common(&mut self, ev: &common::Event<'_>) {
+        self.first_event();
         self.common_event(ev);
         self.flush_buf(false);
     }

@@ -243,6 +243,10 @@ pub(super) fn write_summary<W: Write>(out: &mut W, s: &Summary, color: bool) -> 
         count(s.records, "record", "records"),
         format_bytes(s.bytes)
     );
+    // Every input failed to open: no problem was found because nothing was read.
+    if s.files == 0 && s.errors == 0 && s.warnings == 0 && s.infos == 0 {
+        return writeln!(out, "Nothing checked: no input could be read");
+    }
     if s.errors == 0 && s.warnings == 0 && s.infos == 0 {
         let green = Style::new().green().bold();
         return writeln!(out, "{} {totals}", paint("No problems found".into(), green));

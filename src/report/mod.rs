@@ -290,7 +290,7 @@ mod tests {
         let mut p = Printer::new(Format::Human, Vec::new(), false);
         p.summary(&Summary::default()).unwrap();
         let out = String::from_utf8(p.into_inner()).unwrap();
-        assert_eq!(out, "No problems found in 0 files; 0 records, 0 B\n");
+        assert_eq!(out, "Nothing checked: no input could be read\n");
     }
 
     #[test]

@@ -204,7 +204,9 @@ impl ToolCalls {
 impl Tokens {
     pub fn of(stats: &Stats) -> Option<Tokens> {
         let t = &stats.tokens;
-        (t.results > 0).then_some(Tokens {
+        // A run stopped before its result still has what its messages reported.
+        let counted = t.input + t.output + t.cache_read + t.cache_write;
+        (t.results > 0 || counted > 0).then_some(Tokens {
             input: t.input,
             output: t.output,
             cache_read: t.cache_read,

@@ -39,6 +39,8 @@ pub struct Collector {
     any_event: bool,
     /// `timestamp_ms` of the first delta of the thinking phase under way.
     thinking_since: Option<u64>,
+    /// A `usage` came since the last `end`: that end is a result that reported tokens.
+    usage_since_end: bool,
 }
 
 impl Default for Collector {
@@ -50,6 +52,7 @@ impl Default for Collector {
             scratch: String::new(),
             any_event: false,
             thinking_since: None,
+            usage_since_end: false,
         }
     }
 }
@@ -70,6 +73,11 @@ impl Collector {
     /// from the pipeline's totals and `findings` from its diagnostics.
     pub fn finish(mut self, records: u64, bytes: u64, findings: Findings) -> Stats {
         self.close_open_calls();
+        // An input with no event was written by no agent that can be told: not cursor-agent,
+        // which is only the reading of records that name none.
+        if !self.any_event {
+            self.stats.agent = None;
+        }
         self.stats.records = records;
         self.stats.bytes = bytes;
         self.stats.findings = findings;
@@ -285,7 +293,7 @@ impl Consumer for Collector {
             Kind::Usage => {
                 if let Some(u) = ev.usage {
                     let t = &mut self.stats.tokens;
-                    t.results += 1;
+                    self.usage_since_end = true;
                     t.input += u.input;
                     t.output += u.output;
                     t.cache_read += u.cache_read;
@@ -293,6 +301,9 @@ impl Consumer for Collector {
                 }
             }
             Kind::End => {
+                if std::mem::take(&mut self.usage_since_end) {
+                    self.stats.tokens.results += 1;
+                }
                 if ev.ok == Some(false) {
                     self.stats.results_error += 1;
                 } else {

@@ -33,7 +33,8 @@ const OTHER: &str = "(other)";
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
     /// The agent that wrote the input (`cursor`, `claude`, `codex`, `gemini`); `mixed` in a
-    /// total over inputs of several agents; `None` when no agent sjlint knows wrote it.
+    /// total over inputs of several agents; `None` when no agent sjlint knows wrote it, or the
+    /// input holds no event.
     pub agent: Option<Box<str>>,
     /// What the agent reports the runs cost, in US dollars, counted once per process (Claude
     /// Code's `total_cost_usd` adds up over the sessions of a process).
@@ -122,8 +123,10 @@ impl Findings {
 impl Stats {
     /// Adds `other` into `self` (for the total over several files).
     pub fn merge(&mut self, other: &Stats) {
+        // An input with no event names no agent, and does not make a total mixed.
         self.agent = match (self.agent.take(), &other.agent) {
-            (None, b) if self.records == 0 => b.clone(),
+            (a, _) if other.events.is_empty() => a,
+            (None, b) if self.events.is_empty() => b.clone(),
             (Some(a), Some(b)) if a == *b => Some(a),
             _ => Some("mixed".into()),
         };

@@ -65,6 +65,10 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
     }
     let time = if results == 0 {
         "none reported".to_owned()
+    } else if s.duration_api_ms == 0 {
+        // No result said how long its API calls took (Claude Code, Codex and Gemini CLI
+        // results are not read for it): not "api 0 ms".
+        duration(s.duration_ms)
     } else {
         format!(
             "{} (api {})",
@@ -82,8 +86,18 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         )
     };
     let k = &s.tokens;
-    let tokens = if k.results == 0 {
+    let counted = k.input + k.output + k.cache_read + k.cache_write;
+    let tokens = if k.results == 0 && counted == 0 {
         "none reported".to_owned()
+    } else if k.results == 0 {
+        // A session that ended without its result: what its messages said.
+        format!(
+            "{} in, {} out, {} cache read, {} cache write (no result reported them; counted from the messages)",
+            thousands(k.input),
+            thousands(k.output),
+            thousands(k.cache_read),
+            thousands(k.cache_write),
+        )
     } else {
         format!(
             "{} in, {} out, {} cache read, {} cache write ({})",
@@ -112,6 +126,7 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
     let agent = match s.agent.as_deref() {
         Some(a) => crate::agents::Agent::from_name(a)
             .map_or_else(|| a.to_owned(), |a| a.display_name().to_owned()),
+        None if s.events.is_empty() => "none: the input holds no event".to_owned(),
         None => "none sjlint knows".to_owned(),
     };
     let cost = s.cost_usd.map(|c| format!("${c:.4}"));

@@ -57,6 +57,12 @@ pub(super) struct Session {
     /// no `unfinished-tool-call` for a call started before it, no orphan completions, no
     /// `missing-result` when it came last, no `result-text-mismatch`.
     pub(super) unreadable: Option<u64>,
+    /// The differing `session_id` last reported: the events after it that repeat it are the
+    /// same fact, not reported again.
+    mismatched_id: Option<String>,
+    /// An event after the `result` was reported: the ones after it, up to the next init, are
+    /// the same fact.
+    stray_reported: bool,
 }
 
 impl Session {
@@ -71,6 +77,8 @@ impl Session {
             thinking_since: None,
             text: TextTracker::default(),
             unreadable: None,
+            mismatched_id: None,
+            stray_reported: false,
         }
     }
 }
@@ -172,6 +180,10 @@ impl Validator {
         };
         let result_line = s.result_line.unwrap_or_default();
         s.last_line = ctx.pos.line;
+        // The events after the first stray one are strays for the same reason: one finding.
+        if std::mem::replace(&mut s.stray_reported, true) {
+            return;
+        }
         ctx.emit(
             Diagnostic::new(
                 Rule::EventAfterResult,
@@ -182,7 +194,8 @@ impl Validator {
                 ),
             )
             .with_snippet(ctx.bytes)
-            .with_related(result_line, "the session's result"),
+            .with_related(result_line, "the session's result")
+            .with_help("the events after this one, up to the next `system`/`init`, are not reported one by one"),
         );
     }
 
@@ -263,21 +276,37 @@ pub(super) fn session_id_mismatch(
             kept.push_str(id);
             session.id = Some(kept);
         }
-        Some(expected) if **expected != *id => {
-            let d = Diagnostic::new(
-                Rule::SessionIdMismatch,
-                ctx.pos,
-                format!(
-                    "session_id {:?} differs from the session's {:?}",
-                    Excerpt(id),
-                    Excerpt(expected)
-                ),
-            )
-            .with_related(session.start_line, "the session started here");
-            ctx.emit_at(d, &["session_id"], true);
-        }
+        Some(expected) if **expected != *id => session_id_differs(ctx, session, id),
         Some(_) => {}
     }
+}
+
+/// The report of [`session_id_mismatch`], out of the way of the events whose id is right: once
+/// said, the same other id on the next events is the same fact.
+#[cold]
+#[inline(never)]
+fn session_id_differs(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &mut Session,
+    id: &str,
+) {
+    if session.mismatched_id.as_deref() == Some(id) {
+        return;
+    }
+    session.mismatched_id = Some(id.to_owned());
+    let expected = session.id.as_deref().unwrap_or_default();
+    let d = Diagnostic::new(
+        Rule::SessionIdMismatch,
+        ctx.pos,
+        format!(
+            "session_id {:?} differs from the session's {:?}",
+            Excerpt(id),
+            Excerpt(expected)
+        ),
+    )
+    .with_related(session.start_line, "the session started here")
+    .with_help("the events after this one that repeat this id are not reported again");
+    ctx.emit_at(d, &["session_id"], true);
 }
 
 /// `timestamp-regression`: `timestamp_ms` is smaller than the previous event's in the session.

@@ -247,14 +247,7 @@ fn line_pos(line: u64) -> Position {
 
 /// How an event is named in messages: `tool_call`/`completed`, `assistant`, an event with no type.
 fn describe(ev: &Event<'_>) -> String {
-    let article = |t: &str| {
-        // By sound: "a `user`", "an `assistant`", "an `interaction_query`".
-        if t.starts_with(['a', 'e', 'i', 'o']) {
-            "an"
-        } else {
-            "a"
-        }
-    };
+    use crate::text::article;
     match (ev.ty.as_str(), ev.subtype.as_str()) {
         (Some(t), Some(s)) => format!("{} `{}`/`{}` event", article(t), Excerpt(t), Excerpt(s)),
         (Some(t), None) => format!("{} `{}` event", article(t), Excerpt(t)),

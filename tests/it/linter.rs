@@ -97,12 +97,11 @@ fn a_capture_of_stderr_alone_gets_a_headline_quoting_it() {
         head.message
     );
     assert_eq!(head.related[0].0, 2, "the next lines are quoted too");
-    // The lines themselves follow it, each once.
+    // The headline is the one finding: the lines are its fact, not reported again.
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    // With the headline ignored, the lines are reported one by one.
+    let (_, findings) = check_json(&["--ignore", "empty-stream"], Some(text.as_bytes()));
     assert_eq!(lines_of(&findings, "invalid-json"), [1, 2, 4]);
-    assert_eq!(
-        findings.iter().filter(|f| f.rule == "empty-stream").count(),
-        1
-    );
 
     // The human output opens with it.
     let run = exec(&["check", "--color", "never"], Some(text.as_bytes()));
@@ -122,6 +121,13 @@ fn a_long_text_capture_is_summed_up_after_the_first_lines() {
     let (_, findings) = check_json(&[], Some(text.as_bytes()));
     assert_eq!(findings[0].rule, "empty-stream");
     assert!(findings[0].message.contains("40 lines of plain text"));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert_eq!(
+        findings[0].related.len(),
+        4,
+        "the next four lines are quoted"
+    );
+    let (_, findings) = check_json(&["--ignore", "empty-stream"], Some(text.as_bytes()));
     let invalid: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.rule == "invalid-json")

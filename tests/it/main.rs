@@ -20,6 +20,7 @@ mod cli;
 mod conformance;
 mod consumers;
 mod fast_path;
+mod first_day;
 mod fmt_keep_invalid;
 mod formats;
 mod hostile;

@@ -3,11 +3,13 @@
 //!
 //! This module owns what is true of Claude Code's stream only (see `agents/claude.md` of the
 //! format notes): sessions open with `system`/`init` (hooks may come first) and end with
-//! `result`, and one process may hold several init/result pairs; `is_error` of a result is the
+//! `result`, and one process may hold several init/result pairs (a lone `result` is what
+//! `--output-format json` writes, and valid); `is_error` of a result is the
 //! truth, not `subtype`; tool calls are `tool_use` blocks of assistant lines answered by
 //! `tool_result` blocks of user lines with the same id; lines of a subagent name its tool call in
-//! `parent_tool_use_id`; one API message spans several assistant lines that repeat its `usage`,
-//! so tokens are counted once per `message.id`. Unknown types and subtypes are the future, not
+//! `parent_tool_use_id`; a session's tokens are its `result.usage` (one API message spans
+//! several assistant lines that repeat its `usage`, counted once per `message.id` for a session
+//! that ends without one). Unknown types and subtypes are the future, not
 //! errors. State is owned and bounded ([`super::Calls`]); nothing borrows a record across
 //! records. It must not print.
 
@@ -47,14 +49,24 @@ pub struct Validator {
     state: State,
     /// The session id of the open session (a bounded prefix; empty: not known).
     session_id: String,
-    calls: Calls,
+    /// The differing session id last reported (bounded prefix): the lines after it that repeat
+    /// it are the same fact, not reported again.
+    mismatched_id: String,
+    pub(super) calls: Calls,
     last_line: u64,
     /// The last `message.id` whose usage was counted (bounded prefix).
     counted_message: String,
+    /// The usage of the open session's messages, once per `message.id`: the session's tokens
+    /// when it ends without a `result.usage`, which is otherwise the count (the messages' own
+    /// `output_tokens` are those known when their first line was written).
+    message_tokens: Option<Tokens>,
     /// `total_cost_usd` is cumulative over a process: the last one seen, and its session.
     cost_seen: f64,
     cost_session: String,
     mixed: bool,
+    /// `missing-init` for a stream whose first line is a `result`: a finding only when another
+    /// line follows, since a lone `result` is what `--output-format json` writes.
+    deferred_init: Option<Diagnostic>,
 }
 
 impl Progress for Validator {
@@ -82,6 +94,9 @@ impl Validator {
             return Ok(line.shape);
         }
         self.last_line = pos.line;
+        if self.deferred_init.is_some() {
+            self.emit_deferred_init(emit);
+        }
         let Ok(ty) = own_type(
             line.ty.as_str(),
             Agent::Claude,
@@ -138,7 +153,10 @@ impl Validator {
                 );
                 self.conversation(pos, bytes, ty, &line, emit);
             }
-            "conversation_reset" => self.session_id.clear(),
+            "conversation_reset" => {
+                self.session_id.clear();
+                self.mismatched_id.clear();
+            }
             // rate_limit_event, tool_progress, and whatever comes next: forward-compatible.
             _ => {}
         }
@@ -181,6 +199,7 @@ impl Validator {
         if !matches!(self.state, State::Open(_)) {
             self.state = State::Open(pos.line);
             self.session_id.clear();
+            self.mismatched_id.clear();
         }
         if let Some(id) = line.session_id.as_str() {
             set_bounded(&mut self.session_id, id);
@@ -205,16 +224,21 @@ impl Validator {
     ) {
         match self.state {
             State::Open(_) | State::Stray(_) => {}
+            // After a record that could not be read, which may have been the init.
+            State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
             State::Before => {
-                emit(
-                    Diagnostic::new(
-                        Rule::MissingInit,
-                        pos,
-                        format!("the session starts with `{ty}`, not with `system`/`init`"),
-                    )
-                    .with_help("Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?")
-                    .with_snippet(bytes),
-                );
+                let d = Diagnostic::new(
+                    Rule::MissingInit,
+                    pos,
+                    format!("the session starts with `{ty}`, not with `system`/`init`"),
+                )
+                .with_help("Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?")
+                .with_snippet(bytes);
+                if ty == "result" && pos.record == 1 {
+                    self.deferred_init = Some(d);
+                } else {
+                    emit(d);
+                }
                 self.state = State::Open(pos.line);
             }
             State::Ended(at) => {
@@ -234,7 +258,8 @@ impl Validator {
         if let Some(id) = line.session_id.as_str() {
             if self.session_id.is_empty() {
                 set_bounded(&mut self.session_id, id);
-            } else if id_prefix(id) != self.session_id {
+            } else if id_prefix(id) != self.session_id && id_prefix(id) != self.mismatched_id {
+                set_bounded(&mut self.mismatched_id, id);
                 let d = Diagnostic::new(
                     Rule::SessionIdMismatch,
                     pos,
@@ -245,7 +270,7 @@ impl Validator {
                     ),
                 )
                 .with_help(
-                    "only a `conversation_reset` gives the following lines a new session id",
+                    "only a `conversation_reset` gives the following lines a new session id; the lines after this one that repeat this id are not reported again",
                 );
                 emit(match crate::locate::value(bytes, &["session_id"]) {
                     Some(span) => d.at(bytes, span),
@@ -309,17 +334,18 @@ impl Validator {
             });
         }
         if ty == "assistant"
-            && let Some(sink) = sink
+            && sink.is_some()
             && let Some(id) = msg.id.as_str()
             && id_prefix(id) != self.counted_message
             && msg.usage.shape == Some(JsonType::Object)
         {
             set_bounded(&mut self.counted_message, id);
-            let mut ev = common::Event::new(Kind::Usage, pos.line);
-            ev.usage = Some(tokens(&msg.usage));
-            ev.model = str_of(&msg.model);
-            ev.parent = parent.map(Cow::Borrowed);
-            sink(&ev);
+            let t = self.message_tokens.get_or_insert_with(Tokens::default);
+            let u = tokens(&msg.usage);
+            t.input += u.input;
+            t.output += u.output;
+            t.cache_read += u.cache_read;
+            t.cache_write += u.cache_write;
         }
         match msg.content.shape {
             Some(JsonType::Array) => {}
@@ -463,7 +489,8 @@ impl Validator {
                 );
                 let id = b.tool_use_id.as_str().unwrap_or_default();
                 let open = self.calls.close(id);
-                if open.is_none() {
+                // Not after a record that could not be read: it may have been the `tool_use`.
+                if open.is_none() && !self.calls.unreadable_seen() {
                     let again = self.calls.was_seen(id) == Some(true);
                     let d = Diagnostic::new(
                         Rule::OrphanCompletion,
@@ -598,7 +625,15 @@ impl Validator {
         self.conversation(pos, bytes, "result", line, emit);
         self.close_calls(emit);
         self.state = State::Ended(pos.line);
+        let counted = self.message_tokens.take();
         if let Some(sink) = sink {
+            let reported =
+                (line.usage.shape == Some(JsonType::Object)).then(|| tokens(&line.usage));
+            if let Some(usage) = reported.or(counted) {
+                let mut ev = common::Event::new(Kind::Usage, pos.line);
+                ev.usage = Some(usage);
+                sink(&ev);
+            }
             let mut ev = common::Event::new(Kind::End, pos.line);
             ev.ok = Some(line.is_error.as_bool() != Some(true));
             ev.text = line.result.text();
@@ -631,8 +666,28 @@ impl Validator {
         }
     }
 
+    /// A line follows the lone `result` that began the stream: its missing init is a finding.
+    #[cold]
+    fn emit_deferred_init(&mut self, emit: Emit<'_>) {
+        if let Some(d) = self.deferred_init.take() {
+            emit(d);
+        }
+    }
+
+    /// The input ended: a session with no `result` still counts its messages' tokens.
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&common::Event<'_>)) {
+        if let (State::Open(_), Some(usage)) = (self.state, self.message_tokens.take()) {
+            let mut ev = common::Event::new(Kind::Usage, self.last_line);
+            ev.usage = Some(usage);
+            sink(&ev);
+        }
+    }
+
     pub fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
+        // Not when the last record could not be read: it may have been the result.
+        if let State::Open(since) = self.state
+            && !self.calls.unreadable_after(self.last_line)
+        {
             emit(
                 Diagnostic::new(
                     Rule::MissingResult,

@@ -249,16 +249,18 @@ fn looks_like_text(trimmed: &[u8]) -> bool {
     }
 }
 
-/// A log line's leading tag: `[warn] …`, `[2026-01-28T10:00:00Z] INFO …`. A tag holds a letter
-/// or a colon and no JSON punctuation, is not itself a JSON value, and is followed by a blank
-/// and more text (so `[0x10]` or `[True]` stay broken JSON).
+/// A log line's leading tag: `[warn] …`, `[2026-01-28T10:00:00Z] INFO …`, a build's progress
+/// `[1/3] Building …` or `[ 50%] Linking …`. A tag holds a letter, a colon, a slash or a percent
+/// sign and no JSON punctuation, is not itself a JSON value, and is followed by a blank and more
+/// text (so `[0x10]` or `[True]` stay broken JSON).
 fn looks_like_log_tag(trimmed: &[u8]) -> bool {
     let Some(close) = memchr::memchr(b']', trimmed) else {
         return false;
     };
     let tag = trimmed[1..close].trim_ascii();
     let after = &trimmed[close + 1..];
-    tag.iter().any(|b| b.is_ascii_alphabetic() || *b == b':')
+    tag.iter()
+        .any(|b| b.is_ascii_alphabetic() || matches!(b, b':' | b'/' | b'%'))
         && !tag
             .iter()
             .any(|b| matches!(b, b'"' | b'{' | b'}' | b'[' | b','))
@@ -268,12 +270,16 @@ fn looks_like_log_tag(trimmed: &[u8]) -> bool {
 }
 
 /// A line that starts with a number but is text: `123 errors`, `12ms`, a date or a time
-/// (`2026-01-28 10:00:00 INFO`, `10:00:01 …`).
+/// (`2026-01-28 10:00:00 INFO`, `10:00:01 …`), an item of a numbered list (`1. Read`, `2) Run`).
 fn looks_like_counted_text(trimmed: &[u8]) -> bool {
     let digits = trimmed.iter().take_while(|b| b.is_ascii_digit()).count();
     let rest = &trimmed[digits..];
     match rest.first() {
         Some(b'-' | b':' | b'/') => rest.get(1).is_some_and(u8::is_ascii_digit),
+        Some(b'.' | b')') if rest.get(1) == Some(&b' ') => rest[2..]
+            .trim_ascii_start()
+            .first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b >= 0x80),
         Some(b' ' | b'\t') => rest
             .trim_ascii_start()
             .first()
