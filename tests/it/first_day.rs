@@ -500,14 +500,14 @@ fn counts_of_one_are_singular() {
         "{}",
         run.describe()
     );
-    // The document formats, which keep the first ones, say it the same.
+    // The document formats, which keep errors first too, say it the same.
     let run = exec(
         &["check", "--format", "sarif", "--max-diagnostics", "1"],
         Some(input.as_bytes()),
     );
     assert!(
         run.stderr()
-            .contains("note: 1 finding not shown (--max-diagnostics 1)\n"),
+            .contains("note: 1 finding not shown (--max-diagnostics 1): 1 info\n"),
         "{}",
         run.describe()
     );

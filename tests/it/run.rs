@@ -1036,7 +1036,7 @@ fn findings_are_judged_and_printed_exactly_as_check_tee_prints_them() {
     assert!(annotated.contains("::error file=-,line="), "{annotated}");
     assert!(plain.contains("error[event-after-result]"), "{plain}");
     assert!(
-        plain.contains("note: … and 3 more event-after-result"),
+        plain.contains("note: … and 1 more duplicate-call-id"),
         "{plain}"
     );
     assert!(!with_config.contains("event-after-result"), "{with_config}");
