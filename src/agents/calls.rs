@@ -2,8 +2,9 @@
 //! closes.
 //!
 //! This module owns [`Calls`]: bounded in every direction (open calls, id length, remembered
-//! ids, tool names) so that a hostile stream cannot grow it, and reusing the keys of closed calls
-//! so that a steady stream of calls allocates nothing. It knows nothing of any agent's events:
+//! ids, tool names, the start of each started record kept for the finding) so that a hostile
+//! stream cannot grow it, and reusing the keys and kept starts of closed calls so that a steady
+//! stream of calls allocates nothing. It knows nothing of any agent's events:
 //! the agents' checkers say what opens and what closes.
 
 use super::{MAX_KNOWN_IDS, MAX_OPEN_CALLS, id_prefix};
@@ -17,6 +18,8 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug)]
 pub struct OpenCall {
     pub line: u64,
+    /// Where the record that started it begins.
+    pub start: Position,
     /// The tool's name or item type, as an index into [`Calls`]' names.
     name: u32,
     /// When it started, in milliseconds since the epoch, when the stream says.
@@ -29,13 +32,37 @@ type Set<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 /// At most this many distinct tool names are kept; the ones beyond are named `(other)`.
 const MAX_NAMES: usize = 256;
 
+/// Most bytes kept of the record that started a call, for the snippet of
+/// `unfinished-tool-call`: the record's start up to a little past the call's id, when the id
+/// lies within them.
+const HEAD_BYTES: usize = 512;
+/// Bytes kept past the id, and kept in all when the id lies beyond [`HEAD_BYTES`].
+const PAST_ID: usize = 60;
+
+/// An open call with the start of the record that started it.
+struct Entry {
+    call: OpenCall,
+    head: String,
+}
+
+/// A call that never completed, as [`Calls::drain`] gives it.
+pub struct Unfinished {
+    pub id: String,
+    pub call: OpenCall,
+    pub name: String,
+    /// The start of the record that started it (at most [`HEAD_BYTES`], whole characters).
+    pub head: String,
+}
+
 /// The open tool calls of a stream, by id, bounded: at most [`MAX_OPEN_CALLS`] entries, each
 /// id at most [`MAX_ID_BYTES`](super::MAX_ID_BYTES) bytes. The keys of closed calls are kept for the next ones and
 /// the tool names once each, so that a steady stream of calls allocates nothing.
 #[derive(Default)]
 pub struct Calls {
-    open: Map<String, OpenCall>,
+    open: Map<String, Entry>,
     spare: Vec<String>,
+    /// The `head`s of closed calls, for the next calls'.
+    spare_heads: Vec<String>,
     names: Vec<Box<str>>,
     /// Hashes of the ids seen (open or closed), bounded, oldest forgotten first.
     known: Set<u64>,
@@ -64,15 +91,23 @@ fn id_hash(id: &str) -> u64 {
 }
 
 impl Calls {
-    pub fn open(&mut self, id: &str, line: u64, name: &str) -> Opened {
-        self.open_at(id, line, name, None)
+    /// Opens the call `id` of tool `name`, started by `record` at `pos`.
+    pub fn open(&mut self, id: &str, pos: Position, record: &[u8], name: &str) -> Opened {
+        self.open_at(id, pos, record, name, None)
     }
 
     /// [`Calls::open`], with the time the call started.
-    pub fn open_at(&mut self, id: &str, line: u64, name: &str, start_ms: Option<u64>) -> Opened {
+    pub fn open_at(
+        &mut self,
+        id: &str,
+        pos: Position,
+        record: &[u8],
+        name: &str,
+        start_ms: Option<u64>,
+    ) -> Opened {
         let id = id_prefix(id);
-        if let Some(c) = self.open.get(id) {
-            return Opened::AlreadyOpen(c.line);
+        if let Some(e) = self.open.get(id) {
+            return Opened::AlreadyOpen(e.call.line);
         }
         if self.open.len() >= MAX_OPEN_CALLS {
             self.overflowed = true;
@@ -83,12 +118,17 @@ impl Calls {
         let mut key = self.spare.pop().unwrap_or_default();
         key.clear();
         key.push_str(id);
+        let head = head(&mut self.spare_heads, record, id);
         self.open.insert(
             key,
-            OpenCall {
-                line,
-                name,
-                start_ms,
+            Entry {
+                call: OpenCall {
+                    line: pos.line,
+                    start: pos,
+                    name,
+                    start_ms,
+                },
+                head,
             },
         );
         Opened::Ok
@@ -113,11 +153,12 @@ impl Calls {
 
     /// Closes `id`; the call when it was open.
     pub fn close(&mut self, id: &str) -> Option<OpenCall> {
-        let (key, call) = self.open.remove_entry(id_prefix(id))?;
+        let (key, entry) = self.open.remove_entry(id_prefix(id))?;
         if self.spare.len() < 64 {
             self.spare.push(key);
+            self.spare_heads.push(entry.head);
         }
-        Some(call)
+        Some(entry.call)
     }
 
     pub fn is_open(&self, id: &str) -> bool {
@@ -126,7 +167,7 @@ impl Calls {
 
     /// The open call `id`, if it is open.
     pub fn get(&self, id: &str) -> Option<&OpenCall> {
-        self.open.get(id_prefix(id))
+        self.open.get(id_prefix(id)).map(|e| &e.call)
     }
 
     /// Whether `id` was ever opened (as far as the bounded memory goes); `None` when the memory
@@ -175,22 +216,27 @@ impl Calls {
     /// Takes every open call that is unfinished, in the order of their lines, with its id and
     /// tool name: those started before a record that could not be read may have completed in
     /// it, and are left out.
-    pub fn drain(&mut self) -> Vec<(String, OpenCall, String)> {
+    pub fn drain(&mut self) -> Vec<Unfinished> {
         let after = self.unreadable.take().unwrap_or(0);
         let mut all: Vec<_> = self
             .open
             .drain()
-            .filter(|(_, c)| c.line > after)
-            .map(|(id, c)| {
+            .filter(|(_, e)| e.call.line > after)
+            .map(|(id, e)| {
                 let name = self
                     .names
-                    .get(c.name as usize)
+                    .get(e.call.name as usize)
                     .map_or("?", |n| n)
                     .to_owned();
-                (id, c, name)
+                Unfinished {
+                    id,
+                    call: e.call,
+                    name,
+                    head: e.head,
+                }
             })
             .collect();
-        all.sort_by_key(|(_, c, _)| c.line);
+        all.sort_by_key(|u| u.call.line);
         all
     }
 
@@ -207,26 +253,60 @@ impl Calls {
         let mut v: Vec<_> = self
             .open
             .iter()
-            .map(|(id, c)| (id.clone(), c.line, self.name(c).to_owned()))
+            .map(|(id, e)| (id.clone(), e.call.line, self.name(&e.call).to_owned()))
             .collect();
         v.sort_by_key(|(_, line, _)| *line);
         v
     }
 }
 
-/// The finding for a call that opened but never closed.
+/// The finding for a call that opened but never closed: it points at the record that started
+/// it, its id marked when the kept start of that record holds it.
 #[cold]
-pub fn unfinished(line: u64, id: &str, name: &str, what: &str) -> Diagnostic {
-    Diagnostic::new(
+pub fn unfinished(call: &Unfinished, what: &str) -> Diagnostic {
+    let d = Diagnostic::new(
         Rule::UnfinishedToolCall,
-        line_pos(line),
+        call.call.start,
         format!(
             "tool call {:?} ({}) never completes",
-            Excerpt(id),
-            Excerpt(name)
+            Excerpt(&call.id),
+            Excerpt(&call.name)
         ),
     )
-    .with_help(format!("pairing is by id: {what}"))
+    .with_help(format!("pairing is by id: {what}"));
+    let head = call.head.as_bytes();
+    let id = call.id.as_bytes();
+    match memchr::memmem::find_iter(head, id).find(|&at| at_quotes(head, at, at + id.len())) {
+        Some(at) => d.at(head, at - 1..at + id.len() + 1),
+        None => d.with_snippet(head),
+    }
+}
+
+/// Whether `text[start..end]` is a whole JSON string's content: quotes on both sides.
+fn at_quotes(text: &[u8], start: usize, end: usize) -> bool {
+    start > 0 && text.get(start - 1) == Some(&b'"') && text.get(end) == Some(&b'"')
+}
+
+/// The start of `record`'s first line up to [`PAST_ID`] bytes past the quoted `id` when it lies
+/// within [`HEAD_BYTES`] (else the first [`PAST_ID`] bytes), whole characters, in a string taken
+/// from `spare` (a new one only when `spare` is empty).
+fn head(spare: &mut Vec<String>, record: &[u8], id: &str) -> String {
+    let line = memchr::memchr(b'\n', record).map_or(record, |i| &record[..i]);
+    let within = &line[..line.len().min(HEAD_BYTES)];
+    let id_end = memchr::memmem::find_iter(within, id.as_bytes())
+        .map(|at| at + id.len())
+        .find(|&end| at_quotes(within, end - id.len(), end));
+    let keep = id_end.map_or(PAST_ID, |end| end + 1 + PAST_ID);
+    let cut = &line[..line.len().min(keep)];
+    let text = match std::str::from_utf8(cut) {
+        Ok(t) => t,
+        // Cut inside a character: the whole ones before it.
+        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut kept = spare.pop().unwrap_or_default();
+    kept.clear();
+    kept.push_str(text);
+    kept
 }
 
 /// A place known by its line alone (a call's start, a session's end): no record and no byte
@@ -249,7 +329,10 @@ mod tests {
         let long = "é".repeat(300);
         assert!(id_prefix(&long).len() <= MAX_ID_BYTES);
         let mut calls = Calls::default();
-        assert!(matches!(calls.open(&long, 1, "x"), Opened::Ok));
+        assert!(matches!(
+            calls.open(&long, line_pos(1), b"{}", "x"),
+            Opened::Ok
+        ));
         assert!(calls.close(&long).is_some());
     }
 }

@@ -303,11 +303,9 @@ impl Validator {
     }
 
     fn turn_ended(&mut self, pos: Position, emit: Emit<'_>) {
-        for (id, c, name) in self.calls.drain() {
+        for call in self.calls.drain() {
             emit(unfinished(
-                c.line,
-                &id,
-                &name,
+                &call,
                 "an `item.started` is followed by an `item.completed` with its item id before the turn ends",
             ));
         }
@@ -355,7 +353,7 @@ impl Validator {
         let id = item.id.as_str().unwrap_or_default();
         let item_ty = item.ty.as_str().unwrap_or_default();
         match ty {
-            "item.started" => match self.calls.open(id, pos.line, item_ty) {
+            "item.started" => match self.calls.open(id, pos, bytes, item_ty) {
                 Opened::Ok => {
                     if is_tool(item_ty)
                         && let Some(sink) = sink
@@ -482,11 +480,9 @@ impl Validator {
         if !self.calls.unreadable_after(at) {
             self.missing_end(since, at, emit);
         }
-        for (id, c, name) in self.calls.drain() {
+        for call in self.calls.drain() {
             emit(unfinished(
-                c.line,
-                &id,
-                &name,
+                &call,
                 "an `item.started` is followed by an `item.completed` with its item id",
             ));
         }

@@ -401,11 +401,9 @@ impl Validator {
                 // A failed run may abandon its calls; a run that went well ends them.
                 let open = self.calls.drain();
                 if l.ok.as_bool() != Some(false) {
-                    for (id, c, name) in open {
+                    for call in open {
                         emit(super::unfinished(
-                            c.line,
-                            &id,
-                            &name,
+                            &call,
                             "a `tool_start` is ended by a `tool_end` with its `call_id` before the `end`",
                         ));
                     }
@@ -431,7 +429,7 @@ impl Validator {
         if kind == Kind::ToolStart {
             if let Opened::AlreadyOpen(at) =
                 self.calls
-                    .open(id, pos.line, l.name.as_str().unwrap_or("?"))
+                    .open(id, pos, bytes, l.name.as_str().unwrap_or("?"))
             {
                 emit(
                     Diagnostic::new(
@@ -496,11 +494,9 @@ impl Validator {
     }
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
-        for (id, c, name) in self.calls.drain() {
+        for call in self.calls.drain() {
             emit(super::unfinished(
-                c.line,
-                &id,
-                &name,
+                &call,
                 "a `tool_start` is ended by a `tool_end` with its `call_id`",
             ));
         }

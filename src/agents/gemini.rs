@@ -383,7 +383,7 @@ impl Validator {
         }
         let id = line.tool_id.as_str().unwrap_or_default();
         let name = line.tool_name.as_str().unwrap_or("?");
-        match self.calls.open_at(id, pos.line, name, ms) {
+        match self.calls.open_at(id, pos, bytes, name, ms) {
             Opened::Ok => {}
             Opened::AlreadyOpen(at) => emit(
                 Diagnostic::new(
@@ -570,11 +570,9 @@ impl Validator {
         let failed = line.status.as_str() == Some("error");
         let open = self.calls.drain();
         if !failed {
-            for (id, c, name) in open {
+            for call in open {
                 emit(unfinished(
-                    c.line,
-                    &id,
-                    &name,
+                    &call,
                     "each `tool_use` gets a `tool_result` with its `tool_id` before the run's `result`",
                 ));
             }
@@ -609,11 +607,9 @@ impl Validator {
             if !self.calls.unreadable_after(self.last_line) {
                 self.missing_result(since, emit);
             }
-            for (id, c, name) in self.calls.drain() {
+            for call in self.calls.drain() {
                 emit(unfinished(
-                    c.line,
-                    &id,
-                    &name,
+                    &call,
                     "each `tool_use` gets a `tool_result` with its `tool_id`",
                 ));
             }

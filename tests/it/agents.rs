@@ -817,3 +817,57 @@ fn claude_lines_of_many_blocks_are_read_whole() {
     );
     assert_eq!(run.code, 1);
 }
+
+/// A Claude Code, Codex or Gemini CLI call left open points at the record that started it, as
+/// cursor-agent's does: its record and byte, the column of its id, and a snippet with the id
+/// marked.
+#[test]
+fn an_unfinished_call_of_every_agent_shows_the_record_that_started_it() {
+    let cases = [
+        ("agents/claude-session.ndjson", "toolu_01Bash7QwErTy"),
+        ("agents/codex-session.ndjson", "item_1"),
+        (
+            "agents/gemini/tool-run.ndjson",
+            "read_file__read_file_1791560742625_1",
+        ),
+    ];
+    for (file, id) in cases {
+        let text = std::fs::read_to_string(testdata(file)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let quoted = format!("\"{id}\"");
+        // The first line holding the id starts the call; the next one that holds it ends it.
+        let start = lines.iter().position(|l| l.contains(&quoted)).unwrap();
+        let end = start
+            + 1
+            + lines[start + 1..]
+                .iter()
+                .position(|l| l.contains(&quoted))
+                .unwrap();
+        let cut: String = lines
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != end)
+            .map(|(_, l)| format!("{l}\n"))
+            .collect();
+        let (_, findings) = check_json(&[], Some(cut.as_bytes()));
+        let open: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.rule == "unfinished-tool-call")
+            .collect();
+        assert_eq!(open.len(), 1, "{file}: {}", show(&findings));
+        let f = open[0];
+        let line_start: usize = lines[..start].iter().map(|l| l.len() + 1).sum();
+        let id_at = lines[start].find(&quoted).unwrap();
+        assert_eq!(f.line, start as u64 + 1, "{file}");
+        assert_eq!(f.byte, (line_start + id_at) as u64, "{file}: the id's byte");
+        assert_eq!(f.column, Some(id_at as u64 + 1), "{file}: the id's column");
+        // The human form shows the started record with the id marked under it.
+        let human = exec(&["check"], Some(cut.as_bytes()));
+        let shown = human.stdout();
+        let marks = format!(" {}\n", "^".repeat(quoted.len()));
+        assert!(
+            shown.contains(&quoted) && shown.contains(&marks),
+            "{file}: {shown}"
+        );
+    }
+}

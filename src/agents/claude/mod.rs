@@ -442,7 +442,7 @@ impl Validator {
                 );
                 let id = b.id.as_str().unwrap_or_default();
                 let name = b.name.as_str().unwrap_or("?");
-                match self.calls.open(id, pos.line, name) {
+                match self.calls.open(id, pos, bytes, name) {
                     Opened::Ok => {}
                     Opened::AlreadyOpen(at) => emit(
                         Diagnostic::new(
@@ -656,11 +656,9 @@ impl Validator {
         if self.calls.is_empty() {
             return;
         }
-        for (id, c, name) in self.calls.drain() {
+        for call in self.calls.drain() {
             emit(unfinished(
-                c.line,
-                &id,
-                &name,
+                &call,
                 "a `tool_use` is answered by a `tool_result` with its id in a later user line, before the session's `result`",
             ));
         }
