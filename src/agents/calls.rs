@@ -287,17 +287,21 @@ fn at_quotes(text: &[u8], start: usize, end: usize) -> bool {
     start > 0 && text.get(start - 1) == Some(&b'"') && text.get(end) == Some(&b'"')
 }
 
-/// The start of `record`'s first line up to [`PAST_ID`] bytes past the quoted `id` when it lies
-/// within [`HEAD_BYTES`] (else the first [`PAST_ID`] bytes), whole characters, in a string taken
-/// from `spare` (a new one only when `spare` is empty).
+/// The start of `record`'s first line up to [`PAST_ID`] bytes past `id` when `id` is read in
+/// place within the first [`HEAD_BYTES`] (else the first [`PAST_ID`] bytes), whole characters,
+/// in a string taken from `spare` (a new one only when `spare` is empty). Where the id lies is
+/// known from its address: no search per call.
 fn head(spare: &mut Vec<String>, record: &[u8], id: &str) -> String {
-    let line = memchr::memchr(b'\n', record).map_or(record, |i| &record[..i]);
-    let within = &line[..line.len().min(HEAD_BYTES)];
-    let id_end = memchr::memmem::find_iter(within, id.as_bytes())
-        .map(|at| at + id.len())
-        .find(|&end| at_quotes(within, end - id.len(), end));
-    let keep = id_end.map_or(PAST_ID, |end| end + 1 + PAST_ID);
-    let cut = &line[..line.len().min(keep)];
+    let base = record.as_ptr() as usize;
+    let id_start = (id.as_ptr() as usize).wrapping_sub(base);
+    let id_end = id_start.wrapping_add(id.len());
+    let keep = if id_end <= record.len().min(HEAD_BYTES) {
+        id_end + 1 + PAST_ID
+    } else {
+        PAST_ID
+    };
+    let cut = &record[..record.len().min(keep)];
+    let cut = memchr::memchr(b'\n', cut).map_or(cut, |i| &cut[..i]);
     let text = match std::str::from_utf8(cut) {
         Ok(t) => t,
         // Cut inside a character: the whole ones before it.
