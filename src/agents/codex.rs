@@ -160,7 +160,11 @@ impl Validator {
             "turn.started" | "turn.completed" | "turn.failed" | "error"
         ) || ty.starts_with("item.");
         if !known {
-            // item.plan.delta, request_user_input and what comes next: forward-compatible.
+            // item.plan.delta and request_user_input are documented, with nothing to check a
+            // consumer relies on; what comes next is forward-compatible, said as information.
+            if !matches!(ty, "item.plan.delta" | "request_user_input") {
+                emit(super::unknown_type(Agent::Codex, ty, pos, bytes));
+            }
             return Ok(None);
         }
         if let Some(d) = self.in_run(pos, bytes, ty) {

@@ -53,6 +53,29 @@ pub fn own_type<'t>(
     Ok(ty)
 }
 
+/// `unknown-event-type` in an agent's stream: a `type` its agent is not known to write. A newer
+/// CLI is not a broken stream, so this is information (as for cursor-agent), which `--severity
+/// unknown-event-type=warning --strict` turns into a failure.
+#[cold]
+pub fn unknown_type(this: Agent, ty: &str, pos: Position, bytes: &[u8]) -> Diagnostic {
+    let d = Diagnostic::new(
+        Rule::UnknownEventType,
+        pos,
+        format!(
+            "unknown event type {:?} for {}",
+            crate::text::Excerpt(ty),
+            this.display_name()
+        ),
+    )
+    .with_help(
+        "new event types appear in new CLI versions; a consumer should skip what it does not know",
+    );
+    match crate::locate::value(bytes, &["type"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
 /// A number field as u64, when it is one.
 pub fn count(f: &Field<'_>) -> Option<u64> {
     match *f {

@@ -128,6 +128,8 @@ impl Validator {
             ty,
             "init" | "message" | "tool_use" | "tool_result" | "error" | "result"
         ) {
+            // Forward-compatible, said as information.
+            emit(super::unknown_type(Agent::Gemini, ty, pos, bytes));
             return Ok(None);
         }
         let ms = self.timestamp(pos, bytes, &line, emit);

@@ -33,7 +33,7 @@ pub use calls::{Calls, OpenCall, Opened, line_pos, unfinished};
 pub use detect::{Sniff, SniffMessage, foreign, is_codex_type, mixed, vote};
 pub use fields::{
     Emit, NoType, Sink, Want, count, expect, missing, own_type, parse_timestamp, require,
-    wrong_type,
+    unknown_type, wrong_type,
 };
 pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_into};
 pub(crate) use views::{non_object_visits, view};

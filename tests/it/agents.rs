@@ -871,3 +871,38 @@ fn an_unfinished_call_of_every_agent_shows_the_record_that_started_it() {
         );
     }
 }
+
+/// A `type` Claude Code, Codex or Gemini CLI is not known to write is information, as for
+/// cursor-agent: it fails nothing, not even `--strict`, until its severity is raised.
+#[test]
+fn another_agents_new_event_type_is_information_unless_raised() {
+    for agent in ["Claude Code", "Codex", "Gemini CLI"] {
+        let stream = doc_example(
+            "unknown-event-type",
+            &format!("## {agent} example that fails"),
+        );
+        let (run, findings) = check_json(&[], Some(stream.as_bytes()));
+        assert_eq!(run.code, 0, "{agent}: {}", show(&findings));
+        let got: Vec<(&str, &str)> = findings
+            .iter()
+            .map(|f| (f.rule.as_str(), f.severity.as_str()))
+            .collect();
+        assert_eq!(got, [("unknown-event-type", "info")], "{agent}");
+        assert!(
+            findings[0].message.ends_with(&format!("for {agent}")),
+            "{agent}"
+        );
+        let strict = exec(&["check", "--strict"], Some(stream.as_bytes()));
+        assert_eq!(strict.code, 0, "{agent}: --strict\n{}", strict.describe());
+        let raised = exec(
+            &[
+                "check",
+                "--strict",
+                "--severity",
+                "unknown-event-type=warning",
+            ],
+            Some(stream.as_bytes()),
+        );
+        assert_eq!(raised.code, 1, "{agent}: raised\n{}", raised.describe());
+    }
+}

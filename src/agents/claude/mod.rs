@@ -157,8 +157,11 @@ impl Validator {
                 self.session_id.clear();
                 self.mismatched_id.clear();
             }
-            // rate_limit_event, tool_progress, and whatever comes next: forward-compatible.
-            _ => {}
+            // Documented, with nothing to check that a consumer relies on.
+            "rate_limit_event" | "tool_progress" | "tool_use_summary" | "auth_status"
+            | "prompt_suggestion" => {}
+            // Whatever comes next: forward-compatible, said as information.
+            _ => emit(super::unknown_type(Agent::Claude, ty, pos, bytes)),
         }
         Ok(None)
     }
