@@ -11,7 +11,7 @@ use crate::diagnostic::Diagnostic;
 use crate::rules::{RULES, Rule, Severity};
 use crate::text::escape_untrusted;
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// The severities of [`statistics`]' counts, in the order of their index.
@@ -202,6 +202,8 @@ pub struct Kept {
     kept: BTreeMap<(Severity, Reverse<u64>), (String, Diagnostic)>,
     /// Findings not shown, by severity (info, warning, error).
     hidden: [u64; 3],
+    /// The same, by file, for the outputs that report each file (junit's suites).
+    hidden_by_file: HashMap<String, [u64; 3]>,
 }
 
 impl Kept {
@@ -211,13 +213,37 @@ impl Kept {
             seq: 0,
             kept: BTreeMap::new(),
             hidden: [0; 3],
+            hidden_by_file: HashMap::new(),
         }
+    }
+
+    /// Counts a finding of `file` not shown.
+    fn hide(&mut self, file: &str, severity: Severity) {
+        self.hidden[severity as usize] += 1;
+        match self.hidden_by_file.get_mut(file) {
+            Some(counts) => counts[severity as usize] += 1,
+            None => {
+                let mut counts = [0; 3];
+                counts[severity as usize] = 1;
+                self.hidden_by_file.insert(file.to_owned(), counts);
+            }
+        }
+    }
+
+    /// The findings of `file` not shown, by severity (info, warning, error).
+    pub fn hidden_in(&self, file: &str) -> [u64; 3] {
+        self.hidden_by_file.get(file).copied().unwrap_or_default()
+    }
+
+    /// The most findings shown (`--max-diagnostics`).
+    pub fn max(&self) -> usize {
+        self.max
     }
 
     pub fn push(&mut self, file: &str, d: &Diagnostic) {
         self.seq += 1;
         if self.max == 0 {
-            self.hidden[d.severity as usize] += 1;
+            self.hide(file, d.severity);
             return;
         }
         let key = (d.severity, Reverse(self.seq));
@@ -229,14 +255,14 @@ impl Kept {
                 .first_key_value()
                 .is_some_and(|(first, _)| key < *first)
         {
-            self.hidden[d.severity as usize] += 1;
+            self.hide(file, d.severity);
             return;
         }
         self.kept.insert(key, (file.to_owned(), d.clone()));
         if self.kept.len() > self.max
-            && let Some(((severity, _), _)) = self.kept.pop_first()
+            && let Some(((severity, _), (name, _))) = self.kept.pop_first()
         {
-            self.hidden[severity as usize] += 1;
+            self.hide(&name, severity);
         }
     }
 

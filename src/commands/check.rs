@@ -461,6 +461,8 @@ impl<W: Write> Output<W> {
                             records,
                             bytes,
                         )) => {
+                            self.printer
+                                .hidden(&name, kept.hidden_in(&name), kept.max());
                             self.printer.file_agent(agent);
                             self.printer.end_file(&name, records, bytes)?;
                         }

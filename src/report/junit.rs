@@ -156,6 +156,40 @@ impl Report {
         self.keep();
     }
 
+    /// Findings of `file` that `--max-diagnostics` left out, by severity (info, warning,
+    /// error): one test case that counts them, failing when they would have failed.
+    pub(super) fn hidden(&mut self, file: &str, counts: [u64; 3], max: usize) {
+        let [infos, warnings, errors] = counts;
+        let fails = errors > 0 || (self.warnings_fail && warnings > 0);
+        let total = infos + warnings + errors;
+        let words: Vec<String> = [(errors, "error"), (warnings, "warning"), (infos, "info")]
+            .into_iter()
+            .filter(|&(n, _)| n > 0)
+            .map(|(n, w)| format!("{n} {w}{}", if n == 1 { "" } else { "s" }))
+            .collect();
+        let mut out = std::mem::take(&mut self.scratch);
+        let suite = self.suite(file);
+        let _ = write!(
+            out,
+            "    <testcase name=\"{total} finding{} not shown (--max-diagnostics {max})\" classname=\"",
+            if total == 1 { "" } else { "s" }
+        );
+        push_escaped(&mut out, file, Place::Attribute);
+        out.push_str("\">\n");
+        if fails {
+            out.push_str("      <failure type=\"max-diagnostics\" message=\"");
+            let _ = write!(out, "{}", words.join(", "));
+            out.push_str("\"/>\n");
+            suite.counts.failures += 1;
+        } else {
+            let _ = writeln!(out, "      <system-out>{}</system-out>", words.join(", "));
+        }
+        out.push_str("    </testcase>\n");
+        suite.counts.tests += 1;
+        self.scratch = out;
+        self.keep();
+    }
+
     /// The file was read to its end.
     /// The agent that wrote the file ending next, named in its suite's properties.
     pub(super) fn agent(&mut self, agent: Option<&'static str>) {

@@ -142,6 +142,17 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// `--max-diagnostics` left out findings of `file` (by severity: info, warning, error): the
+    /// junit format says so in the file's suite, so that a file whose findings were all left out
+    /// does not read as one with none.
+    pub fn hidden(&mut self, file: &str, counts: [u64; 3], max: usize) {
+        if let Document::Junit(report) = &mut self.document
+            && counts.iter().any(|&n| n > 0)
+        {
+            report.hidden(file, counts, max);
+        }
+    }
+
     /// The format findings are printed in.
     pub fn format(&self) -> Format {
         self.format

@@ -962,10 +962,35 @@ fn max_diagnostics_keeps_errors_first_in_the_document_formats_too() {
     );
     let mine = suites[1];
     assert!(
-        mine.contains("many-findings.ndjson\" tests=\"2\" failures=\"2\" errors=\"0\"")
+        mine.contains("many-findings.ndjson\" tests=\"3\" failures=\"3\" errors=\"0\"")
             && mine.contains("name=\"records\" value=\"25\"")
-            && mine.matches("<failure type=").count() == 2
+            && mine.matches("<failure type=").count() == 3
+            && mine.contains("<testcase name=\"24 findings not shown (--max-diagnostics 2)\"")
             && !mine.contains("<system-out>"),
+        "{xml}"
+    );
+    // A file whose findings were all left out is no passing "no findings": its suite counts
+    // them, as a failure when they hold an error.
+    let problem = testdata("sample-with-problem.ndjson");
+    let run = exec(
+        &[
+            "check",
+            "--max-diagnostics",
+            "2",
+            "--format",
+            "junit",
+            many,
+            problem.to_str().unwrap(),
+        ],
+        None,
+    );
+    let xml = run.stdout();
+    let last = xml.split("<testsuite ").last().unwrap();
+    assert!(
+        last.contains("sample-with-problem.ndjson\" tests=\"1\" failures=\"1\"")
+            && last.contains("<testcase name=\"1 finding not shown (--max-diagnostics 2)\"")
+            && last.contains("message=\"1 error\"")
+            && !last.contains("no findings"),
         "{xml}"
     );
     assert!(
