@@ -65,6 +65,22 @@ pub fn article(name: &str) -> &'static str {
     }
 }
 
+/// The whole characters of `bytes` (the start of a record, cut anywhere) copied into a string
+/// taken from `spare`, a new one only when `spare` is empty: what a finding made later quotes of
+/// a record gone by then, without an allocation per record.
+#[inline]
+pub fn kept_prefix(spare: &mut Vec<String>, bytes: &[u8]) -> String {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        // Cut inside a character: the whole ones before it.
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut kept = spare.pop().unwrap_or_default();
+    kept.clear();
+    kept.push_str(text);
+    kept
+}
+
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);

@@ -42,7 +42,7 @@ const PAST_ID: usize = 60;
 /// An open call with the start of the record that started it.
 struct Entry {
     call: OpenCall,
-    head: String,
+    head: Vec<u8>,
 }
 
 /// A call that never completed, as [`Calls::drain`] gives it.
@@ -51,7 +51,7 @@ pub struct Unfinished {
     pub call: OpenCall,
     pub name: String,
     /// The start of the record that started it (at most [`HEAD_BYTES`], whole characters).
-    pub head: String,
+    pub head: Vec<u8>,
 }
 
 /// The open tool calls of a stream, by id, bounded: at most [`MAX_OPEN_CALLS`] entries, each
@@ -62,7 +62,7 @@ pub struct Calls {
     open: Map<String, Entry>,
     spare: Vec<String>,
     /// The `head`s of closed calls, for the next calls'.
-    spare_heads: Vec<String>,
+    spare_heads: Vec<Vec<u8>>,
     names: Vec<Box<str>>,
     /// Hashes of the ids seen (open or closed), bounded, oldest forgotten first.
     known: Set<u64>,
@@ -274,7 +274,7 @@ pub fn unfinished(call: &Unfinished, what: &str) -> Diagnostic {
         ),
     )
     .with_help(format!("pairing is by id: {what}"));
-    let head = call.head.as_bytes();
+    let head = &call.head[..];
     let id = call.id.as_bytes();
     match memchr::memmem::find_iter(head, id).find(|&at| at_quotes(head, at, at + id.len())) {
         Some(at) => d.at(head, at - 1..at + id.len() + 1),
@@ -288,10 +288,11 @@ fn at_quotes(text: &[u8], start: usize, end: usize) -> bool {
 }
 
 /// The start of `record`'s first line up to [`PAST_ID`] bytes past `id` when `id` is read in
-/// place within the first [`HEAD_BYTES`] (else the first [`PAST_ID`] bytes), whole characters,
-/// in a string taken from `spare` (a new one only when `spare` is empty). Where the id lies is
-/// known from its address: no search per call.
-fn head(spare: &mut Vec<String>, record: &[u8], id: &str) -> String {
+/// place within the first [`HEAD_BYTES`] (else the first [`PAST_ID`] bytes), ending on a whole
+/// character, in a buffer taken from `spare` (a new one only when `spare` is empty). Where the id
+/// lies is known from its address, and the record was checked as UTF-8 when it was read: no
+/// search and no validation per call, only the copy.
+fn head(spare: &mut Vec<Vec<u8>>, record: &[u8], id: &str) -> Vec<u8> {
     let base = record.as_ptr() as usize;
     let id_start = (id.as_ptr() as usize).wrapping_sub(base);
     let id_end = id_start.wrapping_add(id.len());
@@ -300,16 +301,20 @@ fn head(spare: &mut Vec<String>, record: &[u8], id: &str) -> String {
     } else {
         PAST_ID
     };
-    let cut = &record[..record.len().min(keep)];
-    let cut = memchr::memchr(b'\n', cut).map_or(cut, |i| &cut[..i]);
-    let text = match std::str::from_utf8(cut) {
-        Ok(t) => t,
-        // Cut inside a character: the whole ones before it.
-        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let mut cut = &record[..record.len().min(keep)];
+    if let Some(lf) = memchr::memchr(b'\n', cut) {
+        cut = &cut[..lf];
+    } else if cut.len() < record.len() {
+        // Not past the middle of a character: back over its continuation bytes.
+        let mut end = cut.len();
+        while end > 0 && record[end] & 0xC0 == 0x80 {
+            end -= 1;
+        }
+        cut = &cut[..end];
+    }
     let mut kept = spare.pop().unwrap_or_default();
     kept.clear();
-    kept.push_str(text);
+    kept.extend_from_slice(cut);
     kept
 }
 
@@ -327,6 +332,21 @@ pub fn line_pos(line: u64) -> Position {
 mod tests {
     use super::*;
     use crate::agents::MAX_ID_BYTES;
+
+    #[test]
+    fn the_kept_start_of_a_record_ends_on_a_whole_character() {
+        let record = format!("{{\"id\":\"c1\",\"text\":\"{}\"}}", "é".repeat(100));
+        let id_at = record.find("c1").unwrap();
+        let id = &record[id_at..id_at + 2];
+        let kept = head(&mut Vec::new(), record.as_bytes(), id);
+        let text = std::str::from_utf8(&kept).expect("whole characters");
+        assert!(text.len() <= id_at + 2 + 1 + PAST_ID && text.len() > id_at + 2);
+        assert!(record.starts_with(text));
+        // An id not read in place (unescaped elsewhere): the first bytes only.
+        let copy = String::from("c1");
+        let kept = head(&mut Vec::new(), record.as_bytes(), &copy);
+        assert!(kept.len() <= PAST_ID && std::str::from_utf8(&kept).is_ok());
+    }
 
     #[test]
     fn ids_are_bounded() {

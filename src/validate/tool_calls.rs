@@ -417,15 +417,7 @@ fn too_many_open_calls(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, said: &mut
 fn head(spare: &mut Vec<String>, record: &[u8]) -> String {
     let line = memchr::memchr(b'\n', record).map_or(record, |i| &record[..i]);
     let cut = &line[..line.len().min(HEAD_BYTES)];
-    let text = match std::str::from_utf8(cut) {
-        Ok(t) => t,
-        // Cut inside a character: the whole ones before it.
-        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    let mut kept = spare.pop().unwrap_or_default();
-    kept.clear();
-    kept.push_str(text);
-    kept
+    crate::text::kept_prefix(spare, cut)
 }
 
 /// An owned copy of `id` in a string taken from `spare` (a new one only when `spare` is empty),

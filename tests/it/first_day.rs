@@ -543,35 +543,16 @@ fn counts_of_one_are_singular() {
 /// numbered list, a build's progress. They get the merged-stderr help as `Error: …` does.
 #[test]
 fn numbered_lists_and_build_progress_are_plain_text() {
-    for line in [
-        "1. Read the failing test",
-        "2) Run it again",
-        "[1/3] Building fresh packages...",
-        "[ 50%] Linking CXX executable app",
-    ] {
-        let input = format!("{}{line}\n", sample());
-        let (_, findings) = check_json(&[], Some(input.as_bytes()));
-        let f = findings
-            .iter()
-            .find(|f| f.rule == "invalid-json")
-            .unwrap_or_else(|| panic!("{line}: {}", show(&findings)));
-        assert_eq!(f.message, "the line is plain text, not JSON", "{line}");
-        assert!(
-            f.help
-                .as_deref()
-                .unwrap_or("")
-                .contains("stderr was merged into stdout"),
-            "{line}: {:?}",
-            f.help
-        );
-    }
-    // Broken JSON stays broken JSON.
-    for line in ["1. 2", "1.e5", "[1/3]", "[50%]"] {
-        let input = format!("{}{line}\n", sample());
-        let (_, findings) = check_json(&[], Some(input.as_bytes()));
-        let f = findings.iter().find(|f| f.rule == "invalid-json").unwrap();
-        assert_ne!(f.message, "the line is plain text, not JSON", "{line}");
-    }
+    assert_plain_text_lines(
+        &[
+            "1. Read the failing test",
+            "2) Run it again",
+            "[1/3] Building fresh packages...",
+            "[ 50%] Linking CXX executable app",
+        ],
+        // Broken JSON stays broken JSON.
+        &["1. 2", "1.e5", "[1/3]", "[50%]"],
+    );
 }
 
 /// The hint of the known hang (a session complete, its stream still open) leads the status

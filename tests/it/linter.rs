@@ -154,37 +154,18 @@ fn a_long_text_capture_is_summed_up_after_the_first_lines() {
 
 #[test]
 fn log_like_lines_get_the_merged_stderr_help() {
-    for line in [
-        "[warn] slow network",
-        "[2026-01-28T10:00:00Z] INFO starting",
-        "- item one",
-        "123 errors",
-        "2026-01-28 10:00:00 connecting",
-        "Error: auth failed",
-    ] {
-        let input = format!("{}{line}\n", sample());
-        let (_, findings) = check_json(&[], Some(input.as_bytes()));
-        let f = findings
-            .iter()
-            .find(|f| f.rule == "invalid-json")
-            .unwrap_or_else(|| panic!("{line}: {}", show(&findings)));
-        assert_eq!(f.message, "the line is plain text, not JSON", "{line}");
-        assert!(
-            f.help
-                .as_deref()
-                .unwrap_or("")
-                .contains("stderr was merged into stdout"),
-            "{line}: {:?}",
-            f.help
-        );
-    }
-    // Broken JSON stays broken JSON.
-    for line in ["[01]", "[True]", "-x", "[1 2]"] {
-        let input = format!("{}{line}\n", sample());
-        let (_, findings) = check_json(&[], Some(input.as_bytes()));
-        let f = findings.iter().find(|f| f.rule == "invalid-json").unwrap();
-        assert_ne!(f.message, "the line is plain text, not JSON", "{line}");
-    }
+    assert_plain_text_lines(
+        &[
+            "[warn] slow network",
+            "[2026-01-28T10:00:00Z] INFO starting",
+            "- item one",
+            "123 errors",
+            "2026-01-28 10:00:00 connecting",
+            "Error: auth failed",
+        ],
+        // Broken JSON stays broken JSON.
+        &["[01]", "[True]", "-x", "[1 2]"],
+    );
 }
 
 /// The sample with transport records and the newer tool kinds in it.

@@ -338,3 +338,35 @@ pub(crate) fn corpus_dir() -> Option<PathBuf> {
     );
     None
 }
+
+/// Each of `plain`, a line appended to the sample stream, is an `invalid-json` that reads as
+/// plain text with the merged-stderr help; each of `broken` is an `invalid-json` that does not
+/// (broken JSON stays broken JSON).
+pub(crate) fn assert_plain_text_lines(plain: &[&str], broken: &[&str]) {
+    let sample = std::fs::read_to_string(testdata("sample.ndjson")).unwrap();
+    let first_invalid = |line: &str| {
+        let input = format!("{sample}{line}\n");
+        let (_, findings) = check_json(&[], Some(input.as_bytes()));
+        findings
+            .iter()
+            .find(|f| f.rule == "invalid-json")
+            .cloned()
+            .unwrap_or_else(|| panic!("{line}: {}", show(&findings)))
+    };
+    for line in plain {
+        let f = first_invalid(line);
+        assert_eq!(f.message, "the line is plain text, not JSON", "{line}");
+        assert!(
+            f.help
+                .as_deref()
+                .unwrap_or("")
+                .contains("stderr was merged into stdout"),
+            "{line}: {:?}",
+            f.help
+        );
+    }
+    for line in broken {
+        let f = first_invalid(line);
+        assert_ne!(f.message, "the line is plain text, not JSON", "{line}");
+    }
+}
