@@ -5,7 +5,9 @@
 //! `raw` (on stderr, exit 1), and refusing to write a file when that would lose records. The
 //! canonical form itself is `crate::fmt`'s; comparing and writing files is `crate::fmt_files`'.
 
-use super::inputs::{Input, Opened, cannot_read, open_input, stdin, unreadable_input};
+use super::inputs::{
+    Input, Opened, cannot_read, input_failure, open_input, stdin, unreadable_input,
+};
 use super::resolve::FmtConfig;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use crate::check::CheckOptions;
@@ -13,7 +15,6 @@ use crate::cli::FmtArgs;
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions};
 use crate::fmt_files::Mode;
-use crate::interrupt;
 use crate::report::{Format, Printer};
 use crate::rules::Severity;
 use crate::sink::{self, Sink};
@@ -21,7 +22,7 @@ use crate::terminal::Terminal;
 use crate::text::escape_untrusted;
 use anyhow::Context;
 use std::io::{self, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `sjlint fmt`: the canonical form on stdout; records left out (or kept as `raw`) are reported
 /// on stderr, and make the exit code 1.
@@ -89,21 +90,10 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
                 sessions(totals.texts_left_out),
             )?,
             Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
-                return Err(e.into());
-            }
-            Err(e) if interrupt::is_stop(&e) => {
-                writeln!(
-                    io::stderr(),
-                    "sjlint: {}; the output covers the input read so far",
-                    interrupt::describe()
-                )?;
-                return Ok(interrupt::exit_code());
-            }
-            Err(e) => {
-                unreadable = true;
-                cannot_read(Path::new(&name), e)?;
-            }
+            Err(e) => match input_failure(&name, e)? {
+                Some(code) => return Ok(code),
+                None => unreadable = true,
+            },
         }
     }
     Ok(if unreadable {

@@ -183,6 +183,27 @@ pub(super) fn cannot_read(path: &Path, e: impl Into<anyhow::Error>) -> io::Resul
     unreadable_input(&e.into().context(cannot_read_message(path)))
 }
 
+/// What the failure `e` of the input `name` means for a command that writes what it reads
+/// (`fmt`, `stats`, `render`): a write error ends the run (returned as the error); a stop
+/// (Ctrl-C, SIGTERM) ends it with its exit code (`Some`), after a note that the output covers
+/// what was read; anything else is reported against the input, and the run goes on with the
+/// next one (`None`).
+pub(super) fn input_failure(name: &str, e: io::Error) -> io::Result<Option<u8>> {
+    if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) {
+        return Err(e);
+    }
+    if interrupt::is_stop(&e) {
+        writeln!(
+            io::stderr(),
+            "sjlint: {}; the output covers the input read so far",
+            interrupt::describe()
+        )?;
+        return Ok(Some(interrupt::exit_code()));
+    }
+    cannot_read(Path::new(name), e)?;
+    Ok(None)
+}
+
 fn cannot_read_message(path: &Path) -> String {
     format!("cannot read {}", path.display())
 }

@@ -5,16 +5,15 @@
 //! cannot be read is reported and the others are still read, and Ctrl-C keeps what was read so
 //! far. It must not count or render anything itself (`stats`, `render` do).
 
-use super::inputs::{Opened, cannot_read, open_input, unreadable_input};
+use super::inputs::{Opened, input_failure, open_input, unreadable_input};
 use super::resolve::{ReadConfig, render_options};
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::cli::{RenderArgs, StatsArgs, StatsFormat};
 use crate::interrupt;
-use crate::sink::{self, Sink};
+use crate::sink::Sink;
 use crate::terminal::Terminal;
 use crate::{render, stats};
 use std::io::{self, BufWriter, Read, Write};
-use std::path::Path;
 
 /// The input [`each_input`] hands on, and where it stands among them.
 struct Reading<'a> {
@@ -56,21 +55,10 @@ fn each_input(
         index += 1;
         match each(&reading, reader) {
             Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe || sink::is_write_error(&e) => {
-                return Err(e);
-            }
-            Err(e) if interrupt::is_stop(&e) => {
-                writeln!(
-                    io::stderr(),
-                    "sjlint: {}; the output covers the input read so far",
-                    interrupt::describe()
-                )?;
-                return Ok(interrupt::exit_code());
-            }
-            Err(e) => {
-                unreadable = true;
-                cannot_read(Path::new(&name), e)?;
-            }
+            Err(e) => match input_failure(&name, e)? {
+                Some(code) => return Ok(code),
+                None => unreadable = true,
+            },
         }
     }
     Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
