@@ -9,31 +9,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::input::record::{Frame, Position, UTF8};
+use sjlint::input::record::{Frame, OwnedFrame as Owned, Position, UTF8};
 use sjlint::input::simd::Kernel;
 use sjlint::input::split::{InPlace, Source, Splitter};
 use std::io::{self, Read};
 
 const LIMITS: [usize; 9] = [1, 2, 3, 7, 16, 64, 200, 4096, 64 << 20];
-
-#[derive(Debug, PartialEq, Eq)]
-enum Owned {
-    Record {
-        bytes: Vec<u8>,
-        pos: Position,
-        lines: u32,
-        flags: u8,
-    },
-    Blank {
-        pos: Position,
-        bom: bool,
-    },
-    TooLarge {
-        pos: Position,
-        len: u64,
-        bom: bool,
-    },
-}
 
 struct Chunked<'a> {
     data: &'a [u8],
@@ -87,11 +68,7 @@ fn frames_of<S: Source>(mut splitter: Splitter<S>, max: usize, len: usize) -> Ve
                 Owned::TooLarge { pos, len, bom }
             }
         };
-        let pos = match &owned {
-            Owned::Record { pos, .. } | Owned::Blank { pos, .. } | Owned::TooLarge { pos, .. } => {
-                *pos
-            }
-        };
+        let pos = owned.pos();
         if let Some(last) = last {
             assert!(
                 pos.byte > last.byte && pos.line > last.line,

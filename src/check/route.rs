@@ -13,7 +13,7 @@ use super::{CheckOptions, Consumer, Examined, InOrder, Totals, framing, known_te
 use crate::agents::{self, Agent, Vote, common};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, JsonType, Parsed};
-use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record};
+use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
 use crate::rules::Rule;
 use crate::validate::Validator;
 use bumpalo::Bump;
@@ -110,67 +110,16 @@ const HOLD_BYTES: usize = 1 << 20;
 /// Frames held until a record names the agent, replayed in order once it is known.
 #[derive(Default)]
 pub(super) struct Held {
-    frames: Vec<HeldFrame>,
+    frames: Vec<OwnedFrame>,
     bytes: usize,
     records: usize,
     /// The first record whose `type` no agent writes: its position and type (bounded).
     unknown: Option<(Position, String)>,
 }
 
-enum HeldFrame {
-    Record {
-        bytes: Vec<u8>,
-        pos: Position,
-        lines: u32,
-        flags: u8,
-    },
-    Blank {
-        pos: Position,
-        bom: bool,
-    },
-    TooLarge {
-        pos: Position,
-        len: u64,
-        bom: bool,
-    },
-}
-
 impl Held {
     pub(super) fn is_empty(&self) -> bool {
         self.frames.is_empty()
-    }
-}
-
-impl HeldFrame {
-    fn of(frame: &Frame<'_>) -> HeldFrame {
-        match *frame {
-            Frame::Record(rec) => HeldFrame::Record {
-                bytes: rec.bytes.to_vec(),
-                pos: rec.pos,
-                lines: rec.lines,
-                flags: rec.flags,
-            },
-            Frame::Blank { pos, bom } => HeldFrame::Blank { pos, bom },
-            Frame::TooLarge { pos, len, bom } => HeldFrame::TooLarge { pos, len, bom },
-        }
-    }
-
-    fn frame(&self) -> Frame<'_> {
-        match *self {
-            HeldFrame::Record {
-                ref bytes,
-                pos,
-                lines,
-                flags,
-            } => Frame::Record(Record {
-                bytes,
-                pos,
-                lines,
-                flags,
-            }),
-            HeldFrame::Blank { pos, bom } => Frame::Blank { pos, bom },
-            HeldFrame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
-        }
     }
 }
 
@@ -232,7 +181,7 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
             Frame::Record(rec) => rec,
             _ if self.held.frames.is_empty() => return Hold::CheckNow,
             _ => {
-                self.held.frames.push(HeldFrame::of(frame));
+                self.held.frames.push(frame.to_owned_frame());
                 return Hold::Kept;
             }
         };
@@ -273,7 +222,7 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
             }
             Vote::Unknown | Vote::None => {}
         }
-        self.held.frames.push(HeldFrame::of(frame));
+        self.held.frames.push(frame.to_owned_frame());
         self.held.records += 1;
         self.held.bytes += rec.bytes.len();
         if self.held.records >= HOLD_RECORDS || self.held.bytes >= HOLD_BYTES {

@@ -69,3 +69,70 @@ pub enum Frame<'a> {
         bom: bool,
     },
 }
+
+/// A [`Frame`] that owns its bytes, for a frame kept past the read that gave it (the frames held
+/// until a stream's agent is known) or compared with another (tests, fuzz targets).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OwnedFrame {
+    Record {
+        bytes: Vec<u8>,
+        pos: Position,
+        lines: u32,
+        flags: u8,
+    },
+    Blank {
+        pos: Position,
+        bom: bool,
+    },
+    TooLarge {
+        pos: Position,
+        len: u64,
+        bom: bool,
+    },
+}
+
+impl Frame<'_> {
+    /// The frame with a copy of its bytes.
+    pub fn to_owned_frame(&self) -> OwnedFrame {
+        match *self {
+            Frame::Record(rec) => OwnedFrame::Record {
+                bytes: rec.bytes.to_vec(),
+                pos: rec.pos,
+                lines: rec.lines,
+                flags: rec.flags,
+            },
+            Frame::Blank { pos, bom } => OwnedFrame::Blank { pos, bom },
+            Frame::TooLarge { pos, len, bom } => OwnedFrame::TooLarge { pos, len, bom },
+        }
+    }
+}
+
+impl OwnedFrame {
+    /// The frame, borrowing the bytes kept.
+    pub fn frame(&self) -> Frame<'_> {
+        match *self {
+            OwnedFrame::Record {
+                ref bytes,
+                pos,
+                lines,
+                flags,
+            } => Frame::Record(Record {
+                bytes,
+                pos,
+                lines,
+                flags,
+            }),
+            OwnedFrame::Blank { pos, bom } => Frame::Blank { pos, bom },
+            OwnedFrame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+        }
+    }
+
+    /// Where the frame starts.
+    pub fn pos(&self) -> Position {
+        match *self {
+            OwnedFrame::Record { pos, .. }
+            | OwnedFrame::Blank { pos, .. }
+            | OwnedFrame::TooLarge { pos, .. } => pos,
+        }
+    }
+}

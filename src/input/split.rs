@@ -722,46 +722,22 @@ fn over_limit(q: usize, b: u8, max: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::record::{JOIN_FAILED, MULTILINE};
+    use crate::input::record::{JOIN_FAILED, MULTILINE, OwnedFrame as Owned};
     use proptest::prelude::*;
     use std::io::ErrorKind;
 
-    #[derive(Clone, Debug, PartialEq, Eq)]
-    enum Owned {
-        Rec {
-            bytes: Vec<u8>,
-            pos: Position,
-            lines: u32,
-            flags: u8,
-        },
-        Blank {
-            pos: Position,
-            bom: bool,
-        },
-        Big {
-            pos: Position,
-            len: u64,
-            bom: bool,
-        },
-    }
-
     fn own(frame: Frame<'_>) -> Owned {
-        match frame {
-            Frame::Record(r) => {
-                // The UTF-8 flag depends on how the input was read; when set, it must be true.
-                if r.has(UTF8) {
-                    assert!(std::str::from_utf8(r.bytes).is_ok(), "{r:?}");
-                }
-                Owned::Rec {
-                    bytes: r.bytes.to_vec(),
-                    pos: r.pos,
-                    lines: r.lines,
-                    flags: r.flags & !UTF8,
-                }
-            }
-            Frame::Blank { pos, bom } => Owned::Blank { pos, bom },
-            Frame::TooLarge { pos, len, bom } => Owned::Big { pos, len, bom },
+        // The UTF-8 flag depends on how the input was read; when set, it must be true.
+        if let Frame::Record(r) = frame
+            && r.has(UTF8)
+        {
+            assert!(std::str::from_utf8(r.bytes).is_ok(), "{r:?}");
         }
+        let mut owned = frame.to_owned_frame();
+        if let Owned::Record { flags, .. } = &mut owned {
+            *flags &= !UTF8;
+        }
+        owned
     }
 
     fn at(byte: u64, line: u64, record: u64) -> Position {
@@ -769,7 +745,7 @@ mod tests {
     }
 
     fn rec(bytes: &[u8], pos: Position, lines: u32, flags: u8) -> Owned {
-        Owned::Rec {
+        Owned::Record {
             bytes: bytes.to_vec(),
             pos,
             lines,
@@ -782,7 +758,7 @@ mod tests {
     }
 
     fn big(pos: Position, len: u64, bom: bool) -> Owned {
-        Owned::Big { pos, len, bom }
+        Owned::TooLarge { pos, len, bom }
     }
 
     /// Reads in the given sizes, cycling; reads whose size is a multiple of 3 are preceded by
@@ -947,8 +923,8 @@ mod tests {
         let mut records = 0;
         for frame in frames {
             let (pos, bom) = match frame {
-                Owned::Rec { pos, flags, .. } => (*pos, flags & BOM_STRIPPED != 0),
-                Owned::Blank { pos, bom } | Owned::Big { pos, bom, .. } => (*pos, *bom),
+                Owned::Record { pos, flags, .. } => (*pos, flags & BOM_STRIPPED != 0),
+                Owned::Blank { pos, bom } | Owned::TooLarge { pos, bom, .. } => (*pos, *bom),
             };
             let start = pos.byte as usize - if bom { BOM.len() } else { 0 };
             assert_eq!(start, consumed, "gap or overlap before {frame:?}");
@@ -957,7 +933,7 @@ mod tests {
             assert_eq!(pos.line, 1 + count_lf(&input[..start]));
             let body = pos.byte as usize;
             consumed = match frame {
-                Owned::Rec {
+                Owned::Record {
                     bytes,
                     lines,
                     flags,
@@ -979,7 +955,7 @@ mod tests {
                     assert!(is_blank(&input[body..end]));
                     (end + 1).min(input.len())
                 }
-                Owned::Big { len, .. } => {
+                Owned::TooLarge { len, .. } => {
                     records += 1;
                     assert!(*len as usize > max);
                     let end = body + *len as usize;
@@ -1572,9 +1548,9 @@ mod tests {
         frames
             .iter()
             .map(|frame| match frame {
-                Owned::Rec { pos, flags, .. } => format!("R{}:{flags}", pos.line),
+                Owned::Record { pos, flags, .. } => format!("R{}:{flags}", pos.line),
                 Owned::Blank { pos, .. } => format!("B{}", pos.line),
-                Owned::Big { pos, len, .. } => format!("T{}:{len}", pos.line),
+                Owned::TooLarge { pos, len, .. } => format!("T{}:{len}", pos.line),
             })
             .collect()
     }
