@@ -287,6 +287,19 @@ fn at_quotes(text: &[u8], start: usize, end: usize) -> bool {
     start > 0 && text.get(start - 1) == Some(&b'"') && text.get(end) == Some(&b'"')
 }
 
+/// The finding for a call opened past the budget of open calls; `what` names the calls
+/// ("tool calls", "items").
+#[cold]
+pub fn over_budget(pos: Position, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        Rule::UnfinishedToolCall,
+        pos,
+        format!(
+            "more than {MAX_OPEN_CALLS} {what} are open at once; the ones beyond are not tracked"
+        ),
+    )
+}
+
 /// The start of `record`'s first line up to [`PAST_ID`] bytes past `id` when `id` is read in
 /// place within the first [`HEAD_BYTES`] (else the first [`PAST_ID`] bytes), ending on a whole
 /// character, in a buffer taken from `spare` (a new one only when `spare` is empty). Where the id

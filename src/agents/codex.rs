@@ -221,7 +221,7 @@ impl Validator {
                 if let Some(sink) = &mut sink {
                     let mut ev = common::Event::new(Kind::End, pos.line);
                     ev.ok = Some(false);
-                    ev.text = str_of(&line.error.message);
+                    ev.text = line.error.message.to_cow();
                     sink(&ev);
                 }
             }
@@ -237,7 +237,7 @@ impl Validator {
                 );
                 if let Some(sink) = &mut sink {
                     let mut ev = common::Event::new(Kind::Error, pos.line);
-                    ev.text = str_of(&line.message);
+                    ev.text = line.message.to_cow();
                     sink(&ev);
                 }
             }
@@ -284,7 +284,7 @@ impl Validator {
         if let Some(sink) = sink {
             let mut ev = common::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Codex.as_str());
-            ev.session_id = str_of(&line.thread_id);
+            ev.session_id = line.thread_id.to_cow();
             sink(&ev);
         }
     }
@@ -374,14 +374,7 @@ impl Validator {
                     .with_related(at, "started here")
                     .with_snippet(bytes),
                 ),
-                Opened::OverBudget => emit(Diagnostic::new(
-                    Rule::UnfinishedToolCall,
-                    pos,
-                    format!(
-                        "more than {} items are open at once; the ones beyond are not tracked",
-                        super::MAX_OPEN_CALLS
-                    ),
-                )),
+                Opened::OverBudget => emit(super::over_budget(pos, "items")),
             },
             "item.updated" => match self.calls.get(id) {
                 None if self.calls.unreadable_seen() => {}
@@ -471,7 +464,7 @@ impl Validator {
         };
         let mut ev = common::Event::new(kind, line);
         ev.text = if kind == Kind::Error {
-            str_of(&item.message)
+            item.message.to_cow()
         } else {
             item.text.text()
         };
@@ -523,7 +516,7 @@ fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> common::Event<'
     ev.tool_kind = Some(common::tool_kind(t));
     ev.name = Some(name);
     ev.args = item.arguments.0.or(item.changes.0);
-    ev.text = item.command.text().or_else(|| str_of(&item.query));
+    ev.text = item.command.text().or_else(|| item.query.to_cow());
     ev
 }
 
@@ -584,12 +577,5 @@ fn minus(total: Tokens, seen: Tokens) -> Tokens {
         cache_read: total.cache_read.saturating_sub(seen.cache_read),
         cache_write: total.cache_write.saturating_sub(seen.cache_write),
         reasoning: total.reasoning.saturating_sub(seen.reasoning),
-    }
-}
-
-fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
-    match f {
-        Field::Str(s) => Some(s.clone()),
-        _ => None,
     }
 }

@@ -313,13 +313,6 @@ impl Progress for Validator {
     }
 }
 
-fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
-    match f {
-        Field::Str(s) => Some(s.clone()),
-        _ => None,
-    }
-}
-
 impl Validator {
     pub fn record<'a>(
         &mut self,
@@ -460,11 +453,11 @@ impl Validator {
             .as_str()
             .and_then(Agent::from_name)
             .map(Agent::as_str);
-        ev.session_id = str_of(&l.session_id);
-        ev.model = str_of(&l.model);
-        ev.parent = str_of(&l.parent);
-        ev.call_id = str_of(&l.call_id);
-        ev.name = str_of(&l.name);
+        ev.session_id = l.session_id.to_cow();
+        ev.model = l.model.to_cow();
+        ev.parent = l.parent.to_cow();
+        ev.call_id = l.call_id.to_cow();
+        ev.name = l.name.to_cow();
         ev.tool_kind = l.tool_kind.as_str().map(|k| {
             TOOL_KINDS
                 .iter()
@@ -474,7 +467,7 @@ impl Validator {
         });
         ev.args = l.args.0;
         ev.ok = l.ok.as_bool();
-        ev.text = str_of(&l.text);
+        ev.text = l.text.to_cow();
         ev.delta = l.delta.as_bool() == Some(true);
         if l.usage.shape == Some(JsonType::Object) {
             let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
@@ -550,7 +543,7 @@ impl<W: Write> Writer<'_, W> {
         if !self.cursor_seen && !init {
             let mut e = out(Kind::SessionStart);
             e.agent = Some(Agent::Cursor.as_str());
-            e.session_id = str_of(&ev.session_id);
+            e.session_id = ev.session_id.to_cow();
             self.write(&e);
         }
         self.cursor_seen = true;
@@ -558,7 +551,7 @@ impl<W: Write> Writer<'_, W> {
             (Some("system"), Some("init")) => {
                 let mut e = out(Kind::SessionStart);
                 e.agent = Some(Agent::Cursor.as_str());
-                e.session_id = str_of(&ev.session_id);
+                e.session_id = ev.session_id.to_cow();
                 self.write(&e);
             }
             (Some("user"), _) => {
@@ -575,14 +568,14 @@ impl<W: Write> Writer<'_, W> {
             }
             (Some("thinking"), Some("delta")) => {
                 let mut e = out(Kind::Thinking);
-                e.text = str_of(&ev.text);
+                e.text = ev.text.to_cow();
                 e.delta = true;
                 e.timestamp_ms = ev.timestamp_ms.as_millis();
                 self.write(&e);
             }
             (Some("tool_call"), Some(sub @ ("started" | "completed"))) => {
                 let name = ev.tool_call.kind.as_deref().unwrap_or("(none)");
-                let id = str_of(&ev.call_id);
+                let id = ev.call_id.to_cow();
                 let ts = ev.timestamp_ms.as_millis();
                 let mut e = out(if sub == "started" {
                     Kind::ToolStart
@@ -644,9 +637,9 @@ impl<W: Write> Writer<'_, W> {
                     None => ev.subtype.as_str() == Some("error"),
                 };
                 e.ok = Some(!error);
-                e.text = str_of(&ev.result);
+                e.text = ev.result.to_cow();
                 e.duration_ms = ev.duration_ms.as_millis();
-                e.session_id = str_of(&ev.session_id);
+                e.session_id = ev.session_id.to_cow();
                 self.started.clear();
                 self.write(&e);
             }

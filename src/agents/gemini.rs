@@ -159,8 +159,8 @@ impl Validator {
                 if let Some(sink) = &mut sink {
                     let mut ev = common::Event::new(Kind::SessionStart, pos.line);
                     ev.agent = Some(Agent::Gemini.as_str());
-                    ev.session_id = str_of(&line.session_id);
-                    ev.model = str_of(&line.model);
+                    ev.session_id = line.session_id.to_cow();
+                    ev.model = line.model.to_cow();
                     ev.timestamp_ms = ms;
                     sink(&ev);
                 }
@@ -190,7 +190,7 @@ impl Validator {
                 );
                 if let Some(sink) = &mut sink {
                     let mut ev = common::Event::new(Kind::Error, pos.line);
-                    ev.text = str_of(&line.message);
+                    ev.text = line.message.to_cow();
                     ev.timestamp_ms = ms;
                     sink(&ev);
                 }
@@ -396,14 +396,7 @@ impl Validator {
                 .with_related(at, "opened here")
                 .with_snippet(bytes),
             ),
-            Opened::OverBudget => emit(Diagnostic::new(
-                Rule::UnfinishedToolCall,
-                pos,
-                format!(
-                    "more than {} tool calls are open at once; the ones beyond are not tracked",
-                    super::MAX_OPEN_CALLS
-                ),
-            )),
+            Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
         }
         if let Some(sink) = sink {
             let mut ev = common::Event::new(Kind::ToolStart, pos.line);
@@ -502,7 +495,7 @@ impl Validator {
                 ev.tool_kind = Some(common::tool_kind(name));
             }
             ev.ok = Some(line.status.as_str() != Some("error"));
-            ev.text = line.output.text().or_else(|| str_of(&line.error.message));
+            ev.text = line.output.text().or_else(|| line.error.message.to_cow());
             ev.timestamp_ms = ms;
             ev.duration_ms = match (started, ms) {
                 (Some(a), Some(b)) => Some(b.saturating_sub(a)),
@@ -596,7 +589,7 @@ impl Validator {
             }
             let mut ev = common::Event::new(Kind::End, pos.line);
             ev.ok = Some(!failed);
-            ev.text = str_of(&line.error.message);
+            ev.text = line.error.message.to_cow();
             ev.duration_ms = super::count(&s.duration_ms);
             ev.timestamp_ms = ms;
             sink(&ev);
@@ -630,12 +623,5 @@ impl Validator {
                 "Gemini CLI ends every run with one `result`; a killed or cut-off run has none",
             ),
         );
-    }
-}
-
-fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
-    match f {
-        Field::Str(s) => Some(s.clone()),
-        _ => None,
     }
 }

@@ -29,7 +29,7 @@ mod fields;
 pub mod gemini;
 mod views;
 
-pub use calls::{Calls, OpenCall, Opened, line_pos, unfinished};
+pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use detect::{Sniff, SniffMessage, foreign, is_codex_type, mixed, vote};
 pub use fields::{
     Emit, NoType, Sink, Want, count, expect, missing, own_type, parse_timestamp, require,

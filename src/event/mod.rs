@@ -91,7 +91,7 @@ pub enum Field<'a> {
     Other(JsonType),
 }
 
-impl Field<'_> {
+impl<'a> Field<'a> {
     pub fn is_present(&self) -> bool {
         !matches!(self, Field::Absent)
     }
@@ -109,6 +109,15 @@ impl Field<'_> {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Field::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string, borrowed from the record as [`Field::Str`] holds it (owned when it was
+    /// unescaped), for a view that outlives this field.
+    pub fn to_cow(&self) -> Option<std::borrow::Cow<'a, str>> {
+        match self {
+            Field::Str(s) => Some(s.clone()),
             _ => None,
         }
     }

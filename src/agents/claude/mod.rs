@@ -19,7 +19,7 @@ use super::{
     require, unfinished,
 };
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
+use crate::event::JsonType;
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
@@ -210,8 +210,8 @@ impl Validator {
         if let Some(sink) = sink {
             let mut ev = common::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Claude.as_str());
-            ev.session_id = str_of(&line.session_id);
-            ev.model = str_of(&line.model);
+            ev.session_id = line.session_id.to_cow();
+            ev.model = line.model.to_cow();
             sink(&ev);
         }
     }
@@ -456,7 +456,7 @@ impl Validator {
                         .with_related(at, "opened here")
                         .with_snippet(bytes),
                     ),
-                    Opened::OverBudget => over_budget(pos, emit),
+                    Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
                 }
                 if let Some(sink) = sink {
                     let mut ev = common::Event::new(Kind::ToolStart, pos.line);
@@ -641,7 +641,7 @@ impl Validator {
             ev.ok = Some(line.is_error.as_bool() != Some(true));
             ev.text = line.result.text();
             ev.duration_ms = super::count(&line.duration_ms);
-            ev.session_id = str_of(&line.session_id);
+            ev.session_id = line.session_id.to_cow();
             // `total_cost_usd` adds up over the sessions of one process (same session id).
             if let Some(cost) = line.total_cost_usd.as_f64() {
                 let sid = line.session_id.as_str().map(id_prefix).unwrap_or_default();
@@ -702,18 +702,6 @@ impl Validator {
     }
 }
 
-#[cold]
-fn over_budget(pos: Position, emit: Emit<'_>) {
-    emit(Diagnostic::new(
-        Rule::UnfinishedToolCall,
-        pos,
-        format!(
-            "more than {} tool calls are open at once; the ones beyond are not tracked",
-            super::MAX_OPEN_CALLS
-        ),
-    ));
-}
-
 fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], path: &[&str], emit: Emit<'_>) {
     for (name, f) in [
         ("input_tokens", &u.input_tokens),
@@ -739,13 +727,6 @@ fn tokens(u: &Usage<'_>) -> Tokens {
         cache_read: super::count(&u.cache_read).unwrap_or(0),
         cache_write: super::count(&u.cache_write).unwrap_or(0),
         reasoning: 0,
-    }
-}
-
-fn str_of<'a>(f: &Field<'a>) -> Option<Cow<'a, str>> {
-    match f {
-        Field::Str(s) => Some(s.clone()),
-        _ => None,
     }
 }
 
