@@ -347,14 +347,16 @@ pub fn collect_partial<R: Read>(reader: R, opts: &CheckOptions) -> (Stats, io::R
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn stats_of(input: &str) -> Stats {
+    /// The statistics of `input`, with every rule.
+    pub(in crate::stats) fn stats_of(input: &str) -> Stats {
         collect(input.as_bytes(), &CheckOptions::default()).unwrap()
     }
 
-    const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
+    pub(in crate::stats) const INIT: &str =
+        r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
     #[test]
     fn tool_calls_pair_by_id_and_time_from_started_to_completed() {

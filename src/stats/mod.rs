@@ -236,14 +236,8 @@ fn sorted_tools(s: &Stats) -> Vec<&ToolStats> {
 
 #[cfg(test)]
 mod tests {
+    use super::collector::tests::{INIT, stats_of};
     use super::*;
-    use crate::check::CheckOptions;
-
-    fn stats_of(input: &str) -> Stats {
-        collect(input.as_bytes(), &CheckOptions::default()).unwrap()
-    }
-
-    const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
     #[test]
     fn names_beyond_the_cap_are_counted_as_other() {
