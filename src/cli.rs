@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[command(
     name = "sjlint",
     version,
-    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI)",
+    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build)",
     after_help = "`sjlint PATH…` is `sjlint check PATH…`. Pipe a stream in, or name files and directories."
 )]
 pub struct Cli {
@@ -174,6 +174,8 @@ pub enum AgentArg {
     Codex,
     /// Gemini CLI (`gemini -p … --output-format stream-json`)
     Gemini,
+    /// Grok Build (`grok -p … --output-format streaming-json`)
+    Grok,
     /// sjlint's agent-neutral form (`sjlint fmt --to common`)
     Common,
 }
@@ -188,6 +190,7 @@ impl AgentArg {
             AgentArg::Claude => Some(Agent::Claude),
             AgentArg::Codex => Some(Agent::Codex),
             AgentArg::Gemini => Some(Agent::Gemini),
+            AgentArg::Grok => Some(Agent::Grok),
             AgentArg::Common => Some(Agent::Common),
         }
     }

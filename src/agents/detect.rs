@@ -2,11 +2,11 @@
 //! mixes two agents.
 //!
 //! This module owns [`vote`] (the keys and types that tell cursor-agent, Claude Code, Codex,
-//! Gemini CLI and sjlint's common form apart), [`foreign`] (the types that surely belong to
+//! Gemini CLI, Grok Build and sjlint's common form apart), [`foreign`] (the types that surely belong to
 //! another agent than the stream's) and the `mixed-agents` finding. It reads a record through a
 //! view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, Vote, common, parse, view};
+use super::{Agent, Vote, common, grok, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -35,6 +35,8 @@ view! {
         "role" => role: Field<'a>,
         "call_id" => call_id: Field<'a>,
         "model_call_id" => model_call_id: Field<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "stopReason" => stop_reason: Field<'a>,
         "apiKeySource" => api_key_source: Field<'a>,
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
@@ -122,6 +124,10 @@ pub fn vote(text: &str, arena: &bumpalo::Bump) -> Vote {
         s.timestamp_ms.is_present() || s.call_id.is_present() || s.model_call_id.is_present();
     match ty {
         _ if CLAUDE_ONLY_TYPES.contains(&ty) => Vote::Strong(Agent::Claude),
+        _ if grok::OWN_TYPES.contains(&ty) => Vote::Strong(Agent::Grok),
+        // cursor-agent's `tool_call` has `call_id` and a subtype; Grok Build's a `toolCallId`.
+        "tool_call" if s.tool_call_id.is_present() => Vote::Strong(Agent::Grok),
+        "end" if s.stop_reason.is_present() => Vote::Strong(Agent::Grok),
         // Gemini CLI stamps every event with an ISO-8601 string; other CLIs that reuse these
         // names (opencode's `tool_use`) do not.
         "init" | "message" | "tool_use" | "tool_result" if s.timestamp.as_str().is_some() => {
@@ -162,8 +168,13 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::Codex
     } else if CLAUDE_ONLY_TYPES.contains(&ty) {
         Agent::Claude
+    } else if grok::OWN_TYPES.contains(&ty) {
+        Agent::Grok
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
+    } else if ty == "tool_call" && this == Agent::Grok {
+        // Both write one; Grok Build's is told apart by its keys, not its type.
+        return None;
     } else if matches!(
         ty,
         "tool_call"
@@ -174,7 +185,7 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     ) {
         Agent::Cursor
     } else if matches!(ty, "system" | "assistant" | "user")
-        && matches!(this, Agent::Codex | Agent::Gemini)
+        && matches!(this, Agent::Codex | Agent::Gemini | Agent::Grok)
     {
         // Claude Code and cursor-agent share these names; the finding names the first.
         Agent::Claude

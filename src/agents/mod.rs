@@ -6,7 +6,7 @@
 //! (the per-record vote that recognises an agent, and the finding for a stream of two agents),
 //! `views` (the `view!` macro and [`Raw`], the borrowed reading of a record), `calls` (the
 //! bounded table of open tool calls) and `fields` (the checks of a field's type). Each agent has
-//! a module of its own (`claude`, `codex`, `gemini`) that maps a record into a small borrowed
+//! a module of its own (`claude`, `codex`, `gemini`, `grok`) that maps a record into a small borrowed
 //! view, checks it with owned bounded state, and maps it into the agent-neutral vocabulary of
 //! [`common`]. The cursor dialects stay in `event` and `validate`: this module must not touch
 //! the cursor path beyond recognising it.
@@ -27,6 +27,7 @@ pub mod common;
 mod detect;
 mod fields;
 pub mod gemini;
+pub mod grok;
 mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
@@ -54,16 +55,19 @@ pub enum Agent {
     Codex,
     /// `gemini -p … --output-format stream-json`.
     Gemini,
+    /// `grok -p … --output-format streaming-json` (xAI Grok Build).
+    Grok,
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::Cursor,
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
+        Agent::Grok,
         Agent::Common,
     ];
 
@@ -74,6 +78,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Grok => "grok",
             Agent::Common => "common",
         }
     }
@@ -85,6 +90,7 @@ impl Agent {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
+            Agent::Grok => "Grok Build",
             Agent::Common => "sjlint's common form",
         }
     }
@@ -150,6 +156,7 @@ pub enum Checker {
     Claude(Box<claude::Validator>),
     Codex(Box<codex::Validator>),
     Gemini(Box<gemini::Validator>),
+    Grok(Box<grok::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -160,6 +167,7 @@ impl Checker {
             Agent::Claude => Checker::Claude(Box::default()),
             Agent::Codex => Checker::Codex(Box::default()),
             Agent::Gemini => Checker::Gemini(Box::default()),
+            Agent::Grok => Checker::Grok(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         })
     }
@@ -169,6 +177,7 @@ impl Checker {
             Checker::Claude(_) => Agent::Claude,
             Checker::Codex(_) => Agent::Codex,
             Checker::Gemini(_) => Agent::Gemini,
+            Checker::Grok(_) => Agent::Grok,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -189,6 +198,7 @@ impl Checker {
             Checker::Claude(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Codex(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Gemini(v) => v.record(pos, bytes, json, arena, emit, common),
+            Checker::Grok(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Common(v) => v.record(pos, bytes, json, arena, emit, common),
         }
     }
@@ -200,6 +210,7 @@ impl Checker {
             Checker::Claude(v) => v.calls.on_unreadable(line),
             Checker::Codex(v) => v.calls.on_unreadable(line),
             Checker::Gemini(v) => v.calls.on_unreadable(line),
+            Checker::Grok(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
@@ -217,6 +228,7 @@ impl Checker {
             Checker::Claude(v) => v.finish(emit),
             Checker::Codex(v) => v.finish(emit),
             Checker::Gemini(v) => v.finish(emit),
+            Checker::Grok(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -227,6 +239,7 @@ impl Checker {
             Checker::Claude(v) => &**v,
             Checker::Codex(v) => &**v,
             Checker::Gemini(v) => &**v,
+            Checker::Grok(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

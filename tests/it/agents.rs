@@ -1,4 +1,4 @@
-//! The streams of Claude Code, Codex and Gemini CLI: every capture of `../shared/corpus/agents/`
+//! The streams of Claude Code, Codex, Gemini CLI and Grok Build: every capture of `../shared/corpus/agents/`
 //! gets the verdict its README gives (run by the real binary), the agent-specific fixtures of
 //! `testdata/agents/` fire where they say, and the agent examples of the rule docs fail and
 //! pass as written.
@@ -204,6 +204,110 @@ fn gemini_fixtures_are_clean() {
     assert!(n >= 5);
 }
 
+/// Grok Build's endings, written from the format notes beside the one real capture: parallel
+/// calls with a failed one, an API error in place of `end`, a turn cap, a reducer's
+/// `serialize failed` line that is not terminal, and a start-up failure. Each is clean, and
+/// recognised as Grok Build without `--agent`, except the start-up failure: one `error` line is
+/// what Codex writes too, so only `--agent grok` can tell.
+#[test]
+fn grok_fixtures_are_clean_and_recognised() {
+    let dir = testdata("agents/grok");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let p = path.to_str().unwrap();
+        let (run, findings) = check_json(&["--strict", "--agent", "grok", p], None);
+        assert!(
+            findings.is_empty() && run.code == 0,
+            "{p}\n{}",
+            show(&findings)
+        );
+        if !p.ends_with("startup-failure.ndjson") {
+            assert_eq!(stats_of(p)["agent"], "grok", "{p}");
+        }
+        n += 1;
+    }
+    assert!(n >= 5);
+}
+
+/// A Grok Build run broken as real runs break: each gets its finding at the right line.
+#[test]
+fn broken_grok_streams_get_their_finding() {
+    let text = std::fs::read_to_string(testdata("agents/grok/tool-run.ndjson")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let wrong = lines[13].replace("\"num_turns\":3", "\"num_turns\":\"3\"");
+    let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    type Case<'a> = (&'a str, String, Vec<(&'a str, u64)>);
+    let cases: Vec<Case<'_>> = vec![
+        // Cut before its `end`: the run never ends.
+        ("cut", join(&lines[..13]), vec![("missing-result", 13)]),
+        // The update that finishes the edit is lost: the call never ends.
+        (
+            "lost update",
+            join(&[&lines[..9], &lines[10..]].concat()),
+            vec![("unfinished-tool-call", 9)],
+        ),
+        // The update comes without its `tool_call`.
+        (
+            "lost start",
+            join(&[&lines[..8], &lines[9..]].concat()),
+            vec![("orphan-completion", 9)],
+        ),
+        // A count of the wrong type.
+        (
+            "wrong type",
+            join(&[&lines[..13], &[wrong.as_str()][..]].concat()),
+            vec![("wrong-field-type", 14)],
+        ),
+        // A record after `end`.
+        (
+            "after end",
+            join(&[&lines[..], &[lines[10]]].concat()),
+            vec![("event-after-result", 15)],
+        ),
+        // A `tool_call` of cursor-agent's after Grok Build's records.
+        (
+            "mixed",
+            join(
+                &[
+                    &lines[..2],
+                    &[r#"{"type":"thread.started","thread_id":"t"}"#],
+                    &lines[2..],
+                ]
+                .concat(),
+            ),
+            vec![("mixed-agents", 3)],
+        ),
+    ];
+    for (what, input, want) in cases {
+        let (run, findings) =
+            check_json(&["--stdin-filename", "grok.ndjson"], Some(input.as_bytes()));
+        let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+        assert_eq!(got, want, "{what}: {}", show(&findings));
+        assert_eq!(run.code, 1, "{what}");
+    }
+}
+
+/// `stats` and `render` of a Grok Build run: the run's total tokens once (from `end`, not the
+/// sparse per-response `usage` lines), its cost, and its calls by kind.
+#[test]
+fn grok_runs_are_counted_and_rendered() {
+    let p = "testdata/agents/grok/tool-run.ndjson";
+    let s = stats_of(p);
+    assert_eq!(s["agent"], "grok");
+    assert_eq!(s["usage"]["input_tokens"], 17430, "{s}");
+    assert_eq!(s["usage"]["output_tokens"], 105, "{s}");
+    assert_eq!(s["cost_usd"], 0.0391, "{s}");
+    let run = exec(&["render", p], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let out = run.stdout();
+    assert!(
+        out.contains("Grok Build") && out.contains("$0.0391"),
+        "{out}"
+    );
+    assert!(out.contains("cargo test"), "{out}");
+}
+
 fn stats_of(path: &str) -> serde_json::Value {
     let run = exec(&["stats", "--format", "json", path], None);
     assert_eq!(run.code, 0, "{}", run.describe());
@@ -367,7 +471,7 @@ fn common_inputs() -> Vec<std::path::PathBuf> {
             }
         }
     }
-    for sub in ["agents/gemini", "healthy"] {
+    for sub in ["agents/gemini", "agents/grok", "healthy"] {
         let mut files: Vec<_> = std::fs::read_dir(testdata(sub))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -829,6 +933,10 @@ fn an_unfinished_call_of_every_agent_shows_the_record_that_started_it() {
         (
             "agents/gemini/tool-run.ndjson",
             "read_file__read_file_1791560742625_1",
+        ),
+        (
+            "agents/grok/tool-run.ndjson",
+            "call-7f1e2b90-1c4d-4e0a-9b7e-2f3a4c5d6e70-2",
         ),
     ];
     for (file, id) in cases {

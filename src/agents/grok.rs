@@ -1,0 +1,635 @@
+//! xAI Grok Build's stream (`grok -p … --output-format streaming-json`): its borrowed view, its
+//! checker, and its mapping into the common vocabulary.
+//!
+//! This module owns what is true of Grok Build's `streaming-json` only (see `agents/grok.md` of
+//! the format notes). There is no start event: a run opens with its first record (usually
+//! `available_commands`) and ends with one terminal record, `end` on completion or `error` in its
+//! place on failure; the session id arrives only on `end`. `tool_call.toolCallId` is answered by
+//! any number of `tool_call_update`s with the same id, and the call is finished by the first
+//! whose `status` is `completed` or `failed` (`null` is progress). Per-response `usage` lines are
+//! sparse, so tokens are counted once, from the run's total on `end` (or on a failing `error`).
+//! A reducer's `error` whose message begins `serialize failed` stands in for one line and is not
+//! terminal. State is owned and bounded. It must not print.
+
+use super::common::{self, Kind, Tokens};
+use super::{
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    require, unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::{Rule, Severity};
+use crate::text::Excerpt;
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "data" => data: Field<'a>,
+        "tools" => tools: Raw<'a>,
+        "commands" => commands: Raw<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "title" => title: Field<'a>,
+        "kind" => kind: Field<'a>,
+        "status" => status: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "rawInput" => raw_input: Raw<'a>,
+        "rawOutput" => raw_output: Raw<'a>,
+        "message" => message: Field<'a>,
+        "stopReason" => stop_reason: Field<'a>,
+        "sessionId" => session_id: Field<'a>,
+        "requestId" => request_id: Field<'a>,
+        "usage" => usage: Usage<'a>,
+        "num_turns" => num_turns: Field<'a>,
+        "total_cost_usd" => total_cost_usd: Field<'a>,
+        "cost_is_partial" => cost_is_partial: Field<'a>,
+    }
+}
+
+view! {
+    /// `usage` of a `usage`, `end` or `error` line.
+    pub struct Usage<'a> {
+        "input_tokens" => input_tokens: Field<'a>,
+        "output_tokens" => output_tokens: Field<'a>,
+        "cache_read_input_tokens" => cache_read: Field<'a>,
+        "cache_creation_input_tokens" => cache_write: Field<'a>,
+        "reasoning_tokens" => reasoning: Field<'a>,
+        "total_tokens" => total_tokens: Field<'a>,
+    }
+}
+
+/// The event types of `streaming-json` (the notes' §2). Others are `unknown-event-type` info.
+const TYPES: &[&str] = &[
+    "available_commands",
+    "thought",
+    "text",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+    "usage",
+    "max_turns_reached",
+    "auto_compact_started",
+    "auto_compact_completed",
+    "auto_compact_cancelled",
+    "auto_compact_failed",
+    "auto_continue_completed",
+    "image_compressed",
+    "error",
+    "end",
+];
+
+/// Event types no other agent writes, for detection and for the finding of a mixed stream.
+/// (`thought` and `text` are not: other CLIs use or may use these names.)
+pub const OWN_TYPES: &[&str] = &[
+    "available_commands",
+    "tool_call_update",
+    "max_turns_reached",
+    "auto_compact_started",
+    "auto_compact_completed",
+    "auto_compact_cancelled",
+    "auto_compact_failed",
+    "auto_continue_completed",
+    "image_compressed",
+];
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    Open(u64),
+    Ended(u64),
+    /// Events came after the terminal record of this line without a new run (reported once).
+    Stray(u64),
+}
+
+/// The checker of one Grok Build stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    pub(super) calls: Calls,
+    last_line: u64,
+    mixed: bool,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_) | State::Stray(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+/// Whether a tool status finishes the call.
+fn finishes(status: Option<&str>) -> bool {
+    matches!(status, Some("completed" | "failed"))
+}
+
+/// The common tool kind of a Grok tool: by its name, else by its ACP `kind`.
+fn tool_kind(name: &str, acp: Option<&str>) -> &'static str {
+    match common::tool_kind(name) {
+        "other" => match acp {
+            Some("execute") => "shell",
+            Some("read") => "read",
+            Some("write") => "write",
+            Some("edit" | "delete" | "move") => "edit",
+            Some("search") => "search",
+            Some("fetch") => "web_fetch",
+            _ => "other",
+        },
+        kind => kind,
+    }
+}
+
+impl Validator {
+    pub fn record<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Result<Option<JsonType>, serde_json::Error> {
+        let mut line = Line::default();
+        super::parse_into(json, arena, &mut line)?;
+        if line.shape != Some(JsonType::Object) {
+            return Ok(line.shape);
+        }
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::Grok,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return Ok(None);
+            }
+        };
+        if !TYPES.contains(&ty) {
+            // Forward-compatible, said as information.
+            emit(super::unknown_type(Agent::Grok, ty, pos, bytes));
+            return Ok(None);
+        }
+        self.lifecycle(pos, bytes, ty, emit, &mut sink);
+        self.last_line = pos.line;
+        match ty {
+            "available_commands" => {
+                for (name, f) in [("tools", &line.tools), ("commands", &line.commands)] {
+                    arrays(f, "an `available_commands`", name, pos, bytes, emit);
+                }
+            }
+            "thought" | "text" => Self::chunk(pos, bytes, ty, &line, emit, &mut sink),
+            "tool_call" => self.tool_call(pos, bytes, &line, emit, &mut sink),
+            "tool_call_update" => self.tool_call_update(pos, bytes, &line, emit, &mut sink),
+            "usage" => usage(&line.usage, pos, bytes, emit),
+            "error" => self.error(pos, bytes, &line, emit, &mut sink),
+            "end" => self.end(pos, bytes, &line, emit, &mut sink),
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// The run opens with its first record; a record after the terminal one is a finding, once,
+    /// unless it is `available_commands`, which opens the next run.
+    fn lifecycle(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        match self.state {
+            State::Open(_) | State::Stray(_) if ty != "available_commands" => {}
+            State::Open(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::DuplicateInit,
+                        pos,
+                        "`available_commands` inside a run that has not ended",
+                    )
+                    .with_related(at, "the run began here")
+                    .with_help("Grok Build opens a run with one `available_commands` and ends it with `end` or `error`; a second one means two runs were interleaved or the first was cut off")
+                    .with_snippet(bytes),
+                );
+                self.begin(pos, sink);
+            }
+            State::Ended(at) if ty != "available_commands" => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the run's terminal record"),
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("`end` (or `error` in its place) is the last line of a run")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+            State::Before | State::Ended(_) | State::Stray(_) => self.begin(pos, sink),
+        }
+    }
+
+    fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
+        self.state = State::Open(pos.line);
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Grok.as_str());
+            sink(&ev);
+        }
+    }
+
+    fn chunk(
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = if ty == "text" {
+            "a `text`"
+        } else {
+            "a `thought`"
+        };
+        require(
+            line.data.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["data"],
+            emit,
+        );
+        if let Some(sink) = sink {
+            let kind = if ty == "text" {
+                Kind::AssistantText
+            } else {
+                Kind::Thinking
+            };
+            let mut ev = common::Event::new(kind, pos.line);
+            ev.text = line.data.to_cow();
+            ev.delta = true;
+            sink(&ev);
+        }
+    }
+
+    fn tool_call(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_call`";
+        require(
+            line.tool_name.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolName"],
+            emit,
+        );
+        expect(
+            line.title.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["title"],
+            emit,
+        );
+        for (name, f) in [("kind", &line.kind), ("status", &line.status)] {
+            expect(f.json_type(), Want::Str, true, pos, bytes, &[name], emit);
+        }
+        if !require(
+            line.tool_call_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolCallId"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_call_id.as_str().unwrap_or_default();
+        let name = line.tool_name.as_str().unwrap_or("?");
+        let done = finishes(line.status.as_str());
+        match self.calls.open(id, pos, bytes, name) {
+            Opened::Ok => {}
+            Opened::AlreadyOpen(at) => emit(
+                Diagnostic::new(
+                    Rule::DuplicateCallId,
+                    pos,
+                    format!("`toolCallId` {:?} is already open", Excerpt(id)),
+                )
+                .with_related(at, "opened here")
+                .with_snippet(bytes),
+            ),
+            Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
+        }
+        if done {
+            // Reported finished as it starts: remembered, not open.
+            self.calls.close(id);
+        }
+        if let Some(sink) = sink {
+            let mut ev = common::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(tool_kind(name, line.kind.as_str()));
+            ev.args = line.raw_input.0;
+            sink(&ev);
+            if done {
+                let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+                ev.call_id = Some(Cow::Borrowed(id));
+                ev.name = Some(Cow::Borrowed(name));
+                ev.tool_kind = Some(tool_kind(name, line.kind.as_str()));
+                ev.ok = Some(line.status.as_str() == Some("completed"));
+                sink(&ev);
+            }
+        }
+    }
+
+    fn tool_call_update(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        expect(
+            line.status.json_type(),
+            Want::Str,
+            true,
+            pos,
+            bytes,
+            &["status"],
+            emit,
+        );
+        if !require(
+            line.tool_call_id.json_type(),
+            Want::Str,
+            "a `tool_call_update`",
+            pos,
+            bytes,
+            &["toolCallId"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_call_id.as_str().unwrap_or_default();
+        let done = finishes(line.status.as_str());
+        let known = self.calls.is_open(id);
+        // Not after a record that could not be read: it may have been the `tool_call`.
+        if !self.calls.unreadable_seen() {
+            let orphan = match self.calls.was_seen(id) {
+                // A second update that finishes a finished call.
+                Some(true) => done && !known,
+                Some(false) => true,
+                // The bounded memory forgot ids: not sure.
+                None => false,
+            };
+            if orphan {
+                self.orphan(pos, bytes, id, known, emit);
+            }
+        }
+        if !done {
+            return;
+        }
+        let open = self.calls.close(id);
+        if let (Some(sink), Some(c)) = (sink, open) {
+            let name = self.calls.name(&c).to_owned();
+            let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.tool_kind = Some(tool_kind(&name, None));
+            ev.name = Some(Cow::Owned(name));
+            ev.ok = Some(line.status.as_str() == Some("completed"));
+            ev.text = line.raw_output.text();
+            sink(&ev);
+        }
+    }
+
+    #[cold]
+    fn orphan(&self, pos: Position, bytes: &[u8], id: &str, known: bool, emit: Emit<'_>) {
+        let again = !known && self.calls.was_seen(id) == Some(true);
+        let d = Diagnostic::new(
+            Rule::OrphanCompletion,
+            pos,
+            if again {
+                format!(
+                    "`tool_call_update` finishing {:?}, which has finished already",
+                    Excerpt(id)
+                )
+            } else {
+                format!(
+                    "`tool_call_update` for {:?}, which no `tool_call` opened",
+                    Excerpt(id)
+                )
+            },
+        )
+        .with_help("pairing is by `toolCallId`: each `tool_call` gets updates with its id, the last of them `completed` or `failed`");
+        emit(match crate::locate::value(bytes, &["toolCallId"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
+    }
+
+    fn error(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        require(
+            line.message.json_type(),
+            Want::Str,
+            "an `error`",
+            pos,
+            bytes,
+            &["message"],
+            emit,
+        );
+        let message = line.message.as_str().unwrap_or_default();
+        // The reducer writes this in place of a line it could not serialize, and goes on.
+        if message.starts_with("serialize failed") {
+            if let Some(sink) = sink {
+                let mut ev = common::Event::new(Kind::Error, pos.line);
+                ev.text = line.message.to_cow();
+                sink(&ev);
+            }
+            return;
+        }
+        self.spend(pos, bytes, line, emit);
+        // A failed run may leave its calls without updates.
+        self.calls.drain();
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            usage_event(pos, line, sink);
+            let mut ev = common::Event::new(Kind::End, pos.line);
+            ev.ok = Some(false);
+            ev.text = line.message.to_cow();
+            ev.cost_usd = line.total_cost_usd.as_f64();
+            sink(&ev);
+        }
+    }
+
+    fn end(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "an `end`";
+        for (name, f) in [
+            ("stopReason", &line.stop_reason),
+            ("sessionId", &line.session_id),
+            ("requestId", &line.request_id),
+        ] {
+            require(f.json_type(), Want::Str, what, pos, bytes, &[name], emit);
+        }
+        self.spend(pos, bytes, line, emit);
+        let stop = line.stop_reason.as_str();
+        // A run the user cancelled or a cap ended may leave calls open: said, not as an error.
+        let cut = matches!(
+            stop,
+            Some("cancelled" | "max_turn_requests" | "max_tokens" | "max_turns")
+        );
+        for call in self.calls.drain() {
+            let mut d = unfinished(
+                &call,
+                "each `tool_call` gets a `tool_call_update` with its `toolCallId` and status `completed` or `failed` before the run's `end`",
+            );
+            if cut {
+                d.severity = Severity::Warning;
+            }
+            emit(d);
+        }
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            usage_event(pos, line, sink);
+            let mut ev = common::Event::new(Kind::End, pos.line);
+            ev.ok = Some(stop == Some("end_turn"));
+            ev.session_id = line.session_id.to_cow();
+            ev.cost_usd = line.total_cost_usd.as_f64();
+            sink(&ev);
+        }
+    }
+
+    /// The spend fields an `end` or `error` may carry.
+    fn spend(&self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        usage(&line.usage, pos, bytes, emit);
+        for (name, f) in [
+            ("num_turns", &line.num_turns),
+            ("total_cost_usd", &line.total_cost_usd),
+        ] {
+            expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit);
+        }
+        expect(
+            line.cost_is_partial.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["cost_is_partial"],
+            emit,
+        );
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            // Not when the last record could not be read: it may have been the `end`.
+            if !self.calls.unreadable_after(self.last_line) {
+                self.missing_end(since, emit);
+            }
+            for call in self.calls.drain() {
+                emit(unfinished(
+                    &call,
+                    "each `tool_call` gets a `tool_call_update` with its `toolCallId` and status `completed` or `failed`",
+                ));
+            }
+        }
+    }
+
+    #[cold]
+    fn missing_end(&self, since: u64, emit: Emit<'_>) {
+        emit(
+            Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(self.last_line),
+                format!("the input ends while the run that began on line {since} has no `end`"),
+            )
+            .with_help("Grok Build ends every run with `end` (or `error` in its place); a killed or cut-off run has neither"),
+        );
+    }
+}
+
+/// `tools` and `commands` of `available_commands` are arrays of strings.
+fn arrays(f: &Raw<'_>, what: &str, name: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    match f.json_type() {
+        None => emit(super::missing(pos, bytes, what, name)),
+        Some(JsonType::Array) => {}
+        Some(t) => emit(super::wrong_type(pos, bytes, &[name], t, "an array")),
+    }
+}
+
+/// A `usage` object, per response or the run's total: counts.
+fn usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    if !expect(u.shape, Want::Obj, false, pos, bytes, &["usage"], emit) {
+        return;
+    }
+    for (name, f) in [
+        ("input_tokens", &u.input_tokens),
+        ("output_tokens", &u.output_tokens),
+        ("cache_read_input_tokens", &u.cache_read),
+        ("cache_creation_input_tokens", &u.cache_write),
+        ("reasoning_tokens", &u.reasoning),
+        ("total_tokens", &u.total_tokens),
+    ] {
+        expect(
+            f.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["usage", name],
+            emit,
+        );
+    }
+}
+
+/// The run's total tokens, once, from the spend fields of its terminal record.
+fn usage_event(pos: Position, line: &Line<'_>, sink: &mut dyn FnMut(&common::Event<'_>)) {
+    let u = &line.usage;
+    if u.shape != Some(JsonType::Object) {
+        return;
+    }
+    let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
+    let mut ev = common::Event::new(Kind::Usage, pos.line);
+    ev.usage = Some(Tokens {
+        input: n(&u.input_tokens),
+        output: n(&u.output_tokens),
+        cache_read: n(&u.cache_read),
+        cache_write: n(&u.cache_write),
+        reasoning: n(&u.reasoning),
+    });
+    sink(&ev);
+}
