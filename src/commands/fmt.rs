@@ -14,7 +14,7 @@ use crate::agents::Agent;
 use crate::check::CheckOptions;
 use crate::cli::FmtArgs;
 use crate::diagnostic::Diagnostic;
-use crate::fmt::{self, FmtOptions};
+use crate::fmt::{self, FmtOptions, Target as To};
 use crate::fmt_files::{Compare, Mode, NotWritten, Target};
 use crate::report::{Format, Printer};
 use crate::rules::Severity;
@@ -79,6 +79,16 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             printer.flush()
         };
         match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
+            Ok(totals) if opts.to == To::Json && other_agent(totals.agent).is_some() => {
+                unreadable = true;
+                sink::note_exit(EXIT_USAGE);
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is a {} stream (--to common writes any agent's events)",
+                    escape_untrusted(&name),
+                    other_agent(totals.agent).map_or("", Agent::display_name),
+                )?;
+            }
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
                 sink::note_exit(EXIT_FINDINGS);
@@ -322,7 +332,7 @@ impl EachFile<'_> {
     /// A file left as it is whatever its form: another agent's stream (counted as formatted),
     /// or with `--write`, a file whose records that are not events would be lost.
     fn left_alone(&self, shown: &str, totals: &fmt::FmtTotals) -> io::Result<Option<Verdict>> {
-        if let Some(agent) = totals.agent.filter(|a| *a != Agent::Cursor) {
+        if let Some(agent) = other_agent(totals.agent) {
             let why = if agent == Agent::Common {
                 "a stream in sjlint's common form has no canonical form".to_owned()
             } else {
@@ -346,6 +356,11 @@ impl EachFile<'_> {
         }
         Ok(None)
     }
+}
+
+/// The agent of a stream that is not cursor-agent's.
+fn other_agent(agent: Option<Agent>) -> Option<Agent> {
+    agent.filter(|a| *a != Agent::Cursor)
 }
 
 /// A file not done, its exit code noted for a run that a closed stdout cuts short.
