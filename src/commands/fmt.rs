@@ -2,8 +2,11 @@
 //! `--write` compared with (and written over) their files.
 //!
 //! This module owns the loop over `fmt`'s inputs, the report of records left out or kept as
-//! `raw` (on stderr, exit 1), and refusing to write a file when that would lose records. The
-//! canonical form itself is `crate::fmt`'s; comparing and writing files is `crate::fmt_files`'.
+//! `raw` (on stderr, exit 1), what is said of each file of `--check`, `--diff` and `--write`
+//! and the exit code it calls for (noted as it goes, so that a closed stdout keeps it), leaving
+//! alone a stream that has no lossless canonical form (another agent's), and refusing to write
+//! a file when that would lose records. The canonical form itself is `crate::fmt`'s; comparing
+//! and writing files is `crate::fmt_files`'.
 
 use super::inputs::{
     Input, Opened, cannot_read, input_failure, open_input, stdin, unreadable_input,
@@ -154,6 +157,7 @@ impl EachFile<'_> {
     ) -> anyhow::Result<u8> {
         let mut outcome = crate::fmt_files::Outcome::default();
         let mut code = if unreadable { EXIT_USAGE } else { EXIT_OK };
+        sink::note_exit(code);
         // A closed stdout ends the run quietly, with the exit code noted so far.
         let mut out = BufWriter::new(Sink(io::stdout().lock()));
         for input in inputs {
