@@ -135,6 +135,39 @@ fn a_link_planted_at_the_temporary_name_is_not_written_through() {
 }
 
 #[test]
+fn the_temporary_file_is_never_more_readable_than_the_file() {
+    let dir = scratch("temp-mode");
+    let path = dir.join("private.ndjson");
+    fs::write(&path, spaced_stream(60_000)).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    let mut child = sjlint()
+        .args(["fmt", "--write", s(&path)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Every mode the temporary file is seen with while fmt runs.
+    let mut seen = std::collections::BTreeSet::new();
+    while child.try_wait().unwrap().is_none() {
+        for entry in fs::read_dir(&dir).unwrap().flatten() {
+            if entry.file_name().to_string_lossy().contains(".sjlint-")
+                && let Ok(meta) = entry.metadata()
+            {
+                seen.insert(meta.mode() & 0o777);
+            }
+        }
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(!seen.is_empty(), "the temporary file was never seen");
+    assert!(
+        seen.iter().all(|m| *m == 0o600),
+        "modes seen: {:?}",
+        seen.iter().map(|m| format!("{m:o}")).collect::<Vec<_>>()
+    );
+    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
+}
+
+#[test]
 fn a_line_appended_while_fmt_writes_is_kept() {
     let dir = scratch("append");
     let path = dir.join("live.ndjson");
