@@ -8,6 +8,7 @@
 //! must not format nor print: each refusal is a [`NotWritten`] with its reason, said by the
 //! caller.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Read, Write};
@@ -53,33 +54,12 @@ impl Target {
     /// Opens `path` for `--write`. `walked`: it was found in a directory walk, where symbolic
     /// links are not followed. `force`: read-only and hard-linked files are written too.
     pub(crate) fn open(path: &Path, walked: bool, force: bool) -> Result<Target, NotWritten> {
-        let lstat =
-            fs::symlink_metadata(path).map_err(|e| NotWritten::failed("cannot read", &e))?;
-        if lstat.file_type().is_symlink() {
-            if walked {
-                return Err(NotWritten::skip(
-                    "a symbolic link met in a directory walk is not followed (name it to write the file it points at)",
-                ));
-            }
-            // Named on the command line, a link is written through: its target is replaced.
-            let stat = fs::metadata(path).map_err(|e| NotWritten::failed("cannot read", &e))?;
-            not_regular(&stat)?;
-        }
-        let resolved;
-        let path = if lstat.file_type().is_symlink() {
-            resolved = fs::canonicalize(path).map_err(|e| NotWritten::failed("cannot read", &e))?;
-            resolved.as_path()
-        } else {
-            path
-        };
-        not_regular(
-            &fs::symlink_metadata(path).map_err(|e| NotWritten::failed("cannot read", &e))?,
-        )?;
+        let path = resolved(path, walked)?;
         // No FIFO is waited on, nor any link followed, should the path change under us.
         let file = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-            .open(path)
+            .open(&path)
             .map_err(|e| NotWritten::failed("cannot read", &e))?;
         let meta = file
             .metadata()
@@ -93,13 +73,13 @@ impl Target {
             }
             if meta.nlink() > 1 {
                 return Err(NotWritten::skip(format!(
-                    "the file has {} hard links, and the new file would have one (--force writes it anyway)",
+                    "the file has {} hard links, and only this name would get the new form (--force writes it anyway)",
                     meta.nlink()
                 )));
             }
         }
         Ok(Target {
-            path: path.to_owned(),
+            path: path.into_owned(),
             file,
             meta,
         })
@@ -170,6 +150,24 @@ impl Target {
             was.mtime_nsec(),
         ) && (now.ctime(), now.ctime_nsec()) == (was.ctime(), was.ctime_nsec())
     }
+}
+
+/// The file `path` names, if it is a regular file: a symbolic link named on the command line
+/// is followed (the file it points at is replaced, the link stays), one met in a walk is not.
+fn resolved(path: &Path, walked: bool) -> Result<Cow<'_, Path>, NotWritten> {
+    let cannot_read = |e: io::Error| NotWritten::failed("cannot read", &e);
+    let lstat = fs::symlink_metadata(path).map_err(cannot_read)?;
+    if !lstat.file_type().is_symlink() {
+        not_regular(&lstat)?;
+        return Ok(Cow::Borrowed(path));
+    }
+    if walked {
+        return Err(NotWritten::skip(
+            "a symbolic link met in a directory walk is not followed (name it to write the file it points at)",
+        ));
+    }
+    not_regular(&fs::metadata(path).map_err(cannot_read)?)?;
+    fs::canonicalize(path).map(Cow::Owned).map_err(cannot_read)
 }
 
 /// Refuses anything but a regular file: replacing a FIFO or a device with a file would break
