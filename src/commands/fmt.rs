@@ -87,9 +87,9 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
                 sink::note_exit(EXIT_USAGE);
                 writeln!(
                     io::stderr(),
-                    "sjlint: {}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is a {} stream (--to common writes any agent's events)",
+                    "sjlint: {}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is {} (--to common writes any agent's events)",
                     escape_untrusted(&name),
-                    other_agent(totals.agent).map_or("", Agent::display_name),
+                    other_agent(totals.agent).map_or_else(String::new, a_stream_of),
                 )?;
             }
             Ok(totals) if totals.unfinished > 0 => {
@@ -365,6 +365,15 @@ impl EachFile<'_> {
 /// The agent of a stream that is not cursor-agent's.
 fn other_agent(agent: Option<Agent>) -> Option<Agent> {
     agent.filter(|a| *a != Agent::Cursor)
+}
+
+/// "a Claude Code stream".
+fn a_stream_of(agent: Agent) -> String {
+    if agent == Agent::Common {
+        "a stream in sjlint's common form".to_owned()
+    } else {
+        format!("a {} stream", agent.display_name())
+    }
 }
 
 /// A file not done, its exit code noted for a run that a closed stdout cuts short.
