@@ -428,9 +428,15 @@ pub struct FmtArgs {
     pub diff: bool,
 
     /// Write the canonical form over each file (atomically; a file with records that are not
-    /// events is left alone unless --keep-invalid)
+    /// events, another agent's stream, or a file that changes meanwhile is left alone)
     #[arg(long, conflicts_with = "to", help_heading = "Output")]
     pub write: bool,
+
+    /// With --write, also write read-only files and files with other hard links (the new file
+    /// takes the path alone, as `sed -i` does). FIFOs, devices and symbolic links met in a
+    /// directory walk are never written
+    #[arg(long, requires = "write", help_heading = "Output")]
+    pub force: bool,
 
     /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]

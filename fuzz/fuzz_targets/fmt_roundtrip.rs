@@ -54,6 +54,7 @@ fuzz_target!(|input: &[u8]| {
         drop_thinking: knobs & 2 != 0,
         drop_deltas: knobs & 4 != 0,
         to: Target::Ndjson,
+        lossless: false,
     };
     let once = format(data, &check, &opts);
 
@@ -78,6 +79,7 @@ fuzz_target!(|input: &[u8]| {
         drop_thinking: false,
         drop_deltas: false,
         to: Target::Ndjson,
+        lossless: false,
     };
     let again = format(&once, &check, &canonical);
     if opts.keep_invalid == canonical.keep_invalid && !opts.drop_thinking && !opts.drop_deltas {

@@ -57,7 +57,10 @@ impl<'a> Raw<'a> {
         if !inner.contains('\\') {
             return Some(Cow::Borrowed(inner));
         }
-        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+        serde_json::from_str::<String>(raw)
+            .or_else(|_| serde_json::from_str(&format!("\"{}\"", lone_surrogates_as_text(inner))))
+            .ok()
+            .map(Cow::Owned)
     }
 
     /// The JSON type of the value, from its first byte.
@@ -72,6 +75,48 @@ impl<'a> Raw<'a> {
             _ => JsonType::Number,
         })
     }
+}
+
+/// `inner` (a JSON string's body) with each escape of an unpaired surrogate (`\ud800`), which no
+/// Rust string can hold, turned into the text of that escape (`\\ud800`): the text keeps it as
+/// written rather than losing the whole string.
+fn lone_surrogates_as_text(inner: &str) -> String {
+    let hex = |at: usize| {
+        inner
+            .get(at..at + 4)
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    let mut out = String::with_capacity(inner.len() + 8);
+    let mut rest = 0;
+    let mut i = 0;
+    let bytes = inner.as_bytes();
+    while i + 1 < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes[i + 1] != b'u' {
+            i += 2;
+            continue;
+        }
+        let paired = |cp: u32| {
+            (0xd800..0xdc00).contains(&cp)
+                && inner.get(i + 6..i + 8) == Some("\\u")
+                && hex(i + 8).is_some_and(|lo| (0xdc00..0xe000).contains(&lo))
+        };
+        match hex(i + 2) {
+            Some(cp) if paired(cp) => i += 12,
+            Some(cp) if (0xd800..0xe000).contains(&cp) => {
+                out.push_str(&inner[rest..i]);
+                out.push('\\');
+                rest = i;
+                i += 6;
+            }
+            _ => i += 2,
+        }
+    }
+    out.push_str(&inner[rest..]);
+    out
 }
 
 impl<'de> Deserialize<'de> for Raw<'de> {
@@ -331,5 +376,25 @@ pub fn parse_array<'a, T: Deserialize<'a>>(
             out.clear();
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_with_an_unpaired_surrogate_keeps_its_escape() {
+        let text = |json: &str| {
+            let raw: &RawValue = serde_json::from_str(json).unwrap();
+            Raw(Some(raw)).text().map(Cow::into_owned)
+        };
+        assert_eq!(text(r#""a\ud800b""#).as_deref(), Some(r"a\ud800b"));
+        assert_eq!(text(r#""\udc00\n""#).as_deref(), Some("\\udc00\n"));
+        // A pair and an escaped backslash are read as ever.
+        assert_eq!(
+            text(r#""\ud83d\ude00 \\ud800""#).as_deref(),
+            Some("\u{1f600} \\ud800")
+        );
     }
 }

@@ -2,19 +2,23 @@
 //! `--write` compared with (and written over) their files.
 //!
 //! This module owns the loop over `fmt`'s inputs, the report of records left out or kept as
-//! `raw` (on stderr, exit 1), and refusing to write a file when that would lose records. The
-//! canonical form itself is `crate::fmt`'s; comparing and writing files is `crate::fmt_files`'.
+//! `raw` (on stderr, exit 1), what is said of each file of `--check`, `--diff` and `--write`
+//! and the exit code it calls for (noted as it goes, so that a closed stdout keeps it), leaving
+//! alone a stream that has no lossless canonical form (another agent's), and refusing to write
+//! a file when that would lose records. The canonical form itself is `crate::fmt`'s; comparing
+//! and writing files is `crate::fmt_files`'.
 
 use super::inputs::{
     Input, Opened, cannot_read, input_failure, open_input, stdin, unreadable_input,
 };
 use super::resolve::FmtConfig;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use crate::agents::Agent;
 use crate::check::CheckOptions;
 use crate::cli::FmtArgs;
 use crate::diagnostic::Diagnostic;
-use crate::fmt::{self, FmtOptions};
-use crate::fmt_files::Mode;
+use crate::fmt::{self, FmtOptions, Target as To};
+use crate::fmt_files::{Compare, Mode, NotWritten, Target};
 use crate::report::{Format, Printer};
 use crate::rules::Severity;
 use crate::sink::{self, Sink};
@@ -22,7 +26,7 @@ use crate::terminal::Terminal;
 use crate::text::escape_untrusted;
 use anyhow::Context;
 use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `sjlint fmt`: the canonical form on stdout; records left out (or kept as `raw`) are reported
 /// on stderr, and make the exit code 1.
@@ -42,7 +46,12 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             mode,
             stdin_name,
             check: &check,
-            opts: &opts,
+            opts: FmtOptions {
+                lossless: true,
+                ..opts
+            },
+            named: &args.paths,
+            force: args.force,
         };
         return files.run(&inputs.list, &mut printer, unreadable);
     }
@@ -73,6 +82,16 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             printer.flush()
         };
         match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
+            Ok(totals) if opts.to == To::Json && other_agent(totals.agent).is_some() => {
+                unreadable = true;
+                sink::note_exit(EXIT_USAGE);
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is {} (--to common writes any agent's events)",
+                    escape_untrusted(&name),
+                    other_agent(totals.agent).map_or_else(String::new, a_stream_of),
+                )?;
+            }
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
                 sink::note_exit(EXIT_FINDINGS);
@@ -105,13 +124,28 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     })
 }
 
-/// `fmt --check | --diff | --write`: each input formatted into memory and compared with its
-/// bytes; see [`crate::fmt_files`].
+/// `fmt --check | --diff | --write`: each input formatted and compared with its bytes; see
+/// [`crate::fmt_files`]. Only a form that keeps every byte of meaning is written or asked for:
+/// another agent's stream (which has none yet) is left as it is.
 struct EachFile<'a> {
     mode: Mode,
     stdin_name: &'a str,
     check: &'a CheckOptions,
-    opts: &'a FmtOptions,
+    opts: FmtOptions,
+    /// The paths named on the command line; any other file was found in a directory walk.
+    named: &'a [PathBuf],
+    /// `--force`: read-only and hard-linked files are written too.
+    force: bool,
+}
+
+/// What became of one file.
+enum Verdict {
+    Changed,
+    Unchanged,
+    /// Not read, not written, or left alone: the exit code it calls for.
+    NotDone(u8),
+    /// Interrupted (Ctrl-C, SIGTERM): the run ends with this code.
+    Stop(u8),
 }
 
 impl EachFile<'_> {
@@ -119,75 +153,251 @@ impl EachFile<'_> {
         &self,
         inputs: &[Input],
         printer: &mut Printer<io::Stderr>,
-        mut unreadable: bool,
+        unreadable: bool,
     ) -> anyhow::Result<u8> {
-        let (mode, stdin_name, check, opts) = (self.mode, self.stdin_name, self.check, self.opts);
         let mut outcome = crate::fmt_files::Outcome::default();
-        // A file --write left alone because writing would drop records.
-        let mut refused = false;
-        let mut out = BufWriter::new(io::stdout().lock());
+        let mut code = if unreadable { EXIT_USAGE } else { EXIT_OK };
+        sink::note_exit(code);
+        // A closed stdout ends the run quietly, with the exit code noted so far.
+        let mut out = BufWriter::new(Sink(io::stdout().lock()));
         for input in inputs {
-            let (name, path, original) = match input {
-                Input::Stdin => {
-                    let mut bytes = Vec::new();
-                    stdin()
-                        .read_to_end(&mut bytes)
-                        .with_context(|| format!("cannot read {stdin_name}"))?;
-                    (stdin_name.to_owned(), PathBuf::from(stdin_name), bytes)
-                }
-                Input::File(path) => match std::fs::read(path) {
-                    Ok(bytes) => (path.display().to_string(), path.clone(), bytes),
-                    Err(e) => {
-                        unreadable = true;
-                        cannot_read(path, e)?;
-                        continue;
-                    }
-                },
+            let verdict = match input {
+                Input::Stdin => self.stdin(printer, &mut out)?,
+                Input::File(path) if self.mode == Mode::Write => self.write(path, printer)?,
+                Input::File(path) => self.compare(path, printer, &mut out)?,
             };
-            let mut formatted = Vec::with_capacity(original.len());
-            let mut emit = |d: Diagnostic| -> io::Result<()> {
-                printer.diagnostic(&name, &d)?;
-                printer.flush()
-            };
-            let totals = fmt::format(&original[..], check, opts, &mut formatted, &mut emit)?;
-            let shown = escape_untrusted(&name).into_owned();
-            if mode == Mode::Write && totals.invalid > 0 && !opts.keep_invalid {
-                // Writing would drop them: nothing is lost without being asked for.
-                writeln!(
-                    io::stderr(),
-                    "sjlint: {shown}: not written: {} and would be left out (--keep-invalid keeps them as raw events)",
-                    if totals.invalid == 1 {
-                        "1 record is not an event".to_owned()
+            let file_code = match verdict {
+                Verdict::Changed => {
+                    outcome.changed += 1;
+                    if self.mode == Mode::Write {
+                        EXIT_OK
                     } else {
-                        format!("{} records are not events", totals.invalid)
+                        EXIT_FINDINGS
                     }
-                )?;
-                refused = true;
-                continue;
-            }
-            match crate::fmt_files::one(mode, &path, &shown, &original, &formatted, &mut out) {
-                Ok(true) => outcome.changed += 1,
-                Ok(false) => outcome.unchanged += 1,
-                Err(e) => {
-                    unreadable = true;
-                    writeln!(io::stderr(), "sjlint: cannot write {shown}: {e}")?;
                 }
-            }
+                Verdict::Unchanged => {
+                    outcome.unchanged += 1;
+                    EXIT_OK
+                }
+                Verdict::NotDone(c) => {
+                    outcome.failed += 1;
+                    c
+                }
+                Verdict::Stop(c) => return Ok(c),
+            };
+            code = code.max(file_code);
         }
         out.flush()?;
-        let summary = outcome.summary(mode);
-        match mode {
+        let summary = outcome.summary(self.mode);
+        match self.mode {
             Mode::Diff => writeln!(io::stderr(), "{summary}")?,
             Mode::Check | Mode::Write => writeln!(out, "{summary}")?,
         }
         out.flush()?;
-        Ok(if unreadable {
-            EXIT_USAGE
-        } else if refused || (outcome.changed > 0 && mode != Mode::Write) {
-            EXIT_FINDINGS
+        Ok(code)
+    }
+
+    /// Standard input, compared with its canonical form (`--write` refuses it up front).
+    fn stdin<W: Write>(
+        &self,
+        printer: &mut Printer<io::Stderr>,
+        out: &mut W,
+    ) -> anyhow::Result<Verdict> {
+        let mut bytes = Vec::new();
+        stdin()
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("cannot read {}", self.stdin_name))?;
+        self.judge(self.stdin_name, &bytes, printer, out)
+    }
+
+    /// `--check` or `--diff` of one file.
+    fn compare<W: Write>(
+        &self,
+        path: &Path,
+        printer: &mut Printer<io::Stderr>,
+        out: &mut W,
+    ) -> anyhow::Result<Verdict> {
+        match std::fs::read(path) {
+            Ok(bytes) => self.judge(&path.display().to_string(), &bytes, printer, out),
+            Err(e) => {
+                cannot_read(path, e)?;
+                Ok(not_done(EXIT_USAGE))
+            }
+        }
+    }
+
+    /// `--check` or `--diff` of `original`, read from `name`.
+    fn judge<W: Write>(
+        &self,
+        name: &str,
+        original: &[u8],
+        printer: &mut Printer<io::Stderr>,
+        out: &mut W,
+    ) -> anyhow::Result<Verdict> {
+        let shown = escape_untrusted(name).into_owned();
+        let mut formatted = Vec::new();
+        let mut compared = Compare::new(original, None);
+        let totals = if self.mode == Mode::Diff {
+            self.format(name, original, &mut formatted, printer)
         } else {
-            EXIT_OK
-        })
+            self.format(name, original, &mut compared, printer)
+        };
+        let totals = match totals {
+            Ok(totals) => totals,
+            Err(e) => return failed_input(name, e),
+        };
+        if let Some(verdict) = self.left_alone(&shown, &totals)? {
+            return Ok(verdict);
+        }
+        let changed = if self.mode == Mode::Diff {
+            formatted != original
+        } else {
+            compared.changed()
+        };
+        if !changed {
+            return Ok(Verdict::Unchanged);
+        }
+        // Noted before the output is written: a closed stdout still ends with exit 1.
+        sink::note_exit(EXIT_FINDINGS);
+        if self.mode == Mode::Diff {
+            crate::fmt_files::write_diff(&shown, original, &formatted, out)?;
+        } else {
+            crate::fmt_files::would_reformat(&shown, out)?;
+        }
+        Ok(Verdict::Changed)
+    }
+
+    /// `--write` of one file: its new form goes to a temporary file beside it, which replaces
+    /// it only if nothing is lost by that (see [`crate::fmt_files`]).
+    fn write(&self, path: &Path, printer: &mut Printer<io::Stderr>) -> anyhow::Result<Verdict> {
+        let name = path.display().to_string();
+        let shown = escape_untrusted(&name).into_owned();
+        let walked = !self.named.iter().any(|p| p == path);
+        let target = Target::open(path, walked, self.force).and_then(|mut target| {
+            let bytes = target.read().map_err(|e| NotWritten {
+                reason: format!("cannot read: {e}"),
+                failure: true,
+            })?;
+            Ok((target, bytes))
+        });
+        let (target, original) = match target {
+            Ok(read) => read,
+            Err(why) => return not_written(&shown, &why),
+        };
+        let mut compared = Compare::new(&original, Some(&target));
+        let totals = match self.format(&name, &original, &mut compared, printer) {
+            Ok(totals) => totals,
+            Err(e) if crate::interrupt::is_stop(&e) || sink::is_write_error(&e) => {
+                return failed_input(&name, e);
+            }
+            Err(e) => {
+                let why = NotWritten {
+                    reason: format!("cannot write: {e}"),
+                    failure: true,
+                };
+                return not_written(&shown, &why);
+            }
+        };
+        if let Some(verdict) = self.left_alone(&shown, &totals)? {
+            return Ok(verdict);
+        }
+        let temp = match compared.into_temp() {
+            Ok(Some(temp)) => temp,
+            Ok(None) => return Ok(Verdict::Unchanged),
+            Err(e) => {
+                let why = NotWritten {
+                    reason: format!("cannot write: {e}"),
+                    failure: true,
+                };
+                return not_written(&shown, &why);
+            }
+        };
+        match target.replace(temp) {
+            Ok(()) => Ok(Verdict::Changed),
+            Err(why) => not_written(&shown, &why),
+        }
+    }
+
+    /// Formats `original` into `out`, the records it leaves out reported on stderr.
+    fn format<W: Write>(
+        &self,
+        name: &str,
+        original: &[u8],
+        out: &mut W,
+        printer: &mut Printer<io::Stderr>,
+    ) -> io::Result<fmt::FmtTotals> {
+        let mut emit = |d: Diagnostic| -> io::Result<()> {
+            printer.diagnostic(name, &d)?;
+            printer.flush()
+        };
+        fmt::format(original, self.check, &self.opts, out, &mut emit)
+    }
+
+    /// A file left as it is whatever its form: another agent's stream (counted as formatted),
+    /// or with `--write`, a file whose records that are not events would be lost.
+    fn left_alone(&self, shown: &str, totals: &fmt::FmtTotals) -> io::Result<Option<Verdict>> {
+        if let Some(agent) = other_agent(totals.agent) {
+            let why = if agent == Agent::Common {
+                "a stream in sjlint's common form has no canonical form".to_owned()
+            } else {
+                format!("{} streams have no canonical form", agent.display_name())
+            };
+            writeln!(io::stderr(), "sjlint: {shown}: left as is: {why}")?;
+            return Ok(Some(Verdict::Unchanged));
+        }
+        if self.mode == Mode::Write && totals.invalid > 0 && !self.opts.keep_invalid {
+            // Writing would drop them: nothing is lost without being asked for.
+            writeln!(
+                io::stderr(),
+                "sjlint: {shown}: not written: {} and would be left out (--keep-invalid keeps them as raw events)",
+                if totals.invalid == 1 {
+                    "1 record is not an event".to_owned()
+                } else {
+                    format!("{} records are not events", totals.invalid)
+                }
+            )?;
+            return Ok(Some(not_done(EXIT_FINDINGS)));
+        }
+        Ok(None)
+    }
+}
+
+/// The agent of a stream that is not cursor-agent's.
+fn other_agent(agent: Option<Agent>) -> Option<Agent> {
+    agent.filter(|a| *a != Agent::Cursor)
+}
+
+/// "a Claude Code stream".
+fn a_stream_of(agent: Agent) -> String {
+    if agent == Agent::Common {
+        "a stream in sjlint's common form".to_owned()
+    } else {
+        format!("a {} stream", agent.display_name())
+    }
+}
+
+/// A file not done, its exit code noted for a run that a closed stdout cuts short.
+fn not_done(code: u8) -> Verdict {
+    sink::note_exit(code);
+    Verdict::NotDone(code)
+}
+
+/// Says why a file was not written.
+fn not_written(shown: &str, why: &NotWritten) -> anyhow::Result<Verdict> {
+    writeln!(io::stderr(), "sjlint: {shown}: not written: {}", why.reason)?;
+    Ok(not_done(if why.failure {
+        EXIT_USAGE
+    } else {
+        EXIT_FINDINGS
+    }))
+}
+
+/// An input whose formatting failed: a closed stdout ends the run, a stop ends it with its
+/// code, anything else is reported against the input.
+fn failed_input(name: &str, e: io::Error) -> anyhow::Result<Verdict> {
+    match input_failure(name, e)? {
+        Some(code) => Ok(Verdict::Stop(code)),
+        None => Ok(not_done(EXIT_USAGE)),
     }
 }
 

@@ -317,6 +317,7 @@ impl FmtConfig {
                     ToArg::Json => Target::Json,
                     ToArg::Common => Target::Common,
                 },
+                lossless: false,
             },
             mode,
             color: terminal.color(args.color, Stream::Stderr),

@@ -19,6 +19,7 @@
 //! (`--to json`), `json_text` (the JSON building blocks). `--to common` is
 //! [`crate::agents::common`]'s.
 
+use crate::agents::Agent;
 use crate::check::{self, CheckOptions};
 use crate::diagnostic::Diagnostic;
 use crate::rules::{Rule, RuleSet};
@@ -56,6 +57,10 @@ pub struct FmtOptions {
     /// found nowhere else, and are kept.
     pub drop_deltas: bool,
     pub to: Target,
+    /// Write nothing for another agent's stream (it has no canonical form, and its common form
+    /// loses fields): what `--check`, `--diff` and `--write` ask for. The agent is in
+    /// [`FmtTotals::agent`].
+    pub lossless: bool,
 }
 
 /// What one input gave.
@@ -72,6 +77,8 @@ pub struct FmtTotals {
     /// `--to json`: results that lack their text and whose session's text was too long to keep,
     /// so it was not added to them.
     pub texts_left_out: u64,
+    /// The agent the stream was recognised as (`None`: none was, and it was read as cursor's).
+    pub agent: Option<Agent>,
 }
 
 /// The findings `fmt` reports: the ones that mean a record could not be written as an event.

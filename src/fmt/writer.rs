@@ -78,11 +78,13 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
     fn agent(&mut self, agent: Option<crate::agents::Agent>) {
         use crate::agents::Agent;
         self.other_agent = !matches!(agent, Some(Agent::Cursor) | None);
+        self.totals.agent = agent;
     }
 
     fn wants_common(&self) -> bool {
-        // `--to json` writes cursor's result objects only.
-        self.other_agent && self.opts.to == Target::Ndjson
+        // `--to json` writes cursor's result objects only; `lossless` writes nothing the common
+        // form would lose fields of.
+        self.other_agent && self.opts.to == Target::Ndjson && !self.opts.lossless
     }
 
     /// Another agent's events: there is no cursor form of them, so they are written in the

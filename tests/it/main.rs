@@ -22,6 +22,7 @@ mod consumers;
 mod fast_path;
 mod first_day;
 mod fmt_keep_invalid;
+mod fmt_safety;
 mod formats;
 mod hostile;
 mod hostile_streams;

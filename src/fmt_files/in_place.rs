@@ -1,0 +1,293 @@
+//! `fmt --write`'s file handling: which files may be replaced, the temporary file the new form
+//! is written to, and the rename that replaces the original only if nobody touched it meanwhile.
+//!
+//! This module owns the safety of writing in place: a FIFO, a device or a symbolic link met in
+//! a directory walk is never written through; a read-only or hard-linked file only with
+//! `--force`; the temporary file is created beside the original with `O_EXCL`, an unpredictable
+//! name and the original's mode, and is given its owner and group before it replaces it. It
+//! must not format nor print: each refusal is a [`NotWritten`] with its reason, said by the
+//! caller.
+
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::fs::{self, File, Metadata, OpenOptions, Permissions};
+use std::io::{self, BufWriter, Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Why a file was not written.
+#[derive(Debug)]
+pub(crate) struct NotWritten {
+    /// Said after "not written: ".
+    pub reason: String,
+    /// An I/O failure (exit 2) rather than a file left alone on purpose (exit 1).
+    pub failure: bool,
+}
+
+impl NotWritten {
+    fn skip(reason: impl Into<String>) -> NotWritten {
+        NotWritten {
+            reason: reason.into(),
+            failure: false,
+        }
+    }
+
+    fn failed(what: &str, e: &io::Error) -> NotWritten {
+        NotWritten {
+            reason: format!("{what}: {e}"),
+            failure: true,
+        }
+    }
+}
+
+/// A file `--write` may replace, open for reading.
+pub(crate) struct Target {
+    /// Where the file is (a symbolic link named on the command line, resolved).
+    path: PathBuf,
+    file: File,
+    /// The file as it was opened: what it must still be when it is replaced.
+    meta: Metadata,
+}
+
+impl Target {
+    /// Opens `path` for `--write`. `walked`: it was found in a directory walk, where symbolic
+    /// links are not followed. `force`: read-only and hard-linked files are written too.
+    pub(crate) fn open(path: &Path, walked: bool, force: bool) -> Result<Target, NotWritten> {
+        let path = resolved(path, walked)?;
+        // No FIFO is waited on, nor any link followed, should the path change under us.
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| NotWritten::failed("cannot read", &e))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| NotWritten::failed("cannot read", &e))?;
+        not_regular(&meta)?;
+        if !force {
+            if meta.mode() & 0o222 == 0 {
+                return Err(NotWritten::skip(
+                    "the file is read-only (--force writes it anyway)",
+                ));
+            }
+            if meta.nlink() > 1 {
+                return Err(NotWritten::skip(format!(
+                    "the file has {} hard links, and only this name would get the new form (--force writes it anyway)",
+                    meta.nlink()
+                )));
+            }
+        }
+        Ok(Target {
+            path: path.into_owned(),
+            file,
+            meta,
+        })
+    }
+
+    /// The file's bytes.
+    pub(crate) fn read(&mut self) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(usize::try_from(self.meta.len()).unwrap_or(0));
+        self.file.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// A new temporary file beside the target, for its new form.
+    pub(crate) fn temp(&self) -> io::Result<Temp> {
+        Temp::beside(&self.path, self.meta.mode())
+    }
+
+    /// Replaces the file with `temp`, given the file's owner, group and mode first, if the file
+    /// is still what was read.
+    pub(crate) fn replace(&self, mut temp: Temp) -> Result<(), NotWritten> {
+        temp.file
+            .flush()
+            .map_err(|e| NotWritten::failed("cannot write", &e))?;
+        let file = temp.file.get_ref();
+        let mine = file
+            .metadata()
+            .map_err(|e| NotWritten::failed("cannot write", &e))?;
+        let (uid, gid) = (self.meta.uid(), self.meta.gid());
+        if (mine.uid(), mine.gid()) != (uid, gid)
+            && let Err(e) = std::os::unix::fs::fchown(file, Some(uid), Some(gid))
+        {
+            return Err(NotWritten::skip(format!(
+                "the new file cannot be given the owner and group of the old one (uid {uid}, gid {gid}): {e}"
+            )));
+        }
+        // After the owner: a change of owner clears the set-user-ID and set-group-ID bits.
+        file.set_permissions(Permissions::from_mode(self.meta.mode() & 0o7777))
+            .and_then(|()| file.sync_all())
+            .map_err(|e| NotWritten::failed("cannot write", &e))?;
+        if !self.unchanged() {
+            return Err(NotWritten::skip(
+                "the file changed while it was being formatted (run again once nothing writes to it)",
+            ));
+        }
+        fs::rename(&temp.path, &self.path).map_err(|e| NotWritten::failed("cannot write", &e))?;
+        temp.kept();
+        Ok(())
+    }
+
+    /// Whether the path still holds the file that was read, as it was read: same file, size and
+    /// modification and change times (an appended line, a truncation, a replacement all show).
+    fn unchanged(&self) -> bool {
+        let Ok(now) = fs::symlink_metadata(&self.path) else {
+            return false;
+        };
+        let was = &self.meta;
+        (
+            now.dev(),
+            now.ino(),
+            now.len(),
+            now.mtime(),
+            now.mtime_nsec(),
+        ) == (
+            was.dev(),
+            was.ino(),
+            was.len(),
+            was.mtime(),
+            was.mtime_nsec(),
+        ) && (now.ctime(), now.ctime_nsec()) == (was.ctime(), was.ctime_nsec())
+    }
+}
+
+/// The file `path` names, if it is a regular file: a symbolic link named on the command line
+/// is followed (the file it points at is replaced, the link stays), one met in a walk is not.
+fn resolved(path: &Path, walked: bool) -> Result<Cow<'_, Path>, NotWritten> {
+    let cannot_read = |e: io::Error| NotWritten::failed("cannot read", &e);
+    let lstat = fs::symlink_metadata(path).map_err(cannot_read)?;
+    if !lstat.file_type().is_symlink() {
+        not_regular(&lstat)?;
+        return Ok(Cow::Borrowed(path));
+    }
+    if walked {
+        return Err(NotWritten::skip(
+            "a symbolic link met in a directory walk is not followed (name it to write the file it points at)",
+        ));
+    }
+    not_regular(&fs::metadata(path).map_err(cannot_read)?)?;
+    fs::canonicalize(path).map(Cow::Owned).map_err(cannot_read)
+}
+
+/// Refuses anything but a regular file: replacing a FIFO or a device with a file would break
+/// whatever uses it.
+fn not_regular(meta: &Metadata) -> Result<(), NotWritten> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let kind = if t.is_file() {
+        return Ok(());
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    };
+    Err(NotWritten::skip(format!(
+        "--write replaces regular files only, and this is {kind}"
+    )))
+}
+
+/// The temporary file a new form is written to; removed unless it replaced its target.
+pub(crate) struct Temp {
+    path: PathBuf,
+    file: BufWriter<File>,
+    kept: bool,
+}
+
+impl Temp {
+    /// Creates `.NAME.sjlint-RANDOM.tmp` beside `target`, exclusively (a file or link planted
+    /// under that name makes it fail, not be written through), readable by no more than the
+    /// target is.
+    fn beside(target: &Path, mode: u32) -> io::Result<Temp> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        // Room for the prefix and suffix within a file name's 255 bytes.
+        let stem = target
+            .file_name()
+            .map_or(&b"stream"[..], |n| &n.as_bytes()[..n.len().min(200)]);
+        let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
+        for _ in 0..16 {
+            let mut name = b".".to_vec();
+            name.extend_from_slice(stem);
+            name.extend_from_slice(format!(".sjlint-{:016x}.tmp", random()).as_bytes());
+            let path = dir.join(OsString::from_vec(name));
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode & 0o777)
+                .custom_flags(libc::O_CLOEXEC)
+                .open(&path)
+            {
+                Ok(file) => {
+                    return Ok(Temp {
+                        path,
+                        file: BufWriter::with_capacity(1 << 16, file),
+                        kept: false,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    fn kept(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Write for Temp {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.file.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// 64 bits nobody can guess ahead: from the kernel, or failing that from the standard
+/// library's randomly keyed hasher over the time, the process and a counter.
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut bytes = [0u8; 8];
+    if File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_ok()
+    {
+        return u64::from_ne_bytes(bytes);
+    }
+    let mut h = std::hash::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.finish()
+}
