@@ -44,7 +44,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use stderr::{StderrSeen, forward_stderr, no_events};
 use stdout::{Checked, check_stdout};
 use supervisor::Supervisor;
@@ -62,30 +62,11 @@ Exit codes (the first that applies):
   1      the stream broke: error findings (warnings too with --strict)
   0      success, including an agent ended after a successful result
 
-Durations: 500ms, 5s, 2m, 1h, 1d (a bare number is seconds). As with `timeout`, 0 turns
+Durations: 500ms, 5s, 2m (or 2min), 1h, 1d, and sums of them: 1m30s, 1h2m. A bare number is
+seconds, fractions are read (1.5s); at most 100 years (longer is a usage error, exit 2), and a
+duration that rounds to zero (0.0000000001ms) is a usage error too. As with `timeout`, 0 turns
 --idle-timeout, --tool-timeout and --timeout off; --after-result 0 ends the agent as soon as its
 result arrives.";
-
-/// `500ms`, `5s`, `2m`, `1h`, `1d` (as `timeout` reads them); a bare number is seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration (e.g. 500ms, 5s, 2m)"))?;
-    let secs = match unit.trim() {
-        "ms" => n / 1000.0,
-        "" | "s" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        "d" => n * 86400.0,
-        _ => return Err(format!("`{s}`: unknown unit (use ms, s, m, h or d)")),
-    };
-    Duration::try_from_secs_f64(secs).map_err(|_| format!("`{s}` is not a usable duration"))
-}
 
 /// What the threads tell the supervisor.
 enum Msg {
@@ -478,22 +459,4 @@ fn finish(
         }
     }
     Ok(code)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
-        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        assert!(parse_duration("5 parsecs").is_err());
-        assert!(parse_duration("s").is_err());
-    }
 }

@@ -180,8 +180,8 @@ impl Supervisor<'_> {
         if let Some(t) = self.term_at {
             let alive = !self.group_gone(now);
             if alive && self.kill_at.is_none() {
-                let due = t + self.args.kill_after;
-                if now >= due {
+                let due = t.checked_add(self.args.kill_after);
+                if due.is_some_and(|due| now >= due) {
                     note(
                         self.notes,
                         &format!(
@@ -190,7 +190,7 @@ impl Supervisor<'_> {
                         ),
                     );
                     self.kill();
-                } else {
+                } else if let Some(due) = due {
                     next = earliest(next, due);
                 }
             }

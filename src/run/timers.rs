@@ -30,7 +30,10 @@ impl Supervisor<'_> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             // Each timer: what it ends the run as, since when its condition holds, how long.
             let mut consider = |ending: Ending, since: Instant, limit: Duration| {
-                let at = since + limit;
+                // Past what an `Instant` can hold: never due.
+                let Some(at) = since.checked_add(limit) else {
+                    return;
+                };
                 if now >= at {
                     due.get_or_insert((ending, since));
                 } else {

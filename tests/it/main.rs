@@ -30,5 +30,6 @@ mod live;
 mod many_files;
 mod properties;
 mod run;
+mod run_faults;
 mod signals;
 mod threads;

@@ -1,0 +1,280 @@
+//! `sjlint run` when the world around it misbehaves: a stderr nobody reads, durations too
+//! large or too small for a deadline, signals nobody expected, a full disk, a full stdout, an
+//! agent cut by sjlint's own hand after its result, and an agent given without `--`. Each run
+//! goes through the real binary and ends with nothing of the agent's group left. Linux only
+//! (`/proc`, signals, `/dev/full`).
+#![cfg(target_os = "linux")]
+
+use crate::common::{sjlint, testdata};
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Longer than any run below may take when sjlint does its job; a hang fails the test.
+const HANG: Duration = Duration::from_secs(20);
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "sjlint-faults-{}-{}-{name}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// A fake agent: `body` run by `sh` after it wrote its pid to `pids` in this directory.
+    fn agent(&self, body: &str) -> PathBuf {
+        let path = self.path("agent.sh");
+        let script = format!(
+            "#!/bin/sh\necho $$ >> '{}'\nhere='{}'\n{body}\n",
+            self.path("pids").display(),
+            testdata("agents").display()
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// The agent's process group (its first recorded pid), once it wrote it.
+    fn agent_pgid(&self) -> i32 {
+        let start = Instant::now();
+        loop {
+            if let Ok(s) = std::fs::read_to_string(self.path("pids"))
+                && let Some(pid) = s.lines().next().and_then(|l| l.trim().parse().ok())
+            {
+                return pid;
+            }
+            assert!(start.elapsed() < HANG, "the agent never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.path("summary.json")).unwrap_or_default();
+        serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // Whatever a failed test left of the agent's group is ended with it.
+        if let Ok(s) = std::fs::read_to_string(self.path("pids")) {
+            for pid in s.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                // SAFETY: killpg has no memory-safety preconditions.
+                unsafe { libc::killpg(pid, libc::SIGKILL) };
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether any process of group `pgid` is alive (zombies, dead already, do not count).
+fn group_alive(pgid: i32) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            return false;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        // Fields after the command: state, ppid, pgrp.
+        fields.get(2) == Some(&pgid.to_string().as_str()) && fields.first() != Some(&"Z")
+    })
+}
+
+/// Waits for `child` to end within `within`; past it, kills it and fails.
+fn wait_within(child: &mut Child, within: Duration, what: &str) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > within {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: sjlint run did not end within {within:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// `sjlint run ARGS -- AGENT` to its end, with its summary in the scratch directory.
+fn run(dir: &Scratch, args: &[&str], agent: &Path) -> Output {
+    let mut cmd = sjlint();
+    cmd.args(["run", "--color", "never", "--summary"])
+        .arg(dir.path("summary.json"))
+        .args(args)
+        .arg("--")
+        .arg(agent)
+        .stdin(Stdio::null());
+    output_within(cmd, HANG)
+}
+
+/// Runs `cmd` to its end with stdout and stderr read, failing after `within`.
+fn output_within(mut cmd: Command, within: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let stderr = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let status = wait_within(&mut child, within, "run");
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+#[test]
+fn durations_too_long_for_a_deadline_are_usage_errors_not_panics() {
+    for flag in [
+        "--timeout",
+        "--idle-timeout",
+        "--after-result",
+        "--kill-after",
+        "--tool-timeout",
+    ] {
+        for huge in ["10000000000000000000", "18446744073709551615s", "36501d"] {
+            let out = sjlint()
+                .args(["run", flag, huge, "--", "true"])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{flag} {huge}\n{}",
+                describe(&out)
+            );
+            assert!(
+                text(&out.stderr).contains("too long (at most 100 years"),
+                "{flag} {huge}\n{}",
+                describe(&out)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_duration_that_rounds_to_zero_is_a_usage_error_not_no_limit() {
+    let out = sjlint()
+        .args(["run", "--timeout", "0.0000000001ms", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("rounds to zero"),
+        "{}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn compound_durations_are_read_and_help_lists_the_units() {
+    // 1m30s is 90 s, not an error: a quiet agent is not ended by it within the run's bounds.
+    let dir = Scratch::new("compound");
+    let agent = dir.agent("cat \"$here/session.ndjson\" \"$here/result.ndjson\"");
+    for timeout in ["1m30s", "1h2m", "2min"] {
+        let out = run(&dir, &["--timeout", timeout], &agent);
+        assert_eq!(out.status.code(), Some(0), "{timeout}\n{}", describe(&out));
+    }
+    // A compound timeout short enough to fire is a timeout (124).
+    let dir = Scratch::new("compound-fires");
+    let agent = dir.agent("head -n 3 \"$here/session.ndjson\"\nexec sleep 60");
+    let out = run(&dir, &["--timeout", "0s500ms"], &agent);
+    assert_eq!(out.status.code(), Some(124), "{}", describe(&out));
+    let help = sjlint().args(["run", "--help"]).output().unwrap();
+    assert!(
+        text(&help.stdout).contains("1m30s"),
+        "{}",
+        text(&help.stdout)
+    );
+}
+
+#[test]
+fn sizes_take_t_and_stop_at_one_tebibyte() {
+    let dir = Scratch::new("sizes");
+    let agent = dir.agent("cat \"$here/session.ndjson\" \"$here/result.ndjson\"");
+    let out = run(&dir, &["--max-record-bytes", "1T"], &agent);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let out = sjlint()
+        .args([
+            "run",
+            "--max-record-bytes",
+            "18446744073709551615",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("too large"),
+        "{}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn an_agent_given_without_dashes_gets_a_hint_to_put_it_after_them() {
+    let out = sjlint().args(["run", "./agent.sh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("put it after `--`: sjlint run -- ./agent.sh"),
+        "{}",
+        describe(&out)
+    );
+    let out = sjlint()
+        .args(["run", "--timeout", "5s", "./agent.sh", "-p"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        text(&out.stderr).contains("sjlint run -- ./agent.sh"),
+        "{}",
+        describe(&out)
+    );
+}
