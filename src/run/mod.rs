@@ -8,7 +8,9 @@
 //! the `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`) after
 //! the stream's own, in the chosen format, the closing line and `--summary`. Every finding is
 //! judged as `check` judges standard input's (configuration file, severities, `--level`,
-//! collapsed repeats), in `judge`. The supervising
+//! collapsed repeats), in `judge`. All it writes to stderr once the agent is started goes
+//! through one writer thread (`notes`), so that a stderr nobody reads never holds the
+//! supervisor. The supervising
 //! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
 //! polling loop while the agent runs); only the short wait for leftover processes of an exited
 //! agent looks again every few milliseconds. It must not interpret events itself (that is
@@ -16,6 +18,7 @@
 
 pub mod child;
 mod judge;
+mod notes;
 pub mod outcome;
 pub mod pipe;
 pub mod session;
@@ -58,7 +61,8 @@ Exit codes (the first that applies):
   126    the agent could not be executed; 127: not found
   3      the agent reported failure: an error result, or no result and a non-zero exit
   2      usage error, a bad configuration file; a --save, --output-file or --summary file
-         could not be written
+         could not be written (a transcript cut short by a full disk or `ulimit -f` too), or
+         sjlint's stdout failed otherwise than closed (a full disk); the agent was ended
   1      the stream broke: error findings (warnings too with --strict)
   0      success, including an agent ended after a successful result
 
@@ -73,8 +77,9 @@ enum Msg {
     /// The session's timers may have changed: a call started or ended, a result arrived.
     Changed,
     /// The agent's stdout was read to its end (or the reading stopped); `closed` when reading
-    /// failed (sjlint's own stdout was closed, most often) and the agent must be ended.
-    StdoutDone { closed: bool },
+    /// failed (sjlint's own stdout was closed, most often) and the agent must be ended; `full`
+    /// when sjlint's stdout failed otherwise than closed (a full disk).
+    StdoutDone { closed: bool, full: bool },
     /// The agent's process ended.
     Exited(std::process::ExitStatus),
     /// Another process of its group ended, or none is left that sjlint can reap.
@@ -83,15 +88,12 @@ enum Msg {
     Signal(i32),
 }
 
-/// Where sjlint's own lines go: stderr, above the status line when there is one.
-type Notes = Mutex<Box<dyn Write + Send>>;
+use notes::Notes;
 
+/// One of sjlint's own lines, to stderr (above the status line when there is one); dropped
+/// rather than waited for when nothing reads stderr.
 fn note(notes: &Notes, text: &str) {
-    let mut w = notes
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let _ = writeln!(w, "sjlint run: {text}");
-    let _ = w.flush();
+    notes.note(text);
 }
 
 /// Runs the agent `args` names; see the module documentation.
@@ -154,11 +156,13 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             None => Box::new(io::stderr()),
         }
     };
-    let notes: Notes = Mutex::new(to_stderr(&live));
+    // Everything written to stderr from now on goes through one writer thread, so that a
+    // stderr nobody reads blocks that thread only.
+    let notes = Notes::start(to_stderr(&live))?;
     let format = args.format.map_or(Format::Human, Format::from);
     let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
         Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
-        None => (to_stderr(&live), Stream::Stderr),
+        None => (notes.writer(), Stream::Stderr),
     };
     let color = format == Format::Human && terminal.color(args.color, stream);
     let printer = Printer::new(format, sink, color).strict(args.strict);
@@ -166,7 +170,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     // with `check`.
     let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let annotations = (args.format.is_none() && github_actions)
-        .then(|| Printer::new(Format::Github, to_stderr(&live), false));
+        .then(|| Printer::new(Format::Github, notes.writer(), false));
     let name = args
         .save
         .as_ref()
@@ -270,7 +274,10 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         live.finish();
     }
     supervisor.report_leftovers();
-    finish(args, &supervisor, checked, stderr_seen, &notes, pid, start)
+    let code = finish(args, &supervisor, checked, stderr_seen, &notes, pid, start);
+    // What is still queued is written, unless nothing reads stderr.
+    notes.finish();
+    code
 }
 
 fn create(path: &std::path::Path) -> io::Result<File> {
@@ -330,21 +337,41 @@ fn finish(
         None | Some(Ending::Exited) => Ending::Exited,
         Some(e) => e,
     };
-    if let Err(e) = &checked.read
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        note(notes, &format!("cannot read the agent's stdout: {e}"));
+    match (&checked.out_error, &checked.read) {
+        (Some(e), _) if e.kind() != io::ErrorKind::BrokenPipe => {
+            note(notes, &format!("cannot write to stdout: {e}"));
+        }
+        (None, Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
+            note(notes, &format!("cannot read the agent's stdout: {e}"));
+        }
+        _ => {}
     }
-    for e in [&checked.save_error, &stderr_seen.save_error]
-        .into_iter()
-        .flatten()
-    {
-        note(notes, &format!("cannot write the transcript: {e}"));
+    let save_paths = args.save.iter().flat_map(|p| [p.clone(), stderr_path(p)]);
+    let mut save_error = None;
+    for (path, e) in save_paths.zip([&checked.save_error, &stderr_seen.save_error]) {
+        if let Some(e) = e {
+            let text = format!(
+                "cannot write the transcript {}: {e}; it is incomplete",
+                escape_untrusted(&path.display().to_string())
+            );
+            note(notes, &text);
+            save_error.get_or_insert(text);
+        }
+    }
+    if let Some(d) = &checked.cut {
+        note(
+            notes,
+            &format!(
+                "the agent was ended after its result while it wrote line {}; that line is forwarded as it came, not checked",
+                d.line
+            ),
+        );
     }
     // What sjlint saw the agent's process do, after the stream's findings. The exit code
     // follows its table: an agent ended after a successful result is a success, --strict too.
     let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
-    if checked.totals.records == 0 {
+    // When sjlint's stdout failed it stopped reading: it cannot say the agent wrote nothing.
+    if checked.totals.records == 0 && checked.out_error.is_none() {
         if checked.judge.enabled().contains(Rule::AgentWroteNoEvents) {
             found.push(no_events(status, &stderr_seen, checked.totals.bytes));
         } else {
@@ -405,7 +432,11 @@ fn finish(
         findings: verdict_findings,
         strict: args.strict,
     };
-    let code = verdict.exit_code();
+    let mut code = verdict.exit_code();
+    if save_error.is_some() {
+        // The transcript asked for is not whole: as when another file could not be written.
+        code = outcome::EXIT_USAGE.max(code);
+    }
     let summary = outcome::RunSummary {
         command: args
             .command
@@ -440,7 +471,12 @@ fn finish(
         tokens: outcome::Tokens::of(&checked.stats),
         findings: checked.findings.into(),
         stderr_bytes: stderr_seen.bytes,
-        saved: args.save.as_ref().map(|p| p.display().to_string()),
+        saved: args
+            .save
+            .as_ref()
+            .filter(|_| save_error.is_none())
+            .map(|p| p.display().to_string()),
+        save_error,
     };
     note(
         notes,
