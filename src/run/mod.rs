@@ -55,7 +55,9 @@ use supervisor::Supervisor;
 /// The exit-code table, as `sjlint run --help` prints it.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes (the first that applies):
-  128+n  signal n received and passed on (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT)
+  128+n  signal n received and passed on (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT);
+         any other signal that would end sjlint (138 SIGUSR1, 142 SIGALRM, …) ends the agent's
+         group with SIGTERM; SIGXFSZ is ignored (the write it stops is reported)
   141    sjlint's stdout was closed; the agent was ended
   124    a stall or timeout: --idle-timeout, --tool-timeout, --timeout
   126    the agent could not be executed; 127: not found
@@ -266,6 +268,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             left_holding_stdout: false,
         };
         sup.supervise(&rx);
+        // The group is gone: the threads joined below no longer wait for a stuck stderr.
+        notes.ending();
         let checked = checking.join().expect("the stdout thread does not panic");
         let stderr_seen = forwarding.join().expect("the stderr thread does not panic");
         Ok((sup, checked, stderr_seen))
