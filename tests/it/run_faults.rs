@@ -565,3 +565,28 @@ fn a_record_cut_by_sjlint_after_a_successful_result_is_no_finding() {
     assert_eq!(summary["findings"]["errors"], 0, "{}", describe(&out));
     assert_group_gone(dir.agent_pgid(), "cut");
 }
+
+#[test]
+fn sigxfsz_sent_to_sjlint_is_ignored_and_the_run_goes_on() {
+    let dir = Scratch::new("sigxfsz");
+    // The agent waits for a file to appear before it writes its result.
+    let go = dir.path("go");
+    let agent = dir.agent(&format!(
+        "head -n 3 \"$here/session.ndjson\"\nwhile [ ! -e '{}' ]; do sleep 0.05; done\ntail -n +4 \"$here/session.ndjson\"\ncat \"$here/result.ndjson\"",
+        go.display()
+    ));
+    let mut cmd = command(&dir, &[], &agent);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let pgid = dir.agent_pgid();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own live child's.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGXFSZ) }, 0);
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write(&go, b"").unwrap();
+    let out = collect(child);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(out.stdout, session(), "{}", describe(&out));
+    assert_eq!(dir.summary()["ended"], "exited");
+    assert_group_gone(pgid, "SIGXFSZ");
+}
