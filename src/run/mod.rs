@@ -475,6 +475,7 @@ fn finish(
         tokens: outcome::Tokens::of(&checked.stats),
         findings: checked.findings.into(),
         stderr_bytes: stderr_seen.bytes,
+        stderr_dropped: notes.dropped(),
         saved: args
             .save
             .as_ref()

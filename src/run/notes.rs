@@ -116,6 +116,11 @@ impl Notes {
         self.work.notify_one();
     }
 
+    /// Bytes dropped so far.
+    pub(super) fn dropped(&self) -> u64 {
+        self.lock().dropped
+    }
+
     /// The run is ending: from now on, a stuck stderr is given up on.
     pub(super) fn ending(&self) {
         self.lock().ending = true;

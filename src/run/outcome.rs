@@ -126,6 +126,8 @@ pub struct RunSummary {
     pub tokens: Option<Tokens>,
     pub findings: FindingCounts,
     pub stderr_bytes: u64,
+    /// Bytes meant for sjlint's stderr that were dropped because nothing read it.
+    pub stderr_dropped: u64,
     /// The `--save` path, when the transcript was written in full.
     pub saved: Option<String>,
     /// Why the transcript is not whole: the file and the OS error.

@@ -4,8 +4,11 @@
 //! the `--save` transcript while the pipeline checks it exactly as `check --tee` checks
 //! standard input, and the [`Consumer`] that reads the stream beside the validator in a run:
 //! the statistics of the summary, the status line, and the session state the timers follow.
-//! Findings are printed as they come. It must not decide when the agent is ended (it tells the
-//! supervisor what changed) nor what the findings mean for the exit code.
+//! Findings are printed as they come, except the `truncated-record` of a record that sjlint cut
+//! short itself, by ending the agent after its result: that one is kept aside for a note. A
+//! failed write to sjlint's stdout is kept to say what it was. It must not decide when the
+//! agent is ended (it tells the supervisor what changed) nor what the findings mean for the
+//! exit code.
 
 use super::Msg;
 use super::judge::Judge;

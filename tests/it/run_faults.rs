@@ -327,7 +327,13 @@ fn a_stderr_nobody_reads_does_not_hold_back_the_timeout() {
         .unwrap();
     assert_eq!(status.code(), Some(124), "{}", text(&stderr));
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert_eq!(dir.summary()["ended"], "timeout");
+    let summary = dir.summary();
+    assert_eq!(summary["ended"], "timeout");
+    // What could not be written is counted where the orchestrator can read it.
+    assert!(
+        summary["stderr_dropped"].as_u64().is_some_and(|n| n > 0),
+        "{summary:#}"
+    );
     assert_group_gone(pgid, "stuck stderr");
     // What stderr could hold is the agent's own text, passed on.
     assert!(text(&stderr).contains("the agent says something on stderr"));
