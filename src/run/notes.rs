@@ -22,6 +22,8 @@ const NOTES_ROOM: usize = 16 << 10;
 /// A write to stderr that has not returned for this long, once the run is ending, means that
 /// nothing reads it: what is still to come is dropped, and the run ends without it.
 pub(super) const STUCK: Duration = Duration::from_secs(1);
+/// Small writes are joined into chunks of up to this many bytes.
+const JOINED_MAX: usize = 16 << 10;
 /// How often a waiting sender looks again whether the writer is stuck.
 const RECHECK: Duration = Duration::from_millis(100);
 
@@ -55,9 +57,14 @@ impl State {
         self.writing_since.is_some_and(|t| t.elapsed() >= STUCK)
     }
 
+    /// Queues `bytes`, joined to the last chunk while that stays small: a printer that writes
+    /// a finding in many small pieces does not fill the queue with tiny allocations.
     fn push(&mut self, bytes: &[u8]) {
         self.queued += bytes.len();
-        self.queue.push_back(bytes.to_vec());
+        match self.queue.back_mut() {
+            Some(last) if last.len() + bytes.len() <= JOINED_MAX => last.extend_from_slice(bytes),
+            _ => self.queue.push_back(bytes.to_vec()),
+        }
     }
 }
 
