@@ -3,9 +3,11 @@
 //! This module owns the [`Supervisor`]: what it has learnt of the run (the agent's exit, the end
 //! of its stdout, the signals received and sent), the loop that waits on the channel with a
 //! deadline (no polling while the agent runs), and the escalation on the agent's process group:
-//! SIGTERM, SIGKILL after `--kill-after`, the signal sjlint received passed on, the leftovers
-//! of an exited agent ended. The timers that decide to end a running agent, and the finding
-//! that says why, are in `timers`. It must not read the pipes nor decide the exit code.
+//! SIGTERM, SIGKILL after `--kill-after`, the signal sjlint received passed on (or SIGTERM, for
+//! the signals `run` does not pass on as they are), the leftovers of an exited agent ended.
+//! Signals are sent before the note that says so: a note may be dropped, never waited for.
+//! The timers that decide to end a running agent, and the finding that says why, are in
+//! `timers`. It must not read the pipes nor decide the exit code.
 
 use super::outcome::{self, Ending};
 use super::pipe::{Activity, Stop};
