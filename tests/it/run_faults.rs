@@ -596,3 +596,26 @@ fn sigxfsz_sent_to_sjlint_is_ignored_and_the_run_goes_on() {
     assert_eq!(dir.summary()["ended"], "exited");
     assert_group_gone(pgid, "SIGXFSZ");
 }
+
+#[test]
+fn a_signal_reaches_the_agent_while_nothing_reads_stderr() {
+    let dir = Scratch::new("stuck-stderr-signal");
+    let agent = dir.agent(
+        "head -n 2 \"$here/session.ndjson\"\nyes 'the agent says something on stderr, again and again' >&2",
+    );
+    let mut child = command(&dir, &[], &agent)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pgid = dir.agent_pgid();
+    // Long enough for the agent to fill every pipe and queue on the way to the test.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own live child's.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = wait_within(&mut child, Duration::from_secs(10), "SIGTERM, stuck stderr");
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(dir.summary()["signals_sent"][0], "SIGTERM");
+    assert_group_gone(pgid, "SIGTERM, stuck stderr");
+}
