@@ -258,8 +258,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", help_heading = "Output")]
     pub max_diagnostics: Option<u64>,
 
-    /// Largest record checked; longer ones are skipped and reported (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
+    /// Largest record checked; longer ones are skipped and reported (suffixes K, M, G, T; binary)
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
@@ -306,12 +306,12 @@ pub struct CheckArgs {
     pub no_mmap: bool,
 
     /// Bytes of records handed from thread to thread at once when one input is checked on
-    /// several threads (suffixes K, M, G); for tests
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    /// several threads (suffixes K, M, G, T); for tests
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, hide = true)]
     pub batch_size: Option<usize>,
     /// Bytes of a file each thread splits and examines on its own, when a file is checked
-    /// where it lies on several threads (suffixes K, M, G); for tests
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    /// where it lies on several threads (suffixes K, M, G, T); for tests
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, hide = true)]
     pub segment_size: Option<usize>,
 }
 
@@ -438,8 +438,8 @@ pub struct FmtArgs {
     #[arg(long, requires = "write", help_heading = "Output")]
     pub force: bool,
 
-    /// Largest record read; longer ones are left out and reported (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
+    /// Largest record read; longer ones are left out and reported (suffixes K, M, G, T; binary)
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
@@ -457,30 +457,6 @@ pub struct FmtArgs {
     pub color: ColorArg,
 }
 
-/// `1024`, `64K`, `64KiB`, `64M`, `1G` (binary multiples).
-pub fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, suffix) = t.split_at(split);
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 64M, 1G)"))?;
-    let shift = match suffix.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return Err(format!("`{s}`: unknown size suffix (use K, M or G)")),
-    };
-    let size = n
-        .checked_mul(1usize << shift)
-        .ok_or_else(|| format!("`{s}` is too large"))?;
-    if size == 0 {
-        return Err("the size must be at least 1 byte".to_owned());
-    }
-    Ok(size)
-}
-
 /// What the commands that read streams without reporting findings share.
 #[derive(Args, Debug)]
 pub struct InputArgs {
@@ -491,8 +467,8 @@ pub struct InputArgs {
     #[command(flatten)]
     pub walk: WalkArgs,
 
-    /// Largest record read; longer ones are skipped (suffixes K, M, G; binary)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M", help_heading = "Input")]
+    /// Largest record read; longer ones are skipped (suffixes K, M, G, T; binary)
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, default_value = "64M", help_heading = "Input")]
     pub max_record_bytes: usize,
 
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
@@ -599,7 +575,8 @@ impl WalkArgs {
     }
 }
 
-/// `sjlint run`: what to run and when to end it (durations: `500ms`, `5s`, `2m`, `1h`, `1d`).
+/// `sjlint run`: what to run and when to end it (durations: `500ms`, `5s`, `2m`, `1h`, `1d`,
+/// `1m30s`).
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The agent's command line, after `--` (e.g. `-- cursor-agent -p --output-format
@@ -609,23 +586,23 @@ pub struct RunArgs {
 
     /// After the session's `result`, how long the agent gets to exit by itself before its
     /// process group is sent SIGTERM (0: at once)
-    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration, default_value = "3s")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "3s")]
     pub after_result: std::time::Duration,
 
     /// After SIGTERM, how long the process group gets before SIGKILL (as `timeout -k`)
-    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration, default_value = "2s")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "2s")]
     pub kill_after: std::time::Duration,
 
     /// End the run when no byte arrives for this long while no tool call is running (0: no limit)
-    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
     pub idle_timeout: Option<std::time::Duration>,
 
     /// End the run when one tool call has been running this long (0: no limit)
-    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
     pub tool_timeout: Option<std::time::Duration>,
 
     /// End the run when it has lasted this long in all (0: no limit)
-    #[arg(long, value_name = "DURATION", value_parser = crate::run::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
     pub timeout: Option<std::time::Duration>,
 
     /// Write how the run ended as JSON (see `sjlint schema run-summary`)
@@ -688,8 +665,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_open_calls: usize,
 
-    /// Largest record checked; longer ones are forwarded, skipped and reported (suffixes K, M, G)
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
+    /// Largest record checked; longer ones are forwarded, skipped and reported (suffixes K, M, G, T)
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
 
     /// Read the stream as this agent's; auto recognises the agent from its first records
@@ -765,7 +742,31 @@ pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
             .with_cmd(&<Cli as clap::CommandFactory>::command())
             .exit();
     }
-    Cli::parse_from(with_default_command(args))
+    let args = with_default_command(args);
+    Cli::try_parse_from(&args).unwrap_or_else(|e| agent_after_dashes(e, &args).exit())
+}
+
+/// `sjlint run ./agent.sh`: the agent's command line goes after `--`, and the error says so.
+fn agent_after_dashes(mut e: clap::Error, args: &[OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument
+        || args.get(1).is_none_or(|a| a != "run")
+        || args.iter().any(|a| a == "--")
+    {
+        return e;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    if arg.starts_with('-') {
+        return e;
+    }
+    let tip = format!("to run `{arg}`, put it after `--`: sjlint run -- {arg}");
+    e.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![tip.into()]),
+    );
+    e
 }
 
 /// A first word that is meant as a subcommand but is none.
@@ -863,15 +864,6 @@ mod tests {
             both.is_err(),
             "--to json writes results only, there is nothing to drop"
         );
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("100"), Ok(100));
-        assert_eq!(parse_size("64M"), Ok(64 << 20));
-        assert_eq!(parse_size("2KiB"), Ok(2048));
-        assert!(parse_size("12 apples").is_err());
-        assert!(parse_size("0").is_err());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Ctrl-C, SIGTERM and SIGHUP: stop reading where the run stands, so the command can report
-//! what it found so far and exit 128 + the signal's number (130, 143, 129).
+//! what it found so far and exit 128 + the signal's number (130, 143, 129). For `run`, every
+//! other signal that would end sjlint at once and orphan the agent too.
 //!
-//! This module owns the handlers of those three signals, the record of which one arrived, and
+//! This module owns the handlers of those signals, the record of which one arrived, and
 //! the reader wrapper that turns it into a distinct I/O error. It must not print or decide exit
 //! codes beyond the 128 + n convention (that is `commands` and `run`).
 //!
@@ -27,12 +28,40 @@ static WAKE: AtomicI32 = AtomicI32::new(-1);
 #[cfg(unix)]
 pub const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
-/// The signals `run` passes on to the agent's process group: [`SIGNALS`] and SIGQUIT (Ctrl-\),
-/// whose default action would end sjlint at once and leave the agent running, as `timeout`
-/// passes them on.
+/// The signals `run` passes on to the agent's process group as they are: [`SIGNALS`] and
+/// SIGQUIT (Ctrl-\), as `timeout` passes them on.
 #[cfg(unix)]
 pub const RUN_SIGNALS: [libc::c_int; 4] =
     [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// The other signals whose default action would end sjlint at once and leave the agent running,
+/// reparented to init: `run` handles them as it handles SIGTERM (it ends the agent's group with
+/// SIGTERM, then exits 128 + n). Not passed on as they are: an agent may give them a meaning of
+/// its own (Node.js starts its inspector on SIGUSR1). The real-time signals are handled too.
+/// Left out: SIGXFSZ, which `run` ignores (see [`install_waking`]), SIGPIPE, which the Rust
+/// runtime ignores, and the signals of a fault in sjlint itself (SIGSEGV, SIGBUS, SIGILL,
+/// SIGFPE, SIGTRAP, SIGSYS, SIGABRT), after which the process cannot go on.
+#[cfg(target_os = "linux")]
+pub const RUN_ENDING_SIGNALS: [libc::c_int; 9] = [
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGXCPU,
+    libc::SIGIO,
+    libc::SIGPWR,
+    libc::SIGSTKFLT,
+];
+#[cfg(all(unix, not(target_os = "linux")))]
+pub const RUN_ENDING_SIGNALS: [libc::c_int; 6] = [
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGXCPU,
+];
 
 #[cfg(unix)]
 extern "C" fn on_signal(n: libc::c_int) {
@@ -54,29 +83,52 @@ extern "C" fn on_signal(n: libc::c_int) {
 pub fn install() -> io::Result<()> {
     #[cfg(unix)]
     {
-        set_handlers(&SIGNALS, libc::SA_RESETHAND)?;
+        set_handlers(&SIGNALS, libc::SA_RESETHAND, on_signal)?;
     }
     Ok(())
 }
 
-/// Installs the handlers of [`RUN_SIGNALS`] for `run`: every delivery writes the signal's number
-/// (one byte) to `wake`, the write end of a non-blocking pipe that the supervisor waits on, and
-/// the handlers stay installed.
+/// Installs the handlers of [`RUN_SIGNALS`] and [`RUN_ENDING_SIGNALS`] (and the real-time
+/// signals on Linux) for `run`: every delivery writes the signal's number (one byte) to `wake`,
+/// the write end of a non-blocking pipe that the supervisor waits on, and the handlers stay
+/// installed. SIGXFSZ (a file grown past `ulimit -f`) is ignored, so the write fails with
+/// `EFBIG` and the run reports it. It is caught by a handler that does nothing rather than set
+/// to `SIG_IGN`, which the agent would inherit: a handler is reset to the default at `exec`.
 #[cfg(unix)]
 pub fn install_waking(wake: std::os::fd::RawFd) -> io::Result<()> {
     WAKE.store(wake, Ordering::SeqCst);
-    set_handlers(&RUN_SIGNALS, 0)
+    set_handlers(&RUN_SIGNALS, 0, on_signal)?;
+    set_handlers(&RUN_ENDING_SIGNALS, 0, on_signal)?;
+    #[cfg(target_os = "linux")]
+    {
+        let realtime: Vec<libc::c_int> = (libc::SIGRTMIN()..=libc::SIGRTMAX()).collect();
+        set_handlers(&realtime, 0, on_signal)?;
+    }
+    set_handlers(&[libc::SIGXFSZ], libc::SA_RESTART, on_ignored)
+}
+
+/// Whether `run` passes signal `n` on to the agent's group as it is (else it sends SIGTERM).
+#[cfg(unix)]
+pub fn passed_on(n: i32) -> bool {
+    RUN_SIGNALS.contains(&n)
 }
 
 #[cfg(unix)]
-fn set_handlers(signals: &[libc::c_int], flags: libc::c_int) -> io::Result<()> {
+extern "C" fn on_ignored(_: libc::c_int) {}
+
+#[cfg(unix)]
+fn set_handlers(
+    signals: &[libc::c_int],
+    flags: libc::c_int,
+    handler: extern "C" fn(libc::c_int),
+) -> io::Result<()> {
     for &signal in signals {
         // SAFETY: `action` is fully initialised (zeroed, then its handler, mask and flags set)
         // before `sigaction` reads it; the handler is async-signal-safe (see `on_signal`); the
         // old action is not requested (a null pointer is allowed).
         let rc = unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_sigaction = handler as libc::sighandler_t;
             libc::sigemptyset(&raw mut action.sa_mask);
             action.sa_flags = flags;
             libc::sigaction(signal, &raw const action, std::ptr::null_mut())
@@ -110,16 +162,31 @@ pub fn exit_code() -> u8 {
 
 /// The conventional name of signal `n` (`SIGTERM`), or `signal n`.
 pub fn signal_name(n: i32) -> String {
+    #[cfg(target_os = "linux")]
+    if (libc::SIGRTMIN()..=libc::SIGRTMAX()).contains(&n) {
+        return format!("SIGRTMIN+{}", n - libc::SIGRTMIN());
+    }
     let name = match n {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        6 => "SIGABRT",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGVTALRM => "SIGVTALRM",
+        libc::SIGPROF => "SIGPROF",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGIO => "SIGIO",
+        #[cfg(target_os = "linux")]
+        libc::SIGPWR => "SIGPWR",
+        #[cfg(target_os = "linux")]
+        libc::SIGSTKFLT => "SIGSTKFLT",
         _ => return format!("signal {n}"),
     };
     name.to_owned()
@@ -197,6 +264,7 @@ mod tests {
         assert_eq!(exit_code_for(15), 143);
         assert_eq!(exit_code_for(1), 129);
         assert_eq!(signal_name(15), "SIGTERM");
-        assert_eq!(signal_name(40), "signal 40");
+        assert_eq!(signal_name(10), "SIGUSR1");
+        assert_eq!(signal_name(99), "signal 99");
     }
 }

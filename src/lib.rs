@@ -98,6 +98,8 @@ pub mod terminal;
 #[doc(hidden)]
 pub mod text;
 #[doc(hidden)]
+pub mod units;
+#[doc(hidden)]
 pub mod validate;
 #[doc(hidden)]
 pub mod walk;

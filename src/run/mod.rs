@@ -8,7 +8,9 @@
 //! the `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`) after
 //! the stream's own, in the chosen format, the closing line and `--summary`. Every finding is
 //! judged as `check` judges standard input's (configuration file, severities, `--level`,
-//! collapsed repeats), in `judge`. The supervising
+//! collapsed repeats), in `judge`. All it writes to stderr once the agent is started goes
+//! through one writer thread (`notes`), so that a stderr nobody reads never holds the
+//! supervisor. The supervising
 //! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
 //! polling loop while the agent runs); only the short wait for leftover processes of an exited
 //! agent looks again every few milliseconds. It must not interpret events itself (that is
@@ -16,6 +18,7 @@
 
 pub mod child;
 mod judge;
+mod notes;
 pub mod outcome;
 pub mod pipe;
 pub mod session;
@@ -44,7 +47,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use stderr::{StderrSeen, forward_stderr, no_events};
 use stdout::{Checked, check_stdout};
 use supervisor::Supervisor;
@@ -52,48 +55,33 @@ use supervisor::Supervisor;
 /// The exit-code table, as `sjlint run --help` prints it.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes (the first that applies):
-  128+n  signal n received and passed on (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT)
+  128+n  signal n received and passed on (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT);
+         any other signal that would end sjlint (138 SIGUSR1, 142 SIGALRM, …) ends the agent's
+         group with SIGTERM; SIGXFSZ is ignored (the write it stops is reported)
   141    sjlint's stdout was closed; the agent was ended
   124    a stall or timeout: --idle-timeout, --tool-timeout, --timeout
   126    the agent could not be executed; 127: not found
   3      the agent reported failure: an error result, or no result and a non-zero exit
   2      usage error, a bad configuration file; a --save, --output-file or --summary file
-         could not be written
+         could not be written (a transcript cut short by a full disk or `ulimit -f` too), or
+         sjlint's stdout failed otherwise than closed (a full disk); the agent was ended
   1      the stream broke: error findings (warnings too with --strict)
   0      success, including an agent ended after a successful result
 
-Durations: 500ms, 5s, 2m, 1h, 1d (a bare number is seconds). As with `timeout`, 0 turns
+Durations: 500ms, 5s, 2m (or 2min), 1h, 1d, and sums of them: 1m30s, 1h2m. A bare number is
+seconds, fractions are read (1.5s); at most 100 years (longer is a usage error, exit 2), and a
+duration that rounds to zero (0.0000000001ms) is a usage error too. As with `timeout`, 0 turns
 --idle-timeout, --tool-timeout and --timeout off; --after-result 0 ends the agent as soon as its
 result arrives.";
-
-/// `500ms`, `5s`, `2m`, `1h`, `1d` (as `timeout` reads them); a bare number is seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration (e.g. 500ms, 5s, 2m)"))?;
-    let secs = match unit.trim() {
-        "ms" => n / 1000.0,
-        "" | "s" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        "d" => n * 86400.0,
-        _ => return Err(format!("`{s}`: unknown unit (use ms, s, m, h or d)")),
-    };
-    Duration::try_from_secs_f64(secs).map_err(|_| format!("`{s}` is not a usable duration"))
-}
 
 /// What the threads tell the supervisor.
 enum Msg {
     /// The session's timers may have changed: a call started or ended, a result arrived.
     Changed,
     /// The agent's stdout was read to its end (or the reading stopped); `closed` when reading
-    /// failed (sjlint's own stdout was closed, most often) and the agent must be ended.
-    StdoutDone { closed: bool },
+    /// failed (sjlint's own stdout was closed, most often) and the agent must be ended; `full`
+    /// when sjlint's stdout failed otherwise than closed (a full disk).
+    StdoutDone { closed: bool, full: bool },
     /// The agent's process ended.
     Exited(std::process::ExitStatus),
     /// Another process of its group ended, or none is left that sjlint can reap.
@@ -102,15 +90,12 @@ enum Msg {
     Signal(i32),
 }
 
-/// Where sjlint's own lines go: stderr, above the status line when there is one.
-type Notes = Mutex<Box<dyn Write + Send>>;
+use notes::Notes;
 
+/// One of sjlint's own lines, to stderr (above the status line when there is one); dropped
+/// rather than waited for when nothing reads stderr.
 fn note(notes: &Notes, text: &str) {
-    let mut w = notes
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let _ = writeln!(w, "sjlint run: {text}");
-    let _ = w.flush();
+    notes.note(text);
 }
 
 /// Runs the agent `args` names; see the module documentation.
@@ -173,11 +158,13 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             None => Box::new(io::stderr()),
         }
     };
-    let notes: Notes = Mutex::new(to_stderr(&live));
+    // Everything written to stderr from now on goes through one writer thread, so that a
+    // stderr nobody reads blocks that thread only.
+    let notes = Notes::start(to_stderr(&live))?;
     let format = args.format.map_or(Format::Human, Format::from);
     let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
         Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
-        None => (to_stderr(&live), Stream::Stderr),
+        None => (notes.writer(), Stream::Stderr),
     };
     let color = format == Format::Human && terminal.color(args.color, stream);
     let printer = Printer::new(format, sink, color).strict(args.strict);
@@ -185,7 +172,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     // with `check`.
     let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let annotations = (args.format.is_none() && github_actions)
-        .then(|| Printer::new(Format::Github, to_stderr(&live), false));
+        .then(|| Printer::new(Format::Github, notes.writer(), false));
     let name = args
         .save
         .as_ref()
@@ -281,6 +268,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
             left_holding_stdout: false,
         };
         sup.supervise(&rx);
+        // The group is gone: the threads joined below no longer wait for a stuck stderr.
+        notes.ending();
         let checked = checking.join().expect("the stdout thread does not panic");
         let stderr_seen = forwarding.join().expect("the stderr thread does not panic");
         Ok((sup, checked, stderr_seen))
@@ -289,7 +278,10 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         live.finish();
     }
     supervisor.report_leftovers();
-    finish(args, &supervisor, checked, stderr_seen, &notes, pid, start)
+    let code = finish(args, &supervisor, checked, stderr_seen, &notes, pid, start);
+    // What is still queued is written, unless nothing reads stderr.
+    notes.finish();
+    code
 }
 
 fn create(path: &std::path::Path) -> io::Result<File> {
@@ -349,21 +341,41 @@ fn finish(
         None | Some(Ending::Exited) => Ending::Exited,
         Some(e) => e,
     };
-    if let Err(e) = &checked.read
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        note(notes, &format!("cannot read the agent's stdout: {e}"));
+    match (&checked.out_error, &checked.read) {
+        (Some(e), _) if e.kind() != io::ErrorKind::BrokenPipe => {
+            note(notes, &format!("cannot write to stdout: {e}"));
+        }
+        (None, Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
+            note(notes, &format!("cannot read the agent's stdout: {e}"));
+        }
+        _ => {}
     }
-    for e in [&checked.save_error, &stderr_seen.save_error]
-        .into_iter()
-        .flatten()
-    {
-        note(notes, &format!("cannot write the transcript: {e}"));
+    let save_paths = args.save.iter().flat_map(|p| [p.clone(), stderr_path(p)]);
+    let mut save_error = None;
+    for (path, e) in save_paths.zip([&checked.save_error, &stderr_seen.save_error]) {
+        if let Some(e) = e {
+            let text = format!(
+                "cannot write the transcript {}: {e}; it is incomplete",
+                escape_untrusted(&path.display().to_string())
+            );
+            note(notes, &text);
+            save_error.get_or_insert(text);
+        }
+    }
+    if let Some(d) = &checked.cut {
+        note(
+            notes,
+            &format!(
+                "the agent was ended after its result while it wrote line {}; that line is forwarded as it came, not checked",
+                d.line
+            ),
+        );
     }
     // What sjlint saw the agent's process do, after the stream's findings. The exit code
     // follows its table: an agent ended after a successful result is a success, --strict too.
     let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
-    if checked.totals.records == 0 {
+    // When sjlint's stdout failed it stopped reading: it cannot say the agent wrote nothing.
+    if checked.totals.records == 0 && checked.out_error.is_none() {
         if checked.judge.enabled().contains(Rule::AgentWroteNoEvents) {
             found.push(no_events(status, &stderr_seen, checked.totals.bytes));
         } else {
@@ -424,7 +436,11 @@ fn finish(
         findings: verdict_findings,
         strict: args.strict,
     };
-    let code = verdict.exit_code();
+    let mut code = verdict.exit_code();
+    if save_error.is_some() {
+        // The transcript asked for is not whole: as when another file could not be written.
+        code = outcome::EXIT_USAGE.max(code);
+    }
     let summary = outcome::RunSummary {
         command: args
             .command
@@ -459,7 +475,13 @@ fn finish(
         tokens: outcome::Tokens::of(&checked.stats),
         findings: checked.findings.into(),
         stderr_bytes: stderr_seen.bytes,
-        saved: args.save.as_ref().map(|p| p.display().to_string()),
+        stderr_dropped: notes.dropped(),
+        saved: args
+            .save
+            .as_ref()
+            .filter(|_| save_error.is_none())
+            .map(|p| p.display().to_string()),
+        save_error,
     };
     note(
         notes,
@@ -478,22 +500,4 @@ fn finish(
         }
     }
     Ok(code)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
-        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        assert!(parse_duration("5 parsecs").is_err());
-        assert!(parse_duration("s").is_err());
-    }
 }

@@ -16,7 +16,8 @@ pub const EXIT_OK: u8 = 0;
 /// with `--strict`).
 pub const EXIT_FINDINGS: u8 = 1;
 /// A usage error (clap's own), a file to write (`--save`, `--output-file`) could not be
-/// created, or `--summary` could not be written.
+/// created, a transcript or `--summary` could not be written in full, or sjlint's stdout failed
+/// otherwise than closed (a full disk).
 pub const EXIT_USAGE: u8 = 2;
 /// The agent reported failure: an error `result`, or no `result` and a non-zero exit (or death
 /// by a signal sjlint did not send).
@@ -43,6 +44,8 @@ pub enum Ending {
     Interrupted(i32),
     /// sjlint's stdout was closed.
     OutputClosed,
+    /// Writing to sjlint's stdout failed otherwise (a full disk).
+    OutputFailed,
 }
 
 impl Ending {
@@ -55,6 +58,7 @@ impl Ending {
             Ending::Timeout => "timeout",
             Ending::Interrupted(_) => "interrupted",
             Ending::OutputClosed => "output-closed",
+            Ending::OutputFailed => "output-failed",
         }
     }
 }
@@ -84,6 +88,7 @@ impl Verdict {
         match self.ending {
             Ending::Interrupted(n) => return crate::interrupt::exit_code_for(n),
             Ending::OutputClosed => return EXIT_OUTPUT_CLOSED,
+            Ending::OutputFailed => return EXIT_USAGE,
             Ending::Idle | Ending::ToolTimeout | Ending::Timeout => return EXIT_STALLED,
             Ending::Exited | Ending::AfterResult => {}
         }
@@ -121,7 +126,12 @@ pub struct RunSummary {
     pub tokens: Option<Tokens>,
     pub findings: FindingCounts,
     pub stderr_bytes: u64,
+    /// Bytes meant for sjlint's stderr that were dropped because nothing read it.
+    pub stderr_dropped: u64,
+    /// The `--save` path, when the transcript was written in full.
     pub saved: Option<String>,
+    /// Why the transcript is not whole: the file and the OS error.
+    pub save_error: Option<String>,
 }
 
 #[derive(Serialize, Debug)]
@@ -258,6 +268,7 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
             "interrupted by {}",
             s.signal_received.as_deref().unwrap_or("a signal")
         ),
+        "output-failed" => "cannot write to stdout".to_owned(),
         _ => "stdout closed".to_owned(),
     };
     let result = match &s.result {
@@ -298,6 +309,9 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
         thousands(s.findings.warnings),
         if s.findings.warnings == 1 { "" } else { "s" }
     ));
+    if s.save_error.is_some() {
+        parts.push("transcript incomplete".to_owned());
+    }
     parts.push(format!("exit {}", s.exit_code));
     format!("sjlint run: {}", parts.join(" · "))
 }

@@ -56,6 +56,9 @@ pub struct Session {
     pub open: Vec<OpenCall>,
     pub last: LastEvent,
     pub events: u64,
+    /// sjlint ended the agent's group because it did not exit after its result: whatever that
+    /// cut short of the stream (a record half written) is sjlint's doing, not the stream's.
+    pub cut_after_result: bool,
 }
 
 impl Session {

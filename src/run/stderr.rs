@@ -1,7 +1,7 @@
 //! The agent's stderr: forwarded as it comes, kept in part, quoted when no event came.
 //!
-//! This module owns the thread body that copies the agent's stderr to sjlint's stderr (above the
-//! status line) and to `PATH.stderr`, keeping its first [`STDERR_KEPT`] bytes, and the
+//! This module owns the thread body that copies the agent's stderr to sjlint's stderr (through
+//! the queue of `notes`, above the status line) and to `PATH.stderr`, keeping its first [`STDERR_KEPT`] bytes, and the
 //! `agent-wrote-no-events` finding that quotes its first lines when the agent wrote no record
 //! (a trust prompt, an authentication error, a bad flag). It must not interpret the bytes
 //! otherwise nor signal anything: what is forwarded is the agent's own text, passed on as it
@@ -48,13 +48,7 @@ pub(super) fn forward_stderr(
         seen.bytes += n as u64;
         let room = STDERR_KEPT.saturating_sub(seen.head.len());
         seen.head.extend_from_slice(&chunk[..room.min(n)]);
-        {
-            let mut w = notes
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let _ = w.write_all(chunk);
-            let _ = w.flush();
-        }
+        notes.pass_on(chunk);
         if let Some(file) = &mut save
             && let Err(e) = file.write_all(chunk)
         {

@@ -4,8 +4,11 @@
 //! the `--save` transcript while the pipeline checks it exactly as `check --tee` checks
 //! standard input, and the [`Consumer`] that reads the stream beside the validator in a run:
 //! the statistics of the summary, the status line, and the session state the timers follow.
-//! Findings are printed as they come. It must not decide when the agent is ended (it tells the
-//! supervisor what changed) nor what the findings mean for the exit code.
+//! Findings are printed as they come, except the `truncated-record` of a record that sjlint cut
+//! short itself, by ending the agent after its result: that one is kept aside for a note. A
+//! failed write to sjlint's stdout is kept to say what it was. It must not decide when the
+//! agent is ended (it tells the supervisor what changed) nor what the findings mean for the
+//! exit code.
 
 use super::Msg;
 use super::judge::Judge;
@@ -40,6 +43,11 @@ pub(super) struct Checked {
     pub(super) annotations: Option<FindingPrinter>,
     /// Writing the transcript failed (the forwarding went on).
     pub(super) save_error: Option<io::Error>,
+    /// Writing to sjlint's own stdout failed (closed, or full): the reading stopped there.
+    pub(super) out_error: Option<io::Error>,
+    /// The `truncated-record` of a record sjlint cut short when it ended the agent after its
+    /// result: not the stream's fault, so it is only noted.
+    pub(super) cut: Option<Diagnostic>,
     /// The file name findings are reported under.
     pub(super) name: String,
     /// What is reported, and the collapsed findings' count.
@@ -70,6 +78,7 @@ pub(super) fn check_stdout(
         out: io::stdout(),
         save,
         save_error: None,
+        out_error: None,
     };
     let mut observer = Observer {
         session,
@@ -81,11 +90,21 @@ pub(super) fn check_stdout(
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
     let mut empty = None;
+    let mut cut = None;
     let _ = printer.begin_file(name);
     let read = {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
             if d.rule == Rule::EmptyStream && d.record == 0 {
                 empty = Some(d);
+                return Ok(());
+            }
+            if d.rule == Rule::TruncatedRecord
+                && session
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .cut_after_result
+            {
+                cut = Some(d);
                 return Ok(());
             }
             let Some(d) = judge.judge(&d) else {
@@ -121,7 +140,11 @@ pub(super) fn check_stdout(
     // sjlint's stdout failed (closed, most often) or the agent's pipe could not be read:
     // nothing reads the agent's output any more, so it must be ended rather than left blocked.
     let closed = read.is_err();
-    let _ = tx.send(Msg::StdoutDone { closed });
+    let full = forward
+        .out_error
+        .as_ref()
+        .is_some_and(|e| e.kind() != io::ErrorKind::BrokenPipe);
+    let _ = tx.send(Msg::StdoutDone { closed, full });
     let stats = observer
         .stats
         .finish(totals.records, totals.bytes, findings);
@@ -133,6 +156,8 @@ pub(super) fn check_stdout(
         printer,
         annotations,
         save_error: forward.save_error,
+        out_error: forward.out_error,
+        cut,
         name: name.to_owned(),
         judge,
         empty,
@@ -144,11 +169,17 @@ struct Forward {
     out: io::Stdout,
     save: Option<File>,
     save_error: Option<io::Error>,
+    /// The first error of sjlint's stdout, kept to say what it was.
+    out_error: Option<io::Error>,
 }
 
 impl Write for Forward {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.write_all(buf)?;
+        if let Err(e) = self.out.write_all(buf) {
+            let returned = io::Error::new(e.kind(), e.to_string());
+            self.out_error = Some(e);
+            return Err(returned);
+        }
         if let Some(file) = &mut self.save
             && let Err(e) = file.write_all(buf)
         {

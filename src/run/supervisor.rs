@@ -3,9 +3,11 @@
 //! This module owns the [`Supervisor`]: what it has learnt of the run (the agent's exit, the end
 //! of its stdout, the signals received and sent), the loop that waits on the channel with a
 //! deadline (no polling while the agent runs), and the escalation on the agent's process group:
-//! SIGTERM, SIGKILL after `--kill-after`, the signal sjlint received passed on, the leftovers
-//! of an exited agent ended. The timers that decide to end a running agent, and the finding
-//! that says why, are in `timers`. It must not read the pipes nor decide the exit code.
+//! SIGTERM, SIGKILL after `--kill-after`, the signal sjlint received passed on (or SIGTERM, for
+//! the signals `run` does not pass on as they are), the leftovers of an exited agent ended.
+//! Signals are sent before the note that says so: a note may be dropped, never waited for.
+//! The timers that decide to end a running agent, and the finding that says why, are in
+//! `timers`. It must not read the pipes nor decide the exit code.
 
 use super::outcome::{self, Ending};
 use super::pipe::{Activity, Stop};
@@ -84,12 +86,16 @@ impl Supervisor<'_> {
     fn on(&mut self, msg: Msg, now: Instant) {
         match msg {
             Msg::Changed | Msg::Reaped => {}
-            Msg::StdoutDone { closed } => {
+            Msg::StdoutDone { closed, full } => {
                 self.stdout_done = Some(now);
                 if closed {
                     // The run ends because nothing reads its output, even when the agent was
                     // quicker to die of the closed pipe than this message was to arrive.
-                    self.ending.get_or_insert(Ending::OutputClosed);
+                    self.ending.get_or_insert(if full {
+                        Ending::OutputFailed
+                    } else {
+                        Ending::OutputClosed
+                    });
                     if self.exited.is_none() {
                         self.end_group(now, libc::SIGTERM);
                     }
@@ -100,14 +106,23 @@ impl Supervisor<'_> {
                 if self.received.is_none() {
                     self.received = Some(n);
                     self.ending.get_or_insert(Ending::Interrupted(n));
-                    note(
-                        self.notes,
-                        &format!(
-                            "received {}; passing it on to the agent's process group",
-                            interrupt::signal_name(n)
-                        ),
-                    );
-                    self.end_group(now, n);
+                    // The signal first: a note may wait for a stderr nobody reads.
+                    let name = interrupt::signal_name(n);
+                    if interrupt::passed_on(n) {
+                        self.end_group(now, n);
+                        note(
+                            self.notes,
+                            &format!("received {name}; passing it on to the agent's process group"),
+                        );
+                    } else {
+                        self.end_group(now, libc::SIGTERM);
+                        note(
+                            self.notes,
+                            &format!(
+                                "received {name}; sending SIGTERM to the agent's process group"
+                            ),
+                        );
+                    }
                 } else if self.kill_at.is_none() {
                     // A second signal: no more waiting.
                     self.kill();
@@ -152,6 +167,7 @@ impl Supervisor<'_> {
         if self.exited.is_some() && self.term_at.is_none() && self.group_alive() {
             // The agent is gone: whatever still holds its stdout open is what it left behind.
             let held = !super::pipe::writers_gone(self.stdout_probe.as_raw_fd());
+            self.end_group(now, libc::SIGTERM);
             note(
                 self.notes,
                 if held {
@@ -162,7 +178,6 @@ impl Supervisor<'_> {
             );
             // Reported once the stream is read to its end (its result may still be in the pipe).
             self.left_holding_stdout = held;
-            self.end_group(now, libc::SIGTERM);
         } else if self.exited.is_some()
             && self.kill_at.is_none()
             && !self.signals_sent.contains(&libc::SIGTERM)
@@ -171,17 +186,18 @@ impl Supervisor<'_> {
             // The agent ended on the signal sjlint passed on (Ctrl-C, SIGHUP), but what it
             // started may ignore that one: a shell's background jobs ignore SIGINT and SIGQUIT.
             // They are told to end as the leftovers of any agent are, not left to SIGKILL.
+            self.send(libc::SIGTERM);
             note(
                 self.notes,
                 "the agent ended and left processes in its group; sending them SIGTERM",
             );
-            self.send(libc::SIGTERM);
         }
         if let Some(t) = self.term_at {
             let alive = !self.group_gone(now);
             if alive && self.kill_at.is_none() {
-                let due = t + self.args.kill_after;
-                if now >= due {
+                let due = t.checked_add(self.args.kill_after);
+                if due.is_some_and(|due| now >= due) {
+                    self.kill();
                     note(
                         self.notes,
                         &format!(
@@ -189,8 +205,7 @@ impl Supervisor<'_> {
                             outcome::duration(self.args.kill_after)
                         ),
                     );
-                    self.kill();
-                } else {
+                } else if let Some(due) = due {
                     next = earliest(next, due);
                 }
             }
@@ -200,8 +215,10 @@ impl Supervisor<'_> {
         }
         if self.exited.is_some() && self.group_gone(now) {
             // Nothing of the group can write any more: take what is in the pipes, then stop,
-            // even if a process outside the group still holds them open.
+            // even if a process outside the group still holds them open; and a stderr that
+            // nobody reads is not waited for.
             self.stop.drain();
+            self.notes.ending();
         }
         next
     }

@@ -30,7 +30,10 @@ impl Supervisor<'_> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             // Each timer: what it ends the run as, since when its condition holds, how long.
             let mut consider = |ending: Ending, since: Instant, limit: Duration| {
-                let at = since + limit;
+                // Past what an `Instant` can hold: never due.
+                let Some(at) = since.checked_add(limit) else {
+                    return;
+                };
                 if now >= at {
                     due.get_or_insert((ending, since));
                 } else {
@@ -66,8 +69,15 @@ impl Supervisor<'_> {
         }
         if let Some((ending, _)) = due {
             self.ending = Some(ending);
-            self.announce(ending);
+            if ending == Ending::AfterResult {
+                self.session
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .cut_after_result = true;
+            }
+            // The signal before the note: a note may wait for a stderr nobody reads.
             self.end_group(now, libc::SIGTERM);
+            self.announce(ending);
             return None;
         }
         next
@@ -156,7 +166,10 @@ impl Supervisor<'_> {
                     "the whole run took longer than --timeout",
                 )
             }
-            Ending::Exited | Ending::Interrupted(_) | Ending::OutputClosed => return,
+            Ending::Exited
+            | Ending::Interrupted(_)
+            | Ending::OutputClosed
+            | Ending::OutputFailed => return,
         };
         note(
             self.notes,

@@ -31,5 +31,6 @@ mod live;
 mod many_files;
 mod properties;
 mod run;
+mod run_faults;
 mod signals;
 mod threads;
