@@ -28,6 +28,7 @@ mod hostile_streams;
 mod linter;
 mod live;
 mod many_files;
+mod outputs_hold;
 mod properties;
 mod run;
 mod signals;
