@@ -54,3 +54,22 @@ fn every_format_keeps_the_exit_code_when_stdout_is_closed() {
         }
     }
 }
+
+#[test]
+fn explain_suggests_the_rule_a_misspelt_word_begins() {
+    let run = exec(&["explain", "unfinshed"], None);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("did you mean `unfinished-tool-call`?"),
+        "{}",
+        run.describe()
+    );
+    let run = exec(&["check", "--select", "unfinshed", "-"], Some(b""));
+    assert!(
+        run.stderr()
+            .contains("did you mean `unfinished-tool-call`?"),
+        "{}",
+        run.describe()
+    );
+}
