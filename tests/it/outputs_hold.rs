@@ -73,3 +73,74 @@ fn explain_suggests_the_rule_a_misspelt_word_begins() {
         run.describe()
     );
 }
+
+/// The characters a reader's terminal or editor obeys (bidi controls, C1 controls, line and
+/// paragraph separators), which no output may carry raw.
+fn obeyed(c: char) -> bool {
+    matches!(c,
+        '\u{80}'..='\u{9f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{61c}'
+            | '\u{2028}'
+            | '\u{2029}')
+}
+
+#[test]
+fn no_output_carries_bidi_or_c1_controls_raw() {
+    // A Claude session whose unknown type, tool call id and tool name hold U+202E, U+2066,
+    // U+2067, U+0085, U+009B, U+2028, U+2029, U+200F and U+061C, raw; checked under a file
+    // name that holds two of them as well.
+    let dir = std::env::temp_dir().join(format!("sjlint-outputs-hold-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("name\u{202e}\u{85}.ndjson");
+    std::fs::copy(
+        testdata("regressions/bidi-and-c1-in-quoted-names.ndjson"),
+        &file,
+    )
+    .unwrap();
+    let file = file.to_str().unwrap().to_owned();
+    let mut runs: Vec<(String, Vec<u8>)> = Vec::new();
+    for format in FORMATS {
+        let run = exec(&["check", "--format", format, &file], None);
+        assert_eq!(run.code, 1, "{format}: {}", run.describe());
+        runs.push((format!("check --format {format}"), run.stdout));
+    }
+    for format in ["json", "table"] {
+        let run = exec(&["stats", "--format", format, &file], None);
+        assert_eq!(run.code, 0, "stats {format}: {}", run.describe());
+        runs.push((format!("stats --format {format}"), run.stdout));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for (what, stdout) in &runs {
+        let text = String::from_utf8_lossy(stdout);
+        let raw: Vec<String> = text
+            .chars()
+            .filter(|&c| obeyed(c))
+            .map(|c| format!("U+{:04X}", u32::from(c)))
+            .collect();
+        assert!(raw.is_empty(), "{what} wrote {raw:?} raw:\n{text}");
+    }
+    // Escaped, not dropped: the JSON values read back hold the characters.
+    let json = &runs[2].1;
+    let findings: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let messages: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.contains("Bash\u{202e}\u{2066}")),
+        "{messages:?}"
+    );
+    assert!(
+        findings[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("name\u{202e}\u{85}.ndjson"),
+        "{findings}"
+    );
+}
