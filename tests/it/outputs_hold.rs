@@ -144,3 +144,31 @@ fn no_output_carries_bidi_or_c1_controls_raw() {
         "{findings}"
     );
 }
+
+#[test]
+fn a_stream_with_no_typed_event_has_one_finding_per_record() {
+    for (stream, lines) in [
+        (&b"{\"foo\":1}\n"[..], &[1][..]),
+        (b"{\"foo\":1}\n{\"bar\":2}\n", &[1, 2]),
+    ] {
+        let (run, findings) = crate::common::check_json(&["-"], Some(stream));
+        let rules: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+        let want: Vec<(&str, u64)> = lines.iter().map(|&l| ("missing-type", l)).collect();
+        assert_eq!(rules, want, "{}", run.describe());
+        assert_eq!(run.code, 1, "{}", run.describe());
+    }
+    // A stream with events still misses its init and its result.
+    let stream = b"{\"foo\":1}\n{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},\"session_id\":\"s\"}\n";
+    let (run, findings) = crate::common::check_json(&["-"], Some(stream));
+    let rules: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+    assert_eq!(
+        rules,
+        [
+            ("missing-type", 1),
+            ("missing-init", 1),
+            ("missing-result", 2)
+        ],
+        "{}",
+        run.describe()
+    );
+}
