@@ -146,6 +146,89 @@ fn no_output_carries_bidi_or_c1_controls_raw() {
 }
 
 #[test]
+fn a_number_beyond_the_f64_range_is_json_for_every_agent() {
+    // RFC 8259 sets no range: `1e400` is a number, which serde_json alone refuses.
+    let (run, findings) = crate::common::check_json(
+        &["testdata/regressions/claude-duration-beyond-f64.ndjson"],
+        None,
+    );
+    assert!(findings.is_empty(), "{}", run.describe());
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let run = exec(
+        &[
+            "stats",
+            "--format",
+            "json",
+            "testdata/regressions/claude-duration-beyond-f64.ndjson",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+}
+
+#[test]
+fn a_token_count_that_is_no_count_is_a_wrong_field_type_for_every_agent() {
+    // (fixture, the count as written there, the field the finding names)
+    let agents = [
+        (
+            "healthy/result-with-usage.ndjson",
+            "\"inputTokens\":18342",
+            "usage.inputTokens",
+        ),
+        (
+            "agents/claude-result.ndjson",
+            "\"input_tokens\":32",
+            "usage.input_tokens",
+        ),
+        (
+            "agents/codex-completed.ndjson",
+            "\"input_tokens\":1200",
+            "usage.input_tokens",
+        ),
+        (
+            "agents/gemini/tool-run.ndjson",
+            "\"input_tokens\":10210",
+            "stats.input_tokens",
+        ),
+    ];
+    let rule = "wrong-field-type";
+    for (fixture, count, field) in agents {
+        let stream = std::fs::read_to_string(testdata(fixture)).unwrap();
+        assert!(stream.contains(count), "{fixture} holds {count}");
+        let (key, _) = count.split_once(':').unwrap();
+        // The largest count there is, and counts that are no counts.
+        for (value, wrong) in [
+            ("18446744073709551615", false),
+            ("1.0", false),
+            ("-5", true),
+            ("1.5", true),
+            ("18446744073709551617", true),
+            ("1e20", true),
+        ] {
+            let changed = stream.replacen(count, &format!("{key}:{value}"), 1);
+            let (run, findings) = crate::common::check_json(&["-"], Some(changed.as_bytes()));
+            let found: Vec<_> = findings.iter().filter(|f| f.rule == rule).collect();
+            if !wrong {
+                assert!(
+                    found.is_empty(),
+                    "{fixture} with {value}: {}",
+                    run.describe()
+                );
+                continue;
+            }
+            assert_eq!(found.len(), 1, "{fixture} with {value}: {}", run.describe());
+            let message = &found[0].message;
+            assert!(
+                message.contains(&format!("`{field}` is {value}"))
+                    && message.contains("a count must be a whole number from 0 to 2^64−1"),
+                "{fixture} with {value}: {message}"
+            );
+            assert_eq!(run.code, 1, "{fixture} with {value}: {}", run.describe());
+        }
+    }
+}
+
+#[test]
 fn a_stream_with_no_typed_event_has_one_finding_per_record() {
     for (stream, lines) in [
         (&b"{\"foo\":1}\n"[..], &[1][..]),
