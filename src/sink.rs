@@ -8,7 +8,7 @@
 //! A closed stdout (`sjlint fmt … | head -1`) ends the run quietly, with the exit code the
 //! findings so far call for: [`note_exit`] records that code as the run goes, and
 //! [`exit_so_far`] gives it back. `check`, whose exit code is its verdict, writes its findings
-//! through [`Outlasting`] instead: the check goes on to the end of its inputs with nothing
+//! (and `--tee`'s copy of the stream) through [`Outlasting`] instead: the check goes on to the end of its inputs with nothing
 //! written, so that the exit code does not depend on how much output a format had written before
 //! its reader went away. This module must not print nor decide what a finding is.
 

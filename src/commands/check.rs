@@ -133,7 +133,8 @@ impl InOrder<'_> {
             };
             let pipeline = self.threads.pipeline(from_stdin);
             let reader: Box<dyn Read + Send> = if self.tee {
-                Box::new(Tee::new(reader, Sink(io::stdout())))
+                // The stream's reader going away does not end the check either.
+                Box::new(Tee::new(reader, Sink(sink::Outlasting::new(io::stdout()))))
             } else {
                 reader
             };

@@ -56,6 +56,26 @@ fn every_format_keeps_the_exit_code_when_stdout_is_closed() {
 }
 
 #[test]
+fn the_check_under_tee_keeps_its_exit_code_when_stdout_is_closed() {
+    // --tee copies the stream to stdout and the findings go to stderr.
+    let file = testdata("regressions/infos-then-an-error.ndjson");
+    let file = file.to_str().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = sjlint()
+        .args(["check", "--tee", "--quiet", file])
+        .stdin(std::process::Stdio::null())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("error[empty-stream]"),
+        "{out:?}"
+    );
+}
+
+#[test]
 fn explain_suggests_the_rule_a_misspelt_word_begins() {
     let run = exec(&["explain", "unfinshed"], None);
     assert_eq!(run.code, 2, "{}", run.describe());
