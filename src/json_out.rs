@@ -1,5 +1,6 @@
 //! JSON written for other tools to read (the json, json-lines and sarif reports, `stats --format
-//! json`): `serde_json`, with the characters that reorder or hide text escaped.
+//! json`, the common form of `fmt --to common`): `serde_json`, with the characters that reorder
+//! or hide text escaped, in raw JSON text kept from a record too.
 //!
 //! Text quoted from a record may hold bidi overrides and isolates, C1 controls, U+2028/U+2029 or
 //! zero-width characters. `serde_json` writes them raw, which is valid JSON, but a reader's
@@ -75,6 +76,17 @@ impl<F: Formatter> Formatter for Safe<F> {
         }
     }
 
+    /// Raw JSON text (a `RawValue` kept from a record): the characters can only be inside its
+    /// strings, where an escape reads the same.
+    #[inline]
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        self.write_string_fragment(out, fragment)
+    }
+
     fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
         self.0.begin_array(out)
     }
@@ -130,6 +142,14 @@ mod tests {
         );
         let back: Vec<String> = serde_json::from_str(&out).unwrap();
         assert_eq!(back, [text]);
+    }
+
+    #[test]
+    fn raw_values_are_escaped_inside_their_strings() {
+        let raw: Box<serde_json::value::RawValue> =
+            serde_json::from_str("{\"a\":[\"x\u{202e}\"]}").unwrap();
+        let out = to_string(&raw).unwrap();
+        assert_eq!(out, r#"{"a":["x\u202E"]}"#);
     }
 
     #[test]

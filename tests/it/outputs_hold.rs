@@ -133,6 +133,14 @@ fn no_output_carries_bidi_or_c1_controls_raw() {
         assert_eq!(run.code, 0, "stats {format}: {}", run.describe());
         runs.push((format!("stats --format {format}"), run.stdout));
     }
+    // The agent-neutral form of the session: the tool call's id, name and arguments.
+    let common = exec(&["fmt", "--to", "common", &file], None);
+    assert!(
+        common.stdout().contains("tool_start"),
+        "{}",
+        common.describe()
+    );
+    runs.push(("fmt --to common".to_owned(), common.stdout));
     let _ = std::fs::remove_dir_all(&dir);
     for (what, stdout) in &runs {
         let text = String::from_utf8_lossy(stdout);
