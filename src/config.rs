@@ -111,16 +111,26 @@ pub fn unknown_name(name: &str) -> String {
     msg
 }
 
-/// The rule or group name nearest to `name`, when it is close enough to be a typo.
+/// The rule or group name nearest to `name`, when it is close enough to be a typo. A name is
+/// also compared with its leading words (`unfinished`, `unfinished-tool` of
+/// `unfinished-tool-call`), so that a misspelt first word finds the rule it begins.
 pub fn closest_name(name: &str) -> Option<&'static str> {
     RULES
         .iter()
         .map(|r| r.name)
         .chain(Group::ALL.iter().map(|g| g.as_str()))
-        .map(|n| (edit_distance(name, n), n))
+        .filter_map(|n| {
+            let prefixes = n.match_indices('-').map(|(i, _)| &n[..i]);
+            prefixes
+                .chain([n])
+                .map(|p| (edit_distance(name, p), p.len()))
+                .filter(|&(d, len)| d <= 3.min(len / 2).max(1))
+                .map(|(d, _)| d)
+                .min()
+                .map(|d| (d, edit_distance(name, n), n))
+        })
         .min()
-        .filter(|(d, n)| *d <= 3.min(n.len() / 2).max(1))
-        .map(|(_, n)| n)
+        .map(|(_, _, n)| n)
 }
 
 /// Levenshtein distance, by characters.
@@ -661,6 +671,7 @@ mod tests {
         assert_eq!(closest_name("lifecyle"), Some("lifecycle"));
         assert_eq!(closest_name("orphan-completon"), Some("orphan-completion"));
         assert_eq!(closest_name("something-else-entirely"), None);
+        assert_eq!(closest_name("unfinshed"), Some("unfinished-tool-call"));
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub mod input;
 #[doc(hidden)]
 pub mod interrupt;
 mod json;
+#[doc(hidden)]
+pub mod json_out;
 mod json_str;
 #[doc(hidden)]
 pub mod lint;

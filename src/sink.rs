@@ -5,9 +5,12 @@
 //! [`is_write_error`] tells it apart, and the run says "cannot write the output", not "cannot
 //! read" the input. The error keeps its kind, so a closed pipe is still `BrokenPipe`.
 //!
-//! A closed stdout (`sjlint check … | head -1`) ends the run quietly, with the exit code the
+//! A closed stdout (`sjlint fmt … | head -1`) ends the run quietly, with the exit code the
 //! findings so far call for: [`note_exit`] records that code as the run goes, and
-//! [`exit_so_far`] gives it back. This module must not print nor decide what a finding is.
+//! [`exit_so_far`] gives it back. `check`, whose exit code is its verdict, writes its findings
+//! (and `--tee`'s copy of the stream) through [`Outlasting`] instead: the check goes on to the end of its inputs with nothing
+//! written, so that the exit code does not depend on how much output a format had written before
+//! its reader went away. This module must not print nor decide what a finding is.
 
 use std::error::Error;
 use std::fmt;
@@ -28,6 +31,53 @@ impl<W: Write> Write for Sink<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.0.flush().map_err(marked)
+    }
+}
+
+/// A writer that outlasts its reader: once a write fails with `BrokenPipe`, it takes every
+/// later write and drops it.
+pub struct Outlasting<W> {
+    inner: W,
+    /// The reader went away; nothing is written any more.
+    gone: bool,
+}
+
+impl<W> Outlasting<W> {
+    pub fn new(inner: W) -> Self {
+        Outlasting { inner, gone: false }
+    }
+
+    #[cold]
+    fn closed<T>(&mut self, e: io::Error, ok: T) -> io::Result<T> {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            self.gone = true;
+            Ok(ok)
+        } else {
+            Err(e)
+        }
+    }
+}
+
+impl<W: Write> Write for Outlasting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.gone {
+            return Ok(buf.len());
+        }
+        self.inner.write(buf).or_else(|e| self.closed(e, buf.len()))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        self.inner.write_all(buf).or_else(|e| self.closed(e, ()))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        self.inner.flush().or_else(|e| self.closed(e, ()))
     }
 }
 
@@ -88,6 +138,29 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+    }
+
+    #[test]
+    fn an_outlasting_writer_drops_what_follows_a_closed_pipe_and_passes_other_errors() {
+        let mut w = Outlasting::new(Closed);
+        w.write_all(b"x").unwrap();
+        assert!(w.gone);
+        w.write_all(b"y").unwrap();
+        w.flush().unwrap();
+        let e = Outlasting::new(Full).write_all(b"x").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
     }
 
     #[test]

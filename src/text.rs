@@ -14,8 +14,9 @@ pub use excerpt::{EXCERPT_CHARS, Excerpt};
 
 /// Whether `c` must not reach a terminal as is: it moves the cursor, starts an escape sequence,
 /// reorders the text around it, or is invisible (zero-width characters and marks, which can make
-/// two different texts look the same).
-fn is_unsafe_char(c: char) -> bool {
+/// two different texts look the same). The JSON outputs escape the same characters
+/// ([`crate::json_out`]).
+pub fn is_unsafe_char(c: char) -> bool {
     matches!(
         c,
         '\u{0}'..='\u{1f}'

@@ -542,15 +542,10 @@ fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
         ("output_tokens", &u.output_tokens),
         ("reasoning_output_tokens", &u.reasoning_output_tokens),
     ] {
-        expect(
-            f.json_type(),
-            Want::Num,
-            false,
-            pos,
-            bytes,
-            &["usage", name],
-            emit,
-        );
+        let path = ["usage", name];
+        if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+            super::expect_count(f, pos, bytes, &path, emit);
+        }
     }
 }
 

@@ -231,7 +231,7 @@ struct WireTokens {
     reasoning_tokens: u64,
 }
 
-/// Appends `ev` as one JSON line to `out`.
+/// Appends `ev` as one JSON line to `out`, escaped by [`crate::json_out`].
 pub fn write_line(ev: &Event<'_>, out: &mut Vec<u8>) {
     let wire = Wire {
         ty: ev.kind.as_str(),
@@ -258,7 +258,7 @@ pub fn write_line(ev: &Event<'_>, out: &mut Vec<u8>) {
         duration_ms: ev.duration_ms,
         timestamp_ms: ev.timestamp_ms,
     };
-    serde_json::to_writer(&mut *out, &wire).expect("writing to a Vec cannot fail");
+    crate::json_out::to_writer(&mut *out, &wire).expect("writing to a Vec cannot fail");
     out.push(b'\n');
 }
 

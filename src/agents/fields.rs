@@ -1,6 +1,6 @@
 //! The checks every agent's checker makes of a record's fields: its own `type` first
-//! ([`own_type`]), then the type of each field it reads ([`expect`], [`require`]), with the
-//! findings they give.
+//! ([`own_type`]), then the type of each field it reads ([`expect`], [`require`], and
+//! [`expect_count`] for the numbers that count), with the findings they give.
 //!
 //! This module owns the wording of `missing-type`, `wrong-field-type` and `missing-field` for
 //! the agents' streams, and where a finding points (the value's span when it can be found).
@@ -79,10 +79,33 @@ pub fn unknown_type(this: Agent, ty: &str, pos: Position, bytes: &[u8]) -> Diagn
 /// A number field as u64, when it is one.
 pub fn count(f: &Field<'_>) -> Option<u64> {
     match *f {
-        Field::UInt(n) => Some(n),
         Field::Int(n) if n >= 0 => Some(n as u64),
-        Field::Float(x) if x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Some(x as u64),
-        _ => None,
+        _ => f.as_millis(),
+    }
+}
+
+/// `wrong-field-type` for a field that counts (tokens) holding a number that is no count
+/// (`-5`, `1.5`, `18446744073709551617`), which would otherwise be read as no count at all.
+/// Other types are [`expect`]'s.
+#[inline]
+pub fn expect_count(f: &Field<'_>, pos: Position, bytes: &[u8], path: &[&str], emit: Emit<'_>) {
+    if f.is_number_but_no_count() && count(f).is_none() {
+        emit(not_a_count(pos, bytes, path));
+    }
+}
+
+#[cold]
+fn not_a_count(pos: Position, bytes: &[u8], path: &[&str]) -> Diagnostic {
+    let span = crate::locate::value(bytes, path);
+    let value = span.clone().map(|s| &bytes[s]);
+    let d = Diagnostic::new(
+        Rule::WrongFieldType,
+        pos,
+        crate::event::not_a_count(&path.join("."), value),
+    );
+    match span {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
     }
 }
 

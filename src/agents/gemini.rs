@@ -551,15 +551,11 @@ impl Validator {
                 ("duration_ms", &s.duration_ms),
                 ("tool_calls", &s.tool_calls),
             ] {
-                expect(
-                    f.json_type(),
-                    Want::Num,
-                    false,
-                    pos,
-                    bytes,
-                    &["stats", name],
-                    emit,
-                );
+                let path = ["stats", name];
+                let number = expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit);
+                if number && (name.ends_with("tokens") || name == "cached") {
+                    super::expect_count(f, pos, bytes, &path, emit);
+                }
             }
         }
         let failed = line.status.as_str() == Some("error");

@@ -33,8 +33,8 @@ mod views;
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use detect::{Sniff, SniffMessage, foreign, is_codex_type, mixed, vote};
 pub use fields::{
-    Emit, NoType, Sink, Want, count, expect, missing, own_type, parse_timestamp, require,
-    unknown_type, wrong_type,
+    Emit, NoType, Sink, Want, count, expect, expect_count, missing, own_type, parse_timestamp,
+    require, unknown_type, wrong_type,
 };
 pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_into};
 pub(crate) use views::{non_object_visits, view};

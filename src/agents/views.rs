@@ -5,7 +5,10 @@
 //! This module owns how records become views: only the listed keys are read, everything else is
 //! skipped without being unescaped or kept, and strings borrow from the record (or from the
 //! record's arena when they have escapes), so reading a record allocates nothing. It must not
-//! know any agent's fields: those are declared in the agents' modules.
+//! know any agent's fields: those are declared in the agents' modules. Valid JSON that
+//! `serde_json` refuses (numbers beyond the f64 range, unpaired surrogate escapes) is read from a
+//! substituted copy in the arena, as cursor's events are (`event::lenient`): no view rejects a
+//! valid JSON text for them.
 
 use crate::event::{Field, JsonType};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -295,9 +298,23 @@ pub fn parse_into<'a, T: Deserialize<'a> + Default>(
         return Ok(());
     }
     *place = T::default();
-    let mut de = serde_json::Deserializer::from_str(text);
-    T::deserialize_in_place(&mut de, place)?;
-    de.end()
+    let strict = |text: &'a str, place: &mut T| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        T::deserialize_in_place(&mut de, place)?;
+        de.end()
+    };
+    match strict(text, place) {
+        Err(e) => match crate::event::substituted_in(text, &e, arena) {
+            // Valid JSON `serde_json` refuses (numbers beyond the f64 range, unpaired
+            // surrogate escapes): read as cursor's events read it.
+            Some(copy) => {
+                *place = T::default();
+                strict(copy, place)
+            }
+            None => Err(e),
+        },
+        ok => ok,
+    }
 }
 
 /// Reads `text` (one record) into a view: the fast reader first, `serde_json` when it declines.
@@ -309,10 +326,16 @@ pub fn parse<'a, T: Deserialize<'a>>(
     if let Ok(v) = crate::json::from_str(text, Some(arena), std::marker::PhantomData::<T>) {
         return Ok(v);
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let v = T::deserialize(&mut de)?;
-    de.end()?;
-    Ok(v)
+    let strict = |text: &'a str| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let v = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(v)
+    };
+    strict(text).or_else(|e| match crate::event::substituted_in(text, &e, arena) {
+        Some(copy) => strict(copy),
+        None => Err(e),
+    })
 }
 
 /// Reads the array at `raw` element by element into `out` (an arena vector, so that nothing is

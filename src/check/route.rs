@@ -355,8 +355,8 @@ pub(super) fn classified(
             }
             Check::Agent(checker, arena) => {
                 if !agent_event(rec, bytes, json, checker, arena, emit, consumer) {
-                    // Valid JSON that cursor's classifier reads (numbers beyond the f64 range,
-                    // unpaired surrogates) but the agent's view does not.
+                    // Valid JSON that cursor's classifier reads but the agent's view does not
+                    // (numbers beyond the f64 range and unpaired surrogates both read).
                     consumer.invalid(rec.pos, bytes);
                     emit(
                         Diagnostic::new(

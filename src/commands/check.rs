@@ -52,7 +52,8 @@ pub(super) fn run(args: &CheckArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let sink: Box<dyn Write> = match findings {
         Findings::File(f) => Box::new(Sink(BufWriter::new(f))),
         Findings::Stderr => Box::new(Sink(io::stderr())),
-        Findings::Stdout => Box::new(BufWriter::new(Sink(io::stdout()))),
+        // A closed stdout does not end the check: the exit code is the verdict of the inputs.
+        Findings::Stdout => Box::new(BufWriter::new(Sink(sink::Outlasting::new(io::stdout())))),
     };
     let sink: Box<dyn Write> = match &live {
         Some(live) => Box::new(live.writer(sink)),
@@ -132,7 +133,8 @@ impl InOrder<'_> {
             };
             let pipeline = self.threads.pipeline(from_stdin);
             let reader: Box<dyn Read + Send> = if self.tee {
-                Box::new(Tee::new(reader, Sink(io::stdout())))
+                // The stream's reader going away does not end the check either.
+                Box::new(Tee::new(reader, Sink(sink::Outlasting::new(io::stdout()))))
             } else {
                 reader
             };

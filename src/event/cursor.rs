@@ -545,17 +545,24 @@ impl<'de> Deserialize<'de> for Usage {
                     ..Default::default()
                 };
                 while let Some(key) = map.next_key::<Key<'de>>()? {
-                    let slot = match &*key.name {
-                        "inputTokens" => &mut u.input_tokens,
-                        "outputTokens" => &mut u.output_tokens,
-                        "cacheReadTokens" => &mut u.cache_read_tokens,
-                        "cacheWriteTokens" => &mut u.cache_write_tokens,
+                    let (name, slot) = match &*key.name {
+                        "inputTokens" => ("inputTokens", &mut u.input_tokens),
+                        "outputTokens" => ("outputTokens", &mut u.output_tokens),
+                        "cacheReadTokens" => ("cacheReadTokens", &mut u.cache_read_tokens),
+                        "cacheWriteTokens" => ("cacheWriteTokens", &mut u.cache_write_tokens),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             continue;
                         }
                     };
-                    *slot = map.next_value::<Field<'de>>()?.as_millis();
+                    let value = map.next_value::<Field<'de>>()?;
+                    *slot = value.as_millis();
+                    if slot.is_none()
+                        && u.not_a_count.is_none()
+                        && let Some(t) = value.json_type().filter(|&t| t != JsonType::Null)
+                    {
+                        u.not_a_count = Some((name, t));
+                    }
                 }
                 Ok(u)
             }

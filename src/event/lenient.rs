@@ -8,8 +8,8 @@
 //! character, so that the strict readers can read the copy and byte offsets stay exact.
 //!
 //! It must not know the event view nor any dialect: it works on bytes and hands the copy to the
-//! strict parse its caller gives it. It runs only after the strict parse has failed, never on
-//! the path of a record that parses.
+//! strict parse its caller gives it (or, for the agents' views, puts it in their arena). It runs
+//! only after the strict parse has failed, never on the path of a record that parses.
 
 /// When the strict parse of `text` failed with `e` because of something that is valid JSON,
 /// parses a substituted copy of `text` (written to `scratch`) with `strict` instead; otherwise,
@@ -30,6 +30,25 @@ pub(super) fn retry<'a, T>(
         Ok(copy) => strict(copy),
         Err(_) => Err(e),
     }
+}
+
+/// The agents' views, which borrow from an arena: when the strict parse of `text` failed with
+/// `e` because of something that is valid JSON, the substituted copy of `text`, in `arena`, for
+/// the view to be read from again; `None` when `e` stands.
+#[cold]
+pub(crate) fn substituted_in<'a>(
+    text: &str,
+    e: &serde_json::Error,
+    arena: &'a bumpalo::Bump,
+) -> Option<&'a str> {
+    if !is_substitutable(e) {
+        return None;
+    }
+    let mut copy = Vec::new();
+    substitute(text.as_bytes(), &mut copy);
+    std::str::from_utf8(&copy)
+        .ok()
+        .map(|c| &*arena.alloc_str(c))
 }
 
 /// Whether `serde_json` rejected something that is valid JSON.

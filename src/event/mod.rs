@@ -42,6 +42,7 @@ use std::borrow::Cow;
 
 mod cursor;
 mod lenient;
+pub(crate) use lenient::substituted_in;
 mod payload;
 mod record;
 mod sdk;
@@ -139,6 +140,13 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// A number that [`Field::as_millis`] does not read as a count (negative, with a fraction,
+    /// 2^64 or more): `wrong-field-type` for a field that counts ([`not_a_count`]).
+    pub fn is_number_but_no_count(&self) -> bool {
+        matches!(self, Field::UInt(_) | Field::Int(_) | Field::Float(_))
+            && self.as_millis().is_none()
+    }
+
     /// A whole, non-negative millisecond count (timestamps, durations).
     pub fn as_millis(&self) -> Option<u64> {
         match *self {
@@ -148,6 +156,19 @@ impl<'a> Field<'a> {
             }
             _ => None,
         }
+    }
+}
+
+/// The message of `wrong-field-type` for a number at `path` (`usage.input_tokens`) that is no
+/// count, in every agent's streams; `value` is the number as written, when it was found.
+#[cold]
+pub fn not_a_count(path: &str, value: Option<&[u8]>) -> String {
+    let value = value
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .map(|v| crate::text::Excerpt(v).to_string());
+    match value {
+        Some(v) => format!("`{path}` is {v}: a count must be a whole number from 0 to 2^64−1"),
+        None => format!("`{path}` is no count: a count must be a whole number from 0 to 2^64−1"),
     }
 }
 
@@ -281,6 +302,10 @@ pub struct Usage {
     pub output_tokens: Option<u64>,
     pub cache_read_tokens: Option<u64>,
     pub cache_write_tokens: Option<u64>,
+    /// The first count that is present but no count, by its key, with its type: a number
+    /// (`-5`, `1.5`, 2^64 or more) or another type than a number or null. `wrong-field-type`;
+    /// the count itself is `None` as if absent.
+    pub not_a_count: Option<(&'static str, JsonType)>,
 }
 
 /// What a record turned out to be.

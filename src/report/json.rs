@@ -3,8 +3,9 @@
 //!
 //! Output goes through borrowed wire structs kept apart from [`Diagnostic`], so the domain type
 //! can change without changing the format. Every key is always present: an unknown `column` and
-//! an absent `help` are `null`. Text is written exactly as found (JSON escaping makes it safe to
-//! carry); consumers that print it to a terminal must escape it themselves.
+//! an absent `help` are `null`. Text is written as found (JSON escaping, [`crate::json_out`], makes
+//! it safe to carry: bidi and C1 controls are `\uXXXX` on the wire); consumers that print the
+//! values to a terminal must escape them themselves.
 
 use crate::diagnostic::{Diagnostic, Related};
 use serde::Serialize;
@@ -70,7 +71,7 @@ pub(super) fn write_diagnostic<W: Write>(
         related: WireRelatedList(&d.related),
         help: d.help.as_deref(),
     };
-    serde_json::to_writer(&mut *out, &wire)?;
+    crate::json_out::to_writer(&mut *out, &wire)?;
     out.write_all(b"\n")
 }
 

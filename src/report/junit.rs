@@ -10,17 +10,18 @@
 //! reading failed part way (the reason is on stderr), gets a test case with an `<error>`.
 //!
 //! Everything is escaped for XML 1.0: markup characters become entities, tab/LF/CR in attribute
-//! values become character references (attribute normalization would turn them into spaces), CR
-//! in text too, and the characters XML 1.0 forbids (the other C0 controls, U+FFFE and U+FFFF)
-//! are replaced by a visible `\u{…}` escape. The text of findings (messages, notes, help) quotes
-//! the input, and CI services show it in their logs and views: it first goes through
-//! [`escape_untrusted`], so it carries no raw line break, escape sequence, bidi control or
-//! zero-width character.
+//! values become character references (attribute normalization would turn them into spaces), CR in
+//! text too, and the characters XML 1.0 forbids (the other C0 controls, U+FFFE and U+FFFF) are
+//! replaced by a visible `\u{…}` escape; bidi and C1 controls, U+2028/U+2029 and zero-width
+//! characters anywhere (file names included) become character references (`&#x202E;`). The text of
+//! findings (messages, notes, help) quotes the input, and CI services show it in their logs and
+//! views: it first goes through [`escape_untrusted`], so it carries no raw line break, escape
+//! sequence, bidi control or zero-width character.
 
 use super::spill::Spill;
 use crate::diagnostic::Diagnostic;
 use crate::rules::Severity;
-use crate::text::escape_untrusted;
+use crate::text::{escape_untrusted, is_unsafe_char};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -353,6 +354,12 @@ fn push_escaped(out: &mut String, s: &str, place: Place) {
                 start = i + c.len_utf8();
                 continue;
             }
+            c if !c.is_ascii() && is_unsafe_char(c) => {
+                out.push_str(&s[start..i]);
+                let _ = write!(out, "&#x{:X};", u32::from(c));
+                start = i + c.len_utf8();
+                continue;
+            }
             _ => continue,
         };
         out.push_str(&s[start..i]);
@@ -432,8 +439,15 @@ mod tests {
                 "\\u{0}x\\u{1b}[31m\\u{8}\\u{1f}"
             );
             assert_eq!(escaped("\u{fffe}\u{ffff}", place), "\\u{fffe}\\u{ffff}");
-            // Allowed, if discouraged: kept.
-            assert_eq!(escaped("\u{7f}\u{85}\u{fffd}\u{10ffff}", place).len(), 10);
+            // Allowed, if discouraged: kept, but for the C1 control a reader would obey.
+            assert_eq!(
+                escaped("\u{7f}\u{85}\u{fffd}\u{10ffff}", place),
+                "\u{7f}&#x85;\u{fffd}\u{10ffff}"
+            );
+            assert_eq!(
+                escaped("a\u{202e}b\u{2066}c\u{2028}", place),
+                "a&#x202E;b&#x2066;c&#x2028;"
+            );
         }
     }
 

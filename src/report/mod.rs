@@ -18,8 +18,9 @@
 //! Text that comes from the input (messages quote it, snippets are made of it, file names are
 //! whatever the file system holds) is untrusted: the human and concise formats pass it through
 //! [`escape_untrusted`](crate::text::escape_untrusted) before it reaches a terminal, and so does the github format for the text
-//! the runner prints in the job log. The json and sarif formats leave it to JSON escaping, junit
-//! to XML escaping.
+//! the runner prints in the job log. The json and sarif formats leave it to JSON escaping
+//! ([`crate::json_out`]), junit to XML escaping; both write the characters a terminal or editor
+//! would obey (bidi and C1 controls, U+2028/U+2029) as escapes.
 
 mod concise;
 mod github;

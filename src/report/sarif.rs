@@ -10,8 +10,8 @@
 //! Paths become URI references: relative paths stay relative (code scanning resolves them against
 //! the repository root), absolute paths become `file://` URIs, and every byte that is not an
 //! unreserved URI character or `/` is percent-encoded. Columns count Unicode code points, as the
-//! log declares with `columnKind`. Text is written exactly as found; JSON escaping makes it safe
-//! to carry.
+//! log declares with `columnKind`. Text is written as found; JSON escaping ([`crate::json_out`],
+//! which writes bidi and C1 controls as `\uXXXX`) makes it safe to carry.
 
 use crate::diagnostic::{Diagnostic, Related};
 use crate::rules::{RULES, RuleInfo, Severity};
@@ -76,7 +76,7 @@ impl Log {
                 related: &d.related,
             },
         };
-        serde_json::to_writer(&mut *out, &wire)?;
+        crate::json_out::to_writer(&mut *out, &wire)?;
         Ok(())
     }
 
@@ -110,7 +110,7 @@ fn whole_log(results: &str) -> io::Result<String> {
             results,
         }],
     };
-    let text = serde_json::to_string(&log)?;
+    let text = crate::json_out::to_string(&log)?;
     debug_assert!(text.ends_with(&format!("[{TAIL}")));
     Ok(text)
 }

@@ -2,7 +2,8 @@
 //!
 //! This module owns the wire form that `schemas/stats.schema.json` describes: the field names,
 //! their order, the events and tool kinds sorted by name, the duration summaries of each tool
-//! kind. Text is written exactly as found; JSON escaping makes it safe to carry. It must not
+//! kind. Text is written as found; JSON escaping ([`crate::json_out`], which writes bidi and C1
+//! controls as `\uXXXX`) makes it safe to carry. It must not
 //! count anything (that is `collector`) nor print the table (that is `table`); a change here is
 //! a change of the schema, made in both.
 
@@ -166,7 +167,7 @@ fn wire(s: &Stats) -> WireStats<'_> {
 }
 
 /// The json format: `files` (name and statistics of each) and `total`, pretty-printed, with a
-/// final newline. Text is written exactly as found; JSON escaping makes it safe to carry.
+/// final newline, escaped by [`crate::json_out`].
 pub fn write_json<W: Write>(out: &mut W, files: &[(String, Stats)]) -> io::Result<()> {
     let total = total(files);
     let doc = WireDocument {
@@ -182,6 +183,6 @@ pub fn write_json<W: Write>(out: &mut W, files: &[(String, Stats)]) -> io::Resul
             stats: wire(&total),
         },
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    crate::json_out::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }

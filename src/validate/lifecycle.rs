@@ -144,7 +144,8 @@ impl Validator {
 
     /// `missing-init`: the first event of the stream, which opened the session, is not an init.
     /// A stream whose first event is a `result` is only a finding when anything follows it,
-    /// since a lone `result` is the `--output-format json` form.
+    /// since a lone `result` is the `--output-format json` form; one whose first event has no
+    /// type, only when an event with a type follows.
     fn missing_init(&mut self, ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
         // After an unreadable record, which may have been the init.
         if self.session.as_ref().is_none_or(|s| s.unreadable.is_some()) {
@@ -163,6 +164,10 @@ impl Validator {
         if ev.ty.as_str() == Some("result") && self.records <= 1 {
             if ctx.wants(Rule::MissingInit) {
                 self.deferred_missing_init = Some(d);
+            }
+        } else if !self.typed {
+            if ctx.wants(Rule::MissingInit) {
+                self.untyped_missing_init = Some(d);
             }
         } else {
             ctx.emit(d);

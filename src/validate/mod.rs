@@ -61,6 +61,13 @@ pub struct Validator {
     /// `missing-init` for a stream whose first event is a `result`: only a finding when anything
     /// follows it, since a lone `result` is the `--output-format json` form.
     deferred_missing_init: Option<Diagnostic>,
+    /// An event with a string `type` was seen. Until one is, `missing-init` waits in
+    /// `untyped_missing_init`: when no event of the stream has a type, the stream is no event
+    /// stream at all, and `missing-type` is its one finding, not `missing-init` and
+    /// `missing-result` besides.
+    typed: bool,
+    /// `missing-init` for a stream whose first event has no type, while no event has one.
+    untyped_missing_init: Option<Diagnostic>,
 }
 
 impl Validator {
@@ -74,6 +81,8 @@ impl Validator {
             events: 0,
             unreadable_between: None,
             deferred_missing_init: None,
+            typed: false,
+            untyped_missing_init: None,
         }
     }
 
@@ -123,6 +132,12 @@ impl Validator {
             emit,
         };
         let (ty, subtype) = (ev.ty.as_str(), ev.subtype.as_str());
+        if !self.typed && ty.is_some() {
+            self.typed = true;
+            if let Some(d) = self.untyped_missing_init.take() {
+                ctx.emit(d);
+            }
+        }
         let is_init = ty == Some("system") && subtype == Some("init");
         let opening = match &self.session {
             Some(s) if !is_init => s.opening,
@@ -190,6 +205,11 @@ impl Validator {
     /// End of input: the findings that wait for it.
     pub fn finish(&mut self, emit: &mut impl FnMut(Diagnostic)) {
         self.deferred_missing_init = None;
+        if !self.typed && self.session.is_some() {
+            // No event had a type: each has its `missing-type`, and that is the stream's fault.
+            self.untyped_missing_init = None;
+            return;
+        }
         let mut ctx = Ctx {
             enabled: self.enabled,
             pos: Position::default(),

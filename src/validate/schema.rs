@@ -453,6 +453,17 @@ fn result_fields(
     if let Some(t) = ev.usage.shape.filter(|t| *t != JsonType::Object) {
         wrong(ctx, &["usage"], "usage", t, JsonType::Object);
     }
+    match ev.usage.not_a_count {
+        Some((key, JsonType::Number)) => not_a_count(ctx, &["usage", key]),
+        Some((key, t)) => wrong(
+            ctx,
+            &["usage", key],
+            &format!("usage.{key}"),
+            t,
+            JsonType::Number,
+        ),
+        None => {}
+    }
     if required.result_fields && !ev.is_error.is_present() {
         missing(ctx, "result", "is_error");
     }
@@ -516,6 +527,15 @@ fn expect(
     {
         wrong(ctx, &[name], name, found, want);
     }
+}
+
+/// `wrong-field-type` for a number at `path` that is no count.
+#[cold]
+fn not_a_count(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, path: &[&str]) {
+    let value = crate::locate::in_any_dialect(ctx.bytes, path, true).map(|s| &ctx.bytes[s]);
+    let message = crate::event::not_a_count(&path.join("."), value);
+    let d = Diagnostic::new(Rule::WrongFieldType, ctx.pos, message);
+    ctx.emit_at(d, path, true);
 }
 
 /// `wrong-field-type`: the field at `path` is a `found` where a `want` belongs.

@@ -303,7 +303,17 @@ fn huge_numbers_and_exponents_are_valid_json() {
     let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s","duration_ms":1E400,"duration_api_ms":-1e400,"usage":{"inputTokens":1e400}}"#;
     let input = [INIT, "\n", CANARY, "\n", result, "\n"].concat();
     let (run, findings) = check(input.as_bytes(), &[]);
-    assert_eq!(others(&findings).len(), 0, "{}", run.describe());
+    // Valid JSON; a token count of 1e400 is a number but no count (more than 2^64−1).
+    let others = others(&findings);
+    assert_eq!(others.len(), 1, "{}", run.describe());
+    assert_eq!(others[0].rule, "wrong-field-type", "{}", run.describe());
+    assert!(
+        others[0]
+            .message
+            .starts_with("`usage.inputTokens` is 1e400"),
+        "{}",
+        run.describe()
+    );
     let stats = exec(&["stats", "--format", "json"], Some(input.as_bytes()));
     assert_eq!(stats.code, 0, "{}", stats.describe());
 }

@@ -29,6 +29,7 @@ mod hostile_streams;
 mod linter;
 mod live;
 mod many_files;
+mod outputs_hold;
 mod properties;
 mod run;
 mod run_faults;

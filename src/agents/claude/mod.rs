@@ -709,13 +709,17 @@ fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], path: &[&str], emit: 
         ("cache_read_input_tokens", &u.cache_read),
         ("cache_creation_input_tokens", &u.cache_write),
     ] {
-        if let Some(t) = f.json_type()
-            && t != JsonType::Number
-            && t != JsonType::Null
-        {
+        let Some(t) = f.json_type() else {
+            continue;
+        };
+        if t != JsonType::Number && t != JsonType::Null {
             let mut p = path.to_vec();
             p.push(name);
             emit(super::wrong_type(pos, bytes, &p, t, "a number"));
+        } else if f.is_number_but_no_count() {
+            let mut p = path.to_vec();
+            p.push(name);
+            super::expect_count(f, pos, bytes, &p, emit);
         }
     }
 }
