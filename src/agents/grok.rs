@@ -537,12 +537,26 @@ impl Validator {
     /// The spend fields an `end` or `error` may carry.
     fn spend(&self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
         usage(&line.usage, pos, bytes, emit);
-        for (name, f) in [
-            ("num_turns", &line.num_turns),
-            ("total_cost_usd", &line.total_cost_usd),
-        ] {
-            expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit);
+        if expect(
+            line.num_turns.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["num_turns"],
+            emit,
+        ) {
+            super::expect_count(&line.num_turns, pos, bytes, &["num_turns"], emit);
         }
+        expect(
+            line.total_cost_usd.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["total_cost_usd"],
+            emit,
+        );
         expect(
             line.cost_is_partial.json_type(),
             Want::Bool,
@@ -604,15 +618,10 @@ fn usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
         ("reasoning_tokens", &u.reasoning),
         ("total_tokens", &u.total_tokens),
     ] {
-        expect(
-            f.json_type(),
-            Want::Num,
-            false,
-            pos,
-            bytes,
-            &["usage", name],
-            emit,
-        );
+        let path = ["usage", name];
+        if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+            super::expect_count(f, pos, bytes, &path, emit);
+        }
     }
 }
 

@@ -52,7 +52,12 @@ pub(super) fn run(args: &CheckArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let sink: Box<dyn Write> = match findings {
         Findings::File(f) => Box::new(Sink(BufWriter::new(f))),
         Findings::Stderr => Box::new(Sink(io::stderr())),
-        // A closed stdout does not end the check: the exit code is the verdict of the inputs.
+        // A closed stdout does not end the check of files: the exit code is the verdict of the
+        // inputs. Standard input may never end (a live agent, `yes`), so a check that reads it
+        // ends with its reader, with the exit code of the findings so far.
+        Findings::Stdout if inputs.list.iter().any(|i| matches!(i, Input::Stdin)) => {
+            Box::new(BufWriter::new(Sink(io::stdout())))
+        }
         Findings::Stdout => Box::new(BufWriter::new(Sink(sink::Outlasting::new(io::stdout())))),
     };
     let sink: Box<dyn Write> = match &live {
@@ -133,8 +138,13 @@ impl InOrder<'_> {
             };
             let pipeline = self.threads.pipeline(from_stdin);
             let reader: Box<dyn Read + Send> = if self.tee {
-                // The stream's reader going away does not end the check either.
-                Box::new(Tee::new(reader, Sink(sink::Outlasting::new(io::stdout()))))
+                // The stream's reader going away does not end the check of a file either; a
+                // live stdin ends with its reader, as without `--tee`.
+                if from_stdin {
+                    Box::new(Tee::new(reader, Sink(io::stdout())))
+                } else {
+                    Box::new(Tee::new(reader, Sink(sink::Outlasting::new(io::stdout()))))
+                }
             } else {
                 reader
             };
