@@ -79,24 +79,6 @@ fn sjlint_ok(dir: &Path, args: &[&str], code: i32) -> String {
     r.stdout
 }
 
-/// `<manifest>/../shared/corpus`; `None` when it is absent, except under `CI=true`.
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = manifest_dir().join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !std::env::var("CI").is_ok_and(|v| v == "true"),
-        "CI=true but the corpus folder {} is missing: the corpus tests must run in CI",
-        dir.display()
-    );
-    eprintln!(
-        "note: {} is missing; corpus tests skipped (they fail under CI=true)",
-        dir.display()
-    );
-    None
-}
-
 /// The stream files of `dir`, sorted by name.
 fn streams_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

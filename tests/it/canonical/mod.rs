@@ -17,15 +17,7 @@ pub(crate) fn testdata() -> PathBuf {
 /// The shared corpus of real captures, read in place: `None` when it is not there, except in CI
 /// (`CI=true`), where its absence fails the test.
 pub(crate) fn corpus() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !dir.is_dir() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but the corpus is missing at {}",
-            dir.display()
-        );
-        return None;
-    }
+    let dir = crate::common::corpus_dir()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
