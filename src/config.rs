@@ -15,7 +15,10 @@
 //! "legacy/*.ndjson" = ["missing-init"]
 //! ```
 //!
-//! A key, rule or level sjlint does not know is an error that names the file and the line. The
+//! A key, rule or level sjlint does not know is an error that names the file and the line, and
+//! so is a glob that does not compile and a list of more than 10,000. A `pyproject.toml` counts
+//! only when it holds `[tool.sjlint]`; nothing else in it is looked at. Settings that turn every
+//! rule off carry a warning for the caller to say. The
 //! command line goes over the file: `--select` replaces its selection, `--ignore` adds to its
 //! ignores, `--severity` goes over its severities, `--include` and `--exclude` replace its globs.
 //! The file's globs (and its per-file ignores) are relative to its directory, wherever a walk

@@ -5,8 +5,10 @@
 //! buffers): cutting the input into segments at a guessed record start, splitting each into
 //! batches on whichever lane takes it, and, in the in-order stage, setting the guess right
 //! where a segment was taken to start inside a record that spans several lines, so that the
-//! frames are exactly those of a one-thread run. It must not decide anything about records
-//! (that is `check`) nor own threads, queues or budgets (that is the parent, `pipeline`).
+//! frames are exactly those of a one-thread run. A lane that searches or skips a line longer
+//! than a few MiB tells the input which runs it has passed ([`SharedInput::passed`]), so that a
+//! record of gigabytes is never held whole. It must not decide anything about records (that is
+//! `check`) nor own threads, queues or budgets (that is the parent, `pipeline`).
 
 use super::{BatchSink, ExaminedBatch, Part, SharedInput};
 use crate::check::{Consumer, InOrder, Totals};
