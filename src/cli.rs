@@ -538,6 +538,15 @@ pub struct WalkArgs {
     #[arg(long, value_name = "GLOB", help_heading = "Input")]
     pub exclude: Vec<String>,
 
+    /// Walk directories without honouring ignore files (`.gitignore`, `.ignore`,
+    /// `.git/info/exclude`); `.gitignore` counts only inside a git repository anyway
+    #[arg(long, help_heading = "Input")]
+    pub no_ignore: bool,
+
+    /// Walk hidden files and directories too (names starting with `.`)
+    #[arg(long, help_heading = "Input")]
+    pub hidden: bool,
+
     /// Read settings from this file (sjlint.toml, or pyproject.toml's [tool.sjlint]) for every
     /// input, instead of the one found by walking up from each input
     #[arg(long, value_name = "PATH", help_heading = "Input")]
@@ -572,6 +581,7 @@ impl WalkArgs {
             exclude: self.exclude.clone(),
             ..crate::walk::Filter::default()
         }
+        .honouring(self.no_ignore, self.hidden)
     }
 }
 

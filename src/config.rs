@@ -15,7 +15,10 @@
 //! "legacy/*.ndjson" = ["missing-init"]
 //! ```
 //!
-//! A key, rule or level sjlint does not know is an error that names the file and the line. The
+//! A key, rule or level sjlint does not know is an error that names the file and the line, and
+//! so is a glob that does not compile and a list of more than 10,000. A `pyproject.toml` counts
+//! only when it holds `[tool.sjlint]`; nothing else in it is looked at. Settings that turn every
+//! rule off carry a warning for the caller to say. The
 //! command line goes over the file: `--select` replaces its selection, `--ignore` adds to its
 //! ignores, `--severity` goes over its severities, `--include` and `--exclude` replace its globs.
 //! The file's globs (and its per-file ignores) are relative to its directory, wherever a walk
@@ -38,23 +41,12 @@ pub const FILE_NAMES: [&str; 3] = ["sjlint.toml", ".sjlint.toml", "pyproject.tom
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct FileSettings {
-    select: Option<Vec<Spanned<String>>>,
+    select: Option<Spanned<Vec<Spanned<String>>>>,
     ignore: Option<Vec<Spanned<String>>>,
     include: Option<Vec<Spanned<String>>>,
     exclude: Option<Vec<Spanned<String>>>,
     severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     per_file_ignores: Option<BTreeMap<Spanned<String>, Vec<Spanned<String>>>>,
-}
-
-/// `pyproject.toml`: only `[tool.sjlint]` is read; the rest belongs to other tools.
-#[derive(Deserialize)]
-struct PyProject {
-    tool: Option<Tools>,
-}
-
-#[derive(Deserialize)]
-struct Tools {
-    sjlint: Option<toml::Value>,
 }
 
 /// A severity override: a level, or `off` (the rule is not run).
@@ -175,7 +167,7 @@ pub struct Overrides {
 #[derive(Clone, Debug)]
 pub struct PerFile {
     pub glob: String,
-    matcher: globset::GlobMatcher,
+    matcher: globset::GlobSet,
     pub rules: RuleSet,
 }
 
@@ -197,6 +189,9 @@ pub struct Settings {
     pub include_root: Option<PathBuf>,
     /// The same for `exclude`.
     pub exclude_root: Option<PathBuf>,
+    /// What the user should hear about these settings before anything is checked (every rule
+    /// turned off), naming the file and line that did it.
+    pub warning: Option<String>,
 }
 
 impl Settings {
@@ -213,7 +208,7 @@ impl Settings {
             exclude: self.exclude.clone(),
             include_root: self.include_root.clone(),
             exclude_root: self.exclude_root.clone(),
-            nested: None,
+            ..crate::walk::Filter::default()
         }
     }
 
@@ -274,7 +269,9 @@ impl Settings {
             (Some(select), _) => cli_names(select)
                 .into_iter()
                 .for_each(|r| enabled.insert(r)),
-            (None, Some(select)) => names(select)?.into_iter().for_each(|r| enabled.insert(r)),
+            (None, Some(select)) => names(select.get_ref())?
+                .into_iter()
+                .for_each(|r| enabled.insert(r)),
             (None, None) => enabled = RuleSet::all(),
         }
         if let Some(ignore) = &file.ignore {
@@ -311,27 +308,10 @@ impl Settings {
             set(cli_names(std::slice::from_ref(name)), *level, &mut enabled);
         }
 
-        let mut per_file = Vec::new();
-        for (glob, list) in file.per_file_ignores.iter().flatten() {
-            let matcher = globset::GlobBuilder::new(glob.get_ref())
-                .literal_separator(false)
-                .build()
-                .map_err(|e| {
-                    at(
-                        glob.span(),
-                        format!("`{}` is not a glob: {e}", glob.get_ref()),
-                    )
-                })?
-                .compile_matcher();
-            let mut rules = RuleSet::empty();
-            names(list)?.into_iter().for_each(|r| rules.insert(r));
-            per_file.push(PerFile {
-                glob: glob.get_ref().clone(),
-                matcher,
-                rules,
-            });
-        }
-        check_globs(&file, at)?;
+        let per_file = per_file_ignores(&file, &names, &at)?;
+        check_globs(&file, &at)?;
+        let warning =
+            (enabled == RuleSet::empty()).then(|| all_off(source.as_deref(), &file, cli, &at));
         let root = crate::walk::normalized(root);
         let from_file = source.is_some().then_some(root.as_path());
         let (include, include_root) = globs_of(&cli.include, file.include, from_file);
@@ -346,7 +326,68 @@ impl Settings {
             exclude,
             include_root,
             exclude_root,
+            warning,
         })
+    }
+}
+
+/// The `per-file-ignores` table: at most [`crate::walk::MAX_GLOBS`] globs, each compiled.
+fn per_file_ignores(
+    file: &FileSettings,
+    names: &impl Fn(&[Spanned<String>]) -> Result<Vec<Rule>, String>,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Vec<PerFile>, String> {
+    let globs = file.per_file_ignores.iter().flatten();
+    if let Some((glob, _)) = globs.clone().nth(crate::walk::MAX_GLOBS) {
+        return Err(at(
+            glob.span(),
+            format!(
+                "per-file-ignores: more than the {} globs one table may hold",
+                crate::walk::MAX_GLOBS
+            ),
+        ));
+    }
+    let mut per_file = Vec::new();
+    for (glob, list) in globs {
+        let matcher = crate::walk::include_set(&[glob.get_ref()]).map_err(|e| {
+            let shown = e.glob_shown().unwrap_or_default();
+            at(glob.span(), format!("`{shown}` {}", e.why))
+        })?;
+        let mut rules = RuleSet::empty();
+        names(list)?.into_iter().for_each(|r| rules.insert(r));
+        per_file.push(PerFile {
+            glob: glob.get_ref().clone(),
+            matcher,
+            rules,
+        });
+    }
+    Ok(per_file)
+}
+
+/// The warning of settings that turn every rule off, at the `select = []` that does it when
+/// one does.
+fn all_off(
+    source: Option<&Path>,
+    file: &FileSettings,
+    cli: &Overrides,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> String {
+    match (&cli.select, &file.select) {
+        (None, Some(select)) if select.get_ref().is_empty() => at(
+            select.span(),
+            "`select = []` turns every rule off; nothing is checked (remove it to check every \
+             rule)"
+                .to_owned(),
+        ),
+        _ => match source {
+            Some(path) => format!(
+                "{}: its settings with the command line's turn every rule off; nothing is \
+                 checked",
+                path.display()
+            ),
+            None => "--select, --ignore and --severity turn every rule off; nothing is checked"
+                .to_owned(),
+        },
     }
 }
 
@@ -366,26 +407,24 @@ fn globs_of(
     }
 }
 
-/// Checks that a file's `include` and `exclude` globs compile; `at` names the file and line.
+/// Checks that a file's `include` and `exclude` lists compile, each as one set, as a walk
+/// compiles them; `at` names the file and the line of the glob to blame (or of the first).
 fn check_globs(
     file: &FileSettings,
-    at: impl Fn(std::ops::Range<usize>, String) -> String,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
 ) -> Result<(), String> {
-    for glob in file.include.iter().flatten() {
-        crate::walk::include_glob(glob.get_ref()).map_err(|e| {
-            at(
-                glob.span(),
-                format!("include `{}` is not a glob: {e}", glob.get_ref()),
-            )
-        })?;
+    let blame = |list: &[Spanned<String>], what: &str, e: crate::walk::GlobError| {
+        let item = e.index.and_then(|i| list.get(i)).or(list.first());
+        let span = item.map_or(0..0, Spanned::span);
+        at(span, e.naming(what))
+    };
+    if let Some(list) = &file.include {
+        let globs: Vec<&str> = list.iter().map(|g| g.get_ref().as_str()).collect();
+        crate::walk::include_set(&globs).map_err(|e| blame(list, "include", e))?;
     }
-    for glob in file.exclude.iter().flatten() {
-        crate::walk::check_exclude_glob(glob.get_ref()).map_err(|e| {
-            at(
-                glob.span(),
-                format!("exclude `{}` is not a glob: {e}", glob.get_ref()),
-            )
-        })?;
+    if let Some(list) = &file.exclude {
+        let globs: Vec<&str> = list.iter().map(|g| g.get_ref().as_str()).collect();
+        crate::walk::exclude_set(Path::new("/"), &globs).map_err(|e| blame(list, "exclude", e))?;
     }
     Ok(())
 }
@@ -400,7 +439,9 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 /// Reads the configuration file at `path` (any name: `pyproject.toml` is read for its
-/// `[tool.sjlint]`). `Ok(None)` for a `pyproject.toml` without that table.
+/// `[tool.sjlint]`). `Ok(None)` for a `pyproject.toml` without that table: as ruff reads one
+/// only for its `[tool.ruff]`, whatever else the file holds (other tools' sections, a `tool`
+/// that is not a table, TOML that does not parse) is not sjlint's to judge.
 pub fn load(path: &Path, cli: &Overrides) -> Result<Option<Settings>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -409,11 +450,10 @@ pub fn load(path: &Path, cli: &Overrides) -> Result<Option<Settings>, String> {
         format!("{}:{line}: {}", path.display(), e.message().trim_end())
     };
     let file: FileSettings = if path.file_name().is_some_and(|n| n == "pyproject.toml") {
-        // Parsed whole, so that spans and lines are those of the file.
-        let project: PyProject = toml::from_str(&text).map_err(located)?;
-        if project.tool.and_then(|t| t.sjlint).is_none() {
+        if !holds_sjlint_table(&text) {
             return Ok(None);
         }
+        // Parsed whole, so that spans and lines are those of the file.
         let whole: PyProjectSpanned = toml::from_str(&text).map_err(located)?;
         whole.tool.sjlint
     } else {
@@ -423,8 +463,29 @@ pub fn load(path: &Path, cli: &Overrides) -> Result<Option<Settings>, String> {
     Settings::resolve(Some(path.to_path_buf()), &root, file, &text, cli).map(Some)
 }
 
-/// `pyproject.toml` read again once it is known to hold `[tool.sjlint]`, with its settings
-/// checked as strictly as `sjlint.toml`'s.
+/// Whether the `pyproject.toml` text holds a `[tool.sjlint]` table (or `[tool.sjlint.…]`
+/// tables, or dotted `tool.sjlint.…` keys). A file that does not parse holds none: a syntax
+/// error there is another tool's to report, unless sjlint's own table is written in the file.
+fn holds_sjlint_table(text: &str) -> bool {
+    if !text.contains("sjlint") {
+        return false;
+    }
+    let Ok(table) = text.parse::<toml::Table>() else {
+        // The file does not parse: the error is sjlint's to report only when its table is
+        // written there.
+        return text.lines().any(|line| {
+            let line = line.trim_start().trim_start_matches('[').trim_start();
+            line.starts_with("tool.sjlint")
+        });
+    };
+    table
+        .get("tool")
+        .and_then(toml::Value::as_table)
+        .is_some_and(|tool| tool.contains_key("sjlint"))
+}
+
+/// `pyproject.toml` read once it is known to hold `[tool.sjlint]`, with its settings checked as
+/// strictly as `sjlint.toml`'s; other tools' tables are not looked at.
 #[derive(Deserialize)]
 struct PyProjectSpanned {
     tool: ToolsSpanned,

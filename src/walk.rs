@@ -1,5 +1,7 @@
-//! Finding the inputs under a directory, as ripgrep and ruff do: `.gitignore`, `.ignore` and
-//! `.git/info/exclude` are honoured, hidden files and directories are skipped, and only stream
+//! Finding the inputs under a directory, as ripgrep and ruff do: `.ignore` files are honoured,
+//! and `.gitignore` and `.git/info/exclude` inside a git repository (ripgrep's `require_git`;
+//! `--no-ignore` honours none), hidden files and directories are skipped (unless `--hidden`),
+//! and only stream
 //! files are taken (`*.ndjson`, `*.jsonl`, and `*.json` files that hold a stream), unless
 //! `--include` names other globs. `--exclude` globs leave paths out, with gitignore's syntax.
 //! Below a directory that holds a configuration file, that file's globs take over, as ruff
@@ -38,6 +40,10 @@ pub struct Filter {
     /// The filter of a directory below the walked one that holds a configuration file (given
     /// its absolute path), when such files govern the walk: its globs replace these below it.
     pub nested: Option<Nested>,
+    /// `--no-ignore`: ignore files are not honoured (the exclude globs still are).
+    pub no_ignore: bool,
+    /// `--hidden`: hidden files and directories are walked too.
+    pub hidden: bool,
 }
 
 /// The filter in force in a directory (absolute), or an error naming its configuration file.
@@ -54,6 +60,16 @@ impl std::fmt::Debug for Nested {
 }
 
 impl Filter {
+    /// With the command line's `--no-ignore` and `--hidden`, which no configuration file sets.
+    #[must_use]
+    pub fn honouring(self, no_ignore: bool, hidden: bool) -> Filter {
+        Filter {
+            no_ignore,
+            hidden,
+            ..self
+        }
+    }
+
     /// The include globs in force.
     pub fn include_globs(&self) -> Vec<&str> {
         if self.include.is_empty() {
@@ -72,35 +88,131 @@ impl Filter {
     /// The include globs, matched against a file's name and its path below its root.
     /// (Not overrides: an override's whitelist would win over `.gitignore`.)
     fn includes(&self) -> Result<globset::GlobSet, String> {
-        let mut b = globset::GlobSetBuilder::new();
-        for g in self.include_globs() {
-            b.add(include_glob(g).map_err(|e| format!("--include `{g}` is not a glob: {e}"))?);
-        }
-        b.build().map_err(|e| e.to_string())
+        include_set(&self.include_globs()).map_err(|e| e.naming("--include"))
     }
 
     /// The exclude globs, with gitignore's syntax, relative to `root` (absolute).
     fn excludes(&self, root: &Path) -> Result<Gitignore, String> {
-        let mut b = GitignoreBuilder::new(root);
-        for g in &self.exclude {
-            b.add_line(None, g)
-                .map_err(|e| format!("--exclude `{g}` is not a glob: {}", glob_error(&e)))?;
-        }
-        b.build().map_err(|e| e.to_string())
+        let globs: Vec<&str> = self.exclude.iter().map(String::as_str).collect();
+        exclude_set(root, &globs).map_err(|e| e.naming("--exclude"))
     }
 }
 
-/// One include glob, as `--include` and a configuration file's `include` read it.
-pub fn include_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
-    globset::Glob::new(glob)
+/// Most globs one list may hold (`--include`, `--exclude`, and each list of a configuration
+/// file): the compiled matcher grows with their number (about 10 KB each), and a list of
+/// hundreds of thousands is a generated file gone wrong, not a choice.
+pub const MAX_GLOBS: usize = 10_000;
+
+/// Why a list of globs cannot be compiled: the glob to blame (its index in the list), when one
+/// is, and why.
+#[derive(Debug)]
+pub struct GlobError {
+    pub index: Option<usize>,
+    pub glob: Option<String>,
+    pub why: String,
 }
 
-/// Whether `glob` is a valid exclude glob (gitignore syntax); the error says why not.
-pub fn check_exclude_glob(glob: &str) -> Result<(), String> {
-    GitignoreBuilder::new("/")
-        .add_line(None, glob)
-        .map(|_| ())
-        .map_err(|e| glob_error(&e))
+impl GlobError {
+    /// The message, the list named `what` (`--exclude`, `exclude`).
+    pub fn naming(&self, what: &str) -> String {
+        match &self.glob {
+            Some(glob) => format!("{what} `{}` {}", shortened(glob), self.why),
+            None => format!("{what}: {}", self.why),
+        }
+    }
+
+    /// The glob to blame as a message shows it: its start, when it is long.
+    pub fn glob_shown(&self) -> Option<String> {
+        self.glob.as_deref().map(shortened)
+    }
+}
+
+/// `glob` whole, or its first 60 characters and how long it is.
+fn shortened(glob: &str) -> String {
+    match glob.char_indices().nth(60) {
+        Some((at, _)) => format!("{}… ({} bytes)", &glob[..at], glob.len()),
+        None => glob.to_owned(),
+    }
+}
+
+/// The include globs `globs`, compiled into one set: each is matched against a file's name and
+/// its path below its root.
+pub fn include_set(globs: &[&str]) -> Result<globset::GlobSet, GlobError> {
+    compile(globs, |globs| {
+        let mut b = globset::GlobSetBuilder::new();
+        for (i, g) in globs.iter().enumerate() {
+            b.add(globset::Glob::new(g).map_err(|e| not_a_glob(i, g, &e.to_string()))?);
+        }
+        b.build().map_err(|e| too_complex(e.to_string()))
+    })
+}
+
+/// The exclude globs `globs` (gitignore syntax), relative to `root` (absolute), compiled.
+pub fn exclude_set(root: &Path, globs: &[&str]) -> Result<Gitignore, GlobError> {
+    compile(globs, |globs| {
+        let mut b = GitignoreBuilder::new(root);
+        for (i, g) in globs.iter().enumerate() {
+            b.add_line(None, g)
+                .map_err(|e| not_a_glob(i, g, &glob_error(&e)))?;
+        }
+        b.build().map_err(|e| too_complex(glob_error(&e)))
+    })
+}
+
+/// `build` over `globs`, bounded by [`MAX_GLOBS`]; a set that does not compile is built again
+/// glob by glob (only then) to find the one to blame.
+fn compile<T>(
+    globs: &[&str],
+    build: impl Fn(&[&str]) -> Result<T, GlobError>,
+) -> Result<T, GlobError> {
+    if globs.len() > MAX_GLOBS {
+        return Err(GlobError {
+            index: Some(MAX_GLOBS),
+            glob: None,
+            why: format!(
+                "{} globs, more than the {MAX_GLOBS} one list may hold (exclude a directory \
+                 rather than each file in it)",
+                globs.len()
+            ),
+        });
+    }
+    build(globs).map_err(|e| {
+        if e.index.is_some() {
+            return e;
+        }
+        let blamed = (0..globs.len()).find(|&i| build(&globs[i..=i]).is_err());
+        match blamed {
+            Some(i) => GlobError {
+                index: Some(i),
+                glob: Some(globs[i].to_owned()),
+                why: format!("is too complex to match: {}", e.why),
+            },
+            None => GlobError {
+                why: format!(
+                    "the {} globs together are too complex to match: {}",
+                    globs.len(),
+                    e.why
+                ),
+                ..e
+            },
+        }
+    })
+}
+
+fn not_a_glob(index: usize, glob: &str, e: &str) -> GlobError {
+    GlobError {
+        index: Some(index),
+        glob: Some(glob.to_owned()),
+        why: format!("is not a glob: {e}"),
+    }
+}
+
+fn too_complex(why: String) -> GlobError {
+    GlobError {
+        index: None,
+        glob: None,
+        why,
+    }
 }
 
 /// What is wrong with a glob, without the `ignore` crate's wrapping.
@@ -241,15 +353,17 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
     let (walked, entries) = (dir.to_path_buf(), scopes.clone());
     let mut files = Vec::new();
     let mut notes = Vec::new();
+    let honour = !filter.no_ignore;
     let walker = WalkBuilder::new(dir)
-        .hidden(true)
-        .git_ignore(true)
+        .hidden(!filter.hidden)
+        .git_ignore(honour)
         .git_global(false)
-        .git_exclude(true)
-        .ignore(true)
-        .parents(true)
-        // `.gitignore` is honoured in a plain directory too, not only inside a repository.
-        .require_git(false)
+        .git_exclude(honour)
+        .ignore(honour)
+        .parents(honour)
+        // As ripgrep: a `.gitignore` outside a git repository is somebody's folder of
+        // transcripts, not a repository's list of build products.
+        .require_git(true)
         .follow_links(false)
         .filter_entry(move |entry| {
             let rel = entry.path().strip_prefix(&walked).unwrap_or(entry.path());

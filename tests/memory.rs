@@ -1,5 +1,6 @@
 //! Memory in CI: 1 GiB of generated events streamed through the binary's stdin, with a peak
-//! resident set below 32 MiB.
+//! resident set below 32 MiB; a record far over the limit, mapped on every number of lanes or
+//! read from stdin, in memory bounded by the limit and not by the record.
 //!
 //! The peak is the child's own `ru_maxrss`, which the kernel reports when the child is reaped
 //! with `wait4`: exact, taken at exit, and about this child only (`getrusage(RUSAGE_CHILDREN)`
@@ -31,13 +32,23 @@ struct Measured {
     peak_kib: i64,
 }
 
-/// Runs `sjlint ARGS` with `feed` writing its stdin, and reaps it with `wait4` for its peak RSS.
+/// Runs `sjlint ARGS` with `feed` writing its stdin, and reaps it with `wait4` for its peak RSS,
+/// which must stay below 32 MiB.
+fn measured(
+    args: &[&str],
+    feed: impl FnOnce(&mut dyn Write) -> usize + Send + 'static,
+) -> Measured {
+    measured_within(args, LIMIT_KIB, feed)
+}
+
+/// [`measured`], with a peak that must stay below `limit_kib`.
 #[expect(
     clippy::zombie_processes,
     reason = "the child is reaped with wait4, for its peak memory, not with Child::wait"
 )]
-fn measured(
+fn measured_within(
     args: &[&str],
+    limit_kib: i64,
     feed: impl FnOnce(&mut dyn Write) -> usize + Send + 'static,
 ) -> Measured {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sjlint"))
@@ -91,8 +102,8 @@ fn measured(
         m.peak_kib
     );
     assert!(
-        m.peak_kib < LIMIT_KIB,
-        "peak RSS {} KiB for {} bytes, limit {LIMIT_KIB} KiB",
+        m.peak_kib < limit_kib,
+        "peak RSS {} KiB for {} bytes, limit {limit_kib} KiB",
         m.peak_kib,
         m.written
     );
@@ -193,4 +204,83 @@ fn a_mapped_file_gives_its_pages_back() {
         );
         assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     }
+}
+
+/// A file removed however the test ends: a failed run must not leave hundreds of MiB behind.
+struct Removed(std::path::PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// One record of `size` bytes of `x` in a string, then a short record.
+fn huge_record(out: &mut dyn Write, size: usize) -> usize {
+    let head: &[u8] = br#"{"type":"assistant","text":""#;
+    let tail: &[u8] = b"\"}\n{\"type\":\"user\",\"session_id\":\"s\"}\n";
+    let chunk = vec![b'x'; 1 << 20];
+    out.write_all(head).unwrap();
+    for _ in 0..size >> 20 {
+        out.write_all(&chunk).unwrap();
+    }
+    out.write_all(tail).unwrap();
+    head.len() + (size >> 20 << 20) + tail.len()
+}
+
+#[test]
+fn a_mapped_record_far_over_the_limit_is_not_held_whole_on_any_number_of_lanes() {
+    // One line of 128 MiB, four times the bound: each lane that searches it, skips it or
+    // touches it gives its pages back as it goes (it used to take the whole line with more
+    // than one lane).
+    let path = std::env::temp_dir().join(format!("sjlint-huge-{}.ndjson", std::process::id()));
+    let _removed = Removed(path.clone());
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let size = huge_record(&mut file, (4 * LIMIT_KIB as usize) << 10);
+    file.flush().unwrap();
+    drop(file);
+    // Each lane holds the runs it stands in (up to 8 MiB): more lanes, a little more.
+    for (jobs, limit_kib) in [("1", LIMIT_KIB), ("2", LIMIT_KIB), ("4", LIMIT_KIB * 3 / 2)] {
+        let run = measured_within(
+            &[
+                "check",
+                "--format",
+                "json",
+                "--max-record-bytes",
+                "1M",
+                "--jobs",
+                jobs,
+                path.to_str().unwrap(),
+            ],
+            limit_kib,
+            move |_| size,
+        );
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(
+            run.stdout.contains("\"record-too-large\""),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("\"line\":2"), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn a_record_over_the_limit_from_stdin_takes_about_the_limit_not_three_times_it() {
+    // A 16 MiB limit and a 96 MiB record: the read buffer grows to the limit and no further,
+    // and the buffers it grew through are not all still held (they were about twice the limit
+    // more, with a last growth by a few bytes that copied the whole buffer).
+    // What the debug binary takes for a small input (about 15 MiB), and a margin.
+    let base_kib = 20 << 10;
+    let run = measured_within(
+        &["check", "--format", "json", "--max-record-bytes", "16M"],
+        base_kib + (16 << 10) * 3 / 2,
+        |stdin| huge_record(stdin, 96 << 20),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"record-too-large\""),
+        "{}",
+        run.stdout
+    );
 }

@@ -58,9 +58,10 @@ pub(super) fn resolve_inputs(
             walked.push(path);
             // The globs of the configuration that governs the directory, unless given.
             let settings = configs.for_path(Some(path)).map_err(anyhow::Error::msg)?;
-            filter = settings.filter();
+            // Its globs were compiled when the file was read, and the walk compiles them again
+            // (a large list takes a while): not a third time here.
+            filter = settings.filter().honouring(walk.no_ignore, walk.hidden);
             filter.nested = configs.nested_filters();
-            filter.validate().map_err(anyhow::Error::msg)?;
             match crate::walk::walk(path, &filter) {
                 Ok((files, notes)) => {
                     if files.is_empty() {
@@ -101,7 +102,7 @@ pub(super) fn resolve_inputs(
             .map(|p| format!("`{}`", p.display()))
             .collect();
         bail!(
-            "no files matched: {} holds no file matching {globs}{streams}, once ignored and hidden files are left out; pass --include GLOB or name the files",
+            "no files matched: {} holds no file matching {globs}{streams}, once ignored and hidden files are left out; pass --include GLOB, --no-ignore or --hidden, or name the files",
             shown.join(", ")
         );
     }

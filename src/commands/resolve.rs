@@ -152,6 +152,7 @@ impl CheckConfig {
             terminal,
         )?;
         let per_input = settings_of(&inputs.list, &mut configs)?;
+        warn_of(&per_input)?;
         let enabled = union_of(&per_input);
         let defaults = per_input
             .first()
@@ -224,6 +225,22 @@ impl CheckConfig {
             },
         })
     }
+}
+
+/// Says once what each configuration in force warns of (every rule turned off), before
+/// anything is checked, so that "No problems found" is not taken for a clean run.
+fn warn_of(per_input: &[Arc<Settings>]) -> std::io::Result<()> {
+    let mut said = std::collections::BTreeSet::new();
+    for warning in per_input.iter().filter_map(|s| s.warning.as_deref()) {
+        if said.insert(warning) {
+            writeln!(
+                std::io::stderr(),
+                "sjlint: warning: {}",
+                crate::text::escape_untrusted(warning)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Every rule some input's settings enable: each input's own are applied to its findings.

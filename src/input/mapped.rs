@@ -18,8 +18,9 @@ use memmap2::{Advice, Mmap, UncheckedAdvice};
 use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Pages are given back in runs of this many bytes (a multiple of every page size in use).
-const RELEASE: usize = 4 << 20;
+/// Pages are given back in runs of this many bytes (a multiple of every page size in use), the
+/// runs aligned to it from the start of the mapping: one `madvise` per 4 MiB at most.
+pub(crate) const RELEASE: usize = 4 << 20;
 
 /// The bytes of one file, mapped read-only.
 pub struct Mapped {
@@ -70,15 +71,27 @@ impl Mapped {
     }
 
     /// Reads one byte of every page of `from..to`, so that a truncation inside that range is
-    /// noticed ([`Mapped::truncated`]) before its bytes are checked.
+    /// noticed ([`Mapped::truncated`]) before its bytes are checked. A range of more than two
+    /// [`RELEASE`] runs is one checking has passed already (the in-order stage reaching past a
+    /// record over the limit; a step to be checked is at most `IN_PLACE_STEP`): its whole runs
+    /// are given back as they are touched, so that touching it does not hold it all.
     pub fn touch(&self, from: usize, to: usize) {
         let bytes = self.bytes();
         let to = to.min(bytes.len());
+        let passed = to.saturating_sub(from) > 2 * RELEASE;
         let mut at = from;
         while at < to {
-            // SAFETY: `at` lies inside the mapping; a volatile read so that it is not elided.
-            let _ = unsafe { std::ptr::read_volatile(bytes.as_ptr().add(at)) };
-            at = (at | (PAGE - 1)) + 1;
+            let run_end = ((at / RELEASE + 1) * RELEASE).min(to);
+            let run_start = at;
+            while at < run_end {
+                // SAFETY: `at` lies inside the mapping; a volatile read so that it is not elided.
+                let _ = unsafe { std::ptr::read_volatile(bytes.as_ptr().add(at)) };
+                at = (at | (PAGE - 1)) + 1;
+            }
+            at = at.max(run_end);
+            if passed && run_end < to {
+                self.release_range(run_start..run_end);
+            }
         }
     }
 
@@ -100,6 +113,24 @@ impl Mapped {
             let _ = unsafe {
                 self.map
                     .unchecked_advise_range(UncheckedAdvice::DontNeed, from, upto - from)
+            };
+        }
+    }
+}
+
+impl Mapped {
+    /// A stage has read past `range` and nothing reads it again (the middle of a record over
+    /// the limit): the pages of the whole [`RELEASE`] runs inside it are given back, whatever
+    /// was given back before. Read again, they read the same (see [`Mapped::release_below`]).
+    pub fn release_range(&self, range: std::ops::Range<usize>) {
+        let from = range.start.div_ceil(RELEASE).saturating_mul(RELEASE);
+        let to = range.end.min(self.map.len()) / RELEASE * RELEASE;
+        if to > from {
+            // SAFETY: as in `release_below`: a read-only shared file mapping, a range inside
+            // it whose ends are multiples of RELEASE from its page-aligned start.
+            let _ = unsafe {
+                self.map
+                    .unchecked_advise_range(UncheckedAdvice::DontNeed, from, to - from)
             };
         }
     }

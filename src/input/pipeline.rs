@@ -38,7 +38,7 @@ use std::time::Duration;
 mod batch;
 mod segments;
 use batch::{Batch, ExaminedBatch, Part};
-use segments::{Cutter, SegmentJoiner};
+use segments::{SegmentJoiner, cutter};
 
 /// Default size of a batch: record bytes (plus `batch::FRAME_COST` per frame) handed on together.
 pub const DEFAULT_BATCH_BYTES: usize = 256 << 10;
@@ -94,6 +94,12 @@ pub trait SharedInput: Send + Sync {
     fn done_below(&self, offset: usize) {
         let _ = offset;
     }
+
+    /// A stage has scanned past `range` and no stage reads it again soon (a line searched for
+    /// its end, the middle of a record over the limit): it need not stay in memory.
+    fn passed(&self, range: std::ops::Range<usize>) {
+        let _ = range;
+    }
 }
 
 impl SharedInput for Vec<u8> {
@@ -109,6 +115,10 @@ impl SharedInput for super::mapped::Mapped {
 
     fn done_below(&self, offset: usize) {
         self.release_below(offset);
+    }
+
+    fn passed(&self, range: std::ops::Range<usize>) {
+        self.release_range(range);
     }
 }
 
@@ -170,7 +180,7 @@ pub fn check_in_place<C: Consumer>(
             std::thread::Builder::new()
                 .name("sjlint-worker".into())
                 .spawn_scoped(scope, move || {
-                    let mut cutter = Cutter::new(&*whole, segment, max, limit);
+                    let mut cutter = cutter(&*whole, segment, max, limit);
                     let count = cutter.cuts.count();
                     for i in (0..count).filter(|&i| lane_of(i, lanes) == lane) {
                         if cutter.segment(i, &whole, &mut to).is_err() {
@@ -199,7 +209,7 @@ pub fn check_in_place<C: Consumer>(
             pace,
             interrupted: false,
         };
-        let mut cutter = Cutter::new(&*whole, segment, max, limit);
+        let mut cutter = cutter(&*whole, segment, max, limit);
         let mut inline = Inline {
             joint: &mut joint,
             spare: None,

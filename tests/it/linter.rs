@@ -62,7 +62,7 @@ fn no_file_matched_is_a_usage_error_not_a_pass() {
             run.stderr().contains("no files matched")
                 && run
                     .stderr()
-                    .contains("pass --include GLOB or name the files"),
+                    .contains("pass --include GLOB, --no-ignore or --hidden, or name the files"),
             "{}",
             run.describe()
         );

@@ -17,6 +17,7 @@ mod agents_properties;
 mod canonical;
 mod catalogue;
 mod cli;
+mod config_walk;
 mod conformance;
 mod consumers;
 mod fast_path;

@@ -5,15 +5,17 @@
 //! buffers): cutting the input into segments at a guessed record start, splitting each into
 //! batches on whichever lane takes it, and, in the in-order stage, setting the guess right
 //! where a segment was taken to start inside a record that spans several lines, so that the
-//! frames are exactly those of a one-thread run. It must not decide anything about records
-//! (that is `check`) nor own threads, queues or budgets (that is the parent, `pipeline`).
+//! frames are exactly those of a one-thread run. A lane that searches or skips a line longer
+//! than a few MiB tells the input which runs it has passed ([`SharedInput::passed`]), so that a
+//! record of gigabytes is never held whole. It must not decide anything about records (that is
+//! `check`) nor own threads, queues or budgets (that is the parent, `pipeline`).
 
 use super::{BatchSink, ExaminedBatch, Part, SharedInput};
 use crate::check::{Consumer, InOrder, Totals};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{Frame, Position, Record};
 use crate::input::simd::Kernel;
-use crate::input::split::{InPlace, Splitter};
+use crate::input::split::{IN_PLACE_STEP, InPlace, Splitter};
 use std::io;
 use std::ops::Range;
 use std::sync::Arc;
@@ -25,6 +27,8 @@ use std::sync::Arc;
 /// several lines; the in-order stage sets it right ([`SegmentJoiner`]).
 pub(super) struct SegmentStarts<'a> {
     bytes: &'a [u8],
+    /// The input the bytes are, told of the runs of a line searched past ([`SharedInput::passed`]).
+    whole: &'a dyn SharedInput,
     size: usize,
     /// The last answer: a frame is taken to start at `known.end` for a segment whose first byte
     /// (less one) lies in `known`. Segments are asked for in order, so no byte is searched
@@ -33,9 +37,10 @@ pub(super) struct SegmentStarts<'a> {
 }
 
 impl<'a> SegmentStarts<'a> {
-    fn new(bytes: &'a [u8], size: usize) -> Self {
+    fn new(whole: &'a dyn SharedInput, size: usize) -> Self {
         SegmentStarts {
-            bytes,
+            bytes: whole.bytes(),
+            whole,
             size: size.max(1),
             known: 0..0,
         }
@@ -54,49 +59,104 @@ impl<'a> SegmentStarts<'a> {
             return len;
         }
         if !self.known.contains(&from) {
-            let end = memchr::memchr(b'\n', &self.bytes[from..]).map_or(len, |at| from + at + 1);
-            self.known = from..end;
+            self.known = from..self.line_end(from);
         }
         self.known.end
+    }
+
+    /// The offset after the first LF at or after `from` (the input's length if none), searched
+    /// in runs of [`RELEASE`] bytes: a line longer than a run (a record over the limit, most
+    /// likely) is not held in memory whole while it is searched.
+    fn line_end(&self, from: usize) -> usize {
+        let len = self.bytes.len();
+        let mut at = from;
+        loop {
+            let upto = ((at / RELEASE + 1) * RELEASE).min(len);
+            if let Some(lf) = memchr::memchr(b'\n', &self.bytes[at..upto]) {
+                return at + lf + 1;
+            }
+            if upto == len {
+                return len;
+            }
+            self.whole.passed(at..upto);
+            at = upto;
+        }
     }
 }
 
 pub(super) type NoPace = fn(usize, usize) -> io::Result<()>;
+
+/// The bytes of [`SharedInput::passed`] runs, as a mapped file gives its pages back.
+const RELEASE: usize = crate::input::mapped::RELEASE;
+
+/// What a lane's splitter has handed on, which its pace must not give back.
+#[derive(Clone, Copy, Default)]
+struct Handed {
+    /// Where the bytes of the segment being split start in the input.
+    base: usize,
+    /// The end of the last frame handed on (in the input): bytes from there to where the
+    /// splitter stands are the middle of a record over the limit, skipped unread.
+    upto: usize,
+    /// Given back up to here already.
+    passed: usize,
+}
 
 /// Nothing to do as a segment's splitter moves on: the in-order stage paces the run.
 pub(super) fn no_pace(_: usize, _: usize) -> io::Result<()> {
     Ok(())
 }
 
-/// One lane's splitter of the segments of an input in memory.
-pub(super) struct Cutter<'a> {
+/// One lane's splitter of the segments of an input in memory. Its pace (`P`, one closure for
+/// every segment) gives back the runs of a record over the limit that the splitter skips, as
+/// it skips them: nothing reads them again, and a record of gigabytes is not held whole.
+pub(super) struct Cutter<'a, P> {
     bytes: &'a [u8],
     pub(super) cuts: SegmentStarts<'a>,
-    splitter: Splitter<InPlace<'a, NoPace>>,
+    splitter: Splitter<InPlace<'a, P>>,
+    pace: P,
+    handed: std::rc::Rc<std::cell::Cell<Handed>>,
     limit: usize,
 }
 
-impl<'a> Cutter<'a> {
-    pub(super) fn new(
-        whole: &'a dyn SharedInput,
-        segment: usize,
-        max_record_bytes: usize,
-        limit: usize,
-    ) -> Self {
-        let bytes = whole.bytes();
-        Cutter {
-            bytes,
-            cuts: SegmentStarts::new(bytes, segment),
-            splitter: Splitter::over(
-                InPlace::new(&[], no_pace as NoPace),
-                max_record_bytes,
-                Kernel::best(),
-            )
-            .checking_utf8(),
-            limit,
+/// A lane's [`Cutter`] of `whole`.
+pub(super) fn cutter(
+    whole: &dyn SharedInput,
+    segment: usize,
+    max_record_bytes: usize,
+    limit: usize,
+) -> Cutter<'_, impl FnMut(usize, usize) -> io::Result<()> + Clone + '_> {
+    let handed = std::rc::Rc::new(std::cell::Cell::new(Handed::default()));
+    let seen = std::rc::Rc::clone(&handed);
+    // Called once per step of the splitter (up to IN_PLACE_STEP), not per record; `madvise`
+    // once per whole run skipped.
+    let pace = move |start: usize, _end: usize| {
+        let h = seen.get();
+        let (from, to) = (h.upto.max(h.passed), h.base + start);
+        if to >= from + RELEASE {
+            whole.passed(from..to);
+            seen.set(Handed {
+                passed: to / RELEASE * RELEASE,
+                ..h
+            });
         }
+        Ok(())
+    };
+    Cutter {
+        bytes: whole.bytes(),
+        cuts: SegmentStarts::new(whole, segment),
+        splitter: Splitter::over(
+            InPlace::new(&[], pace.clone()),
+            max_record_bytes,
+            Kernel::best(),
+        )
+        .checking_utf8(),
+        pace,
+        handed,
+        limit,
     }
+}
 
+impl<P: FnMut(usize, usize) -> io::Result<()> + Clone> Cutter<'_, P> {
     /// Splits segment `i` into batches of frames, each handed on once it is full, and the last
     /// one (perhaps empty) when the segment is done. The last frame goes on past the segment's
     /// end when it does in the input.
@@ -122,12 +182,19 @@ impl<'a> Cutter<'a> {
         (batch.part, batch.whole) = (Some(part), Some(Arc::clone(whole)));
         let mut end = origin;
         if next > start {
-            let source = InPlace::new(&self.bytes[start..], no_pace as NoPace);
-            self.splitter
-                .restart(source.first_step(next - start), origin);
+            let source = InPlace::new(&self.bytes[start..], self.pace.clone());
+            // A segment is one long line when a line is longer than a segment: taken in one
+            // step, it would be skipped with no pace between.
+            let first = (next - start).min(IN_PLACE_STEP);
+            self.splitter.restart(source.first_step(first), origin);
             let base = self.bytes.as_ptr() as usize;
             loop {
                 end = self.splitter.next_start();
+                self.handed.set(Handed {
+                    base: start,
+                    upto: end.byte as usize,
+                    passed: self.handed.get().passed,
+                });
                 if end.byte >= next as u64 {
                     break;
                 }
