@@ -30,6 +30,7 @@ mod linter;
 mod live;
 mod many_files;
 mod properties;
+mod report;
 mod run;
 mod run_faults;
 mod signals;

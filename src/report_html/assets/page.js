@@ -219,4 +219,11 @@
   });
   window.addEventListener('resize', later);
   render();
+  // `page.html#call-N` opens on call N with its details shown.
+  var want = /^#call-(\d+)$/.exec(location.hash);
+  var bar = want && track.querySelector('[data-i="' + want[1] + '"]');
+  if (bar) {
+    bar.focus();
+    show({ target: bar });
+  }
 }());
