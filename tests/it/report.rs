@@ -381,3 +381,33 @@ fn hostile_text_in_a_transcript_stays_text() {
         "the call's details are shown, as text: {tip}"
     );
 }
+
+#[test]
+fn run_writes_the_page_when_the_agent_ends_and_keeps_no_transcript() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("run");
+    let page = dir.join("run.html");
+    let input = testdata("sample.ndjson");
+    let mut cmd = sjlint();
+    cmd.args(["run", "--color", "never", "--report"])
+        .arg(&page)
+        .args(["--", "cat"])
+        .arg(&input);
+    let ran = run_cmd(cmd, None);
+    assert!(page.exists(), "no page:\n{}", ran.describe());
+    assert!(
+        std::fs::read_dir(&dir).expect("dir").all(|e| !e
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp")),
+        "the transcript kept for the page is removed"
+    );
+    let loaded = load(&chromium, &page, "");
+    assert!(loaded.console.is_empty(), "{:#?}", loaded.console);
+    let calls = stats_calls(&input);
+    assert!(calls > 0);
+    assert_eq!(count(&loaded.dom, "data-call-id"), calls);
+}
