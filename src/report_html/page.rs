@@ -81,13 +81,15 @@ pub(crate) fn page(run: &Run, back: Option<&str>) -> String {
 
 fn header(out: &mut String, run: &Run) {
     out.push_str("<header><h1>");
-    push_text(out, &run.name);
+    let file = run.name.rsplit('/').next().unwrap_or(&run.name);
+    push_text(out, file);
     out.push_str("</h1>\n<dl class=\"facts\">");
     let mut fact = |k: &str, v: &str| {
         let _ = write!(out, "<div><dt>{k}</dt><dd>");
         push_text(out, v);
         out.push_str("</dd></div>");
     };
+    fact("file", &run.name);
     fact("agent", run.agent.as_deref().unwrap_or("unknown"));
     fact("model", run.model.as_deref().unwrap_or("—"));
     fact("session", run.session_id.as_deref().unwrap_or("—"));

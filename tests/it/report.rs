@@ -4,7 +4,7 @@
 //! with a note, except under `CI=true`, where they fail.
 //!
 //! Screenshots of each page are written under `target/report-screenshots/`; with
-//! `SJLINT_UPDATE_DOCS=1` the cursor run's is also copied to `docs/report.png` for the README.
+//! `SJLINT_UPDATE_DOCS=1` the Claude run's is also copied to `docs/report.png` for the README.
 
 use crate::common::{corpus_dir, manifest_dir, run_cmd, sjlint, testdata};
 use serde_json::Value;
@@ -168,6 +168,8 @@ fn check_findings(path: &Path) -> usize {
 /// The page of `input` loaded and checked against `stats` and `check`: one element per tool
 /// call, one per finding, no console message. Returns the DOM.
 fn page_agrees(chromium: &Path, input: &Path, name: &str) -> (PathBuf, String) {
+    // Named relative to the crate root, where the binary runs, as a user would name it.
+    let input = input.strip_prefix(manifest_dir()).unwrap_or(input);
     let dir = scratch(name);
     let page = dir.join("page.html");
     report(&[input], &page);
@@ -221,11 +223,8 @@ fn cursor_parallel_calls_take_two_lanes_on_a_clock() {
         "cursor stamps its records"
     );
     assert!(dom.contains("data-kind=\"shell\""));
-    let png = screenshot(&chromium, &page, "cursor-parallel", 1280);
+    screenshot(&chromium, &page, "cursor-parallel", 1280);
     screenshot(&chromium, &page, "cursor-parallel-480", 480);
-    if std::env::var_os("SJLINT_UPDATE_DOCS").is_some() {
-        std::fs::copy(&png, manifest_dir().join("docs/report.png")).expect("docs/report.png");
-    }
 }
 
 #[test]
@@ -244,7 +243,10 @@ fn claude_subagent_calls_are_nested_under_their_task() {
         dom.contains("id=\"no-clock\""),
         "no timestamps: laid out by line"
     );
-    screenshot(&chromium, &page, "claude-subagent", 1280);
+    let png = screenshot(&chromium, &page, "claude-subagent", 1280);
+    if std::env::var_os("SJLINT_UPDATE_DOCS").is_some() {
+        std::fs::copy(&png, manifest_dir().join("docs/report.png")).expect("docs/report.png");
+    }
 }
 
 #[test]
