@@ -50,9 +50,9 @@ pub(crate) fn index(runs: &[Summary]) -> String {
     let nonce = nonce();
     let mut out = String::with_capacity(8 << 10);
     head(&mut out, "sjlint report: runs", &nonce);
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<body>\n<h1>{} runs</h1>\n<input id=\"filter\" type=\"search\" placeholder=\"filter: agent, model, verdict, name…\" aria-label=\"filter runs\">\n",
+        "<body>\n<h1>{} runs</h1>\n<input id=\"filter\" type=\"search\" placeholder=\"filter: agent, model, verdict, name…\" aria-label=\"filter runs\">",
         runs.len()
     );
     out.push_str("<table class=\"runs\" id=\"runs\"><thead><tr>");
@@ -77,9 +77,9 @@ pub(crate) fn index(runs: &[Summary]) -> String {
     for (i, r) in runs.iter().enumerate() {
         row(&mut out, i, r);
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "</tbody></table>\n<script nonce=\"{nonce}\">{SCRIPT}</script>\n</body></html>\n"
+        "</tbody></table>\n<script nonce=\"{nonce}\">{SCRIPT}</script>\n</body></html>"
     );
     out
 }
@@ -117,9 +117,9 @@ fn row(out: &mut String, i: usize, r: &Summary) {
         &r.cost_usd.map_or("—".into(), |c| format!("${c:.4}")),
     );
     cell(out, Some(r.findings as u64), &r.findings.to_string());
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<td class=\"v-{v}\">{}</td></tr>\n",
+        "<td class=\"v-{v}\">{}</td></tr>",
         text(r.verdict),
         v = r.verdict
     );

@@ -42,9 +42,9 @@ pub(crate) fn nonce() -> String {
 /// The document's head: charset, the policy that keeps it offline, title and the style sheet.
 pub(crate) fn head(out: &mut String, title: &str, nonce: &str) {
     out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-{nonce}'\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-{nonce}'\">"
     );
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     out.push_str("<meta name=\"generator\" content=\"sjlint report\">\n<title>");
@@ -178,9 +178,9 @@ fn curve(out: &mut String, run: &Run) {
         let y = h - total as f64 / max.max(1) as f64 * (h - 4.0);
         let _ = write!(points, " {x:.1},{y:.1}");
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<figure class=\"curve\"><svg viewBox=\"0 0 {w} {h}\" width=\"100%\" height=\"{h}\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"cumulative tokens\"><polyline fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" vector-effect=\"non-scaling-stroke\" points=\"{points}\"/></svg><figcaption>cumulative tokens (input, output, cache), {max} at the end, by {}</figcaption></figure>\n",
+        "<figure class=\"curve\"><svg viewBox=\"0 0 {w} {h}\" width=\"100%\" height=\"{h}\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"cumulative tokens\"><polyline fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" vector-effect=\"non-scaling-stroke\" points=\"{points}\"/></svg><figcaption>cumulative tokens (input, output, cache), {max} at the end, by {}</figcaption></figure>",
         if run.clock { "time" } else { "record line" }
     );
 }
@@ -228,14 +228,14 @@ fn kinds_table(out: &mut String, run: &Run) {
 
 fn timeline(out: &mut String, run: &Run) {
     out.push_str("<section id=\"timeline\"><h2>Timeline</h2>\n");
-    if !run.clock {
-        out.push_str("<p class=\"note\" id=\"no-clock\">This stream has no timestamps: calls are laid out by sequence (record line), not by time.</p>\n");
-    } else {
-        let _ = write!(
+    if run.clock {
+        let _ = writeln!(
             out,
-            "<p class=\"note\">Shaded: no event for more than {} s.</p>\n",
+            "<p class=\"note\">Shaded: no event for more than {} s.</p>",
             super::model::IDLE_MS / 1000
         );
+    } else {
+        out.push_str("<p class=\"note\" id=\"no-clock\">This stream has no timestamps: calls are laid out by sequence (record line), not by time.</p>\n");
     }
     out.push_str("<div class=\"controls\"><button type=\"button\" data-zoom=\"in\">zoom in</button><button type=\"button\" data-zoom=\"out\">zoom out</button><button type=\"button\" data-zoom=\"reset\">whole run</button><span class=\"hint\">wheel: zoom · drag: pan · keys + − ← → on the timeline</span></div>\n<ul class=\"legend\">");
     for k in KINDS {
@@ -252,9 +252,9 @@ fn entry_for(run: &Run, line: u64) -> Option<usize> {
 }
 
 fn findings(out: &mut String, run: &Run) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<section id=\"findings\"><h2>Findings ({})</h2>\n",
+        "<section id=\"findings\"><h2>Findings ({})</h2>",
         run.findings.len()
     );
     if run.findings.is_empty() {
