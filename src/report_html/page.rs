@@ -16,10 +16,10 @@ const CSS: &str = include_str!("assets/page.css");
 const JS: &str = include_str!("assets/page.js");
 
 /// Bytes of call arguments and output the page's data holds in all, and per call at most.
-const CALL_TEXT_BUDGET: usize = 1_500_000;
+const CALL_TEXT_BUDGET: usize = 1_000_000;
 const CALL_TEXT_MAX: usize = 1_200;
 /// Transcript entries shown, and bytes of their text in all and per entry at most.
-const ITEMS_SHOWN: usize = 8_000;
+const ITEMS_SHOWN: usize = 3_000;
 const ITEM_TEXT_BUDGET: usize = 1_200_000;
 const ITEM_TEXT_MAX: usize = 2_000;
 /// Points of the token curve.
@@ -308,7 +308,8 @@ fn push_cut(out: &mut String, c: &Cut, max: usize) {
 fn transcript(out: &mut String, run: &Run) {
     out.push_str("<section id=\"transcript\"><h2>Transcript</h2>\n");
     let shown = run.items.len().min(ITEMS_SHOWN);
-    let max = (ITEM_TEXT_BUDGET / shown.max(1)).clamp(80, ITEM_TEXT_MAX);
+    // A call's entry shows two texts (arguments and output).
+    let max = (ITEM_TEXT_BUDGET / shown.max(1) / 2).clamp(80, ITEM_TEXT_MAX);
     // Findings per transcript entry, for the links back.
     let mut marks: Vec<Vec<usize>> = Vec::new();
     for (i, f) in run.findings.iter().enumerate() {
@@ -558,6 +559,38 @@ fn item_pos(run: &Run, e: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_run_gives_a_page_of_a_few_megabytes() {
+        use super::super::model::{Builder, Ev};
+        let mut b = Builder::new("big");
+        let big = "x".repeat(5_000);
+        for i in 0..30_000u64 {
+            let line = 3 * i + 1;
+            let start = format!(
+                r#"{{"type":"tool_start","line":{line},"call_id":"call-{i}","tool_kind":"shell","args":{{"command":"{big}"}},"timestamp_ms":{}}}"#,
+                1_000_000 + i * 10
+            );
+            b.event(&serde_json::from_str::<Ev<'_>>(&start).expect("event"));
+            let end = format!(
+                r#"{{"type":"tool_end","line":{},"call_id":"call-{i}","ok":true,"text":"{big}","timestamp_ms":{}}}"#,
+                line + 1,
+                1_000_005 + i * 10
+            );
+            b.event(&serde_json::from_str::<Ev<'_>>(&end).expect("event"));
+            let text = format!(
+                r#"{{"type":"assistant_text","line":{},"text":"{big}"}}"#,
+                line + 2
+            );
+            b.event(&serde_json::from_str::<Ev<'_>>(&text).expect("event"));
+        }
+        let run = b.finish();
+        assert_eq!(run.calls.len(), 30_000);
+        let html = page(&run, None);
+        assert!(html.len() < 6 << 20, "{} bytes", html.len());
+        assert!(html.contains("more transcript entries not shown"));
+        assert!(html.contains("bytes shown)"));
+    }
 
     #[test]
     fn dates_and_durations_read_plainly() {
