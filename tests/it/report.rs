@@ -413,3 +413,48 @@ fn run_writes_the_page_when_the_agent_ends_and_keeps_no_transcript() {
     assert!(calls > 0);
     assert_eq!(count(&loaded.dom, "data-call-id"), calls);
 }
+
+#[test]
+fn ten_thousand_calls_are_drawn_per_pixel_not_one_element_each() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("many-calls");
+    let mut text = String::from(
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\"}\n",
+    );
+    let calls = 10_000u64;
+    for i in 0..calls {
+        // Three calls at a time, each 250 ms, a new one every 100 ms.
+        let (start, end) = (1_770_000_000_000 + i * 100, 1_770_000_000_250 + i * 100);
+        for (sub, ts) in [("started", start), ("completed", end)] {
+            let result = if sub == "completed" {
+                ",\"result\":{\"success\":{\"exitCode\":0,\"stdout\":\"ok\"}}"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "{{\"type\":\"tool_call\",\"subtype\":\"{sub}\",\"call_id\":\"c{i}\",\"tool_call\":{{\"shellToolCall\":{{\"args\":{{\"command\":\"true {i}\"}}{result}}}}},\"session_id\":\"s\",\"timestamp_ms\":{ts}}}\n"
+            ));
+        }
+    }
+    text.push_str("{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"done\",\"session_id\":\"s\",\"duration_ms\":1000250}\n");
+    let input = dir.join("many.ndjson");
+    std::fs::write(&input, text).expect("write");
+    let page = dir.join("many.html");
+    report(&[&input], &page);
+    let started = std::time::Instant::now();
+    let loaded = load(&chromium, &page, "");
+    let took = started.elapsed();
+    assert!(loaded.console.is_empty(), "{:#?}", loaded.console);
+    assert!(loaded.dom.contains("<b>10000</b>"), "the calls are counted");
+    assert_eq!(
+        count(&loaded.dom, "data-call-id"),
+        0,
+        "not one element per call"
+    );
+    let cells = loaded.dom.matches("<div class=\"agg ").count();
+    // At most one block per lane and pixel column of a 800-pixel-wide track.
+    assert!(cells > 100 && cells < 3 * 1200, "{cells} blocks");
+    assert!(took.as_secs() < 30, "the page took {took:?} to load");
+}
