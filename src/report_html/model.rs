@@ -594,8 +594,11 @@ impl Builder {
         if run.clock {
             run.t0 = run.first_ms.unwrap_or(0);
             run.t1 = self.now_ms.unwrap_or(run.t0);
+            // A call whose start is its end less its duration may begin before the first stamp.
+            let earliest = run.calls.iter().filter_map(|c| c.start.ms).min();
+            run.t0 = run.t0.min(earliest.unwrap_or(run.t0));
             if run.duration_ms.is_none() {
-                run.duration_ms = Some(run.t1 - run.t0);
+                run.duration_ms = Some(run.t1.saturating_sub(run.t0));
             }
             run.curve = std::mem::take(&mut self.curve_ms);
         } else {
@@ -723,7 +726,8 @@ impl Lanes {
             self.count - 1
         };
         // A call of no length still holds its lane for that instant.
-        self.busy.push(std::cmp::Reverse((end.max(start + 1), l)));
+        self.busy
+            .push(std::cmp::Reverse((end.max(start.saturating_add(1)), l)));
         l
     }
 }

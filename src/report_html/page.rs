@@ -466,8 +466,8 @@ fn data(run: &Run) -> Value {
         .calls
         .iter()
         .map(|c| {
-            let start = run.pos(c.start) - run.t0;
-            let end = run.end_pos(c) - run.t0;
+            let start = run.pos(c.start).saturating_sub(run.t0);
+            let end = run.end_pos(c).saturating_sub(run.t0);
             let flags = u8::from(c.ok == Some(false)) | (u8::from(c.end.is_none()) << 1);
             let mut v = json!([
                 visible(prefix(&c.id, 80)),
@@ -509,8 +509,8 @@ fn data(run: &Run) -> Value {
         .map(|s| {
             json!([
                 u8::from(s.thinking),
-                run.pos(s.start) - run.t0,
-                run.pos(s.end) - run.t0
+                run.pos(s.start).saturating_sub(run.t0),
+                run.pos(s.end).saturating_sub(run.t0)
             ])
         })
         .collect();
@@ -527,14 +527,14 @@ fn data(run: &Run) -> Value {
             let pos = match entry_for(run, f.line) {
                 Some(e) => item_pos(run, e),
                 None if f.line == 0 => 0,
-                None => run.t1 - run.t0,
+                None => run.t1.saturating_sub(run.t0),
             };
             json!([pos, i, f.rule, f.line])
         })
         .collect();
     json!({
         "clock": run.clock,
-        "span": run.t1 - run.t0,
+        "span": run.t1.saturating_sub(run.t0),
         "t0": run.t0,
         "kinds": KINDS,
         "calls": calls,
@@ -590,6 +590,25 @@ mod tests {
         assert!(html.len() < 6 << 20, "{} bytes", html.len());
         assert!(html.contains("more transcript entries not shown"));
         assert!(html.contains("bytes shown)"));
+    }
+
+    #[test]
+    fn clocks_at_the_edges_of_u64_do_not_panic() {
+        use super::super::model::{Builder, Ev};
+        let mut b = Builder::new("edges");
+        for line in [
+            r#"{"type":"tool_start","line":1,"call_id":"a","timestamp_ms":18446744073709551615}"#,
+            r#"{"type":"tool_end","line":2,"call_id":"a","duration_ms":18446744073709551615,"timestamp_ms":5}"#,
+            r#"{"type":"tool_start","line":3,"call_id":"b","timestamp_ms":0}"#,
+            r#"{"type":"tool_end","line":4,"call_id":"b","duration_ms":18446744073709551615,"timestamp_ms":18446744073709551615}"#,
+            r#"{"type":"end","line":5,"duration_ms":18446744073709551615,"cost_usd":1e308}"#,
+            r#"{"type":"end","line":6,"duration_ms":18446744073709551615,"cost_usd":1e308,"session_id":"x"}"#,
+        ] {
+            b.event(&serde_json::from_str::<Ev<'_>>(line).expect("event"));
+        }
+        let run = b.finish();
+        assert!(page(&run, None).contains("data-kind"));
+        assert!(!utc(u64::MAX).is_empty());
     }
 
     #[test]
