@@ -421,37 +421,52 @@ fn entry(out: &mut String, run: &Run, i: usize, item: &super::model::Item, max: 
     }
 }
 
-/// A tool call as `render` shows it: `● Name(arguments) ✓ 1.2 s`, its output folded.
+/// A tool call as `render` shows it: `→ Name brief ✓ 1.2 s` (a failed call with the first line
+/// of its output), then its arguments and output folded.
 fn call_line(out: &mut String, run: &Run, c: &Call, max: usize) {
-    let mark = match (c.end, c.ok) {
-        (None, _) => "<span class=\"st open\">… unfinished</span>",
-        (_, Some(false)) => "<span class=\"st bad\">✗</span>",
-        (_, Some(true)) => "<span class=\"st good\">✓</span>",
-        _ => "<span class=\"st\">·</span>",
-    };
-    let _ = write!(out, "<p><i class=\"sw k-{}\"></i>● <b>", KINDS[c.kind]);
+    let _ = write!(out, "<p><i class=\"sw k-{}\"></i>→ ", KINDS[c.kind]);
+    if c.parent.is_some() {
+        out.push_str("(subagent) ");
+    }
+    out.push_str("<b>");
     push_text(out, if c.name.is_empty() { "(tool)" } else { &c.name });
-    out.push_str("</b>(<code>");
+    out.push_str("</b> <code>");
     if c.brief.is_empty() {
-        push_cut(out, &c.args, max.min(300));
+        push_text(out, prefix(&c.args.text, 120));
     } else {
         push_text(out, &c.brief);
     }
-    let _ = write!(out, "</code>) {mark}");
+    out.push_str("</code> ");
+    match (c.end, c.ok) {
+        (None, _) => out.push_str("<span class=\"st open\">… unfinished</span>"),
+        (_, Some(false)) => {
+            out.push_str("<span class=\"st bad\">✗</span>");
+            let first = c.output.text.lines().next().unwrap_or("");
+            if !first.is_empty() {
+                out.push_str("<span class=\"st bad\">: ");
+                push_text(out, prefix(first, 160));
+                out.push_str("</span>");
+            }
+        }
+        (_, Some(true)) => out.push_str("<span class=\"st good\">✓</span>"),
+        _ => out.push_str("<span class=\"st\">·</span>"),
+    }
     if c.end.is_some() && run.clock {
         let _ = write!(out, " {}", duration(run.end_pos(c) - run.pos(c.start)));
     }
     out.push_str("</p>");
-    if !c.brief.is_empty() && !c.args.text.is_empty() {
-        out.push_str("<details><summary>arguments</summary><pre>");
-        push_cut(out, &c.args, max);
-        out.push_str("</pre></details>");
+    if c.args.text.is_empty() && c.output.text.is_empty() {
+        return;
     }
-    if !c.output.text.is_empty() {
-        out.push_str("<details><summary>output</summary><pre>");
-        push_cut(out, &c.output, max);
-        out.push_str("</pre></details>");
+    out.push_str("<details class=\"io\"><summary>arguments and output</summary>");
+    for (what, text) in [("arguments", &c.args), ("output", &c.output)] {
+        if !text.text.is_empty() {
+            let _ = write!(out, "<h4>{what}</h4><pre>");
+            push_cut(out, text, max);
+            out.push_str("</pre>");
+        }
     }
+    out.push_str("</details>");
 }
 
 /// A kept text for the script: made visible, cut to `max`.
