@@ -137,6 +137,8 @@ pub(crate) struct Call {
     pub start: At,
     /// `None`: the stream ended before the call did.
     pub end: Option<At>,
+    /// An unfinished call's session ended here (else it runs to the end of the stream).
+    pub until: Option<At>,
     pub ok: Option<bool>,
     pub duration_ms: Option<u64>,
     pub args: Cut,
@@ -254,7 +256,7 @@ impl Run {
                 }
                 e.max(start)
             }
-            None => self.t1.max(start),
+            None => call.until.map_or(self.t1, |u| self.pos(u)).max(start),
         }
     }
 
@@ -305,6 +307,8 @@ pub(crate) struct Builder {
     first_line: Option<u64>,
     /// Two different timestamps were seen: the run has a clock.
     ticks: bool,
+    min_ms: u64,
+    max_ms: u64,
     idle: Vec<(u64, u64)>,
 }
 
@@ -315,6 +319,7 @@ impl Builder {
                 name: name.to_owned(),
                 ..Run::default()
             },
+            min_ms: u64::MAX,
             ..Builder::default()
         }
     }
@@ -367,8 +372,10 @@ impl Builder {
                     self.idle.push((now, ms));
                 }
             }
-            // A clock that goes back is kept where it was.
-            self.now_ms = Some(self.now_ms.map_or(ms, |n| n.max(ms)));
+            // The stream's own clock, even where it goes back (a run appended to another).
+            self.now_ms = Some(ms);
+            self.min_ms = self.min_ms.min(ms);
+            self.max_ms = self.max_ms.max(ms);
             self.run.first_ms.get_or_insert(ms);
         }
         self.first_line.get_or_insert(ev.line);
@@ -419,7 +426,7 @@ impl Builder {
                 let c = self.cut(text);
                 self.item(ev.line, Entry::Error(c));
             }
-            "end" => self.end_of_run(ev, text),
+            "end" => self.end_of_run(ev, at, text),
             _ => {}
         }
     }
@@ -510,6 +517,7 @@ impl Builder {
             parent: ev.parent.as_deref().map(|p| prefix(p, 200).to_owned()),
             start: at,
             end: None,
+            until: None,
             ok: None,
             duration_ms: None,
             args,
@@ -543,10 +551,14 @@ impl Builder {
         }
     }
 
-    fn end_of_run(&mut self, ev: &Ev<'_>, text: &str) {
+    fn end_of_run(&mut self, ev: &Ev<'_>, at: At, text: &str) {
         self.joining = None;
         if ev.parent.is_some() {
             return;
+        }
+        // What the session left running ends with it on the timeline, still unfinished.
+        for (_, i) in self.open.drain() {
+            self.run.calls[i].until = Some(at);
         }
         self.run.ok = match (self.run.ok, ev.ok) {
             (Some(false), _) | (_, Some(false)) => Some(false),
@@ -592,8 +604,8 @@ impl Builder {
             run.cost_usd = Some(self.costs.values().sum());
         }
         if run.clock {
-            run.t0 = run.first_ms.unwrap_or(0);
-            run.t1 = self.now_ms.unwrap_or(run.t0);
+            run.t0 = self.min_ms;
+            run.t1 = self.max_ms.max(run.t0);
             // A call whose start is its end less its duration may begin before the first stamp.
             let earliest = run.calls.iter().filter_map(|c| c.start.ms).min();
             run.t0 = run.t0.min(earliest.unwrap_or(run.t0));

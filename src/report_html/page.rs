@@ -128,8 +128,10 @@ pub(crate) fn duration(ms: u64) -> String {
         format!("{ms} ms")
     } else if ms < 60_000 {
         format!("{}.{} s", ms / 1000, ms % 1000 / 100)
-    } else {
+    } else if ms < 3_600_000 {
         format!("{} min {} s", ms / 60_000, ms % 60_000 / 1000)
+    } else {
+        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
     }
 }
 

@@ -40,7 +40,9 @@
     if (!data.clock) { return 'line ' + Math.round(p + data.t0); }
     if (p < 1000) { return Math.round(p) + ' ms'; }
     if (p < 60000) { return (p / 1000).toFixed(p < 10000 ? 1 : 0) + ' s'; }
-    return Math.floor(p / 60000) + ' min ' + Math.round((p % 60000) / 1000) + ' s';
+    if (p < 3600000) { return Math.floor(p / 60000) + ' min ' + Math.round((p % 60000) / 1000) + ' s'; }
+    if (p < 86400000) { return Math.floor(p / 3600000) + ' h ' + Math.round((p % 3600000) / 60000) + ' min'; }
+    return Math.floor(p / 86400000) + ' d ' + Math.round((p % 86400000) / 3600000) + ' h';
   }
 
   function step(w) {
