@@ -508,7 +508,7 @@ impl Builder {
         let id = ev.call_id.as_deref().unwrap_or("");
         let raw = ev.args.map_or("", RawValue::get);
         let args = self.cut(raw);
-        let brief = brief(raw);
+        let brief = brief(raw, ev.text.as_deref());
         let index = self.run.calls.len();
         self.run.calls.push(Call {
             id: prefix(id, 200).to_owned(),
@@ -633,38 +633,38 @@ impl Builder {
 }
 
 /// The arguments a call is best known by, in the order `render` looks for them.
-#[derive(Deserialize)]
-struct Brief<'a> {
-    #[serde(borrow)]
-    command: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    file_path: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    path: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    pattern: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    query: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    url: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    description: Option<Cow<'a, str>>,
-}
+const BRIEF_KEYS: [&str; 8] = [
+    "command",
+    "file_path",
+    "path",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+];
 
-/// The one argument shown for a call, cut to a line's worth; empty when none is known.
-fn brief(args: &str) -> String {
-    let Ok(b) = serde_json::from_str::<Brief<'_>>(args) else {
-        return String::new();
+/// The one argument shown for a call (of its arguments, or of the first of a list of them, or
+/// the text the agent gave with the start), cut to a line's worth; empty when none is known.
+fn brief(args: &str, text: Option<&str>) -> String {
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(args).unwrap_or(Value::Null);
+    let obj = match &v {
+        Value::Array(a) => a.first(),
+        v => Some(v),
     };
-    let main = b
-        .command
-        .or(b.file_path)
-        .or(b.path)
-        .or(b.pattern)
-        .or(b.query)
-        .or(b.url)
-        .or(b.description)
-        .unwrap_or_default();
+    let found = BRIEF_KEYS.iter().find_map(|k| match obj?.get(k)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    });
+    let main = found.unwrap_or_else(|| text.unwrap_or("").lines().next().unwrap_or("").to_owned());
     prefix(&main, 200).to_owned()
 }
 

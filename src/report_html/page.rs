@@ -171,15 +171,19 @@ fn curve(out: &mut String, run: &Run) {
     let (w, h) = (600.0_f64, 80.0_f64);
     let span = (run.t1.saturating_sub(run.t0)).max(1) as f64;
     let step = run.curve.len().div_ceil(CURVE_POINTS).max(1);
+    // Steps: the count holds until the next usage event.
     let mut points = format!("0,{h}");
+    let mut last_y = h;
     for (i, &(pos, total)) in run.curve.iter().enumerate() {
         if i % step != 0 && i + 1 != run.curve.len() {
             continue;
         }
         let x = (pos.saturating_sub(run.t0)) as f64 / span * w;
         let y = h - total as f64 / max.max(1) as f64 * (h - 4.0);
-        let _ = write!(points, " {x:.1},{y:.1}");
+        let _ = write!(points, " {x:.1},{last_y:.1} {x:.1},{y:.1}");
+        last_y = y;
     }
+    let _ = write!(points, " {w:.1},{last_y:.1}");
     let _ = writeln!(
         out,
         "<figure class=\"curve\"><svg viewBox=\"0 0 {w} {h}\" width=\"100%\" height=\"{h}\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"cumulative tokens\"><polyline fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" vector-effect=\"non-scaling-stroke\" points=\"{points}\"/></svg><figcaption>cumulative tokens (input, output, cache), {max} at the end, by {}</figcaption></figure>",
