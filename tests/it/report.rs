@@ -329,6 +329,16 @@ fn a_folder_gives_an_index_with_a_row_per_run_and_a_page_each() {
         assert!(page.contains("href=\"index.html\""));
     }
     screenshot(&chromium, &index, "index", 1280);
+    // The filter keeps the rows whose text holds every word typed.
+    let filtered = load(&chromium, &index, "#filter=claude");
+    assert!(filtered.console.is_empty(), "{:#?}", filtered.console);
+    let hidden = filtered
+        .dom
+        .split("<tr data-run=")
+        .skip(1)
+        .filter(|r| r[..r.find('>').unwrap_or(0)].contains("hidden"))
+        .count();
+    assert_eq!(hidden, 2, "two of three runs are not Claude Code's");
 }
 
 #[test]

@@ -26,11 +26,18 @@
     th.addEventListener('click', sort);
     th.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
   });
-  filter.addEventListener('input', function () {
+  function apply() {
     var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
     Array.prototype.forEach.call(body.rows, function (tr) {
       var t = tr.textContent.toLowerCase();
       tr.hidden = !words.every(function (w) { return t.indexOf(w) >= 0; });
     });
-  });
+  }
+  filter.addEventListener('input', apply);
+  // `index.html#filter=WORDS` opens the index filtered.
+  var m = /^#filter=(.*)$/.exec(location.hash);
+  if (m) {
+    filter.value = decodeURIComponent(m[1]);
+    apply();
+  }
 }());
