@@ -87,8 +87,10 @@ pub(crate) fn index(runs: &[Summary]) -> String {
 fn row(out: &mut String, i: usize, r: &Summary) {
     let _ = write!(out, "<tr data-run=\"{i}\"><td><a href=\"");
     push_text(out, &r.href);
-    out.push_str("\">");
+    out.push_str("\" title=\"");
     push_text(out, &r.name);
+    out.push_str("\">");
+    push_text(out, r.name.rsplit('/').next().unwrap_or(&r.name));
     out.push_str("</a></td>");
     let cell = |out: &mut String, sort: Option<u64>, shown: &str| {
         match sort {
