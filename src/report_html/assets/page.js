@@ -121,6 +121,7 @@
       a.setAttribute('data-finding', String(m[1]));
       a.style.left = x(m[0]) + 'px';
       a.title = m[2] + ' (line ' + m[3] + ')';
+      a.setAttribute('aria-label', 'finding ' + a.title);
       box.appendChild(a);
     });
     track.textContent = '';
