@@ -468,3 +468,26 @@ fn ten_thousand_calls_are_drawn_per_pixel_not_one_element_each() {
     assert!(cells > 100 && cells < 3 * 1200, "{cells} blocks");
     assert!(took.as_secs() < 30, "the page took {took:?} to load");
 }
+
+#[test]
+fn an_input_that_cannot_be_read_is_reported_and_the_others_are_written() {
+    let dir = scratch("unreadable");
+    let out = dir.join("out");
+    let missing = dir.join("missing.ndjson");
+    let mut cmd = sjlint();
+    cmd.arg("report")
+        .arg(testdata("sample.ndjson"))
+        .arg(&missing)
+        .arg("-o")
+        .arg(&out);
+    let ran = run_cmd(cmd, None);
+    assert_eq!(ran.code, 2, "{}", ran.describe());
+    assert!(
+        ran.stderr().contains("missing.ndjson"),
+        "{}",
+        ran.describe()
+    );
+    let index = std::fs::read_to_string(out.join("index.html")).expect("index");
+    assert_eq!(count(&index, "data-run"), 1);
+    assert!(out.join("001-sample.html").exists());
+}
