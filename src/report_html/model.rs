@@ -368,8 +368,10 @@ impl Builder {
         if let Some(ms) = ev.timestamp_ms {
             if let Some(now) = self.now_ms {
                 self.ticks |= ms != now;
-                if ms > now.saturating_add(IDLE_MS) && self.idle.len() < MAX_SEGMENTS {
-                    self.idle.push((now, ms));
+                // Against the latest time seen, so that gaps never overlap where the clock
+                // went back.
+                if ms > self.max_ms.saturating_add(IDLE_MS) && self.idle.len() < MAX_SEGMENTS {
+                    self.idle.push((self.max_ms, ms));
                 }
             }
             // The stream's own clock, even where it goes back (a run appended to another).
@@ -442,8 +444,9 @@ impl Builder {
                 i % 2 == 0
             });
         }
-        if let Some(ms) = at.ms {
-            self.curve_ms.push((ms, total));
+        if at.ms.is_some() {
+            // The latest time seen: the curve only goes forward.
+            self.curve_ms.push((self.max_ms, total));
             if self.curve_ms.len() >= MAX_CURVE {
                 let mut i = 0;
                 self.curve_ms.retain(|_| {
