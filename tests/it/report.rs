@@ -239,6 +239,8 @@ fn claude_subagent_calls_are_nested_under_their_task() {
     // One row label per subagent that ran calls, naming the Task call.
     assert_eq!(dom.matches("class=\"label sub\" title=\"↳ Task").count(), 2);
     assert!(dom.contains("data-kind=\"subagent\""));
+    // The subagent's Read of a directory failed (EISDIR).
+    assert_eq!(dom.matches("class=\"bar k-read failed\"").count(), 1);
     assert!(
         dom.contains("id=\"no-clock\""),
         "no timestamps: laid out by line"
