@@ -493,3 +493,199 @@ fn an_input_that_cannot_be_read_is_reported_and_the_others_are_written() {
     assert_eq!(count(&index, "data-run"), 1);
     assert!(out.join("001-sample.html").exists());
 }
+
+/// Chromium driven over the `DevTools` protocol on a pipe (`--remote-debugging-pipe`: commands in
+/// on descriptor 3, replies out on 4, each message ended by a NUL byte), for what a DOM dump
+/// cannot show: the page after a click, a key or a pointer.
+struct Devtools {
+    child: std::process::Child,
+    to: std::fs::File,
+    from: std::io::BufReader<std::fs::File>,
+    next: u64,
+    session: String,
+}
+
+impl Devtools {
+    fn open(chromium: &Path, page: &Path) -> Devtools {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::process::CommandExt;
+        let (mut commands, mut replies) = ([0i32; 2], [0i32; 2]);
+        // SAFETY: two fresh arrays of two descriptors, as pipe(2) asks.
+        unsafe {
+            assert_eq!(libc::pipe(commands.as_mut_ptr()), 0);
+            assert_eq!(libc::pipe(replies.as_mut_ptr()), 0);
+        }
+        let (child_in, child_out) = (commands[0], replies[1]);
+        let mut cmd = browser(chromium, &page.with_extension("devtools"));
+        cmd.arg("--remote-debugging-pipe")
+            .arg("--window-size=1280,900")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // SAFETY: only async-signal-safe calls (dup2) between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(child_in, 3) < 0 || libc::dup2(child_out, 4) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().expect("chromium runs");
+        // SAFETY: the parent's ends, owned from here on; the child's ends are closed.
+        let (to, from) = unsafe {
+            libc::close(child_in);
+            libc::close(child_out);
+            (
+                std::fs::File::from_raw_fd(commands[1]),
+                std::fs::File::from_raw_fd(replies[0]),
+            )
+        };
+        let mut dt = Devtools {
+            child,
+            to,
+            from: std::io::BufReader::new(from),
+            next: 0,
+            session: String::new(),
+        };
+        let url = format!("file://{}", page.display());
+        let target = dt.call("Target.createTarget", serde_json::json!({ "url": url }));
+        let id = target["targetId"].as_str().expect("target").to_owned();
+        let attached = dt.call(
+            "Target.attachToTarget",
+            serde_json::json!({ "targetId": id, "flatten": true }),
+        );
+        attached["sessionId"]
+            .as_str()
+            .expect("session")
+            .clone_into(&mut dt.session);
+        // Until the page's script has run; the blank page it starts on may be replaced while
+        // this is asked, which is an error to ask again after.
+        let ready = "location.protocol === 'file:' && document.readyState === 'complete'";
+        let loaded = (0..200).any(|_| {
+            let r = dt.try_call(
+                "Runtime.evaluate",
+                serde_json::json!({ "expression": ready, "returnByValue": true }),
+            );
+            if r.is_some_and(|r| r["result"]["value"] == true) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+            false
+        });
+        assert!(loaded, "the page did not load");
+        dt
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let reply = self.send(method, params);
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+
+    /// [`Devtools::call`], with `None` for an error reply.
+    fn try_call(&mut self, method: &str, params: Value) -> Option<Value> {
+        let reply = self.send(method, params);
+        reply
+            .get("error")
+            .is_none()
+            .then(|| reply["result"].clone())
+    }
+
+    fn send(&mut self, method: &str, params: Value) -> Value {
+        use std::io::{BufRead, Write};
+        self.next += 1;
+        let mut msg = serde_json::json!({ "id": self.next, "method": method, "params": params });
+        if !self.session.is_empty() {
+            msg["sessionId"] = Value::from(self.session.clone());
+        }
+        let mut bytes = serde_json::to_vec(&msg).expect("json");
+        bytes.push(0);
+        self.to.write_all(&bytes).expect("write to chromium");
+        loop {
+            let mut reply = Vec::new();
+            let n = self
+                .from
+                .read_until(0, &mut reply)
+                .expect("read from chromium");
+            assert!(n > 0, "chromium closed the pipe during {method}");
+            reply.pop();
+            let v: Value = serde_json::from_slice(&reply).expect("reply JSON");
+            if v["id"] == self.next {
+                return v;
+            }
+        }
+    }
+
+    /// The value of a JavaScript expression in the page (awaited when it is a promise).
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            serde_json::json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
+        );
+        assert!(r.get("exceptionDetails").is_none(), "{expr}: {r}");
+        r["result"]["value"].clone()
+    }
+}
+
+impl Drop for Devtools {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn zoom_pan_hover_and_keys_change_what_the_timeline_shows() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("interaction");
+    let page = dir.join("page.html");
+    report(&[&testdata("sample-with-problem.ndjson")], &page);
+    let mut dt = Devtools::open(&chromium, &page);
+    let bars = "document.querySelectorAll('[data-call-id]').length";
+    assert_eq!(dt.eval(bars), 2);
+    let first_left = "parseFloat(document.querySelector('.bar').style.left)";
+    let before = dt.eval(first_left).as_f64().expect("left");
+    // Zoom in twice about the middle: the bars spread out.
+    dt.eval("document.querySelector('[data-zoom=in]').click(); document.querySelector('[data-zoom=in]').click(); new Promise(r => requestAnimationFrame(() => r(true)))");
+    let zoomed = dt.eval("document.querySelector('.bar') ? parseFloat(document.querySelector('.bar').style.left) : null");
+    assert_ne!(zoomed.as_f64(), Some(before), "zoom moved nothing");
+    // Dragging pans: the bars move with the pointer.
+    let frame = "new Promise(r => requestAnimationFrame(() => r(true)))";
+    let left = "document.querySelector('.bar') ? parseFloat(document.querySelector('.bar').style.left) : null";
+    let at = dt.eval(left);
+    dt.eval("const tr = document.querySelector('.track'); tr.dispatchEvent(new MouseEvent('mousedown', {clientX: 600, bubbles: true})); window.dispatchEvent(new MouseEvent('mousemove', {clientX: 500})); window.dispatchEvent(new MouseEvent('mouseup')); true");
+    dt.eval(frame);
+    let panned = dt.eval(left);
+    assert!(
+        match (at.as_f64(), panned.as_f64()) {
+            (Some(a), Some(b)) => (a - b - 100.0).abs() < 1.0,
+            (a, b) => a != b,
+        },
+        "a drag of 100 px moved the bars from {at} to {panned}"
+    );
+    // The whole run again, then a key on the timeline zooms as the button does.
+    dt.eval("document.querySelector('[data-zoom=reset]').click(); new Promise(r => requestAnimationFrame(() => r(true)))");
+    assert_eq!(dt.eval(first_left).as_f64(), Some(before));
+    dt.eval("const tl = document.getElementById('tl'); tl.focus(); tl.dispatchEvent(new KeyboardEvent('keydown', {key: '+', bubbles: true})); new Promise(r => requestAnimationFrame(() => r(true)))");
+    assert_ne!(
+        dt.eval(first_left).as_f64(),
+        Some(before),
+        "+ zoomed nothing"
+    );
+    dt.eval("document.querySelector('[data-zoom=reset]').click(); new Promise(r => requestAnimationFrame(() => r(true)))");
+    // Hovering a bar shows its kind, id and arguments, as text.
+    dt.eval("document.querySelector('.bar').dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); true");
+    let tip = dt.eval("const t = document.getElementById('tip'); t.hidden ? '' : t.textContent");
+    let tip = tip.as_str().expect("tooltip text");
+    assert!(
+        tip.contains("kind: read") || tip.contains("kind: shell"),
+        "{tip}"
+    );
+    assert!(tip.contains("id: toolu_"), "{tip}");
+    assert!(tip.contains("arguments: {"), "{tip}");
+    // Leaving it hides the details.
+    dt.eval("document.querySelector('.track').dispatchEvent(new MouseEvent('mouseleave')); true");
+    assert_eq!(dt.eval("document.getElementById('tip').hidden"), true);
+}
