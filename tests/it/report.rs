@@ -28,8 +28,24 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh directory for one test's files, removed when the test is done with it.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "sjlint-report-{}-{}-{name}",
@@ -38,7 +54,7 @@ fn scratch(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    Scratch(dir)
 }
 
 /// Chromium run headless, offline, with a profile of its own.
@@ -166,8 +182,9 @@ fn check_findings(path: &Path) -> usize {
 }
 
 /// The page of `input` loaded and checked against `stats` and `check`: one element per tool
-/// call, one per finding, no console message. Returns the DOM.
-fn page_agrees(chromium: &Path, input: &Path, name: &str) -> (PathBuf, String) {
+/// call, one per finding, no console message. Returns the page's directory, the page and the
+/// DOM.
+fn page_agrees(chromium: &Path, input: &Path, name: &str) -> (Scratch, PathBuf, String) {
     // Named relative to the crate root, where the binary runs, as a user would name it.
     let input = input.strip_prefix(manifest_dir()).unwrap_or(input);
     let dir = scratch(name);
@@ -196,7 +213,7 @@ fn page_agrees(chromium: &Path, input: &Path, name: &str) -> (PathBuf, String) {
         check_findings(input),
         "{name}: findings listed"
     );
-    (page, loaded.dom)
+    (dir, page, loaded.dom)
 }
 
 /// Bars that carry both `data-call-id` and `data-kind`.
@@ -216,7 +233,7 @@ fn cursor_parallel_calls_take_two_lanes_on_a_clock() {
         return;
     };
     let input = corpus.join("reifying__cursor-hack__experiments__parallel-sleep.jsonl");
-    let (page, dom) = page_agrees(&chromium, &input, "cursor-parallel");
+    let (_dir, page, dom) = page_agrees(&chromium, &input, "cursor-parallel");
     assert_eq!(lanes(&dom), 2, "two calls at once take two lanes");
     assert!(
         !dom.contains("id=\"no-clock\""),
@@ -234,7 +251,7 @@ fn claude_subagent_calls_are_nested_under_their_task() {
     };
     let input =
         corpus.join("agents/claude/ariel-frischer__claude-clean__claude-stream-json-simple.log");
-    let (page, dom) = page_agrees(&chromium, &input, "claude-subagent");
+    let (_dir, page, dom) = page_agrees(&chromium, &input, "claude-subagent");
     assert!(lanes(&dom) > 1);
     // One row label per subagent that ran calls, naming the Task call.
     assert_eq!(dom.matches("class=\"label sub\" title=\"↳ Task").count(), 2);
@@ -257,7 +274,7 @@ fn codex_run_is_laid_out_by_sequence_and_says_so() {
         return;
     };
     let input = corpus.join("agents/codex/dungle-scrubs__hcn__harnesses__codex-filetool.ndjson");
-    let (page, dom) = page_agrees(&chromium, &input, "codex");
+    let (_dir, page, dom) = page_agrees(&chromium, &input, "codex");
     assert!(count(&dom, "data-call-id") > 0, "the Codex run has calls");
     assert!(dom.contains("id=\"no-clock\""));
     assert!(dom.contains("line "), "the axis counts lines");
@@ -275,7 +292,7 @@ fn broken_run_pins_its_findings_and_marks_unfinished_calls() {
     text.push_str("\n{\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"cut-1\",\"tool_call\":{\"readToolCall\":{\"args\":{\"path\":\"a\"}}},\"session_id\":\"s\",\"timestamp_ms\":1770823976204}\nnot json\n");
     let input = dir.join("broken.ndjson");
     std::fs::write(&input, text).expect("write");
-    let (page, dom) = page_agrees(&chromium, &input, "broken");
+    let (_dir, page, dom) = page_agrees(&chromium, &input, "broken");
     let findings = count(&dom, "data-rule");
     assert!(findings > 3, "the broken run has findings: {findings}");
     // Each finding has its marker on the timeline, linking to it, and a link into the
@@ -412,7 +429,7 @@ fn run_writes_the_page_when_the_agent_ends_and_keeps_no_transcript() {
     let ran = run_cmd(cmd, None);
     assert!(page.exists(), "no page:\n{}", ran.describe());
     assert!(
-        std::fs::read_dir(&dir).expect("dir").all(|e| !e
+        std::fs::read_dir(&*dir).expect("dir").all(|e| !e
             .expect("entry")
             .file_name()
             .to_string_lossy()
@@ -628,7 +645,20 @@ impl Devtools {
 }
 
 impl Drop for Devtools {
+    /// Closes the browser and waits for it, so its profile is no longer written to.
     fn drop(&mut self) {
+        use std::io::Write;
+        let close = format!(
+            "{{\"id\":{},\"method\":\"Browser.close\"}}\0",
+            self.next + 1
+        );
+        let _ = self.to.write_all(close.as_bytes());
+        for _ in 0..200 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
