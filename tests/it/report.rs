@@ -1,7 +1,7 @@
 //! `sjlint report`: pages written by the real binary and opened in headless Chromium; the
 //! assertions read the DOM after the page's script ran, and Chromium's console (a script error
 //! or a request the page's policy blocked shows there). One test drives the page over
-//! Chromium's DevTools pipe (clicks, a drag, a key, a hover). Without Chromium the tests are
+//! Chromium's `DevTools` pipe (clicks, a drag, a key, a hover). Without Chromium the tests are
 //! skipped with a note, except under `CI=true`, where they fail.
 //!
 //! Screenshots of each page are written under `target/report-screenshots/`; with
