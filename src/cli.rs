@@ -85,6 +85,10 @@ pub enum Command {
     /// Run an agent, check its stream live, and end it when it hangs or stalls
     #[command(after_help = crate::run::EXIT_CODES_HELP)]
     Run(RunArgs),
+    /// Write a self-contained HTML page of a run (timeline of tool calls, tokens, findings,
+    /// transcript); several runs or a directory give a folder with an index.html
+    #[command(display_order = 11)]
+    Report(ReportArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -509,6 +513,17 @@ pub struct StatsArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The page to write; with several inputs, a directory, or a path ending in `/`, a directory
+    /// that gets `index.html` and one page per run
+    #[arg(long, short = 'o', value_name = "PATH", help_heading = "Output")]
+    pub output: PathBuf,
+}
+
+#[derive(Args, Debug)]
 pub struct RenderArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -619,6 +634,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub summary: Option<PathBuf>,
 
+    /// Write an HTML page of the run (as `sjlint report` does) to PATH when it ends
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+
     /// Write the agent's stdout as received to PATH (findings then point into it)
     #[arg(long, value_name = "PATH")]
     pub save: Option<PathBuf>,
@@ -728,6 +747,7 @@ const SUBCOMMANDS: &[&str] = &[
     "schema",
     "config",
     "run",
+    "report",
     "help",
 ];
 

@@ -83,6 +83,7 @@ pub mod preamble;
 pub mod render;
 #[doc(hidden)]
 pub mod report;
+mod report_html;
 #[doc(hidden)]
 pub mod rules;
 #[doc(hidden)]

@@ -4,7 +4,7 @@
 //! This module owns everything with side effects on the outside world (files, stdin, stdout,
 //! stderr). It must not contain checking logic. Here: the dispatch, the exit codes, and the one
 //! place an error that ends a command is reported. Each command has its module: `check`, `fmt`,
-//! `read` (stats and render), `reference` (rules, explain, schema, config, man, completions);
+//! `read` (stats and render), `report` (HTML pages), `reference` (rules, explain, schema, config, man, completions);
 //! `run` is [`crate::run`]'s. `resolve` turns their arguments into one configuration before any
 //! work, `inputs` opens what they read, and [`crate::terminal`] decides colour and the status
 //! line.
@@ -19,6 +19,7 @@ mod fmt;
 mod inputs;
 mod read;
 mod reference;
+mod report;
 mod resolve;
 
 use crate::cli::{Cli, Command};
@@ -84,6 +85,7 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
             reference::show_config(path.as_deref(), &walk, overrides)
         }
         Command::Run(args) => Ok(crate::run::run(&args)?),
+        Command::Report(args) => report::run(&args, terminal),
     }
 }
 

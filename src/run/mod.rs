@@ -6,8 +6,8 @@
 //! checked exactly as `check --tee` does it, in `stdout`; its stderr forwarded, in `stderr`; its
 //! exit awaited; sjlint's signals received), then what is reported after it: the findings of
 //! the `run` group (`agent-hung-after-result`, `agent-stalled`, `agent-wrote-no-events`) after
-//! the stream's own, in the chosen format, the closing line and `--summary`. Every finding is
-//! judged as `check` judges standard input's (configuration file, severities, `--level`,
+//! the stream's own, in the chosen format, the closing line, `--summary` and `--report`. Every
+//! finding is judged as `check` judges standard input's (configuration file, severities, `--level`,
 //! collapsed repeats), in `judge`. All it writes to stderr once the agent is started goes
 //! through one writer thread (`notes`), so that a stderr nobody reads never holds the
 //! supervisor. The supervising
@@ -113,8 +113,8 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     // The handlers write to this descriptor for the rest of the process: it is never closed.
     interrupt::install_waking(wake.into_raw_fd())?;
 
-    let save = match &args.save {
-        Some(path) => Some(create(path)?),
+    let save = match transcript_path(args) {
+        Some(path) => Some(create(&path)?),
         None => None,
     };
     let save_stderr = match (&args.save, args.save_stderr) {
@@ -499,5 +499,59 @@ fn finish(
             return Ok(outcome::EXIT_USAGE.max(code));
         }
     }
+    if let Some(page) = &args.report
+        && let Err(e) = write_report(args, page)
+    {
+        note(notes, &format!("cannot write the report: {e}"));
+        return Ok(outcome::EXIT_USAGE.max(code));
+    }
     Ok(code)
+}
+
+/// Where the agent's stdout is saved: `--save`, else, for `--report`, `PAGE.stream.tmp`
+/// (removed once the page is written).
+fn transcript_path(args: &RunArgs) -> Option<PathBuf> {
+    args.save.clone().or_else(|| {
+        let mut p = args.report.as_ref()?.as_os_str().to_owned();
+        p.push(".stream.tmp");
+        Some(PathBuf::from(p))
+    })
+}
+
+/// `--report`: the page of the run, read back from its saved transcript with the findings its
+/// settings report (what the supervisor found about the process is in the closing line, not
+/// on the page).
+fn write_report(args: &RunArgs, page: &std::path::Path) -> io::Result<()> {
+    let transcript = transcript_path(args).unwrap_or_default();
+    let read = || -> io::Result<String> {
+        let settings = args
+            .settings()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let name = args
+            .save
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+        let check = CheckOptions {
+            enabled: settings.enabled,
+            max_record_bytes: args.max_record_bytes,
+            dialect: args.dialect.forced(),
+            agent: args.agent.forced(),
+            max_open_calls: args.max_open_calls,
+        };
+        let mut keep = |d: &Diagnostic| {
+            settings
+                .reports(d.rule, std::path::Path::new(&name))
+                .then(|| Diagnostic {
+                    severity: settings.severity_of(d.rule),
+                    ..d.clone()
+                })
+        };
+        let run = crate::report_html::read(&name, File::open(&transcript)?, &check, &mut keep)?;
+        Ok(crate::report_html::page(&run, None))
+    };
+    let html = read();
+    if args.save.is_none() {
+        let _ = std::fs::remove_file(&transcript);
+    }
+    std::fs::write(page, html?)
 }

@@ -1,0 +1,144 @@
+//! `sjlint report`: writes the HTML page of each input, and with several inputs or a directory,
+//! an `index.html` beside them.
+//!
+//! This module owns the command's side effects: resolving inputs and the settings that choose
+//! which findings are shown (as `check` would report them), reading each input in turn (one that
+//! cannot be read is reported and the others are still written), naming the pages and writing
+//! the files. It must not lay out or escape anything; `crate::report_html` does.
+
+use super::inputs::{Input, open_input, resolve_inputs, settings_of, unreadable_input};
+use super::{EXIT_OK, EXIT_USAGE};
+use crate::check::CheckOptions;
+use crate::cli::ReportArgs;
+use crate::config::Settings;
+use crate::diagnostic::Diagnostic;
+use crate::report_html::{self, Summary};
+use crate::rules::{Rule, RuleSet};
+use crate::terminal::Terminal;
+use crate::text::escape_untrusted;
+use anyhow::Context;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> {
+    let input = &args.input;
+    let mut configs = input
+        .walk
+        .configs(input.walk.overrides())
+        .map_err(anyhow::Error::msg)?;
+    let mut unreadable = false;
+    let list = resolve_inputs(
+        &input.paths,
+        &input.walk,
+        terminal.stdin,
+        &mut configs,
+        &mut unreadable,
+    )?;
+    let per_input = settings_of(&list, &mut configs)?;
+    let mut enabled = RuleSet::empty();
+    for s in &per_input {
+        for rule in Rule::all().filter(|r| s.enabled.contains(*r)) {
+            enabled.insert(rule);
+        }
+    }
+    let check = CheckOptions {
+        enabled,
+        max_record_bytes: input.max_record_bytes,
+        dialect: input.dialect.forced(),
+        agent: input.agent.forced(),
+        max_open_calls: input.max_open_calls,
+    };
+    let stdin_name = input.stdin_filename.as_deref().unwrap_or("-");
+    let many = list.len() > 1
+        || input.paths.iter().any(|p| p.is_dir())
+        || args.output.is_dir()
+        || args.output.as_os_str().to_string_lossy().ends_with('/');
+    if many {
+        std::fs::create_dir_all(&args.output)
+            .with_context(|| format!("cannot create {}", args.output.display()))?;
+    }
+    let mut summaries = Vec::new();
+    for (i, (item, settings)) in list.iter().zip(&per_input).enumerate() {
+        let run = match read_one(item, stdin_name, &check, settings) {
+            Ok(run) => run,
+            Err(e) => {
+                unreadable = true;
+                unreadable_input(&e)?;
+                continue;
+            }
+        };
+        if many {
+            let file = page_name(i, item);
+            let path = args.output.join(&file);
+            write_file(&path, &report_html::page(&run, Some("index.html")))?;
+            summaries.push(Summary::of(&run, file));
+        } else {
+            write_file(&args.output, &report_html::page(&run, None))?;
+        }
+    }
+    let written = if many {
+        let path = args.output.join("index.html");
+        write_file(&path, &report_html::index(&summaries))?;
+        path
+    } else {
+        args.output.clone()
+    };
+    writeln!(
+        io::stderr(),
+        "sjlint: wrote {}",
+        escape_untrusted(&written.display().to_string())
+    )?;
+    Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
+}
+
+/// Reads one input into a run, with the findings its settings report, graded as they say.
+fn read_one(
+    item: &Input,
+    stdin_name: &str,
+    check: &CheckOptions,
+    settings: &Settings,
+) -> anyhow::Result<report_html::Run> {
+    let opened = open_input(item, stdin_name, false)?;
+    let path = PathBuf::from(&opened.name);
+    let mut keep = |d: &Diagnostic| graded(settings, &path, d);
+    report_html::read(&opened.name, opened.reader, check, &mut keep)
+        .with_context(|| format!("cannot read {}", opened.name))
+}
+
+/// `d` as `check` would report it under `settings`: dropped, or with its severity set.
+pub(crate) fn graded(settings: &Settings, path: &Path, d: &Diagnostic) -> Option<Diagnostic> {
+    if !settings.reports(d.rule, path) {
+        return None;
+    }
+    Some(Diagnostic {
+        severity: settings.severity_of(d.rule),
+        ..d.clone()
+    })
+}
+
+/// The file name of input `i`'s page in a directory: its number and its file stem, reduced to
+/// characters safe in a file name and a URL.
+fn page_name(i: usize, item: &Input) -> String {
+    let stem = match item {
+        Input::Stdin => "stdin".to_owned(),
+        Input::File(p) => p
+            .file_stem()
+            .map_or("run".into(), |s| s.to_string_lossy().into_owned()),
+    };
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    format!("{:03}-{safe}.html", i + 1)
+}
+
+fn write_file(path: &Path, html: &str) -> anyhow::Result<()> {
+    std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))
+}
