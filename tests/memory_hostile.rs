@@ -155,6 +155,7 @@ const PAIRING_LIMIT_KIB: i64 = 48 << 10;
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
+#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
 fn open_calls_and_queries_take_bounded_memory_in_every_command() {
     let _one = ONE_AT_A_TIME.lock();
     for args in [
@@ -181,6 +182,7 @@ fn open_calls_and_queries_take_bounded_memory_in_every_command() {
 }
 
 #[test]
+#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
 fn ids_of_megabytes_are_not_kept_whole() {
     let _one = ONE_AT_A_TIME.lock();
     // Four 12 MB ids: the record buffer holds one at a time (O(--max-record-bytes)); the ids
@@ -259,6 +261,7 @@ fn control_characters_cursor(out: &mut dyn Write) {
 }
 
 #[test]
+#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
 fn fmt_writes_a_record_of_control_characters_in_a_few_times_its_size() {
     // `check` takes about 10 times this 8 MB record (see above); `fmt` added copies of the
     // repaired text, each grown by doubling: 170 MiB for a cursor record (the line it was

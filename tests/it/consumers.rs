@@ -7,9 +7,10 @@
 //! review the diff by eye. The corpus tests are skipped when the corpus folder is absent, and
 //! fail when it is absent under `CI=true`.
 
+use crate::common::corpus_dir;
 use serde_json::Value;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn manifest_dir() -> &'static Path {
