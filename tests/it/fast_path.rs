@@ -429,7 +429,8 @@ fn record() -> impl Strategy<Value = String> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 4000,
+        // The fuzz targets run the same comparison for as long as they are given.
+        cases: 1000,
         // Every seed file of the crate is in proptest-regressions/ at its root.
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/fast_path.txt"),
