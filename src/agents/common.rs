@@ -168,8 +168,9 @@ impl<'a> Event<'a> {
     }
 }
 
-/// The tool kinds [`tool_kind`] gives, for reading them back as `&'static str`.
-const TOOL_KINDS: &[&str] = &[
+/// The tool kinds [`tool_kind`] gives, for reading them back as `&'static str` (and in this
+/// order in the legends of `sjlint report`), "other" last.
+pub const TOOL_KINDS: &[&str] = &[
     "shell",
     "read",
     "write",

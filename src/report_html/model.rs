@@ -14,20 +14,8 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
-/// The normalised tool kinds, in the order of the page's legend.
-pub(crate) const KINDS: [&str; 11] = [
-    "shell",
-    "read",
-    "write",
-    "edit",
-    "search",
-    "web_fetch",
-    "web_search",
-    "subagent",
-    "todo",
-    "mcp",
-    "other",
-];
+/// The normalised tool kinds, in the order of the page's legend ("other" last).
+pub(crate) use crate::agents::common::TOOL_KINDS as KINDS;
 
 /// The index of `kind` in [`KINDS`] ("other" when unknown).
 pub(crate) fn kind_index(kind: &str) -> usize {

@@ -138,35 +138,10 @@ fn run(dir: &Scratch, args: &[&str], agent: &Path) -> Output {
         .args(args)
         .arg("--")
         .arg(agent)
-        .stdin(Stdio::null());
-    output_within(cmd, HANG)
-}
-
-/// Runs `cmd` to its end with stdout and stderr read, failing after `within`.
-fn output_within(mut cmd: Command, within: Duration) -> Output {
-    let mut child = cmd
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let stdout = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let stderr = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let status = wait_within(&mut child, within, "run");
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
+        .stderr(Stdio::piped());
+    collect(cmd.spawn().unwrap())
 }
 
 #[test]
@@ -431,7 +406,12 @@ fn a_transcript_past_ulimit_f_fails_the_run_and_sjlint_is_not_killed_by_sigxfsz(
             Ok(())
         });
     }
-    let out = output_within(cmd, HANG);
+    let out = collect(
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     let stderr = text(&out.stderr);
     assert!(
