@@ -59,6 +59,13 @@ pub enum Command {
     /// files with --check, --diff, --write
     #[command(display_order = 2)]
     Fmt(FmtArgs),
+    /// List the agents sjlint reads: name (as `--agent` takes it), command line, schema
+    #[command(display_order = 7)]
+    Agents {
+        /// `text`: one line per agent; `json`: one JSON array of objects
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormatArg,
+    },
     /// Print a bundled JSON Schema; with no name, list them
     #[command(display_order = 8)]
     Schema {
@@ -123,6 +130,13 @@ impl From<FormatArg> for Format {
     }
 }
 
+/// `sjlint agents --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormatArg {
+    Text,
+    Json,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
     Auto,
@@ -165,39 +179,27 @@ impl DialectArg {
     }
 }
 
-/// `--agent`: which agent's stream the input is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum AgentArg {
-    /// Recognise the agent from the first records
-    Auto,
-    /// cursor-agent (`--dialect` chooses among its dialects)
-    Cursor,
-    /// Claude Code (`claude -p --output-format stream-json --verbose`)
-    Claude,
-    /// Codex (`codex exec --json`)
-    Codex,
-    /// Gemini CLI (`gemini -p … --output-format stream-json`)
-    Gemini,
-    /// Grok Build (`grok -p … --output-format streaming-json`)
-    Grok,
-    /// sjlint's agent-neutral form (`sjlint fmt --to common`)
-    Common,
-}
+/// `--agent`: which agent's stream the input is (`auto`, or a name of the agents' registry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentArg(Option<crate::agents::Agent>);
 
 impl AgentArg {
     /// The agent to force, if any.
     pub fn forced(self) -> Option<crate::agents::Agent> {
-        use crate::agents::Agent;
-        match self {
-            AgentArg::Auto => None,
-            AgentArg::Cursor => Some(Agent::Cursor),
-            AgentArg::Claude => Some(Agent::Claude),
-            AgentArg::Codex => Some(Agent::Codex),
-            AgentArg::Gemini => Some(Agent::Gemini),
-            AgentArg::Grok => Some(Agent::Grok),
-            AgentArg::Common => Some(Agent::Common),
-        }
+        self.0
     }
+}
+
+/// The values `--agent` takes: `auto`, then every agent of the registry, each with its command
+/// line as help.
+fn agent_arg() -> impl clap::builder::TypedValueParser<Value = AgentArg> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let auto = PossibleValue::new("auto").help("Recognise the agent from its first records");
+    let named = crate::agents::REGISTRY
+        .iter()
+        .map(|e| PossibleValue::new(e.name).help(format!("{} (`{}`)", e.display, e.command)));
+    PossibleValuesParser::new(std::iter::once(auto).chain(named))
+        .map(|name| AgentArg(crate::agents::Agent::from_name(&name)))
 }
 
 #[derive(Args, Debug)]
@@ -277,7 +279,7 @@ pub struct CheckArgs {
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
+    #[arg(long, value_name = "AGENT", value_parser = agent_arg(), default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 
     /// The name standard input is reported under
@@ -399,7 +401,7 @@ pub struct FmtArgs {
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
+    #[arg(long, value_name = "AGENT", value_parser = agent_arg(), default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 
     /// Keep each record that is not an event as `{"type":"raw","data":"<the line>"}` instead of
@@ -490,7 +492,7 @@ pub struct InputArgs {
     pub dialect: DialectArg,
 
     /// Read the input as this agent's stream; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
+    #[arg(long, value_name = "AGENT", value_parser = agent_arg(), default_value = "auto", help_heading = "Input")]
     pub agent: AgentArg,
 }
 
@@ -699,7 +701,7 @@ pub struct RunArgs {
     pub max_record_bytes: usize,
 
     /// Read the stream as this agent's; auto recognises the agent from its first records
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_name = "AGENT", value_parser = agent_arg(), default_value = "auto")]
     pub agent: AgentArg,
 
     /// Read records as this dialect; auto classifies each record by its own shape
@@ -739,6 +741,7 @@ const SUBCOMMANDS: &[&str] = &[
     "check",
     "rules",
     "explain",
+    "agents",
     "stats",
     "render",
     "completions",
@@ -860,6 +863,16 @@ mod tests {
         }
         assert!(matches!(parse(&[]).command, Command::Check(_)));
         assert!(matches!(parse(&["rules"]).command, Command::Rules));
+        // The words taken for subcommands before clap parses are clap's subcommands.
+        let mut clap_names: Vec<String> = <Cli as clap::CommandFactory>::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .chain(["help".to_owned()])
+            .collect();
+        let mut ours: Vec<String> = SUBCOMMANDS.iter().map(|s| (*s).to_owned()).collect();
+        clap_names.sort();
+        ours.sort();
+        assert_eq!(ours, clap_names);
     }
 
     #[test]

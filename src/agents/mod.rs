@@ -44,59 +44,131 @@ use crate::event::JsonType;
 use crate::input::record::Position;
 use std::fmt;
 
-/// Who wrote a stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Agent {
+/// Declares the registry: the [`Agent`] enum and, per agent, its names, its command line, the
+/// schema of its events and where its fixtures are. One line an agent; see [`REGISTRY`].
+macro_rules! agents {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident {
+            name: $name:literal,
+            display: $display:literal,
+            command: $command:literal,
+            schema: $schema:literal,
+            fixtures: $fixtures:literal $(,)?
+        }
+    )*) => {
+        /// Who wrote a stream: one variant per line of the registry.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Agent {
+            $($(#[$doc])* $variant,)*
+        }
+
+        /// Every agent sjlint reads, in the registry's order, with what the rest of sjlint
+        /// needs to know of it besides its checker.
+        pub static REGISTRY: &[Entry] = &[$(
+            Entry {
+                agent: Agent::$variant,
+                name: $name,
+                display: $display,
+                command: $command,
+                schema: $schema,
+                fixtures: $fixtures,
+            },
+        )*];
+
+        impl Agent {
+            pub const ALL: [Agent; 0 $(+ { let _ = Agent::$variant; 1 })*] = [$(Agent::$variant,)*];
+        }
+    };
+}
+
+/// One line of the registry.
+#[derive(Debug)]
+pub struct Entry {
+    pub agent: Agent,
+    /// The name `--agent` takes and JSON outputs use.
+    pub name: &'static str,
+    /// The name people know the CLI by, for messages.
+    pub display: &'static str,
+    /// The command line that writes the stream.
+    pub command: &'static str,
+    /// The bundled schema of its events (`sjlint schema NAME`).
+    pub schema: &'static str,
+    /// The folder of `testdata/` holding clean streams of it, every one recognised as this
+    /// agent (the tests hold each line to its fixtures, schema and README row).
+    pub fixtures: &'static str,
+}
+
+agents! {
     /// `cursor-agent --output-format stream-json` (with its payload and sdk dialects).
-    Cursor,
+    Cursor {
+        name: "cursor",
+        display: "cursor-agent",
+        command: "cursor-agent -p --output-format stream-json",
+        schema: "events",
+        fixtures: "healthy",
+    }
     /// `claude -p --output-format stream-json --verbose`.
-    Claude,
+    Claude {
+        name: "claude",
+        display: "Claude Code",
+        command: "claude -p --output-format stream-json --verbose",
+        schema: "claude",
+        fixtures: "agents/claude",
+    }
     /// `codex exec --json`.
-    Codex,
+    Codex {
+        name: "codex",
+        display: "Codex",
+        command: "codex exec --json",
+        schema: "codex",
+        fixtures: "agents/codex",
+    }
     /// `gemini -p … --output-format stream-json`.
-    Gemini,
+    Gemini {
+        name: "gemini",
+        display: "Gemini CLI",
+        command: "gemini -p … --output-format stream-json",
+        schema: "gemini",
+        fixtures: "agents/gemini",
+    }
     /// `grok -p … --output-format streaming-json` (xAI Grok Build).
-    Grok,
+    Grok {
+        name: "grok",
+        display: "Grok Build",
+        command: "grok -p … --output-format streaming-json",
+        schema: "grok",
+        fixtures: "agents/grok",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
-    Common,
+    Common {
+        name: "common",
+        display: "sjlint's common form",
+        command: "sjlint fmt --to common",
+        schema: "common",
+        fixtures: "agents/common",
+    }
 }
 
 impl Agent {
-    pub const ALL: [Agent; 6] = [
-        Agent::Cursor,
-        Agent::Claude,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Grok,
-        Agent::Common,
-    ];
+    /// This agent's line of the registry.
+    pub fn entry(self) -> &'static Entry {
+        // The registry lists the variants in their order.
+        &REGISTRY[self as usize]
+    }
 
     /// The name used on the command line and in JSON output.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::Cursor => "cursor",
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Grok => "grok",
-            Agent::Common => "common",
-        }
+        self.entry().name
     }
 
     /// The name people know the CLI by, for messages.
     pub fn display_name(self) -> &'static str {
-        match self {
-            Agent::Cursor => "cursor-agent",
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-            Agent::Gemini => "Gemini CLI",
-            Agent::Grok => "Grok Build",
-            Agent::Common => "sjlint's common form",
-        }
+        self.entry().display
     }
 
     pub fn from_name(name: &str) -> Option<Agent> {
-        Agent::ALL.into_iter().find(|a| a.as_str() == name)
+        REGISTRY.iter().find(|e| e.name == name).map(|e| e.agent)
     }
 }
 
@@ -242,5 +314,20 @@ impl Checker {
             Checker::Grok(v) => &**v,
             Checker::Common(v) => &**v,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_lists_every_agent_once_in_the_enums_order() {
+        for (i, (e, a)) in REGISTRY.iter().zip(Agent::ALL).enumerate() {
+            assert_eq!(e.agent, a, "line {i} of the registry");
+            assert_eq!(a as usize, i);
+            assert_eq!(Agent::from_name(e.name), Some(a));
+        }
+        assert_eq!(REGISTRY.len(), Agent::ALL.len());
     }
 }

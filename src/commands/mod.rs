@@ -68,6 +68,9 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
         }),
         Command::Man { command } => reference::print_man(command.as_deref()),
         Command::Fmt(args) => fmt::run(&args, terminal),
+        Command::Agents { format } => {
+            reference::print_agents(format == crate::cli::ListFormatArg::Json)
+        }
         Command::Schema { name } => reference::print_schema(name.as_deref()),
         Command::Config {
             path,

@@ -155,6 +155,46 @@ pub(super) fn show_config(
 }
 
 /// `sjlint schema [NAME]`: a bundled schema, or the list of their names.
+/// `sjlint agents`: the registry, one line an agent, or as JSON.
+pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let registry = crate::agents::REGISTRY;
+    if json {
+        #[derive(serde::Serialize)]
+        struct Line {
+            name: &'static str,
+            display_name: &'static str,
+            command: &'static str,
+            schema: &'static str,
+            fixtures: String,
+        }
+        let lines: Vec<Line> = registry
+            .iter()
+            .map(|e| Line {
+                name: e.name,
+                display_name: e.display,
+                command: e.command,
+                schema: e.schema,
+                fixtures: format!("testdata/{}", e.fixtures),
+            })
+            .collect();
+        crate::json_out::to_writer(&mut out, &lines)?;
+        writeln!(out)?;
+    } else {
+        let width = registry.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let display = registry.iter().map(|e| e.display.len()).max().unwrap_or(0);
+        for e in registry {
+            writeln!(
+                out,
+                "{:width$}  {:display$}  {}",
+                e.name, e.display, e.command
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
 pub(super) fn print_schema(name: Option<&str>) -> anyhow::Result<u8> {
     let mut out = io::stdout().lock();
     let Some(name) = name else {

@@ -207,14 +207,16 @@ fn gemini_fixtures_are_clean() {
 /// Grok Build's endings, written from the format notes beside the one real capture: parallel
 /// calls with a failed one, an API error in place of `end`, a turn cap, a reducer's
 /// `serialize failed` line that is not terminal, and a start-up failure. Each is clean, and
-/// recognised as Grok Build without `--agent`, except the start-up failure: one `error` line is
-/// what Codex writes too, so only `--agent grok` can tell.
+/// recognised as Grok Build without `--agent`, except the start-up failure (kept apart, in
+/// `agents/ambiguous/`): one `error` line is what Codex writes too, so only `--agent grok` can
+/// tell.
 #[test]
 fn grok_fixtures_are_clean_and_recognised() {
     let dir = testdata("agents/grok");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+    let startup = testdata("agents/ambiguous/grok-startup-failure.ndjson");
+    let paths = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
+    for path in paths.chain([startup]) {
         let p = path.to_str().unwrap();
         let (run, findings) = check_json(&["--strict", "--agent", "grok", p], None);
         assert!(

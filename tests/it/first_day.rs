@@ -7,7 +7,7 @@
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
-const CLAUDE_PARTIAL: &str = "testdata/agents/claude-partial-messages.ndjson";
+const CLAUDE_PARTIAL: &str = "testdata/agents/claude/partial-messages.ndjson";
 
 /// A fresh directory under the target's temporary directory.
 fn scratch(name: &str) -> PathBuf {
@@ -114,7 +114,7 @@ fn a_claude_stream_with_partial_messages_is_checked_and_counted_right() {
     assert_eq!(out.matches("All 12 tests pass.").count(), 1, "{out}");
 
     // The tool_result deleted: one finding, for the call it answered.
-    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let text = std::fs::read_to_string(testdata("agents/claude/partial-messages.ndjson")).unwrap();
     let cut: String = text
         .lines()
         .filter(|l| !l.contains("\"tool_result\""))
@@ -131,7 +131,7 @@ fn a_claude_stream_with_partial_messages_is_checked_and_counted_right() {
 /// reported, said as such.
 #[test]
 fn a_claude_session_without_result_counts_its_messages() {
-    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let text = std::fs::read_to_string(testdata("agents/claude/partial-messages.ndjson")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let cut = lines[..lines.len() - 1].join("\n") + "\n";
     let table = exec(&["stats"], Some(cut.as_bytes())).stdout();
@@ -145,7 +145,7 @@ fn a_claude_session_without_result_counts_its_messages() {
 /// cursor-agent, and valid. Anything after it makes the missing init a finding again.
 #[test]
 fn claude_output_format_json_is_a_valid_lone_result() {
-    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let text = std::fs::read_to_string(testdata("agents/claude/partial-messages.ndjson")).unwrap();
     let result = text.lines().last().unwrap();
     let (run, findings) = check_json(&["--strict"], Some(format!("{result}\n").as_bytes()));
     assert!(findings.is_empty(), "{}", show(&findings));
@@ -222,7 +222,7 @@ fn gemini_output_format_json_is_one_finding_naming_it() {
 /// line: the one finding says what that is.
 #[test]
 fn claude_verbose_json_array_is_named() {
-    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let text = std::fs::read_to_string(testdata("agents/claude/partial-messages.ndjson")).unwrap();
     let array = format!(
         "[{}]\n",
         text.lines()
@@ -365,7 +365,7 @@ fn a_wrong_session_id_is_reported_once_not_on_every_event() {
     );
 
     // Claude Code's lines the same.
-    let text = std::fs::read_to_string(testdata("agents/claude-partial-messages.ndjson")).unwrap();
+    let text = std::fs::read_to_string(testdata("agents/claude/partial-messages.ndjson")).unwrap();
     let edited = text.replacen("5d1f0c3e-8a2b", "00000000-8a2b", 1);
     let (_, findings) = check_json(&[], Some(edited.as_bytes()));
     assert_eq!(
@@ -418,7 +418,7 @@ fn broken_line(path: &str, n: usize) -> String {
 /// limit) may have been any event: its own finding, and none of those its absence would cause.
 #[test]
 fn an_unreadable_record_of_another_agent_causes_no_cascade() {
-    let claude = "agents/claude-partial-messages.ndjson";
+    let claude = "agents/claude/partial-messages.ndjson";
     // The tool_result (line 16), the result (line 25), the init (line 1).
     for n in [16, 25, 1] {
         let input = broken_line(claude, n);

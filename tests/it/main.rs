@@ -32,6 +32,7 @@ mod live;
 mod many_files;
 mod outputs_hold;
 mod properties;
+mod registry;
 mod report;
 mod run;
 mod run_faults;

@@ -1,0 +1,128 @@
+//! The agents' registry, held to what a user relies on: every agent `sjlint agents` lists can be
+//! named with `--agent`, has its schema bundled, a row in the README's table of supported agents,
+//! and a folder of clean fixtures that `sjlint` recognises as that agent without being told. An
+//! agent added to the registry without one of these fails here, naming what is missing.
+
+use crate::common::{exec, manifest_dir, testdata};
+
+struct Listed {
+    name: String,
+    display_name: String,
+    schema: String,
+    fixtures: String,
+}
+
+fn listed() -> Vec<Listed> {
+    let run = exec(&["agents", "--format", "json"], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).expect("agents --format json");
+    let s = |a: &serde_json::Value, k: &str| a[k].as_str().unwrap_or_default().to_owned();
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|a| Listed {
+            name: s(a, "name"),
+            display_name: s(a, "display_name"),
+            schema: s(a, "schema"),
+            fixtures: s(a, "fixtures"),
+        })
+        .collect()
+}
+
+#[test]
+fn the_text_listing_names_every_agent_of_the_json_one() {
+    let run = exec(&["agents"], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let text = run.stdout();
+    let agents = listed();
+    assert!(agents.len() >= 6, "{text}");
+    for a in &agents {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{} ", a.name)) && l.contains(&a.display_name)),
+            "{} is missing from `sjlint agents`:\n{text}",
+            a.name
+        );
+    }
+}
+
+#[test]
+fn every_agent_has_a_schema_a_readme_row_and_an_agent_flag() {
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let table = readme
+        .split("## Supported agents")
+        .nth(1)
+        .expect("README has a Supported agents section");
+    for a in listed() {
+        let schema = exec(&["schema", &a.schema], None);
+        assert_eq!(
+            schema.code, 0,
+            "{}: no bundled schema `{}`",
+            a.name, a.schema
+        );
+        assert!(
+            serde_json::from_slice::<serde_json::Value>(&schema.stdout).is_ok(),
+            "{}: schema `{}` is not JSON",
+            a.name,
+            a.schema
+        );
+        assert!(
+            table.contains(&format!("\n| {} |", a.display_name)),
+            "{}: the README's table of supported agents has no row `| {} |`",
+            a.name,
+            a.display_name
+        );
+        let forced = exec(&["check", "--agent", &a.name, "-"], Some(b""));
+        assert!(
+            !forced.stderr().contains("invalid value"),
+            "`--agent {}` is refused: {}",
+            a.name,
+            forced.describe()
+        );
+    }
+}
+
+#[test]
+fn every_agents_fixtures_are_clean_and_recognised_as_that_agent() {
+    for a in listed() {
+        let dir = manifest_dir().join(&a.fixtures);
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: no fixtures at {}: {e}", a.name, dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|x| x == "ndjson" || x == "jsonl" || x == "json")
+            })
+            .collect();
+        assert!(
+            !files.is_empty(),
+            "{}: {} holds no stream",
+            a.name,
+            a.fixtures
+        );
+        for f in files {
+            let path = f.to_str().unwrap();
+            let check = exec(&["check", "--format", "concise", path], None);
+            assert_eq!(
+                check.code,
+                0,
+                "{}: {path} is not clean\n{}",
+                a.name,
+                check.describe()
+            );
+            // `stats` names the agent that wrote a stream; for the common form that is the
+            // agent of its source, so its summary line names the form instead.
+            let stats = exec(&["stats", "--format", "json", path], None);
+            let v: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+            let summary = check.stdout();
+            assert!(
+                v["files"][0]["agent"].as_str() == Some(a.name.as_str())
+                    || summary.contains(&format!("({})", a.display_name)),
+                "{path} is not recognised as {}: {summary}",
+                a.name
+            );
+        }
+    }
+    // The folder the registry names is a real one of testdata/.
+    assert!(testdata("agents").is_dir());
+}
