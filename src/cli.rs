@@ -90,11 +90,11 @@ pub enum Command {
         severity: Vec<(String, crate::config::Level)>,
     },
     /// Run an agent, check its stream live, and end it when it hangs or stalls
-    #[command(display_order = 12, after_help = crate::run::EXIT_CODES_HELP)]
+    #[command(display_order = 11, after_help = crate::run::EXIT_CODES_HELP)]
     Run(RunArgs),
     /// Write a self-contained HTML page of a run (timeline of tool calls, tokens, findings,
     /// transcript); several runs or a directory give a folder with an index.html
-    #[command(display_order = 11)]
+    #[command(display_order = 12)]
     Report(ReportArgs),
 }
 
