@@ -104,5 +104,6 @@ pub mod text;
 pub mod units;
 #[doc(hidden)]
 pub mod validate;
+pub mod vocab;
 #[doc(hidden)]
 pub mod walk;

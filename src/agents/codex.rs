@@ -10,7 +10,6 @@
 //! only and may be missing from excerpts, so nothing depends on it. Unknown types are the future.
 //! State is owned and bounded. It must not print.
 
-use super::common::{self, Kind, Tokens};
 use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
     require, unfinished, view,
@@ -20,6 +19,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
@@ -189,10 +189,10 @@ impl Validator {
                     let total = tokens(&line.usage);
                     let turn = minus(total, self.tokens_seen);
                     self.tokens_seen = total;
-                    let mut ev = common::Event::new(Kind::Usage, pos.line);
+                    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
                     ev.usage = Some(turn);
                     sink(&ev);
-                    let mut ev = common::Event::new(Kind::End, pos.line);
+                    let mut ev = vocab::Event::new(Kind::End, pos.line);
                     ev.ok = Some(true);
                     sink(&ev);
                 }
@@ -219,7 +219,7 @@ impl Validator {
                 }
                 self.turn_ended(pos, emit);
                 if let Some(sink) = &mut sink {
-                    let mut ev = common::Event::new(Kind::End, pos.line);
+                    let mut ev = vocab::Event::new(Kind::End, pos.line);
                     ev.ok = Some(false);
                     ev.text = line.error.message.to_cow();
                     sink(&ev);
@@ -236,7 +236,7 @@ impl Validator {
                     emit,
                 );
                 if let Some(sink) = &mut sink {
-                    let mut ev = common::Event::new(Kind::Error, pos.line);
+                    let mut ev = vocab::Event::new(Kind::Error, pos.line);
                     ev.text = line.message.to_cow();
                     sink(&ev);
                 }
@@ -282,7 +282,7 @@ impl Validator {
             self.tokens_seen = Tokens::default();
         }
         if let Some(sink) = sink {
-            let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Codex.as_str());
             ev.session_id = line.thread_id.to_cow();
             sink(&ev);
@@ -435,7 +435,7 @@ impl Validator {
         item_ty: &str,
         item: &Item<'_>,
         was_open: bool,
-        sink: &mut dyn FnMut(&common::Event<'_>),
+        sink: &mut dyn FnMut(&vocab::Event<'_>),
     ) {
         let kind = match item_ty {
             "agent_message" => Kind::AssistantText,
@@ -446,10 +446,10 @@ impl Validator {
                     // Completed-only tool items still start and end in the common form.
                     sink(&tool_start(line, id, item));
                 }
-                let mut ev = common::Event::new(Kind::ToolEnd, line);
+                let mut ev = vocab::Event::new(Kind::ToolEnd, line);
                 ev.call_id = Some(Cow::Borrowed(id));
                 ev.name = Some(Cow::Borrowed(t));
-                ev.tool_kind = Some(common::tool_kind(t));
+                ev.tool_kind = Some(vocab::tool_kind(t));
                 let status = item.status.as_str();
                 ev.ok = Some(
                     !matches!(status, Some("failed" | "declined"))
@@ -462,7 +462,7 @@ impl Validator {
             }
             _ => return,
         };
-        let mut ev = common::Event::new(kind, line);
+        let mut ev = vocab::Event::new(kind, line);
         ev.text = if kind == Kind::Error {
             item.message.to_cow()
         } else {
@@ -505,15 +505,15 @@ impl Validator {
     }
 }
 
-fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> common::Event<'a> {
+fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> vocab::Event<'a> {
     let t = item.ty.as_str().unwrap_or_default();
-    let mut ev = common::Event::new(Kind::ToolStart, line);
+    let mut ev = vocab::Event::new(Kind::ToolStart, line);
     ev.call_id = Some(Cow::Borrowed(id));
     let name = match (t, item.tool.as_str()) {
         ("mcp_tool_call", Some(tool)) => Cow::Owned(tool.to_owned()),
         _ => item.ty.as_str().map(Cow::Borrowed).unwrap_or_default(),
     };
-    ev.tool_kind = Some(common::tool_kind(t));
+    ev.tool_kind = Some(vocab::tool_kind(t));
     ev.name = Some(name);
     ev.args = item.arguments.0.or(item.changes.0);
     ev.text = item.command.text().or_else(|| item.query.to_cow());

@@ -6,12 +6,13 @@
 //! another agent than the stream's) and the `mixed-agents` finding. It reads a record through a
 //! view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, Vote, common, grok, parse, view};
+use super::{Agent, Vote, grok, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
+use crate::vocab;
 
 view! {
     /// What [`vote`] reads of a record: the keys that tell the agents apart.
@@ -104,7 +105,7 @@ pub fn vote(text: &str, arena: &bumpalo::Bump) -> Vote {
     let Some(ty) = s.ty.as_str() else {
         return Vote::None;
     };
-    if s.line.json_type() == Some(JsonType::Number) && common::Kind::from_name(ty).is_some() {
+    if s.line.json_type() == Some(JsonType::Number) && vocab::Kind::from_name(ty).is_some() {
         return Vote::Strong(Agent::Common);
     }
     if is_codex_type(ty) {

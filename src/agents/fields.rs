@@ -7,16 +7,17 @@
 //! It knows no agent's fields: the checkers name them. It also reads the one field format
 //! several agents share beyond JSON's types, RFC 3339 timestamps ([`parse_timestamp`]).
 
-use super::{Agent, common, foreign, mixed};
+use super::{Agent, foreign, mixed};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
+use crate::vocab;
 
 /// Where an agent's checker sends its findings.
 pub type Emit<'e> = &'e mut dyn FnMut(Diagnostic);
 /// Where an agent's checker sends the agent-neutral events of a record, when they are wanted.
-pub type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&common::Event<'_>)>;
+pub type Sink<'s, 'e> = Option<&'s mut dyn FnMut(&vocab::Event<'_>)>;
 
 /// Why a record has no type its agent's checker goes on with.
 pub enum NoType {

@@ -8,7 +8,6 @@
 //! `result` with `status:"error"` is a failed run, not a broken stream (and an aborted batch may
 //! leave tool calls without results then). State is owned and bounded. It must not print.
 
-use super::common::{self, Kind, Tokens};
 use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
     parse_timestamp, require, unfinished, view,
@@ -18,6 +17,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
@@ -157,7 +157,7 @@ impl Validator {
                     emit,
                 );
                 if let Some(sink) = &mut sink {
-                    let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+                    let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
                     ev.agent = Some(Agent::Gemini.as_str());
                     ev.session_id = line.session_id.to_cow();
                     ev.model = line.model.to_cow();
@@ -189,7 +189,7 @@ impl Validator {
                     emit,
                 );
                 if let Some(sink) = &mut sink {
-                    let mut ev = common::Event::new(Kind::Error, pos.line);
+                    let mut ev = vocab::Event::new(Kind::Error, pos.line);
                     ev.text = line.message.to_cow();
                     ev.timestamp_ms = ms;
                     sink(&ev);
@@ -336,7 +336,7 @@ impl Validator {
             } else {
                 Kind::UserPrompt
             };
-            let mut ev = common::Event::new(kind, pos.line);
+            let mut ev = vocab::Event::new(kind, pos.line);
             ev.text = line.content.text();
             ev.delta = assistant && line.delta.as_bool() == Some(true);
             ev.timestamp_ms = ms;
@@ -399,10 +399,10 @@ impl Validator {
             Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
         }
         if let Some(sink) = sink {
-            let mut ev = common::Event::new(Kind::ToolStart, pos.line);
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
             ev.name = Some(Cow::Borrowed(name));
-            ev.tool_kind = Some(common::tool_kind(name));
+            ev.tool_kind = Some(vocab::tool_kind(name));
             ev.args = line.parameters.0;
             ev.timestamp_ms = ms;
             sink(&ev);
@@ -487,12 +487,12 @@ impl Validator {
             });
         }
         if let Some(sink) = sink {
-            let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
             if let Some(c) = &open {
                 let name = self.calls.name(c);
                 ev.name = Some(Cow::Owned(name.to_owned()));
-                ev.tool_kind = Some(common::tool_kind(name));
+                ev.tool_kind = Some(vocab::tool_kind(name));
             }
             ev.ok = Some(line.status.as_str() != Some("error"));
             ev.text = line.output.text().or_else(|| line.error.message.to_cow());
@@ -573,7 +573,7 @@ impl Validator {
             let s = &line.stats;
             if s.shape == Some(JsonType::Object) {
                 let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
-                let mut ev = common::Event::new(Kind::Usage, pos.line);
+                let mut ev = vocab::Event::new(Kind::Usage, pos.line);
                 ev.usage = Some(Tokens {
                     input: n(&s.input_tokens),
                     output: n(&s.output_tokens),
@@ -583,7 +583,7 @@ impl Validator {
                 });
                 sink(&ev);
             }
-            let mut ev = common::Event::new(Kind::End, pos.line);
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(!failed);
             ev.text = line.error.message.to_cow();
             ev.duration_ms = super::count(&s.duration_ms);

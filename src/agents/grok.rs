@@ -11,7 +11,6 @@
 //! A reducer's `error` whose message begins `serialize failed` stands in for one line and is not
 //! terminal. State is owned and bounded. It must not print.
 
-use super::common::{self, Kind, Tokens};
 use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
     require, unfinished, view,
@@ -21,6 +20,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
@@ -130,7 +130,7 @@ fn finishes(status: Option<&str>) -> bool {
 
 /// The common tool kind of a Grok tool: by its name, else by its ACP `kind`.
 fn tool_kind(name: &str, acp: Option<&str>) -> &'static str {
-    match common::tool_kind(name) {
+    match vocab::tool_kind(name) {
         "other" => match acp {
             Some("execute") => "shell",
             Some("read") => "read",
@@ -244,7 +244,7 @@ impl Validator {
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
         self.state = State::Open(pos.line);
         if let Some(sink) = sink {
-            let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Grok.as_str());
             sink(&ev);
         }
@@ -278,7 +278,7 @@ impl Validator {
             } else {
                 Kind::Thinking
             };
-            let mut ev = common::Event::new(kind, pos.line);
+            let mut ev = vocab::Event::new(kind, pos.line);
             ev.text = line.data.to_cow();
             ev.delta = true;
             sink(&ev);
@@ -347,14 +347,14 @@ impl Validator {
             self.calls.close(id);
         }
         if let Some(sink) = sink {
-            let mut ev = common::Event::new(Kind::ToolStart, pos.line);
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
             ev.name = Some(Cow::Borrowed(name));
             ev.tool_kind = Some(tool_kind(name, line.kind.as_str()));
             ev.args = line.raw_input.0;
             sink(&ev);
             if done {
-                let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+                let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
                 ev.call_id = Some(Cow::Borrowed(id));
                 ev.name = Some(Cow::Borrowed(name));
                 ev.tool_kind = Some(tool_kind(name, line.kind.as_str()));
@@ -414,7 +414,7 @@ impl Validator {
         let open = self.calls.close(id);
         if let (Some(sink), Some(c)) = (sink, open) {
             let name = self.calls.name(&c).to_owned();
-            let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
             ev.tool_kind = Some(tool_kind(&name, None));
             ev.name = Some(Cow::Owned(name));
@@ -470,7 +470,7 @@ impl Validator {
         // The reducer writes this in place of a line it could not serialize, and goes on.
         if message.starts_with("serialize failed") {
             if let Some(sink) = sink {
-                let mut ev = common::Event::new(Kind::Error, pos.line);
+                let mut ev = vocab::Event::new(Kind::Error, pos.line);
                 ev.text = line.message.to_cow();
                 sink(&ev);
             }
@@ -482,7 +482,7 @@ impl Validator {
         self.state = State::Ended(pos.line);
         if let Some(sink) = sink {
             usage_event(pos, line, sink);
-            let mut ev = common::Event::new(Kind::End, pos.line);
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(false);
             ev.text = line.message.to_cow();
             ev.cost_usd = line.total_cost_usd.as_f64();
@@ -526,7 +526,7 @@ impl Validator {
         self.state = State::Ended(pos.line);
         if let Some(sink) = sink {
             usage_event(pos, line, sink);
-            let mut ev = common::Event::new(Kind::End, pos.line);
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(stop == Some("end_turn"));
             ev.session_id = line.session_id.to_cow();
             ev.cost_usd = line.total_cost_usd.as_f64();
@@ -626,13 +626,13 @@ fn usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
 }
 
 /// The run's total tokens, once, from the spend fields of its terminal record.
-fn usage_event(pos: Position, line: &Line<'_>, sink: &mut dyn FnMut(&common::Event<'_>)) {
+fn usage_event(pos: Position, line: &Line<'_>, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
     let u = &line.usage;
     if u.shape != Some(JsonType::Object) {
         return;
     }
     let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
-    let mut ev = common::Event::new(Kind::Usage, pos.line);
+    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
     ev.usage = Some(Tokens {
         input: n(&u.input_tokens),
         output: n(&u.output_tokens),

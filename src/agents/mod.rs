@@ -24,6 +24,7 @@ mod calls;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod cursor;
 mod detect;
 mod fields;
 pub mod gemini;
@@ -264,7 +265,7 @@ impl Checker {
         json: &'a str,
         arena: &'a bumpalo::Bump,
         emit: &mut dyn FnMut(Diagnostic),
-        common: Option<&mut dyn FnMut(&common::Event<'_>)>,
+        common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
         match self {
             Checker::Claude(v) => v.record(pos, bytes, json, arena, emit, common),
@@ -289,7 +290,7 @@ impl Checker {
 
     /// The input ended: the common events still due (a Claude Code session's tokens when it has
     /// no `result`), before [`Self::finish`].
-    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&common::Event<'_>)) {
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         if let Checker::Claude(v) = self {
             v.finish_common(sink);
         }

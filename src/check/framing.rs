@@ -72,7 +72,7 @@ fn unreadable(check: &mut Check<'_>, rec: &Record<'_>) {
         return;
     }
     match check {
-        Check::Cursor(validator, _) => validator.on_unreadable(rec.pos.line),
+        Check::Cursor(validator, _, _) => validator.on_unreadable(rec.pos.line),
         Check::Agent(checker, _) => checker.on_unreadable(rec.pos.line),
         Check::Nothing => {}
     }

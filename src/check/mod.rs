@@ -20,7 +20,7 @@ mod route;
 
 pub use binary::BINARY_SHOWN;
 
-use crate::agents::{Agent, common};
+use crate::agents::{Agent, cursor};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Shape};
 use crate::input::record::{
@@ -30,6 +30,7 @@ use crate::input::split::{Item, Source, Splitter};
 use crate::preamble::Preamble;
 use crate::rules::{Rule, RuleSet};
 use crate::validate::Validator;
+use crate::vocab;
 use binary::BinaryRun;
 use bumpalo::Bump;
 use route::{Check, Held, Route, View, agent_record};
@@ -117,9 +118,15 @@ pub trait Consumer {
         false
     }
 
-    /// One event of a Claude Code, Codex or Gemini CLI record, in the common vocabulary (a
-    /// record may give several, or none).
-    fn common(&mut self, ev: &common::Event<'_>) {
+    /// Whether cursor-agent's records are also wanted as [`Consumer::common`] events (beside
+    /// [`Consumer::event`]); asked only when [`Consumer::wants_common`].
+    fn wants_common_of_cursor(&self) -> bool {
+        false
+    }
+
+    /// One event of a record in the common vocabulary (a record may give several, or none):
+    /// every agent's but cursor-agent's, whose come when [`Consumer::wants_common_of_cursor`].
+    fn common(&mut self, ev: &vocab::Event<'_>) {
         let _ = ev;
     }
 
@@ -266,6 +273,8 @@ pub(crate) struct InOrder<'o, E, C> {
     held: Held,
     /// A record of another agent was reported in this cursor stream.
     mixed: bool,
+    /// cursor's records in the common vocabulary, for a consumer that wants them.
+    to_common: cursor::ToCommon,
 }
 
 impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
@@ -288,6 +297,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             route: Route::Undecided,
             held: Held::default(),
             mixed: false,
+            to_common: cursor::ToCommon::default(),
         }
         .routed(opts)
     }
@@ -457,7 +467,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                     Route::Unknown => Check::Nothing,
                     _ => {
                         self.validator.on_record(&mut hold);
-                        Check::Cursor(&mut self.validator, &mut self.mixed)
+                        Check::Cursor(&mut self.validator, &mut self.mixed, &mut self.to_common)
                     }
                 };
                 let (here, mut slot);

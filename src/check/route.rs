@@ -10,12 +10,13 @@
 //! agent's rules (`validate`, `agents`).
 
 use super::{CheckOptions, Consumer, Examined, InOrder, Totals, framing, known_text};
-use crate::agents::{self, Agent, Vote, common};
+use crate::agents::{self, Agent, Vote, cursor};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, JsonType, Parsed};
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
 use crate::rules::Rule;
 use crate::validate::Validator;
+use crate::vocab;
 use bumpalo::Bump;
 use std::io;
 
@@ -245,7 +246,7 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
 /// Where a record that parsed goes: cursor's validator (with the flag that a record of another
 /// agent was reported), an agent's checker, or nowhere (no agent sjlint knows).
 pub(super) enum Check<'c> {
-    Cursor(&'c mut Validator, &'c mut bool),
+    Cursor(&'c mut Validator, &'c mut bool, &'c mut cursor::ToCommon),
     Agent(&'c mut agents::Checker, &'c Bump),
     /// Not checked (no agent sjlint knows); the consumer still gets the event.
     Nothing,
@@ -294,7 +295,7 @@ fn agent_event(
     consumer: &mut impl Consumer,
 ) -> bool {
     let parsed = if consumer.wants_common() {
-        let mut sink = |ev: &common::Event<'_>| consumer.common(ev);
+        let mut sink = |ev: &vocab::Event<'_>| consumer.common(ev);
         checker.record(rec.pos, bytes, json, arena, emit, Some(&mut sink))
     } else {
         checker.record(rec.pos, bytes, json, arena, emit, None)
@@ -341,7 +342,7 @@ pub(super) fn classified(
 ) {
     match view {
         View::Event(ev) => match check {
-            Check::Cursor(validator, mixed) => {
+            Check::Cursor(validator, mixed, to_common) => {
                 if let Some(other) = foreign_to_cursor(ev) {
                     if !**mixed {
                         **mixed = true;
@@ -352,6 +353,9 @@ pub(super) fn classified(
                 }
                 validator.check(rec, bytes, ev, emit);
                 consumer.event(rec, json, ev);
+                if consumer.wants_common() && consumer.wants_common_of_cursor() {
+                    to_common.map(rec.pos.line, ev, &mut |e| consumer.common(e));
+                }
             }
             Check::Agent(checker, arena) => {
                 if !agent_event(rec, bytes, json, checker, arena, emit, consumer) {

@@ -16,8 +16,8 @@
 //! Here: the options, the totals and [`format`], which runs the pipeline with the writer.
 //! Beside it: `writer` (the consumer that decides what is written, and writes it), `canonical`
 //! (one event in cursor's form), `payload` and `sdk` (the two dialects' mappings), `to_json`
-//! (`--to json`), `json_text` (the JSON building blocks). `--to common` is
-//! [`crate::agents::common`]'s.
+//! (`--to json`), `json_text` (the JSON building blocks), `to_common` (`--to common`, the
+//! common form of every agent).
 
 use crate::agents::Agent;
 use crate::check::{self, CheckOptions};
@@ -31,6 +31,7 @@ mod canonical;
 mod json_text;
 mod payload;
 mod sdk;
+pub mod to_common;
 mod to_json;
 mod writer;
 
@@ -42,7 +43,7 @@ pub enum Target {
     Ndjson,
     /// For each session that has a `result`, the single object `--output-format json` writes.
     Json,
-    /// The agent-neutral events of [`crate::agents::common`], for every agent.
+    /// The agent-neutral events of [`crate::vocab`], for every agent.
     Common,
 }
 
@@ -107,7 +108,7 @@ pub fn format<R: Read, W: Write>(
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<FmtTotals> {
     if opts.to == Target::Common {
-        return crate::agents::common::format(reader, check, out, emit);
+        return to_common::format(reader, check, out, emit);
     }
     let failed = Cell::new(None);
     let stopped = Cell::new(false);

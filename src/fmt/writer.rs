@@ -89,12 +89,12 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
 
     /// Another agent's events: there is no cursor form of them, so they are written in the
     /// common form (`--to common`), not left out.
-    fn common(&mut self, ev: &crate::agents::common::Event<'_>) {
+    fn common(&mut self, ev: &crate::vocab::Event<'_>) {
         if self.stopped.get() {
             return;
         }
         self.line.clear();
-        crate::agents::common::write_line(ev, &mut self.line);
+        crate::vocab::write_line(ev, &mut self.line);
         self.write_line();
     }
 

@@ -8,9 +8,9 @@
 
 use super::calls::{common_target, cut};
 use super::{Block, Open, Renderer};
-use crate::agents::common;
 use crate::stats::duration;
 use crate::text::{escape_untrusted, thousands};
+use crate::vocab;
 use std::io::Write;
 
 /// The transcript of Claude Code, Codex and Gemini CLI streams, from their common events.
@@ -19,8 +19,8 @@ impl<W: Write> Renderer<'_, W> {
         clippy::too_many_lines,
         reason = "one match over the common event vocabulary; each arm writes one line"
     )]
-    pub(super) fn common_event(&mut self, ev: &common::Event<'_>) {
-        use common::Kind;
+    pub(super) fn common_event(&mut self, ev: &vocab::Event<'_>) {
+        use vocab::Kind;
         if ev.kind != Kind::End {
             self.in_session = true;
         }
@@ -138,7 +138,7 @@ impl<W: Write> Renderer<'_, W> {
         }
     }
 
-    fn common_tool_end(&mut self, ev: &common::Event<'_>) {
+    fn common_tool_end(&mut self, ev: &vocab::Event<'_>) {
         let open = ev
             .call_id
             .as_deref()
@@ -178,7 +178,7 @@ impl<W: Write> Renderer<'_, W> {
         self.newline();
     }
 
-    fn common_end(&mut self, ev: &common::Event<'_>) {
+    fn common_end(&mut self, ev: &vocab::Event<'_>) {
         self.unfinished_calls();
         let error = ev.ok == Some(false);
         let text = ev.text.as_deref().filter(|t| !t.is_empty());

@@ -24,13 +24,13 @@ mod common_events;
 mod cursor;
 mod merge;
 
-use crate::agents::common;
 use crate::check::{self, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::rules::Rule;
 use crate::text::escape_untrusted;
+use crate::vocab;
 use calls::Call;
 use ci_log::no_command;
 use merge::TextMerge;
@@ -194,7 +194,7 @@ pub struct Renderer<'s, W: Write> {
     /// Assistant text was shown in the current session.
     text_shown: bool,
     /// Another agent's token usage reported in the current session, shown with its end.
-    tokens: Option<crate::agents::common::Tokens>,
+    tokens: Option<crate::vocab::Tokens>,
     /// What `check` found true of the whole input, not yet shown.
     said: Option<&'s RefCell<Vec<Diagnostic>>>,
     /// Something about the whole input was shown: the markers of its lines are not.
@@ -486,7 +486,7 @@ impl<W: Write> Consumer for Renderer<'_, W> {
         true
     }
 
-    fn common(&mut self, ev: &common::Event<'_>) {
+    fn common(&mut self, ev: &vocab::Event<'_>) {
         self.first_event();
         self.common_event(ev);
         self.flush_buf(false);

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
 /// The normalised tool kinds, in the order of the page's legend ("other" last).
-pub(crate) use crate::agents::common::TOOL_KINDS as KINDS;
+pub(crate) use crate::vocab::TOOL_KINDS as KINDS;
 
 /// The index of `kind` in [`KINDS`] ("other" when unknown).
 pub(crate) fn kind_index(kind: &str) -> usize {

@@ -7,7 +7,6 @@
 //! plumbing: it must not lay out, count or write HTML.
 
 use super::model::{Builder, Ev, MAX_FINDINGS, Run};
-use crate::agents::common;
 use crate::check::CheckOptions;
 use crate::diagnostic::Diagnostic;
 use std::io::{self, Read, Write};
@@ -38,7 +37,7 @@ pub(crate) fn read_run(
         }
         Ok(())
     };
-    common::format(reader, check, &mut lines, &mut emit)?;
+    crate::fmt::to_common::format(reader, check, &mut lines, &mut emit)?;
     lines.flush_line();
     let mut builder = lines.builder;
     for d in &findings {

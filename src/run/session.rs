@@ -10,9 +10,9 @@
 //! pairing follow that agent's own rules. A new agent needs its mapping into the common
 //! vocabulary only. It must not signal processes nor decide exit codes.
 
-use crate::agents::common::{self, Kind};
 use crate::agents::id_prefix;
 use crate::event::Event;
+use crate::vocab::{self, Kind};
 use std::time::Instant;
 
 /// At most this many running calls are remembered (the oldest are forgotten first): a stream
@@ -99,7 +99,7 @@ impl Session {
     /// Takes one common event of a Claude Code, Codex or Gemini CLI record into account (the
     /// record itself follows with [`Session::observe_record`]). Returns whether the timers may
     /// have changed.
-    pub fn observe_common(&mut self, ev: &common::Event<'_>, now: Instant) -> bool {
+    pub fn observe_common(&mut self, ev: &vocab::Event<'_>, now: Instant) -> bool {
         match ev.kind {
             Kind::End => {
                 self.result = Some(ResultSeen {
@@ -297,17 +297,17 @@ mod tests {
     fn common_events_open_and_close_calls_and_end_the_session() {
         let now = Instant::now();
         let mut s = Session::default();
-        let mut start = common::Event::new(Kind::ToolStart, 2);
+        let mut start = vocab::Event::new(Kind::ToolStart, 2);
         start.call_id = Some("item_1".into());
         start.name = Some("command_execution".into());
         assert!(s.observe_common(&start, now));
         assert!(!s.observe_record(2, Some("item.started"), None));
         assert_eq!(s.open[0].kind, "command_execution");
-        let mut end = common::Event::new(Kind::ToolEnd, 3);
+        let mut end = vocab::Event::new(Kind::ToolEnd, 3);
         end.call_id = Some("item_1".into());
         assert!(s.observe_common(&end, now));
         assert!(s.open.is_empty());
-        let mut done = common::Event::new(Kind::End, 4);
+        let mut done = vocab::Event::new(Kind::End, 4);
         done.ok = Some(false);
         assert!(s.observe_common(&done, now));
         assert!(!s.observe_record(4, Some("turn.failed"), None));

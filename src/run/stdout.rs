@@ -14,7 +14,6 @@ use super::Msg;
 use super::judge::Judge;
 use super::pipe::PipeReader;
 use super::session::Session;
-use crate::agents::common;
 use crate::check::{self, CheckOptions, Consumer, Tee};
 use crate::diagnostic::Diagnostic;
 use crate::event::Event;
@@ -23,6 +22,7 @@ use crate::report::Printer;
 use crate::rules::Rule;
 use crate::stats::{Collector, Findings, Stats};
 use crate::status::Live;
+use crate::vocab;
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::mpsc::Sender;
@@ -237,7 +237,7 @@ impl Consumer for Observer<'_> {
         true
     }
 
-    fn common(&mut self, ev: &common::Event<'_>) {
+    fn common(&mut self, ev: &vocab::Event<'_>) {
         self.stats.common(ev);
         if let Some(mut live) = self.live {
             live.common(ev);

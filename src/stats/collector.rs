@@ -9,11 +9,11 @@
 
 use super::{Findings, Stats};
 use crate::agents::Agent;
-use crate::agents::common::{self, Kind};
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
 use crate::event::{Event, Field};
 use crate::input::record::{Position, Record};
 use crate::pairing;
+use crate::vocab::{self, Kind};
 use std::collections::HashMap;
 use std::io::{self, Read};
 
@@ -233,7 +233,7 @@ impl Consumer for Collector {
 
     /// Claude Code, Codex and Gemini CLI streams are counted from their common events, so that
     /// a stream and its `fmt --to common` form count the same.
-    fn common(&mut self, ev: &common::Event<'_>) {
+    fn common(&mut self, ev: &vocab::Event<'_>) {
         *self.stats.event_slot(ev.kind.as_str(), None) += 1;
         self.any_event = true;
         // The common form names the agent that wrote its source.

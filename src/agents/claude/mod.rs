@@ -13,7 +13,6 @@
 //! errors. State is owned and bounded ([`super::Calls`]); nothing borrows a record across
 //! records. It must not print.
 
-use super::common::{self, Kind, Tokens};
 use super::{
     Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, own_type,
     require, unfinished,
@@ -23,6 +22,7 @@ use crate::event::JsonType;
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
 use view::{Block, Line, Usage, nth_value, raw_content, result_text};
@@ -208,7 +208,7 @@ impl Validator {
             set_bounded(&mut self.session_id, id);
         }
         if let Some(sink) = sink {
-            let mut ev = common::Event::new(Kind::SessionStart, pos.line);
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Claude.as_str());
             ev.session_id = line.session_id.to_cow();
             ev.model = line.model.to_cow();
@@ -354,7 +354,7 @@ impl Validator {
             Some(JsonType::Array) => {}
             Some(JsonType::String) => {
                 if let Some(sink) = sink {
-                    let mut ev = common::Event::new(
+                    let mut ev = vocab::Event::new(
                         if ty == "user" {
                             Kind::UserPrompt
                         } else {
@@ -459,10 +459,10 @@ impl Validator {
                     Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
                 }
                 if let Some(sink) = sink {
-                    let mut ev = common::Event::new(Kind::ToolStart, pos.line);
+                    let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     ev.name = Some(Cow::Borrowed(name));
-                    ev.tool_kind = Some(common::tool_kind(name));
+                    ev.tool_kind = Some(vocab::tool_kind(name));
                     ev.args = b.input.0;
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
@@ -511,11 +511,11 @@ impl Validator {
                     });
                 }
                 if let Some(sink) = sink {
-                    let mut ev = common::Event::new(Kind::ToolEnd, pos.line);
+                    let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     if let Some(c) = &open {
                         let name = self.calls.name(c);
-                        ev.tool_kind = Some(common::tool_kind(name));
+                        ev.tool_kind = Some(vocab::tool_kind(name));
                         ev.name = Some(Cow::Owned(name.to_owned()));
                     }
                     ev.ok = Some(b.is_error.as_bool() != Some(true));
@@ -526,7 +526,7 @@ impl Validator {
             }
             (_, Some("text")) => {
                 if let Some(sink) = sink {
-                    let mut ev = common::Event::new(
+                    let mut ev = vocab::Event::new(
                         if ty == "user" {
                             Kind::UserPrompt
                         } else {
@@ -541,7 +541,7 @@ impl Validator {
             }
             ("assistant", Some("thinking" | "redacted_thinking")) => {
                 if let Some(sink) = sink {
-                    let mut ev = common::Event::new(Kind::Thinking, pos.line);
+                    let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
                     ev.text = b.thinking.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
@@ -633,11 +633,11 @@ impl Validator {
             let reported =
                 (line.usage.shape == Some(JsonType::Object)).then(|| tokens(&line.usage));
             if let Some(usage) = reported.or(counted) {
-                let mut ev = common::Event::new(Kind::Usage, pos.line);
+                let mut ev = vocab::Event::new(Kind::Usage, pos.line);
                 ev.usage = Some(usage);
                 sink(&ev);
             }
-            let mut ev = common::Event::new(Kind::End, pos.line);
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(line.is_error.as_bool() != Some(true));
             ev.text = line.result.text();
             ev.duration_ms = super::count(&line.duration_ms);
@@ -676,9 +676,9 @@ impl Validator {
     }
 
     /// The input ended: a session with no `result` still counts its messages' tokens.
-    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&common::Event<'_>)) {
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
         if let (State::Open(_), Some(usage)) = (self.state, self.message_tokens.take()) {
-            let mut ev = common::Event::new(Kind::Usage, self.last_line);
+            let mut ev = vocab::Event::new(Kind::Usage, self.last_line);
             ev.usage = Some(usage);
             sink(&ev);
         }

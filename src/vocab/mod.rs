@@ -1,0 +1,198 @@
+//! The agent-neutral event vocabulary: what every agent's stream says, in one form.
+//!
+//! This module owns [`Event`] (a borrowed view each agent's checker maps its records into, and
+//! the one thing `stats`, `render`, the status line, `run` and `fmt --to common` read of a
+//! stream), its [`Kind`]s, [`Tokens`], and the tool kinds every agent's tool names map to
+//! ([`tool_kind`]). Its JSON form, which `sjlint fmt --to common` writes, is the child module
+//! `wire` (`schemas/common.schema.json`, versioned by [`VERSION`]). It is a leaf: it must not
+//! know any agent's record shapes (the agent modules map into it), nor read or write anything.
+//! Every event names the source line it came from.
+//!
+//! The vocabulary (`type`): `session_start`, `user_prompt`, `assistant_text`, `thinking`,
+//! `tool_start`, `tool_end`, `usage`, `error`, `end`.
+
+mod wire;
+
+pub use wire::write_line;
+
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// The version of the common form, written as `v` on every `session_start` (see `CHANGELOG`
+/// of `schemas/common.schema.json`'s description).
+pub const VERSION: u32 = 1;
+
+/// The kind of a common event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A session (Claude), thread (Codex) or run (Gemini) begins.
+    SessionStart,
+    /// The user's prompt, or a message standing in for the user.
+    UserPrompt,
+    /// Text of the assistant (a whole message, or a `delta` piece of one).
+    AssistantText,
+    /// The model's reasoning, as far as the agent shows it.
+    Thinking,
+    /// A tool call begins.
+    ToolStart,
+    /// A tool call ends, with its status and result.
+    ToolEnd,
+    /// Tokens of one API message or turn (counted once).
+    Usage,
+    /// An error the agent reports that does not by itself end the run.
+    Error,
+    /// The session, turn or run ends.
+    End,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 9] = [
+        Kind::SessionStart,
+        Kind::UserPrompt,
+        Kind::AssistantText,
+        Kind::Thinking,
+        Kind::ToolStart,
+        Kind::ToolEnd,
+        Kind::Usage,
+        Kind::Error,
+        Kind::End,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::SessionStart => "session_start",
+            Kind::UserPrompt => "user_prompt",
+            Kind::AssistantText => "assistant_text",
+            Kind::Thinking => "thinking",
+            Kind::ToolStart => "tool_start",
+            Kind::ToolEnd => "tool_end",
+            Kind::Usage => "usage",
+            Kind::Error => "error",
+            Kind::End => "end",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Token counts, each once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+}
+
+/// What a tool does, across agents' tool names.
+pub fn tool_kind(name: &str) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    let n = n.as_str();
+    if n.starts_with("mcp__") || n == "mcp_tool_call" {
+        return "mcp";
+    }
+    match n {
+        "bash" | "powershell" | "command_execution" | "run_shell_command" | "shell"
+        | "bashoutput" | "killshell" | "killbash" => "shell",
+        "read" | "read_file" | "read_many_files" | "notebookread" => "read",
+        "write" | "write_file" => "write",
+        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch" => "edit",
+        "glob" | "grep" | "ls" | "list_directory" | "search_file_content" | "glob_tool" => "search",
+        "webfetch" | "web_fetch" => "web_fetch",
+        "websearch" | "web_search" | "google_web_search" => "web_search",
+        "task" | "agent" | "collab_tool_call" => "subagent",
+        "todowrite" | "todo_list" | "write_todos" => "todo",
+        _ => "other",
+    }
+}
+
+/// One event of the common vocabulary. Fields a kind does not use stay `None`.
+#[derive(Clone, Debug)]
+pub struct Event<'a> {
+    pub kind: Kind,
+    /// The physical line of the source record.
+    pub line: u64,
+    /// The agent that wrote the source: on `session_start`, and on the first event of the
+    /// common form.
+    pub agent: Option<&'static str>,
+    pub session_id: Option<Cow<'a, str>>,
+    pub model: Option<Cow<'a, str>>,
+    /// Prompt, assistant text, thinking, tool result text, error text, final result text.
+    pub text: Option<Cow<'a, str>>,
+    /// `assistant_text`: the text is a piece of a message whose pieces are joined.
+    pub delta: bool,
+    pub call_id: Option<Cow<'a, str>>,
+    /// The tool's name as the agent gives it.
+    pub name: Option<Cow<'a, str>>,
+    /// [`tool_kind`] of the name.
+    pub tool_kind: Option<&'static str>,
+    /// `tool_start`: the arguments, as JSON text.
+    pub args: Option<&'a RawValue>,
+    /// `tool_end`, `end`: whether it went well.
+    pub ok: Option<bool>,
+    pub usage: Option<Tokens>,
+    /// `end`: the cost of this session or turn in US dollars, when the agent reports it.
+    pub cost_usd: Option<f64>,
+    /// `tool_end`: how long the call took, when timestamps tell; `end`: the run's duration.
+    pub duration_ms: Option<u64>,
+    /// When the agent stamps its records: milliseconds since the Unix epoch.
+    pub timestamp_ms: Option<u64>,
+    /// The tool call of the subagent this event belongs to.
+    pub parent: Option<Cow<'a, str>>,
+}
+
+impl<'a> Event<'a> {
+    pub fn new(kind: Kind, line: u64) -> Event<'a> {
+        Event {
+            kind,
+            line,
+            agent: None,
+            session_id: None,
+            model: None,
+            text: None,
+            delta: false,
+            call_id: None,
+            name: None,
+            tool_kind: None,
+            args: None,
+            ok: None,
+            usage: None,
+            cost_usd: None,
+            duration_ms: None,
+            timestamp_ms: None,
+            parent: None,
+        }
+    }
+}
+
+/// The tool kinds [`tool_kind`] gives, for reading them back as `&'static str` (and in this
+/// order in the legends of `sjlint report`), "other" last.
+pub const TOOL_KINDS: &[&str] = &[
+    "shell",
+    "read",
+    "write",
+    "edit",
+    "search",
+    "web_fetch",
+    "web_search",
+    "subagent",
+    "todo",
+    "mcp",
+    "other",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        assert_eq!(tool_kind("Bash"), "shell");
+        assert_eq!(tool_kind("mcp__github__list"), "mcp");
+        assert_eq!(tool_kind("run_shell_command"), "shell");
+        assert_eq!(tool_kind("whatever"), "other");
+    }
+}
