@@ -6,6 +6,7 @@
 use crate::event::Dialect;
 use crate::report::Format;
 use crate::rules::RuleSet;
+use crate::terminal::{ColorChoice, ProgressChoice};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -130,6 +131,16 @@ pub enum ColorArg {
     Never,
 }
 
+impl From<ColorArg> for ColorChoice {
+    fn from(c: ColorArg) -> ColorChoice {
+        match c {
+            ColorArg::Auto => ColorChoice::Auto,
+            ColorArg::Always => ColorChoice::Always,
+            ColorArg::Never => ColorChoice::Never,
+        }
+    }
+}
+
 /// `--progress`: whether the live status line is drawn on stderr ([`crate::terminal`] decides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ProgressArg {
@@ -138,6 +149,16 @@ pub enum ProgressArg {
     // Even when stderr is not a terminal.
     Always,
     Never,
+}
+
+impl From<ProgressArg> for ProgressChoice {
+    fn from(p: ProgressArg) -> ProgressChoice {
+        match p {
+            ProgressArg::Auto => ProgressChoice::Auto,
+            ProgressArg::Always => ProgressChoice::Always,
+            ProgressArg::Never => ProgressChoice::Never,
+        }
+    }
 }
 
 /// `--dialect`: which dialect records are read as.

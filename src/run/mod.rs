@@ -151,7 +151,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     let stdout_probe = stdout.try_clone()?;
 
     let terminal = Terminal::detect();
-    let live = terminal.status_line(args.progress).then(Live::start);
+    let live = terminal.status_line(args.progress.into()).then(Live::start);
     let to_stderr = |live: &Option<Live>| -> Box<dyn Write + Send> {
         match live {
             Some(live) => Box::new(live.writer(io::stderr())),
@@ -166,7 +166,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
         None => (notes.writer(), Stream::Stderr),
     };
-    let color = format == Format::Human && terminal.color(args.color, stream);
+    let color = format == Format::Human && terminal.color(args.color.into(), stream);
     let printer = Printer::new(format, sink, color).strict(args.strict);
     // Under GitHub Actions, findings also become annotations unless a format was chosen, as
     // with `check`.
