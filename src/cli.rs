@@ -6,6 +6,7 @@
 use crate::event::Dialect;
 use crate::report::Format;
 use crate::rules::RuleSet;
+use crate::terminal::{ColorChoice, ProgressChoice};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -144,6 +145,16 @@ pub enum ColorArg {
     Never,
 }
 
+impl From<ColorArg> for ColorChoice {
+    fn from(c: ColorArg) -> ColorChoice {
+        match c {
+            ColorArg::Auto => ColorChoice::Auto,
+            ColorArg::Always => ColorChoice::Always,
+            ColorArg::Never => ColorChoice::Never,
+        }
+    }
+}
+
 /// `--progress`: whether the live status line is drawn on stderr ([`crate::terminal`] decides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ProgressArg {
@@ -152,6 +163,16 @@ pub enum ProgressArg {
     // Even when stderr is not a terminal.
     Always,
     Never,
+}
+
+impl From<ProgressArg> for ProgressChoice {
+    fn from(p: ProgressArg) -> ProgressChoice {
+        match p {
+            ProgressArg::Auto => ProgressChoice::Auto,
+            ProgressArg::Always => ProgressChoice::Always,
+            ProgressArg::Never => ProgressChoice::Never,
+        }
+    }
 }
 
 /// `--dialect`: which dialect records are read as.
@@ -721,19 +742,45 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-impl RunArgs {
-    /// The settings in force: the configuration file found from the current directory (or
-    /// `--config`, or none with `--isolated`), with the command line over it, as `check` reads
-    /// standard input.
-    pub fn settings(&self) -> Result<std::sync::Arc<crate::config::Settings>, String> {
-        let overrides = crate::config::Overrides {
-            select: (!self.select.is_empty()).then(|| self.select.clone()),
-            ignore: self.ignore.clone(),
-            severity: self.severity.clone(),
-            ..Default::default()
-        };
-        crate::config::Configs::new(overrides, self.config.as_deref(), self.isolated)?
-            .for_path(None)
+impl From<RunArgs> for crate::run::RunOptions {
+    /// The run's options, with the rules and severities the command line sets over the
+    /// configuration file (read by `run`, from the current directory or `--config`, as `check`
+    /// reads standard input).
+    fn from(a: RunArgs) -> crate::run::RunOptions {
+        crate::run::RunOptions {
+            command: a.command,
+            after_result: a.after_result,
+            kill_after: a.kill_after,
+            idle_timeout: a.idle_timeout,
+            tool_timeout: a.tool_timeout,
+            timeout: a.timeout,
+            summary: a.summary,
+            report: a.report,
+            save: a.save,
+            save_stderr: a.save_stderr,
+            output_file: a.output_file,
+            format: a.format.map(Format::from),
+            overrides: crate::config::Overrides {
+                select: (!a.select.is_empty()).then_some(a.select),
+                ignore: a.ignore,
+                severity: a.severity,
+                ..Default::default()
+            },
+            config: a.config,
+            isolated: a.isolated,
+            floor: a
+                .level
+                .map_or(crate::rules::Severity::Info, LevelArg::severity),
+            no_collapse: a.no_collapse,
+            strict: a.strict,
+            quiet: a.quiet,
+            max_open_calls: a.max_open_calls,
+            max_record_bytes: a.max_record_bytes,
+            agent: a.agent.forced(),
+            dialect: a.dialect.forced(),
+            color: a.color.into(),
+            progress: a.progress.into(),
+        }
     }
 }
 

@@ -3,11 +3,29 @@
 //! `CLICOLOR_FORCE`), and whether the live status line is drawn (`--progress`).
 //!
 //! Every such decision of the command line is made here, from one [`Terminal`] read once per run
-//! ([`Terminal::detect`]); the commands and `run` ask it and decide nothing of the kind
-//! themselves. It must not print nor read any input.
+//! ([`Terminal::detect`]) and the choices it owns ([`ColorChoice`], [`ProgressChoice`], which
+//! `cli` converts its options into); the commands and `run` ask it and decide nothing of the
+//! kind themselves. It must not print nor read any input.
 
-use crate::cli::{ColorArg, ProgressArg};
 use std::io::{self, IsTerminal};
+
+/// Whether to colour (`--color`): auto honours the environment, else whether the stream is a
+/// terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether to draw the live status line on stderr (`--progress`): auto draws it on a terminal
+/// only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressChoice {
+    Auto,
+    Always,
+    Never,
+}
 
 /// Where something is written, as far as colour is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,11 +95,11 @@ impl Terminal {
 
     /// Whether to colour what is written to `stream`: always and never win over the
     /// environment; auto follows the environment, else whether `stream` is a terminal.
-    pub fn color(&self, choice: ColorArg, stream: Stream) -> bool {
+    pub fn color(&self, choice: ColorChoice, stream: Stream) -> bool {
         match choice {
-            ColorArg::Always => true,
-            ColorArg::Never => false,
-            ColorArg::Auto => match self.env {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => match self.env {
                 ColorEnv::Forced => true,
                 ColorEnv::Off => false,
                 ColorEnv::Unset => match stream {
@@ -94,11 +112,11 @@ impl Terminal {
     }
 
     /// Whether the live status line is drawn on stderr: auto draws it on a terminal only.
-    pub fn status_line(&self, choice: ProgressArg) -> bool {
+    pub fn status_line(&self, choice: ProgressChoice) -> bool {
         match choice {
-            ProgressArg::Always => true,
-            ProgressArg::Never => false,
-            ProgressArg::Auto => self.stderr,
+            ProgressChoice::Always => true,
+            ProgressChoice::Never => false,
+            ProgressChoice::Auto => self.stderr,
         }
     }
 }
@@ -118,7 +136,7 @@ mod tests {
     }
 
     fn auto(tty: bool, vars: &[(&str, &str)]) -> bool {
-        term(tty, vars).color(ColorArg::Auto, Stream::Stdout)
+        term(tty, vars).color(ColorChoice::Auto, Stream::Stdout)
     }
 
     #[test]
@@ -126,10 +144,10 @@ mod tests {
         assert!(auto(true, &[]));
         assert!(!auto(false, &[]));
         let t = Terminal::with([false, false, true], |_| None);
-        assert!(!t.color(ColorArg::Auto, Stream::Stdout));
-        assert!(t.color(ColorArg::Auto, Stream::Stderr));
-        assert!(!term(true, &[]).color(ColorArg::Auto, Stream::File));
-        assert!(term(false, &[("FORCE_COLOR", "1")]).color(ColorArg::Auto, Stream::File));
+        assert!(!t.color(ColorChoice::Auto, Stream::Stdout));
+        assert!(t.color(ColorChoice::Auto, Stream::Stderr));
+        assert!(!term(true, &[]).color(ColorChoice::Auto, Stream::File));
+        assert!(term(false, &[("FORCE_COLOR", "1")]).color(ColorChoice::Auto, Stream::File));
     }
 
     #[test]
@@ -141,11 +159,11 @@ mod tests {
         ];
         let color =
             |choice, tty, vars: &[(&str, &str)]| term(tty, vars).color(choice, Stream::Stdout);
-        assert!(color(ColorArg::Always, false, &[("NO_COLOR", "1")]));
-        assert!(color(ColorArg::Always, false, &all));
-        assert!(!color(ColorArg::Never, true, &[("FORCE_COLOR", "1")]));
-        assert!(!color(ColorArg::Never, true, &[("CLICOLOR_FORCE", "1")]));
-        assert!(!color(ColorArg::Never, true, &all));
+        assert!(color(ColorChoice::Always, false, &[("NO_COLOR", "1")]));
+        assert!(color(ColorChoice::Always, false, &all));
+        assert!(!color(ColorChoice::Never, true, &[("FORCE_COLOR", "1")]));
+        assert!(!color(ColorChoice::Never, true, &[("CLICOLOR_FORCE", "1")]));
+        assert!(!color(ColorChoice::Never, true, &all));
     }
 
     #[test]
@@ -177,12 +195,12 @@ mod tests {
     fn the_status_line_follows_stderr_unless_asked() {
         let on_stderr = Terminal::with([false, false, true], |_| None);
         let in_a_pipe = Terminal::with([false, true, false], |_| None);
-        assert!(on_stderr.status_line(ProgressArg::Auto));
-        assert!(!in_a_pipe.status_line(ProgressArg::Auto));
-        assert!(in_a_pipe.status_line(ProgressArg::Always));
-        assert!(!on_stderr.status_line(ProgressArg::Never));
+        assert!(on_stderr.status_line(ProgressChoice::Auto));
+        assert!(!in_a_pipe.status_line(ProgressChoice::Auto));
+        assert!(in_a_pipe.status_line(ProgressChoice::Always));
+        assert!(!on_stderr.status_line(ProgressChoice::Never));
         // Colour settings do not reach the status line.
         let forced = term(false, &[("FORCE_COLOR", "1")]);
-        assert!(!forced.status_line(ProgressArg::Auto));
+        assert!(!forced.status_line(ProgressChoice::Auto));
     }
 }

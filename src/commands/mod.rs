@@ -87,7 +87,7 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
             };
             reference::show_config(path.as_deref(), &walk, overrides)
         }
-        Command::Run(args) => Ok(crate::run::run(&args)?),
+        Command::Run(args) => Ok(crate::run::run(&args.into())?),
         Command::Report(args) => report::run(&args, terminal),
     }
 }

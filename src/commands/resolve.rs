@@ -199,8 +199,8 @@ impl CheckConfig {
             format,
             annotations: args.format.is_none() && github_actions,
             findings,
-            color: format == Format::Human && terminal.color(args.color, stream),
-            live: terminal.status_line(args.progress) && !parallel,
+            color: format == Format::Human && terminal.color(args.color.into(), stream),
+            live: terminal.status_line(args.progress.into()) && !parallel,
             threads: Threads {
                 jobs,
                 parallel,
@@ -337,7 +337,7 @@ impl FmtConfig {
                 lossless: false,
             },
             mode,
-            color: terminal.color(args.color, Stream::Stderr),
+            color: terminal.color(args.color.into(), Stream::Stderr),
         })
     }
 }
@@ -378,6 +378,6 @@ pub(super) fn render_options(
     crate::render::RenderOptions {
         thinking: args.thinking,
         plain: args.plain,
-        color: terminal.color(args.color, Stream::Stdout),
+        color: terminal.color(args.color.into(), Stream::Stdout),
     }
 }

@@ -1,17 +1,22 @@
 //! The canonical form of one event: a cursor record copied without the whitespace between its
 //! tokens, a payload or sdk record moved into cursor's envelope (`payload`, `sdk`), round after
-//! round until it reads as cursor; and the pieces of cursor's shape the mappings share
-//! (`message.content` as an array of texts, `is_error` from the subtype).
+//! round until it reads as cursor. The pieces of cursor's shape the mappings share
+//! (`message.content` as an array of texts, `is_error` from the subtype) are in [`parts`], a
+//! leaf that `payload` and `sdk` use directly (and `to_json` through the re-export here), so
+//! the mappings do not name this module back.
 //!
 //! This module owns the mapping of one record, given its event and the kind its call started
 //! with. It must not decide which records are written (that is `writer`'s) nor keep state
 //! between records; it moves fields the way the classifier of `event` maps them.
 
-use super::json_text::{Obj, entries, is_string, minifies_to, minify, write_str};
+pub(super) mod parts;
+
+use super::json_text::{entries, minifies_to, minify};
 use super::payload::payload;
 use super::sdk::sdk;
 use crate::event::{self, Dialect, Event, Parsed};
-use serde_json::value::RawValue;
+
+pub(super) use parts::error_flag;
 
 /// Appends the canonical form of one event. `started_kind`: the kind of the call a completion
 /// completes, when known.
@@ -78,49 +83,5 @@ fn map_dialect(json: &str, ev: &Event<'_>, started_kind: Option<&str>, out: &mut
         Dialect::Payload => payload(&top, ev, started_kind, out),
         Dialect::Sdk => sdk(&top, ev, started_kind, out),
         Dialect::Cursor => unreachable!("cursor records are copied above"),
-    }
-}
-
-/// `[{"type":"text","text":<text>}]`: a text where cursor writes `message.content`.
-pub(super) fn text_content(text: &RawValue, out: &mut Vec<u8>) {
-    out.extend_from_slice(br#"[{"type":"text","text":"#);
-    minify(text.get(), out);
-    out.extend_from_slice(b"}]");
-}
-
-/// `message` with `role` (from the event type, when missing) and its content as an array.
-pub(super) fn message(v: &RawValue, role: Option<&str>, out: &mut Vec<u8>) {
-    let Some(m) = entries(v.get()) else {
-        minify(v.get(), out);
-        return;
-    };
-    let mut o = Obj::open(out);
-    if let Some(role) = role
-        && !m.iter().any(|(k, _)| k == "role")
-    {
-        o.key("role");
-        write_str(role, o.out);
-    }
-    for (k, v) in &m {
-        if k == "content" && is_string(v) {
-            o.key(k);
-            text_content(v, o.out);
-        } else {
-            o.raw(k, v);
-        }
-    }
-    o.close();
-}
-
-pub(super) fn role_of(ty: Option<&str>) -> Option<&str> {
-    ty.filter(|t| matches!(*t, "user" | "assistant"))
-}
-
-/// `is_error` as the subtype says it.
-pub(super) fn error_flag(ev: &Event<'_>) -> Option<&'static str> {
-    match ev.subtype.as_str() {
-        Some("success") => Some("false"),
-        Some("error") => Some("true"),
-        _ => None,
     }
 }

@@ -5,7 +5,7 @@
 //! This module owns that mapping, as `event::map_payload` reads the same record; the two
 //! change together. It must not map another dialect nor keep state between records.
 
-use super::canonical::{message, role_of, text_content};
+use super::canonical::parts::{message, role_of, text_content};
 use super::json_text::{Entries, Obj, entries, is_object, is_string, minify};
 use crate::event::{self, Event};
 use serde_json::value::RawValue;

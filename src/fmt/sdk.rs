@@ -5,7 +5,7 @@
 //! This module owns that mapping, as `event::map_sdk` reads the same record; the two change
 //! together. It must not map another dialect nor keep state between records.
 
-use super::canonical::{error_flag, text_content};
+use super::canonical::parts::{error_flag, text_content};
 use super::json_text::{Entries, Obj, entries, is_object, write_str};
 use crate::event::{self, Event, Field};
 use serde_json::value::RawValue;

@@ -14,7 +14,8 @@
 //! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
 //! polling loop while the agent runs); only the short wait for leftover processes of an exited
 //! agent looks again every few milliseconds. It must not interpret events itself (that is
-//! [`session`]) nor decide the exit code (that is [`outcome`]).
+//! [`session`]) nor decide the exit code (that is [`outcome`]). It takes its options as
+//! [`RunOptions`], plain values `cli` resolves from the command line, and names no clap type.
 
 pub mod child;
 mod judge;
@@ -27,19 +28,22 @@ mod stdout;
 mod supervisor;
 mod timers;
 
+use crate::agents::Agent;
 use crate::check::CheckOptions;
-use crate::cli::RunArgs;
+use crate::config::{Configs, Overrides, Settings};
 use crate::diagnostic::Diagnostic;
+use crate::event::Dialect;
 use crate::interrupt;
 use crate::report::{self, Format, Printer};
 use crate::rules::{Rule, Severity};
 use crate::status::Live;
-use crate::terminal::{Stream, Terminal};
+use crate::terminal::{ColorChoice, ProgressChoice, Stream, Terminal};
 use crate::text::escape_untrusted;
 use judge::Judge;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
 use session::Session;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::os::fd::{IntoRawFd, OwnedFd};
@@ -47,7 +51,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use stderr::{StderrSeen, forward_stderr, no_events};
 use stdout::{Checked, check_stdout};
 use supervisor::Supervisor;
@@ -74,6 +78,67 @@ duration that rounds to zero (0.0000000001ms) is a usage error too. As with `tim
 --idle-timeout, --tool-timeout and --timeout off; --after-result 0 ends the agent as soon as its
 result arrives.";
 
+/// What to run and how: `sjlint run`'s options, resolved (durations and sizes parsed, choices
+/// made plain); `cli` makes them from its arguments.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The agent's command line: the program, then its arguments.
+    pub command: Vec<OsString>,
+    /// After the session's `result`, how long the agent gets to exit by itself (`--after-result`).
+    pub after_result: Duration,
+    /// After SIGTERM, how long the group gets before SIGKILL (`--kill-after`).
+    pub kill_after: Duration,
+    /// No byte for this long while no tool call runs ends the run (`--idle-timeout`; zero or
+    /// none: no limit).
+    pub idle_timeout: Option<Duration>,
+    /// One tool call running this long ends the run (`--tool-timeout`; zero or none: no limit).
+    pub tool_timeout: Option<Duration>,
+    /// The run lasting this long in all ends it (`--timeout`; zero or none: no limit).
+    pub timeout: Option<Duration>,
+    /// `--summary`: where the JSON summary of the run goes.
+    pub summary: Option<PathBuf>,
+    /// `--report`: where the HTML page of the run goes.
+    pub report: Option<PathBuf>,
+    /// `--save`: where the agent's stdout is saved; `save_stderr`, its stderr too.
+    pub save: Option<PathBuf>,
+    pub save_stderr: bool,
+    /// `--output-file`: where the findings go instead of stderr.
+    pub output_file: Option<PathBuf>,
+    /// `--format`, when one was chosen.
+    pub format: Option<Format>,
+    /// The rules and severities the command line sets over the configuration file.
+    pub overrides: Overrides,
+    /// `--config`: the configuration file to read instead of the one found; `isolated`: none.
+    pub config: Option<PathBuf>,
+    pub isolated: bool,
+    /// The lowest severity reported (`--level`).
+    pub floor: Severity,
+    pub no_collapse: bool,
+    pub strict: bool,
+    pub quiet: bool,
+    pub max_open_calls: usize,
+    pub max_record_bytes: usize,
+    /// The agent and dialect the stream is read as, when forced.
+    pub agent: Option<Agent>,
+    pub dialect: Option<Dialect>,
+    pub color: ColorChoice,
+    pub progress: ProgressChoice,
+}
+
+impl RunOptions {
+    /// The settings in force: the configuration file found from the current directory (or
+    /// `config`, or none when `isolated`), with the command line over it, as `check` reads
+    /// standard input.
+    fn settings(&self) -> Result<Arc<Settings>, String> {
+        Configs::new(
+            self.overrides.clone(),
+            self.config.as_deref(),
+            self.isolated,
+        )?
+        .for_path(None)
+    }
+}
+
 /// What the threads tell the supervisor.
 enum Msg {
     /// The session's timers may have changed: a call started or ended, a result arrived.
@@ -98,39 +163,39 @@ fn note(notes: &Notes, text: &str) {
     notes.note(text);
 }
 
-/// Runs the agent `args` names; see the module documentation.
+/// Runs the agent `opts.command` names; see the module documentation.
 #[expect(
     clippy::too_many_lines,
     reason = "the steps of a supervised run in the order they happen"
 )]
-pub fn run(args: &RunArgs) -> io::Result<u8> {
+pub fn run(opts: &RunOptions) -> io::Result<u8> {
     let start = Instant::now();
     // A configuration file that cannot be read is a usage error, before anything is started.
-    let settings = args
+    let settings = opts
         .settings()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let (signals, wake) = pipe::pipe(true)?;
     // The handlers write to this descriptor for the rest of the process: it is never closed.
     interrupt::install_waking(wake.into_raw_fd())?;
 
-    let save = match transcript_path(args) {
+    let save = match transcript_path(opts) {
         Some(path) => Some(create(&path)?),
         None => None,
     };
-    let save_stderr = match (&args.save, args.save_stderr) {
+    let save_stderr = match (&opts.save, opts.save_stderr) {
         (Some(path), true) => Some(create(&stderr_path(path))?),
         _ => None,
     };
-    let findings_file = match &args.output_file {
+    let findings_file = match &opts.output_file {
         Some(path) => Some(create(path)?),
         None => None,
     };
 
     let subreaper = child::become_subreaper();
-    let mut agent = match child::spawn(&args.command) {
+    let mut agent = match child::spawn(&opts.command) {
         Ok(agent) => agent,
         Err(e) => {
-            let shown = args.command[0].to_string_lossy();
+            let shown = opts.command[0].to_string_lossy();
             writeln!(
                 io::stderr(),
                 "sjlint run: cannot run `{}`: {e}",
@@ -151,7 +216,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     let stdout_probe = stdout.try_clone()?;
 
     let terminal = Terminal::detect();
-    let live = terminal.status_line(args.progress).then(Live::start);
+    let live = terminal.status_line(opts.progress).then(Live::start);
     let to_stderr = |live: &Option<Live>| -> Box<dyn Write + Send> {
         match live {
             Some(live) => Box::new(live.writer(io::stderr())),
@@ -161,37 +226,34 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
     // Everything written to stderr from now on goes through one writer thread, so that a
     // stderr nobody reads blocks that thread only.
     let notes = Notes::start(to_stderr(&live))?;
-    let format = args.format.map_or(Format::Human, Format::from);
+    let format = opts.format.unwrap_or(Format::Human);
     let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
         Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
         None => (notes.writer(), Stream::Stderr),
     };
-    let color = format == Format::Human && terminal.color(args.color, stream);
-    let printer = Printer::new(format, sink, color).strict(args.strict);
+    let color = format == Format::Human && terminal.color(opts.color, stream);
+    let printer = Printer::new(format, sink, color).strict(opts.strict);
     // Under GitHub Actions, findings also become annotations unless a format was chosen, as
     // with `check`.
     let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
-    let annotations = (args.format.is_none() && github_actions)
+    let annotations = (opts.format.is_none() && github_actions)
         .then(|| Printer::new(Format::Github, notes.writer(), false));
-    let name = args
+    let name = opts
         .save
         .as_ref()
         .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let floor = args
-        .level
-        .map_or(Severity::Info, crate::cli::LevelArg::severity);
     let judge = Judge::new(
         settings,
         &name,
-        floor,
-        format == Format::Human && !args.no_collapse,
+        opts.floor,
+        format == Format::Human && !opts.no_collapse,
     );
-    let opts = CheckOptions {
+    let check = CheckOptions {
         enabled: judge.enabled(),
-        max_record_bytes: args.max_record_bytes,
-        dialect: args.dialect.forced(),
-        agent: args.agent.forced(),
-        max_open_calls: args.max_open_calls,
+        max_record_bytes: opts.max_record_bytes,
+        dialect: opts.dialect,
+        agent: opts.agent,
+        max_open_calls: opts.max_open_calls,
     };
 
     let (tx, rx) = mpsc::channel();
@@ -210,12 +272,14 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         let checking = {
             let reader = PipeReader::new(stdout, Arc::clone(&stop), Some(Arc::clone(&activity)));
             let tx = tx.clone();
-            let (session, live, opts, name) = (&session, live.as_ref(), &opts, &name);
+            let (session, live, check, name) = (&session, live.as_ref(), &check, &name);
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
                     let printers = (printer, annotations);
-                    check_stdout(reader, save, printers, judge, opts, name, session, live, tx)
+                    check_stdout(
+                        reader, save, printers, judge, check, name, session, live, tx,
+                    )
                 })?
         };
         let forwarding = {
@@ -247,7 +311,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
                 })?;
         }
         let mut sup = Supervisor {
-            args,
+            opts,
             pgid,
             start,
             session: &session,
@@ -278,7 +342,7 @@ pub fn run(args: &RunArgs) -> io::Result<u8> {
         live.finish();
     }
     supervisor.report_leftovers();
-    let code = finish(args, &supervisor, checked, stderr_seen, &notes, pid, start);
+    let code = finish(opts, &supervisor, checked, stderr_seen, &notes, pid, start);
     // What is still queued is written, unless nothing reads stderr.
     notes.finish();
     code
@@ -324,7 +388,7 @@ fn receive_signals(signals: OwnedFd, tx: &Sender<Msg>) {
     reason = "the end of a run: its findings, its summary and its exit code, in that order"
 )]
 fn finish(
-    args: &RunArgs,
+    opts: &RunOptions,
     sup: &Supervisor<'_>,
     mut checked: Checked,
     stderr_seen: StderrSeen,
@@ -350,7 +414,7 @@ fn finish(
         }
         _ => {}
     }
-    let save_paths = args.save.iter().flat_map(|p| [p.clone(), stderr_path(p)]);
+    let save_paths = opts.save.iter().flat_map(|p| [p.clone(), stderr_path(p)]);
     let mut save_error = None;
     for (path, e) in save_paths.zip([&checked.save_error, &stderr_seen.save_error]) {
         if let Some(e) = e {
@@ -407,7 +471,7 @@ fn finish(
     checked
         .printer
         .end_file(&checked.name, checked.totals.records, checked.totals.bytes)?;
-    if !args.quiet {
+    if !opts.quiet {
         let f = checked.findings;
         let mut s = report::Summary {
             errors: f.errors,
@@ -434,7 +498,7 @@ fn finish(
         status,
         result_error: result.as_ref().map(|r| r.is_error),
         findings: verdict_findings,
-        strict: args.strict,
+        strict: opts.strict,
     };
     let mut code = verdict.exit_code();
     if save_error.is_some() {
@@ -442,7 +506,7 @@ fn finish(
         code = outcome::EXIT_USAGE.max(code);
     }
     let summary = outcome::RunSummary {
-        command: args
+        command: opts
             .command
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
@@ -476,7 +540,7 @@ fn finish(
         findings: checked.findings.into(),
         stderr_bytes: stderr_seen.bytes,
         stderr_dropped: notes.dropped(),
-        saved: args
+        saved: opts
             .save
             .as_ref()
             .filter(|_| save_error.is_none())
@@ -487,7 +551,7 @@ fn finish(
         notes,
         outcome::closing_line(&summary, status).trim_start_matches("sjlint run: "),
     );
-    if let Some(path) = &args.summary {
+    if let Some(path) = &opts.summary {
         let written = create(path).and_then(|f| {
             let mut w = BufWriter::new(f);
             serde_json::to_writer_pretty(&mut w, &summary)?;
@@ -499,8 +563,8 @@ fn finish(
             return Ok(outcome::EXIT_USAGE.max(code));
         }
     }
-    if let Some(page) = &args.report
-        && let Err(e) = write_report(args, page)
+    if let Some(page) = &opts.report
+        && let Err(e) = write_report(opts, page)
     {
         note(notes, &format!("cannot write the report: {e}"));
         return Ok(outcome::EXIT_USAGE.max(code));
@@ -510,9 +574,9 @@ fn finish(
 
 /// Where the agent's stdout is saved: `--save`, else, for `--report`, `PAGE.stream.tmp`
 /// (removed once the page is written).
-fn transcript_path(args: &RunArgs) -> Option<PathBuf> {
-    args.save.clone().or_else(|| {
-        let mut p = args.report.as_ref()?.as_os_str().to_owned();
+fn transcript_path(opts: &RunOptions) -> Option<PathBuf> {
+    opts.save.clone().or_else(|| {
+        let mut p = opts.report.as_ref()?.as_os_str().to_owned();
         p.push(".stream.tmp");
         Some(PathBuf::from(p))
     })
@@ -521,22 +585,22 @@ fn transcript_path(args: &RunArgs) -> Option<PathBuf> {
 /// `--report`: the page of the run, read back from its saved transcript with the findings its
 /// settings report (what the supervisor found about the process is in the closing line, not
 /// on the page).
-fn write_report(args: &RunArgs, page: &std::path::Path) -> io::Result<()> {
-    let transcript = transcript_path(args).unwrap_or_default();
+fn write_report(opts: &RunOptions, page: &std::path::Path) -> io::Result<()> {
+    let transcript = transcript_path(opts).unwrap_or_default();
     let read = || -> io::Result<String> {
-        let settings = args
+        let settings = opts
             .settings()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let name = args
+        let name = opts
             .save
             .as_ref()
             .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
         let check = CheckOptions {
             enabled: settings.enabled,
-            max_record_bytes: args.max_record_bytes,
-            dialect: args.dialect.forced(),
-            agent: args.agent.forced(),
-            max_open_calls: args.max_open_calls,
+            max_record_bytes: opts.max_record_bytes,
+            dialect: opts.dialect,
+            agent: opts.agent,
+            max_open_calls: opts.max_open_calls,
         };
         let mut keep = |d: &Diagnostic| {
             settings
@@ -550,7 +614,7 @@ fn write_report(args: &RunArgs, page: &std::path::Path) -> io::Result<()> {
         Ok(crate::report_html::page(&run, None))
     };
     let html = read();
-    if args.save.is_none() {
+    if opts.save.is_none() {
         let _ = std::fs::remove_file(&transcript);
     }
     std::fs::write(page, html?)

@@ -12,8 +12,7 @@
 use super::outcome::{self, Ending};
 use super::pipe::{Activity, Stop};
 use super::session::Session;
-use super::{Msg, Notes, child, note};
-use crate::cli::RunArgs;
+use super::{Msg, Notes, RunOptions, child, note};
 use crate::diagnostic::Diagnostic;
 use crate::interrupt;
 use std::os::fd::AsRawFd;
@@ -31,7 +30,7 @@ const KILL_GRACE: Duration = Duration::from_secs(1);
 
 /// The timers and the escalation; see the module documentation.
 pub(super) struct Supervisor<'a> {
-    pub(super) args: &'a RunArgs,
+    pub(super) opts: &'a RunOptions,
     pub(super) pgid: i32,
     pub(super) start: Instant,
     pub(super) session: &'a Mutex<Session>,
@@ -195,14 +194,14 @@ impl Supervisor<'_> {
         if let Some(t) = self.term_at {
             let alive = !self.group_gone(now);
             if alive && self.kill_at.is_none() {
-                let due = t.checked_add(self.args.kill_after);
+                let due = t.checked_add(self.opts.kill_after);
                 if due.is_some_and(|due| now >= due) {
                     self.kill();
                     note(
                         self.notes,
                         &format!(
                             "the agent's process group was still running {} after it was told to end; sending SIGKILL",
-                            outcome::duration(self.args.kill_after)
+                            outcome::duration(self.opts.kill_after)
                         ),
                     );
                 } else if let Some(due) = due {

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 impl Supervisor<'_> {
     /// The timers of a running agent: ends the group when one is due, else returns the next.
     pub(super) fn watch(&mut self, now: Instant) -> Option<Instant> {
-        let args = self.args;
+        let opts = self.opts;
         let mut next = None;
         let mut due: Option<(Ending, Instant)> = None;
         {
@@ -42,18 +42,18 @@ impl Supervisor<'_> {
             };
             // As with `timeout`, a limit of 0 is no limit.
             let limit = |d: Option<Duration>| d.filter(|d| !d.is_zero());
-            if let Some(t) = limit(args.timeout) {
+            if let Some(t) = limit(opts.timeout) {
                 consider(Ending::Timeout, self.start, t);
             }
             if s.ended
                 && let Some(r) = &s.result
             {
-                consider(Ending::AfterResult, r.at, args.after_result);
+                consider(Ending::AfterResult, r.at, opts.after_result);
             }
-            if let (Some(t), Some(oldest)) = (limit(args.tool_timeout), s.open.first()) {
+            if let (Some(t), Some(oldest)) = (limit(opts.tool_timeout), s.open.first()) {
                 consider(Ending::ToolTimeout, oldest.since, t);
             }
-            if let Some(idle) = limit(args.idle_timeout)
+            if let Some(idle) = limit(opts.idle_timeout)
                 && !s.ended
                 && s.open.is_empty()
             {
@@ -85,7 +85,7 @@ impl Supervisor<'_> {
 
     /// Says why the group is being ended, and keeps the finding that reports it.
     fn announce(&mut self, ending: Ending) {
-        let args = self.args;
+        let opts = self.opts;
         let stall = self.stall.take();
         let last_event = stall.as_ref().and_then(|s| s.last_event.as_ref());
         let last = last_event
@@ -123,7 +123,7 @@ impl Supervisor<'_> {
                     .result
                     .as_ref()
                     .map_or(0, |r| r.line);
-                let d = outcome::duration(args.after_result);
+                let d = outcome::duration(opts.after_result);
                 (
                     Rule::AgentHungAfterResult,
                     line,
@@ -135,7 +135,7 @@ impl Supervisor<'_> {
                 )
             }
             Ending::Idle => {
-                let d = outcome::duration(args.idle_timeout.unwrap_or_default());
+                let d = outcome::duration(opts.idle_timeout.unwrap_or_default());
                 (
                     Rule::AgentStalled,
                     stall_line,
@@ -145,7 +145,7 @@ impl Supervisor<'_> {
                 )
             }
             Ending::ToolTimeout => {
-                let d = outcome::duration(args.tool_timeout.unwrap_or_default());
+                let d = outcome::duration(opts.tool_timeout.unwrap_or_default());
                 (
                     Rule::AgentStalled,
                     stall_line,
@@ -157,7 +157,7 @@ impl Supervisor<'_> {
                 )
             }
             Ending::Timeout => {
-                let d = outcome::duration(args.timeout.unwrap_or_default());
+                let d = outcome::duration(opts.timeout.unwrap_or_default());
                 (
                     Rule::AgentStalled,
                     stall_line,

@@ -6,7 +6,7 @@
 //! event belongs to, and when the pairing state is closed. It must not judge an event's own
 //! shape (the schema rules do) nor pair calls (the tool-call rules do).
 
-use super::result::TextTracker;
+use super::assistant_text::TextTracker;
 use super::schema::Required;
 use super::{Ctx, Validator, describe, line_pos};
 use crate::diagnostic::Diagnostic;

@@ -20,14 +20,16 @@
 //! This file holds the state and routes each event to the rules; the rules live in one module
 //! per group of the rule table, one function per rule named after the condition it checks:
 //! `schema` (one event on its own), `lifecycle` (sessions: init, result, ids, time,
-//! thinking), `tool_calls` (pairing calls and queries) and `result` (the result's text).
+//! thinking), `tool_calls` (pairing calls and queries) and `result` (the result's text). The
+//! running hashes of the assistant text the session keeps are in `assistant_text`.
 
+mod assistant_text;
 mod lifecycle;
 mod result;
 mod schema;
 mod tool_calls;
 
-pub(crate) use result::TextHash;
+pub(crate) use assistant_text::TextHash;
 pub use schema::KNOWN_TOOL_KINDS;
 
 use crate::diagnostic::Diagnostic;
