@@ -53,7 +53,7 @@ impl ToCommon {
             (Some("assistant"), _) => {
                 let mut e = out(Kind::AssistantText);
                 e.text.clone_from(&ev.message.text);
-                e.delta = ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
+                e.delta = ev.is_delta();
                 e.timestamp_ms = ev.timestamp_ms.as_millis();
                 sink(&e);
             }

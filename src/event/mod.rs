@@ -294,6 +294,14 @@ pub struct Event<'a> {
     pub duplicate_key: Option<Cow<'a, str>>,
 }
 
+impl Event<'_> {
+    /// A `--stream-partial-output` delta: an assistant event with `timestamp_ms` but no
+    /// `model_call_id` (the validator's reading, and `fmt`'s).
+    pub fn is_delta(&self) -> bool {
+        self.timestamp_ms.is_present() && !self.model_call_id.is_present()
+    }
+}
+
 /// Token counts of `result.usage`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {

@@ -8,7 +8,6 @@
 use super::FmtTotals;
 use super::canonical::{canonical, error_flag};
 use super::json_text::{Obj, entries, write_str};
-use super::writer::is_delta;
 use crate::event::{Dialect, Event};
 
 /// `--to json`: follows the session's text; at its `result`, puts the result object in `line`
@@ -48,7 +47,7 @@ pub(super) fn json_event(
         Some("assistant") => {
             if let Some(text) = ev.message.text.as_deref() {
                 let flush = !ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
-                current.push(text, is_delta(ev), flush);
+                current.push(text, ev.is_delta(), flush);
             }
             false
         }

@@ -115,7 +115,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
             _ => None,
         };
         self.line.clear();
-        let delta = self.opts.drop_deltas && ty == Some("assistant") && is_delta(ev);
+        let delta = self.opts.drop_deltas && ty == Some("assistant") && ev.is_delta();
         let mut streamed = false;
         let written = match self.opts.to {
             Target::Ndjson if delta => {
@@ -427,10 +427,4 @@ impl<W: Write> Writer<'_, '_, W> {
 
 fn dropped(opts: &FmtOptions, ev: &Event<'_>) -> bool {
     opts.drop_thinking && ev.ty.as_str() == Some("thinking")
-}
-
-/// A `--stream-partial-output` delta: an assistant event with `timestamp_ms` but no
-/// `model_call_id` (the validator's reading too).
-pub(super) fn is_delta(ev: &Event<'_>) -> bool {
-    ev.timestamp_ms.is_present() && !ev.model_call_id.is_present()
 }
