@@ -702,6 +702,15 @@ pub fn format<R: Read, W: Write>(
     Ok(t)
 }
 
+/// How strongly a record is of sjlint's common form (see `agents::detect`): a type of its
+/// vocabulary with a numeric `line`, two marks (its `thinking`, `usage`, `error` and `end`
+/// share their names with other agents' types).
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let own = s.line.json_type() == Some(JsonType::Number)
+        && s.ty.as_str().and_then(Kind::from_name).is_some();
+    super::count_marks(&[own, own])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

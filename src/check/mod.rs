@@ -264,8 +264,8 @@ pub(crate) struct InOrder<'o, E, C> {
     route: Route,
     /// The frames held while the agent is not known yet.
     held: Held,
-    /// A record of another agent was reported in this cursor stream.
-    mixed: bool,
+    /// Whether the records have turned to another agent's (reported once).
+    mixed: crate::agents::Mixed,
 }
 
 impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
@@ -287,7 +287,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             preamble: Preamble::default(),
             route: Route::Undecided,
             held: Held::default(),
-            mixed: false,
+            mixed: crate::agents::Mixed::default(),
         }
         .routed(opts)
     }
@@ -446,7 +446,10 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 examined.map(|(e, _)| e),
                 opts.dialect,
                 checker,
-                &self.arena,
+                route::AgentSide {
+                    arena: &self.arena,
+                    mixed: &mut self.mixed,
+                },
                 &mut self.scratch,
                 &mut self.lenient,
                 &mut hold,
