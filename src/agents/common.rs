@@ -703,12 +703,13 @@ pub fn format<R: Read, W: Write>(
 }
 
 /// How strongly a record is of sjlint's common form (see `agents::detect`): a type of its
-/// vocabulary with a numeric `line`, two marks (its `thinking`, `usage`, `error` and `end`
-/// share their names with other agents' types).
+/// vocabulary with a numeric `line`. It outweighs the marks a record keeps of the agent it was
+/// converted from (cursor-agent's `timestamp_ms`, its `thinking` type; `usage`, `error` and
+/// `end` are other agents' types too), so it counts as four marks.
 pub fn evidence(s: &super::Sniff<'_>) -> u32 {
     let own = s.line.json_type() == Some(JsonType::Number)
         && s.ty.as_str().and_then(Kind::from_name).is_some();
-    super::count_marks(&[own, own])
+    if own { 4 * super::MARK } else { 0 }
 }
 
 #[cfg(test)]

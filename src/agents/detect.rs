@@ -172,11 +172,8 @@ impl Evidence {
     pub fn decisive(&self) -> Option<Agent> {
         let best = self.likeliest()?;
         let top = self.score(best);
-        (top >= MARK
-            && Agent::ALL
-                .iter()
-                .all(|&a| a == best || self.score(a) < top))
-        .then_some(best)
+        (top >= MARK && Agent::ALL.iter().all(|&a| a == best || self.score(a) < top))
+            .then_some(best)
     }
 
     /// The agent with the highest score, if any scores; a tie goes to the one first in the
@@ -192,15 +189,13 @@ impl Evidence {
     }
 
     /// Another agent than `this` that the record surely belongs to: it has that agent's mark
-    /// and none of this agent's (the highest such agent).
+    /// and scores above this agent (the highest such agent).
     pub fn against(&self, this: Agent) -> Option<Agent> {
-        if self.score(this) >= MARK {
-            return None;
-        }
         let mut best: Option<Agent> = None;
         for a in Agent::ALL {
             if a != this
                 && self.score(a) >= MARK
+                && self.score(a) > self.score(this)
                 && self.score(a) > best.map_or(0, |b| self.score(b))
             {
                 best = Some(a);
@@ -282,10 +277,10 @@ pub struct Mixed {
 
 impl Mixed {
     /// Whether the record `text` of a stream of `this` is to be checked as `this`'s. A record
-    /// with another agent's mark and none of this agent's (or, lacking marks, a type this agent
-    /// never writes) starts a run of that agent: the first such record of the stream is
-    /// reported, and the records after it that carry no mark of this agent and that the other
-    /// could have written are not checked either, until one with this agent's mark.
+    /// with another agent's mark that outweighs this agent's (or, lacking marks, a type this
+    /// agent never writes) starts a run of that agent: the first such record of the stream is
+    /// reported, and the records after it are not checked either until one with this agent's
+    /// mark, or one of a type this agent writes and the other does not.
     pub fn admits(
         &mut self,
         this: Agent,
@@ -316,7 +311,9 @@ impl Mixed {
             return false;
         }
         match self.other {
-            Some(other) if e.score(this) < MARK && e.score(other) > 0 => false,
+            Some(other) if e.score(this) < MARK && (e.score(this) == 0 || e.score(other) > 0) => {
+                false
+            }
             _ => {
                 self.other = None;
                 true
@@ -324,10 +321,9 @@ impl Mixed {
         }
     }
 
-    /// A record the caller knows carries this agent's mark: it is checked, and so are the
-    /// records after it.
-    pub fn own(&mut self) {
-        self.other = None;
+    /// The records are this agent's so far (no run of another agent is going on).
+    pub fn settled(&self) -> bool {
+        self.other.is_none()
     }
 }
 
@@ -349,4 +345,116 @@ pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
         "records of one agent only are checked; this one and any other {} records are not (were two captures concatenated?)",
         other.display_name()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(text: &str) -> Reading {
+        read(text, &bumpalo::Bump::new())
+    }
+
+    fn decides(text: &str) -> Option<Agent> {
+        match r(text) {
+            Reading::Scored(e) => e.decisive(),
+            _ => None,
+        }
+    }
+
+    const CURSOR_INIT: &str = r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/","session_id":"s","model":"m","permissionMode":"default"}"#;
+
+    #[test]
+    fn a_mark_decides() {
+        assert_eq!(
+            decides(r#"{"type":"thread.started","thread_id":"t"}"#),
+            Some(Agent::Codex)
+        );
+        assert_eq!(decides(CURSOR_INIT), Some(Agent::Cursor));
+        assert_eq!(
+            decides(
+                r#"{"type":"system","subtype":"init","cwd":"/","session_id":"s","tools":[],"claude_code_version":"2.1.0"}"#
+            ),
+            Some(Agent::Claude)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"init","timestamp":"2025-01-01T00:00:00.000Z","session_id":"s","model":"auto"}"#
+            ),
+            Some(Agent::Gemini)
+        );
+        assert_eq!(
+            decides(r#"{"type":"thinking","subtype":"delta","text":"a","timestamp_ms":1}"#),
+            Some(Agent::Cursor)
+        );
+        assert_eq!(
+            decides(r#"{"type":"session_start","line":1,"timestamp_ms":1}"#),
+            Some(Agent::Common)
+        );
+    }
+
+    #[test]
+    fn shared_fields_never_decide() {
+        // cursor's init with every key Claude Code's init has too.
+        let init = CURSOR_INIT.replace(
+            r#""permissionMode":"default""#,
+            r#""permissionMode":"default","tools":[],"uuid":"u","mcp_servers":[],"slash_commands":[],"skills":[],"plugins":[]"#,
+        );
+        let Reading::Scored(e) = r(&init) else {
+            panic!("{init}")
+        };
+        assert_eq!(e.decisive(), None);
+        // Undecided at the end: the tie goes to cursor.
+        assert_eq!(e.likeliest(), Some(Agent::Cursor));
+        // cursor's `user` has `message.content` as Claude Code's does: no mark.
+        assert_eq!(
+            decides(r#"{"type":"user","message":{"role":"user","content":[]},"session_id":"s"}"#),
+            None
+        );
+        // Claude Code's assistant message has `id`, `model`, `usage`; cursor-agent's does not.
+        assert_eq!(
+            decides(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#),
+            Some(Agent::Claude)
+        );
+    }
+
+    #[test]
+    fn readings_without_evidence() {
+        assert_eq!(r(r#"{"type":"mystery"}"#), Reading::Unknown);
+        assert_eq!(r(r#"{"type":"error","message":"m"}"#), Reading::Nothing);
+        assert_eq!(r(r#"{"no":"type"}"#), Reading::Nothing);
+        assert_eq!(r(r"[1]"), Reading::Nothing);
+    }
+
+    #[test]
+    fn another_agents_run_is_reported_once_and_not_checked() {
+        let mut m = Mixed::default();
+        let mut found = Vec::new();
+        let mut emit = |d: Diagnostic| found.push(d);
+        let pos = Position::default();
+        let claude_init = r#"{"type":"system","subtype":"init","session_id":"s","tools":[],"claude_code_version":"2.1.0","uuid":"u"}"#;
+        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &mut emit));
+        assert!(!m.admits(Agent::Cursor, pos, claude_init, &mut emit));
+        // Claude Code's records with no mark of cursor's are not checked either.
+        assert!(!m.admits(
+            Agent::Cursor,
+            pos,
+            r#"{"type":"result","subtype":"success","session_id":"s"}"#,
+            &mut emit
+        ));
+        // A cursor init ends the run of the other agent; a second Claude run is not reported.
+        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &mut emit));
+        assert!(!m.admits(Agent::Cursor, pos, claude_init, &mut emit));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, Rule::MixedAgents);
+    }
+
+    #[test]
+    fn every_agent_has_an_evidence_function() {
+        let arena = bumpalo::Bump::new();
+        let s = parse::<Sniff<'_>>(r#"{"type":"system"}"#, &arena).unwrap();
+        for a in Agent::ALL {
+            let _ = marks(a)(&s);
+        }
+    }
 }

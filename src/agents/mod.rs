@@ -36,8 +36,8 @@ mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use detect::{
-    Evidence, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, count_marks, foreign, is_codex_type,
-    marks, mixed, read,
+    Evidence, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, count_marks, foreign,
+    is_codex_type, marks, mixed, read,
 };
 pub use fields::{
     Emit, NoType, Sink, Want, count, expect, expect_count, missing, own_type, parse_timestamp,

@@ -287,7 +287,9 @@ pub(super) fn agent_record(
         None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
     };
     if let Some(text) = text
-        && agent_event(rec, rec.bytes, text, checker, side.arena, side.mixed, emit, consumer)
+        && agent_event(
+            rec, rec.bytes, text, checker, side.arena, side.mixed, emit, consumer,
+        )
     {
         return;
     }
@@ -363,13 +365,14 @@ pub(super) fn classified(
     match view {
         View::Event(ev) => match check {
             Check::Cursor(validator, mixed) => {
-                // A record with cursor's own keys costs no second reading.
-                if ev.timestamp_ms.is_present()
-                    || ev.call_id.is_present()
-                    || ev.model_call_id.is_present()
-                {
-                    mixed.own();
-                } else if !mixed.admits(Agent::Cursor, rec.pos, json, emit) {
+                // The records of cursor's that come in numbers, with its own keys, cost no
+                // second reading.
+                let own = mixed.settled()
+                    && matches!(ev.ty.as_str(), Some("thinking" | "tool_call" | "assistant"))
+                    && (ev.timestamp_ms.is_present()
+                        || ev.call_id.is_present()
+                        || ev.model_call_id.is_present());
+                if !own && !mixed.admits(Agent::Cursor, rec.pos, json, emit) {
                     return;
                 }
                 validator.check(rec, bytes, ev, emit);
@@ -377,14 +380,7 @@ pub(super) fn classified(
             }
             Check::Agent(checker, side) => {
                 if !agent_event(
-                    rec,
-                    bytes,
-                    json,
-                    checker,
-                    side.arena,
-                    side.mixed,
-                    emit,
-                    consumer,
+                    rec, bytes, json, checker, side.arena, side.mixed, emit, consumer,
                 ) {
                     // Valid JSON that cursor's classifier reads but the agent's view does not
                     // (numbers beyond the f64 range and unpaired surrogates both read).

@@ -77,8 +77,7 @@ pub fn evidence(s: &super::Sniff<'_>) -> u32 {
     }
     super::count_marks(&[
         ty == "system"
-            && s
-                .subtype
+            && s.subtype
                 .as_str()
                 .is_some_and(|st| OWN_SUBTYPES.contains(&st)),
         s.parent_tool_use_id.is_present(),
