@@ -93,6 +93,12 @@ enum State {
     Ended(u64),
 }
 
+/// How strongly a record is Codex's (see `agents::detect`): its `thread.`, `turn.` and `item.`
+/// types (and `request_user_input`), which no other agent writes.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    super::count_marks(&[s.ty.as_str().is_some_and(super::is_codex_type)])
+}
+
 /// The checker of one Codex stream.
 #[derive(Default)]
 pub struct Validator {

@@ -247,3 +247,13 @@ impl Validator {
         }
     }
 }
+
+/// How strongly a record is of sjlint's common form (see `agents::detect`): a type of its
+/// vocabulary with a numeric `line`. It outweighs the marks a record keeps of the agent it was
+/// converted from (cursor-agent's `timestamp_ms`, its `thinking` type; `usage`, `error` and
+/// `end` are other agents' types too), so it counts as four marks.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let own = s.line.json_type() == Some(JsonType::Number)
+        && s.ty.as_str().and_then(Kind::from_name).is_some();
+    if own { 4 * super::MARK } else { 0 }
+}

@@ -1,51 +1,57 @@
-//! Which agent wrote a record, from the record's own shape, and the finding for a stream that
-//! mixes two agents.
+//! Which agent wrote a stream, from the evidence of its records, and the finding for a stream
+//! that mixes two agents.
 //!
-//! This module owns [`vote`] (the keys and types that tell cursor-agent, Claude Code, Codex,
-//! Gemini CLI, Grok Build and sjlint's common form apart), [`foreign`] (the types that surely belong to
-//! another agent than the stream's) and the `mixed-agents` finding. It reads a record through a
-//! view of its distinguishing keys only; it must not check anything.
+//! Each agent owns one function that scores a record on the marks only that agent writes
+//! ([`marks`] lists them: cursor-agent's is here, the others' are `evidence` in their modules).
+//! A mark is worth [`MARK`]; a record of a type the agent writes but with nothing that tells
+//! it apart (`system`, `user`, `assistant` and `result` of cursor-agent and Claude Code) is
+//! worth [`SHAPE`]. A field several agents write (`apiKeySource`, `mcp_servers`, `tools`,
+//! `uuid`, `session_id`, `slash_commands`, `skills`, `plugins`, `model`, `cwd`,
+//! `permissionMode`) is worth nothing: it never decides alone.
+//!
+//! [`Evidence`] is what one record (or several, added up) says: it decides when one agent has a
+//! mark and scores above every other; until then the stream waits for the record that decides,
+//! and [`Evidence::likeliest`] names the agent when it cannot wait longer. [`Mixed`] uses the
+//! same scores once the agent is known: a record with another agent's mark and none of this
+//! one's starts a run of another agent, reported once ([`mixed`]) and not checked. [`foreign`]
+//! is the fallback by type alone: a type the stream's agent never writes. This module reads a
+//! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, Vote, grok, parse, view};
+use super::{Agent, claude, codex, common, gemini, grok, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
-use crate::vocab;
 
 view! {
-    /// What [`vote`] reads of a record: the keys that tell the agents apart.
+    /// What the agents' evidence functions read of a record: the keys that tell them apart.
     pub struct Sniff<'a> {
         "type" => ty: Field<'a>,
         "subtype" => subtype: Field<'a>,
         "uuid" => uuid: Field<'a>,
         "parent_tool_use_id" => parent_tool_use_id: Field<'a>,
         "tools" => tools: Field<'a>,
-        "mcp_servers" => mcp_servers: Field<'a>,
         "claude_code_version" => claude_code_version: Field<'a>,
         "total_cost_usd" => total_cost_usd: Field<'a>,
         "num_turns" => num_turns: Field<'a>,
         "message" => message: SniffMessage<'a>,
         "timestamp" => timestamp: Field<'a>,
         "timestamp_ms" => timestamp_ms: Field<'a>,
-        "session_id" => session_id: Field<'a>,
         "status" => status: Field<'a>,
         "severity" => severity: Field<'a>,
-        "tool_id" => tool_id: Field<'a>,
-        "role" => role: Field<'a>,
         "call_id" => call_id: Field<'a>,
         "model_call_id" => model_call_id: Field<'a>,
+        "request_id" => request_id: Field<'a>,
         "toolCallId" => tool_call_id: Field<'a>,
         "stopReason" => stop_reason: Field<'a>,
-        "apiKeySource" => api_key_source: Field<'a>,
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
     }
 }
 
 view! {
-    /// `message` as [`vote`] reads it.
+    /// `message` as the evidence functions read it.
     pub struct SniffMessage<'a> {
         "id" => id: Field<'a>,
         "model" => model: Field<'a>,
@@ -53,35 +59,62 @@ view! {
     }
 }
 
-/// Event types only Claude Code writes.
-const CLAUDE_ONLY_TYPES: &[&str] = &[
-    "stream_event",
-    "rate_limit_event",
-    "tool_progress",
-    "tool_use_summary",
-    "auth_status",
-    "prompt_suggestion",
-    "conversation_reset",
-];
+/// What one mark (a key, type or shape only one agent writes) is worth.
+pub const MARK: u32 = 16;
+/// What a record of a type the agent writes is worth when nothing in it tells the agents that
+/// share the type apart.
+pub const SHAPE: u32 = 1;
 
-/// `system` subtypes only Claude Code writes.
-const CLAUDE_ONLY_SUBTYPES: &[&str] = &[
-    "hook_started",
-    "hook_progress",
-    "hook_response",
-    "status",
-    "compact_boundary",
-    "api_retry",
-    "task_started",
-    "task_progress",
-    "task_updated",
-    "background_tasks_changed",
-    "thinking_tokens",
-    "session_state_changed",
-    "permission_denied",
-    "local_command_output",
-    "files_persisted",
-];
+/// Each agent's evidence function: how strongly a record is this agent's. A new agent adds its
+/// line here.
+pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
+    match agent {
+        Agent::Cursor => cursor,
+        Agent::Claude => claude::evidence,
+        Agent::Codex => codex::evidence,
+        Agent::Gemini => gemini::evidence,
+        Agent::Grok => grok::evidence,
+        Agent::Common => common::evidence,
+    }
+}
+
+/// `n` marks: [`MARK`] for each condition that holds.
+pub fn count_marks(conditions: &[bool]) -> u32 {
+    conditions.iter().map(|&c| u32::from(c) * MARK).sum()
+}
+
+/// cursor-agent's marks: its `payload` wrapping; `timestamp_ms`, `call_id` and `model_call_id`
+/// (on its thinking deltas, assistant segments, tool calls and transport records); its own
+/// types (`thinking`, `interaction_query`, a `tool_call` without Grok Build's `toolCallId`, the
+/// SDK's `tool-call-started`/`-completed`); `request_id` on `result` (Claude Code puts it on
+/// `assistant` lines only); and a `system`/`init` with none of `tools`, `uuid` and
+/// `claude_code_version`, which every Claude Code init has (`tools` in every version, `uuid`
+/// from 1.0.86, the version from 2.0.25).
+fn cursor(s: &Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return count_marks(&[s.payload.is_present()]);
+    };
+    let shape = matches!(ty, "system" | "assistant" | "user" | "result" | "raw");
+    let own_type = match ty {
+        "thinking" | "interaction_query" | "tool-call-started" | "tool-call-completed" => true,
+        // Grok Build's has `toolCallId` and no subtype.
+        "tool_call" => !s.tool_call_id.is_present() && s.subtype.is_present(),
+        _ => false,
+    };
+    let bare_init = ty == "system"
+        && s.subtype.as_str() == Some("init")
+        && !s.tools.is_present()
+        && !s.uuid.is_present()
+        && !s.claude_code_version.is_present();
+    count_marks(&[
+        s.payload.is_present(),
+        own_type,
+        s.timestamp_ms.is_present(),
+        s.call_id.is_present() || s.model_call_id.is_present(),
+        ty == "result" && s.request_id.is_present(),
+        bare_init,
+    ]) + if shape { SHAPE } else { 0 }
+}
 
 /// Whether `ty` is an event type of Codex's (`thread.started`, `item.completed`, …).
 pub fn is_codex_type(ty: &str) -> bool {
@@ -91,83 +124,117 @@ pub fn is_codex_type(ty: &str) -> bool {
         || ty == "request_user_input"
 }
 
-/// Which agent, if any, the record `text` names by its shape.
-pub fn vote(text: &str, arena: &bumpalo::Bump) -> Vote {
-    let Ok(s) = parse::<Sniff<'_>>(text, arena) else {
-        return Vote::None;
-    };
-    if s.shape != Some(JsonType::Object) {
-        return Vote::None;
-    }
-    if s.payload.is_present() {
-        return Vote::Strong(Agent::Cursor);
-    }
-    let Some(ty) = s.ty.as_str() else {
-        return Vote::None;
-    };
-    if s.line.json_type() == Some(JsonType::Number) && vocab::Kind::from_name(ty).is_some() {
-        return Vote::Strong(Agent::Common);
-    }
-    if is_codex_type(ty) {
-        return Vote::Strong(Agent::Codex);
-    }
-    let claude_marks = s.uuid.is_present()
-        || s.parent_tool_use_id.is_present()
-        || s.tools.is_present()
-        || s.mcp_servers.is_present()
-        || s.claude_code_version.is_present()
-        || s.total_cost_usd.is_present()
-        || s.num_turns.is_present()
-        || s.message.id.is_present()
-        || s.message.model.is_present()
-        || s.message.usage.is_present();
-    let cursor_marks =
-        s.timestamp_ms.is_present() || s.call_id.is_present() || s.model_call_id.is_present();
-    match ty {
-        _ if CLAUDE_ONLY_TYPES.contains(&ty) => Vote::Strong(Agent::Claude),
-        _ if grok::OWN_TYPES.contains(&ty) => Vote::Strong(Agent::Grok),
-        // cursor-agent's `tool_call` has `call_id` and a subtype; Grok Build's a `toolCallId`.
-        "tool_call" if s.tool_call_id.is_present() => Vote::Strong(Agent::Grok),
-        "end" if s.stop_reason.is_present() => Vote::Strong(Agent::Grok),
-        // Gemini CLI stamps every event with an ISO-8601 string; other CLIs that reuse these
-        // names (opencode's `tool_use`) do not.
-        "init" | "message" | "tool_use" | "tool_result" if s.timestamp.as_str().is_some() => {
-            Vote::Strong(Agent::Gemini)
+/// What some records say of the agent that wrote them: each agent's score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    scores: [u32; Agent::ALL.len()],
+}
+
+/// What one record is, for detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Nothing in the record names an agent: not an object, no string `type`, or a type several
+    /// agents write with nothing to tell them apart (`error`).
+    Nothing,
+    /// An object with a string `type` that no agent writes.
+    Unknown,
+    /// What the record says (at least one agent scores).
+    Scored(Evidence),
+}
+
+impl Evidence {
+    /// The evidence of one record.
+    pub fn of(s: &Sniff<'_>) -> Evidence {
+        let mut e = Evidence::default();
+        for a in Agent::ALL {
+            e.scores[a as usize] = marks(a)(s);
         }
-        "system"
-            if s.subtype
-                .as_str()
-                .is_some_and(|st| CLAUDE_ONLY_SUBTYPES.contains(&st)) =>
-        {
-            Vote::Strong(Agent::Claude)
+        e
+    }
+
+    pub fn score(&self, agent: Agent) -> u32 {
+        self.scores[agent as usize]
+    }
+
+    /// No agent scores at all.
+    pub fn is_empty(&self) -> bool {
+        self.scores.iter().all(|&s| s == 0)
+    }
+
+    /// Adds the evidence of another record.
+    pub fn add(&mut self, other: &Evidence) {
+        for (a, b) in self.scores.iter_mut().zip(other.scores) {
+            *a = a.saturating_add(b);
         }
-        "system" | "assistant" | "user" | "result" if claude_marks => Vote::Strong(Agent::Claude),
-        "result" if s.status.is_present() && !s.subtype.is_present() => Vote::Strong(Agent::Gemini),
-        "error" if s.severity.is_present() => Vote::Strong(Agent::Gemini),
-        "system" if s.subtype.as_str() == Some("init") && s.api_key_source.is_present() => {
-            Vote::Strong(Agent::Cursor)
+    }
+
+    /// The agent whose marks decide: it has one and scores above every other agent.
+    pub fn decisive(&self) -> Option<Agent> {
+        let best = self.likeliest()?;
+        let top = self.score(best);
+        (top >= MARK && Agent::ALL.iter().all(|&a| a == best || self.score(a) < top))
+            .then_some(best)
+    }
+
+    /// The agent with the highest score, if any scores; a tie goes to the one first in the
+    /// registry (cursor-agent, the default).
+    pub fn likeliest(&self) -> Option<Agent> {
+        let mut best: Option<Agent> = None;
+        for a in Agent::ALL {
+            if self.score(a) > best.map_or(0, |b| self.score(b)) {
+                best = Some(a);
+            }
         }
-        "tool_call"
-        | "thinking"
-        | "interaction_query"
-        | "tool-call-started"
-        | "tool-call-completed" => Vote::Strong(Agent::Cursor),
-        "system" | "assistant" | "user" | "result" | "raw" if cursor_marks => {
-            Vote::Strong(Agent::Cursor)
+        best
+    }
+
+    /// Another agent than `this` that the record surely belongs to: it has that agent's mark
+    /// and scores above this agent (the highest such agent).
+    pub fn against(&self, this: Agent) -> Option<Agent> {
+        let mut best: Option<Agent> = None;
+        for a in Agent::ALL {
+            if a != this
+                && self.score(a) >= MARK
+                && self.score(a) > self.score(this)
+                && self.score(a) > best.map_or(0, |b| self.score(b))
+            {
+                best = Some(a);
+            }
         }
-        "system" | "assistant" | "user" | "result" | "raw" => Vote::Weak(Agent::Cursor),
-        // Codex's, and cursor's payload dialect's: the records around it tell.
-        "error" => Vote::None,
-        _ => Vote::Unknown,
+        best
     }
 }
 
-/// The agent a record of another agent's stream belongs to, when its type says so clearly:
-/// for the finding that a stream mixes two agents.
+/// What the record `text` says of its agent.
+pub fn read(text: &str, arena: &bumpalo::Bump) -> Reading {
+    let Ok(s) = parse::<Sniff<'_>>(text, arena) else {
+        return Reading::Nothing;
+    };
+    reading(&s)
+}
+
+/// What a parsed record says of its agent.
+fn reading(s: &Sniff<'_>) -> Reading {
+    if s.shape != Some(JsonType::Object) {
+        return Reading::Nothing;
+    }
+    let e = Evidence::of(s);
+    match s.ty.as_str() {
+        _ if !e.is_empty() => Reading::Scored(e),
+        None => Reading::Nothing,
+        // Codex's, Gemini CLI's and Grok Build's, and cursor's payload dialect's: the records
+        // around it tell.
+        Some("error") => Reading::Nothing,
+        Some(_) => Reading::Unknown,
+    }
+}
+
+/// The agent a record of another agent's stream belongs to when its type alone says so: a
+/// type this agent never writes. The fallback of [`Mixed`] for records with no mark.
 pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     let other = if is_codex_type(ty) {
         Agent::Codex
-    } else if CLAUDE_ONLY_TYPES.contains(&ty) {
+    } else if claude::OWN_TYPES.contains(&ty) {
         Agent::Claude
     } else if grok::OWN_TYPES.contains(&ty) {
         Agent::Grok
@@ -196,6 +263,70 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     (other != this).then_some(other)
 }
 
+/// Whether a stream whose agent is known has turned to another agent's records: the one
+/// `mixed-agents` finding, and which records are not checked as the stream's agent's.
+#[derive(Default)]
+pub struct Mixed {
+    /// The finding was given (once per stream).
+    said: bool,
+    /// The agent of the run the last records belong to, when it is not the stream's.
+    other: Option<Agent>,
+    /// The unescaped strings of the record being read (reset for each).
+    arena: bumpalo::Bump,
+}
+
+impl Mixed {
+    /// Whether the record `text` of a stream of `this` is to be checked as `this`'s. A record
+    /// with another agent's mark that outweighs this agent's (or, lacking marks, a type this
+    /// agent never writes) starts a run of that agent: the first such record of the stream is
+    /// reported, and the records after it are not checked either until one with this agent's
+    /// mark, or one of a type this agent writes and the other does not.
+    pub fn admits(
+        &mut self,
+        this: Agent,
+        pos: Position,
+        text: &str,
+        emit: &mut dyn FnMut(Diagnostic),
+    ) -> bool {
+        self.arena.reset();
+        let Ok(s) = parse::<Sniff<'_>>(text, &self.arena) else {
+            // The checker reports what it cannot read.
+            return true;
+        };
+        if s.shape != Some(JsonType::Object) {
+            return true;
+        }
+        let e = Evidence::of(&s);
+        let ty = s.ty.as_str();
+        let other = e.against(this).or_else(|| {
+            (e.score(this) < MARK)
+                .then(|| ty.and_then(|t| foreign(t, this)))
+                .flatten()
+        });
+        if let Some(other) = other {
+            if !std::mem::replace(&mut self.said, true) {
+                emit(mixed(pos, this, other, ty.unwrap_or_default()));
+            }
+            self.other = Some(other);
+            return false;
+        }
+        match self.other {
+            Some(other) if e.score(this) < MARK && (e.score(this) == 0 || e.score(other) > 0) => {
+                false
+            }
+            _ => {
+                self.other = None;
+                true
+            }
+        }
+    }
+
+    /// The records are this agent's so far (no run of another agent is going on).
+    pub fn settled(&self) -> bool {
+        self.other.is_none()
+    }
+}
+
 /// The finding for the first record of another agent in a stream.
 #[cold]
 pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
@@ -220,35 +351,110 @@ pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
 mod tests {
     use super::*;
 
-    fn v(text: &str) -> Vote {
-        vote(text, &bumpalo::Bump::new())
+    fn r(text: &str) -> Reading {
+        read(text, &bumpalo::Bump::new())
+    }
+
+    fn decides(text: &str) -> Option<Agent> {
+        match r(text) {
+            Reading::Scored(e) => e.decisive(),
+            _ => None,
+        }
+    }
+
+    const CURSOR_INIT: &str = r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/","session_id":"s","model":"m","permissionMode":"default"}"#;
+
+    #[test]
+    fn a_mark_decides() {
+        assert_eq!(
+            decides(r#"{"type":"thread.started","thread_id":"t"}"#),
+            Some(Agent::Codex)
+        );
+        assert_eq!(decides(CURSOR_INIT), Some(Agent::Cursor));
+        assert_eq!(
+            decides(
+                r#"{"type":"system","subtype":"init","cwd":"/","session_id":"s","tools":[],"claude_code_version":"2.1.0"}"#
+            ),
+            Some(Agent::Claude)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"init","timestamp":"2025-01-01T00:00:00.000Z","session_id":"s","model":"auto"}"#
+            ),
+            Some(Agent::Gemini)
+        );
+        assert_eq!(
+            decides(r#"{"type":"thinking","subtype":"delta","text":"a","timestamp_ms":1}"#),
+            Some(Agent::Cursor)
+        );
+        assert_eq!(
+            decides(r#"{"type":"session_start","line":1,"timestamp_ms":1}"#),
+            Some(Agent::Common)
+        );
     }
 
     #[test]
-    fn votes() {
-        assert_eq!(
-            v(r#"{"type":"thread.started","thread_id":"t"}"#),
-            Vote::Strong(Agent::Codex)
+    fn shared_fields_never_decide() {
+        // cursor's init with every key Claude Code's init has too.
+        let init = CURSOR_INIT.replace(
+            r#""permissionMode":"default""#,
+            r#""permissionMode":"default","tools":[],"uuid":"u","mcp_servers":[],"slash_commands":[],"skills":[],"plugins":[]"#,
         );
+        let Reading::Scored(e) = r(&init) else {
+            panic!("{init}")
+        };
+        assert_eq!(e.decisive(), None);
+        // Undecided at the end: the tie goes to cursor.
+        assert_eq!(e.likeliest(), Some(Agent::Cursor));
+        // cursor's `user` has `message.content` as Claude Code's does: no mark.
         assert_eq!(
-            v(r#"{"type":"system","subtype":"init","cwd":"/","session_id":"s","tools":[]}"#),
-            Vote::Strong(Agent::Claude)
+            decides(r#"{"type":"user","message":{"role":"user","content":[]},"session_id":"s"}"#),
+            None
         );
+        // Claude Code's assistant message has `id`, `model`, `usage`; cursor-agent's does not.
         assert_eq!(
-            v(
-                r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/","session_id":"s","model":"m","permissionMode":"default"}"#
-            ),
-            Vote::Strong(Agent::Cursor)
+            decides(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#),
+            Some(Agent::Claude)
         );
-        assert_eq!(
-            v(
-                r#"{"type":"init","timestamp":"2025-01-01T00:00:00.000Z","session_id":"s","model":"auto"}"#
-            ),
-            Vote::Strong(Agent::Gemini)
-        );
-        assert_eq!(v(r#"{"type":"result"}"#), Vote::Weak(Agent::Cursor));
-        assert_eq!(v(r#"{"type":"mystery"}"#), Vote::Unknown);
-        assert_eq!(v(r#"{"no":"type"}"#), Vote::None);
-        assert_eq!(v(r"[1]"), Vote::None);
+    }
+
+    #[test]
+    fn readings_without_evidence() {
+        assert_eq!(r(r#"{"type":"mystery"}"#), Reading::Unknown);
+        assert_eq!(r(r#"{"type":"error","message":"m"}"#), Reading::Nothing);
+        assert_eq!(r(r#"{"no":"type"}"#), Reading::Nothing);
+        assert_eq!(r(r"[1]"), Reading::Nothing);
+    }
+
+    #[test]
+    fn another_agents_run_is_reported_once_and_not_checked() {
+        let mut m = Mixed::default();
+        let mut found = Vec::new();
+        let mut emit = |d: Diagnostic| found.push(d);
+        let pos = Position::default();
+        let claude_init = r#"{"type":"system","subtype":"init","session_id":"s","tools":[],"claude_code_version":"2.1.0","uuid":"u"}"#;
+        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &mut emit));
+        assert!(!m.admits(Agent::Cursor, pos, claude_init, &mut emit));
+        // Claude Code's records with no mark of cursor's are not checked either.
+        assert!(!m.admits(
+            Agent::Cursor,
+            pos,
+            r#"{"type":"result","subtype":"success","session_id":"s"}"#,
+            &mut emit
+        ));
+        // A cursor init ends the run of the other agent; a second Claude run is not reported.
+        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &mut emit));
+        assert!(!m.admits(Agent::Cursor, pos, claude_init, &mut emit));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, Rule::MixedAgents);
+    }
+
+    #[test]
+    fn every_agent_has_an_evidence_function() {
+        let arena = bumpalo::Bump::new();
+        let s = parse::<Sniff<'_>>(r#"{"type":"system"}"#, &arena).unwrap();
+        for a in Agent::ALL {
+            let _ = marks(a)(&s);
+        }
     }
 }

@@ -73,6 +73,22 @@ enum State {
     Stray(u64),
 }
 
+/// How strongly a record is Gemini CLI's (see `agents::detect`): the ISO-8601 `timestamp`
+/// string it stamps on `init`, `message`, `tool_use` and `tool_result` (other CLIs that reuse
+/// these names, opencode's `tool_use`, do not); a `result` with `status` and no `subtype`; an
+/// `error` with `severity`.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    super::count_marks(&[match ty {
+        "init" | "message" | "tool_use" | "tool_result" => s.timestamp.as_str().is_some(),
+        "result" => s.status.is_present() && !s.subtype.is_present(),
+        "error" => s.severity.is_present(),
+        _ => false,
+    }])
+}
+
 /// The checker of one Gemini CLI stream.
 #[derive(Default)]
 pub struct Validator {

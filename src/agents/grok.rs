@@ -105,6 +105,20 @@ enum State {
     Stray(u64),
 }
 
+/// How strongly a record is Grok Build's (see `agents::detect`): its own types; a `tool_call`
+/// with `toolCallId` (cursor-agent's has `call_id` and a subtype); an `end` with `stopReason`.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    super::count_marks(&[match ty {
+        _ if OWN_TYPES.contains(&ty) => true,
+        "tool_call" => s.tool_call_id.is_present(),
+        "end" => s.stop_reason.is_present(),
+        _ => false,
+    }])
+}
+
 /// The checker of one Grok Build stream.
 #[derive(Default)]
 pub struct Validator {

@@ -3,7 +3,8 @@
 //! This module owns the [`Agent`] enum, the limits every agent's checker keeps to, the
 //! lifecycle state that `sjlint run` can ask about ([`Progress`]) and the [`Checker`] that sends
 //! a record to its agent's checker. The pieces every checker shares live beside it: `detect`
-//! (the per-record vote that recognises an agent, and the finding for a stream of two agents),
+//! (each agent's score of a record, which recognises an agent, and the finding for a stream of
+//! two agents),
 //! `views` (the `view!` macro and [`Raw`], the borrowed reading of a record), `calls` (the
 //! bounded table of open tool calls) and `fields` (the checks of a field's type). Each agent has
 //! a module of its own (`claude`, `codex`, `gemini`, `grok`) that maps a record into a small borrowed
@@ -11,10 +12,13 @@
 //! [`common`]. The cursor dialects stay in `event` and `validate`: this module must not touch
 //! the cursor path beyond recognising it.
 //!
-//! Detection is per input: `check` asks [`vote`] about the first records until one of them
-//! names an agent (surely, or as the likeliest), and holds the records that name none meanwhile
-//! (a bounded number), so that a stream whose first records are not JSON or carry no type is
-//! still checked as a whole by the right agent.
+//! Detection is per input and by evidence, never by one field: each agent scores the first
+//! records on the marks only it writes ([`marks`]); a record with one agent's mark decides at
+//! once, and the records that decide nothing (not JSON, no type, or only fields several agents
+//! write) are held meanwhile (a bounded number) until one does, or until the bound or the end
+//! of the input, when the highest score wins. A stream whose first records are not JSON or
+//! carry no type is still checked as a whole by the right agent. Once the agent is known,
+//! [`Mixed`] finds a record of another agent by the same scores.
 //!
 //! For a supervisor (`sjlint run`): [`Checker::progress`] gives the live state of a stream of
 //! these agents through [`Progress`]: whether its last session or turn has ended, and which
@@ -32,7 +36,10 @@ pub mod grok;
 mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
-pub use detect::{Sniff, SniffMessage, foreign, is_codex_type, mixed, vote};
+pub use detect::{
+    Evidence, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, count_marks, foreign,
+    is_codex_type, marks, mixed, read,
+};
 pub use fields::{
     Emit, NoType, Sink, Want, count, expect, expect_count, missing, own_type, parse_timestamp,
     require, unknown_type, wrong_type,
@@ -177,19 +184,6 @@ impl fmt::Display for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// How sure a record is of its agent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Vote {
-    /// Nothing in the record names an agent (no `type`, or one no agent writes).
-    None,
-    /// A shape several agents share (`{"type":"result",…}` with nothing else to tell).
-    Weak(Agent),
-    /// A shape only this agent writes.
-    Strong(Agent),
-    /// An object with a string `type` that no agent writes.
-    Unknown,
 }
 
 /// The ids of tool calls are kept as prefixes of at most this many bytes: a hostile stream

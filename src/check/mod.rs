@@ -271,8 +271,8 @@ pub(crate) struct InOrder<'o, E, C> {
     route: Route,
     /// The frames held while the agent is not known yet.
     held: Held,
-    /// A record of another agent was reported in this cursor stream.
-    mixed: bool,
+    /// Whether the records have turned to another agent's (reported once).
+    mixed: crate::agents::Mixed,
     /// cursor's records in the common vocabulary, for a consumer that wants them.
     to_common: cursor::ToCommon,
 }
@@ -296,7 +296,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             preamble: Preamble::default(),
             route: Route::Undecided,
             held: Held::default(),
-            mixed: false,
+            mixed: crate::agents::Mixed::default(),
             to_common: cursor::ToCommon::default(),
         }
         .routed(opts)
@@ -456,7 +456,10 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 examined.map(|(e, _)| e),
                 opts.dialect,
                 checker,
-                &self.arena,
+                route::AgentSide {
+                    arena: &self.arena,
+                    mixed: &mut self.mixed,
+                },
                 &mut self.scratch,
                 &mut self.lenient,
                 &mut hold,

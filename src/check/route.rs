@@ -1,8 +1,9 @@
 //! Routing one input to its agent, and a record that parsed to its checker.
 //!
 //! This module owns which checker an input's records go to: the one `--agent` or `--dialect`
-//! forces, or the agent the first record that names one reveals (the records that name none
-//! are held until then, a bounded number, and replayed in order); an input no agent sjlint
+//! forces, or the agent the evidence of the first records decides (a record with one agent's
+//! mark decides at once; the records that decide nothing are held until one does, a bounded
+//! number, and replayed in order; at the bound or the end the highest score wins); an input no agent sjlint
 //! knows wrote, and one that is a pretty-printed JSON array or object (events saved as an array,
 //! Gemini CLI's `--output-format json`), each reported once. It also owns
 //! where a record that parsed goes: cursor's validator, an agent's checker, or nowhere. It must
@@ -10,7 +11,7 @@
 //! agent's rules (`validate`, `agents`).
 
 use super::{CheckOptions, Consumer, Examined, InOrder, Totals, framing, known_text};
-use crate::agents::{self, Agent, Vote, cursor};
+use crate::agents::{self, Agent, Evidence, Mixed, Reading, cursor};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Dialect, Event, JsonType, Parsed};
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
@@ -116,6 +117,8 @@ pub(super) struct Held {
     records: usize,
     /// The first record whose `type` no agent writes: its position and type (bounded).
     unknown: Option<(Position, String)>,
+    /// What the held records say of their agent, added up.
+    evidence: Evidence,
 }
 
 impl Held {
@@ -164,11 +167,14 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
         self.consumer.agent(agent);
     }
 
-    /// Decides when no held record named an agent: no agent when some named a type no agent
-    /// writes; cursor otherwise (the input holds no event at all, or only events without a
-    /// type, which is how sjlint read every input before it knew other agents).
+    /// Decides when no held record decided: the agent with the highest score (a tie goes to
+    /// cursor); when none scores, no agent when some record named a type no agent writes, and
+    /// cursor otherwise (the input holds no event at all, or only events without a type, which
+    /// is how sjlint read every input before it knew other agents).
     pub(super) fn decide_from_held(&mut self) {
-        if let Some((pos, ty)) = self.held.unknown.take() {
+        if let Some(agent) = self.held.evidence.likeliest() {
+            self.decide(Some(agent));
+        } else if let Some((pos, ty)) = self.held.unknown.take() {
             self.decide(None);
             self.pending.push(unknown_agent(pos, &ty));
         } else {
@@ -198,30 +204,29 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
             return Hold::CheckNow;
         }
         self.arena.reset();
-        let vote = if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
-            Vote::None
+        let reading = if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
+            Reading::Nothing
         } else {
             match known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) {
-                Some(text) => agents::vote(text, &self.arena),
-                None => Vote::None,
+                Some(text) => agents::read(text, &self.arena),
+                None => Reading::Nothing,
             }
         };
-        match vote {
-            Vote::Strong(agent) => {
-                self.decide(Some(agent));
-                return Hold::CheckNow;
+        match reading {
+            Reading::Scored(e) => {
+                self.held.evidence.add(&e);
+                // A mark decides at once: a live stream's findings do not wait for the records
+                // after it. Only records that several agents could have written wait.
+                if let Some(agent) = self.held.evidence.decisive() {
+                    self.decide(Some(agent));
+                    return Hold::CheckNow;
+                }
             }
-            // A shape several agents share names the likeliest at once: a live stream's
-            // findings must not wait for the records after it.
-            Vote::Weak(agent) => {
-                self.decide(Some(agent));
-                return Hold::CheckNow;
-            }
-            Vote::Unknown if self.held.unknown.is_none() => {
+            Reading::Unknown if self.held.unknown.is_none() => {
                 let ty = unknown_type(rec.bytes);
                 self.held.unknown = Some((rec.pos, ty));
             }
-            Vote::Unknown | Vote::None => {}
+            Reading::Unknown | Reading::Nothing => {}
         }
         self.held.frames.push(frame.to_owned_frame());
         self.held.records += 1;
@@ -243,13 +248,20 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
     }
 }
 
-/// Where a record that parsed goes: cursor's validator (with the flag that a record of another
-/// agent was reported), an agent's checker, or nowhere (no agent sjlint knows).
+/// Where a record that parsed goes: cursor's validator or an agent's checker (each with what
+/// tells another agent's records apart), or nowhere (no agent sjlint knows).
 pub(super) enum Check<'c> {
-    Cursor(&'c mut Validator, &'c mut bool, &'c mut cursor::ToCommon),
-    Agent(&'c mut agents::Checker, &'c Bump),
+    Cursor(&'c mut Validator, &'c mut Mixed, &'c mut cursor::ToCommon),
+    Agent(&'c mut agents::Checker, AgentSide<'c>),
     /// Not checked (no agent sjlint knows); the consumer still gets the event.
     Nothing,
+}
+
+/// What an agent's checker is given besides the record: the arena its view borrows from, and
+/// what tells another agent's records apart.
+pub(super) struct AgentSide<'c> {
+    pub(super) arena: &'c Bump,
+    pub(super) mixed: &'c mut Mixed,
 }
 
 /// A record of a Claude Code, Codex or Gemini CLI stream: its agent's checker reads it, and
@@ -263,7 +275,7 @@ pub(super) fn agent_record(
     examined: Option<&Examined<'_>>,
     dialect: Option<Dialect>,
     checker: &mut agents::Checker,
-    arena: &Bump,
+    side: AgentSide<'_>,
     scratch: &mut Vec<u8>,
     lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
@@ -276,24 +288,35 @@ pub(super) fn agent_record(
         None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
     };
     if let Some(text) = text
-        && agent_event(rec, rec.bytes, text, checker, arena, emit, consumer)
+        && agent_event(
+            rec, rec.bytes, text, checker, side.arena, side.mixed, emit, consumer,
+        )
     {
         return;
     }
-    let mut check = Check::Agent(checker, arena);
+    let mut check = Check::Agent(checker, side);
     framing::slow_record(rec, dialect, &mut check, scratch, lenient, emit, consumer);
 }
 
-/// An agent's record whose text is `json`; false when it does not parse.
+/// An agent's record whose text is `json`; false when it does not parse. A record of another
+/// agent's is not checked (see [`Mixed`]).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+)]
 fn agent_event(
     rec: &Record<'_>,
     bytes: &[u8],
     json: &str,
     checker: &mut agents::Checker,
     arena: &Bump,
+    mixed: &mut Mixed,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) -> bool {
+    if !mixed.admits(checker.agent(), rec.pos, json, emit) {
+        return true;
+    }
     let parsed = if consumer.wants_common() {
         let mut sink = |ev: &vocab::Event<'_>| consumer.common(ev);
         checker.record(rec.pos, bytes, json, arena, emit, Some(&mut sink))
@@ -343,12 +366,14 @@ pub(super) fn classified(
     match view {
         View::Event(ev) => match check {
             Check::Cursor(validator, mixed, to_common) => {
-                if let Some(other) = foreign_to_cursor(ev) {
-                    if !**mixed {
-                        **mixed = true;
-                        let ty = ev.ty.as_str().unwrap_or_default();
-                        emit(agents::mixed(rec.pos, Agent::Cursor, other, ty));
-                    }
+                // The records of cursor's that come in numbers, with its own keys, cost no
+                // second reading.
+                let own = mixed.settled()
+                    && matches!(ev.ty.as_str(), Some("thinking" | "tool_call" | "assistant"))
+                    && (ev.timestamp_ms.is_present()
+                        || ev.call_id.is_present()
+                        || ev.model_call_id.is_present());
+                if !own && !mixed.admits(Agent::Cursor, rec.pos, json, emit) {
                     return;
                 }
                 validator.check(rec, bytes, ev, emit);
@@ -357,8 +382,10 @@ pub(super) fn classified(
                     to_common.map(rec.pos.line, ev, &mut |e| consumer.common(e));
                 }
             }
-            Check::Agent(checker, arena) => {
-                if !agent_event(rec, bytes, json, checker, arena, emit, consumer) {
+            Check::Agent(checker, side) => {
+                if !agent_event(
+                    rec, bytes, json, checker, side.arena, side.mixed, emit, consumer,
+                ) {
                     // Valid JSON that cursor's classifier reads but the agent's view does not
                     // (numbers beyond the f64 range and unpaired surrogates both read).
                     consumer.invalid(rec.pos, bytes);
@@ -380,16 +407,5 @@ pub(super) fn classified(
             consumer.invalid(rec.pos, bytes);
             emit(framing::not_an_object(rec, bytes, t));
         }
-    }
-}
-
-/// The agent a record of a cursor stream belongs to when its type is another agent's only.
-/// Cursor's own types are let through first, so a cursor record costs one comparison or two.
-#[inline]
-fn foreign_to_cursor(ev: &Event<'_>) -> Option<Agent> {
-    match ev.ty.as_str()? {
-        "tool_call" | "assistant" | "thinking" | "user" | "system" | "result"
-        | "interaction_query" => None,
-        ty => agents::foreign(ty, Agent::Cursor),
     }
 }

@@ -20,6 +20,7 @@ mod cli;
 mod config_walk;
 mod conformance;
 mod consumers;
+mod detection;
 mod fast_path;
 mod first_day;
 mod fmt_keep_invalid;

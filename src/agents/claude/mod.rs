@@ -29,6 +29,64 @@ use view::{Block, Line, Usage, nth_value, raw_content, result_text};
 
 mod view;
 
+/// Event types only Claude Code writes.
+pub const OWN_TYPES: &[&str] = &[
+    "stream_event",
+    "rate_limit_event",
+    "tool_progress",
+    "tool_use_summary",
+    "auth_status",
+    "prompt_suggestion",
+    "conversation_reset",
+];
+
+/// `system` subtypes only Claude Code writes.
+const OWN_SUBTYPES: &[&str] = &[
+    "hook_started",
+    "hook_progress",
+    "hook_response",
+    "status",
+    "compact_boundary",
+    "api_retry",
+    "task_started",
+    "task_progress",
+    "task_updated",
+    "background_tasks_changed",
+    "thinking_tokens",
+    "session_state_changed",
+    "permission_denied",
+    "local_command_output",
+    "files_persisted",
+];
+
+/// How strongly a record is Claude Code's (see `agents::detect`): its own types and `system`
+/// subtypes; on the types it shares with cursor-agent, `parent_tool_use_id`,
+/// `claude_code_version`, `num_turns`, `total_cost_usd` and the API message's `id`, `model`
+/// and `usage` (cursor-agent's `message` has `role` and `content` only). `uuid`, `tools`,
+/// `mcp_servers`, `apiKeySource` and the other keys of an init are not marks: cursor-agent's
+/// init may carry them too.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    if OWN_TYPES.contains(&ty) {
+        return super::MARK;
+    }
+    if !matches!(ty, "system" | "assistant" | "user" | "result") {
+        return 0;
+    }
+    super::count_marks(&[
+        ty == "system"
+            && s.subtype
+                .as_str()
+                .is_some_and(|st| OWN_SUBTYPES.contains(&st)),
+        s.parent_tool_use_id.is_present(),
+        s.claude_code_version.is_present(),
+        s.num_turns.is_present() || s.total_cost_usd.is_present(),
+        s.message.id.is_present() || s.message.model.is_present() || s.message.usage.is_present(),
+    ]) + super::SHAPE
+}
+
 /// Where the stream stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum State {
