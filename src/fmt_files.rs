@@ -9,7 +9,9 @@
 //! be replaced and how: see there.
 
 use crate::text::escape_untrusted;
-use std::io::{self, Write};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
 
 mod in_place;
 
@@ -74,62 +76,164 @@ impl Outcome {
     }
 }
 
-/// The formatted output, compared with the file's bytes as it is written, and kept nowhere
-/// unless it differs and a [`Target`] is to be replaced: then it goes to a temporary file beside
-/// it, from the start (the part equal to the file is copied from the file's bytes).
+/// The input as the formatter reads it and its new form as the formatter writes it, compared
+/// as both go: [`Compare::reader`] passes the input through and keeps the bytes read that no
+/// output has been compared with yet, [`Compare`] (the formatter's output) compares what it is
+/// given with them, or keeps what it was given ahead of the input until the input comes. Only
+/// the gap between the two is held: the formatter writes a record once it has read it, so the
+/// gap is about the record being read, and once a byte differs nothing more is kept. The new
+/// form of a [`Target`] goes to a temporary file beside it from then on, after the part that was
+/// equal, which is read again from the file (the file is never held).
 pub(crate) struct Compare<'a> {
-    original: &'a [u8],
-    /// How many bytes of output were equal to the start of `original` (while `!differs`).
-    same: usize,
-    differs: bool,
+    state: &'a RefCell<Window>,
     target: Option<&'a Target>,
     temp: Option<Temp>,
 }
 
+/// What [`Compare`] and its reader share.
+#[derive(Default)]
+pub(crate) struct Window {
+    /// How many bytes of output were equal to the start of the input (while `!differs`).
+    same: u64,
+    differs: bool,
+    /// Input read that no output has been compared with yet.
+    unread: VecDeque<u8>,
+    /// Output written that no input has been compared with yet (then `unread` is empty).
+    ahead: VecDeque<u8>,
+    /// Bytes read since the last LF, and past how many of them the line is known to be left
+    /// out (see [`Window::new`]).
+    line: u64,
+    dropped_past: Option<u64>,
+    /// Reading the input failed (not writing the output).
+    read_failed: bool,
+}
+
+impl Window {
+    /// `dropped_past`: when a physical line longer than this many bytes is always left out of
+    /// the new form (a record over the limit is, unless `--keep-invalid` passes it through),
+    /// and each record gives at most one line. Such a file always changes: the new form has
+    /// fewer lines than the file has LFs. So the line is known to differ as soon as it is read
+    /// this far, and is not kept until the output after it comes.
+    pub(crate) fn new(dropped_past: Option<u64>) -> RefCell<Window> {
+        RefCell::new(Window {
+            dropped_past,
+            ..Window::default()
+        })
+    }
+
+    /// Whether the formatter's error was the input's.
+    pub(crate) fn read_failed(&self) -> bool {
+        self.read_failed
+    }
+
+    fn diverged(&mut self) {
+        self.differs = true;
+        self.unread = VecDeque::new();
+    }
+
+    /// The input bytes `bytes`, just read.
+    fn input(&mut self, bytes: &[u8]) {
+        if self.differs {
+            return;
+        }
+        if let Some(past) = self.dropped_past {
+            let mut from = 0;
+            for lf in memchr::memchr_iter(b'\n', bytes).chain([bytes.len()]) {
+                self.line += (lf - from) as u64;
+                if self.line > past {
+                    self.diverged();
+                    return;
+                }
+                if lf < bytes.len() {
+                    self.line = 0;
+                }
+                from = lf + 1;
+            }
+        }
+        let k = self.ahead.len().min(bytes.len());
+        if !self.ahead.iter().take(k).eq(bytes[..k].iter()) {
+            self.diverged();
+            return;
+        }
+        self.ahead.drain(..k);
+        self.same += k as u64;
+        self.unread.extend(&bytes[k..]);
+    }
+
+    /// The output bytes `bytes`, just written; false when they differ from the input.
+    fn output(&mut self, bytes: &[u8]) -> bool {
+        if self.differs {
+            return false;
+        }
+        let k = self.unread.len().min(bytes.len());
+        if !self.unread.iter().take(k).eq(bytes[..k].iter()) {
+            self.diverged();
+            self.ahead.extend(bytes);
+            return false;
+        }
+        self.unread.drain(..k);
+        self.same += k as u64;
+        self.ahead.extend(&bytes[k..]);
+        true
+    }
+}
+
 impl<'a> Compare<'a> {
-    pub(crate) fn new(original: &'a [u8], target: Option<&'a Target>) -> Compare<'a> {
+    pub(crate) fn new(state: &'a RefCell<Window>, target: Option<&'a Target>) -> Compare<'a> {
         Compare {
-            original,
-            same: 0,
-            differs: false,
+            state,
             target,
             temp: None,
         }
     }
 
-    /// Whether the output differs from the file.
+    /// `input`, compared with the output as the formatter reads it.
+    pub(crate) fn reader<R: Read>(state: &'a RefCell<Window>, input: R) -> Tee<'a, R> {
+        Tee { state, input }
+    }
+
+    /// Whether the output differs from the input (once the input was read to its end).
     pub(crate) fn changed(&self) -> bool {
-        self.differs || self.same != self.original.len()
+        let w = self.state.borrow();
+        w.differs || !w.unread.is_empty() || !w.ahead.is_empty()
     }
 
     /// The temporary file holding the whole output, when it differs and there is a target.
     pub(crate) fn into_temp(mut self) -> io::Result<Option<Temp>> {
-        if self.changed() && !self.differs {
-            // The output is a shorter start of the file.
+        if self.changed() {
+            self.state.borrow_mut().diverged();
             self.start_temp()?;
         }
         Ok(self.temp.take())
     }
 
+    /// Once the output differs: the temporary file, given the part that was equal (read again
+    /// from the file, a piece at a time) and the output not compared yet.
     fn start_temp(&mut self) -> io::Result<()> {
-        self.differs = true;
-        if let Some(target) = self.target {
-            let mut temp = target.temp()?;
-            temp.write_all(&self.original[..self.same])?;
-            self.temp = Some(temp);
-        }
+        let (Some(target), None) = (self.target, &self.temp) else {
+            return Ok(());
+        };
+        let mut temp = target.temp()?;
+        let mut w = self.state.borrow_mut();
+        target.copy_start(w.same, &mut temp)?;
+        let (a, b) = w.ahead.as_slices();
+        temp.write_all(a)?;
+        temp.write_all(b)?;
+        w.ahead = VecDeque::new();
+        self.temp = Some(temp);
         Ok(())
     }
 }
 
 impl Write for Compare<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if !self.differs {
-            if self.original[self.same..].starts_with(buf) {
-                self.same += buf.len();
-                return Ok(buf.len());
-            }
+        if self.temp.is_none() && !self.state.borrow_mut().output(buf) {
+            // Also when the reader found the difference: what it left ahead goes first.
             self.start_temp()?;
+            if self.target.is_none() {
+                self.state.borrow_mut().ahead = VecDeque::new();
+            }
+            return Ok(buf.len());
         }
         if let Some(temp) = &mut self.temp {
             temp.write_all(buf)?;
@@ -139,6 +243,25 @@ impl Write for Compare<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// The input of a [`Compare`], passed through to the formatter.
+pub(crate) struct Tee<'a, R> {
+    state: &'a RefCell<Window>,
+    input: R,
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.input.read(buf).inspect_err(|e| {
+            // A stop (Ctrl-C) is no failure of the input.
+            if !crate::interrupt::is_stop(e) {
+                self.state.borrow_mut().read_failed = true;
+            }
+        })?;
+        self.state.borrow_mut().input(&buf[..n]);
+        Ok(n)
     }
 }
 
@@ -225,19 +348,47 @@ mod tests {
         assert_eq!(o.summary(Mode::Check), "1 file not checked");
     }
 
-    #[test]
-    fn compare_tells_equal_output_from_any_difference() {
-        let same = |pieces: &[&[u8]]| {
-            let mut c = Compare::new(b"abc\n", None);
-            for p in pieces {
+    /// Reads `input` through a compare in pieces of `step` bytes, writing `output`'s pieces
+    /// after the read of the same number (the rest at the end); whether they were equal.
+    fn same(input: &[u8], step: usize, output: &[&[u8]], dropped_past: Option<u64>) -> bool {
+        let window = Window::new(dropped_past);
+        let mut c = Compare::new(&window, None);
+        let mut r = Compare::reader(&window, input);
+        let mut out = output.iter();
+        let mut buf = vec![0; step];
+        while r.read(&mut buf).unwrap() > 0 {
+            if let Some(p) = out.next() {
                 c.write_all(p).unwrap();
             }
-            !c.changed()
-        };
-        assert!(same(&[b"ab", b"c\n"]));
-        assert!(!same(&[b"ab"]), "a shorter output differs");
-        assert!(!same(&[b"abc\n", b"d"]), "a longer output differs");
-        assert!(!same(&[b"ax", b"c\n"]));
+        }
+        for p in out {
+            c.write_all(p).unwrap();
+        }
+        !c.changed()
+    }
+
+    #[test]
+    fn compare_tells_equal_output_from_any_difference() {
+        for step in [1, 2, 3, 100] {
+            assert!(same(b"abc\n", step, &[b"ab", b"c\n"], None));
+            assert!(same(b"abc\n", step, &[b"", b"", b"abc\n"], None));
+            assert!(!same(b"abc\n", step, &[b"ab"], None), "a shorter output differs");
+            assert!(!same(b"abc\n", step, &[b"abc\n", b"d"], None), "a longer one too");
+            assert!(!same(b"abc\n", step, &[b"ax", b"c\n"], None));
+            assert!(!same(b"abc\n", step, &[b"abcd\n"], None));
+        }
+    }
+
+    #[test]
+    fn a_line_past_the_bound_is_a_difference_once_read() {
+        let window = Window::new(Some(4));
+        let mut r = Compare::reader(&window, &b"abcd\nabcdefgh\n"[..]);
+        let mut buf = [0; 7];
+        r.read(&mut buf).unwrap();
+        assert!(!window.borrow().differs, "a line of the bound is not");
+        r.read(&mut buf).unwrap();
+        assert!(window.borrow().differs);
+        assert!(window.borrow().unread.is_empty(), "nothing more is kept");
     }
 
     #[test]

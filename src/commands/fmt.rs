@@ -18,13 +18,14 @@ use crate::check::CheckOptions;
 use crate::cli::FmtArgs;
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions, Target as To};
-use crate::fmt_files::{Compare, Mode, NotWritten, Target};
+use crate::fmt_files::{Compare, Mode, NotWritten, Target, Window};
 use crate::report::{Format, Printer};
 use crate::rules::Severity;
 use crate::sink::{self, Sink};
 use crate::terminal::Terminal;
 use crate::text::escape_untrusted;
 use anyhow::Context;
+use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -203,11 +204,14 @@ impl EachFile<'_> {
         printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
+        if self.mode != Mode::Diff {
+            return self.check_one(self.stdin_name, stdin(), printer, out);
+        }
         let mut bytes = Vec::new();
         stdin()
             .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", self.stdin_name))?;
-        self.judge(self.stdin_name, &bytes, printer, out)
+        self.diff(self.stdin_name, &bytes, printer, out)
     }
 
     /// `--check` or `--diff` of one file.
@@ -217,8 +221,18 @@ impl EachFile<'_> {
         printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
+        let name = path.display().to_string();
+        if self.mode != Mode::Diff {
+            return match File::open(path) {
+                Ok(file) => self.check_one(&name, file, printer, out),
+                Err(e) => {
+                    cannot_read(path, e)?;
+                    Ok(not_done(EXIT_USAGE))
+                }
+            };
+        }
         match std::fs::read(path) {
-            Ok(bytes) => self.judge(&path.display().to_string(), &bytes, printer, out),
+            Ok(bytes) => self.diff(&name, &bytes, printer, out),
             Err(e) => {
                 cannot_read(path, e)?;
                 Ok(not_done(EXIT_USAGE))
@@ -226,8 +240,37 @@ impl EachFile<'_> {
         }
     }
 
-    /// `--check` or `--diff` of `original`, read from `name`.
-    fn judge<W: Write>(
+    /// `--check` of `input`, read from `name`: compared with its new form as both go, so that
+    /// neither is held whole (see [`Compare`]).
+    fn check_one<R: Read, W: Write>(
+        &self,
+        name: &str,
+        input: R,
+        printer: &mut Printer<io::Stderr>,
+        out: &mut W,
+    ) -> anyhow::Result<Verdict> {
+        let shown = escape_untrusted(name).into_owned();
+        let window = self.window();
+        let mut compared = Compare::new(&window, None);
+        let totals = match self.format(name, Compare::reader(&window, input), &mut compared, printer)
+        {
+            Ok(totals) => totals,
+            Err(e) => return failed_input(name, e),
+        };
+        if let Some(verdict) = self.left_alone(&shown, &totals)? {
+            return Ok(verdict);
+        }
+        if !compared.changed() {
+            return Ok(Verdict::Unchanged);
+        }
+        // Noted before the output is written: a closed stdout still ends with exit 1.
+        sink::note_exit(EXIT_FINDINGS);
+        crate::fmt_files::would_reformat(&shown, out)?;
+        Ok(Verdict::Changed)
+    }
+
+    /// `--diff` of `original`, read from `name`.
+    fn diff<W: Write>(
         &self,
         name: &str,
         original: &[u8],
@@ -236,35 +279,31 @@ impl EachFile<'_> {
     ) -> anyhow::Result<Verdict> {
         let shown = escape_untrusted(name).into_owned();
         let mut formatted = Vec::new();
-        let mut compared = Compare::new(original, None);
-        let totals = if self.mode == Mode::Diff {
-            self.format(name, original, &mut formatted, printer)
-        } else {
-            self.format(name, original, &mut compared, printer)
-        };
-        let totals = match totals {
+        let totals = match self.format(name, original, &mut formatted, printer) {
             Ok(totals) => totals,
             Err(e) => return failed_input(name, e),
         };
         if let Some(verdict) = self.left_alone(&shown, &totals)? {
             return Ok(verdict);
         }
-        let changed = if self.mode == Mode::Diff {
-            formatted != original
-        } else {
-            compared.changed()
-        };
-        if !changed {
+        if formatted == original {
             return Ok(Verdict::Unchanged);
         }
         // Noted before the output is written: a closed stdout still ends with exit 1.
         sink::note_exit(EXIT_FINDINGS);
-        if self.mode == Mode::Diff {
-            crate::fmt_files::write_diff(&shown, original, &formatted, out)?;
-        } else {
-            crate::fmt_files::would_reformat(&shown, out)?;
-        }
+        crate::fmt_files::write_diff(&shown, original, &formatted, out)?;
         Ok(Verdict::Changed)
+    }
+
+    /// The window a [`Compare`] keeps, told when a long line is always left out: a record over
+    /// the limit (longer than it by more than a BOM and a CR) that `--keep-invalid` does not
+    /// pass through, where each record gives at most one line (not `--to common`).
+    fn window(&self) -> std::cell::RefCell<Window> {
+        let passed = self.opts.keep_invalid && self.opts.to == To::Ndjson;
+        let one_line_each = self.opts.to != To::Common;
+        Window::new(
+            (!passed && one_line_each).then(|| self.check.max_record_bytes as u64 + 4),
+        )
     }
 
     /// `--write` of one file: its new form goes to a temporary file beside it, which replaces
@@ -273,26 +312,26 @@ impl EachFile<'_> {
         let name = path.display().to_string();
         let shown = escape_untrusted(&name).into_owned();
         let walked = !self.named.iter().any(|p| p == path);
-        let target = Target::open(path, walked, self.force).and_then(|mut target| {
-            let bytes = target.read().map_err(|e| NotWritten {
-                reason: format!("cannot read: {e}"),
-                failure: true,
-            })?;
-            Ok((target, bytes))
-        });
-        let (target, original) = match target {
-            Ok(read) => read,
+        let target = match Target::open(path, walked, self.force) {
+            Ok(target) => target,
             Err(why) => return not_written(&shown, &why),
         };
-        let mut compared = Compare::new(&original, Some(&target));
-        let totals = match self.format(&name, &original, &mut compared, printer) {
+        let window = self.window();
+        let mut compared = Compare::new(&window, Some(&target));
+        let input = Compare::reader(&window, target.file());
+        let totals = match self.format(&name, input, &mut compared, printer) {
             Ok(totals) => totals,
             Err(e) if crate::interrupt::is_stop(&e) || sink::is_write_error(&e) => {
                 return failed_input(&name, e);
             }
             Err(e) => {
+                let what = if window.borrow().read_failed() {
+                    "cannot read"
+                } else {
+                    "cannot write"
+                };
                 let why = NotWritten {
-                    reason: format!("cannot write: {e}"),
+                    reason: format!("{what}: {e}"),
                     failure: true,
                 };
                 return not_written(&shown, &why);
@@ -318,11 +357,11 @@ impl EachFile<'_> {
         }
     }
 
-    /// Formats `original` into `out`, the records it leaves out reported on stderr.
-    fn format<W: Write>(
+    /// Formats `input` into `out`, the records it leaves out reported on stderr.
+    fn format<R: Read, W: Write>(
         &self,
         name: &str,
-        original: &[u8],
+        input: R,
         out: &mut W,
         printer: &mut Printer<io::Stderr>,
     ) -> io::Result<fmt::FmtTotals> {
@@ -330,7 +369,7 @@ impl EachFile<'_> {
             printer.diagnostic(name, &d)?;
             printer.flush()
         };
-        fmt::format(original, self.check, &self.opts, out, &mut emit)
+        fmt::format(input, self.check, &self.opts, out, &mut emit)
     }
 
     /// A file left as it is whatever its form: another agent's stream (counted as formatted),
