@@ -11,6 +11,7 @@
 use crate::text::escape_untrusted;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{self, Read, Write};
 
 mod in_place;
@@ -77,15 +78,18 @@ impl Outcome {
 }
 
 /// The input as the formatter reads it and its new form as the formatter writes it, compared
-/// as both go: [`Compare::reader`] passes the input through and keeps the bytes read that no
-/// output has been compared with yet, [`Compare`] (the formatter's output) compares what it is
-/// given with them, or keeps what it was given ahead of the input until the input comes. Only
-/// the gap between the two is held: the formatter writes a record once it has read it, so the
-/// gap is about the record being read, and once a byte differs nothing more is kept. The new
-/// form of a [`Target`] goes to a temporary file beside it from then on, after the part that was
-/// equal, which is read again from the file (the file is never held).
+/// as both go. [`Compare::reader`] passes the input through to the formatter; [`Compare`] takes
+/// its output. A file is read again where the output has come to, a piece at a time; standard
+/// input cannot be, so the bytes read that no output has been compared with yet are kept, and
+/// so is output written ahead of the input, until the other comes. That gap is about the record
+/// being read (the formatter writes a record once it has read it), and once a byte differs
+/// nothing more is kept. The new form of a [`Target`] goes to a temporary file beside it from
+/// then on, after the part that was equal, which is copied from the file. Neither the file nor
+/// its new form is ever held whole.
 pub(crate) struct Compare<'a> {
     state: &'a RefCell<Window>,
+    /// The file the input is, read again where the output has come to.
+    file: Option<Reread<'a>>,
     target: Option<&'a Target>,
     temp: Option<Temp>,
 }
@@ -96,12 +100,16 @@ pub(crate) struct Window {
     /// How many bytes of output were equal to the start of the input (while `!differs`).
     same: u64,
     differs: bool,
-    /// Input read that no output has been compared with yet.
-    unread: VecDeque<u8>,
+    /// How many bytes the formatter has read.
+    read: u64,
+    /// Standard input: the bytes read that no output has been compared with yet (kept only
+    /// when there is no file to read them again from).
+    keep: bool,
+    unread: Pending,
     /// Output written that no input has been compared with yet (then `unread` is empty).
-    ahead: VecDeque<u8>,
+    ahead: Pending,
     /// Bytes read since the last LF, and past how many of them the line is known to be left
-    /// out (see [`Window::new`]).
+    /// out (see [`Window::streamed`]).
     line: u64,
     dropped_past: Option<u64>,
     /// Reading the input failed (not writing the output).
@@ -109,13 +117,20 @@ pub(crate) struct Window {
 }
 
 impl Window {
+    /// The window of a file: the file itself is read again to compare with.
+    pub(crate) fn of_file() -> RefCell<Window> {
+        RefCell::new(Window::default())
+    }
+
+    /// The window of standard input, which keeps what it has read until the output comes.
     /// `dropped_past`: when a physical line longer than this many bytes is always left out of
     /// the new form (a record over the limit is, unless `--keep-invalid` passes it through),
-    /// and each record gives at most one line. Such a file always changes: the new form has
-    /// fewer lines than the file has LFs. So the line is known to differ as soon as it is read
-    /// this far, and is not kept until the output after it comes.
-    pub(crate) fn new(dropped_past: Option<u64>) -> RefCell<Window> {
+    /// and each record gives at most one line. Such an input always changes, since the new
+    /// form has fewer lines than the input has LFs: so the line is known to differ as soon as
+    /// it is read this far, and is not kept until the output after it comes.
+    pub(crate) fn streamed(dropped_past: Option<u64>) -> RefCell<Window> {
         RefCell::new(Window {
+            keep: true,
             dropped_past,
             ..Window::default()
         })
@@ -128,12 +143,13 @@ impl Window {
 
     fn diverged(&mut self) {
         self.differs = true;
-        self.unread = VecDeque::new();
+        self.unread = Pending::default();
     }
 
     /// The input bytes `bytes`, just read.
     fn input(&mut self, bytes: &[u8]) {
-        if self.differs {
+        self.read += bytes.len() as u64;
+        if self.differs || !self.keep {
             return;
         }
         if let Some(past) = self.dropped_past {
@@ -150,38 +166,137 @@ impl Window {
                 from = lf + 1;
             }
         }
-        let k = self.ahead.len().min(bytes.len());
-        if !self.ahead.iter().take(k).eq(bytes[..k].iter()) {
-            self.diverged();
-            return;
+        match self.ahead.take_equal(bytes) {
+            Some(k) => {
+                self.same += k as u64;
+                self.unread.push(&bytes[k..]);
+            }
+            None => self.diverged(),
         }
-        self.ahead.drain(..k);
-        self.same += k as u64;
-        self.unread.extend(&bytes[k..]);
-    }
-
-    /// The output bytes `bytes`, just written; false when they differ from the input.
-    fn output(&mut self, bytes: &[u8]) -> bool {
-        if self.differs {
-            return false;
-        }
-        let k = self.unread.len().min(bytes.len());
-        if !self.unread.iter().take(k).eq(bytes[..k].iter()) {
-            self.diverged();
-            self.ahead.extend(bytes);
-            return false;
-        }
-        self.unread.drain(..k);
-        self.same += k as u64;
-        self.ahead.extend(&bytes[k..]);
-        true
     }
 }
 
+/// Bytes waiting to be compared, in the pieces they came in (no buffer grown by doubling).
+#[derive(Default)]
+struct Pending {
+    pieces: VecDeque<Vec<u8>>,
+    /// How much of the first piece was compared already.
+    at: usize,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        if !bytes.is_empty() {
+            self.pieces.push_back(bytes.to_vec());
+        }
+    }
+
+    /// Compares the start of `bytes` with what is pending: when as far as both go they are
+    /// equal, that much is taken off and its length returned; `None` when they differ (and
+    /// nothing is taken).
+    fn take_equal(&mut self, bytes: &[u8]) -> Option<usize> {
+        let mut at = self.at;
+        let mut k = 0;
+        for piece in &self.pieces {
+            let n = (piece.len() - at).min(bytes.len() - k);
+            if piece[at..at + n] != bytes[k..k + n] {
+                return None;
+            }
+            k += n;
+            at = 0;
+            if k == bytes.len() {
+                break;
+            }
+        }
+        let mut left = k;
+        while left > 0 {
+            let first = self.pieces.front().map_or(0, Vec::len) - self.at;
+            if first > left {
+                self.at += left;
+                break;
+            }
+            left -= first;
+            self.at = 0;
+            self.pieces.pop_front();
+        }
+        Some(k)
+    }
+
+    fn write_to(&mut self, out: &mut impl Write) -> io::Result<()> {
+        for piece in std::mem::take(&mut self.pieces) {
+            out.write_all(&piece[std::mem::take(&mut self.at)..])?;
+        }
+        Ok(())
+    }
+}
+
+/// A file read again at the offsets the output has come to, through a small buffer.
+struct Reread<'a> {
+    file: &'a File,
+    buf: Vec<u8>,
+    /// The offset of `buf`'s first byte, and how many of its bytes are the file's.
+    pos: u64,
+    len: usize,
+}
+
+impl Reread<'_> {
+    /// Whether the file holds `bytes` at `at` (false past its end).
+    fn holds(&mut self, mut at: u64, mut bytes: &[u8]) -> io::Result<bool> {
+        use std::os::unix::fs::FileExt;
+        while !bytes.is_empty() {
+            if at < self.pos || at >= self.pos + self.len as u64 {
+                self.buf.resize(REREAD, 0);
+                self.pos = at;
+                self.len = self.file.read_at(&mut self.buf, at)?;
+                if self.len == 0 {
+                    return Ok(false);
+                }
+            }
+            let off = usize::try_from(at - self.pos).unwrap_or(usize::MAX);
+            let n = (self.len - off).min(bytes.len());
+            if self.buf[off..off + n] != bytes[..n] {
+                return Ok(false);
+            }
+            at += n as u64;
+            bytes = &bytes[n..];
+        }
+        Ok(true)
+    }
+}
+
+/// The piece of a file read again at a time.
+const REREAD: usize = 64 << 10;
+
 impl<'a> Compare<'a> {
-    pub(crate) fn new(state: &'a RefCell<Window>, target: Option<&'a Target>) -> Compare<'a> {
+    /// The output compared with standard input (kept in `state` as it is read).
+    pub(crate) fn streamed(state: &'a RefCell<Window>) -> Compare<'a> {
         Compare {
             state,
+            file: None,
+            target: None,
+            temp: None,
+        }
+    }
+
+    /// The output compared with `file`, which is read again; written to a temporary file
+    /// beside `target` once it differs.
+    pub(crate) fn of_file(
+        state: &'a RefCell<Window>,
+        file: &'a File,
+        target: Option<&'a Target>,
+    ) -> Compare<'a> {
+        Compare {
+            state,
+            file: Some(Reread {
+                file,
+                buf: Vec::new(),
+                pos: 0,
+                len: 0,
+            }),
             target,
             temp: None,
         }
@@ -195,7 +310,7 @@ impl<'a> Compare<'a> {
     /// Whether the output differs from the input (once the input was read to its end).
     pub(crate) fn changed(&self) -> bool {
         let w = self.state.borrow();
-        w.differs || !w.unread.is_empty() || !w.ahead.is_empty()
+        w.differs || w.same != w.read || !w.ahead.is_empty()
     }
 
     /// The temporary file holding the whole output, when it differs and there is a target.
@@ -207,19 +322,39 @@ impl<'a> Compare<'a> {
         Ok(self.temp.take())
     }
 
-    /// Once the output differs: the temporary file, given the part that was equal (read again
+    /// Whether `buf`, the next output, is equal to the input where the output has come to
+    /// (and if so, it is counted as such).
+    fn equal(&mut self, buf: &[u8]) -> io::Result<bool> {
+        let mut w = self.state.borrow_mut();
+        if w.differs {
+            return Ok(false);
+        }
+        if let Some(file) = &mut self.file {
+            let held = file.holds(w.same, buf).inspect_err(|_| w.read_failed = true)?;
+            if held {
+                w.same += buf.len() as u64;
+            }
+            return Ok(held);
+        }
+        let Some(k) = w.unread.take_equal(buf) else {
+            return Ok(false);
+        };
+        w.same += k as u64;
+        w.ahead.push(&buf[k..]);
+        Ok(true)
+    }
+
+    /// Once the output differs: the temporary file, given the part that was equal (copied
     /// from the file, a piece at a time) and the output not compared yet.
     fn start_temp(&mut self) -> io::Result<()> {
         let (Some(target), None) = (self.target, &self.temp) else {
+            self.state.borrow_mut().ahead = Pending::default();
             return Ok(());
         };
         let mut temp = target.temp()?;
         let mut w = self.state.borrow_mut();
         target.copy_start(w.same, &mut temp)?;
-        let (a, b) = w.ahead.as_slices();
-        temp.write_all(a)?;
-        temp.write_all(b)?;
-        w.ahead = VecDeque::new();
+        w.ahead.write_to(&mut temp)?;
         self.temp = Some(temp);
         Ok(())
     }
@@ -227,16 +362,16 @@ impl<'a> Compare<'a> {
 
 impl Write for Compare<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.temp.is_none() && !self.state.borrow_mut().output(buf) {
-            // Also when the reader found the difference: what it left ahead goes first.
-            self.start_temp()?;
-            if self.target.is_none() {
-                self.state.borrow_mut().ahead = VecDeque::new();
-            }
-            return Ok(buf.len());
-        }
         if let Some(temp) = &mut self.temp {
             temp.write_all(buf)?;
+        } else if !self.equal(buf)? {
+            self.state.borrow_mut().diverged();
+            // After what the reader may have left ahead when it found the difference; `buf`
+            // itself is not copied (it may be a whole long record).
+            self.start_temp()?;
+            if let Some(temp) = &mut self.temp {
+                temp.write_all(buf)?;
+            }
         }
         Ok(buf.len())
     }
@@ -351,8 +486,8 @@ mod tests {
     /// Reads `input` through a compare in pieces of `step` bytes, writing `output`'s pieces
     /// after the read of the same number (the rest at the end); whether they were equal.
     fn same(input: &[u8], step: usize, output: &[&[u8]], dropped_past: Option<u64>) -> bool {
-        let window = Window::new(dropped_past);
-        let mut c = Compare::new(&window, None);
+        let window = Window::streamed(dropped_past);
+        let mut c = Compare::streamed(&window);
         let mut r = Compare::reader(&window, input);
         let mut out = output.iter();
         let mut buf = vec![0; step];
@@ -381,7 +516,7 @@ mod tests {
 
     #[test]
     fn a_line_past_the_bound_is_a_difference_once_read() {
-        let window = Window::new(Some(4));
+        let window = Window::streamed(Some(4));
         let mut r = Compare::reader(&window, &b"abcd\nabcdefgh\n"[..]);
         let mut buf = [0; 7];
         r.read(&mut buf).unwrap();

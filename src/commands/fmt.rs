@@ -25,6 +25,7 @@ use crate::sink::{self, Sink};
 use crate::terminal::Terminal;
 use crate::text::escape_untrusted;
 use anyhow::Context;
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -205,7 +206,9 @@ impl EachFile<'_> {
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         if self.mode != Mode::Diff {
-            return self.check_one(self.stdin_name, stdin(), printer, out);
+            let window = self.streamed();
+            let compared = Compare::streamed(&window);
+            return self.check_one(self.stdin_name, &window, stdin(), compared, printer, out);
         }
         let mut bytes = Vec::new();
         stdin()
@@ -224,7 +227,17 @@ impl EachFile<'_> {
         let name = path.display().to_string();
         if self.mode != Mode::Diff {
             return match File::open(path) {
-                Ok(file) => self.check_one(&name, file, printer, out),
+                // A FIFO or a device cannot be read again: it is kept as standard input is.
+                Ok(file) if !file.metadata().is_ok_and(|m| m.is_file()) => {
+                    let window = self.streamed();
+                    let compared = Compare::streamed(&window);
+                    self.check_one(&name, &window, file, compared, printer, out)
+                }
+                Ok(file) => {
+                    let window = Window::of_file();
+                    let compared = Compare::of_file(&window, &file, None);
+                    self.check_one(&name, &window, &file, compared, printer, out)
+                }
                 Err(e) => {
                     cannot_read(path, e)?;
                     Ok(not_done(EXIT_USAGE))
@@ -240,20 +253,20 @@ impl EachFile<'_> {
         }
     }
 
-    /// `--check` of `input`, read from `name`: compared with its new form as both go, so that
-    /// neither is held whole (see [`Compare`]).
+    /// `--check` of `input`, read from `name` through `window` and compared with its new form
+    /// as both go, so that neither is held whole (see [`Compare`]).
     fn check_one<R: Read, W: Write>(
         &self,
         name: &str,
+        window: &RefCell<Window>,
         input: R,
+        mut compared: Compare<'_>,
         printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         let shown = escape_untrusted(name).into_owned();
-        let window = self.window();
-        let mut compared = Compare::new(&window, None);
-        let totals = match self.format(name, Compare::reader(&window, input), &mut compared, printer)
-        {
+        let input = Compare::reader(window, input);
+        let totals = match self.format(name, input, &mut compared, printer) {
             Ok(totals) => totals,
             Err(e) => return failed_input(name, e),
         };
@@ -295,13 +308,13 @@ impl EachFile<'_> {
         Ok(Verdict::Changed)
     }
 
-    /// The window a [`Compare`] keeps, told when a long line is always left out: a record over
-    /// the limit (longer than it by more than a BOM and a CR) that `--keep-invalid` does not
-    /// pass through, where each record gives at most one line (not `--to common`).
-    fn window(&self) -> std::cell::RefCell<Window> {
+    /// The window standard input is kept in, told when a long line is always left out: a
+    /// record over the limit (longer than it by more than a BOM and a CR) that `--keep-invalid`
+    /// does not pass through, where each record gives at most one line (not `--to common`).
+    fn streamed(&self) -> RefCell<Window> {
         let passed = self.opts.keep_invalid && self.opts.to == To::Ndjson;
         let one_line_each = self.opts.to != To::Common;
-        Window::new(
+        Window::streamed(
             (!passed && one_line_each).then(|| self.check.max_record_bytes as u64 + 4),
         )
     }
@@ -316,8 +329,8 @@ impl EachFile<'_> {
             Ok(target) => target,
             Err(why) => return not_written(&shown, &why),
         };
-        let window = self.window();
-        let mut compared = Compare::new(&window, Some(&target));
+        let window = Window::of_file();
+        let mut compared = Compare::of_file(&window, target.file(), Some(&target));
         let input = Compare::reader(&window, target.file());
         let totals = match self.format(&name, input, &mut compared, printer) {
             Ok(totals) => totals,
