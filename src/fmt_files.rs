@@ -3,10 +3,11 @@
 //! into one concatenated stream).
 //!
 //! This module owns what happens to each file and the words said about it. It must not format
-//! (that is [`crate::fmt`]); the caller formats into a [`Compare`], which compares the new form
-//! with the file as it is written and, for `--write`, streams it to a temporary file from the
-//! first byte that differs (an unchanged file costs no write). `in_place` owns which files may
-//! be replaced and how: see there.
+//! (that is [`crate::fmt`]); the caller formats from a [`Compare::reader`] into a [`Compare`],
+//! which compares the new form with the input as both go, holding no more than the gap between
+//! them (about a record), and for `--write` streams it to a temporary file from the first byte
+//! that differs (an unchanged file costs no write). `--diff` still holds a file and its new
+//! form. `in_place` owns which files may be replaced and how: see there.
 
 use crate::text::escape_untrusted;
 use std::cell::RefCell;
@@ -330,7 +331,9 @@ impl<'a> Compare<'a> {
             return Ok(false);
         }
         if let Some(file) = &mut self.file {
-            let held = file.holds(w.same, buf).inspect_err(|_| w.read_failed = true)?;
+            let held = file
+                .holds(w.same, buf)
+                .inspect_err(|_| w.read_failed = true)?;
             if held {
                 w.same += buf.len() as u64;
             }
@@ -507,11 +510,42 @@ mod tests {
         for step in [1, 2, 3, 100] {
             assert!(same(b"abc\n", step, &[b"ab", b"c\n"], None));
             assert!(same(b"abc\n", step, &[b"", b"", b"abc\n"], None));
-            assert!(!same(b"abc\n", step, &[b"ab"], None), "a shorter output differs");
-            assert!(!same(b"abc\n", step, &[b"abc\n", b"d"], None), "a longer one too");
+            assert!(
+                !same(b"abc\n", step, &[b"ab"], None),
+                "a shorter output differs"
+            );
+            assert!(
+                !same(b"abc\n", step, &[b"abc\n", b"d"], None),
+                "a longer one too"
+            );
             assert!(!same(b"abc\n", step, &[b"ax", b"c\n"], None));
             assert!(!same(b"abc\n", step, &[b"abcd\n"], None));
         }
+    }
+
+    #[test]
+    fn a_file_is_read_again_to_compare_with() {
+        let path = std::env::temp_dir().join(format!("sjlint-compare-{}", std::process::id()));
+        let input: Vec<u8> = (0..3 * REREAD + 5).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(&path, &input).unwrap();
+        let file = File::open(&path).unwrap();
+        let same = |output: &[&[u8]]| {
+            let window = Window::of_file();
+            let mut c = Compare::of_file(&window, &file, None);
+            let mut r = Compare::reader(&window, &input[..]);
+            io::copy(&mut r, &mut io::sink()).unwrap();
+            for p in output {
+                c.write_all(p).unwrap();
+            }
+            !c.changed()
+        };
+        let (a, b) = input.split_at(REREAD + 3);
+        assert!(same(&[a, b]));
+        assert!(same(&[&input]));
+        assert!(!same(&[a]), "a shorter output differs");
+        assert!(!same(&[a, b, b"x"]), "a longer one too");
+        assert!(!same(&[a, b"x", &b[1..]]));
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -519,9 +553,9 @@ mod tests {
         let window = Window::streamed(Some(4));
         let mut r = Compare::reader(&window, &b"abcd\nabcdefgh\n"[..]);
         let mut buf = [0; 7];
-        r.read(&mut buf).unwrap();
+        r.read_exact(&mut buf).unwrap();
         assert!(!window.borrow().differs, "a line of the bound is not");
-        r.read(&mut buf).unwrap();
+        r.read_exact(&mut buf).unwrap();
         assert!(window.borrow().differs);
         assert!(window.borrow().unread.is_empty(), "nothing more is kept");
     }

@@ -314,9 +314,7 @@ impl EachFile<'_> {
     fn streamed(&self) -> RefCell<Window> {
         let passed = self.opts.keep_invalid && self.opts.to == To::Ndjson;
         let one_line_each = self.opts.to != To::Common;
-        Window::streamed(
-            (!passed && one_line_each).then(|| self.check.max_record_bytes as u64 + 4),
-        )
+        Window::streamed((!passed && one_line_each).then(|| self.check.max_record_bytes as u64 + 4))
     }
 
     /// `--write` of one file: its new form goes to a temporary file beside it, which replaces

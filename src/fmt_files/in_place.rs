@@ -97,7 +97,9 @@ impl Target {
         let mut buf = vec![0; (1 << 20).min(usize::try_from(len).unwrap_or(usize::MAX))];
         let mut at = 0;
         while at < len {
-            let want = buf.len().min(usize::try_from(len - at).unwrap_or(usize::MAX));
+            let want = buf
+                .len()
+                .min(usize::try_from(len - at).unwrap_or(usize::MAX));
             let n = self.file.read_at(&mut buf[..want], at)?;
             if n == 0 {
                 return Err(io::Error::new(
