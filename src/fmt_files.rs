@@ -6,8 +6,8 @@
 //! (that is [`crate::fmt`]); the caller formats from a [`Compare::reader`] into a [`Compare`],
 //! which compares the new form with the input as both go, holding no more than the gap between
 //! them (about a record), and for `--write` streams it to a temporary file from the first byte
-//! that differs (an unchanged file costs no write). `--diff` still holds a file and its new
-//! form. `in_place` owns which files may be replaced and how: see there.
+//! that differs (an unchanged file costs no write). `--diff` of a file that changes holds it and
+//! its new form. `in_place` owns which files may be replaced and how: see there.
 
 use crate::text::escape_untrusted;
 use std::cell::RefCell;

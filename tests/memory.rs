@@ -293,7 +293,7 @@ const BASE_KIB: i64 = 20 << 10;
 
 #[test]
 #[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
-fn fmt_check_and_write_of_a_file_hold_the_limit_not_the_file() {
+fn fmt_check_write_and_diff_of_a_file_hold_the_limit_not_the_file() {
     // A 256 MiB record over a 16 MiB limit, then a short one: left out (the file would
     // change), or with --keep-invalid passed through (the file is left as it is). The new form
     // is compared with the file as it is made; neither is held (they took the whole file once
@@ -313,10 +313,17 @@ fn fmt_check_and_write_of_a_file_hold_the_limit_not_the_file() {
             0,
             "1 file left unchanged",
         ),
+        // --diff compares first as --check does: a file that does not change is not read whole.
+        (
+            vec!["fmt", "--diff", "--keep-invalid", limit, p],
+            0,
+            "1 file already formatted",
+        ),
     ] {
         let run = measured_within(&args, BASE_KIB + (40 << 10), move |_| size);
         assert_eq!(run.code, code, "{}", run.stderr);
-        assert!(run.stdout.contains(said), "{}", run.stdout);
+        let said_all = format!("{}{}", run.stdout, run.stderr);
+        assert!(said_all.contains(said), "{said_all}");
     }
     assert_eq!(std::fs::metadata(&path).unwrap().len(), size as u64);
 }

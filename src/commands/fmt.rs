@@ -214,7 +214,7 @@ impl EachFile<'_> {
         stdin()
             .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", self.stdin_name))?;
-        self.diff(self.stdin_name, &bytes, printer, out)
+        self.diff(self.stdin_name, &bytes, Some(printer), out)
     }
 
     /// `--check` or `--diff` of one file.
@@ -225,31 +225,50 @@ impl EachFile<'_> {
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         let name = path.display().to_string();
+        let file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) => {
+                cannot_read(path, e)?;
+                return Ok(not_done(EXIT_USAGE));
+            }
+        };
+        // A FIFO or a device cannot be read again: it is kept as standard input is.
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        let window = if regular {
+            Window::of_file()
+        } else {
+            self.streamed()
+        };
+        let compared = if regular {
+            Compare::of_file(&window, &file, None)
+        } else {
+            Compare::streamed(&window)
+        };
         if self.mode != Mode::Diff {
-            return match File::open(path) {
-                // A FIFO or a device cannot be read again: it is kept as standard input is.
-                Ok(file) if !file.metadata().is_ok_and(|m| m.is_file()) => {
-                    let window = self.streamed();
-                    let compared = Compare::streamed(&window);
-                    self.check_one(&name, &window, file, compared, printer, out)
-                }
-                Ok(file) => {
-                    let window = Window::of_file();
-                    let compared = Compare::of_file(&window, &file, None);
-                    self.check_one(&name, &window, &file, compared, printer, out)
-                }
+            return self.check_one(&name, &window, &file, compared, printer, out);
+        }
+        if !regular {
+            let mut bytes = Vec::new();
+            return match (&file).read_to_end(&mut bytes) {
+                Ok(_) => self.diff(&name, &bytes, Some(printer), out),
                 Err(e) => {
                     cannot_read(path, e)?;
                     Ok(not_done(EXIT_USAGE))
                 }
             };
         }
-        match std::fs::read(path) {
-            Ok(bytes) => self.diff(&name, &bytes, printer, out),
-            Err(e) => {
-                cannot_read(path, e)?;
-                Ok(not_done(EXIT_USAGE))
-            }
+        // Compared first as `--check` does, holding no file: only a file that changes is
+        // read whole, for its diff, and its findings were reported already.
+        match self.changes(&name, &window, &file, compared, printer)? {
+            Err(verdict) => Ok(verdict),
+            Ok(false) => Ok(Verdict::Unchanged),
+            Ok(true) => match std::fs::read(path) {
+                Ok(bytes) => self.diff(&name, &bytes, None, out),
+                Err(e) => {
+                    cannot_read(path, e)?;
+                    Ok(not_done(EXIT_USAGE))
+                }
+            },
         }
     }
 
@@ -260,34 +279,52 @@ impl EachFile<'_> {
         name: &str,
         window: &RefCell<Window>,
         input: R,
-        mut compared: Compare<'_>,
+        compared: Compare<'_>,
         printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
-        let shown = escape_untrusted(name).into_owned();
-        let input = Compare::reader(window, input);
-        let totals = match self.format(name, input, &mut compared, printer) {
-            Ok(totals) => totals,
-            Err(e) => return failed_input(name, e),
-        };
-        if let Some(verdict) = self.left_alone(&shown, &totals)? {
-            return Ok(verdict);
+        match self.changes(name, window, input, compared, printer)? {
+            Err(verdict) => Ok(verdict),
+            Ok(false) => Ok(Verdict::Unchanged),
+            Ok(true) => {
+                // Noted before the output is written: a closed stdout still ends with exit 1.
+                sink::note_exit(EXIT_FINDINGS);
+                let shown = escape_untrusted(name).into_owned();
+                crate::fmt_files::would_reformat(&shown, out)?;
+                Ok(Verdict::Changed)
+            }
         }
-        if !compared.changed() {
-            return Ok(Verdict::Unchanged);
-        }
-        // Noted before the output is written: a closed stdout still ends with exit 1.
-        sink::note_exit(EXIT_FINDINGS);
-        crate::fmt_files::would_reformat(&shown, out)?;
-        Ok(Verdict::Changed)
     }
 
-    /// `--diff` of `original`, read from `name`.
+    /// Whether `input` changes (read through `window`, compared in `compared`), or the verdict
+    /// when it was not read or is left as it is.
+    fn changes<R: Read>(
+        &self,
+        name: &str,
+        window: &RefCell<Window>,
+        input: R,
+        mut compared: Compare<'_>,
+        printer: &mut Printer<io::Stderr>,
+    ) -> anyhow::Result<Result<bool, Verdict>> {
+        let shown = escape_untrusted(name).into_owned();
+        let input = Compare::reader(window, input);
+        let totals = match self.format(name, input, &mut compared, Some(printer)) {
+            Ok(totals) => totals,
+            Err(e) => return failed_input(name, e).map(Err),
+        };
+        if let Some(verdict) = self.left_alone(&shown, &totals)? {
+            return Ok(Err(verdict));
+        }
+        Ok(Ok(compared.changed()))
+    }
+
+    /// `--diff` of `original`, read from `name`; its findings go to `printer` (`None`: they
+    /// were reported already).
     fn diff<W: Write>(
         &self,
         name: &str,
         original: &[u8],
-        printer: &mut Printer<io::Stderr>,
+        printer: Option<&mut Printer<io::Stderr>>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         let shown = escape_untrusted(name).into_owned();
@@ -330,7 +367,7 @@ impl EachFile<'_> {
         let window = Window::of_file();
         let mut compared = Compare::of_file(&window, target.file(), Some(&target));
         let input = Compare::reader(&window, target.file());
-        let totals = match self.format(&name, input, &mut compared, printer) {
+        let totals = match self.format(&name, input, &mut compared, Some(printer)) {
             Ok(totals) => totals,
             Err(e) if crate::interrupt::is_stop(&e) || sink::is_write_error(&e) => {
                 return failed_input(&name, e);
@@ -374,9 +411,12 @@ impl EachFile<'_> {
         name: &str,
         input: R,
         out: &mut W,
-        printer: &mut Printer<io::Stderr>,
+        mut printer: Option<&mut Printer<io::Stderr>>,
     ) -> io::Result<fmt::FmtTotals> {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
+            let Some(printer) = printer.as_deref_mut() else {
+                return Ok(());
+            };
             printer.diagnostic(name, &d)?;
             printer.flush()
         };
