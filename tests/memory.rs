@@ -287,3 +287,58 @@ fn a_record_over_the_limit_from_stdin_takes_about_the_limit_not_three_times_it()
         run.stdout
     );
 }
+
+/// What the debug binary takes for a small input (about 15 MiB), and a margin.
+const BASE_KIB: i64 = 20 << 10;
+
+#[test]
+#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+fn fmt_check_write_and_diff_of_a_file_hold_the_limit_not_the_file() {
+    // A 256 MiB record over a 16 MiB limit, then a short one: left out (the file would
+    // change), or with --keep-invalid passed through (the file is left as it is). The new form
+    // is compared with the file as it is made; neither is held (they took the whole file once
+    // more and the read buffer: over 300 MiB).
+    let path = std::env::temp_dir().join(format!("sjlint-fmt-{}.ndjson", std::process::id()));
+    let _removed = Removed(path.clone());
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let size = huge_record(&mut file, 256 << 20);
+    file.flush().unwrap();
+    drop(file);
+    let p = path.to_str().unwrap();
+    let limit = "--max-record-bytes=16M";
+    for (args, code, said) in [
+        (vec!["fmt", "--check", limit, p], 1, "Would reformat"),
+        (
+            vec!["fmt", "--write", "--keep-invalid", limit, p],
+            0,
+            "1 file left unchanged",
+        ),
+        // --diff compares first as --check does: a file that does not change is not read whole.
+        (
+            vec!["fmt", "--diff", "--keep-invalid", limit, p],
+            0,
+            "1 file already formatted",
+        ),
+    ] {
+        let run = measured_within(&args, BASE_KIB + (40 << 10), move |_| size);
+        assert_eq!(run.code, code, "{}", run.stderr);
+        let said_all = format!("{}{}", run.stdout, run.stderr);
+        assert!(said_all.contains(said), "{said_all}");
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), size as u64);
+}
+
+#[test]
+#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+fn fmt_check_of_stdin_keeps_a_record_not_the_input() {
+    // The same record from standard input: what is read is kept only until the output it is
+    // compared with comes, and a line over the limit is known to change the input once it is
+    // that long (it used to keep the whole input: over 600 MiB).
+    let run = measured_within(
+        &["fmt", "--check", "--max-record-bytes=16M", "-"],
+        BASE_KIB + (40 << 10),
+        |stdin| huge_record(stdin, 256 << 20),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("Would reformat"), "{}", run.stdout);
+}

@@ -18,13 +18,15 @@ use crate::check::CheckOptions;
 use crate::cli::FmtArgs;
 use crate::diagnostic::Diagnostic;
 use crate::fmt::{self, FmtOptions, Target as To};
-use crate::fmt_files::{Compare, Mode, NotWritten, Target};
+use crate::fmt_files::{Compare, Mode, NotWritten, Target, Window};
 use crate::report::{Format, Printer};
 use crate::rules::Severity;
 use crate::sink::{self, Sink};
 use crate::terminal::Terminal;
 use crate::text::escape_untrusted;
 use anyhow::Context;
+use std::cell::RefCell;
+use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -203,11 +205,16 @@ impl EachFile<'_> {
         printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
+        if self.mode != Mode::Diff {
+            let window = self.streamed();
+            let compared = Compare::streamed(&window);
+            return self.check_one(self.stdin_name, &window, stdin(), compared, printer, out);
+        }
         let mut bytes = Vec::new();
         stdin()
             .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", self.stdin_name))?;
-        self.judge(self.stdin_name, &bytes, printer, out)
+        self.diff(self.stdin_name, &bytes, Some(printer), out)
     }
 
     /// `--check` or `--diff` of one file.
@@ -217,54 +224,134 @@ impl EachFile<'_> {
         printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
-        match std::fs::read(path) {
-            Ok(bytes) => self.judge(&path.display().to_string(), &bytes, printer, out),
+        let name = path.display().to_string();
+        let file = match File::open(path) {
+            Ok(file) => file,
             Err(e) => {
                 cannot_read(path, e)?;
-                Ok(not_done(EXIT_USAGE))
+                return Ok(not_done(EXIT_USAGE));
+            }
+        };
+        // A FIFO or a device cannot be read again: it is kept as standard input is.
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        let window = if regular {
+            Window::of_file()
+        } else {
+            self.streamed()
+        };
+        let compared = if regular {
+            Compare::of_file(&window, &file, None)
+        } else {
+            Compare::streamed(&window)
+        };
+        if self.mode != Mode::Diff {
+            return self.check_one(&name, &window, &file, compared, printer, out);
+        }
+        if !regular {
+            let mut bytes = Vec::new();
+            return match (&file).read_to_end(&mut bytes) {
+                Ok(_) => self.diff(&name, &bytes, Some(printer), out),
+                Err(e) => {
+                    cannot_read(path, e)?;
+                    Ok(not_done(EXIT_USAGE))
+                }
+            };
+        }
+        // Compared first as `--check` does, holding no file: only a file that changes is
+        // read whole, for its diff, and its findings were reported already.
+        match self.changes(&name, &window, &file, compared, printer)? {
+            Err(verdict) => Ok(verdict),
+            Ok(false) => Ok(Verdict::Unchanged),
+            Ok(true) => match std::fs::read(path) {
+                Ok(bytes) => self.diff(&name, &bytes, None, out),
+                Err(e) => {
+                    cannot_read(path, e)?;
+                    Ok(not_done(EXIT_USAGE))
+                }
+            },
+        }
+    }
+
+    /// `--check` of `input`, read from `name` through `window` and compared with its new form
+    /// as both go, so that neither is held whole (see [`Compare`]).
+    fn check_one<R: Read, W: Write>(
+        &self,
+        name: &str,
+        window: &RefCell<Window>,
+        input: R,
+        compared: Compare<'_>,
+        printer: &mut Printer<io::Stderr>,
+        out: &mut W,
+    ) -> anyhow::Result<Verdict> {
+        match self.changes(name, window, input, compared, printer)? {
+            Err(verdict) => Ok(verdict),
+            Ok(false) => Ok(Verdict::Unchanged),
+            Ok(true) => {
+                // Noted before the output is written: a closed stdout still ends with exit 1.
+                sink::note_exit(EXIT_FINDINGS);
+                let shown = escape_untrusted(name).into_owned();
+                crate::fmt_files::would_reformat(&shown, out)?;
+                Ok(Verdict::Changed)
             }
         }
     }
 
-    /// `--check` or `--diff` of `original`, read from `name`.
-    fn judge<W: Write>(
+    /// Whether `input` changes (read through `window`, compared in `compared`), or the verdict
+    /// when it was not read or is left as it is.
+    fn changes<R: Read>(
+        &self,
+        name: &str,
+        window: &RefCell<Window>,
+        input: R,
+        mut compared: Compare<'_>,
+        printer: &mut Printer<io::Stderr>,
+    ) -> anyhow::Result<Result<bool, Verdict>> {
+        let shown = escape_untrusted(name).into_owned();
+        let input = Compare::reader(window, input);
+        let totals = match self.format(name, input, &mut compared, Some(printer)) {
+            Ok(totals) => totals,
+            Err(e) => return failed_input(name, e).map(Err),
+        };
+        if let Some(verdict) = self.left_alone(&shown, &totals)? {
+            return Ok(Err(verdict));
+        }
+        Ok(Ok(compared.changed()))
+    }
+
+    /// `--diff` of `original`, read from `name`; its findings go to `printer` (`None`: they
+    /// were reported already).
+    fn diff<W: Write>(
         &self,
         name: &str,
         original: &[u8],
-        printer: &mut Printer<io::Stderr>,
+        printer: Option<&mut Printer<io::Stderr>>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         let shown = escape_untrusted(name).into_owned();
         let mut formatted = Vec::new();
-        let mut compared = Compare::new(original, None);
-        let totals = if self.mode == Mode::Diff {
-            self.format(name, original, &mut formatted, printer)
-        } else {
-            self.format(name, original, &mut compared, printer)
-        };
-        let totals = match totals {
+        let totals = match self.format(name, original, &mut formatted, printer) {
             Ok(totals) => totals,
             Err(e) => return failed_input(name, e),
         };
         if let Some(verdict) = self.left_alone(&shown, &totals)? {
             return Ok(verdict);
         }
-        let changed = if self.mode == Mode::Diff {
-            formatted != original
-        } else {
-            compared.changed()
-        };
-        if !changed {
+        if formatted == original {
             return Ok(Verdict::Unchanged);
         }
         // Noted before the output is written: a closed stdout still ends with exit 1.
         sink::note_exit(EXIT_FINDINGS);
-        if self.mode == Mode::Diff {
-            crate::fmt_files::write_diff(&shown, original, &formatted, out)?;
-        } else {
-            crate::fmt_files::would_reformat(&shown, out)?;
-        }
+        crate::fmt_files::write_diff(&shown, original, &formatted, out)?;
         Ok(Verdict::Changed)
+    }
+
+    /// The window standard input is kept in, told when a long line is always left out: a
+    /// record over the limit (longer than it by more than a BOM and a CR) that `--keep-invalid`
+    /// does not pass through, where each record gives at most one line (not `--to common`).
+    fn streamed(&self) -> RefCell<Window> {
+        let passed = self.opts.keep_invalid && self.opts.to == To::Ndjson;
+        let one_line_each = self.opts.to != To::Common;
+        Window::streamed((!passed && one_line_each).then(|| self.check.max_record_bytes as u64 + 4))
     }
 
     /// `--write` of one file: its new form goes to a temporary file beside it, which replaces
@@ -273,26 +360,26 @@ impl EachFile<'_> {
         let name = path.display().to_string();
         let shown = escape_untrusted(&name).into_owned();
         let walked = !self.named.iter().any(|p| p == path);
-        let target = Target::open(path, walked, self.force).and_then(|mut target| {
-            let bytes = target.read().map_err(|e| NotWritten {
-                reason: format!("cannot read: {e}"),
-                failure: true,
-            })?;
-            Ok((target, bytes))
-        });
-        let (target, original) = match target {
-            Ok(read) => read,
+        let target = match Target::open(path, walked, self.force) {
+            Ok(target) => target,
             Err(why) => return not_written(&shown, &why),
         };
-        let mut compared = Compare::new(&original, Some(&target));
-        let totals = match self.format(&name, &original, &mut compared, printer) {
+        let window = Window::of_file();
+        let mut compared = Compare::of_file(&window, target.file(), Some(&target));
+        let input = Compare::reader(&window, target.file());
+        let totals = match self.format(&name, input, &mut compared, Some(printer)) {
             Ok(totals) => totals,
             Err(e) if crate::interrupt::is_stop(&e) || sink::is_write_error(&e) => {
                 return failed_input(&name, e);
             }
             Err(e) => {
+                let what = if window.borrow().read_failed() {
+                    "cannot read"
+                } else {
+                    "cannot write"
+                };
                 let why = NotWritten {
-                    reason: format!("cannot write: {e}"),
+                    reason: format!("{what}: {e}"),
                     failure: true,
                 };
                 return not_written(&shown, &why);
@@ -318,19 +405,22 @@ impl EachFile<'_> {
         }
     }
 
-    /// Formats `original` into `out`, the records it leaves out reported on stderr.
-    fn format<W: Write>(
+    /// Formats `input` into `out`, the records it leaves out reported on stderr.
+    fn format<R: Read, W: Write>(
         &self,
         name: &str,
-        original: &[u8],
+        input: R,
         out: &mut W,
-        printer: &mut Printer<io::Stderr>,
+        mut printer: Option<&mut Printer<io::Stderr>>,
     ) -> io::Result<fmt::FmtTotals> {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
+            let Some(printer) = printer.as_deref_mut() else {
+                return Ok(());
+            };
             printer.diagnostic(name, &d)?;
             printer.flush()
         };
-        fmt::format(original, self.check, &self.opts, out, &mut emit)
+        fmt::format(input, self.check, &self.opts, out, &mut emit)
     }
 
     /// A file left as it is whatever its form: another agent's stream (counted as formatted),

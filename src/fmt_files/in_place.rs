@@ -85,11 +85,32 @@ impl Target {
         })
     }
 
-    /// The file's bytes.
-    pub(crate) fn read(&mut self) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::with_capacity(usize::try_from(self.meta.len()).unwrap_or(0));
-        self.file.read_to_end(&mut bytes)?;
-        Ok(bytes)
+    /// The file, to read its bytes from.
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Copies the first `len` bytes of the file to `temp`, a piece at a time (from where they
+    /// lie, whatever has been read of the file).
+    pub(crate) fn copy_start(&self, len: u64, temp: &mut Temp) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0; (1 << 20).min(usize::try_from(len).unwrap_or(usize::MAX))];
+        let mut at = 0;
+        while at < len {
+            let want = buf
+                .len()
+                .min(usize::try_from(len - at).unwrap_or(usize::MAX));
+            let n = self.file.read_at(&mut buf[..want], at)?;
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the file became shorter while it was being formatted",
+                ));
+            }
+            temp.write_all(&buf[..n])?;
+            at += n as u64;
+        }
+        Ok(())
     }
 
     /// A new temporary file beside the target, for its new form.
