@@ -82,6 +82,40 @@ fn every_agent_has_a_schema_a_readme_row_and_an_agent_flag() {
     }
 }
 
+/// The common form names the agent of its source: its schema's `agent` takes every agent's name.
+#[test]
+fn the_common_forms_schema_names_every_agent() {
+    let run = exec(&["schema", "common"], None);
+    let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let text = schema.to_string();
+    let names: Vec<String> = listed()
+        .into_iter()
+        .map(|a| a.name)
+        .filter(|n| n != "common")
+        .collect();
+    let agent_enum = find_key(&schema, "agent").expect("the common schema has an `agent` field");
+    for n in &names {
+        assert!(
+            agent_enum["enum"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|v| v == n.as_str())),
+            "the common schema's `agent` does not take `{n}`: {text:.200}"
+        );
+    }
+}
+
+/// The first object value under the key `key`, anywhere in `v`.
+fn find_key<'v>(v: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
+    match v {
+        serde_json::Value::Object(m) => m
+            .get(key)
+            .filter(|x| x.get("enum").is_some())
+            .or_else(|| m.values().find_map(|x| find_key(x, key))),
+        serde_json::Value::Array(a) => a.iter().find_map(|x| find_key(x, key)),
+        _ => None,
+    }
+}
+
 #[test]
 fn every_agents_fixtures_are_clean_and_recognised_as_that_agent() {
     for a in listed() {
