@@ -38,3 +38,4 @@ mod run;
 mod run_faults;
 mod signals;
 mod threads;
+mod vocabulary;
