@@ -17,10 +17,10 @@
 
 use crate::agents::id_prefix;
 use crate::input::record::Position;
-use crate::text::Excerpt;
-use crate::vocab::{self, Kind};
 use crate::rules::Severity;
+use crate::text::Excerpt;
 use crate::text::{format_bytes, thousands};
+use crate::vocab::{self, Kind};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

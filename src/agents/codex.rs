@@ -389,10 +389,10 @@ impl Validator {
                     .with_snippet(bytes),
                 ),
                 Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "items", max) {
-                    emit(d);
+                    if let Some(d) = super::over_budget(pos, "items", max) {
+                        emit(d);
+                    }
                 }
-            }
             },
             "item.updated" => match self.calls.get(id) {
                 None if self.calls.unreadable_seen() => {}
@@ -477,7 +477,7 @@ impl Validator {
                 }
                 let mut ev = vocab::Event::new(Kind::ToolEnd, line);
                 ev.call_id = Some(Cow::Borrowed(id));
-                ev.name = Some(Cow::Borrowed(t));
+                ev.name = Some(tool_name(t, item));
                 ev.tool_kind = Some(vocab::tool_kind(t));
                 let status = item.status.as_str();
                 ev.ok = Some(
@@ -539,6 +539,14 @@ impl Validator {
     }
 }
 
+/// The name of the tool of an item of type `t`: an MCP call's tool, else the item type.
+fn tool_name<'a>(t: &'a str, item: &'a Item<'a>) -> Cow<'a, str> {
+    match (t, item.tool.as_str()) {
+        ("mcp_tool_call", Some(tool)) => Cow::Borrowed(tool),
+        _ => Cow::Borrowed(t),
+    }
+}
+
 /// The `tool_start` of a tool item: its arguments are the item's own (`arguments` of an MCP
 /// call, `changes` of a file change), else an object of what the item runs (`command`) or
 /// looks up (`query`), written in `arena`.
@@ -546,12 +554,8 @@ fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>, arena: &'a Bump) -
     let t = item.ty.as_str().unwrap_or_default();
     let mut ev = vocab::Event::new(Kind::ToolStart, line);
     ev.call_id = Some(Cow::Borrowed(id));
-    let name = match (t, item.tool.as_str()) {
-        ("mcp_tool_call", Some(tool)) => Cow::Owned(tool.to_owned()),
-        _ => item.ty.as_str().map(Cow::Borrowed).unwrap_or_default(),
-    };
     ev.tool_kind = Some(vocab::tool_kind(t));
-    ev.name = Some(name);
+    ev.name = Some(tool_name(t, item));
     ev.args = item.arguments.0.or(item.changes.0).or_else(|| {
         let (key, value) = match (item.command.get(), item.query.as_str()) {
             (Some(raw), _) => ("command", raw.to_owned()),

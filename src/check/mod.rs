@@ -78,7 +78,10 @@ pub struct Totals {
 }
 
 /// What else reads the stream beside the validator (the canonical writer, stats, render, the
-/// live status line). Each record reaches it once, after the validator has seen it.
+/// live status line, run, report). Each record reaches it once, after the validator has seen
+/// it: as the events of the common vocabulary ([`Consumer::common`], for every agent) when
+/// [`Consumer::wants_common`], and, of a cursor-agent stream, as the record's own view
+/// ([`Consumer::event`]) for the few consumers that need what only it says.
 pub trait Consumer {
     /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
     /// repaired copy when they held raw control characters inside strings. `ev` borrows from

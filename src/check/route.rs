@@ -159,7 +159,8 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
     fn decide(&mut self, agent: Option<Agent>) {
         self.route = match agent {
             None => Route::Unknown,
-            Some(a) => agents::Checker::new(a, self.opts.max_open_calls).map_or(Route::Cursor, Route::Agent),
+            Some(a) => agents::Checker::new(a, self.opts.max_open_calls)
+                .map_or(Route::Cursor, Route::Agent),
         };
         self.consumer.agent(agent);
     }

@@ -16,7 +16,7 @@ use crate::vocab;
 use std::io::Write;
 
 /// The kind a call's line is worded by (`calls::Call`): cursor-agent's kind of the same tool kind
-/// when it has one, else the agent's own name of the tool ("Used mcp__github__list").
+/// when it has one, else the agent's own name of the tool ("Used `mcp__github__list`").
 fn wording_kind<'a>(tool_kind: Option<&'static str>, name: &'a str) -> &'a str {
     // cursor-agent's own names word themselves.
     if name.ends_with("ToolCall") {
@@ -215,7 +215,10 @@ impl<W: Write> Renderer<'_, W> {
                 .plain()
             } else if !failed && !is_worded_plain(&kind) {
                 // The agent's own name says more than a kind.
-                Some(format!("Used tool {}", escape_untrusted(&Excerpt(name).to_string())))
+                Some(format!(
+                    "Used tool {}",
+                    escape_untrusted(&Excerpt(name).to_string())
+                ))
             } else {
                 call.plain()
             };

@@ -7,8 +7,9 @@
 //! event at all, one pretty-printed document) is said once, up front, as `check` says it: an
 //! input of plain text gets that one line instead of a marker per line. What the lines say lives beside it: `cursor` words the
 //! canonical events (the session header, the user prompt, the assistant text with partial-output
-//! deltas merged by `merge`, thinking on request, the result), `common_events` the other
-//! agents' common events, `calls` the line of one tool call. With `plain`, it writes the wording
+//! deltas merged by `merge`, thinking on request, the result), `common_events` every other
+//! agent's common events (each call worded by its tool kind as cursor-agent's are, so every
+//! transcript has the same shape), `calls` the line of one tool call. With `plain`, it writes the wording
 //! of the `text` output format of cursor-agent as seed 000 describes it instead.
 //!
 //! Everything shown comes from the input and is untrusted: it goes through

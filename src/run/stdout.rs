@@ -221,11 +221,9 @@ impl Consumer for Observer<'_> {
     /// events.
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         self.stats.event(rec, json, ev);
-        let changed = self.session().observe_cursor_record(
-            rec.pos.line,
-            ev.ty.as_str(),
-            ev.subtype.as_str(),
-        );
+        let changed =
+            self.session()
+                .observe_cursor_record(rec.pos.line, ev.ty.as_str(), ev.subtype.as_str());
         if changed {
             let _ = self.tx.send(Msg::Changed);
         }

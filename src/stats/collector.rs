@@ -337,11 +337,7 @@ pub(super) mod tests {
         assert_eq!(s.duration_ms, 8000);
         assert_eq!(s.tokens.results, 1);
         assert_eq!((s.tokens.input, s.tokens.output), (10, 2));
-        let shell = s
-            .tools
-            .iter()
-            .find(|t| &*t.kind == "shell")
-            .unwrap();
+        let shell = s.tools.iter().find(|t| &*t.kind == "shell").unwrap();
         assert_eq!((shell.count, shell.failed, shell.rejected), (2, 1, 0));
         assert_eq!(shell.durations, vec![800, 6000]);
         assert_eq!(&*shell.names[0].name, "shellToolCall");

@@ -5,9 +5,11 @@
 //! [`Collector`] (a [`Consumer`](crate::check::Consumer) of the event stream) that counts them,
 //! `durations` how spans and their summaries are written, and `table` and `wire` their two
 //! printed forms (an aligned table and one JSON document, described by
-//! `schemas/stats.schema.json`). Memory stays bounded whatever the input's length: counters, at
-//! most [`MAX_KEYS`] distinct event types and tool kinds (the rest are counted under
-//! `(other)`), one entry per open tool call, and per kind the durations of at most 65,536 calls
+//! `schemas/stats.schema.json`). Events are counted by their type in the common vocabulary and
+//! tool calls by tool kind, with the agent's names of its tools beside. Memory stays bounded
+//! whatever the input's length: counters, at most [`MAX_KEYS`] distinct event types (of an input
+//! no agent sjlint knows) and tool names per kind (the rest are counted under `(other)`), one
+//! entry per open tool call, and per kind the durations of at most 65,536 calls
 //! or a histogram of them (`histogram`). Nothing is kept per record. It must not open files nor decide exit codes; `commands` does.
 
 mod collector;

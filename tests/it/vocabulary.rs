@@ -61,11 +61,23 @@ fn of_type<'e>(events: &'e [Value], ty: &str) -> Vec<&'e Value> {
 /// The output of each run's tool calls, as the source gives it: (agent, call id, start of its
 /// output).
 const OUTPUTS: [(&str, &str, &str); 5] = [
-    ("cursor", "toolu_01Tst6HjKlMn9BvCx1ZaQwEr", " ✓ src/cart.test.ts (12 tests)"),
+    (
+        "cursor",
+        "toolu_01Tst6HjKlMn9BvCx1ZaQwEr",
+        " ✓ src/cart.test.ts (12 tests)",
+    ),
     ("claude", "toolu_01T3stRunAbc", "12 passed in 0.84s"),
     ("codex", "item_1", "pub fn add(a: i32, b: i32)"),
-    ("gemini", "read_file__read_file_1791560742625_1", "[package]"),
-    ("grok", "call-7f1e2b90-1c4d-4e0a-9b7e-2f3a4c5d6e70-1", "fn parse() {}"),
+    (
+        "gemini",
+        "read_file__read_file_1791560742625_1",
+        "[package]",
+    ),
+    (
+        "grok",
+        "call-7f1e2b90-1c4d-4e0a-9b7e-2f3a4c5d6e70-1",
+        "fn parse() {}",
+    ),
 ];
 
 #[test]
@@ -150,10 +162,7 @@ fn stats_names_events_and_tools_alike_for_every_agent() {
         assert_eq!(f["agent"], agent);
         let events = f["events"].as_array().unwrap();
         for e in events {
-            assert!(
-                TYPES.contains(&e["type"].as_str().unwrap()),
-                "{agent}: {e}"
-            );
+            assert!(TYPES.contains(&e["type"].as_str().unwrap()), "{agent}: {e}");
             assert!(e["subtype"].is_null(), "{agent}: {e}");
         }
         for ty in ["session_start", "tool_start", "tool_end", "end"] {
@@ -193,7 +202,13 @@ fn stats_names_events_and_tools_alike_for_every_agent() {
 
 /// The `--plain` lines of a call (the `text` output format's wording).
 fn is_plain_call(line: &str) -> bool {
-    ["Ran terminal command", "Read file", "Edited file", "Created new file"].contains(&line)
+    [
+        "Ran terminal command",
+        "Read file",
+        "Edited file",
+        "Created new file",
+    ]
+    .contains(&line)
         || line.starts_with("Used tool ")
 }
 
@@ -212,8 +227,8 @@ fn render_has_one_line_per_tool_call_for_every_agent() {
         assert_eq!(lines, calls, "{agent}: render\n{out}");
         // Each line says what the call did in the same words for every agent.
         assert!(
-            out.lines().any(|l| l.starts_with("→ Ran `")
-                || l.starts_with("→ Failed: run `")),
+            out.lines()
+                .any(|l| l.starts_with("→ Ran `") || l.starts_with("→ Failed: run `")),
             "{agent}: a shell call's line\n{out}"
         );
     }
@@ -301,5 +316,8 @@ fn the_status_line_counts_events_and_shows_the_running_call_of_a_claude_stream()
         "{screen:?}"
     );
     assert!(screen.contains(" · running Bash "), "{screen:?}");
-    assert!(screen.contains("No problems found in 1 file (Claude Code)"), "{screen:?}");
+    assert!(
+        screen.contains("No problems found in 1 file (Claude Code)"),
+        "{screen:?}"
+    );
 }

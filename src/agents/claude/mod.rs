@@ -457,10 +457,10 @@ impl Validator {
                         .with_snippet(bytes),
                     ),
                     Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                    emit(d);
-                }
-            }
+                        if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                            emit(d);
+                        }
+                    }
                 }
                 if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
