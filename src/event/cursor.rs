@@ -313,9 +313,11 @@ impl<'de> Deserialize<'de> for SuccessValue<'de> {
                         "totalLines" => {
                             out.total_lines = map.next_value::<Field<'de>>()?.as_millis();
                         }
-                        "interleavedOutput" => out.interleaved = map.next_value()?,
-                        "stdout" => out.stdout = map.next_value()?,
-                        "content" => out.content = map.next_value()?,
+                        // Read as raw text (never `Option`, which the fast reader leaves to
+                        // the slow path): unescaped only when a consumer asks for it.
+                        "interleavedOutput" => out.interleaved = Some(map.next_value()?),
+                        "stdout" => out.stdout = Some(map.next_value()?),
+                        "content" => out.content = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
