@@ -15,10 +15,12 @@
 //! change, and a second decision of whether stderr is a terminal, which is made once in
 //! `terminal`.
 
-use crate::event::Event;
-use crate::input::record::{Position, Record};
+use crate::agents::id_prefix;
+use crate::input::record::Position;
 use crate::rules::Severity;
+use crate::text::Excerpt;
 use crate::text::{format_bytes, thousands};
+use crate::vocab::{self, Kind};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -182,33 +184,40 @@ impl Drop for Live {
 }
 
 /// What the check loop tells the status line about each record.
+/// The status line follows every agent's stream through its events in the common vocabulary:
+/// events counted, calls running from `tool_start` to `tool_end`, the session complete at `end`.
 impl crate::check::Consumer for &Live {
-    fn event(&mut self, _rec: &Record<'_>, _json: &str, ev: &Event<'_>) {
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    fn common(&mut self, ev: &vocab::Event<'_>) {
         let mut t = self.shared.lock();
         let s = &mut t.state;
         s.events += 1;
         s.complete = false;
-        match (ev.ty.as_str(), ev.subtype.as_str()) {
-            (Some("tool_call"), Some("started")) => {
-                if let Some(id) = ev.call_id.as_str() {
-                    // Bounded: a stream with thousands of calls that never complete still keeps
-                    // only the most recent ones for display.
+        match ev.kind {
+            Kind::ToolStart => {
+                if let Some(id) = ev.call_id.as_deref() {
+                    let id = id_prefix(id);
                     if s.running.len() == 64 {
                         s.running.remove(0);
                     }
+                    let name = ev.name.as_deref().or(ev.tool_kind).unwrap_or("tool");
                     s.running.push(Running {
                         id: id.into(),
-                        kind: ev.tool_call.kind.as_deref().unwrap_or("tool").into(),
+                        kind: Excerpt(name).to_string().into(),
                         since: Instant::now(),
                     });
                 }
             }
-            (Some("tool_call"), Some("completed")) => {
-                if let Some(id) = ev.call_id.as_str() {
+            Kind::ToolEnd => {
+                if let Some(id) = ev.call_id.as_deref() {
+                    let id = id_prefix(id);
                     s.running.retain(|r| &*r.id != id);
                 }
             }
-            (Some("result"), _) => {
+            Kind::End => {
                 s.running.clear();
                 s.complete = true;
             }

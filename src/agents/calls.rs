@@ -7,7 +7,7 @@
 //! stream of calls allocates nothing. It knows nothing of any agent's events:
 //! the agents' checkers say what opens and what closes.
 
-use super::{MAX_KNOWN_IDS, MAX_OPEN_CALLS, id_prefix};
+use super::{MAX_KNOWN_IDS, id_prefix};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::rules::Rule;
@@ -54,7 +54,7 @@ pub struct Unfinished {
     pub head: Vec<u8>,
 }
 
-/// The open tool calls of a stream, by id, bounded: at most [`MAX_OPEN_CALLS`] entries, each
+/// The open tool calls of a stream, by id, bounded: at most `--max-open-calls` entries, each
 /// id at most [`MAX_ID_BYTES`](super::MAX_ID_BYTES) bytes. The keys of closed calls are kept for the next ones and
 /// the tool names once each, so that a steady stream of calls allocates nothing.
 #[derive(Default)]
@@ -67,8 +67,10 @@ pub struct Calls {
     /// Hashes of the ids seen (open or closed), bounded, oldest forgotten first.
     known: Set<u64>,
     known_order: std::collections::VecDeque<u64>,
-    /// The budget of open calls was exceeded (reported once).
+    /// The budget of open calls was exceeded (reported once until the calls are drained).
     pub overflowed: bool,
+    /// The most calls kept open (`--max-open-calls`; 0 until set: the default).
+    max_open: usize,
     /// Line of the last record since the calls were last drained that could not be read (cut
     /// off, broken JSON, over the size limit). It may have been any event, so what its absence
     /// would cause is not reported: no unfinished call started before it, no orphan after it,
@@ -81,8 +83,9 @@ pub enum Opened {
     Ok,
     /// The id is open already, since this line.
     AlreadyOpen(u64),
-    /// The budget of open calls is spent: not tracked.
-    OverBudget,
+    /// The budget of open calls is spent: not tracked. The budget the first time since the
+    /// calls were last drained (to be reported, see [`over_budget`]), `None` after.
+    OverBudget(Option<usize>),
 }
 
 fn id_hash(id: &str) -> u64 {
@@ -91,6 +94,20 @@ fn id_hash(id: &str) -> u64 {
 }
 
 impl Calls {
+    /// Keeps at most `n` calls open (`--max-open-calls`).
+    pub fn set_max_open(&mut self, n: usize) {
+        self.max_open = n.max(1);
+    }
+
+    /// The most calls kept open.
+    pub fn max_open(&self) -> usize {
+        if self.max_open == 0 {
+            crate::pairing::DEFAULT_MAX_OPEN_CALLS
+        } else {
+            self.max_open
+        }
+    }
+
     /// Opens the call `id` of tool `name`, started by `record` at `pos`.
     pub fn open(&mut self, id: &str, pos: Position, record: &[u8], name: &str) -> Opened {
         self.open_at(id, pos, record, name, None)
@@ -109,9 +126,9 @@ impl Calls {
         if let Some(e) = self.open.get(id) {
             return Opened::AlreadyOpen(e.call.line);
         }
-        if self.open.len() >= MAX_OPEN_CALLS {
-            self.overflowed = true;
-            return Opened::OverBudget;
+        if self.open.len() >= self.max_open() {
+            let first = !std::mem::replace(&mut self.overflowed, true);
+            return Opened::OverBudget(first.then(|| self.max_open()));
         }
         self.remember(id);
         let name = self.name_index(name);
@@ -210,7 +227,8 @@ impl Calls {
     /// Whether a record that could not be read came since the calls were last drained: a
     /// completion with no start may have been started in it.
     pub fn unreadable_seen(&self) -> bool {
-        self.unreadable.is_some()
+        // Past the budget of open calls, a completion may be of a call that was not tracked.
+        self.unreadable.is_some() || self.overflowed
     }
 
     /// Takes every open call that is unfinished, in the order of their lines, with its id and
@@ -218,6 +236,7 @@ impl Calls {
     /// it, and are left out.
     pub fn drain(&mut self) -> Vec<Unfinished> {
         let after = self.unreadable.take().unwrap_or(0);
+        self.overflowed = false;
         let mut all: Vec<_> = self
             .open
             .drain()
@@ -287,16 +306,21 @@ fn at_quotes(text: &[u8], start: usize, end: usize) -> bool {
     start > 0 && text.get(start - 1) == Some(&b'"') && text.get(end) == Some(&b'"')
 }
 
-/// The finding for a call opened past the budget of open calls; `what` names the calls
-/// ("tool calls", "items").
+/// `too-many-open-calls`: a call opened past the budget of open calls (`max`,
+/// `--max-open-calls`); `what` names the calls ("tool calls", "items"). Said once until the
+/// calls are drained (the session ends), as for cursor-agent.
 #[cold]
-pub fn over_budget(pos: Position, what: &str) -> Diagnostic {
-    Diagnostic::new(
-        Rule::UnfinishedToolCall,
-        pos,
-        format!(
-            "more than {MAX_OPEN_CALLS} {what} are open at once; the ones beyond are not tracked"
-        ),
+pub fn over_budget(pos: Position, what: &str, max: Option<usize>) -> Option<Diagnostic> {
+    let max = max?;
+    Some(
+        Diagnostic::new(
+            Rule::TooManyOpenCalls,
+            pos,
+            format!(
+                "more than {max} {what} are open at once; the ones opened from here on in this session are not paired"
+            ),
+        )
+        .with_help("runs keep a handful open at once: were completions lost, or is the stream generated? --max-open-calls pairs more, at about 300 bytes each"),
     )
 }
 

@@ -21,6 +21,7 @@ use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 view! {
@@ -110,6 +111,8 @@ pub struct Validator {
     /// The thread whose usage `tokens_seen` is (a bounded prefix).
     thread: String,
     mixed: bool,
+    /// The turn's last `agent_message`, for the common `end` (kept only for common events).
+    answer: super::Answer,
 }
 
 impl Progress for Validator {
@@ -200,8 +203,11 @@ impl Validator {
                     sink(&ev);
                     let mut ev = vocab::Event::new(Kind::End, pos.line);
                     ev.ok = Some(true);
+                    ev.session_id = self.session_id();
+                    ev.text = self.answer.text();
                     sink(&ev);
                 }
+                self.answer.clear();
             }
             "turn.failed" => {
                 if require(
@@ -227,9 +233,11 @@ impl Validator {
                 if let Some(sink) = &mut sink {
                     let mut ev = vocab::Event::new(Kind::End, pos.line);
                     ev.ok = Some(false);
+                    ev.session_id = self.session_id();
                     ev.text = line.error.message.to_cow();
                     sink(&ev);
                 }
+                self.answer.clear();
             }
             "error" => {
                 require(
@@ -248,7 +256,7 @@ impl Validator {
                 }
             }
             "item.started" | "item.updated" | "item.completed" => {
-                self.item(pos, bytes, ty, &line.item, emit, &mut sink);
+                self.item(pos, bytes, ty, &line.item, arena, emit, &mut sink);
             }
             _ => {}
         }
@@ -287,6 +295,7 @@ impl Validator {
             self.thread.push_str(thread);
             self.tokens_seen = Tokens::default();
         }
+        self.answer.clear();
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Codex.as_str());
@@ -322,12 +331,17 @@ impl Validator {
         self.state = State::Ended(pos.line);
     }
 
-    fn item(
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its item, and where its findings and common events go"
+    )]
+    fn item<'a>(
         &mut self,
         pos: Position,
         bytes: &[u8],
         ty: &str,
-        item: &Item<'_>,
+        item: &'a Item<'a>,
+        arena: &'a Bump,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
     ) {
@@ -368,7 +382,7 @@ impl Validator {
                     if is_tool(item_ty)
                         && let Some(sink) = sink
                     {
-                        sink(&tool_start(pos.line, id, item));
+                        sink(&tool_start(pos.line, id, item, arena));
                     }
                 }
                 Opened::AlreadyOpen(at) => emit(
@@ -380,7 +394,11 @@ impl Validator {
                     .with_related(at, "started here")
                     .with_snippet(bytes),
                 ),
-                Opened::OverBudget => emit(super::over_budget(pos, "items")),
+                Opened::OverBudget(max) => {
+                    if let Some(d) = super::over_budget(pos, "items", max) {
+                        emit(d);
+                    }
+                }
             },
             "item.updated" => match self.calls.get(id) {
                 None if self.calls.unreadable_seen() => {}
@@ -404,7 +422,13 @@ impl Validator {
                     None => {}
                 }
                 if let Some(sink) = sink {
-                    self.completed(pos.line, id, item_ty, item, open.is_some(), sink);
+                    self.completed(pos.line, id, item_ty, item, open.is_some(), arena, sink);
+                    if item_ty == "agent_message" {
+                        self.answer.clear();
+                        if let Some(text) = item.text.text() {
+                            self.answer.push(&text);
+                        }
+                    }
                 }
             }
         }
@@ -434,13 +458,18 @@ impl Validator {
         .with_snippet(bytes)
     }
 
-    fn completed(
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the item, what the turn knew of it, and where its common events go"
+    )]
+    fn completed<'a>(
         &self,
         line: u64,
-        id: &str,
-        item_ty: &str,
-        item: &Item<'_>,
+        id: &'a str,
+        item_ty: &'a str,
+        item: &'a Item<'a>,
         was_open: bool,
+        arena: &'a Bump,
         sink: &mut dyn FnMut(&vocab::Event<'_>),
     ) {
         let kind = match item_ty {
@@ -450,11 +479,11 @@ impl Validator {
             t if is_tool(t) => {
                 if !was_open {
                     // Completed-only tool items still start and end in the common form.
-                    sink(&tool_start(line, id, item));
+                    sink(&tool_start(line, id, item, arena));
                 }
                 let mut ev = vocab::Event::new(Kind::ToolEnd, line);
                 ev.call_id = Some(Cow::Borrowed(id));
-                ev.name = Some(Cow::Borrowed(t));
+                ev.name = Some(tool_name(t, item));
                 ev.tool_kind = Some(vocab::tool_kind(t));
                 let status = item.status.as_str();
                 ev.ok = Some(
@@ -475,6 +504,11 @@ impl Validator {
             item.text.text()
         };
         sink(&ev);
+    }
+
+    /// The thread's id, for the common `end` (the turn's records do not repeat it).
+    fn session_id(&self) -> Option<Cow<'_, str>> {
+        (!self.thread.is_empty()).then_some(Cow::Borrowed(self.thread.as_str()))
     }
 
     /// A run that began on `since` has no terminal event; `at` is its last line.
@@ -511,18 +545,32 @@ impl Validator {
     }
 }
 
-fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>) -> vocab::Event<'a> {
+/// The name of the tool of an item of type `t`: an MCP call's tool, else the item type.
+fn tool_name<'a>(t: &'a str, item: &'a Item<'a>) -> Cow<'a, str> {
+    match (t, item.tool.as_str()) {
+        ("mcp_tool_call", Some(tool)) => Cow::Borrowed(tool),
+        _ => Cow::Borrowed(t),
+    }
+}
+
+/// The `tool_start` of a tool item: its arguments are the item's own (`arguments` of an MCP
+/// call, `changes` of a file change), else an object of what the item runs (`command`) or
+/// looks up (`query`), written in `arena`.
+fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>, arena: &'a Bump) -> vocab::Event<'a> {
     let t = item.ty.as_str().unwrap_or_default();
     let mut ev = vocab::Event::new(Kind::ToolStart, line);
     ev.call_id = Some(Cow::Borrowed(id));
-    let name = match (t, item.tool.as_str()) {
-        ("mcp_tool_call", Some(tool)) => Cow::Owned(tool.to_owned()),
-        _ => item.ty.as_str().map(Cow::Borrowed).unwrap_or_default(),
-    };
     ev.tool_kind = Some(vocab::tool_kind(t));
-    ev.name = Some(name);
-    ev.args = item.arguments.0.or(item.changes.0);
-    ev.text = item.command.text().or_else(|| item.query.to_cow());
+    ev.name = Some(tool_name(t, item));
+    ev.args = item.arguments.0.or(item.changes.0).or_else(|| {
+        let (key, value) = match (item.command.get(), item.query.as_str()) {
+            (Some(raw), _) => ("command", raw.to_owned()),
+            (None, Some(q)) => ("query", serde_json::to_string(q).ok()?),
+            (None, None) => return None,
+        };
+        let text = arena.alloc_str(&format!("{{\"{key}\":{value}}}"));
+        serde_json::from_str::<&RawValue>(text).ok()
+    });
     ev
 }
 

@@ -11,7 +11,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
-use crate::vocab::{Event, Kind, TOOL_KINDS, Tokens};
+use crate::vocab::{Event, Kind, TOOL_KINDS, Tokens, VERSION};
 use bumpalo::Bump;
 
 view! {
@@ -19,6 +19,7 @@ view! {
     pub struct Line<'a> {
         "type" => ty: Field<'a>,
         "line" => line: Field<'a>,
+        "v" => v: Field<'a>,
         "agent" => agent: Field<'a>,
         "session_id" => session_id: Field<'a>,
         "model" => model: Field<'a>,
@@ -62,6 +63,31 @@ impl Progress for Validator {
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
+    }
+}
+
+/// `v` of a `session_start`: the version of the form, a count. Absent is the unversioned form
+/// that came before version 1 (read alike); a newer version than sjlint knows is said once a
+/// session, as information: what it added is not checked.
+fn version(v: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diagnostic)) {
+    if !v.is_present() {
+        return;
+    }
+    let Some(n) = super::count(v) else {
+        expect(v.json_type(), Want::Num, false, pos, bytes, &["v"], emit);
+        return;
+    };
+    if n > u64::from(VERSION) {
+        let d = Diagnostic::new(
+            Rule::UnknownEventType,
+            pos,
+            format!("the common form of version {n}, newer than the version {VERSION} this sjlint reads"),
+        )
+        .with_help("a newer sjlint wrote it; what its version added is read as unknown fields and not checked (docs/common-form.md lists each version's changes)");
+        emit(match crate::locate::value(bytes, &["v"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
     }
 }
 
@@ -140,7 +166,10 @@ impl Validator {
             {
                 self.pair(pos, bytes, kind, &l, emit);
             }
-            Kind::SessionStart => self.ended = false,
+            Kind::SessionStart => {
+                self.ended = false;
+                version(&l.v, pos, bytes, emit);
+            }
             Kind::End => {
                 self.ended = true;
                 // A failed run may abandon its calls; a run that went well ends them.

@@ -6,15 +6,16 @@
 //! after cursor's validator has seen a record, for the consumers that read common events. It
 //! must not check anything (that is `crate::validate`'s).
 
-use super::{Agent, MAX_OPEN_CALLS, id_prefix};
+use super::{Agent, id_prefix};
 use crate::event::{Event as CursorEvent, JsonType};
 use crate::vocab::{Event, Kind, Tokens, tool_kind};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The mapping's state for one input.
-#[derive(Default)]
 pub struct ToCommon {
+    /// The most open calls kept (`--max-open-calls`).
+    max_open: usize,
     /// The open tool calls: when each started (`timestamp_ms`), by call id (a bounded prefix).
     started: HashMap<Box<str>, Option<u64>>,
     /// An event has been mapped (a stream whose first event is not `system`/`init` still has a
@@ -23,6 +24,16 @@ pub struct ToCommon {
 }
 
 impl ToCommon {
+    /// Keeps at most `max_open_calls` calls open; a call completed past them starts in the
+    /// common form where it completes.
+    pub fn new(max_open_calls: usize) -> ToCommon {
+        ToCommon {
+            max_open: max_open_calls,
+            started: HashMap::new(),
+            seen: false,
+        }
+    }
+
     /// Maps one event of a cursor-agent stream (read from `line`) into `sink`.
     #[expect(
         clippy::too_many_lines,
@@ -43,6 +54,7 @@ impl ToCommon {
                 let mut e = out(Kind::SessionStart);
                 e.agent = Some(Agent::Cursor.as_str());
                 e.session_id = ev.session_id.to_cow();
+                e.model = ev.model.to_cow();
                 sink(&e);
             }
             (Some("user"), _) => {
@@ -74,12 +86,12 @@ impl ToCommon {
                     Kind::ToolEnd
                 });
                 e.name = Some(Cow::Borrowed(name));
-                e.tool_kind = Some(tool_kind(name.strip_suffix("ToolCall").unwrap_or(name)));
+                e.tool_kind = Some(tool_kind(name));
                 e.timestamp_ms = ts;
                 if sub == "started" {
                     e.args = ev.tool_call.args;
                     if let Some(id) = &id
-                        && self.started.len() < MAX_OPEN_CALLS
+                        && self.started.len() < self.max_open
                     {
                         self.started.insert(id_prefix(id).into(), ts);
                     }
@@ -105,6 +117,7 @@ impl ToCommon {
                     let outcome = ev.tool_call.outcome.as_deref();
                     e.ok = outcome
                         .map(|o| o == "success" && ev.tool_call.exit_code.is_none_or(|c| c == 0));
+                    e.text = ev.tool_call.output.and_then(output_text);
                 }
                 e.call_id = id;
                 sink(&e);
@@ -136,5 +149,16 @@ impl ToCommon {
             }
             _ => {}
         }
+    }
+}
+
+/// The text of a tool's output, from the JSON text of the string the view kept.
+fn output_text(raw: &serde_json::value::RawValue) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<&str>(raw.get()) {
+        Ok(s) => Some(Cow::Borrowed(s)),
+        // With escapes, the string is decoded into a copy.
+        Err(_) => serde_json::from_str::<String>(raw.get())
+            .ok()
+            .map(Cow::Owned),
     }
 }

@@ -98,6 +98,10 @@ pub struct Validator {
     /// The last timestamp, as milliseconds, and its line.
     last_ms: Option<(u64, u64)>,
     mixed: bool,
+    /// The run's session id (a bounded prefix) and its last assistant message, for the common
+    /// `end` (kept only for common events).
+    session: String,
+    answer: super::Answer,
 }
 
 impl Progress for Validator {
@@ -172,7 +176,12 @@ impl Validator {
                     &["model"],
                     emit,
                 );
+                self.answer.clear();
+                self.session.clear();
                 if let Some(sink) = &mut sink {
+                    if let Some(id) = line.session_id.as_str() {
+                        self.session.push_str(super::id_prefix(id));
+                    }
                     let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
                     ev.agent = Some(Agent::Gemini.as_str());
                     ev.session_id = line.session_id.to_cow();
@@ -346,6 +355,15 @@ impl Validator {
                 None => d.with_snippet(bytes),
             });
         }
+        if sink.is_some() {
+            // A message that is not a piece of the one under way begins another.
+            if !(assistant && line.delta.as_bool() == Some(true)) {
+                self.answer.clear();
+            }
+            if assistant && let Some(text) = line.content.text() {
+                self.answer.push(&text);
+            }
+        }
         if let Some(sink) = sink {
             let kind = if assistant {
                 Kind::AssistantText
@@ -370,6 +388,10 @@ impl Validator {
         sink: &mut Sink<'_, '_>,
     ) {
         let what = "a `tool_use`";
+        // The assistant's text before a call is not its final answer.
+        if sink.is_some() {
+            self.answer.clear();
+        }
         require(
             line.tool_name.json_type(),
             Want::Str,
@@ -412,7 +434,11 @@ impl Validator {
                 .with_related(at, "opened here")
                 .with_snippet(bytes),
             ),
-            Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+            }
         }
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
@@ -601,7 +627,12 @@ impl Validator {
             }
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(!failed);
-            ev.text = line.error.message.to_cow();
+            ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+            ev.text = if failed {
+                line.error.message.to_cow()
+            } else {
+                self.answer.text()
+            };
             ev.duration_ms = super::count(&s.duration_ms);
             ev.timestamp_ms = ms;
             sink(&ev);

@@ -126,6 +126,8 @@ pub struct Validator {
     pub(super) calls: Calls,
     last_line: u64,
     mixed: bool,
+    /// The text since the last tool call, for the common `end` (kept only for common events).
+    answer: super::Answer,
 }
 
 impl Progress for Validator {
@@ -202,8 +204,20 @@ impl Validator {
                     arrays(f, "an `available_commands`", name, pos, bytes, emit);
                 }
             }
-            "thought" | "text" => Self::chunk(pos, bytes, ty, &line, emit, &mut sink),
-            "tool_call" => self.tool_call(pos, bytes, &line, emit, &mut sink),
+            "thought" | "text" => {
+                if ty == "text"
+                    && sink.is_some()
+                    && let Some(text) = line.data.as_str()
+                {
+                    self.answer.push(text);
+                }
+                Self::chunk(pos, bytes, ty, &line, emit, &mut sink);
+            }
+            "tool_call" => {
+                // The text before a call is not the run's final answer.
+                self.answer.clear();
+                self.tool_call(pos, bytes, &line, emit, &mut sink);
+            }
             "tool_call_update" => self.tool_call_update(pos, bytes, &line, emit, &mut sink),
             "usage" => usage(&line.usage, pos, bytes, emit),
             "error" => self.error(pos, bytes, &line, emit, &mut sink),
@@ -257,6 +271,7 @@ impl Validator {
 
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
         self.state = State::Open(pos.line);
+        self.answer.clear();
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Grok.as_str());
@@ -354,7 +369,11 @@ impl Validator {
                 .with_related(at, "opened here")
                 .with_snippet(bytes),
             ),
-            Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+            }
         }
         if done {
             // Reported finished as it starts: remembered, not open.
@@ -543,6 +562,7 @@ impl Validator {
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(stop == Some("end_turn"));
             ev.session_id = line.session_id.to_cow();
+            ev.text = self.answer.text();
             ev.cost_usd = line.total_cost_usd.as_f64();
             sink(&ev);
         }

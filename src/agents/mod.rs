@@ -189,9 +189,6 @@ impl fmt::Display for Agent {
 /// The ids of tool calls are kept as prefixes of at most this many bytes: a hostile stream
 /// cannot make the checker keep long keys.
 pub const MAX_ID_BYTES: usize = 256;
-/// At most this many tool calls are kept open at once; the ones beyond are reported once and
-/// not tracked.
-pub const MAX_OPEN_CALLS: usize = 4096;
 /// At most this many closed tool-call ids are remembered (for subagent lines and repeated
 /// results); beyond it the oldest are forgotten and the checks that need them stay quiet.
 pub const MAX_KNOWN_IDS: usize = 65_536;
@@ -206,6 +203,39 @@ pub fn id_prefix(id: &str) -> &str {
         end -= 1;
     }
     &id[..end]
+}
+
+/// At most this many bytes of an answer are kept for the `end` event (see [`Answer`]).
+pub const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// The assistant's last message, kept (bounded) for the common `end` event of agents whose
+/// terminal record does not carry the run's final text (Codex, Gemini CLI, Grok Build). Kept
+/// only while common events are wanted.
+#[derive(Default)]
+pub struct Answer {
+    text: String,
+}
+
+impl Answer {
+    /// A new message begins (or a tool call ends the one under way).
+    pub fn clear(&mut self) {
+        self.text.clear();
+    }
+
+    /// More of the message under way, up to [`MAX_ANSWER_BYTES`] in all.
+    pub fn push(&mut self, piece: &str) {
+        let room = MAX_ANSWER_BYTES.saturating_sub(self.text.len());
+        let mut end = piece.len().min(room);
+        while !piece.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&piece[..end]);
+    }
+
+    /// The message, when there is one.
+    pub fn text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        (!self.text.is_empty()).then_some(std::borrow::Cow::Borrowed(self.text.as_str()))
+    }
 }
 
 /// What the run looks like so far, for anyone watching it live (`sjlint run`, the status line):
@@ -228,15 +258,27 @@ pub enum Checker {
 }
 
 impl Checker {
-    pub fn new(agent: Agent) -> Option<Checker> {
-        Some(match agent {
+    /// The checker of `agent`'s stream, keeping at most `max_open_calls` tool calls open
+    /// (`--max-open-calls`; past it `too-many-open-calls` is said once a session); `None` for
+    /// cursor-agent, whose checker is `validate`.
+    pub fn new(agent: Agent, max_open_calls: usize) -> Option<Checker> {
+        let mut c = match agent {
             Agent::Cursor => return None,
             Agent::Claude => Checker::Claude(Box::default()),
             Agent::Codex => Checker::Codex(Box::default()),
             Agent::Gemini => Checker::Gemini(Box::default()),
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
-        })
+        };
+        let calls = match &mut c {
+            Checker::Claude(v) => &mut v.calls,
+            Checker::Codex(v) => &mut v.calls,
+            Checker::Gemini(v) => &mut v.calls,
+            Checker::Grok(v) => &mut v.calls,
+            Checker::Common(v) => &mut v.calls,
+        };
+        calls.set_max_open(max_open_calls);
+        Some(c)
     }
 
     pub fn agent(&self) -> Agent {

@@ -78,7 +78,10 @@ pub struct Totals {
 }
 
 /// What else reads the stream beside the validator (the canonical writer, stats, render, the
-/// live status line). Each record reaches it once, after the validator has seen it.
+/// live status line, run, report). Each record reaches it once, after the validator has seen
+/// it: as the events of the common vocabulary ([`Consumer::common`], for every agent) when
+/// [`Consumer::wants_common`], and, of a cursor-agent stream, as the record's own view
+/// ([`Consumer::event`]) for the few consumers that need what only it says.
 pub trait Consumer {
     /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
     /// repaired copy when they held raw control characters inside strings. `ev` borrows from
@@ -112,20 +115,15 @@ pub trait Consumer {
         let _ = agent;
     }
 
-    /// Whether [`Consumer::common`] is wanted: the events of Claude Code, Codex and Gemini CLI
-    /// records are mapped into the common vocabulary only then.
+    /// Whether [`Consumer::common`] is wanted: the records of every agent are mapped into the
+    /// common vocabulary only then.
     fn wants_common(&self) -> bool {
         false
     }
 
-    /// Whether cursor-agent's records are also wanted as [`Consumer::common`] events (beside
-    /// [`Consumer::event`]); asked only when [`Consumer::wants_common`].
-    fn wants_common_of_cursor(&self) -> bool {
-        false
-    }
-
-    /// One event of a record in the common vocabulary (a record may give several, or none):
-    /// every agent's but cursor-agent's, whose come when [`Consumer::wants_common_of_cursor`].
+    /// One event of a record in the common vocabulary (a record may give several, or none), of
+    /// every agent's stream: for cursor-agent after the record's [`Consumer::event`]. Only an
+    /// input that no agent sjlint knows wrote gives none.
     fn common(&mut self, ev: &vocab::Event<'_>) {
         let _ = ev;
     }
@@ -297,7 +295,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             route: Route::Undecided,
             held: Held::default(),
             mixed: crate::agents::Mixed::default(),
-            to_common: cursor::ToCommon::default(),
+            to_common: cursor::ToCommon::new(opts.max_open_calls),
         }
         .routed(opts)
     }

@@ -162,7 +162,8 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
     fn decide(&mut self, agent: Option<Agent>) {
         self.route = match agent {
             None => Route::Unknown,
-            Some(a) => agents::Checker::new(a).map_or(Route::Cursor, Route::Agent),
+            Some(a) => agents::Checker::new(a, self.opts.max_open_calls)
+                .map_or(Route::Cursor, Route::Agent),
         };
         self.consumer.agent(agent);
     }
@@ -378,7 +379,7 @@ pub(super) fn classified(
                 }
                 validator.check(rec, bytes, ev, emit);
                 consumer.event(rec, json, ev);
-                if consumer.wants_common() && consumer.wants_common_of_cursor() {
+                if consumer.wants_common() {
                     to_common.map(rec.pos.line, ev, &mut |e| consumer.common(e));
                 }
             }

@@ -61,6 +61,7 @@ object_view!(ToolCall, |tc, map| {
                 tc.outcome = body.outcome.variant;
                 tc.exit_code = body.outcome.exit_code;
                 tc.total_lines = body.outcome.total_lines;
+                tc.output = body.outcome.output;
                 continue;
             }
             if tc.other_kind.is_none() {
@@ -75,6 +76,7 @@ object_view!(ToolCall, |tc, map| {
             tc.outcome = o.variant;
             tc.exit_code = o.exit_code;
             tc.total_lines = o.total_lines;
+            tc.output = o.output;
         }
     }
 });
@@ -135,6 +137,8 @@ pub(super) struct Outcome<'a> {
     pub(super) variant: Option<Cow<'a, str>>,
     pub(super) exit_code: Option<i64>,
     pub(super) total_lines: Option<u64>,
+    /// The output of a `success` (see [`Success::output`]).
+    pub(super) output: Option<&'a RawValue>,
 }
 
 impl<'de> Deserialize<'de> for Outcome<'de> {
@@ -170,6 +174,7 @@ fn read_outcome<'de, A: MapAccess<'de>>(mut map: A) -> Result<Outcome<'de>, A::E
                     out.variant = Some(key.name);
                     out.exit_code = info.exit_code.or(out.exit_code);
                     out.total_lines = info.total_lines;
+                    out.output = info.output();
                 }
                 SuccessValue::Bool(b) => flat_success = Some(b),
                 SuccessValue::Other => {}
@@ -264,17 +269,17 @@ impl<'a> ResultValue<'a> {
 }
 
 /// The value of a result's `success`: cursor's details object, or a flat result's flag.
-enum SuccessValue {
-    Object(Success),
+enum SuccessValue<'a> {
+    Object(Success<'a>),
     Bool(bool),
     Other,
 }
 
-impl<'de> Deserialize<'de> for SuccessValue {
+impl<'de> Deserialize<'de> for SuccessValue<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = SuccessValue;
+            type Value = SuccessValue<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON value")
             }
@@ -308,6 +313,11 @@ impl<'de> Deserialize<'de> for SuccessValue {
                         "totalLines" => {
                             out.total_lines = map.next_value::<Field<'de>>()?.as_millis();
                         }
+                        // Read as raw text (never `Option`, which the fast reader leaves to
+                        // the slow path): unescaped only when a consumer asks for it.
+                        "interleavedOutput" => out.interleaved = Some(map.next_value()?),
+                        "stdout" => out.stdout = Some(map.next_value()?),
+                        "content" => out.content = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -320,11 +330,27 @@ impl<'de> Deserialize<'de> for SuccessValue {
     }
 }
 
-/// `result.success`: only `exitCode` and `totalLines` are read.
+/// `result.success`: only `exitCode`, `totalLines` and the output are read.
 #[derive(Default)]
-struct Success {
+struct Success<'a> {
     exit_code: Option<i64>,
     total_lines: Option<u64>,
+    /// The exact JSON text of `interleavedOutput`, `stdout` (a shell call) and `content` (a
+    /// read call), when present.
+    interleaved: Option<&'a RawValue>,
+    stdout: Option<&'a RawValue>,
+    content: Option<&'a RawValue>,
+}
+
+impl<'a> Success<'a> {
+    /// What the tool gave back as text: the first of `interleavedOutput`, `stdout` and
+    /// `content` that is a non-empty string (the JSON text of the string, quotes included).
+    fn output(&self) -> Option<&'a RawValue> {
+        [self.interleaved, self.stdout, self.content]
+            .into_iter()
+            .flatten()
+            .find(|v| v.get().starts_with('"') && v.get() != "\"\"")
+    }
 }
 
 /// Reads a [`Message`], joining its texts in `arena` when given.

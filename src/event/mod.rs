@@ -193,6 +193,9 @@ pub struct ToolCall<'a> {
     pub exit_code: Option<i64>,
     /// `result.success.totalLines` of a read call.
     pub total_lines: Option<u64>,
+    /// What a `success` gave back as text (`interleavedOutput`, `stdout` or `content`): the
+    /// exact JSON text of the string, when it is one and not empty.
+    pub output: Option<&'a RawValue>,
     /// A key repeated inside `tool_call`.
     pub duplicate_key: Option<Cow<'a, str>>,
     /// `id` directly inside the tool call object (the payload dialect's `toolCall.id`).
@@ -271,6 +274,8 @@ pub struct Event<'a> {
     pub timestamp_ms: Field<'a>,
     pub call_id: Field<'a>,
     pub model_call_id: Field<'a>,
+    /// `model` (of `system`/`init`).
+    pub model: Field<'a>,
     pub tool_call: ToolCall<'a>,
     pub message: Message<'a>,
     /// `text` of a thinking delta.

@@ -102,6 +102,7 @@ fn body_field<'de, A: MapAccess<'de>>(
         "timestamp_ms" => ev.timestamp_ms = map.next_value()?,
         "call_id" => ev.call_id = map.next_value()?,
         "model_call_id" => ev.model_call_id = map.next_value()?,
+        "model" => ev.model = map.next_value()?,
         "tool_call" => ev.tool_call = map.next_value()?,
         "message" => ev.message = map.next_value_seed(MessageSeed { arena })?,
         "text" => ev.text = map.next_value()?,

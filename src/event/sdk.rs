@@ -113,6 +113,7 @@ fn sdk_tool_call<'de>(
         tc.outcome = o.variant;
         tc.exit_code = o.exit_code;
         tc.total_lines = o.total_lines;
+        tc.output = o.output;
     }
     tc
 }

@@ -56,10 +56,6 @@ impl<W: Write> Consumer for Writer<'_, W> {
         true
     }
 
-    fn wants_common_of_cursor(&self) -> bool {
-        true
-    }
-
     fn common(&mut self, ev: &Event<'_>) {
         self.write(ev);
     }

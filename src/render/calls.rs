@@ -18,7 +18,15 @@ const MAX_TARGET_CHARS: usize = 120;
 
 /// What a tool call of another agent acts on: the first of the argument keys that name it.
 pub(super) fn common_target(args: &RawValue) -> Option<String> {
-    let v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(args.get()).ok()?;
+    // A list of changes (Codex's `file_change`) names its first.
+    let v = match serde_json::from_str::<serde_json::Value>(args.get()).ok()? {
+        serde_json::Value::Object(m) => m,
+        serde_json::Value::Array(a) => match a.into_iter().next()? {
+            serde_json::Value::Object(m) => m,
+            _ => return None,
+        },
+        _ => return None,
+    };
     for key in [
         "command",
         "file_path",

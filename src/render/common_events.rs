@@ -1,19 +1,55 @@
-//! The transcript of Claude Code, Codex and Gemini CLI streams, from their common events.
+//! The transcript of every agent's stream but cursor-agent's, from their common events.
 //!
-//! This module owns the wording of the agent-neutral events these agents' checkers map their
+//! This module owns the wording of the agent-neutral events the agents' checkers map their
 //! records into (`session_start`, `user_prompt`, `assistant_text`, `thinking`, `tool_start`,
-//! `tool_end`, `usage`, `error`, `end`), a subagent's text and calls marked as such. It writes
+//! `tool_end`, `usage`, `error`, `end`), a subagent's text and calls marked as such. A call gets
+//! one line, worded by its tool kind as cursor-agent's calls are (`calls`), so that every
+//! agent's transcript has the same shape, `--plain` included. It writes
 //! through the renderer's own line handling, so the same escaping and blank lines apply; it
 //! must not read records itself nor know one agent from another beyond its display name.
 
-use super::calls::{common_target, cut};
+use super::calls::{Call, Tone, common_target, cut, target};
 use super::{Block, Open, Renderer};
 use crate::stats::duration;
-use crate::text::{escape_untrusted, thousands};
+use crate::text::{Excerpt, escape_untrusted, thousands};
 use crate::vocab;
 use std::io::Write;
 
-/// The transcript of Claude Code, Codex and Gemini CLI streams, from their common events.
+/// The kind a call's line is worded by (`calls::Call`): cursor-agent's kind of the same tool kind
+/// when it has one, else the agent's own name of the tool ("Used `mcp__github__list`").
+fn wording_kind<'a>(tool_kind: Option<&'static str>, name: &'a str) -> &'a str {
+    // cursor-agent's own names word themselves.
+    if name.ends_with("ToolCall") {
+        return name;
+    }
+    match tool_kind.unwrap_or_else(|| vocab::tool_kind(name)) {
+        "shell" => "shellToolCall",
+        "read" => "readToolCall",
+        "write" => "writeToolCall",
+        "edit" => "editToolCall",
+        "search" => "grepToolCall",
+        "web_fetch" => "webFetchToolCall",
+        "web_search" => "webSearchToolCall",
+        "todo" => "updateTodosToolCall",
+        _ => name,
+    }
+}
+
+/// Whether `--plain` has words of its own for a call worded as `kind` (the `text` output
+/// format's four).
+fn is_worded_plain(kind: &str) -> bool {
+    matches!(
+        kind,
+        "readToolCall" | "editToolCall" | "shellToolCall" | "writeToolCall"
+    )
+}
+
+/// Whether a call worded as `kind` runs a command.
+fn wording_is_shell(kind: &str) -> bool {
+    kind == "shellToolCall"
+}
+
+/// The transcript of every agent's stream but cursor-agent's, from their common events.
 impl<W: Write> Renderer<'_, W> {
     #[expect(
         clippy::too_many_lines,
@@ -97,22 +133,23 @@ impl<W: Write> Renderer<'_, W> {
                 let Some(id) = ev.call_id.as_deref() else {
                     return;
                 };
-                if self.open.len() >= crate::agents::MAX_OPEN_CALLS {
+                if self.open.len() >= self.max_open {
                     return;
                 }
                 let name = ev.name.as_deref().unwrap_or("(none)");
+                let kind = wording_kind(ev.tool_kind, name);
                 let target = ev
-                    .text
-                    .as_deref()
-                    .map(cut)
-                    .or_else(|| ev.args.and_then(common_target));
+                    .args
+                    .and_then(|a| target(kind, a).or_else(|| common_target(a)))
+                    .or_else(|| ev.text.as_deref().map(cut));
                 self.open.insert(
                     crate::agents::id_prefix(id).into(),
                     Open {
-                        kind: format!("{sub}{name}").into(),
+                        kind: Excerpt(kind).to_string().into(),
                         target,
                         started_ms: ev.timestamp_ms,
                         line: ev.line,
+                        subagent: ev.parent.is_some(),
                     },
                 );
             }
@@ -138,34 +175,61 @@ impl<W: Write> Renderer<'_, W> {
         }
     }
 
+    /// One line per call, worded as cursor-agent's calls are (`calls::Call`), from the tool's
+    /// kind: "Ran `cargo test` in 1.2 s", "Read file src/main.rs", "Failed: edit file x: …".
     fn common_tool_end(&mut self, ev: &vocab::Event<'_>) {
         let open = ev
             .call_id
             .as_deref()
             .and_then(|id| self.open.remove(crate::agents::id_prefix(id)));
-        if self.opts.plain {
-            return;
-        }
-        let name = match &open {
+        let name = ev.name.as_deref().unwrap_or("(none)");
+        let kind: String = match &open {
             Some(o) => o.kind.to_string(),
-            None => ev.name.as_deref().unwrap_or("(none)").to_owned(),
+            None => Excerpt(wording_kind(ev.tool_kind, name)).to_string(),
         };
+        let subagent = open.as_ref().map_or(ev.parent.is_some(), |o| o.subagent);
         let took = ev.duration_ms.or(
             match (open.as_ref().and_then(|o| o.started_ms), ev.timestamp_ms) {
                 (Some(a), Some(b)) if b >= a => Some(b - a),
                 _ => None,
             },
         );
-        let mut line = escape_untrusted(&name).into_owned();
-        if let Some(t) = open.as_ref().and_then(|o| o.target.as_deref()) {
-            line.push(' ');
-            line.push_str(&escape_untrusted(t));
-        }
         let failed = ev.ok == Some(false);
-        line.push_str(if failed { " ✗" } else { " ✓" });
-        if let Some(ms) = took {
-            line.push_str(&format!(" ({})", duration(ms)));
+        let call = Call {
+            kind: &kind,
+            target: open.as_ref().and_then(|o| o.target.as_deref()),
+            outcome: Some(if failed { "error" } else { "success" }),
+            exit_code: None,
+            total_lines: None,
+            took,
+        };
+        let sub = if subagent { "(subagent) " } else { "" };
+        if self.opts.plain {
+            // A command that ran and failed was still run, as cursor-agent's shell calls with a
+            // non-zero exit code are.
+            let shown = if failed && wording_is_shell(&kind) {
+                Call {
+                    outcome: Some("success"),
+                    ..call
+                }
+                .plain()
+            } else if !failed && !is_worded_plain(&kind) {
+                // The agent's own name says more than a kind.
+                Some(format!(
+                    "Used tool {}",
+                    escape_untrusted(&Excerpt(name).to_string())
+                ))
+            } else {
+                call.plain()
+            };
+            if let Some(line) = shown {
+                self.start(Block::Tool);
+                self.push_styled(&format!("{sub}{line}"), None);
+                self.newline();
+            }
+            return;
         }
+        let (mut line, tone) = call.line();
         if failed && let Some(text) = ev.text.as_deref() {
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             line.push_str(": ");
@@ -173,7 +237,12 @@ impl<W: Write> Renderer<'_, W> {
         }
         self.start(Block::Tool);
         self.push_styled("→ ", self.styles.dim);
-        let style = if failed { self.styles.bad } else { None };
+        self.push_styled(sub, self.styles.dim);
+        let style = match tone {
+            Tone::Ok => None,
+            Tone::Warn => self.styles.warn,
+            Tone::Bad => self.styles.bad,
+        };
         self.push_styled(&line, style);
         self.newline();
     }

@@ -147,6 +147,7 @@ impl<W: Write> Renderer<'_, W> {
             target: ev.tool_call.args.and_then(|a| target(kind, a)),
             started_ms: ev.timestamp_ms.as_millis(),
             line: rec.pos.line,
+            subagent: false,
         };
         self.open
             .insert(pairing::key_of(id, &mut self.scratch).into(), open);

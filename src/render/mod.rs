@@ -7,8 +7,9 @@
 //! event at all, one pretty-printed document) is said once, up front, as `check` says it: an
 //! input of plain text gets that one line instead of a marker per line. What the lines say lives beside it: `cursor` words the
 //! canonical events (the session header, the user prompt, the assistant text with partial-output
-//! deltas merged by `merge`, thinking on request, the result), `common_events` the other
-//! agents' common events, `calls` the line of one tool call. With `plain`, it writes the wording
+//! deltas merged by `merge`, thinking on request, the result), `common_events` every other
+//! agent's common events (each call worded by its tool kind as cursor-agent's are, so every
+//! transcript has the same shape), `calls` the line of one tool call. With `plain`, it writes the wording
 //! of the `text` output format of cursor-agent as seed 000 describes it instead.
 //!
 //! Everything shown comes from the input and is untrusted: it goes through
@@ -138,6 +139,8 @@ struct Open {
     target: Option<String>,
     started_ms: Option<u64>,
     line: u64,
+    /// A subagent's call.
+    subagent: bool,
 }
 
 /// The styles in use; all `None` without colour.
@@ -201,6 +204,9 @@ pub struct Renderer<'s, W: Write> {
     said_shown: bool,
     /// An event has been seen.
     any_event: bool,
+    /// The input is cursor-agent's: its records are worded from their own view (`cursor`), and
+    /// their common events are not shown again.
+    cursor: bool,
     /// Markers of invalid records before the first event (position, whether it was too
     /// large), and how many more.
     held: Vec<(Position, bool)>,
@@ -238,6 +244,7 @@ impl<'s, W: Write> Renderer<'s, W> {
             said: None,
             said_shown: false,
             any_event: false,
+            cursor: false,
             held: Vec::new(),
             held_more: 0,
             thinking: None,
@@ -486,7 +493,17 @@ impl<W: Write> Consumer for Renderer<'_, W> {
         true
     }
 
+    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
+        self.cursor = agent == Some(crate::agents::Agent::Cursor);
+    }
+
+    /// Every agent's events but cursor-agent's, which [`Consumer::event`] words with what only
+    /// its records say (exit codes, lines read, rejections, partial output merged, the working
+    /// directory, how long thinking took).
     fn common(&mut self, ev: &vocab::Event<'_>) {
+        if self.cursor {
+            return;
+        }
         self.first_event();
         self.common_event(ev);
         self.flush_buf(false);

@@ -1,15 +1,17 @@
-//! Where a report's events come from today: the stream is written in the common form in
-//! process (as `sjlint fmt --to common` writes it) and each line read back into the model; the
-//! findings of the same pass are collected beside them.
+//! Where a report's events come from: the common events every agent's checker gives while the
+//! stream is checked (the events `sjlint fmt --to common` writes), handed to the model as they
+//! come; the findings of the same pass are collected beside them.
 //!
-//! This is the one adapter between the checker and the page, kept small so it can be swapped
-//! for a direct feed of common events once every agent produces them. It owns only that
-//! plumbing: it must not lay out, count or write HTML.
+//! This is the one adapter between the checker and the page. It owns only that plumbing: it
+//! must not lay out, count or write HTML.
 
-use super::model::{Builder, Ev, MAX_FINDINGS, Run};
-use crate::check::CheckOptions;
+use super::model::{Builder, Ev, MAX_FINDINGS, Run, Usage};
+use crate::agents::Agent;
+use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
-use std::io::{self, Read, Write};
+use crate::vocab;
+use std::borrow::Cow;
+use std::io::{self, Read};
 
 /// Reads a whole stream into a [`Run`] named `name`. `keep` says which findings the page shows
 /// (the settings of `check` for this input); the others are dropped. A read error ends the
@@ -20,9 +22,9 @@ pub(crate) fn read_run(
     check: &CheckOptions,
     keep: &mut dyn FnMut(&Diagnostic) -> Option<Diagnostic>,
 ) -> io::Result<Run> {
-    let mut lines = Lines {
-        pending: Vec::new(),
+    let mut events = Events {
         builder: Builder::new(name),
+        agent: None,
     };
     // Bounded as the model's list is: past the cap findings are only counted.
     let mut findings = Vec::new();
@@ -37,9 +39,8 @@ pub(crate) fn read_run(
         }
         Ok(())
     };
-    crate::fmt::to_common::format(reader, check, &mut lines, &mut emit)?;
-    lines.flush_line();
-    let mut builder = lines.builder;
+    check::check_with(reader, check, &mut emit, &mut events)?;
+    let mut builder = events.builder;
     for d in &findings {
         builder.finding(d);
     }
@@ -47,39 +48,58 @@ pub(crate) fn read_run(
     Ok(builder.finish())
 }
 
-/// A writer that hands each complete line of the common form to the builder.
-struct Lines {
-    /// The part of a line written so far (one line at most).
-    pending: Vec<u8>,
+/// The consumer that hands each common event to the builder.
+struct Events {
     builder: Builder,
+    /// The agent of the input, named on the first event (then `None`), as the common form
+    /// names it.
+    agent: Option<&'static str>,
 }
 
-impl Lines {
-    fn flush_line(&mut self) {
-        if self.pending.is_empty() {
-            return;
-        }
-        // The common form is sjlint's own JSON: a line that does not read back is skipped.
-        if let Ok(ev) = serde_json::from_slice::<Ev<'_>>(&self.pending) {
-            self.builder.event(&ev);
-        }
-        self.pending.clear();
+impl Consumer for Events {
+    fn agent(&mut self, agent: Option<Agent>) {
+        self.agent = agent.filter(|&a| a != Agent::Common).map(Agent::as_str);
+    }
+
+    fn wants_common(&self) -> bool {
+        true
+    }
+
+    fn common(&mut self, ev: &vocab::Event<'_>) {
+        let agent = match self.agent.take() {
+            Some(a) if ev.agent.is_none() => Some(a),
+            _ => ev.agent,
+        };
+        self.builder.event(&model_event(ev, agent));
     }
 }
 
-impl Write for Lines {
-    fn write(&mut self, mut buf: &[u8]) -> io::Result<usize> {
-        let n = buf.len();
-        while let Some(i) = memchr::memchr(b'\n', buf) {
-            self.pending.extend_from_slice(&buf[..i]);
-            self.flush_line();
-            buf = &buf[i + 1..];
-        }
-        self.pending.extend_from_slice(buf);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+/// `ev` as the model reads it, with the fields the common form writes.
+fn model_event<'e>(ev: &'e vocab::Event<'_>, agent: Option<&'static str>) -> Ev<'e> {
+    Ev {
+        ty: Cow::Borrowed(ev.kind.as_str()),
+        line: ev.line,
+        agent: agent.map(Cow::Borrowed),
+        session_id: ev.session_id.as_deref().map(Cow::Borrowed),
+        model: ev.model.as_deref().map(Cow::Borrowed),
+        parent: ev.parent.as_deref().map(Cow::Borrowed),
+        call_id: ev.call_id.as_deref().map(Cow::Borrowed),
+        name: ev.name.as_deref().map(Cow::Borrowed),
+        tool_kind: ev.tool_kind.map(Cow::Borrowed),
+        args: ev.args,
+        ok: ev.ok,
+        text: ev.text.as_deref().map(Cow::Borrowed),
+        delta: ev.delta,
+        usage: ev.usage.map(|u| Usage {
+            input: u.input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            reasoning: u.reasoning,
+        }),
+        // The common form leaves out a cost that is not a finite number.
+        cost_usd: ev.cost_usd.filter(|c| c.is_finite()),
+        duration_ms: ev.duration_ms,
+        timestamp_ms: ev.timestamp_ms,
     }
 }

@@ -2,16 +2,16 @@
 //! tool calls are running and since when, and the last event.
 //!
 //! This module is the one place where `run` reads the meaning of events, for every agent the
-//! checker recognises. A cursor-agent stream comes as events of the canonical view
-//! ([`Session::observe`], which asks [`ends_session`], [`call_started`], [`call_completed`]);
-//! a Claude Code, Codex or Gemini CLI stream comes as the agent-neutral events its agent's
-//! checker maps each record into ([`Session::observe_common`]: `end`, `tool_start`, `tool_end`),
-//! then the record itself ([`Session::observe_record`]), so that result detection and call
-//! pairing follow that agent's own rules. A new agent needs its mapping into the common
-//! vocabulary only. It must not signal processes nor decide exit codes.
+//! checker recognises: every stream comes as the agent-neutral events its agent's mapping gives
+//! each record ([`Session::observe_common`]: `end`, `tool_start`, `tool_end`), so that result
+//! detection and call pairing follow that agent's own rules. Beside them, the record's own type
+//! names the last event: a cursor-agent record before its common events
+//! ([`Session::observe_cursor_record`]), any other agent's after them
+//! ([`Session::observe_record`], which also knows the records that may follow a result). A new
+//! agent needs its mapping into the common vocabulary only. It must not signal processes nor
+//! decide exit codes.
 
 use crate::agents::id_prefix;
-use crate::event::Event;
 use crate::vocab::{self, Kind};
 use std::time::Instant;
 
@@ -62,48 +62,37 @@ pub struct Session {
 }
 
 impl Session {
-    /// Takes one event on line `line` into account. Returns whether the timers the supervisor
-    /// keeps may have changed (a call started or ended, a result arrived or was followed).
-    pub fn observe(&mut self, ev: &Event<'_>, line: u64, now: Instant) -> bool {
+    /// Takes a cursor-agent record of type `ty` (and `subtype`) on line `line` into account,
+    /// before its common events (see [`Session::observe_common`]): whatever follows a result
+    /// means the session goes on. Returns whether the timers may have changed.
+    pub fn observe_cursor_record(
+        &mut self,
+        line: u64,
+        ty: Option<&str>,
+        subtype: Option<&str>,
+    ) -> bool {
         self.events += 1;
         // The strings are reused: no allocation per record once they are long enough.
-        set(&mut self.last.ty, ev.ty.as_str());
-        set(&mut self.last.subtype, ev.subtype.as_str());
+        set(&mut self.last.ty, ty);
+        set(&mut self.last.subtype, subtype);
         self.last.line = line;
-        let was_ended = std::mem::take(&mut self.ended);
-        if ends_session(ev) {
-            self.result = Some(ResultSeen {
-                subtype: ev.subtype.as_str().map(str::to_owned),
-                is_error: result_is_error(ev),
-                line,
-                at: now,
-            });
-            self.ended = true;
-            // What is still open will never complete.
-            self.open.clear();
-            return true;
-        }
-        if let Some((id, kind)) = call_started(ev) {
-            self.open_call(id, kind, line, now);
-            return true;
-        }
-        if let Some(id) = call_completed(ev) {
-            let id = id_prefix(id);
-            let before = self.open.len();
-            self.open.retain(|c| c.id != id);
-            return before != self.open.len() || was_ended;
-        }
-        was_ended
+        std::mem::take(&mut self.ended)
     }
 
-    /// Takes one common event of a Claude Code, Codex or Gemini CLI record into account (the
-    /// record itself follows with [`Session::observe_record`]). Returns whether the timers may
-    /// have changed.
+    /// Takes one common event of a record into account: of cursor-agent's, after the record
+    /// ([`Session::observe_cursor_record`]); of any other agent's, before it
+    /// ([`Session::observe_record`]). Returns whether the timers may have changed.
     pub fn observe_common(&mut self, ev: &vocab::Event<'_>, now: Instant) -> bool {
         match ev.kind {
             Kind::End => {
+                // A cursor-agent result, read already, names itself by its subtype.
+                let subtype = if self.last.line == ev.line {
+                    self.last.subtype.clone()
+                } else {
+                    None
+                };
                 self.result = Some(ResultSeen {
-                    subtype: None,
+                    subtype,
                     is_error: ev.ok == Some(false),
                     line: ev.line,
                     at: now,
@@ -209,47 +198,24 @@ fn set(slot: &mut Option<String>, value: Option<&str>) {
     }
 }
 
-/// Whether `ev` is the terminal record of a session: after it the agent should exit.
-pub fn ends_session(ev: &Event<'_>) -> bool {
-    ev.ty.as_str() == Some("result")
-}
-
-/// Whether a terminal result reports failure: `is_error: true`, or without a boolean
-/// `is_error`, a subtype other than `success`.
-pub fn result_is_error(ev: &Event<'_>) -> bool {
-    match ev.is_error.as_bool() {
-        Some(e) => e,
-        None => ev.subtype.as_str().is_some_and(|s| s != "success"),
-    }
-}
-
-/// The id and tool kind of a call that `ev` starts.
-pub fn call_started<'e>(ev: &'e Event<'_>) -> Option<(&'e str, &'e str)> {
-    if ev.ty.as_str() != Some("tool_call") || ev.subtype.as_str() != Some("started") {
-        return None;
-    }
-    let id = ev.call_id.as_str()?;
-    Some((id, ev.tool_call.kind.as_deref().unwrap_or("tool")))
-}
-
-/// The id of a call that `ev` completes.
-pub fn call_completed<'e>(ev: &'e Event<'_>) -> Option<&'e str> {
-    if ev.ty.as_str() != Some("tool_call") || ev.subtype.as_str() != Some("completed") {
-        return None;
-    }
-    ev.call_id.as_str()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::cursor::ToCommon;
     use crate::event::{Parsed, parse};
 
+    /// A cursor-agent record on line `n`, as `run` reads it: the record, then its common events
+    /// (with a fresh mapping of its own, which is enough for these records).
     fn observe(s: &mut Session, line: &str, n: u64) -> bool {
         let Parsed::Event(ev) = parse(line, None, None).unwrap() else {
             panic!("not an event: {line}")
         };
-        s.observe(&ev, n, Instant::now())
+        let mut changed = s.observe_cursor_record(n, ev.ty.as_str(), ev.subtype.as_str());
+        let mut map = ToCommon::new(16);
+        map.map(n, &ev, &mut |e| {
+            changed |= s.observe_common(e, Instant::now());
+        });
+        changed
     }
 
     #[test]
@@ -283,6 +249,7 @@ mod tests {
         let r = s.result.as_ref().unwrap();
         assert!(!r.is_error);
         assert_eq!(r.line, 4);
+        assert_eq!(r.subtype.as_deref(), Some("success"));
         // Anything after the result means the session goes on.
         assert!(observe(
             &mut s,

@@ -86,6 +86,7 @@ pub(super) fn check_stdout(
         stats: Collector::new(),
         live,
         changed: false,
+        cursor: false,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -203,6 +204,8 @@ struct Observer<'a> {
     live: Option<&'a Live>,
     /// A common event of the record being read changed the timers.
     changed: bool,
+    /// The input is cursor-agent's: its common events come after its record.
+    cursor: bool,
 }
 
 impl Observer<'_> {
@@ -214,25 +217,27 @@ impl Observer<'_> {
 }
 
 impl Consumer for Observer<'_> {
+    /// A cursor-agent record (or one of an agent sjlint does not know), before its common
+    /// events.
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         self.stats.event(rec, json, ev);
-        if let Some(mut live) = self.live {
-            live.event(rec, json, ev);
-        }
-        let changed = self.session().observe(ev, rec.pos.line, Instant::now());
+        let changed =
+            self.session()
+                .observe_cursor_record(rec.pos.line, ev.ty.as_str(), ev.subtype.as_str());
         if changed {
             let _ = self.tx.send(Msg::Changed);
         }
     }
 
     fn agent(&mut self, agent: Option<crate::agents::Agent>) {
+        self.cursor = agent == Some(crate::agents::Agent::Cursor);
         self.stats.agent(agent);
         if let Some(mut live) = self.live {
             live.agent(agent);
         }
     }
 
-    /// Claude Code, Codex and Gemini CLI streams are followed through their common events.
+    /// Every agent's stream is followed through its common events.
     fn wants_common(&self) -> bool {
         true
     }
@@ -243,7 +248,14 @@ impl Consumer for Observer<'_> {
             live.common(ev);
         }
         let changed = self.session().observe_common(ev, Instant::now());
-        self.changed |= changed;
+        if self.cursor {
+            // No record follows: the timers hear of it now.
+            if changed {
+                let _ = self.tx.send(Msg::Changed);
+            }
+        } else {
+            self.changed |= changed;
+        }
     }
 
     fn agent_record(&mut self, rec: &Record<'_>, json: &str) {

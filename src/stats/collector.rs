@@ -1,16 +1,18 @@
 //! Counting a stream as it is checked: the [`Collector`].
 //!
-//! This module owns what each event adds to the [`Stats`]: the event counters, sessions and
-//! results, tool calls paired by id from `started` to `completed` (their outcome and duration),
-//! thinking phases timed from their first delta, tokens and durations of results; Claude Code,
-//! Codex and Gemini CLI streams counted from their common events. Memory is bounded: one entry
+//! This module owns what each event adds to the [`Stats`]: every agent's stream is counted from
+//! its events in the common vocabulary (`crate::vocab`): the event counters, sessions and
+//! results, tool calls paired by id from `tool_start` to `tool_end` (their outcome and duration)
+//! and counted by tool kind and name, tokens and durations of results. Of cursor-agent's records
+//! it reads beside them only what the common events do not say: thinking phases timed from
+//! their first delta, the API time of a result, rejected calls. Memory is bounded: one entry
 //! per open tool call, at most the pipeline's `--max-open-calls`. It must not print anything
 //! nor keep anything per record.
 
 use super::{Findings, Stats};
 use crate::agents::Agent;
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
-use crate::event::{Event, Field};
+use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::pairing;
 use crate::vocab::{self, Kind};
@@ -21,26 +23,29 @@ use std::io::{self, Read};
 struct Open {
     /// Index into `Stats::tools`.
     tool: usize,
+    /// Index into that tool's `names`.
+    name: usize,
     started_ms: Option<u64>,
 }
-
-/// The most tool calls kept open at once by the common-form counting; beyond, calls are counted
-/// as they start and their endings are not matched.
-const MAX_OPEN: usize = crate::agents::MAX_OPEN_CALLS;
 
 /// Counts what passes by; see the module documentation for what it keeps.
 pub struct Collector {
     stats: Stats,
-    /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
+    /// Open calls by the bounded prefix of their id, at most `max_open` of them.
     open: HashMap<Box<str>, Open>,
     max_open: usize,
-    scratch: String,
     /// An event has been seen (so a session has begun, with or without `system`/`init`).
     any_event: bool,
-    /// `timestamp_ms` of the first delta of the thinking phase under way.
+    /// `timestamp_ms` of the first delta of the thinking phase under way (cursor-agent).
     thinking_since: Option<u64>,
     /// A `usage` came since the last `end`: that end is a result that reported tokens.
     usage_since_end: bool,
+    /// The cursor-agent record being read completes a call with a `rejected` result: its
+    /// `tool_end` counts as rejected, not failed.
+    rejected: bool,
+    /// No agent sjlint knows wrote the input: its events have no common form, and are counted
+    /// by their own `type` and `subtype`.
+    unknown_agent: bool,
 }
 
 impl Default for Collector {
@@ -49,10 +54,11 @@ impl Default for Collector {
             stats: Stats::default(),
             open: HashMap::new(),
             max_open: pairing::DEFAULT_MAX_OPEN_CALLS,
-            scratch: String::new(),
             any_event: false,
             thinking_since: None,
             usage_since_end: false,
+            rejected: false,
+            unknown_agent: false,
         }
     }
 }
@@ -63,7 +69,7 @@ impl Collector {
     }
 
     /// Keeps at most `n` calls open (`--max-open-calls`); a call started past that is counted
-    /// when it completes, and not at all if it never does.
+    /// as it starts and its ending is not matched.
     pub fn max_open_calls(mut self, n: usize) -> Self {
         self.max_open = n.max(1);
         self
@@ -89,115 +95,108 @@ impl Collector {
             let tool = &mut self.stats.tools[open.tool];
             tool.count += 1;
             tool.unfinished += 1;
+            tool.names[open.name].count += 1;
         }
     }
 
-    fn started(&mut self, ev: &Event<'_>) {
-        let tool = self.stats.tool_slot(kind_name(ev));
+    /// The slots of a call's tool: its kind and its name.
+    fn slots(&mut self, ev: &vocab::Event<'_>) -> (usize, usize) {
+        let name = ev.name.as_deref().unwrap_or("(none)");
+        let kind = ev.tool_kind.unwrap_or_else(|| vocab::tool_kind(name));
+        let tool = self.stats.tool_slot(kind);
+        (tool, self.stats.name_slot(tool, name))
+    }
+
+    fn tool_start(&mut self, ev: &vocab::Event<'_>) {
+        let (tool, name) = self.slots(ev);
+        if ev.parent.is_some() {
+            self.stats.tools[tool].subagent += 1;
+        }
         let open = Open {
             tool,
-            started_ms: ev.timestamp_ms.as_millis(),
+            name,
+            started_ms: ev.timestamp_ms,
         };
-        match ev.call_id.as_str() {
-            Some(_) if self.open.len() >= self.max_open => {}
-            Some(id) => {
-                let key = pairing::key_of(id, &mut self.scratch);
-                // A second `started` for an open id leaves the first one unfinished.
-                if let Some(earlier) = self.open.insert(key.into(), open) {
+        match ev.call_id.as_deref() {
+            Some(id) if self.open.len() < self.max_open => {
+                let id = crate::agents::id_prefix(id);
+                // A second start for an open id leaves the first one unfinished.
+                if let Some(earlier) = self.open.insert(id.into(), open) {
                     let t = &mut self.stats.tools[earlier.tool];
                     t.count += 1;
                     t.unfinished += 1;
+                    t.names[earlier.name].count += 1;
                 }
             }
-            // Without an id it can never complete.
+            // Past the budget it is counted when it ends, and not at all if it never does.
+            Some(_) => {}
+            // Without an id it can never end.
             None => {
                 let t = &mut self.stats.tools[tool];
                 t.count += 1;
                 t.unfinished += 1;
+                t.names[name].count += 1;
             }
         }
     }
 
-    fn completed(&mut self, ev: &Event<'_>) {
+    fn tool_end(&mut self, ev: &vocab::Event<'_>) {
         let open = ev
             .call_id
-            .as_str()
-            .and_then(|id| self.open.remove(pairing::key_of(id, &mut self.scratch)));
-        let tool = match (&ev.tool_call.kind, &open) {
-            (Some(kind), _) => self.stats.tool_slot(kind),
-            (None, Some(open)) => open.tool,
-            (None, None) => self.stats.tool_slot(kind_name(ev)),
+            .as_deref()
+            .and_then(|id| self.open.remove(crate::agents::id_prefix(id)));
+        let (tool, name) = match &open {
+            Some(o) => (o.tool, o.name),
+            None => self.slots(ev),
         };
         let t = &mut self.stats.tools[tool];
         t.count += 1;
-        match ev.tool_call.outcome.as_deref() {
-            Some("rejected") => t.rejected += 1,
-            Some("success") if ev.tool_call.exit_code.is_some_and(|c| c != 0) => t.failed += 1,
-            Some("success") => {}
-            Some(_) => t.failed += 1,
-            None => {}
+        t.names[name].count += 1;
+        if std::mem::take(&mut self.rejected) {
+            t.rejected += 1;
+        } else if ev.ok == Some(false) {
+            t.failed += 1;
         }
-        let started = open.and_then(|o| o.started_ms);
-        if let (Some(start), Some(end)) = (started, ev.timestamp_ms.as_millis())
-            && end >= start
-        {
-            t.durations.push(end - start);
+        let took = ev
+            .duration_ms
+            .or(match (open.and_then(|o| o.started_ms), ev.timestamp_ms) {
+                (Some(a), Some(b)) if b >= a => Some(b - a),
+                _ => None,
+            });
+        if let Some(ms) = took {
+            t.durations.push(ms);
         }
-    }
-
-    fn result(&mut self, ev: &Event<'_>) {
-        let error = match ev.is_error.as_bool() {
-            Some(e) => e,
-            None => ev.subtype.as_str() == Some("error"),
-        };
-        if error {
-            self.stats.results_error += 1;
-        } else {
-            self.stats.results_success += 1;
-        }
-        self.stats.duration_ms += ev.duration_ms.as_millis().unwrap_or(0);
-        self.stats.duration_api_ms += ev.duration_api_ms.as_millis().unwrap_or(0);
-        let u = &ev.usage;
-        if u.shape == Some(crate::event::JsonType::Object) {
-            let t = &mut self.stats.tokens;
-            t.results += 1;
-            t.input += u.input_tokens.unwrap_or(0);
-            t.output += u.output_tokens.unwrap_or(0);
-            t.cache_read += u.cache_read_tokens.unwrap_or(0);
-            t.cache_write += u.cache_write_tokens.unwrap_or(0);
-        }
-        // The session is over: what is still open will never complete.
-        self.close_open_calls();
     }
 }
 
-/// The tool kind of a tool call event, or `(none)` when it names none.
-fn kind_name<'e>(ev: &'e Event<'_>) -> &'e str {
-    ev.tool_call.kind.as_deref().unwrap_or("(none)")
-}
-
-impl Consumer for Collector {
-    fn event(&mut self, _rec: &Record<'_>, _json: &str, ev: &Event<'_>) {
-        let ty = match &ev.ty {
-            Field::Str(t) => &**t,
-            _ => "(no type)",
-        };
-        let subtype = ev.subtype.as_str();
-        *self.stats.event_slot(ty, subtype) += 1;
-
-        let init = ty == "system" && subtype == Some("init");
-        if init || !self.any_event {
+impl Collector {
+    /// An event of an input no agent sjlint knows wrote: counted by its own names.
+    fn unknown_event(&mut self, ev: &Event<'_>) {
+        let ty = ev.ty.as_str().unwrap_or("(no type)");
+        *self.stats.event_slot(ty, ev.subtype.as_str()) += 1;
+        if !self.any_event {
             self.stats.sessions += 1;
         }
         self.any_event = true;
+    }
+}
 
-        match (ty, subtype) {
-            ("thinking", Some("delta")) => {
+impl Consumer for Collector {
+    /// What only cursor-agent's records say, beside their common events (which come after):
+    /// how long each thinking phase took (from its first delta to `thinking`/`completed`), the
+    /// API time of a result, and that a call was rejected.
+    fn event(&mut self, _rec: &Record<'_>, _json: &str, ev: &Event<'_>) {
+        if self.unknown_agent {
+            self.unknown_event(ev);
+            return;
+        }
+        match (ev.ty.as_str(), ev.subtype.as_str()) {
+            (Some("thinking"), Some("delta")) => {
                 if self.thinking_since.is_none() {
                     self.thinking_since = ev.timestamp_ms.as_millis();
                 }
             }
-            ("thinking", Some("completed")) => {
+            (Some("thinking"), Some("completed")) => {
                 if let (Some(start), Some(end)) =
                     (self.thinking_since.take(), ev.timestamp_ms.as_millis())
                     && end >= start
@@ -206,13 +205,16 @@ impl Consumer for Collector {
                     self.stats.thinking_ms += end - start;
                 }
             }
-            _ => {
+            (ty, subtype) => {
                 // A phase that another event ends without `completed` is not measured.
                 self.thinking_since = None;
                 match (ty, subtype) {
-                    ("tool_call", Some("started")) => self.started(ev),
-                    ("tool_call", Some("completed")) => self.completed(ev),
-                    ("result", _) => self.result(ev),
+                    (Some("tool_call"), Some("completed")) => {
+                        self.rejected = ev.tool_call.outcome.as_deref() == Some("rejected");
+                    }
+                    (Some("result"), _) => {
+                        self.stats.duration_api_ms += ev.duration_api_ms.as_millis().unwrap_or(0);
+                    }
                     _ => {}
                 }
             }
@@ -225,14 +227,16 @@ impl Consumer for Collector {
 
     fn agent(&mut self, agent: Option<Agent>) {
         self.stats.agent = agent.map(|a| a.as_str().into());
+        self.unknown_agent = agent.is_none();
     }
 
     fn wants_common(&self) -> bool {
         true
     }
 
-    /// Claude Code, Codex and Gemini CLI streams are counted from their common events, so that
-    /// a stream and its `fmt --to common` form count the same.
+    /// Every agent's stream is counted from its common events, so that a stream and its
+    /// `fmt --to common` form count the same, and the events and tools of every agent are
+    /// named alike.
     fn common(&mut self, ev: &vocab::Event<'_>) {
         *self.stats.event_slot(ev.kind.as_str(), None) += 1;
         self.any_event = true;
@@ -241,55 +245,9 @@ impl Consumer for Collector {
             self.stats.agent = Some(a.into());
         }
         match ev.kind {
-            Kind::SessionStart => {
-                self.stats.sessions += 1;
-            }
-            Kind::ToolStart => {
-                let name = ev.name.as_deref().unwrap_or("(none)");
-                let tool = self.stats.tool_slot(name);
-                if ev.parent.is_some() {
-                    self.stats.tools[tool].subagent += 1;
-                }
-                let open = Open {
-                    tool,
-                    started_ms: ev.timestamp_ms,
-                };
-                match ev.call_id.as_deref() {
-                    Some(id) if self.open.len() < MAX_OPEN => {
-                        let id = crate::agents::id_prefix(id);
-                        if let Some(earlier) = self.open.insert(id.into(), open) {
-                            let t = &mut self.stats.tools[earlier.tool];
-                            t.count += 1;
-                            t.unfinished += 1;
-                        }
-                    }
-                    _ => self.stats.tools[tool].count += 1,
-                }
-            }
-            Kind::ToolEnd => {
-                let open = ev
-                    .call_id
-                    .as_deref()
-                    .and_then(|id| self.open.remove(crate::agents::id_prefix(id)));
-                let tool = match &open {
-                    Some(o) => o.tool,
-                    None => self.stats.tool_slot(ev.name.as_deref().unwrap_or("(none)")),
-                };
-                let t = &mut self.stats.tools[tool];
-                t.count += 1;
-                if ev.ok == Some(false) {
-                    t.failed += 1;
-                }
-                let took =
-                    ev.duration_ms
-                        .or(match (open.and_then(|o| o.started_ms), ev.timestamp_ms) {
-                            (Some(a), Some(b)) if b >= a => Some(b - a),
-                            _ => None,
-                        });
-                if let Some(ms) = took {
-                    t.durations.push(ms);
-                }
-            }
+            Kind::SessionStart => self.stats.sessions += 1,
+            Kind::ToolStart => self.tool_start(ev),
+            Kind::ToolEnd => self.tool_end(ev),
             Kind::Usage => {
                 if let Some(u) = ev.usage {
                     let t = &mut self.stats.tokens;
@@ -313,6 +271,7 @@ impl Consumer for Collector {
                 if let Some(c) = ev.cost_usd {
                     *self.stats.cost_usd.get_or_insert(0.0) += c;
                 }
+                // The session is over: what is still open will never complete.
                 self.close_open_calls();
             }
             Kind::UserPrompt | Kind::AssistantText | Kind::Thinking | Kind::Error => {}
@@ -378,14 +337,11 @@ pub(super) mod tests {
         assert_eq!(s.duration_ms, 8000);
         assert_eq!(s.tokens.results, 1);
         assert_eq!((s.tokens.input, s.tokens.output), (10, 2));
-        let shell = s
-            .tools
-            .iter()
-            .find(|t| &*t.kind == "shellToolCall")
-            .unwrap();
+        let shell = s.tools.iter().find(|t| &*t.kind == "shell").unwrap();
         assert_eq!((shell.count, shell.failed, shell.rejected), (2, 1, 0));
         assert_eq!(shell.durations, vec![800, 6000]);
-        let read = s.tools.iter().find(|t| &*t.kind == "readToolCall").unwrap();
+        assert_eq!(&*shell.names[0].name, "shellToolCall");
+        let read = s.tools.iter().find(|t| &*t.kind == "read").unwrap();
         assert_eq!((read.count, read.rejected, read.unfinished), (2, 1, 1));
         assert_eq!(read.durations, vec![100]);
         assert_eq!(s.findings.errors, 1, "the unfinished call");

@@ -5,9 +5,11 @@
 //! [`Collector`] (a [`Consumer`](crate::check::Consumer) of the event stream) that counts them,
 //! `durations` how spans and their summaries are written, and `table` and `wire` their two
 //! printed forms (an aligned table and one JSON document, described by
-//! `schemas/stats.schema.json`). Memory stays bounded whatever the input's length: counters, at
-//! most [`MAX_KEYS`] distinct event types and tool kinds (the rest are counted under
-//! `(other)`), one entry per open tool call, and per kind the durations of at most 65,536 calls
+//! `schemas/stats.schema.json`). Events are counted by their type in the common vocabulary and
+//! tool calls by tool kind, with the agent's names of its tools beside. Memory stays bounded
+//! whatever the input's length: counters, at most [`MAX_KEYS`] distinct event types (of an input
+//! no agent sjlint knows) and tool names per kind (the rest are counted under `(other)`), one
+//! entry per open tool call, and per kind the durations of at most 65,536 calls
 //! or a histogram of them (`histogram`). Nothing is kept per record. It must not open files nor decide exit codes; `commands` does.
 
 mod collector;
@@ -63,6 +65,13 @@ pub struct Stats {
     pub findings: Findings,
 }
 
+/// Calls of a tool by one of its names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NameCount {
+    pub name: Box<str>,
+    pub count: u64,
+}
+
 /// Events of one type and subtype.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EventCount {
@@ -71,10 +80,14 @@ pub struct EventCount {
     pub count: u64,
 }
 
-/// Tool calls of one kind.
+/// Tool calls of one kind of the common vocabulary (`crate::vocab::tool_kind`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolStats {
     pub kind: Box<str>,
+    /// The tools of this kind by the names the agent gives them (`Bash`, `shellToolCall`,
+    /// `command_execution`), each with its calls; at most [`MAX_KEYS`], the rest under
+    /// `(other)`.
+    pub names: Vec<NameCount>,
     /// Completions, plus calls started and never completed.
     pub count: u64,
     /// Completions whose result is `rejected`.
@@ -152,6 +165,10 @@ impl Stats {
             mine.unfinished += t.unfinished;
             mine.subagent += t.subagent;
             mine.durations.merge(&t.durations);
+            for n in &t.names {
+                let j = self.name_slot(i, &n.name);
+                self.tools[i].names[j].count += n.count;
+            }
         }
         self.thinking_phases += other.thinking_phases;
         self.thinking_ms += other.thinking_ms;
@@ -213,6 +230,36 @@ impl Stats {
 }
 
 /// The sum of every file's statistics.
+impl Stats {
+    /// The index of `name` among the names of `self.tools[tool]`, created on first sight; past
+    /// [`MAX_KEYS`] names, the index of `(other)`.
+    fn name_slot(&mut self, tool: usize, name: &str) -> usize {
+        let names = &mut self.tools[tool].names;
+        let name = match names.iter().position(|n| &*n.name == name) {
+            Some(j) => return j,
+            None if names.len() < MAX_KEYS => name,
+            None => OTHER,
+        };
+        if let Some(j) = names.iter().position(|n| &*n.name == name) {
+            return j;
+        }
+        names.push(NameCount {
+            name: name.into(),
+            count: 0,
+        });
+        names.len() - 1
+    }
+}
+
+impl ToolStats {
+    /// The names, most used first (then by name).
+    pub fn sorted_names(&self) -> Vec<&NameCount> {
+        let mut names: Vec<_> = self.names.iter().filter(|n| n.count > 0).collect();
+        names.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+        names
+    }
+}
+
 fn total(files: &[(String, Stats)]) -> Stats {
     let mut total = Stats::default();
     for (_, s) in files {
@@ -240,16 +287,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_beyond_the_cap_are_counted_as_other() {
-        let input: String = (0..MAX_KEYS + 10)
-            .map(|i| format!("{{\"type\":\"t{i}\"}}\n"))
-            .collect();
+    fn tool_names_beyond_the_cap_are_counted_as_other() {
+        let input: String = std::iter::once(INIT.to_owned())
+            .chain((0..MAX_KEYS + 10).map(|i| {
+                format!(
+                    r#"{{"type":"tool_call","subtype":"completed","call_id":"c{i}","tool_call":{{"t{i}ToolCall":{{"result":{{"success":{{}}}}}}}},"session_id":"s"}}"#
+                )
+            }))
+            .collect::<Vec<_>>()
+            .join("\n");
         let s = stats_of(&input);
-        assert_eq!(s.events.len(), MAX_KEYS + 1);
-        let other = s.events.iter().find(|e| &*e.ty == OTHER).unwrap();
-        assert_eq!(other.count, 10);
-        let total: u64 = s.events.iter().map(|e| e.count).sum();
-        assert_eq!(total, (MAX_KEYS + 10) as u64);
+        assert_eq!(s.tools.len(), 1, "every unknown tool is of kind other");
+        let other = &s.tools[0];
+        assert_eq!(&*other.kind, "other");
+        assert_eq!(other.names.len(), MAX_KEYS + 1);
+        let beyond = other.names.iter().find(|n| &*n.name == OTHER).unwrap();
+        assert_eq!(beyond.count, 10);
+        assert_eq!(other.count, (MAX_KEYS + 10) as u64);
     }
 
     #[test]
@@ -263,7 +317,13 @@ mod tests {
         assert_eq!(total.tools.len(), 1);
         assert_eq!(total.tools[0].durations, vec![4, 4]);
         assert_eq!(total.findings.errors, 2 * a.findings.errors);
-        let init = total.events.iter().find(|e| &*e.ty == "system").unwrap();
-        assert_eq!(init.count, 2);
+        assert_eq!(&*total.tools[0].kind, "search");
+        assert_eq!(total.tools[0].names[0].count, 2);
+        let start = total
+            .events
+            .iter()
+            .find(|e| &*e.ty == "session_start")
+            .unwrap();
+        assert_eq!(start.count, 2);
     }
 }

@@ -181,8 +181,9 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         for tool in &tools {
             let sum = tool.summary();
             let ms = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), duration);
+            let names: Vec<String> = tool.sorted_names().iter().map(|n| shown(&n.name)).collect();
             rows.push([
-                shown(&tool.kind),
+                format!("{} ({})", shown(&tool.kind), names.join(", ")),
                 thousands(tool.count),
                 thousands(tool.rejected),
                 thousands(tool.failed),

@@ -67,12 +67,19 @@ struct WireEvent<'a> {
 #[derive(Serialize)]
 struct WireTool<'a> {
     kind: &'a str,
+    names: Vec<WireName<'a>>,
     count: u64,
     rejected: u64,
     failed: u64,
     unfinished: u64,
     subagent: u64,
     duration_ms: WireDurations,
+}
+
+#[derive(Serialize)]
+struct WireName<'a> {
+    name: &'a str,
+    count: u64,
 }
 
 #[derive(Serialize)]
@@ -131,6 +138,14 @@ fn wire(s: &Stats) -> WireStats<'_> {
                 let sum = t.summary();
                 WireTool {
                     kind: &t.kind,
+                    names: t
+                        .sorted_names()
+                        .into_iter()
+                        .map(|n| WireName {
+                            name: &n.name,
+                            count: n.count,
+                        })
+                        .collect(),
                     count: t.count,
                     rejected: t.rejected,
                     failed: t.failed,

@@ -87,24 +87,51 @@ pub struct Tokens {
     pub reasoning: u64,
 }
 
-/// What a tool does, across agents' tool names.
+/// What a tool does, across agents' tool names: Claude Code's (`Bash`, `Read`, `Edit`,
+/// `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`, `file_change`, …),
+/// Gemini CLI's (`run_shell_command`, `replace`, `google_web_search`, …), Grok Build's
+/// (`run_terminal_command`, `search_replace`, …) and cursor-agent's `<kind>ToolCall` keys
+/// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
+/// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
-    let n = name.to_ascii_lowercase();
-    let n = n.as_str();
-    if n.starts_with("mcp__") || n == "mcp_tool_call" {
+    let lower = name.to_ascii_lowercase();
+    let n = lower.strip_suffix("toolcall").unwrap_or(&lower);
+    if n.starts_with("mcp__") {
         return "mcp";
     }
     match n {
-        "bash" | "powershell" | "command_execution" | "run_shell_command" | "shell"
-        | "bashoutput" | "killshell" | "killbash" => "shell",
+        "bash"
+        | "powershell"
+        | "command_execution"
+        | "run_shell_command"
+        | "shell"
+        | "bashoutput"
+        | "killshell"
+        | "killbash"
+        | "run_terminal_command"
+        | "execute"
+        | "writeshellstdin" => "shell",
         "read" | "read_file" | "read_many_files" | "notebookread" => "read",
-        "write" | "write_file" => "write",
-        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch" => "edit",
-        "glob" | "grep" | "ls" | "list_directory" | "search_file_content" | "glob_tool" => "search",
-        "webfetch" | "web_fetch" => "web_fetch",
+        "write" | "write_file" | "writefile" => "write",
+        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" => "edit",
+        "glob"
+        | "grep"
+        | "ls"
+        | "list_directory"
+        | "list_dir"
+        | "search_file_content"
+        | "glob_tool"
+        | "semsearch"
+        | "codebase_search"
+        | "grep_search"
+        | "file_search" => "search",
+        "webfetch" | "web_fetch" | "fetch" => "web_fetch",
         "websearch" | "web_search" | "google_web_search" => "web_search",
         "task" | "agent" | "collab_tool_call" => "subagent",
-        "todowrite" | "todo_list" | "write_todos" => "todo",
+        "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
+        | "todoread" => "todo",
+        "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
 }
@@ -194,5 +221,58 @@ mod tests {
         assert_eq!(tool_kind("mcp__github__list"), "mcp");
         assert_eq!(tool_kind("run_shell_command"), "shell");
         assert_eq!(tool_kind("whatever"), "other");
+    }
+
+    /// The tool names each agent's format documents (`../shared/agents/*.md`, cursor-agent's
+    /// `FORMAT.md`) and the fixtures use, each with its kind.
+    #[test]
+    fn every_agents_tool_names_have_their_kind() {
+        let table = [
+            (
+                "shell",
+                "Bash BashOutput KillShell command_execution run_shell_command \
+                 run_terminal_command shellToolCall writeShellStdinToolCall",
+            ),
+            (
+                "read",
+                "Read NotebookRead read_file read_many_files readToolCall",
+            ),
+            ("write", "Write write_file writeToolCall write"),
+            (
+                "edit",
+                "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
+                 deleteToolCall",
+            ),
+            (
+                "search",
+                "Glob Grep LS glob search_file_content list_directory grepToolCall \
+                 globToolCall lsToolCall semSearchToolCall",
+            ),
+            ("web_fetch", "WebFetch web_fetch webFetchToolCall"),
+            (
+                "web_search",
+                "WebSearch web_search google_web_search webSearchToolCall",
+            ),
+            ("subagent", "Task Agent collab_tool_call taskToolCall"),
+            (
+                "todo",
+                "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
+                 readTodosToolCall",
+            ),
+            (
+                "mcp",
+                "mcp__github__list mcp_tool_call mcpToolCall getMcpToolsToolCall",
+            ),
+            (
+                "other",
+                "ExitPlanMode save_memory askQuestionToolCall createPlanToolCall",
+            ),
+        ];
+        for (kind, names) in table {
+            assert!(TOOL_KINDS.contains(&kind));
+            for name in names.split_whitespace() {
+                assert_eq!(tool_kind(name), kind, "{name}");
+            }
+        }
     }
 }

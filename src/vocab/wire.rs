@@ -13,6 +13,9 @@ struct Wire<'e> {
     #[serde(rename = "type")]
     ty: &'static str,
     line: u64,
+    /// The version of the form, on every `session_start`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -63,6 +66,7 @@ pub fn write_line(ev: &Event<'_>, out: &mut Vec<u8>) {
     let wire = Wire {
         ty: ev.kind.as_str(),
         line: ev.line,
+        v: (ev.kind == super::Kind::SessionStart).then_some(super::VERSION),
         agent: ev.agent,
         session_id: ev.session_id.as_deref(),
         model: ev.model.as_deref(),

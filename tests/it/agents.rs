@@ -424,9 +424,10 @@ fn stats_of_subagents_codex_and_gemini() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|t| t["kind"] == "run_shell_command")
+        .find(|t| t["kind"] == "shell")
         .unwrap()
         .clone();
+    assert_eq!(shell["names"][0]["name"], "run_shell_command");
     assert_eq!(shell["failed"], 1);
     assert_eq!(shell["duration_ms"]["max"], 5503);
     let s = stats_of("testdata/agents/gemini/api-error.ndjson");
@@ -441,7 +442,7 @@ fn render_shows_each_agents_run() {
     for want in [
         "> List the Rust files and read Cargo.toml",
         "I'll look at the project first.",
-        "→ run_shell_command cargo check ✗ (5.5 s): error[E0425]",
+        "→ Failed: run `cargo check` in 5.5 s: error[E0425]",
         "✓ success in 14.5 s",
     ] {
         assert!(out.contains(want), "{want:?} in\n{out}");
@@ -451,7 +452,7 @@ fn render_shows_each_agents_run() {
     let out = exec(&["render", p.to_str().unwrap()], None).stdout();
     for want in [
         "· Claude Code",
-        "→ (subagent) Read",
+        "→ (subagent) Read file ",
         "EISDIR",
         "✓ success in 42.8 s · tokens: 16 in, 956 out, 58,826 cache read, 11,907 cache write · $",
     ] {

@@ -185,7 +185,11 @@ fn corpus_numbers_checked_by_hand() {
     assert_eq!(f["sessions"], 1);
     assert_eq!(f["duration_ms"], 13039);
     let shell = &f["tool_calls"][0];
-    assert_eq!(shell["kind"], "shellToolCall");
+    assert_eq!(shell["kind"], "shell");
+    assert_eq!(
+        shell["names"],
+        serde_json::json!([{"name": "shellToolCall", "count": 2}])
+    );
     assert_eq!(shell["count"], 2);
     assert_eq!(shell["failed"], 0);
     assert_eq!(shell["duration_ms"]["timed"], 2);
@@ -222,7 +226,7 @@ fn corpus_numbers_checked_by_hand() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["type"] == "thinking" && e["subtype"] == "delta")
+        .find(|e| e["type"] == "thinking" && e["subtype"].is_null())
         .unwrap();
     assert_eq!(deltas["count"], 210);
     let shell = &f["tool_calls"][0]["duration_ms"];

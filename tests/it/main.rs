@@ -39,3 +39,4 @@ mod run;
 mod run_faults;
 mod signals;
 mod threads;
+mod vocabulary;

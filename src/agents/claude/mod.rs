@@ -514,7 +514,11 @@ impl Validator {
                         .with_related(at, "opened here")
                         .with_snippet(bytes),
                     ),
-                    Opened::OverBudget => emit(super::over_budget(pos, "tool calls")),
+                    Opened::OverBudget(max) => {
+                        if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                            emit(d);
+                        }
+                    }
                 }
                 if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
