@@ -267,7 +267,10 @@ impl Consumer for Collector {
                 } else {
                     self.stats.results_success += 1;
                 }
-                self.stats.duration_ms += ev.duration_ms.unwrap_or(0);
+                if let Some(ms) = ev.duration_ms {
+                    self.stats.duration_ms += ms;
+                    self.stats.durations_reported += 1;
+                }
                 if let Some(c) = ev.cost_usd {
                     *self.stats.cost_usd.get_or_insert(0.0) += c;
                 }

@@ -61,6 +61,9 @@ pub struct Stats {
     pub tokens: Tokens,
     /// `duration_ms` of every result, summed.
     pub duration_ms: u64,
+    /// The results that said how long their run took (Codex and Grok Build never do): a sum
+    /// of none is no duration, not 0 ms.
+    pub durations_reported: u64,
     pub duration_api_ms: u64,
     pub findings: Findings,
 }
@@ -179,6 +182,7 @@ impl Stats {
         a.cache_read += b.cache_read;
         a.cache_write += b.cache_write;
         self.duration_ms += other.duration_ms;
+        self.durations_reported += other.durations_reported;
         self.duration_api_ms += other.duration_api_ms;
         self.findings.errors += other.findings.errors;
         self.findings.warnings += other.findings.warnings;

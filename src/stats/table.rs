@@ -63,7 +63,7 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             thousands(s.results_error)
         );
     }
-    let time = if results == 0 {
+    let time = if results == 0 || s.durations_reported == 0 {
         "none reported".to_owned()
     } else if s.duration_api_ms == 0 {
         // No result said how long its API calls took (Claude Code, Codex and Gemini CLI

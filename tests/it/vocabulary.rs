@@ -321,3 +321,26 @@ fn the_status_line_counts_events_and_shows_the_running_call_of_a_claude_stream()
         "{screen:?}"
     );
 }
+
+/// Codex and Grok Build results say nothing of how long the run took: `stats` says so, rather
+/// than a duration of 0 ms; an agent that reports it is summed as before.
+#[test]
+fn stats_says_when_no_result_reported_a_duration() {
+    for (file, want) in [
+        (
+            "testdata/agents/codex/edit-and-answer.ndjson",
+            "none reported",
+        ),
+        ("testdata/agents/grok/tool-run.ndjson", "none reported"),
+        ("testdata/agents/gemini/tool-run.ndjson", "14.5 s"),
+    ] {
+        let run = crate::common::exec(&["stats", file], None);
+        let line = run
+            .stdout()
+            .lines()
+            .find(|l| l.trim_start().starts_with("duration"))
+            .map(str::to_owned)
+            .unwrap_or_default();
+        assert!(line.ends_with(want), "{file}: {line:?}");
+    }
+}
