@@ -6,8 +6,10 @@
 //! (that is [`crate::fmt`]); the caller formats from a [`Compare::reader`] into a [`Compare`],
 //! which compares the new form with the input as both go, holding no more than the gap between
 //! them (about a record), and for `--write` streams it to a temporary file from the first byte
-//! that differs (an unchanged file costs no write). `--diff` of a file that changes holds it and
-//! its new form. `in_place` owns which files may be replaced and how: see there.
+//! that differs (an unchanged file costs no write). `--diff` of a file that changes writes its
+//! new form to an unlinked temporary file and diffs the two a window at a time (`diff`); standard
+//! input is kept in one first ([`kept`]). `in_place` owns which files may be replaced and how:
+//! see there.
 
 use crate::text::escape_untrusted;
 use std::cell::RefCell;
@@ -432,7 +434,7 @@ pub(crate) fn temp_file() -> io::Result<File> {
         {
             Ok(file) => {
                 // The descriptor keeps the file; nothing is left behind.
-                std::fs::remove_file(&path)?;
+                let _ = std::fs::remove_file(&path);
                 return Ok(file);
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
