@@ -213,9 +213,10 @@ impl EachFile<'_> {
         // Kept in a temporary file, which can be read again as a file is.
         let file = match crate::fmt_files::kept(stdin()) {
             Ok(file) => file,
-            Err((_, e)) => {
+            Err((true, e)) => {
                 return Err(e).with_context(|| format!("cannot read {}", self.stdin_name));
             }
+            Err((false, e)) => return Err(e).with_context(|| kept_in_temp(self.stdin_name)),
         };
         self.diff(self.stdin_name, &file, printer, out)
     }
@@ -247,7 +248,7 @@ impl EachFile<'_> {
                     cannot_read(path, e)?;
                     Ok(not_done(EXIT_USAGE))
                 }
-                Err((false, e)) => Err(e).with_context(|| format!("cannot keep {name} to compare")),
+                Err((false, e)) => Err(e).with_context(|| kept_in_temp(&name)),
             };
         }
         if regular {
@@ -328,7 +329,7 @@ impl EachFile<'_> {
         sink::note_exit(EXIT_FINDINGS);
         let shown = escape_untrusted(name).into_owned();
         let formatted = crate::fmt_files::temp_file()
-            .with_context(|| format!("cannot keep the new form of {shown} to compare"))?;
+            .with_context(|| kept_in_temp(&format!("the new form of {name}")))?;
         let mut to = BufWriter::with_capacity(1 << 16, &formatted);
         // Its findings were reported already.
         if let Err(e) = self
@@ -486,6 +487,15 @@ fn failed_input(name: &str, e: io::Error) -> anyhow::Result<Verdict> {
         Some(code) => Ok(Verdict::Stop(code)),
         None => Ok(not_done(EXIT_USAGE)),
     }
+}
+
+/// Why `--diff` stopped: a temporary file it could not keep `what` in.
+fn kept_in_temp(what: &str) -> String {
+    format!(
+        "cannot keep {} in a temporary file in {} to diff it",
+        escape_untrusted(what),
+        escape_untrusted(&std::env::temp_dir().display().to_string())
+    )
 }
 
 /// `file`, read from its start.
