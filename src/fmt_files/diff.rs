@@ -7,11 +7,12 @@
 //! the last lines of the run as the context of what follows. A diff of the whole text splits
 //! its hunks at such runs too, and where the two sides were in sync that long the whole diff
 //! aligns them as the window does, so the hunks are the same (the lines, their numbers and
-//! their escaping). A window with no such run is cut at [`WINDOW_MAX`] lines: what it holds is
-//! written as hunks of its own. Lines are split and compared as `similar`'s line diff does
-//! (after `\n`, `\r\n` or a lone `\r`, as their lossy UTF-8 text), each by a keyed 128-bit hash
-//! of that text, and written read back from the file, a piece at a time: a line far over the
-//! record limit is never held.
+//! their escaping). A window with no such run is cut at [`WINDOW_MAX`] lines a side: what it
+//! holds is written as hunks of its own (where the whole diff would go on with one hunk).
+//!
+//! Lines are split and compared as `similar`'s line diff does (after `\n`, `\r\n` or a lone
+//! `\r`, as their lossy UTF-8 text), each by a keyed 128-bit hash of that text, and written read
+//! back from the file, a piece at a time: a line far over the record limit is never held.
 
 use super::Escaped;
 use similar::{Algorithm, DiffOp, DiffTag};
@@ -27,7 +28,7 @@ const PIECE: usize = 64 << 10;
 /// The lines a window is first diffed at.
 const FIRST_TRY: usize = 64;
 /// The most lines a side of a window holds: past them it is written as it stands.
-pub(crate) const WINDOW_MAX: usize = 1 << 16;
+const WINDOW_MAX: usize = 1 << 16;
 
 /// Writes the unified diff of `old` and `new` (both read from their start) to `out`, headed
 /// `--- shown` / `+++ shown` when they differ; each line's text is escaped as any untrusted
@@ -37,6 +38,17 @@ pub(crate) fn write_diff<W: Write>(
     old: &File,
     new: &File,
     out: &mut W,
+) -> io::Result<()> {
+    diff_within(shown, old, new, out, WINDOW_MAX)
+}
+
+/// [`write_diff`], with windows of at most `window_max` lines a side.
+fn diff_within<W: Write>(
+    shown: &str,
+    old: &File,
+    new: &File,
+    out: &mut W,
+    window_max: usize,
 ) -> io::Result<()> {
     let keys = Keys(
         foldhash::fast::RandomState::default(),
@@ -59,7 +71,7 @@ pub(crate) fn write_diff<W: Write>(
             return d.write_hunks(ops);
         }
         let size = d.size();
-        if size >= WINDOW_MAX {
+        if size >= window_max {
             let ops = d.ops();
             d.write_hunks(ops)?;
             d.old.drop_before(d.old.window.len());
@@ -545,6 +557,23 @@ mod tests {
         for (old, new) in cases {
             assert_eq!(windowed(old, new), whole(old, new));
         }
+    }
+
+    #[test]
+    fn a_window_with_no_run_of_equal_lines_is_written_as_it_stands_at_its_bound() {
+        let old: String = (0..300).map(|i| format!("{{ \"n\": {i} }}\n")).collect();
+        let new: String = (0..300).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let mut out = Vec::new();
+        let (o, n) = (file(old.as_bytes(), "o"), file(new.as_bytes(), "n"));
+        diff_within("f", &o, &n, &mut out, 256).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let hunks: Vec<&str> = out.lines().filter(|l| l.starts_with("@@")).collect();
+        assert_eq!(hunks, ["@@ -1,256 +1,256 @@", "@@ -257,44 +257,44 @@"]);
+        assert_eq!(out.lines().count(), 2 + 2 + 2 * 300, "every line once");
+        assert_eq!(
+            whole(old.as_bytes(), new.as_bytes()).lines().count(),
+            2 + 1 + 2 * 300
+        );
     }
 
     #[test]
