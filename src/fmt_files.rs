@@ -6,8 +6,10 @@
 //! (that is [`crate::fmt`]); the caller formats from a [`Compare::reader`] into a [`Compare`],
 //! which compares the new form with the input as both go, holding no more than the gap between
 //! them (about a record), and for `--write` streams it to a temporary file from the first byte
-//! that differs (an unchanged file costs no write). `--diff` of a file that changes holds it and
-//! its new form. `in_place` owns which files may be replaced and how: see there.
+//! that differs (an unchanged file costs no write). `--diff` of a file that changes writes its
+//! new form to an unlinked temporary file and diffs the two a window at a time (`diff`); standard
+//! input is kept in one first ([`kept`]). `in_place` owns which files may be replaced and how:
+//! see there.
 
 use crate::text::escape_untrusted;
 use std::cell::RefCell;
@@ -15,7 +17,10 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
 
+mod diff;
 mod in_place;
+
+pub(crate) use diff::write_diff;
 
 pub(crate) use in_place::{NotWritten, Target, Temp};
 
@@ -408,22 +413,55 @@ pub(crate) fn would_reformat<W: Write>(shown: &str, out: &mut W) -> io::Result<(
     writeln!(out, "Would reformat: {shown}")
 }
 
-/// `--diff`: the unified diff of `original` and `formatted`, each line's text escaped as any
-/// untrusted text is for a terminal (no escape sequence or bidi control of the file reaches
-/// it). Written as it is made: nothing but the diff's own bookkeeping is held.
-pub(crate) fn write_diff<W: Write>(
-    shown: &str,
-    original: &[u8],
-    formatted: &[u8],
-    out: &mut W,
-) -> io::Result<()> {
-    let old = String::from_utf8_lossy(original);
-    let new = String::from_utf8_lossy(formatted);
-    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-    diff.unified_diff()
-        .context_radius(3)
-        .header(shown, shown)
-        .to_writer(Escaped(out))
+/// A new temporary file, open for reading and writing, that no other process holds and no
+/// name reaches (`--diff` keeps the new form in it, and standard input or a pipe).
+pub(crate) fn temp_file() -> io::Result<File> {
+    let dir = std::env::temp_dir();
+    let mut last = None;
+    for attempt in 0..100u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!(
+            "sjlint-diff-{}-{nanos:x}-{attempt}",
+            std::process::id()
+        ));
+        match File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => {
+                // The descriptor keeps the file; nothing is left behind.
+                let _ = std::fs::remove_file(&path);
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no temporary file could be created")))
+}
+
+/// What `input` yields, kept in a [`temp_file`] (read from its start); `Err(true)` when the
+/// input could not be read, `Err(false)` when it could not be kept.
+pub(crate) fn kept<R: Read>(mut input: R) -> Result<File, (bool, io::Error)> {
+    use std::io::Seek;
+    let temp = temp_file().map_err(|e| (false, e))?;
+    let mut buf = vec![0; 64 << 10];
+    let mut to = &temp;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err((true, e)),
+        };
+        to.write_all(&buf[..n]).map_err(|e| (false, e))?;
+    }
+    to.rewind().map_err(|e| (false, e))?;
+    Ok(temp)
 }
 
 /// Escapes what goes through it line by line (the line breaks themselves stay). The diff writes
@@ -562,8 +600,10 @@ mod tests {
 
     #[test]
     fn diff_lines_are_escaped() {
+        let files = |bytes: &[u8]| kept(bytes).unwrap();
         let mut out = Vec::new();
-        write_diff("f", "a\x1b[31m\u{202e}\n".as_bytes(), b"b\n", &mut out).unwrap();
+        let (old, new) = (files("a\x1b[31m\u{202e}\n".as_bytes()), files(b"b\n"));
+        write_diff("f", &old, &new, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("-a\\u{1b}[31m\\u{202e}\n"), "{out}");
         assert!(!out.contains('\x1b'), "{out}");

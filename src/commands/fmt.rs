@@ -210,11 +210,15 @@ impl EachFile<'_> {
             let compared = Compare::streamed(&window);
             return self.check_one(self.stdin_name, &window, stdin(), compared, printer, out);
         }
-        let mut bytes = Vec::new();
-        stdin()
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("cannot read {}", self.stdin_name))?;
-        self.diff(self.stdin_name, &bytes, Some(printer), out)
+        // Kept in a temporary file, which can be read again as a file is.
+        let file = match crate::fmt_files::kept(stdin()) {
+            Ok(file) => file,
+            Err((true, e)) => {
+                return Err(e).with_context(|| format!("cannot read {}", self.stdin_name));
+            }
+            Err((false, e)) => return Err(e).with_context(|| kept_in_temp(self.stdin_name)),
+        };
+        self.diff(self.stdin_name, &file, printer, out)
     }
 
     /// `--check` or `--diff` of one file.
@@ -234,42 +238,27 @@ impl EachFile<'_> {
         };
         // A FIFO or a device cannot be read again: it is kept as standard input is.
         let regular = file.metadata().is_ok_and(|m| m.is_file());
-        let window = if regular {
-            Window::of_file()
-        } else {
-            self.streamed()
-        };
-        let compared = if regular {
-            Compare::of_file(&window, &file, None)
-        } else {
-            Compare::streamed(&window)
-        };
-        if self.mode != Mode::Diff {
-            return self.check_one(&name, &window, &file, compared, printer, out);
-        }
-        if !regular {
-            let mut bytes = Vec::new();
-            return match (&file).read_to_end(&mut bytes) {
-                Ok(_) => self.diff(&name, &bytes, Some(printer), out),
-                Err(e) => {
+        if self.mode == Mode::Diff {
+            if regular {
+                return self.diff(&name, &file, printer, out);
+            }
+            return match crate::fmt_files::kept(&file) {
+                Ok(kept) => self.diff(&name, &kept, printer, out),
+                Err((true, e)) => {
                     cannot_read(path, e)?;
                     Ok(not_done(EXIT_USAGE))
                 }
+                Err((false, e)) => Err(e).with_context(|| kept_in_temp(&name)),
             };
         }
-        // Compared first as `--check` does, holding no file: only a file that changes is
-        // read whole, for its diff, and its findings were reported already.
-        match self.changes(&name, &window, &file, compared, printer)? {
-            Err(verdict) => Ok(verdict),
-            Ok(false) => Ok(Verdict::Unchanged),
-            Ok(true) => match std::fs::read(path) {
-                Ok(bytes) => self.diff(&name, &bytes, None, out),
-                Err(e) => {
-                    cannot_read(path, e)?;
-                    Ok(not_done(EXIT_USAGE))
-                }
-            },
+        if regular {
+            let window = Window::of_file();
+            let compared = Compare::of_file(&window, &file, None);
+            return self.check_one(&name, &window, &file, compared, printer, out);
         }
+        let window = self.streamed();
+        let compared = Compare::streamed(&window);
+        self.check_one(&name, &window, &file, compared, printer, out)
     }
 
     /// `--check` of `input`, read from `name` through `window` and compared with its new form
@@ -318,30 +307,39 @@ impl EachFile<'_> {
         Ok(Ok(compared.changed()))
     }
 
-    /// `--diff` of `original`, read from `name`; its findings go to `printer` (`None`: they
-    /// were reported already).
+    /// `--diff` of `file`, read from `name` (a regular file, or what standard input or a pipe
+    /// gave, kept in a temporary one): compared first as `--check` does, holding no file; only
+    /// one that changes is formatted again, into a temporary file, and the two are diffed a
+    /// window at a time (see [`crate::fmt_files::write_diff`]).
     fn diff<W: Write>(
         &self,
         name: &str,
-        original: &[u8],
-        printer: Option<&mut Printer<io::Stderr>>,
+        file: &File,
+        printer: &mut Printer<io::Stderr>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
-        let shown = escape_untrusted(name).into_owned();
-        let mut formatted = Vec::new();
-        let totals = match self.format(name, original, &mut formatted, printer) {
-            Ok(totals) => totals,
-            Err(e) => return failed_input(name, e),
-        };
-        if let Some(verdict) = self.left_alone(&shown, &totals)? {
-            return Ok(verdict);
-        }
-        if formatted == original {
-            return Ok(Verdict::Unchanged);
+        let window = Window::of_file();
+        let compared = Compare::of_file(&window, file, None);
+        match self.changes(name, &window, from_start(file)?, compared, printer)? {
+            Err(verdict) => return Ok(verdict),
+            Ok(false) => return Ok(Verdict::Unchanged),
+            Ok(true) => {}
         }
         // Noted before the output is written: a closed stdout still ends with exit 1.
         sink::note_exit(EXIT_FINDINGS);
-        crate::fmt_files::write_diff(&shown, original, &formatted, out)?;
+        let shown = escape_untrusted(name).into_owned();
+        let formatted = crate::fmt_files::temp_file()
+            .with_context(|| kept_in_temp(&format!("the new form of {name}")))?;
+        let mut to = BufWriter::with_capacity(1 << 16, &formatted);
+        // Its findings were reported already.
+        if let Err(e) = self
+            .format(name, from_start(file)?, &mut to, None)
+            .and_then(|_| to.flush())
+        {
+            return failed_input(name, e);
+        }
+        drop(to);
+        crate::fmt_files::write_diff(&shown, file, &formatted, out)?;
         Ok(Verdict::Changed)
     }
 
@@ -489,6 +487,23 @@ fn failed_input(name: &str, e: io::Error) -> anyhow::Result<Verdict> {
         Some(code) => Ok(Verdict::Stop(code)),
         None => Ok(not_done(EXIT_USAGE)),
     }
+}
+
+/// Why `--diff` stopped: a temporary file it could not keep `what` in.
+fn kept_in_temp(what: &str) -> String {
+    format!(
+        "cannot keep {} in a temporary file in {} to diff it",
+        escape_untrusted(what),
+        escape_untrusted(&std::env::temp_dir().display().to_string())
+    )
+}
+
+/// `file`, read from its start.
+fn from_start(file: &File) -> io::Result<&File> {
+    use std::io::Seek;
+    let mut f = file;
+    f.rewind()?;
+    Ok(file)
 }
 
 /// `1 session`, `2 sessions`.
