@@ -227,6 +227,10 @@ pub trait Progress {
 /// One record read into its agent's view (cursor's is [`crate::event::Event`]): the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "read in place, in the slot of its record, and never moved: a box would allocate per record"
+)]
 pub(crate) enum Line<'a> {
     Claude(claude::Line<'a>),
     Codex(codex::Line<'a>),
@@ -296,6 +300,10 @@ impl<'a> Line<'a> {
     }
 }
 
+/// A record read into the view of another agent than the checker's.
+#[derive(Debug)]
+pub(crate) struct OtherAgent;
+
 /// The checker of one agent's stream (cursor's lives in `validate`).
 pub enum Checker {
     Claude(Box<claude::Validator>),
@@ -348,9 +356,8 @@ impl Checker {
         }
     }
 
-    /// [`Self::record`] of a record read into its view already: `None` when `line` is not this
-    /// checker's agent's view (the caller reads the record again), `Some(Some(t))` when the
-    /// record is valid JSON but not an object.
+    /// [`Self::record`] of a record read into its view already: `Err` when `line` is not this
+    /// checker's agent's view, `Ok(Some(t))` when the record is valid JSON but not an object.
     #[expect(
         clippy::too_many_arguments,
         reason = "the record, its view and the caller's sinks"
@@ -364,8 +371,8 @@ impl Checker {
         arena: &'a bumpalo::Bump,
         emit: &mut dyn FnMut(Diagnostic),
         common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
-    ) -> Option<Option<JsonType>> {
-        Some(match (self, line) {
+    ) -> Result<Option<JsonType>, OtherAgent> {
+        Ok(match (self, line) {
             (Checker::Claude(v), Line::Claude(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -379,7 +386,7 @@ impl Checker {
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
-            _ => return None,
+            _ => return Err(OtherAgent),
         })
     }
 

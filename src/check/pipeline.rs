@@ -162,10 +162,7 @@ pub fn check_in_place<C: Consumer>(
     let max = opts.max_record_bytes;
     let cancel = AtomicBool::new(false);
     let hint = Hint::new(opts.agent);
-    let read = ReadAs {
-        dialect: opts.dialect,
-        hint: &hint,
-    };
+    let read = ReadAs::new(opts.dialect, &hint);
     std::thread::scope(|scope| {
         let mut from_lanes = Vec::new();
         for lane in 1..lanes {
@@ -300,7 +297,11 @@ struct ReadAs<'h> {
     hint: &'h Hint,
 }
 
-impl ReadAs<'_> {
+impl<'h> ReadAs<'h> {
+    fn new(dialect: Option<Dialect>, hint: &'h Hint) -> Self {
+        ReadAs { dialect, hint }
+    }
+
     /// The pure half of each record of `batch`.
     fn examine(self, batch: Batch) -> ExaminedBatch {
         let agent = self.hint.get();
@@ -341,10 +342,7 @@ fn run<C: Consumer>(
     let limit = settings.batch_bytes.max(1);
     let cancel = AtomicBool::new(false);
     let hint = Hint::new(opts.agent);
-    let read = ReadAs {
-        dialect: opts.dialect,
-        hint: &hint,
-    };
+    let read = ReadAs::new(opts.dialect, &hint);
     std::thread::scope(|scope| {
         let (recycle, recycled) = mpsc::channel();
         // Unbounded queues: what they hold is bounded by the reader stage's budget.
