@@ -493,15 +493,13 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                         Check::Cursor(&mut self.validator, &mut self.mixed, &mut self.to_common)
                     }
                 };
-                let here;
+                let mut here = Examined::SlowPath;
                 let examined = match examined {
                     Some(examined @ (Examined::Cursor(..) | Examined::SlowPath)) => examined,
                     // Not examined yet, or examined as another agent's record before the agent
-                    // was known: examined here, as cursor's.
+                    // was known: examined here, as cursor's (in place: the view is not moved).
                     Some(Examined::Agent(..)) | None => {
-                        let mut slot = Examined::SlowPath;
-                        examine(&rec, opts.dialect, None, &mut slot, &self.arena);
-                        here = slot;
+                        examine(&rec, opts.dialect, None, &mut here, &self.arena);
                         &here
                     }
                 };
