@@ -240,16 +240,19 @@ pub(crate) enum Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    /// An empty view of `agent`'s records (`None` for cursor-agent's).
-    pub(crate) fn new(agent: Agent) -> Option<Self> {
-        Some(match agent {
-            Agent::Cursor => return None,
+    /// An empty view of `agent`'s records, which are not cursor-agent's (those are events).
+    /// Returned by value, not in an option, so that it is made where it goes: a view is
+    /// some hundred bytes, and moving it costs as much as reading a short record.
+    #[inline]
+    pub(crate) fn empty(agent: Agent) -> Self {
+        match agent {
             Agent::Claude => Line::Claude(claude::Line::default()),
             Agent::Codex => Line::Codex(codex::Line::default()),
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
-        })
+            Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
+        }
     }
 
     pub(crate) fn agent(&self) -> Agent {

@@ -640,16 +640,16 @@ pub(crate) fn examine<'a>(
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
         return;
     };
-    let parsed = match agent.and_then(agents::Line::new) {
-        None => {
+    let parsed = match agent {
+        None | Some(Agent::Cursor) => {
             *slot = Examined::Cursor(text, Shape::Object, Event::default());
             let Examined::Cursor(_, shape, ev) = slot else {
                 unreachable!("just set")
             };
             event::parse_into(text, dialect, ev, arena).map(|s| *shape = s)
         }
-        Some(line) => {
-            *slot = Examined::Agent(text, line);
+        Some(agent) => {
+            *slot = Examined::Agent(text, agents::Line::empty(agent));
             let Examined::Agent(_, line) = slot else {
                 unreachable!("just set")
             };

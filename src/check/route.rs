@@ -322,9 +322,7 @@ fn agent_event(
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) -> bool {
-    let Some(mut line) = agents::Line::new(checker.agent()) else {
-        return false;
-    };
+    let mut line = agents::Line::empty(checker.agent());
     if line.parse_into(json, arena).is_err() {
         return false;
     }
