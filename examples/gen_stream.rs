@@ -2,7 +2,7 @@
 //! `cargo run --release --example gen_stream -- 1G > big.ndjson` (sizes take K, M, G suffixes;
 //! `--raw-newlines` puts a raw newline inside about 1.5 % of call ids; `--adversarial` writes
 //! the hostile variant: unterminated strings, runs of thousands of backslashes and one record
-//! of a quarter of the size, at most just under 64 MiB; `--seed N`; `--agent claude|codex|gemini`
+//! of a quarter of the size, at most just under 64 MiB; `--seed N`; `--agent claude|codex|gemini|grok`
 //! writes that agent's stream instead of cursor-agent's).
 
 #[path = "../benches/common/mod.rs"]
@@ -23,11 +23,11 @@ fn main() {
             "--adversarial" => variant = Variant::Adversarial,
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).expect("--seed N"),
             "--agent" => {
-                let name = args.next().expect("--agent claude|codex|gemini");
+                let name = args.next().expect("--agent claude|codex|gemini|grok");
                 agent = common::agents::Agent::ALL
                     .into_iter()
                     .find(|a| a.name() == name);
-                assert!(agent.is_some(), "--agent claude|codex|gemini");
+                assert!(agent.is_some(), "--agent claude|codex|gemini|grok");
             }
             s => size = sjlint::units::parse_size(s).expect("a size such as 64M or 1G"),
         }

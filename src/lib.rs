@@ -30,10 +30,10 @@
 //! # Inside
 //!
 //! The pipeline is split → classify → validate → report, one record at a time: `input` (the
-//! splitter, mapped files and the parallel pipeline) finds records in a reused buffer, `event`
+//! splitter and mapped files) finds records in a reused buffer, `event`
 //! gives a borrowed view of each one, `validate` keeps the small state the lifecycle and pairing
 //! rules need, and `report` prints what was found.
-//! `check` wires them together for one input. Payload and sdk records are mapped by `event`
+//! `check` wires them together for one input, on one thread or several (`check::pipeline`). Payload and sdk records are mapped by `event`
 //! into the one canonical view every rule reads, and `fmt` writes that canonical form back out;
 //! `schema` carries the JSON Schemas of the outputs. `agents` recognises Claude Code, Codex and
 //! Gemini CLI streams, checks each with its agent's rules and maps them into one agent-neutral

@@ -1,11 +1,13 @@
-//! Deterministic generators of streams that look like real Claude Code, Codex and Gemini CLI
-//! runs, for benches, for `examples/gen_stream.rs --agent`, and for the property tests.
+//! Deterministic generators of streams that look like real Claude Code, Codex, Gemini CLI and
+//! Grok Build runs, for benches, for `examples/gen_stream.rs --agent`, and for the property tests.
 //!
 //! Shapes follow the captures: Claude Code writes one assistant line per content block, all
 //! lines of one API message repeating its `usage`, tool results of several KB, subagent lines
 //! with `parent_tool_use_id`; Codex writes command items started and completed, messages and
 //! reasoning completed-only, one turn per run; Gemini CLI writes assistant deltas, batches of
-//! `tool_use` then their `tool_result`s in completion order, one `result` per run. Parallel
+//! `tool_use` then their `tool_result`s in completion order, one `result` per run; Grok Build
+//! writes thought and text chunks, `tool_call`s answered by `tool_call_update`s (progress with
+//! a null status, then `completed` or `failed` with the output), one `end` per run. Parallel
 //! calls complete out of order.
 
 use super::{Rng, text};
@@ -16,16 +18,18 @@ pub(crate) enum Agent {
     Claude,
     Codex,
     Gemini,
+    Grok,
 }
 
 impl Agent {
-    pub(crate) const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+    pub(crate) const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Grok];
 
     pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Grok => "grok",
         }
     }
 }
@@ -45,6 +49,7 @@ pub(crate) fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
             Agent::Claude => claude_run(&mut rng, run, &order, None, &mut one),
             Agent::Codex => codex_run(&mut rng, run, &order, None, &mut one),
             Agent::Gemini => gemini_run(&mut rng, run, &order, None, &mut one),
+            Agent::Grok => grok_run(&mut rng, run, &order, None, &mut one),
         };
         out.push_str(&one);
         run += 1;
@@ -67,6 +72,7 @@ pub(crate) fn one_run(
         Agent::Claude => claude_run(&mut rng, 0, order, skip, &mut out),
         Agent::Codex => codex_run(&mut rng, 0, order, skip, &mut out),
         Agent::Gemini => gemini_run(&mut rng, 0, order, skip, &mut out),
+        Agent::Grok => grok_run(&mut rng, 0, order, skip, &mut out),
     };
     (out, opened)
 }
@@ -332,6 +338,83 @@ fn gemini_run(
         rng.below(900),
         rng.below(60000),
         order.len()
+    ));
+    out.push('\n');
+    opened
+}
+
+const GROK_TOOLS: &[(&str, &str, &str)] = &[
+    (
+        "run_terminal_command",
+        "execute",
+        r#"{"command":"cargo test"}"#,
+    ),
+    ("read_file", "read", r#"{"path":"src/parse.rs"}"#),
+    ("grep", "search", r#"{"pattern":"fn main","path":"src"}"#),
+];
+
+fn grok_run(
+    rng: &mut Rng,
+    run: u64,
+    order: &[usize],
+    skip: Option<usize>,
+    out: &mut String,
+) -> Vec<u64> {
+    out.push_str(r#"{"type":"available_commands","tools":["run_terminal_command","read_file","search_replace","grep"],"commands":["compact","review"]}"#);
+    out.push('\n');
+    for _ in 0..3 {
+        out.push_str(&format!(
+            r#"{{"type":"thought","data":"{}"}}"#,
+            words(rng, 40)
+        ));
+        out.push('\n');
+    }
+    let id = |i: usize| format!("call-7f1e2b90-1c4d-4e0a-9b7e-{run:012x}-{i}");
+    let mut opened = vec![0; order.len()];
+    for (i, slot) in opened.iter_mut().enumerate() {
+        *slot = lines(out) + 1;
+        let (name, kind, input) = GROK_TOOLS[i % GROK_TOOLS.len()];
+        out.push_str(&format!(
+            r#"{{"type":"tool_call","toolCallId":"{}","title":"{name} {i}","kind":"{kind}","status":"pending","toolName":"{name}","rawInput":{input},"content":[],"locations":[]}}"#,
+            id(i)
+        ));
+        out.push('\n');
+    }
+    for &i in order {
+        if Some(i) == skip {
+            continue;
+        }
+        out.push_str(&format!(
+            r#"{{"type":"tool_call_update","toolCallId":"{}","status":null,"content":[],"rawOutput":null,"locations":[]}}"#,
+            id(i)
+        ));
+        out.push('\n');
+        let len = 200 + rng.below(3000) as usize;
+        let output = words(rng, len);
+        let status = if rng.below(8) == 0 {
+            "failed"
+        } else {
+            "completed"
+        };
+        out.push_str(&format!(
+            r#"{{"type":"tool_call_update","toolCallId":"{}","status":"{status}","content":[{{"type":"content","content":{{"type":"text","text":"{output}"}}}}],"rawOutput":"{output}","locations":[]}}"#,
+            id(i)
+        ));
+        out.push('\n');
+    }
+    for _ in 0..4 {
+        out.push_str(&format!(r#"{{"type":"text","data":"{}"}}"#, words(rng, 80)));
+        out.push('\n');
+    }
+    let (input, output) = (rng.below(90000), rng.below(900));
+    out.push_str(&format!(
+        r#"{{"type":"usage","messageId":"msg-{run}","stopReason":"end_turn","usage":{{"input_tokens":{input},"output_tokens":{output},"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"reasoning_tokens":0}}}}"#
+    ));
+    out.push('\n');
+    out.push_str(&format!(
+        r#"{{"type":"end","stopReason":"end_turn","sessionId":"019fe1c2-7a10-7b2e-9c41-{run:012x}","requestId":"5e0c7a11-2b3d-4c5e-8f90-{run:012x}","usage":{{"input_tokens":{input},"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":{output},"reasoning_tokens":0,"total_tokens":{}}},"num_turns":{}}}"#,
+        input + output,
+        1 + order.len()
     ));
     out.push('\n');
     opened

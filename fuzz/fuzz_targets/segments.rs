@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use sjlint::check::{self, Consumer, CheckOptions, Totals};
 use sjlint::event::Event;
-use sjlint::input::pipeline::{self, Settings, SharedInput};
+use sjlint::check::pipeline::{self, Settings, SharedInput};
 use sjlint::input::record::{Position, Record};
 use std::sync::Arc;
 

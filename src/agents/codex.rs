@@ -125,10 +125,9 @@ impl Progress for Validator {
 }
 
 impl Validator {
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one match over Codex's event types; each arm is short"
-    )]
+    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
+    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
+    /// but not an object.
     pub fn record<'a>(
         &mut self,
         pos: Position,
@@ -136,12 +135,35 @@ impl Validator {
         json: &'a str,
         arena: &'a Bump,
         emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
+        sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
         let mut line = Line::default();
         super::parse_into(json, arena, &mut line)?;
+        Ok(self.check(pos, bytes, json, &line, arena, emit, sink))
+    }
+
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one match over Codex's event types; each arm is short"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
         if line.shape != Some(JsonType::Object) {
-            return Ok(line.shape);
+            return line.shape;
         }
         let ty = match own_type(
             line.ty.as_str(),
@@ -156,13 +178,13 @@ impl Validator {
                 if matches!(why, NoType::Missing) {
                     self.last_line = pos.line;
                 }
-                return Ok(None);
+                return None;
             }
         };
         if ty == "thread.started" {
-            self.thread_started(pos, bytes, &line, emit, &mut sink);
+            self.thread_started(pos, bytes, line, emit, &mut sink);
             self.last_line = pos.line;
-            return Ok(None);
+            return None;
         }
         let known = matches!(
             ty,
@@ -174,7 +196,7 @@ impl Validator {
             if !matches!(ty, "item.plan.delta" | "request_user_input") {
                 emit(super::unknown_type(Agent::Codex, ty, pos, bytes));
             }
-            return Ok(None);
+            return None;
         }
         if let Some(d) = self.in_run(pos, bytes, ty) {
             emit(d);
@@ -260,7 +282,7 @@ impl Validator {
             }
             _ => {}
         }
-        Ok(None)
+        None
     }
 
     fn thread_started(

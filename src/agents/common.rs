@@ -92,6 +92,9 @@ fn version(v: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diag
 }
 
 impl Validator {
+    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
+    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
+    /// but not an object.
     pub fn record<'a>(
         &mut self,
         pos: Position,
@@ -103,8 +106,27 @@ impl Validator {
     ) -> Result<Option<JsonType>, serde_json::Error> {
         let mut l = Line::default();
         super::parse_into(json, arena, &mut l)?;
+        Ok(self.check(pos, bytes, json, &l, arena, emit, sink))
+    }
+
+    /// Checks one record read into `l` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        l: &Line<'a>,
+        _arena: &'a Bump,
+        emit: &mut dyn FnMut(Diagnostic),
+        sink: Option<&mut dyn FnMut(&Event<'_>)>,
+    ) -> Option<JsonType> {
         if l.shape != Some(JsonType::Object) {
-            return Ok(l.shape);
+            return l.shape;
         }
         let Some(kind) = l.ty.as_str().and_then(Kind::from_name) else {
             if !l.ty.is_present() {
@@ -113,7 +135,7 @@ impl Validator {
                         .with_snippet(bytes),
                 );
             }
-            return Ok(None);
+            return None;
         };
         let what = "a common event";
         require(
@@ -164,7 +186,7 @@ impl Validator {
                     emit,
                 ) =>
             {
-                self.pair(pos, bytes, kind, &l, emit);
+                self.pair(pos, bytes, kind, l, emit);
             }
             Kind::SessionStart => {
                 self.ended = false;
@@ -186,9 +208,9 @@ impl Validator {
             _ => {}
         }
         if let Some(sink) = sink {
-            sink(&self.event(kind, &l));
+            sink(&self.event(kind, l));
         }
-        Ok(None)
+        None
     }
 
     fn pair(

@@ -114,6 +114,9 @@ impl Progress for Validator {
 }
 
 impl Validator {
+    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
+    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
+    /// but not an object.
     pub fn record<'a>(
         &mut self,
         pos: Position,
@@ -121,12 +124,31 @@ impl Validator {
         json: &'a str,
         arena: &'a Bump,
         emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
+        sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
         let mut line = Line::default();
         super::parse_into(json, arena, &mut line)?;
+        Ok(self.check(pos, bytes, json, &line, arena, emit, sink))
+    }
+
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        _arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
         if line.shape != Some(JsonType::Object) {
-            return Ok(line.shape);
+            return line.shape;
         }
         let ty = match own_type(
             line.ty.as_str(),
@@ -141,7 +163,7 @@ impl Validator {
                 if matches!(why, NoType::Missing) {
                     self.last_line = pos.line;
                 }
-                return Ok(None);
+                return None;
             }
         };
         if !matches!(
@@ -150,9 +172,9 @@ impl Validator {
         ) {
             // Forward-compatible, said as information.
             emit(super::unknown_type(Agent::Gemini, ty, pos, bytes));
-            return Ok(None);
+            return None;
         }
-        let ms = self.timestamp(pos, bytes, &line, emit);
+        let ms = self.timestamp(pos, bytes, line, emit);
         self.lifecycle(pos, bytes, ty, emit);
         self.last_line = pos.line;
         match ty {
@@ -190,9 +212,9 @@ impl Validator {
                     sink(&ev);
                 }
             }
-            "message" => self.message(pos, bytes, &line, ms, emit, &mut sink),
-            "tool_use" => self.tool_use(pos, bytes, &line, ms, emit, &mut sink),
-            "tool_result" => self.tool_result(pos, bytes, &line, ms, emit, &mut sink),
+            "message" => self.message(pos, bytes, line, ms, emit, &mut sink),
+            "tool_use" => self.tool_use(pos, bytes, line, ms, emit, &mut sink),
+            "tool_result" => self.tool_result(pos, bytes, line, ms, emit, &mut sink),
             "error" => {
                 let what = "an `error`";
                 require(
@@ -220,9 +242,9 @@ impl Validator {
                     sink(&ev);
                 }
             }
-            _ => self.result(pos, bytes, &line, ms, emit, &mut sink),
+            _ => self.result(pos, bytes, line, ms, emit, &mut sink),
         }
-        Ok(None)
+        None
     }
 
     fn timestamp(

@@ -161,6 +161,9 @@ fn tool_kind(name: &str, acp: Option<&str>) -> &'static str {
 }
 
 impl Validator {
+    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
+    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
+    /// but not an object.
     pub fn record<'a>(
         &mut self,
         pos: Position,
@@ -168,12 +171,31 @@ impl Validator {
         json: &'a str,
         arena: &'a Bump,
         emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
+        sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
         let mut line = Line::default();
         super::parse_into(json, arena, &mut line)?;
+        Ok(self.check(pos, bytes, json, &line, arena, emit, sink))
+    }
+
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        _arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
         if line.shape != Some(JsonType::Object) {
-            return Ok(line.shape);
+            return line.shape;
         }
         let ty = match own_type(
             line.ty.as_str(),
@@ -188,13 +210,13 @@ impl Validator {
                 if matches!(why, NoType::Missing) {
                     self.last_line = pos.line;
                 }
-                return Ok(None);
+                return None;
             }
         };
         if !TYPES.contains(&ty) {
             // Forward-compatible, said as information.
             emit(super::unknown_type(Agent::Grok, ty, pos, bytes));
-            return Ok(None);
+            return None;
         }
         self.lifecycle(pos, bytes, ty, emit, &mut sink);
         self.last_line = pos.line;
@@ -211,20 +233,20 @@ impl Validator {
                 {
                     self.answer.push(text);
                 }
-                Self::chunk(pos, bytes, ty, &line, emit, &mut sink);
+                Self::chunk(pos, bytes, ty, line, emit, &mut sink);
             }
             "tool_call" => {
                 // The text before a call is not the run's final answer.
                 self.answer.clear();
-                self.tool_call(pos, bytes, &line, emit, &mut sink);
+                self.tool_call(pos, bytes, line, emit, &mut sink);
             }
-            "tool_call_update" => self.tool_call_update(pos, bytes, &line, emit, &mut sink),
+            "tool_call_update" => self.tool_call_update(pos, bytes, line, emit, &mut sink),
             "usage" => usage(&line.usage, pos, bytes, emit),
-            "error" => self.error(pos, bytes, &line, emit, &mut sink),
-            "end" => self.end(pos, bytes, &line, emit, &mut sink),
+            "error" => self.error(pos, bytes, line, emit, &mut sink),
+            "end" => self.end(pos, bytes, line, emit, &mut sink),
             _ => {}
         }
-        Ok(None)
+        None
     }
 
     /// The run opens with its first record; a record after the terminal one is a finding, once,

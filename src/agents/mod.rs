@@ -248,6 +248,89 @@ pub trait Progress {
     fn open_calls(&self) -> Vec<(String, u64, String)>;
 }
 
+/// One record read into its agent's view (cursor's is [`crate::event::Event`]): the pure half
+/// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "read in place, in the slot of its record, and never moved: a box would allocate per record"
+)]
+pub(crate) enum Line<'a> {
+    Claude(claude::Line<'a>),
+    Codex(codex::Line<'a>),
+    Gemini(gemini::Line<'a>),
+    Grok(grok::Line<'a>),
+    Common(common::Line<'a>),
+}
+
+impl<'a> Line<'a> {
+    /// An empty view of `agent`'s records, which are not cursor-agent's (those are events).
+    /// Returned by value, not in an option, so that it is made where it goes: a view is
+    /// some hundred bytes, and moving it costs as much as reading a short record.
+    #[inline]
+    pub(crate) fn empty(agent: Agent) -> Self {
+        match agent {
+            Agent::Claude => Line::Claude(claude::Line::default()),
+            Agent::Codex => Line::Codex(codex::Line::default()),
+            Agent::Gemini => Line::Gemini(gemini::Line::default()),
+            Agent::Grok => Line::Grok(grok::Line::default()),
+            Agent::Common => Line::Common(common::Line::default()),
+            Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
+        }
+    }
+
+    pub(crate) fn agent(&self) -> Agent {
+        match self {
+            Line::Claude(_) => Agent::Claude,
+            Line::Codex(_) => Agent::Codex,
+            Line::Gemini(_) => Agent::Gemini,
+            Line::Grok(_) => Agent::Grok,
+            Line::Common(_) => Agent::Common,
+        }
+    }
+
+    /// Reads `json` (one record) into this view, which is empty (see [`parse_into`]).
+    pub(crate) fn parse_into(
+        &mut self,
+        json: &'a str,
+        arena: &'a bumpalo::Bump,
+    ) -> Result<(), serde_json::Error> {
+        match self {
+            Line::Claude(l) => parse_into(json, arena, l),
+            Line::Codex(l) => parse_into(json, arena, l),
+            Line::Gemini(l) => parse_into(json, arena, l),
+            Line::Grok(l) => parse_into(json, arena, l),
+            Line::Common(l) => parse_into(json, arena, l),
+        }
+    }
+
+    /// The record's `type`, when it is a string.
+    pub(crate) fn ty(&self) -> Option<&str> {
+        match self {
+            Line::Claude(l) => l.ty.as_str(),
+            Line::Codex(l) => l.ty.as_str(),
+            Line::Gemini(l) => l.ty.as_str(),
+            Line::Grok(l) => l.ty.as_str(),
+            Line::Common(l) => l.ty.as_str(),
+        }
+    }
+
+    /// What the record says of how its event went: Claude Code's `subtype`, or the `status` of a
+    /// `result` (Gemini CLI's `success` or `error`).
+    pub(crate) fn subtype(&self) -> Option<&str> {
+        match self {
+            Line::Claude(l) => l.subtype.as_str(),
+            Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
+            Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
+            _ => None,
+        }
+    }
+}
+
+/// A record read into the view of another agent than the checker's.
+#[derive(Debug)]
+pub(crate) struct OtherAgent;
+
 /// The checker of one agent's stream (cursor's lives in `validate`).
 pub enum Checker {
     Claude(Box<claude::Validator>),
@@ -310,6 +393,40 @@ impl Checker {
             Checker::Grok(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Common(v) => v.record(pos, bytes, json, arena, emit, common),
         }
+    }
+
+    /// [`Self::record`] of a record read into its view already: `Err` when `line` is not this
+    /// checker's agent's view, `Ok(Some(t))` when the record is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub(crate) fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        line: &Line<'a>,
+        arena: &'a bumpalo::Bump,
+        emit: &mut dyn FnMut(Diagnostic),
+        common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
+    ) -> Result<Option<JsonType>, OtherAgent> {
+        Ok(match (self, line) {
+            (Checker::Claude(v), Line::Claude(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
+            (Checker::Codex(v), Line::Codex(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
+            (Checker::Gemini(v), Line::Gemini(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
+            (Checker::Grok(v), Line::Grok(l)) => v.check(pos, bytes, json, l, arena, emit, common),
+            (Checker::Common(v), Line::Common(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
+            _ => return Err(OtherAgent),
+        })
     }
 
     /// A record on `line` could not be read: what its absence would cause is not reported.

@@ -12,13 +12,32 @@
 
 mod invalid_json;
 
-use super::Consumer;
-use super::route::{self, Check};
+use super::{Consumer, View};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, JsonType};
 use crate::input::record::{ENDS_IN_STRING, JOIN_FAILED, MULTILINE, Position, Record};
 use crate::rules::Rule;
 use invalid_json::json_diagnostic;
+
+/// Where a record goes once it is read (cursor's validator, an agent's checker, or nowhere),
+/// which is the route's to know (`route`), not the framing rules'.
+pub(super) trait Classify {
+    /// A record on `line` that may have been an event could not be read: what its absence
+    /// would cause is not reported.
+    fn unreadable(&mut self, line: u64);
+
+    /// A record that was read: `bytes` are its own (for columns and snippets), `json` the text
+    /// read as `view`.
+    fn classified(
+        &mut self,
+        rec: &Record<'_>,
+        bytes: &[u8],
+        json: &str,
+        view: View<'_, '_>,
+        emit: &mut impl FnMut(Diagnostic),
+        consumer: &mut impl Consumer,
+    );
+}
 
 /// A record whose pure half found it [`super::Examined::SlowPath`]: every check again, with the repairs
 /// and the lenient parse that need scratch space.
@@ -26,7 +45,7 @@ use invalid_json::json_diagnostic;
 pub(super) fn slow_record(
     rec: &Record<'_>,
     dialect: Option<Dialect>,
-    check: &mut Check<'_>,
+    check: &mut impl Classify,
     scratch: &mut Vec<u8>,
     lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
@@ -52,7 +71,7 @@ pub(super) fn slow_record(
         }
     };
     match event::parse(text, dialect, Some(&mut *lenient)) {
-        Ok(parsed) => route::classified(rec, bytes, text, (&parsed).into(), check, emit, consumer),
+        Ok(parsed) => check.classified(rec, bytes, text, (&parsed).into(), emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             repaired_record(rec, &e, dialect, check, scratch, lenient, emit, consumer);
         }
@@ -67,15 +86,11 @@ pub(super) fn slow_record(
 /// A record that may have been an event (it opens an object) could not be read: what its
 /// absence would cause is not reported as well.
 #[cold]
-fn unreadable(check: &mut Check<'_>, rec: &Record<'_>) {
+fn unreadable(check: &mut impl Classify, rec: &Record<'_>) {
     if rec.bytes.trim_ascii_start().first() != Some(&b'{') {
         return;
     }
-    match check {
-        Check::Cursor(validator, _, _) => validator.on_unreadable(rec.pos.line),
-        Check::Agent(checker, _) => checker.on_unreadable(rec.pos.line),
-        Check::Nothing => {}
-    }
+    check.unreadable(rec.pos.line);
 }
 
 /// A record whose strings hold raw control characters (`e` is the strict parse's error): its
@@ -89,7 +104,7 @@ fn repaired_record(
     rec: &Record<'_>,
     e: &serde_json::Error,
     dialect: Option<Dialect>,
-    check: &mut Check<'_>,
+    check: &mut impl Classify,
     scratch: &mut Vec<u8>,
     lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
@@ -111,7 +126,7 @@ fn repaired_record(
             // Fields are located in the original bytes, so columns and snippets name the
             // physical line the user sees.
             let view = (&parsed).into();
-            route::classified(rec, bytes, repaired, view, check, emit, consumer);
+            check.classified(rec, bytes, repaired, view, emit, consumer);
         }
         Err(e) => {
             unreadable(check, rec);

@@ -12,17 +12,22 @@
 //! is not a text stream at all (`binary`); and the routing of an input to its agent (`route`):
 //! records go to cursor's classifier and validator, or to the checker of Claude Code, Codex or
 //! Gemini CLI (`agents`), once the first record that names an agent is read. The framing rules
-//! are the same for every agent.
+//! are the same for every agent. And one input checked on several threads (`pipeline`): lanes
+//! that do the pure half of records side by side, in the view of the input's agent, and this
+//! module's in-order stage.
 
 mod binary;
 mod framing;
+#[doc(hidden)]
+pub mod pipeline;
 mod route;
 
 pub use binary::BINARY_SHOWN;
 
-use crate::agents::{Agent, cursor};
+use crate::agents::{self, Agent, cursor};
 use crate::diagnostic::Diagnostic;
 use crate::event::{self, Dialect, Event, Shape};
+use crate::event::{JsonType, Parsed};
 use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
 };
@@ -33,7 +38,7 @@ use crate::validate::Validator;
 use crate::vocab;
 use binary::BinaryRun;
 use bumpalo::Bump;
-use route::{Check, Held, Route, View, agent_record};
+use route::{Check, Held, Route, agent_record};
 use std::io::{self, Read, Write};
 
 /// The most the arena of one record's strings keeps for the next record.
@@ -128,10 +133,18 @@ pub trait Consumer {
         let _ = ev;
     }
 
-    /// A Claude Code, Codex or Gemini CLI record that its agent's checker read (after its
-    /// common events, if any were wanted), with its JSON text.
-    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
-        let _ = (rec, json);
+    /// A record of another agent than cursor-agent that its agent's checker read (after its
+    /// common events, if any were wanted), with its JSON text, its `type` and what it says of
+    /// how its event went (Claude Code's `subtype`, the `status` of Gemini CLI's `result`), as
+    /// the checker read them: a consumer need not parse the record again.
+    fn agent_record(
+        &mut self,
+        rec: &Record<'_>,
+        json: &str,
+        ty: Option<&str>,
+        subtype: Option<&str>,
+    ) {
+        let _ = (rec, json, ty, subtype);
     }
 }
 
@@ -245,7 +258,7 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
 
 /// The stateful half of checking one input: what depends on the records before (the validator,
 /// runs of binary records, the totals) and the order of the findings. The one-thread loop
-/// ([`check_into`]) and the in-order stage of [`crate::input::pipeline`] both feed it frame by
+/// ([`check_into`]) and the in-order stage of [`crate::check::pipeline`] both feed it frame by
 /// frame, in input order; the pure half of each record ([`examine`]) is done by the caller, or
 /// here when the caller has not done it.
 pub(crate) struct InOrder<'o, E, C> {
@@ -305,7 +318,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     pub(crate) fn frame(
         &mut self,
         frame: Frame<'_>,
-        examined: Option<(&Examined<'_>, &Event<'_>)>,
+        examined: Option<&Examined<'_>>,
         totals: &mut Totals,
     ) -> io::Result<()> {
         if let Route::Undecided = self.route {
@@ -326,13 +339,23 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 route::Hold::Flush => return self.replay(totals),
                 route::Hold::CheckNow if self.held.is_empty() => {}
                 route::Hold::CheckNow => {
-                    // What another thread examined was read as cursor's: read it again.
+                    // What another thread examined was read before the agent was known: read it again.
                     self.replay(totals)?;
                     return self.routed_frame(frame, None, totals, false);
                 }
             }
         }
         self.routed_frame(frame, examined, totals, false)
+    }
+
+    /// The agent the records are checked as, once it is known (`None`: not yet, or no agent
+    /// sjlint knows): what the pipeline's lanes read records as.
+    pub(crate) fn agent(&self) -> Option<Agent> {
+        match &self.route {
+            Route::Cursor => Some(Agent::Cursor),
+            Route::Agent(checker) => Some(checker.agent()),
+            Route::Undecided | Route::Unknown | Route::Array(_) => None,
+        }
     }
 
     /// The next bytes of a record over the limit, for a consumer that passes them on: the
@@ -358,7 +381,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     fn routed_frame(
         &mut self,
         frame: Frame<'_>,
-        examined: Option<(&Examined<'_>, &Event<'_>)>,
+        examined: Option<&Examined<'_>>,
         totals: &mut Totals,
         counted: bool,
     ) -> io::Result<()> {
@@ -441,7 +464,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
 
     /// A record through its route (cursor's classifier and validator, an agent's checker, or
     /// the framing rules alone), then into the run of binary records it may be part of.
-    fn record_frame(&mut self, rec: Record<'_>, examined: Option<(&Examined<'_>, &Event<'_>)>) {
+    fn record_frame(&mut self, rec: Record<'_>, examined: Option<&Examined<'_>>) {
         let opts = self.opts;
         let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
@@ -451,7 +474,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         match &mut self.route {
             Route::Agent(checker) => agent_record(
                 &rec,
-                examined.map(|(e, _)| e),
+                examined,
                 opts.dialect,
                 checker,
                 route::AgentSide {
@@ -471,13 +494,14 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                         Check::Cursor(&mut self.validator, &mut self.mixed, &mut self.to_common)
                     }
                 };
-                let (here, mut slot);
+                let mut here = Examined::SlowPath;
                 let examined = match examined {
-                    Some(examined) => examined,
-                    None => {
-                        slot = Event::default();
-                        here = examine(&rec, opts.dialect, &mut slot, &self.arena);
-                        (&here, &slot)
+                    Some(examined @ (Examined::Cursor(..) | Examined::SlowPath)) => examined,
+                    // Not examined yet, or examined as another agent's record before the agent
+                    // was known: examined here, as cursor's (in place: the view is not moved).
+                    Some(Examined::Agent(..)) | None => {
+                        examine(&rec, opts.dialect, None, &mut here, &self.arena);
+                        &here
                     }
                 };
                 record(
@@ -567,38 +591,74 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
     }
 }
 
+/// What a record that parsed is: its event view, or the type of a value that is not an
+/// object.
+enum View<'e, 'a> {
+    Event(&'e Event<'a>),
+    NotAnObject(JsonType),
+}
+
+impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
+    fn from(parsed: &'e Parsed<'a>) -> Self {
+        match parsed {
+            Parsed::Event(ev) => View::Event(ev),
+            &Parsed::NotAnObject(t) => View::NotAnObject(t),
+        }
+    }
+}
+
 /// The pure half of a record: what can be known about it without the records before it, so
 /// that it can be worked out on another thread. Borrows the record's bytes.
 #[derive(Debug)]
 pub(crate) enum Examined<'a> {
-    /// Valid UTF-8 that parsed at the first attempt: the text and its shape. The event view of
-    /// an object is in the slot [`examine`] was given.
-    Parsed(&'a str, Shape),
+    /// Valid UTF-8 that parsed at the first attempt as cursor-agent's event: the text, its shape
+    /// and the event view of an object.
+    Cursor(&'a str, Shape, Event<'a>),
+    /// Valid UTF-8 that parsed as the record of another agent: the text and the agent's view
+    /// (which knows the value's shape).
+    Agent(&'a str, agents::Line<'a>),
     /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
-    /// the strict parse refuses (not JSON, raw control characters, numbers beyond the f64
-    /// range, unpaired surrogates). Rare, and redone in order by [`framing::slow_record`], which needs
-    /// scratch space that outlives the record.
+    /// the strict parse refuses (not JSON, raw control characters; for cursor's events, numbers
+    /// beyond the f64 range and unpaired surrogates too). Rare, and redone in order by
+    /// [`framing::slow_record`], which needs scratch space that outlives the record.
     SlowPath,
 }
 
-/// The pure half of [`record`]: UTF-8 validation and the strict parse, whose event view goes
-/// to `ev` (a default event) and its unescaped strings to `arena`, so that nothing is
-/// allocated.
+/// The pure half of [`record`]: UTF-8 validation and the strict parse into `slot` (which is
+/// [`Examined::SlowPath`], and is filled in place, so that the view is never moved), as
+/// cursor-agent's event when `agent` is `None` or cursor, as that agent's record otherwise. The
+/// view's unescaped strings go to `arena`, so that nothing is allocated.
 pub(crate) fn examine<'a>(
     rec: &Record<'a>,
     dialect: Option<Dialect>,
-    ev: &mut Event<'a>,
+    agent: Option<Agent>,
+    slot: &mut Examined<'a>,
     arena: &'a Bump,
-) -> Examined<'a> {
+) {
     if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) {
-        return Examined::SlowPath;
+        return;
     }
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
-        return Examined::SlowPath;
+        return;
     };
-    match event::parse_into(text, dialect, ev, arena) {
-        Ok(shape) => Examined::Parsed(text, shape),
-        Err(_) => Examined::SlowPath,
+    let parsed = match agent {
+        None | Some(Agent::Cursor) => {
+            *slot = Examined::Cursor(text, Shape::Object, Event::default());
+            let Examined::Cursor(_, shape, ev) = slot else {
+                unreachable!("just set")
+            };
+            event::parse_into(text, dialect, ev, arena).map(|s| *shape = s)
+        }
+        Some(agent) => {
+            *slot = Examined::Agent(text, agents::Line::empty(agent));
+            let Examined::Agent(_, line) = slot else {
+                unreachable!("just set")
+            };
+            line.parse_into(text, arena)
+        }
+    };
+    if parsed.is_err() {
+        *slot = Examined::SlowPath;
     }
 }
 
@@ -615,14 +675,14 @@ fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
 }
 
 /// One record through the framing rules, the classifier and the validator, given its pure
-/// half.
+/// half (as cursor's event, or the slow path).
 #[expect(
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
 )]
 fn record(
     rec: &Record<'_>,
-    (examined, ev): (&Examined<'_>, &Event<'_>),
+    examined: &Examined<'_>,
     dialect: Option<Dialect>,
     check: &mut Check<'_>,
     scratch: &mut Vec<u8>,
@@ -630,10 +690,10 @@ fn record(
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
-    let (text, view) = match *examined {
-        Examined::Parsed(text, Shape::Object) => (text, View::Event(ev)),
-        Examined::Parsed(text, Shape::Other(t)) => (text, View::NotAnObject(t)),
-        Examined::SlowPath => {
+    let (text, view) = match examined {
+        Examined::Cursor(text, Shape::Object, ev) => (*text, View::Event(ev)),
+        &Examined::Cursor(text, Shape::Other(t), _) => (text, View::NotAnObject(t)),
+        Examined::SlowPath | Examined::Agent(..) => {
             return framing::slow_record(rec, dialect, check, scratch, lenient, emit, consumer);
         }
     };

@@ -10,10 +10,10 @@
 //! not split records nor apply the framing rules (the parent and `framing` do), nor hold any
 //! agent's rules (`validate`, `agents`).
 
-use super::{CheckOptions, Consumer, Examined, InOrder, Totals, framing, known_text};
+use super::{CheckOptions, Consumer, Examined, InOrder, Totals, View, framing, known_text};
 use crate::agents::{self, Agent, Evidence, Mixed, Reading, cursor};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Dialect, Event, JsonType, Parsed};
+use crate::event::Dialect;
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
 use crate::rules::Rule;
 use crate::validate::Validator;
@@ -265,8 +265,31 @@ pub(super) struct AgentSide<'c> {
     pub(super) mixed: &'c mut Mixed,
 }
 
-/// A record of a Claude Code, Codex or Gemini CLI stream: its agent's checker reads it, and
-/// cursor's classifier only when the record is not plain valid JSON (the slow path).
+impl framing::Classify for Check<'_> {
+    fn unreadable(&mut self, line: u64) {
+        match self {
+            Check::Cursor(validator, _, _) => validator.on_unreadable(line),
+            Check::Agent(checker, _) => checker.on_unreadable(line),
+            Check::Nothing => {}
+        }
+    }
+
+    fn classified(
+        &mut self,
+        rec: &Record<'_>,
+        bytes: &[u8],
+        json: &str,
+        view: View<'_, '_>,
+        emit: &mut impl FnMut(Diagnostic),
+        consumer: &mut impl Consumer,
+    ) {
+        classified(rec, bytes, json, view, self, emit, consumer);
+    }
+}
+
+/// A record of a stream of another agent than cursor-agent: its agent's checker reads it (in
+/// the view the pure half read it into, when it was read as this agent's), and cursor's
+/// classifier only when the record is not plain valid JSON (the slow path).
 #[expect(
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
@@ -283,7 +306,16 @@ pub(super) fn agent_record(
     consumer: &mut impl Consumer,
 ) {
     let text = match examined {
-        Some(Examined::Parsed(text, _)) => Some(*text),
+        Some(Examined::Agent(text, line)) if line.agent() == checker.agent() => {
+            if side.mixed.admits(checker.agent(), rec.pos, text, emit) {
+                agent_checked(
+                    rec, rec.bytes, text, line, checker, side.arena, emit, consumer,
+                );
+            }
+            return;
+        }
+        // Read as another agent's, or as cursor's, before the agent was known.
+        Some(Examined::Agent(text, _) | Examined::Cursor(text, _, _)) => Some(*text),
         Some(Examined::SlowPath) => None,
         None if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) => None,
         None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
@@ -318,38 +350,40 @@ fn agent_event(
     if !mixed.admits(checker.agent(), rec.pos, json, emit) {
         return true;
     }
-    let parsed = if consumer.wants_common() {
+    let mut line = agents::Line::empty(checker.agent());
+    if line.parse_into(json, arena).is_err() {
+        return false;
+    }
+    agent_checked(rec, bytes, json, &line, checker, arena, emit, consumer);
+    true
+}
+
+/// An agent's record read into its view `line`, which is the checker's agent's.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
+)]
+fn agent_checked<'a>(
+    rec: &Record<'_>,
+    bytes: &[u8],
+    json: &'a str,
+    line: &agents::Line<'a>,
+    checker: &mut agents::Checker,
+    arena: &'a Bump,
+    emit: &mut impl FnMut(Diagnostic),
+    consumer: &mut impl Consumer,
+) {
+    let checked = if consumer.wants_common() {
         let mut sink = |ev: &vocab::Event<'_>| consumer.common(ev);
-        checker.record(rec.pos, bytes, json, arena, emit, Some(&mut sink))
+        checker.check(rec.pos, bytes, json, line, arena, emit, Some(&mut sink))
     } else {
-        checker.record(rec.pos, bytes, json, arena, emit, None)
+        checker.check(rec.pos, bytes, json, line, arena, emit, None)
     };
-    match parsed {
-        Ok(None) => {
-            consumer.agent_record(rec, json);
-            true
-        }
-        Ok(Some(t)) => {
+    match checked.expect("the view is the checker's agent's") {
+        None => consumer.agent_record(rec, json, line.ty(), line.subtype()),
+        Some(t) => {
             consumer.invalid(rec.pos, bytes);
             emit(framing::not_an_object(rec, bytes, t));
-            true
-        }
-        Err(_) => false,
-    }
-}
-
-/// What a record that parsed is: its event view, or the type of a value that is not an
-/// object.
-pub(super) enum View<'e, 'a> {
-    Event(&'e Event<'a>),
-    NotAnObject(JsonType),
-}
-
-impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
-    fn from(parsed: &'e Parsed<'a>) -> Self {
-        match parsed {
-            Parsed::Event(ev) => View::Event(ev),
-            &Parsed::NotAnObject(t) => View::NotAnObject(t),
         }
     }
 }

@@ -10,12 +10,12 @@
 use super::inputs::{Input, Opened, cannot_read, open_input, unreadable_input};
 use super::resolve::{CheckConfig, Findings, Reporting, Threads};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use crate::check::pipeline;
 use crate::check::{self, CheckOptions, Tee};
 use crate::cli::CheckArgs;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::input::mapped::Mapped;
-use crate::input::pipeline;
 use crate::input::simd::Kernel;
 use crate::input::split::{InPlace, Splitter};
 use crate::interrupt::{self, Interruptible};

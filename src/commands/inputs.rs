@@ -259,7 +259,7 @@ fn raise_pipe_buffer() {
     }
 }
 
-/// [`crate::input::pipeline::Ready`] for standard input: whether a read would not wait for the
+/// [`crate::check::pipeline::Ready`] for standard input: whether a read would not wait for the
 /// producer. After Ctrl-C it always would not, since the read then stops at once.
 pub(super) fn stdin_ready(timeout: std::time::Duration) -> bool {
     if interrupt::interrupted() {

@@ -9,11 +9,11 @@
 
 use super::inputs::{Input, resolve_inputs, settings_of};
 use crate::check::CheckOptions;
+use crate::check::pipeline;
 use crate::cli::{CheckArgs, DropArg, FmtArgs, InputArgs, RenderArgs, ToArg};
 use crate::config::Settings;
 use crate::fmt::{FmtOptions, Target};
 use crate::fmt_files::Mode;
-use crate::input::pipeline;
 use crate::report::Format;
 use crate::rules::{Rule, RuleSet, Severity};
 use crate::terminal::{Stream, Terminal};

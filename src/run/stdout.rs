@@ -258,22 +258,15 @@ impl Consumer for Observer<'_> {
         }
     }
 
-    fn agent_record(&mut self, rec: &Record<'_>, json: &str) {
+    fn agent_record(
+        &mut self,
+        rec: &Record<'_>,
+        _json: &str,
+        ty: Option<&str>,
+        subtype: Option<&str>,
+    ) {
         // The record's own type names the last event, as the agent wrote it.
-        let parsed = crate::event::parse(json, None, None);
-        let goes_on = match &parsed {
-            Ok(crate::event::Parsed::Event(ev)) => {
-                // Gemini CLI's `result` says how it went in `status`, not `subtype`.
-                let status = match (ev.ty.as_str(), ev.subtype.as_str()) {
-                    (Some("result"), None) => result_status(json),
-                    _ => None,
-                };
-                let subtype = ev.subtype.as_str().or(status.as_deref());
-                self.session()
-                    .observe_record(rec.pos.line, ev.ty.as_str(), subtype)
-            }
-            _ => self.session().observe_record(rec.pos.line, None, None),
-        };
+        let goes_on = self.session().observe_record(rec.pos.line, ty, subtype);
         if std::mem::take(&mut self.changed) | goes_on {
             let _ = self.tx.send(Msg::Changed);
         }
@@ -288,16 +281,4 @@ impl Consumer for Observer<'_> {
             let _ = self.tx.send(Msg::Changed);
         }
     }
-}
-
-/// The string `status` of a result record (Gemini CLI's `success` or `error`), bounded.
-#[cold]
-fn result_status(json: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Status<'a> {
-        #[serde(borrow)]
-        status: Option<std::borrow::Cow<'a, str>>,
-    }
-    let s: Status<'_> = serde_json::from_str(json).ok()?;
-    Some(crate::agents::id_prefix(&s.status?).to_owned())
 }

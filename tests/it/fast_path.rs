@@ -4,7 +4,9 @@
 //!
 //! Over every record of `testdata/`, of `../shared/corpus` and `../shared/seeds` (read in place;
 //! required under `CI=true`), the same records mutated, generated bench streams, and generated
-//! JSON-ish records (valid and subtly invalid, in the shapes of all three dialects).
+//! JSON-ish records (valid and subtly invalid, in the shapes of all three dialects); the other
+//! agents' generated streams read as cursor's events, as the pipeline's lanes read them before
+//! the agent is known.
 
 use crate::generator as streams;
 
@@ -150,6 +152,14 @@ fn generated_streams_read_the_same_and_take_the_fast_path() {
     let stream = streams::rare_shapes(4, 1 << 20);
     for text in records(&stream).filter(|t| !t.is_empty()) {
         assert!(same(text), "not read by the fast path: {text:?}");
+    }
+    // The other agents' records: read as cursor's events by the pipeline's lanes until the
+    // agent is known.
+    for agent in streams::agents::Agent::ALL {
+        let stream = streams::agents::stream(agent, 5, 1 << 20);
+        for text in records(&stream).filter(|t| !t.is_empty()) {
+            assert!(same(text), "{agent:?}: not read by the fast path: {text:?}");
+        }
     }
 }
 

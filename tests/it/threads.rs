@@ -355,6 +355,50 @@ fn generated_streams_as_files_and_on_stdin() {
     }
 }
 
+/// Every agent's generated stream, with findings spread through it (a run whose tool call is
+/// never answered, text that is not JSON, a record with a raw newline in a string, a number
+/// beyond the f64 range), recognised from its first records or named with `--agent`: the lanes
+/// read the records as the agent's once the in-order stage knows it, and as cursor-agent's
+/// before, and every way prints what one thread prints.
+#[test]
+fn every_agents_generated_stream_as_a_file_and_on_stdin() {
+    use generator::agents::{Agent, one_run, stream};
+    let dir = TempDir::new("agents");
+    for agent in Agent::ALL {
+        let mut input = Vec::new();
+        for seed in 0..3u64 {
+            input.extend_from_slice(&stream(agent, seed, 400 << 10));
+            input.extend_from_slice(one_run(agent, seed, &[1, 0, 2], Some(1)).0.as_bytes());
+            input.extend_from_slice(b"{not json\n{\"type\":\"x\",\"a\":\"raw\nnewline\"}\n");
+            input.extend_from_slice(b"{\"type\":\"x\",\"n\":1e400}\n");
+        }
+        let file = dir.0.join(format!("{}.ndjson", agent.name()));
+        std::fs::write(&file, &input).unwrap();
+        let path = file.to_str().unwrap();
+        let variants: [&[&str]; 6] = [
+            &["--jobs", "1"],
+            &["--jobs", "2"],
+            &["--jobs", "3", "--batch-size", "1"],
+            &["--jobs", "2", "--batch-size", "5K", "--no-mmap"],
+            &["--jobs", "2", "--segment-size", "3K"],
+            &["--jobs", "3", "--segment-size", "50K"],
+        ];
+        let named = ["--agent", agent.name()];
+        same_output(&["--format", "json", path], None, &variants);
+        same_output(&["--format", "json"], Some(&input), &variants);
+        same_output(
+            &["--format", "json", named[0], named[1], path],
+            None,
+            &variants,
+        );
+        same_output(
+            &["--format", "human", named[0], named[1]],
+            Some(&input),
+            &variants[..3],
+        );
+    }
+}
+
 #[test]
 fn the_default_is_the_one_thread_output_too() {
     let sample = std::fs::read(manifest_dir().join("testdata/many-findings.ndjson")).unwrap();

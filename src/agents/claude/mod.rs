@@ -25,7 +25,8 @@ use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
-use view::{Block, Line, Usage, nth_value, raw_content, result_text};
+pub(crate) use view::Line;
+use view::{Block, Usage, nth_value, raw_content, result_text};
 
 mod view;
 
@@ -137,6 +138,9 @@ impl Progress for Validator {
 }
 
 impl Validator {
+    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
+    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
+    /// but not an object.
     pub fn record<'a>(
         &mut self,
         pos: Position,
@@ -144,12 +148,31 @@ impl Validator {
         json: &'a str,
         arena: &'a Bump,
         emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
+        sink: Sink<'_, '_>,
     ) -> Result<Option<JsonType>, serde_json::Error> {
         let mut line = Line::default();
         super::parse_into(json, arena, &mut line)?;
+        Ok(self.check(pos, bytes, json, &line, arena, emit, sink))
+    }
+
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub(crate) fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
         if line.shape != Some(JsonType::Object) {
-            return Ok(line.shape);
+            return line.shape;
         }
         self.last_line = pos.line;
         if self.deferred_init.is_some() {
@@ -163,7 +186,7 @@ impl Validator {
             bytes,
             emit,
         ) else {
-            return Ok(None);
+            return None;
         };
         expect(
             line.session_id.json_type(),
@@ -193,12 +216,12 @@ impl Validator {
             emit,
         );
         match ty {
-            "system" => self.system(pos, bytes, &line, emit, &mut sink),
+            "system" => self.system(pos, bytes, line, emit, &mut sink),
             "assistant" | "user" => {
-                self.conversation(pos, bytes, ty, &line, emit);
-                self.message(pos, bytes, json, ty, &line, arena, emit, &mut sink);
+                self.conversation(pos, bytes, ty, line, emit);
+                self.message(pos, bytes, json, ty, line, arena, emit, &mut sink);
             }
-            "result" => self.result(pos, bytes, &line, emit, &mut sink),
+            "result" => self.result(pos, bytes, line, emit, &mut sink),
             "stream_event" => {
                 require(
                     line.event.shape,
@@ -209,7 +232,7 @@ impl Validator {
                     &["event"],
                     emit,
                 );
-                self.conversation(pos, bytes, ty, &line, emit);
+                self.conversation(pos, bytes, ty, line, emit);
             }
             "conversation_reset" => {
                 self.session_id.clear();
@@ -221,7 +244,7 @@ impl Validator {
             // Whatever comes next: forward-compatible, said as information.
             _ => emit(super::unknown_type(Agent::Claude, ty, pos, bytes)),
         }
-        Ok(None)
+        None
     }
 
     fn system(

@@ -51,7 +51,7 @@ pub(super) const INLINE_BLOCKS: usize = 2;
 /// common form), or an array whose first [`INLINE_BLOCKS`] blocks are kept. Each block's long
 /// texts stay [`Raw`], so checking skips them once and unescapes nothing.
 #[derive(Debug, Default)]
-pub(super) struct Content<'a> {
+pub(crate) struct Content<'a> {
     /// The JSON type of the value; `None` when absent.
     pub shape: Option<JsonType>,
     /// The first blocks of an array, `len` of them.

@@ -1,13 +1,16 @@
 //! Checking one input on several threads: lanes that examine, and the in-order stage.
 //!
 //! This module owns the threads of one input and what passes between them. The larger part of
-//! checking is the pure half of each record (`crate::check::examine`: UTF-8 and the strict parse);
-//! lanes do it side by side. The calling thread takes the results strictly in input order and
-//! does the stateful half (`InOrder`: the validator, runs of binary records, the consumer and
-//! the findings), so that the findings, their order and what the consumer sees are those of a
+//! checking is the pure half of each record (`crate::check::examine`: UTF-8 and the strict parse
+//! into the view of the input's agent); lanes do it side by side. They read records as
+//! cursor-agent's events until the in-order stage has recognised the agent, which it then tells
+//! them (`Hint`). The calling thread takes the results strictly in input order and does the
+//! stateful half (`InOrder`: the validator, runs of binary records, the consumer and the
+//! findings), so that the findings, their order and what the consumer sees are those of a
 //! one-thread run. Memory stays bounded: what is in flight is capped and batches are recycled.
-//! It must not decide anything about records (that is `check`), nor open inputs (that is
-//! `commands`).
+//! It must not decide anything about records (that is the parent, `check`, whose driver of
+//! several threads this is), nor split bytes into records (that is `input`, whose splitter
+//! each stage runs), nor open inputs (that is `commands`).
 //!
 //! An input read from a stream ([`check_into`]) is split by a reader stage (a thread of its
 //! own) into batches, examined by lanes taken in turn: the calling thread, the reader stage
@@ -23,6 +26,7 @@
 //! segments start, the lanes' splitters of them, the joiner) is the child module `segments`;
 //! what a batch holds, and the examining of its records, is the child module `batch`.
 
+use crate::agents::Agent;
 use crate::check::{CheckOptions, Consumer, InOrder, Totals};
 use crate::diagnostic::Diagnostic;
 use crate::event::Dialect;
@@ -31,7 +35,7 @@ use crate::input::split::Splitter;
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
@@ -108,7 +112,7 @@ impl SharedInput for Vec<u8> {
     }
 }
 
-impl SharedInput for super::mapped::Mapped {
+impl SharedInput for crate::input::mapped::Mapped {
     fn bytes(&self) -> &[u8] {
         self.bytes()
     }
@@ -155,8 +159,10 @@ pub fn check_in_place<C: Consumer>(
     let lanes = settings.workers.max(2);
     let limit = settings.batch_bytes.max(1);
     let segment = settings.segment_bytes.max(1);
-    let (max, dialect) = (opts.max_record_bytes, opts.dialect);
+    let max = opts.max_record_bytes;
     let cancel = AtomicBool::new(false);
+    let hint = Hint::new(opts.agent);
+    let read = ReadAs::new(opts.dialect, &hint);
     std::thread::scope(|scope| {
         let mut from_lanes = Vec::new();
         for lane in 1..lanes {
@@ -174,7 +180,7 @@ pub fn check_in_place<C: Consumer>(
                     cancel: &cancel,
                 },
                 done,
-                dialect,
+                read,
             };
             let whole = Arc::clone(&whole);
             std::thread::Builder::new()
@@ -214,7 +220,7 @@ pub fn check_in_place<C: Consumer>(
             joint: &mut joint,
             spare: None,
             limit,
-            dialect,
+            read,
             totals: &mut *totals,
         };
         let mut run = || {
@@ -235,6 +241,7 @@ pub fn check_in_place<C: Consumer>(
                         .part
                         .is_some_and(|p| p.end.is_some());
                     inline.joint.take(&examined, inline.totals)?;
+                    hint.set(inline.joint.stage.agent());
                     // The lane may have stopped already; the batch is then dropped.
                     let _ = recycle.send(examined.into_owner());
                     if last {
@@ -276,6 +283,52 @@ fn lane_of(i: usize, lanes: usize) -> usize {
 /// What a lane may hold in batches handed on and not yet back, in batches of the limit.
 const LANE_BATCHES: usize = 8;
 
+/// The agent the in-order stage checks the input as, for the lanes: a lane reads the records of
+/// a batch as that agent's records (cursor-agent's events while it is not known). It is a hint
+/// only: a record read as another agent's than the one the in-order stage decides on (the
+/// batches examined before it decided) is read again there, in order.
+struct Hint(AtomicU8);
+
+/// How a lane reads the records of a batch: `--dialect`, and the agent the in-order stage has
+/// decided on so far.
+#[derive(Clone, Copy)]
+struct ReadAs<'h> {
+    dialect: Option<Dialect>,
+    hint: &'h Hint,
+}
+
+impl<'h> ReadAs<'h> {
+    fn new(dialect: Option<Dialect>, hint: &'h Hint) -> Self {
+        ReadAs { dialect, hint }
+    }
+
+    /// The pure half of each record of `batch`.
+    fn examine(self, batch: Batch) -> ExaminedBatch {
+        let agent = self.hint.get();
+        ExaminedBatch::new(batch, |batch| batch.examine(self.dialect, agent))
+    }
+}
+
+impl Hint {
+    fn new(agent: Option<Agent>) -> Self {
+        let hint = Hint(AtomicU8::new(0));
+        hint.set(agent);
+        hint
+    }
+
+    fn get(&self) -> Option<Agent> {
+        let i = self.0.load(Ordering::Relaxed).checked_sub(1)?;
+        Agent::ALL.get(usize::from(i)).copied()
+    }
+
+    fn set(&self, agent: Option<Agent>) {
+        let i = agent.map_or(0, |a| a as u8 + 1);
+        if self.0.load(Ordering::Relaxed) != i {
+            self.0.store(i, Ordering::Relaxed);
+        }
+    }
+}
+
 /// The stages around `reader_stage`, which splits the input and hands its batches on.
 fn run<C: Consumer>(
     reader_stage: impl FnOnce(Handoff<'_>) + Send,
@@ -288,7 +341,8 @@ fn run<C: Consumer>(
     let lanes = settings.workers.max(2);
     let limit = settings.batch_bytes.max(1);
     let cancel = AtomicBool::new(false);
-    let dialect = opts.dialect;
+    let hint = Hint::new(opts.agent);
+    let read = ReadAs::new(opts.dialect, &hint);
     std::thread::scope(|scope| {
         let (recycle, recycled) = mpsc::channel();
         // Unbounded queues: what they hold is bounded by the reader stage's budget.
@@ -301,7 +355,7 @@ fn run<C: Consumer>(
             let (done, examined) = mpsc::sync_channel(1);
             std::thread::Builder::new()
                 .name("sjlint-worker".into())
-                .spawn_scoped(scope, move || work_on(&queue, &done, dialect))?;
+                .spawn_scoped(scope, move || work_on(&queue, &done, read))?;
             to_lanes.push(Lane::Worker(work));
             from_lanes.push(From::Examined(examined));
         }
@@ -319,7 +373,7 @@ fn run<C: Consumer>(
                 cancel: &cancel,
             },
             to: to_lanes,
-            dialect,
+            read_as: read,
             next: 0,
             read: 0,
         };
@@ -329,7 +383,7 @@ fn run<C: Consumer>(
         // Whatever way the in-order stage ends, the reader stage stops too: the channels it
         // sends on close, and a wait for input notices `cancel`.
         let _stop = SetOnDrop(&cancel);
-        in_order(&from_lanes, &recycle, opts, emit, consumer, totals)
+        in_order(&from_lanes, &recycle, read, opts, emit, consumer, totals)
     })
 }
 
@@ -411,7 +465,7 @@ struct Handoff<'c> {
     /// Where batches are examined, served in turn, so the in-order stage knows where the next
     /// batch is.
     to: Vec<Lane>,
-    dialect: Option<Dialect>,
+    read_as: ReadAs<'c>,
     next: usize,
     /// Bytes read from the input so far.
     read: u64,
@@ -435,7 +489,7 @@ impl Handoff<'_> {
         self.next += 1;
         match to {
             Lane::Main(to) | Lane::Worker(to) => to.send(msg).map_err(|_| gone()),
-            Lane::Reader(to) => to.send(examined(msg, self.dialect)).map_err(|_| gone()),
+            Lane::Reader(to) => to.send(examined(msg, self.read_as)).map_err(|_| gone()),
         }
     }
 }
@@ -539,19 +593,17 @@ enum From {
 }
 
 /// The pure half of each record of a batch.
-fn examined(msg: Work, dialect: Option<Dialect>) -> Done {
+fn examined(msg: Work, read: ReadAs<'_>) -> Done {
     match msg {
-        Work::Batch(batch) => {
-            Done::Batch(ExaminedBatch::new(batch, |batch| batch.examine(dialect)))
-        }
+        Work::Batch(batch) => Done::Batch(read.examine(batch)),
         Work::End(end) => Done::End(end),
     }
 }
 
 /// A worker: the pure half of each record of each batch it is given.
-fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, dialect: Option<Dialect>) {
+fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, read: ReadAs<'_>) {
     for msg in queue {
-        if done.send(examined(msg, dialect)).is_err() {
+        if done.send(examined(msg, read)).is_err() {
             return;
         }
     }
@@ -561,6 +613,7 @@ fn work_on(queue: &Receiver<Work>, done: &SyncSender<Done>, dialect: Option<Dial
 fn in_order<C: Consumer>(
     lanes: &[From],
     recycle: &Sender<Batch>,
+    read: ReadAs<'_>,
     opts: &CheckOptions,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
     consumer: &mut C,
@@ -570,7 +623,7 @@ fn in_order<C: Consumer>(
     for next in 0.. {
         // A closed queue means a thread panicked; the scope passes the panic on.
         let msg = match &lanes[next % lanes.len()] {
-            From::Main(queue) => examined(queue.recv().map_err(|_| gone())?, opts.dialect),
+            From::Main(queue) => examined(queue.recv().map_err(|_| gone())?, read),
             From::Examined(queue) => queue.recv().map_err(|_| gone())?,
         };
         match msg {
@@ -580,7 +633,7 @@ fn in_order<C: Consumer>(
                     for meta in &batch.frames {
                         let frame = batch.frame(meta);
                         let examined = match frame {
-                            Frame::Record(_) => outcomes.next().map(|(x, ev)| (x, ev)),
+                            Frame::Record(_) => outcomes.next(),
                             _ => None,
                         };
                         if let Err(e) = stage.frame(frame, examined, totals) {
@@ -590,6 +643,7 @@ fn in_order<C: Consumer>(
                     }
                     Ok(())
                 })?;
+                read.hint.set(stage.agent());
                 // Straight back to the reader stage: a batch routed through its worker's queue
                 // would wait behind the batches queued there, holding the reader stage's budget
                 // and stalling every stage. The reader stage may have stopped already; the
@@ -620,7 +674,7 @@ trait BatchSink {
 struct ToInOrder<'c> {
     budget: Budget<'c>,
     done: Sender<Done>,
-    dialect: Option<Dialect>,
+    read: ReadAs<'c>,
 }
 
 impl BatchSink for ToInOrder<'_> {
@@ -630,8 +684,7 @@ impl BatchSink for ToInOrder<'_> {
 
     fn hand(&mut self, batch: Batch) -> io::Result<()> {
         self.budget.reserve(batch.size())?;
-        let dialect = self.dialect;
-        let examined = ExaminedBatch::new(batch, |batch| batch.examine(dialect));
+        let examined = self.read.examine(batch);
         self.done.send(Done::Batch(examined)).map_err(|_| gone())
     }
 }
@@ -642,7 +695,7 @@ struct Inline<'j, 'a, E, C, P> {
     /// The one batch, reused.
     spare: Option<Batch>,
     limit: usize,
-    dialect: Option<Dialect>,
+    read: ReadAs<'j>,
     totals: &'j mut Totals,
 }
 
@@ -657,9 +710,9 @@ where
     }
 
     fn hand(&mut self, batch: Batch) -> io::Result<()> {
-        let dialect = self.dialect;
-        let examined = ExaminedBatch::new(batch, |batch| batch.examine(dialect));
+        let examined = self.read.examine(batch);
         self.joint.take(&examined, self.totals)?;
+        self.read.hint.set(self.joint.stage.agent());
         let mut batch = examined.into_owner();
         batch.clear(self.limit);
         self.spare = Some(batch);

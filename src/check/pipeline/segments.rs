@@ -268,7 +268,7 @@ where
             for meta in &batch.frames {
                 let frame = batch.frame(meta);
                 let examined = match frame {
-                    Frame::Record(_) => outcomes.next().map(|(x, ev)| (x, ev)),
+                    Frame::Record(_) => outcomes.next(),
                     _ => None,
                 };
                 let shift = match self.shift {

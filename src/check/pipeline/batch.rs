@@ -7,19 +7,20 @@
 //! `check`).
 
 use super::SharedInput;
+use crate::agents::Agent;
 use crate::check::{Examined, examine};
-use crate::event::{Dialect, Event};
+use crate::event::Dialect;
 use crate::input::record::{Frame, Position, Record};
 use bumpalo::Bump;
 use std::ops::Range;
 use std::sync::Arc;
 
 /// What a frame counts for in a batch's size beyond its bytes: its place in the batch and what
-/// the lanes make of it (the slot of its event, some 900 bytes), so that what is in flight is
+/// the lanes make of it (the slot of its view, some 900 bytes), so that what is in flight is
 /// bounded by memory, not by record bytes alone: a stream of small records, or of blank lines,
 /// is handed on in batches of fewer frames.
 pub(super) const FRAME_COST: usize =
-    std::mem::size_of::<Meta>() + std::mem::size_of::<(Examined<'static>, Event<'static>)>();
+    std::mem::size_of::<Meta>() + std::mem::size_of::<Examined<'static>>();
 
 /// The frames of a batch, and the bytes of its records: copied one after the other into the
 /// batch, or in place in the whole input.
@@ -131,22 +132,23 @@ impl Batch {
         }
     }
 
-    /// The pure half of each record, in order, each with its event view.
-    pub(super) fn examine(&self, dialect: Option<Dialect>) -> Outcomes<'_> {
+    /// The pure half of each record, in order, each with its view: cursor-agent's event, or
+    /// `agent`'s record when it is another agent.
+    pub(super) fn examine(&self, dialect: Option<Dialect>, agent: Option<Agent>) -> Outcomes<'_> {
         let mut out: Outcomes<'_> = Vec::with_capacity(self.frames.len());
         for meta in &self.frames {
             if let Frame::Record(rec) = self.frame(meta) {
-                // Examined in place: the event is never moved.
-                out.push((Examined::SlowPath, Event::default()));
-                let (examined, ev) = out.last_mut().expect("just pushed");
-                *examined = examine(&rec, dialect, ev, &self.arena);
+                // Examined in place: the view is never moved.
+                out.push(Examined::SlowPath);
+                let slot = out.last_mut().expect("just pushed");
+                examine(&rec, dialect, agent, slot, &self.arena);
             }
         }
         out
     }
 }
 
-pub(super) type Outcomes<'a> = Vec<(Examined<'a>, Event<'a>)>;
+pub(super) type Outcomes<'a> = Vec<Examined<'a>>;
 
 self_cell::self_cell!(
     /// A batch and the pure half of each of its records, which borrows the batch's bytes.
