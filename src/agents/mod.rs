@@ -279,6 +279,38 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// The record carries a mark only its agent writes (what [`detect`] scores as one), read
+    /// from the view already made: a stream whose records have their own agent's mark needs no
+    /// second reading to know that no other agent's run has begun ([`Mixed::admits`]).
+    #[inline]
+    pub(crate) fn own_mark(&self) -> bool {
+        match self {
+            Line::Claude(l) => {
+                l.parent_tool_use_id.is_present()
+                    || l.message.id.is_present()
+                    || l.message.model.is_present()
+                    || l.message.usage.shape.is_some()
+                    || l.ty
+                        .as_str()
+                        .is_some_and(|t| claude::OWN_TYPES.contains(&t))
+            }
+            Line::Codex(l) => l.ty.as_str().is_some_and(is_codex_type),
+            Line::Gemini(l) => match l.ty.as_str() {
+                Some("init" | "message" | "tool_use" | "tool_result") => {
+                    l.timestamp.as_str().is_some()
+                }
+                _ => false,
+            },
+            Line::Grok(l) => match l.ty.as_str() {
+                Some("tool_call") => l.tool_call_id.is_present(),
+                Some("end") => l.stop_reason.is_present(),
+                Some(t) => grok::OWN_TYPES.contains(&t),
+                None => false,
+            },
+            Line::Common(_) => false,
+        }
+    }
+
     pub(crate) fn agent(&self) -> Agent {
         match self {
             Line::Claude(_) => Agent::Claude,

@@ -307,7 +307,9 @@ pub(super) fn agent_record(
 ) {
     let text = match examined {
         Some(Examined::Agent(text, line)) if line.agent() == checker.agent() => {
-            if side.mixed.admits(checker.agent(), rec.pos, text, emit) {
+            if (side.mixed.settled() && line.own_mark())
+                || side.mixed.admits(checker.agent(), rec.pos, text, emit)
+            {
                 agent_checked(
                     rec, rec.bytes, text, line, checker, side.arena, emit, consumer,
                 );
@@ -347,11 +349,13 @@ fn agent_event(
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) -> bool {
-    if !mixed.admits(checker.agent(), rec.pos, json, emit) {
+    let mut line = agents::Line::empty(checker.agent());
+    let parsed = line.parse_into(json, arena).is_ok();
+    let own = parsed && mixed.settled() && line.own_mark();
+    if !own && !mixed.admits(checker.agent(), rec.pos, json, emit) {
         return true;
     }
-    let mut line = agents::Line::empty(checker.agent());
-    if line.parse_into(json, arena).is_err() {
+    if !parsed {
         return false;
     }
     agent_checked(rec, bytes, json, &line, checker, arena, emit, consumer);
