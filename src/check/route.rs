@@ -405,13 +405,21 @@ pub(super) fn classified(
     match view {
         View::Event(ev) => match check {
             Check::Cursor(validator, mixed, to_common) => {
-                // The records of cursor's that come in numbers, with its own keys, cost no
-                // second reading.
+                // Once no other agent's run is going on, a record costs no second reading
+                // when it has cursor's own keys, or is a message or result: another agent's
+                // session in the stream begins with its own first record (Claude Code's
+                // `system`/`init`, Gemini CLI's `init`, Codex's `thread.started`), which is
+                // read again, as every `system` record and every other type is.
                 let own = mixed.settled()
-                    && matches!(ev.ty.as_str(), Some("thinking" | "tool_call" | "assistant"))
-                    && (ev.timestamp_ms.is_present()
-                        || ev.call_id.is_present()
-                        || ev.model_call_id.is_present());
+                    && match ev.ty.as_str() {
+                        Some("assistant" | "user" | "result") => true,
+                        Some("thinking" | "tool_call") => {
+                            ev.timestamp_ms.is_present()
+                                || ev.call_id.is_present()
+                                || ev.model_call_id.is_present()
+                        }
+                        _ => false,
+                    };
                 if !own && !mixed.admits(Agent::Cursor, rec.pos, json, emit) {
                     return;
                 }
