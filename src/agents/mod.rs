@@ -1,16 +1,18 @@
 //! The agents whose streams sjlint reads, and which one wrote an input.
 //!
-//! This module owns the [`Agent`] enum, the limits every agent's checker keeps to, the
-//! lifecycle state that `sjlint run` can ask about ([`Progress`]) and the [`Checker`] that sends
-//! a record to its agent's checker. The pieces every checker shares live beside it: `detect`
-//! (each agent's score of a record, which recognises an agent, and the finding for a stream of
-//! two agents),
-//! `views` (the `view!` macro and [`Raw`], the borrowed reading of a record), `calls` (the
-//! bounded table of open tool calls) and `fields` (the checks of a field's type). Each agent has
-//! a module of its own (`claude`, `codex`, `gemini`, `grok`) that maps a record into a small borrowed
-//! view, checks it with owned bounded state, and maps it into the agent-neutral vocabulary of
-//! [`common`]. The cursor dialects stay in `event` and `validate`: this module must not touch
-//! the cursor path beyond recognising it.
+//! This module owns the registry (`agents!`: the [`Agent`] enum and each agent's names,
+//! command line, schema and fixtures), the view of a record read into its agent's shape
+//! (`Line`, which the pipeline's lanes make), the [`Checker`] that checks a view with its
+//! agent's rules, and the lifecycle state `sjlint run` asks about ([`Progress`]). The pieces
+//! every checker shares live beside it: `detect` (each agent's score of a record, which
+//! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
+//! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
+//! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
+//! (`claude`, `codex`, `gemini`, `grok`, `common`) that reads a record into a small borrowed
+//! view, checks it with owned bounded state, and maps it into the common vocabulary of
+//! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
+//! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
+//! the vocabulary. See `docs/adding-an-agent.md` for what a new agent takes.
 //!
 //! Detection is per input and by evidence, never by one field: each agent scores the first
 //! records on the marks only it writes ([`marks`]); a record with one agent's mark decides at
