@@ -17,7 +17,7 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, codex, common, gemini, grok, parse, view};
+use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -47,6 +47,7 @@ view! {
         "stopReason" => stop_reason: Field<'a>,
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
+        "sessionID" => session_id: Field<'a>,
     }
 }
 
@@ -74,6 +75,7 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Codex => codex::evidence,
         Agent::Gemini => gemini::evidence,
         Agent::Grok => grok::evidence,
+        Agent::OpenCode => opencode::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -232,12 +234,18 @@ fn reading(s: &Sniff<'_>) -> Reading {
 /// The agent a record of another agent's stream belongs to when its type alone says so: a
 /// type this agent never writes. The fallback of [`Mixed`] for records with no mark.
 pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
+    if this == Agent::OpenCode && opencode::TYPES.contains(&ty) {
+        // Its `tool_use` and `text` are told apart from Gemini CLI's and Grok Build's by keys.
+        return None;
+    }
     let other = if is_codex_type(ty) {
         Agent::Codex
     } else if claude::OWN_TYPES.contains(&ty) {
         Agent::Claude
     } else if grok::OWN_TYPES.contains(&ty) {
         Agent::Grok
+    } else if opencode::OWN_TYPES.contains(&ty) {
+        Agent::OpenCode
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
     } else if ty == "tool_call" && this == Agent::Grok {
@@ -253,7 +261,10 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     ) {
         Agent::Cursor
     } else if matches!(ty, "system" | "assistant" | "user")
-        && matches!(this, Agent::Codex | Agent::Gemini | Agent::Grok)
+        && matches!(
+            this,
+            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode
+        )
     {
         // Claude Code and cursor-agent share these names; the finding names the first.
         Agent::Claude

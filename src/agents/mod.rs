@@ -8,7 +8,7 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `common`) that reads a record into a small borrowed
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small borrowed
 //! view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -35,6 +35,7 @@ mod detect;
 mod fields;
 pub mod gemini;
 pub mod grok;
+pub mod opencode;
 mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
@@ -150,6 +151,14 @@ agents! {
         schema: "grok",
         fixtures: "agents/grok",
     }
+    /// `opencode run --format json`.
+    OpenCode {
+        name: "opencode",
+        display: "OpenCode",
+        command: "opencode run --format json",
+        schema: "opencode",
+        fixtures: "agents/opencode",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -262,6 +271,7 @@ pub(crate) enum Line<'a> {
     Codex(codex::Line<'a>),
     Gemini(gemini::Line<'a>),
     Grok(grok::Line<'a>),
+    OpenCode(opencode::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -276,6 +286,7 @@ impl<'a> Line<'a> {
             Agent::Codex => Line::Codex(codex::Line::default()),
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
             Agent::Grok => Line::Grok(grok::Line::default()),
+            Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -309,6 +320,10 @@ impl<'a> Line<'a> {
                 Some(t) => grok::OWN_TYPES.contains(&t),
                 None => false,
             },
+            Line::OpenCode(l) => l
+                .ty
+                .as_str()
+                .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp)),
             Line::Common(_) => false,
         }
     }
@@ -319,6 +334,7 @@ impl<'a> Line<'a> {
             Line::Codex(_) => Agent::Codex,
             Line::Gemini(_) => Agent::Gemini,
             Line::Grok(_) => Agent::Grok,
+            Line::OpenCode(_) => Agent::OpenCode,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -334,6 +350,7 @@ impl<'a> Line<'a> {
             Line::Codex(l) => parse_into(json, arena, l),
             Line::Gemini(l) => parse_into(json, arena, l),
             Line::Grok(l) => parse_into(json, arena, l),
+            Line::OpenCode(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
@@ -345,6 +362,7 @@ impl<'a> Line<'a> {
             Line::Codex(l) => l.ty.as_str(),
             Line::Gemini(l) => l.ty.as_str(),
             Line::Grok(l) => l.ty.as_str(),
+            Line::OpenCode(l) => l.ty.as_str(),
             Line::Common(l) => l.ty.as_str(),
         }
     }
@@ -371,6 +389,7 @@ pub enum Checker {
     Codex(Box<codex::Validator>),
     Gemini(Box<gemini::Validator>),
     Grok(Box<grok::Validator>),
+    OpenCode(Box<opencode::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -385,6 +404,7 @@ impl Checker {
             Agent::Codex => Checker::Codex(Box::default()),
             Agent::Gemini => Checker::Gemini(Box::default()),
             Agent::Grok => Checker::Grok(Box::default()),
+            Agent::OpenCode => Checker::OpenCode(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -392,6 +412,7 @@ impl Checker {
             Checker::Codex(v) => &mut v.calls,
             Checker::Gemini(v) => &mut v.calls,
             Checker::Grok(v) => &mut v.calls,
+            Checker::OpenCode(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -404,6 +425,7 @@ impl Checker {
             Checker::Codex(_) => Agent::Codex,
             Checker::Gemini(_) => Agent::Gemini,
             Checker::Grok(_) => Agent::Grok,
+            Checker::OpenCode(_) => Agent::OpenCode,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -425,6 +447,7 @@ impl Checker {
             Checker::Codex(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Gemini(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Grok(v) => v.record(pos, bytes, json, arena, emit, common),
+            Checker::OpenCode(v) => v.record(pos, bytes, json, arena, emit, common),
             Checker::Common(v) => v.record(pos, bytes, json, arena, emit, common),
         }
     }
@@ -456,6 +479,9 @@ impl Checker {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
             (Checker::Grok(v), Line::Grok(l)) => v.check(pos, bytes, json, l, arena, emit, common),
+            (Checker::OpenCode(v), Line::OpenCode(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -471,15 +497,19 @@ impl Checker {
             Checker::Codex(v) => v.calls.on_unreadable(line),
             Checker::Gemini(v) => v.calls.on_unreadable(line),
             Checker::Grok(v) => v.calls.on_unreadable(line),
+            Checker::OpenCode(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
 
     /// The input ended: the common events still due (a Claude Code session's tokens when it has
-    /// no `result`), before [`Self::finish`].
+    /// no `result`, the `end` of an OpenCode run whose last step stopped), before
+    /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
-        if let Checker::Claude(v) = self {
-            v.finish_common(sink);
+        match self {
+            Checker::Claude(v) => v.finish_common(sink),
+            Checker::OpenCode(v) => v.finish_common(sink),
+            _ => {}
         }
     }
 
@@ -489,6 +519,7 @@ impl Checker {
             Checker::Codex(v) => v.finish(emit),
             Checker::Gemini(v) => v.finish(emit),
             Checker::Grok(v) => v.finish(emit),
+            Checker::OpenCode(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -500,6 +531,7 @@ impl Checker {
             Checker::Codex(v) => &**v,
             Checker::Gemini(v) => &**v,
             Checker::Grok(v) => &**v,
+            Checker::OpenCode(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

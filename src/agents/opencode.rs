@@ -1,0 +1,907 @@
+//! OpenCode's stream (`opencode run --format json`): its borrowed view, its checker, and its
+//! mapping into the common vocabulary.
+//!
+//! This module owns what is true of OpenCode's stream only (see `agents/opencode.md` of the
+//! format notes). Every line is `{type, timestamp, sessionID, …}` with `timestamp` in epoch
+//! milliseconds (a number, not ISO-8601) and `sessionID` the run's root session. There is no
+//! start event: a run opens with its first record and is a sequence of steps, each a
+//! `step_start`, the parts that finished (`text`, `reasoning` behind `--thinking`, `tool_use`)
+//! and one `step_finish`. A tool call is one `tool_use` written once it has ended (`completed`
+//! or `error`): nothing pairs, but its `callID` is once a run. There is no terminal record
+//! either: a run ends with a `step_finish` of reason `stop` and then the end of the input (or a
+//! `done`, which one generation writes), or with an `error`. Usage is per step. The parts are
+//! passed through from the server or synthesised, so only the keys the notes agree on are
+//! required. State is owned and bounded. It must not print.
+
+use super::{Agent, Calls, Emit, NoType, Progress, Raw, Sink, Want, expect, line_pos, own_type, require, view};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::{Rule, Severity};
+use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "sessionID" => session_id: Field<'a>,
+        "part" => part: Part<'a>,
+        "error" => error: ErrorObj<'a>,
+        "reason" => reason: Field<'a>,
+        "rejected" => rejected: Raw<'a>,
+    }
+}
+
+view! {
+    /// `part` of `step_start`, `text`, `reasoning`, `tool_use` and `step_finish`.
+    pub struct Part<'a> {
+        "id" => id: Field<'a>,
+        "messageID" => message_id: Field<'a>,
+        "type" => ty: Field<'a>,
+        "text" => text: Field<'a>,
+        "callID" => call_id: Field<'a>,
+        "tool" => tool: Field<'a>,
+        "state" => state: ToolState<'a>,
+        "reason" => reason: Field<'a>,
+        "cost" => cost: Field<'a>,
+        "tokens" => tokens: PartTokens<'a>,
+    }
+}
+
+view! {
+    /// `part.state` of a `tool_use`.
+    pub struct ToolState<'a> {
+        "status" => status: Field<'a>,
+        "input" => input: Raw<'a>,
+        "output" => output: Field<'a>,
+        "error" => error: Field<'a>,
+        "title" => title: Field<'a>,
+        "time" => time: Time<'a>,
+    }
+}
+
+view! {
+    /// `time` of a tool state: epoch milliseconds.
+    pub struct Time<'a> {
+        "start" => start: Field<'a>,
+        "end" => end: Field<'a>,
+    }
+}
+
+view! {
+    /// `part.tokens` of a `step_finish`: this step's, not the run's.
+    pub struct PartTokens<'a> {
+        "input" => input: Field<'a>,
+        "output" => output: Field<'a>,
+        "reasoning" => reasoning: Field<'a>,
+        "total" => total: Field<'a>,
+        "cache" => cache: Cache<'a>,
+    }
+}
+
+view! {
+    /// `part.tokens.cache`.
+    pub struct Cache<'a> {
+        "read" => read: Field<'a>,
+        "write" => write: Field<'a>,
+    }
+}
+
+view! {
+    /// `error` of an `error` line: the server's `{name, data: {message}}`, or the newer
+    /// `{type, message}`.
+    pub struct ErrorObj<'a> {
+        "name" => name: Field<'a>,
+        "type" => ty: Field<'a>,
+        "message" => message: Field<'a>,
+        "data" => data: ErrorData<'a>,
+    }
+}
+
+view! {
+    /// `error.data`.
+    pub struct ErrorData<'a> {
+        "message" => message: Field<'a>,
+    }
+}
+
+/// The event types of `run --format json` (the notes' §2). Others are `unknown-event-type` info.
+pub const TYPES: &[&str] = &[
+    "step_start",
+    "text",
+    "reasoning",
+    "tool_use",
+    "step_finish",
+    "error",
+    "done",
+];
+
+/// Event types no other agent writes, for the finding of a mixed stream.
+pub const OWN_TYPES: &[&str] = &["step_start", "step_finish"];
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    /// A run began on this line.
+    Open(u64),
+    /// The run that began on `since` had its last step finish with reason `stop` on `at`: it
+    /// ends there unless more of it follows.
+    Stopped { since: u64, at: u64 },
+    /// The run ended on this line (`done` or `error`); `failed` when by an `error`.
+    Ended { at: u64, failed: bool },
+    /// Events came after the run that ended on this line without a new one (reported once).
+    Stray(u64),
+}
+
+/// How strongly a record is OpenCode's (see `agents::detect`): one of its types together with
+/// the camel-case `sessionID` and a numeric `timestamp` (Gemini CLI's `tool_use` has an ISO
+/// string and `session_id`; Grok Build's `text` neither).
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    super::count_marks(&[marked(ty, &s.session_id, &s.timestamp)])
+}
+
+/// OpenCode's mark: its type, `sessionID` and a number for `timestamp`.
+pub(super) fn marked(ty: &str, session_id: &Field<'_>, timestamp: &Field<'_>) -> bool {
+    TYPES.contains(&ty)
+        && session_id.is_present()
+        && timestamp.json_type() == Some(JsonType::Number)
+}
+
+/// The checker of one OpenCode stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    pub(super) calls: Calls,
+    last_line: u64,
+    mixed: bool,
+    /// The step under way: the line of its `step_start`.
+    step: Option<u64>,
+    /// The reason of the last `step_finish` of the run, when it was the run's last record, and
+    /// its line (for a run whose last step stopped otherwise than with `stop`).
+    last_finish: Option<(u64, bool)>,
+    /// The run's session id (a bounded prefix).
+    session: String,
+    /// The run's cost so far (the sum of its steps'), for the common `end`.
+    cost: Option<f64>,
+    /// The id of the last `text` part, to join the pieces of a streamed one (bounded prefix).
+    text_id: String,
+    /// The text since the last tool call, for the common `end` (kept only for common events).
+    answer: super::Answer,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(
+            self.state,
+            State::Stopped { .. } | State::Ended { .. } | State::Stray(_)
+        )
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+impl Validator {
+    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
+    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
+    /// but not an object.
+    pub fn record<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        json: &'a str,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: Sink<'_, '_>,
+    ) -> Result<Option<JsonType>, serde_json::Error> {
+        let mut line = Line::default();
+        super::parse_into(json, arena, &mut line)?;
+        Ok(self.check(pos, bytes, json, &line, arena, emit, sink))
+    }
+
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        _arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
+        if line.shape != Some(JsonType::Object) {
+            return line.shape;
+        }
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::OpenCode,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return None;
+            }
+        };
+        if !TYPES.contains(&ty) {
+            // Forward-compatible, said as information.
+            emit(super::unknown_type(Agent::OpenCode, ty, pos, bytes));
+            return None;
+        }
+        let what = "an OpenCode event";
+        let ms = if require(
+            line.timestamp.json_type(),
+            Want::Num,
+            what,
+            pos,
+            bytes,
+            &["timestamp"],
+            emit,
+        ) {
+            line.timestamp.as_millis()
+        } else {
+            None
+        };
+        require(
+            line.session_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["sessionID"],
+            emit,
+        );
+        self.lifecycle(pos, bytes, ty, line, ms, emit, &mut sink);
+        self.last_line = pos.line;
+        match ty {
+            "step_start" => self.step_start(pos, bytes, line, emit),
+            "text" | "reasoning" => self.text(pos, bytes, ty, line, ms, emit, &mut sink),
+            "tool_use" => self.tool_use(pos, bytes, line, ms, emit, &mut sink),
+            "step_finish" => self.step_finish(pos, bytes, line, emit, &mut sink),
+            "error" => self.error(pos, bytes, line, ms, emit, &mut sink),
+            _ => self.done(pos, bytes, line, ms, emit, &mut sink),
+        }
+        if ty != "step_finish" {
+            self.last_finish = None;
+        }
+        None
+    }
+
+    /// A run opens with its first record. After its last step stopped, a `step_start` begins the
+    /// next run (another `opencode run`, perhaps `--continue`d in the same session); any other
+    /// record goes on with the run. After a `done` or an `error`, only a `step_start` begins a
+    /// run (a `done` or another `error` after an `error` belongs to it).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn lifecycle(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        match self.state {
+            State::Before => self.begin(pos, line, ms, sink),
+            State::Open(_) => self.same_session(pos, bytes, line, emit),
+            State::Stopped { since, at } => {
+                if ty == "step_start" {
+                    self.end_stopped(at, None, sink);
+                    self.begin(pos, line, ms, sink);
+                } else if !matches!(ty, "done" | "error") {
+                    self.state = State::Open(since);
+                    self.same_session(pos, bytes, line, emit);
+                }
+            }
+            State::Ended { .. } | State::Stray(_) if ty == "step_start" => {
+                self.begin(pos, line, ms, sink);
+            }
+            State::Ended { failed: true, .. } if matches!(ty, "done" | "error") => {}
+            State::Stray(_) => {}
+            State::Ended { at, .. } => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the run ended"),
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("`done` (or an `error`) is the last line of an OpenCode run; the next run begins with `step_start`")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+        }
+    }
+
+    fn begin(&mut self, pos: Position, line: &Line<'_>, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
+        self.state = State::Open(pos.line);
+        self.step = None;
+        self.cost = None;
+        self.answer.clear();
+        self.text_id.clear();
+        self.session.clear();
+        if let Some(id) = line.session_id.as_str() {
+            self.session.push_str(super::id_prefix(id));
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::OpenCode.as_str());
+            ev.session_id = line.session_id.to_cow();
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    /// `sessionID` is the run's root session on every line.
+    fn same_session(&self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        let Some(id) = line.session_id.as_str() else {
+            return;
+        };
+        if self.session.is_empty() || super::id_prefix(id) == self.session {
+            return;
+        }
+        let d = Diagnostic::new(
+            Rule::SessionIdMismatch,
+            pos,
+            format!(
+                "`sessionID` {:?} differs from the run's {:?}",
+                Excerpt(id),
+                Excerpt(&self.session)
+            ),
+        )
+        .with_help("OpenCode stamps every line of a run with its root session (a subagent's parts are not written); a new run begins with `step_start` after the last step stopped");
+        emit(match crate::locate::value(bytes, &["sessionID"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
+    }
+
+    /// The common `end` of a run whose last step stopped (or finished otherwise, `ok` false),
+    /// at the line of that `step_finish`.
+    fn end_stopped(&mut self, at: u64, ok: Option<bool>, sink: &mut Sink<'_, '_>) {
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::End, at);
+            ev.ok = Some(ok.unwrap_or(true));
+            ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+            ev.text = self.answer.text();
+            ev.cost_usd = self.cost;
+            sink(&ev);
+        }
+    }
+
+    fn part(&self, pos: Position, bytes: &[u8], what: &str, line: &Line<'_>, emit: Emit<'_>) -> bool {
+        require(line.part.shape, Want::Obj, what, pos, bytes, &["part"], emit)
+    }
+
+    fn step_start(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        self.part(pos, bytes, "a `step_start`", line, emit);
+        if let Some(at) = self.step.replace(pos.line) {
+            emit(
+                Diagnostic::new(
+                    Rule::DuplicateInit,
+                    pos,
+                    "`step_start` while the step that began before it has no `step_finish`",
+                )
+                .with_related(at, "that step began here")
+                .with_help("OpenCode closes each step with one `step_finish` before the next `step_start`; a step left open means the stream lost a line or the run was cut off")
+                .with_snippet(bytes),
+            );
+        }
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn text(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = if ty == "text" {
+            "a `text`"
+        } else {
+            "a `reasoning`"
+        };
+        if !self.part(pos, bytes, what, line, emit) {
+            return;
+        }
+        require(
+            line.part.text.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["part", "text"],
+            emit,
+        );
+        let Some(sink) = sink else {
+            return;
+        };
+        if ty == "text"
+            && let Some(text) = line.part.text.as_str()
+        {
+            // Pieces of one streamed part share its id: they are one message.
+            let id = line.part.id.as_str().map(super::id_prefix);
+            if id.is_none() || id != Some(self.text_id.as_str()) {
+                self.answer.clear();
+                self.text_id.clear();
+                self.text_id.push_str(id.unwrap_or_default());
+            }
+            self.answer.push(text);
+        }
+        let kind = if ty == "text" {
+            Kind::AssistantText
+        } else {
+            Kind::Thinking
+        };
+        let mut ev = vocab::Event::new(kind, pos.line);
+        ev.text = line.part.text.to_cow();
+        ev.timestamp_ms = ms;
+        sink(&ev);
+    }
+
+    fn tool_use(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_use`";
+        // The text before a call is not the run's final answer.
+        self.answer.clear();
+        self.text_id.clear();
+        if !self.part(pos, bytes, what, line, emit) {
+            return;
+        }
+        let p = &line.part;
+        require(p.tool.json_type(), Want::Str, what, pos, bytes, &["part", "tool"], emit);
+        let state = &p.state;
+        let mut status = None;
+        if require(state.shape, Want::Obj, what, pos, bytes, &["part", "state"], emit) {
+            status = self.tool_state(pos, bytes, state, emit);
+        }
+        if !require(
+            p.call_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["part", "callID"],
+            emit,
+        ) {
+            return;
+        }
+        let id = p.call_id.as_str().unwrap_or_default();
+        let name = p.tool.as_str().unwrap_or("?");
+        if self.calls.was_seen(id) == Some(true) {
+            let d = Diagnostic::new(
+                Rule::DuplicateCallId,
+                pos,
+                format!("`callID` {:?} was written already", Excerpt(id)),
+            )
+            .with_help("OpenCode writes each tool call once, when it has ended; a second `tool_use` with its `callID` repeats or overwrites it");
+            emit(match crate::locate::value(bytes, &["part", "callID"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        } else {
+            // Written once it has ended: remembered, not open.
+            let start = state.time.start.as_millis();
+            if let super::Opened::OverBudget(max) = self.calls.open_at(id, pos, bytes, name, start)
+                && let Some(d) = super::over_budget(pos, "tool calls", max)
+            {
+                emit(d);
+            }
+            self.calls.close(id);
+        }
+        if let Some(sink) = sink {
+            let kind = vocab::tool_kind(name);
+            let start = state.time.start.as_millis();
+            let end = state.time.end.as_millis();
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(kind);
+            ev.args = state.input.0;
+            ev.timestamp_ms = start.or(ms);
+            sink(&ev);
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(kind);
+            ev.ok = Some(status != Some(false));
+            ev.text = state.output.to_cow().or_else(|| state.error.to_cow());
+            ev.timestamp_ms = end.or(ms);
+            ev.duration_ms = match (start, end) {
+                (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+                _ => None,
+            };
+            sink(&ev);
+        }
+    }
+
+    /// `part.state` of a `tool_use`: `Some(true)` when `completed`, `Some(false)` when `error`.
+    fn tool_state(
+        &self,
+        pos: Position,
+        bytes: &[u8],
+        state: &ToolState<'_>,
+        emit: Emit<'_>,
+    ) -> Option<bool> {
+        let what = "a `tool_use`";
+        require(
+            state.input.json_type(),
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["part", "state", "input"],
+            emit,
+        );
+        if expect(
+            state.time.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["part", "state", "time"],
+            emit,
+        ) {
+            for (name, f) in [("start", &state.time.start), ("end", &state.time.end)] {
+                let path = ["part", "state", "time", name];
+                if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+                    super::expect_count(f, pos, bytes, &path, emit);
+                }
+            }
+        }
+        if !require(
+            state.status.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["part", "state", "status"],
+            emit,
+        ) {
+            return None;
+        }
+        let (ok, field, f) = match state.status.as_str() {
+            Some("completed") => (true, "output", &state.output),
+            Some("error") => (false, "error", &state.error),
+            other => {
+                let status = other.unwrap_or_default();
+                let d = Diagnostic::new(
+                    Rule::MalformedToolCall,
+                    pos,
+                    format!(
+                        "a `tool_use` whose `state.status` is {:?}, not `completed` or `error`",
+                        Excerpt(status)
+                    ),
+                )
+                .with_help("`opencode run --format json` writes a tool call only once it has ended; `pending` and `running` stay inside the server");
+                emit(match crate::locate::value(bytes, &["part", "state", "status"]) {
+                    Some(span) => d.at(bytes, span),
+                    None => d.with_snippet(bytes),
+                });
+                return None;
+            }
+        };
+        let what = if ok {
+            "a completed `tool_use`"
+        } else {
+            "a failed `tool_use`"
+        };
+        require(
+            f.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["part", "state", field],
+            emit,
+        );
+        Some(ok)
+    }
+
+    fn step_finish(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `step_finish`";
+        match self.step.take() {
+            Some(_) => {}
+            // Not after a record that could not be read: it may have been the `step_start`.
+            None if self.calls.unreadable_seen() => {}
+            None => {
+                emit(
+                    Diagnostic::new(
+                        Rule::OrphanCompletion,
+                        pos,
+                        "`step_finish` with no `step_start` open",
+                    )
+                    .with_help("OpenCode opens each step with `step_start` and closes it with one `step_finish`")
+                    .with_snippet(bytes),
+                );
+            }
+        }
+        if !self.part(pos, bytes, what, line, emit) {
+            return;
+        }
+        let p = &line.part;
+        require(
+            p.reason.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["part", "reason"],
+            emit,
+        );
+        expect(
+            p.cost.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["part", "cost"],
+            emit,
+        );
+        let t = &p.tokens;
+        if expect(
+            t.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["part", "tokens"],
+            emit,
+        ) {
+            for (name, f) in [
+                ("input", &t.input),
+                ("output", &t.output),
+                ("reasoning", &t.reasoning),
+                ("total", &t.total),
+            ] {
+                let path = ["part", "tokens", name];
+                if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+                    super::expect_count(f, pos, bytes, &path, emit);
+                }
+            }
+            if expect(
+                t.cache.shape,
+                Want::Obj,
+                false,
+                pos,
+                bytes,
+                &["part", "tokens", "cache"],
+                emit,
+            ) {
+                for (name, f) in [("read", &t.cache.read), ("write", &t.cache.write)] {
+                    let path = ["part", "tokens", "cache", name];
+                    if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+                        super::expect_count(f, pos, bytes, &path, emit);
+                    }
+                }
+            }
+        }
+        if let Some(cost) = p.cost.as_f64() {
+            self.cost = Some(self.cost.unwrap_or(0.0) + cost);
+        }
+        let reason = p.reason.as_str();
+        // `tool-calls`: the run goes on with the next step.
+        if reason != Some("tool-calls") {
+            self.last_finish = Some((pos.line, reason == Some("stop")));
+        }
+        if reason == Some("stop")
+            && let State::Open(since) = self.state
+        {
+            self.state = State::Stopped {
+                since,
+                at: pos.line,
+            };
+        }
+        if let Some(sink) = sink
+            && t.shape == Some(JsonType::Object)
+        {
+            let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
+            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            ev.usage = Some(Tokens {
+                input: n(&t.input),
+                output: n(&t.output),
+                cache_read: n(&t.cache.read),
+                cache_write: n(&t.cache.write),
+                reasoning: n(&t.reasoning),
+            });
+            sink(&ev);
+        }
+    }
+
+    fn error(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let e = &line.error;
+        if require(e.shape, Want::Obj, "an `error`", pos, bytes, &["error"], emit) {
+            // Both shapes: `{name, data: {message}}` and `{type, message}`.
+            for (path, f) in [
+                (&["error", "name"][..], &e.name),
+                (&["error", "type"][..], &e.ty),
+                (&["error", "message"][..], &e.message),
+            ] {
+                expect(f.json_type(), Want::Str, false, pos, bytes, path, emit);
+            }
+            if expect(e.data.shape, Want::Obj, false, pos, bytes, &["error", "data"], emit) {
+                expect(
+                    e.data.message.json_type(),
+                    Want::Str,
+                    false,
+                    pos,
+                    bytes,
+                    &["error", "data", "message"],
+                    emit,
+                );
+            }
+        }
+        let was_ended = matches!(self.state, State::Ended { failed: true, .. });
+        // A failed run may leave its step without `step_finish`.
+        self.step = None;
+        if !matches!(self.state, State::Stray(_)) {
+            self.state = State::Ended {
+                at: pos.line,
+                failed: true,
+            };
+        }
+        if let Some(sink) = sink {
+            let text = e
+                .data
+                .message
+                .to_cow()
+                .or_else(|| e.message.to_cow())
+                .or_else(|| e.name.to_cow())
+                .or_else(|| e.ty.to_cow());
+            let mut ev = vocab::Event::new(Kind::Error, pos.line);
+            ev.text = text.clone();
+            ev.timestamp_ms = ms;
+            sink(&ev);
+            if !was_ended {
+                let mut ev = vocab::Event::new(Kind::End, pos.line);
+                ev.ok = Some(false);
+                ev.session_id =
+                    (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+                ev.text = text;
+                ev.cost_usd = self.cost;
+                ev.timestamp_ms = ms;
+                sink(&ev);
+            }
+        }
+    }
+
+    fn done(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        expect(
+            line.reason.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["reason"],
+            emit,
+        );
+        match line.rejected.json_type() {
+            None | Some(JsonType::Array) => {}
+            Some(t) => emit(super::wrong_type(pos, bytes, &["rejected"], t, "an array")),
+        }
+        match self.state {
+            // After an `error`, which ended the run already.
+            State::Ended { failed: true, .. } | State::Stray(_) => {}
+            _ => {
+                let ok = self.last_finish.is_none_or(|(_, stop)| stop);
+                self.state = State::Ended {
+                    at: pos.line,
+                    failed: false,
+                };
+                self.step = None;
+                if let Some(sink) = sink {
+                    let mut ev = vocab::Event::new(Kind::End, pos.line);
+                    ev.ok = Some(ok);
+                    ev.session_id =
+                        (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+                    ev.text = self.answer.text();
+                    ev.cost_usd = self.cost;
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
+        }
+    }
+
+    /// The input ended: the `end` of a run whose last step stopped, which has no record of its
+    /// own (or one whose last step finished for another reason, which did not go well).
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+        let mut sink: Sink<'_, '_> = Some(sink);
+        match (self.state, self.last_finish) {
+            (State::Stopped { at, .. }, _) => self.end_stopped(at, None, &mut sink),
+            (State::Open(_), Some((at, false))) => self.end_stopped(at, Some(false), &mut sink),
+            _ => {}
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the `step_finish`.
+        if self.calls.unreadable_after(self.last_line) {
+            return;
+        }
+        let mut d = Diagnostic::new(
+            Rule::MissingResult,
+            line_pos(self.last_line),
+            format!(
+                "the input ends while the run that began on line {since} has no `step_finish` with reason `stop`"
+            ),
+        )
+        .with_help("an OpenCode run ends with a `step_finish` of reason `stop` (or an `error`); a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines");
+        if let Some((at, false)) = self.last_finish {
+            // The model stopped for another reason (`length`, `content-filter`, …): the run
+            // ended, but not as a finished answer.
+            d = Diagnostic::new(
+                Rule::MissingResult,
+                line_pos(at),
+                format!("the run that began on line {since} ends with a `step_finish` whose reason is not `stop`"),
+            )
+            .with_help("the model stopped before its answer was finished (a length limit, a content filter or a provider error)");
+            d.severity = Severity::Warning;
+        }
+        emit(d);
+    }
+}
