@@ -320,10 +320,10 @@ impl<'a> Line<'a> {
                 Some(t) => grok::OWN_TYPES.contains(&t),
                 None => false,
             },
-            Line::OpenCode(l) => l
-                .ty
-                .as_str()
-                .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp)),
+            Line::OpenCode(l) => {
+                l.ty.as_str()
+                    .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp))
+            }
             Line::Common(_) => false,
         }
     }

@@ -13,7 +13,10 @@
 //! passed through from the server or synthesised, so only the keys the notes agree on are
 //! required. State is owned and bounded. It must not print.
 
-use super::{Agent, Calls, Emit, NoType, Progress, Raw, Sink, Want, expect, line_pos, own_type, require, view};
+use super::{
+    Agent, Calls, Emit, NoType, Progress, Raw, Sink, Want, expect, line_pos, own_type, require,
+    view,
+};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -393,8 +396,23 @@ impl Validator {
         }
     }
 
-    fn part(&self, pos: Position, bytes: &[u8], what: &str, line: &Line<'_>, emit: Emit<'_>) -> bool {
-        require(line.part.shape, Want::Obj, what, pos, bytes, &["part"], emit)
+    fn part(
+        &self,
+        pos: Position,
+        bytes: &[u8],
+        what: &str,
+        line: &Line<'_>,
+        emit: Emit<'_>,
+    ) -> bool {
+        require(
+            line.part.shape,
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["part"],
+            emit,
+        )
     }
 
     fn step_start(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
@@ -487,10 +505,26 @@ impl Validator {
             return;
         }
         let p = &line.part;
-        require(p.tool.json_type(), Want::Str, what, pos, bytes, &["part", "tool"], emit);
+        require(
+            p.tool.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["part", "tool"],
+            emit,
+        );
         let state = &p.state;
         let mut status = None;
-        if require(state.shape, Want::Obj, what, pos, bytes, &["part", "state"], emit) {
+        if require(
+            state.shape,
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["part", "state"],
+            emit,
+        ) {
             status = self.tool_state(pos, bytes, state, emit);
         }
         if !require(
@@ -612,10 +646,12 @@ impl Validator {
                     ),
                 )
                 .with_help("`opencode run --format json` writes a tool call only once it has ended; `pending` and `running` stay inside the server");
-                emit(match crate::locate::value(bytes, &["part", "state", "status"]) {
-                    Some(span) => d.at(bytes, span),
-                    None => d.with_snippet(bytes),
-                });
+                emit(
+                    match crate::locate::value(bytes, &["part", "state", "status"]) {
+                        Some(span) => d.at(bytes, span),
+                        None => d.with_snippet(bytes),
+                    },
+                );
                 return None;
             }
         };
@@ -763,7 +799,15 @@ impl Validator {
         sink: &mut Sink<'_, '_>,
     ) {
         let e = &line.error;
-        if require(e.shape, Want::Obj, "an `error`", pos, bytes, &["error"], emit) {
+        if require(
+            e.shape,
+            Want::Obj,
+            "an `error`",
+            pos,
+            bytes,
+            &["error"],
+            emit,
+        ) {
             // Both shapes: `{name, data: {message}}` and `{type, message}`.
             for (path, f) in [
                 (&["error", "name"][..], &e.name),
@@ -772,7 +816,15 @@ impl Validator {
             ] {
                 expect(f.json_type(), Want::Str, false, pos, bytes, path, emit);
             }
-            if expect(e.data.shape, Want::Obj, false, pos, bytes, &["error", "data"], emit) {
+            if expect(
+                e.data.shape,
+                Want::Obj,
+                false,
+                pos,
+                bytes,
+                &["error", "data"],
+                emit,
+            ) {
                 expect(
                     e.data.message.json_type(),
                     Want::Str,
@@ -808,8 +860,7 @@ impl Validator {
             if !was_ended {
                 let mut ev = vocab::Event::new(Kind::End, pos.line);
                 ev.ok = Some(false);
-                ev.session_id =
-                    (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+                ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
                 ev.text = text;
                 ev.cost_usd = self.cost;
                 ev.timestamp_ms = ms;

@@ -90,7 +90,8 @@ pub struct Tokens {
 /// What a tool does, across agents' tool names: Claude Code's (`Bash`, `Read`, `Edit`,
 /// `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`, `file_change`, …),
 /// Gemini CLI's (`run_shell_command`, `replace`, `google_web_search`, …), Grok Build's
-/// (`run_terminal_command`, `search_replace`, …) and cursor-agent's `<kind>ToolCall` keys
+/// (`run_terminal_command`, `search_replace`, …), OpenCode's lowercase ones (`bash`, `list`,
+/// `patch`, `webfetch`, `todowrite`, …) and cursor-agent's `<kind>ToolCall` keys
 /// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
 /// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
@@ -114,10 +115,14 @@ pub fn tool_kind(name: &str) -> &'static str {
         "read" | "read_file" | "read_many_files" | "notebookread" => "read",
         "write" | "write_file" | "writefile" => "write",
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
-        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" => "edit",
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch" => {
+            "edit"
+        }
         "glob"
         | "grep"
         | "ls"
+        | "list"
+        | "codesearch"
         | "list_directory"
         | "list_dir"
         | "search_file_content"
@@ -231,33 +236,33 @@ mod tests {
             (
                 "shell",
                 "Bash BashOutput KillShell command_execution run_shell_command \
-                 run_terminal_command shellToolCall writeShellStdinToolCall",
+                 run_terminal_command shellToolCall writeShellStdinToolCall bash",
             ),
             (
                 "read",
-                "Read NotebookRead read_file read_many_files readToolCall",
+                "Read NotebookRead read_file read_many_files readToolCall read",
             ),
             ("write", "Write write_file writeToolCall write"),
             (
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall",
+                 deleteToolCall edit multiedit patch",
             ),
             (
                 "search",
                 "Glob Grep LS glob search_file_content list_directory grepToolCall \
-                 globToolCall lsToolCall semSearchToolCall",
+                 globToolCall lsToolCall semSearchToolCall grep list codesearch",
             ),
-            ("web_fetch", "WebFetch web_fetch webFetchToolCall"),
+            ("web_fetch", "WebFetch web_fetch webFetchToolCall webfetch"),
             (
                 "web_search",
-                "WebSearch web_search google_web_search webSearchToolCall",
+                "WebSearch web_search google_web_search webSearchToolCall websearch",
             ),
-            ("subagent", "Task Agent collab_tool_call taskToolCall"),
+            ("subagent", "Task Agent collab_tool_call taskToolCall task"),
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
-                 readTodosToolCall",
+                 readTodosToolCall todowrite todoread",
             ),
             (
                 "mcp",
