@@ -20,7 +20,7 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -765,6 +765,26 @@ impl Validator {
         if reason != Some("tool-calls") {
             self.last_finish = Some((pos.line, reason == Some("stop")));
         }
+        if let Some(r) = reason
+            && !matches!(r, "stop" | "tool-calls")
+        {
+            // The AI SDK's other reasons (`length`, `content-filter`, `error`, …) are not seen
+            // in OpenCode's streams yet: said as information; if the step is the run's last,
+            // the run ended there, not as a finished answer.
+            let d = Diagnostic::new(
+                Rule::UnknownSubtype,
+                pos,
+                format!(
+                    "`step_finish` with reason {:?}, which OpenCode is not known to write (known: stop, tool-calls)",
+                    Excerpt(r)
+                ),
+            )
+            .with_help("a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)");
+            emit(match crate::locate::value(bytes, &["part", "reason"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
         if reason == Some("stop")
             && let State::Open(since) = self.state
         {
@@ -930,11 +950,15 @@ impl Validator {
         let State::Open(since) = self.state else {
             return;
         };
+        // The last step finished for another reason than `stop` (said where it did).
+        if matches!(self.last_finish, Some((_, false))) {
+            return;
+        }
         // Not when the last record could not be read: it may have been the `step_finish`.
         if self.calls.unreadable_after(self.last_line) {
             return;
         }
-        let mut d = Diagnostic::new(
+        let d = Diagnostic::new(
             Rule::MissingResult,
             line_pos(self.last_line),
             format!(
@@ -942,17 +966,6 @@ impl Validator {
             ),
         )
         .with_help("an OpenCode run ends with a `step_finish` of reason `stop` (or an `error`); a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines");
-        if let Some((at, false)) = self.last_finish {
-            // The model stopped for another reason (`length`, `content-filter`, …): the run
-            // ended, but not as a finished answer.
-            d = Diagnostic::new(
-                Rule::MissingResult,
-                line_pos(at),
-                format!("the run that began on line {since} ends with a `step_finish` whose reason is not `stop`"),
-            )
-            .with_help("the model stopped before its answer was finished (a length limit, a content filter or a provider error)");
-            d.severity = Severity::Warning;
-        }
         emit(d);
     }
 }

@@ -310,6 +310,208 @@ fn grok_runs_are_counted_and_rendered() {
     assert!(out.contains("cargo test"), "{out}");
 }
 
+/// OpenCode has no public capture: these fixtures, written from the format notes, are a tool
+/// run of two steps, a run that ends with an `error` after a rejected call, and one with
+/// `reasoning` that ends with `done`. Each is clean and recognised as OpenCode without `--agent`.
+#[test]
+fn opencode_fixtures_are_clean_and_recognised() {
+    let dir = testdata("agents/opencode");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let p = path.to_str().unwrap();
+        let (run, findings) = check_json(&["--strict", p], None);
+        assert!(
+            findings.is_empty() && run.code == 0,
+            "{p}\n{}",
+            show(&findings)
+        );
+        assert_eq!(stats_of(p)["agent"], "opencode", "{p}");
+        n += 1;
+    }
+    assert!(n >= 3);
+}
+
+/// An OpenCode run broken as real runs break: each gets its finding at the right line.
+#[test]
+fn broken_opencode_streams_get_their_finding() {
+    let text = std::fs::read_to_string(testdata("agents/opencode/tool-run.ndjson")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let no_call_id = lines[3].replace(r#""callID":"toolu_01Bash8kLmN3pQrS5tUvW7xYz2","#, "");
+    let running = lines[3].replace(r#""status":"completed""#, r#""status":"running""#);
+    let no_output = lines[3].replace(
+        r#""output":"running 12 tests\n............\ntest result: ok. 12 passed; 0 failed\n","#,
+        "",
+    );
+    let twice = lines[3].replace(
+        "toolu_01Bash8kLmN3pQrS5tUvW7xYz2",
+        "toolu_01Read4mZpQ8wXyV2bN7cT3sKd",
+    );
+    let iso = lines[1].replace("1790000002107", r#""2026-09-21T10:13:22.107Z""#);
+    let other_session = lines[6].replace(
+        r#""sessionID":"ses_5a1c9e2f7ffeKq3VbN8d2RtY0w","part""#,
+        r#""sessionID":"ses_other","part""#,
+    );
+    let negative = lines[7].replace(r#""output":21"#, r#""output":-21"#);
+    let permission = "! permission requested: external_directory (/etc/*); auto-rejecting";
+    type Case<'a> = (&'a str, String, Vec<(&'a str, u64)>);
+    let cases: Vec<Case<'_>> = vec![
+        // Cut after a `tool-calls` step: the run never ends.
+        ("cut", join(&lines[..5]), vec![("missing-result", 5)]),
+        // Cut after `step_start` (the race of 2026-05): no `step_finish` at all.
+        ("lone step_start", join(&lines[..1]), vec![("missing-result", 1)]),
+        // A `tool_use` without its `callID`.
+        (
+            "no callID",
+            join(&[&lines[..3], &[no_call_id.as_str()][..], &lines[4..]].concat()),
+            vec![("missing-field", 4)],
+        ),
+        // A call written before it ended.
+        (
+            "running",
+            join(&[&lines[..3], &[running.as_str()][..], &lines[4..]].concat()),
+            vec![("malformed-tool-call", 4)],
+        ),
+        // A completed call without `output`.
+        (
+            "no output",
+            join(&[&lines[..3], &[no_output.as_str()][..], &lines[4..]].concat()),
+            vec![("missing-field", 4)],
+        ),
+        // The same `callID` twice.
+        (
+            "twice",
+            join(&[&lines[..3], &[twice.as_str()][..], &lines[4..]].concat()),
+            vec![("duplicate-call-id", 4)],
+        ),
+        // An ISO `timestamp`, as Gemini CLI writes.
+        (
+            "iso timestamp",
+            join(&[&lines[..1], &[iso.as_str()][..], &lines[2..]].concat()),
+            vec![("wrong-field-type", 2)],
+        ),
+        // Another session's line inside the run.
+        (
+            "other session",
+            join(&[&lines[..6], &[other_session.as_str()][..], &lines[7..]].concat()),
+            vec![("session-id-mismatch", 7)],
+        ),
+        // A negative token count.
+        (
+            "negative tokens",
+            join(&[&lines[..7], &[negative.as_str()][..]].concat()),
+            vec![("wrong-field-type", 8)],
+        ),
+        // A step that never finishes before the next begins.
+        (
+            "step left open",
+            join(&[&lines[..4], &lines[5..]].concat()),
+            vec![("duplicate-init", 5)],
+        ),
+        // A `step_finish` with no step.
+        (
+            "no step",
+            join(&[&lines[..5], &lines[6..]].concat()),
+            vec![("orphan-completion", 7)],
+        ),
+        // A record after `done`.
+        (
+            "after done",
+            join(&[&lines[..], &[r#"{"type":"done","timestamp":1790000008000,"sessionID":"ses_5a1c9e2f7ffeKq3VbN8d2RtY0w","reason":"idle","rejected":[]}"#, lines[6]][..]].concat()),
+            vec![("event-after-result", 10)],
+        ),
+        // The permission warning OpenCode prints on stdout: one finding, plain text.
+        (
+            "permission",
+            join(&[&lines[..3], &[permission][..], &lines[3..]].concat()),
+            vec![("invalid-json", 4)],
+        ),
+        // A Codex record inside the run.
+        (
+            "mixed",
+            join(
+                &[
+                    &lines[..2],
+                    &[r#"{"type":"thread.started","thread_id":"t"}"#],
+                    &lines[2..],
+                ]
+                .concat(),
+            ),
+            vec![("mixed-agents", 3)],
+        ),
+    ];
+    for (what, input, want) in cases {
+        let (run, findings) = check_json(
+            &["--stdin-filename", "opencode.ndjson"],
+            Some(input.as_bytes()),
+        );
+        let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+        assert_eq!(got, want, "{what}: {}", show(&findings));
+        assert_eq!(run.code, 1, "{what}");
+        if what == "permission" {
+            let f = &findings[0];
+            assert!(
+                f.message.contains("plain text")
+                    && f.help.as_deref().is_some_and(|h| h.contains("stderr")),
+                "{}",
+                show(&findings)
+            );
+        }
+    }
+    // A last step that stopped for another reason (a length limit, not seen in OpenCode's
+    // streams yet): information where it stopped, and the run ended there, not well.
+    let length = lines[7].replace(r#""reason":"stop""#, r#""reason":"length""#);
+    let input = join(&[&lines[..7], &[length.as_str()][..]].concat());
+    let (run, findings) = check_json(
+        &["--stdin-filename", "opencode.ndjson"],
+        Some(input.as_bytes()),
+    );
+    let got: Vec<(&str, &str, u64)> = findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.severity.as_str(), f.line))
+        .collect();
+    assert_eq!(got, [("unknown-subtype", "info", 8)], "{}", show(&findings));
+    assert_eq!(run.code, 0);
+    assert_eq!(common_end(&input)["ok"], false);
+}
+
+/// `stats` and the common form of an OpenCode run: tokens summed over its steps (they are per
+/// step), its cost the sum of the steps', each `tool_use` one call started and ended, and the
+/// run's end after its last `stop` step with the last text; an `error` ends a run that failed.
+#[test]
+fn opencode_runs_are_counted() {
+    let p = "testdata/agents/opencode/tool-run.ndjson";
+    let s = stats_of(p);
+    assert_eq!(s["usage"]["input_tokens"], 14412 + 1446, "{s}");
+    assert_eq!(s["usage"]["output_tokens"], 96 + 21, "{s}");
+    assert_eq!(s["cost_usd"], 0.0154, "{s}");
+    assert_eq!(s["results"]["success"], 1, "{s}");
+    let text = std::fs::read_to_string(testdata("agents/opencode/tool-run.ndjson")).unwrap();
+    let end = common_end(&text);
+    assert_eq!(end["ok"], true);
+    assert_eq!(end["line"], 8);
+    assert_eq!(end["session_id"], "ses_5a1c9e2f7ffeKq3VbN8d2RtY0w");
+    assert_eq!(
+        end["text"],
+        "The server listens on port 8080 and all 12 tests pass."
+    );
+    let failed = std::fs::read_to_string(testdata("agents/opencode/model-error.ndjson")).unwrap();
+    let end = common_end(&failed);
+    assert_eq!(end["ok"], false);
+    assert_eq!(end["text"], "Rate limit exceeded: retry after 30s");
+    let run = exec(&["fmt", "--to", "common"], Some(failed.as_bytes()));
+    let tool_end = run
+        .stdout()
+        .lines()
+        .find(|l| l.contains("\"tool_end\""))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .unwrap();
+    assert_eq!(tool_end["ok"], false);
+    assert_eq!(tool_end["tool_kind"], "search");
+    assert_eq!(tool_end["duration_ms"], 141);
+}
+
 fn stats_of(path: &str) -> serde_json::Value {
     let run = exec(&["stats", "--format", "json", path], None);
     assert_eq!(run.code, 0, "{}", run.describe());
@@ -474,7 +676,7 @@ fn common_inputs() -> Vec<std::path::PathBuf> {
             }
         }
     }
-    for sub in ["agents/gemini", "agents/grok", "healthy"] {
+    for sub in ["agents/gemini", "agents/grok", "agents/opencode", "healthy"] {
         let mut files: Vec<_> = std::fs::read_dir(testdata(sub))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -610,6 +812,17 @@ fn every_capture_follows_its_agents_schema() {
         for line in std::fs::read_to_string(&path).unwrap().lines() {
             check(
                 &gemini,
+                path.to_str().unwrap(),
+                &serde_json::from_str(line).unwrap(),
+            );
+        }
+    }
+    let opencode = validator("opencode");
+    for entry in std::fs::read_dir(testdata("agents/opencode")).unwrap() {
+        let path = entry.unwrap().path();
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            check(
+                &opencode,
                 path.to_str().unwrap(),
                 &serde_json::from_str(line).unwrap(),
             );
@@ -942,6 +1155,7 @@ fn an_unfinished_call_of_every_agent_shows_the_record_that_started_it() {
             "call-7f1e2b90-1c4d-4e0a-9b7e-2f3a4c5d6e70-2",
         ),
     ];
+    // OpenCode writes each call once, ended: there is no second line to lose.
     for (file, id) in cases {
         let text = std::fs::read_to_string(testdata(file)).unwrap();
         let lines: Vec<&str> = text.lines().collect();

@@ -61,6 +61,7 @@ fn every_capture_and_fixture_is_its_own_agent() {
         ("agents/codex", "codex"),
         ("agents/gemini", "gemini"),
         ("agents/grok", "grok"),
+        ("agents/opencode", "opencode"),
         ("agents/common", "common"),
     ] {
         for p in files_in(&testdata(folder)) {
@@ -149,6 +150,7 @@ const STREAMS: &[(&str, &str)] = &[
     ("codex", "agents/codex/edit-and-answer.ndjson"),
     ("gemini", "agents/gemini/tool-run.ndjson"),
     ("grok", "agents/grok/tool-run.ndjson"),
+    ("opencode", "agents/opencode/tool-run.ndjson"),
     ("common", "agents/common/gemini-tool-run.ndjson"),
 ];
 
@@ -194,6 +196,10 @@ fn shared_fields_do_not_decide() {
         (
             "grok",
             r#""session_id":"s","model":"grok-code","uuid":"u","cwd":"/w""#,
+        ),
+        (
+            "opencode",
+            r#""session_id":"s","model":"m","uuid":"u","cwd":"/w","tools":[]"#,
         ),
         ("common", r#""uuid":"u","cwd":"/w","apiKeySource":"login""#),
     ] {

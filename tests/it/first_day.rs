@@ -251,11 +251,11 @@ const TRUST_PROMPT: &str = "⚠ Workspace Trust Required\n\nCursor Agent can exe
 #[test]
 fn an_unknown_agent_is_said_once_in_check_and_render() {
     let stream = concat!(
-        r#"{"type":"step_start","timestamp":1767000000000,"sessionID":"ses_1","part":{"type":"step-start"}}"#,
+        r#"{"type":"run_started","run_id":"run_1","at":"2026-01-01T00:00:00Z"}"#,
         "\n",
-        r#"{"type":"text","timestamp":1767000000100,"sessionID":"ses_1","part":{"type":"text","text":"Hello"}}"#,
+        r#"{"type":"assistant_chunk","run_id":"run_1","content":"Hello"}"#,
         "\n",
-        r#"{"type":"step_finish","timestamp":1767000000300,"sessionID":"ses_1","part":{"type":"step-finish"}}"#,
+        r#"{"type":"run_finished","run_id":"run_1","status":"ok"}"#,
         "\n",
     );
     let (_, findings) = check_json(&[], Some(stream.as_bytes()));
@@ -268,7 +268,7 @@ fn an_unknown_agent_is_said_once_in_check_and_render() {
     let out = exec(&["render", "--color", "never"], Some(stream.as_bytes())).stdout();
     assert_eq!(
         out,
-        "! no agent sjlint knows writes events like this one (`type` \"step_start\"); the stream is not checked beyond its framing\n"
+        "! no agent sjlint knows writes events like this one (`type` \"run_started\"); the stream is not checked beyond its framing\n"
     );
 }
 
