@@ -405,6 +405,32 @@ mod tests {
     }
 
     #[test]
+    fn opencode_and_gemini_tool_use_are_told_apart() {
+        // OpenCode: a numeric `timestamp` and `sessionID`; Gemini CLI: an ISO one and `tool_id`.
+        assert_eq!(
+            decides(
+                r#"{"type":"tool_use","timestamp":1790000002390,"sessionID":"ses_1","part":{"type":"tool","callID":"c","tool":"bash","state":{"status":"completed","input":{},"output":""}}}"#
+            ),
+            Some(Agent::OpenCode)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"tool_use","timestamp":"2025-01-01T00:00:00.000Z","tool_name":"read_file","tool_id":"t","parameters":{}}"#
+            ),
+            Some(Agent::Gemini)
+        );
+        // Grok Build's `text` has `data`, no `sessionID`.
+        assert_eq!(decides(r#"{"type":"text","data":"hi"}"#), None);
+        assert_eq!(
+            decides(r#"{"type":"step_start","timestamp":1,"sessionID":"ses_1","part":{}}"#),
+            Some(Agent::OpenCode)
+        );
+        // A `step_start` with an ISO timestamp is no agent's mark; its type still names OpenCode.
+        assert_eq!(foreign("step_finish", Agent::Gemini), Some(Agent::OpenCode));
+        assert_eq!(foreign("tool_use", Agent::OpenCode), None);
+    }
+
+    #[test]
     fn shared_fields_never_decide() {
         // cursor's init with every key Claude Code's init has too.
         let init = CURSOR_INIT.replace(

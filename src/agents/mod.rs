@@ -8,8 +8,8 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small borrowed
-//! view, checks it with owned bounded state, and maps it into the common vocabulary of
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small
+//! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
 //! the vocabulary. See `docs/adding-an-agent.md` for what a new agent takes.

@@ -720,43 +720,7 @@ impl Validator {
             emit,
         );
         let t = &p.tokens;
-        if expect(
-            t.shape,
-            Want::Obj,
-            false,
-            pos,
-            bytes,
-            &["part", "tokens"],
-            emit,
-        ) {
-            for (name, f) in [
-                ("input", &t.input),
-                ("output", &t.output),
-                ("reasoning", &t.reasoning),
-                ("total", &t.total),
-            ] {
-                let path = ["part", "tokens", name];
-                if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
-                    super::expect_count(f, pos, bytes, &path, emit);
-                }
-            }
-            if expect(
-                t.cache.shape,
-                Want::Obj,
-                false,
-                pos,
-                bytes,
-                &["part", "tokens", "cache"],
-                emit,
-            ) {
-                for (name, f) in [("read", &t.cache.read), ("write", &t.cache.write)] {
-                    let path = ["part", "tokens", "cache", name];
-                    if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
-                        super::expect_count(f, pos, bytes, &path, emit);
-                    }
-                }
-            }
-        }
+        tokens(t, pos, bytes, emit);
         if let Some(cost) = p.cost.as_f64() {
             self.cost = Some(self.cost.unwrap_or(0.0) + cost);
         }
@@ -768,22 +732,7 @@ impl Validator {
         if let Some(r) = reason
             && !matches!(r, "stop" | "tool-calls")
         {
-            // The AI SDK's other reasons (`length`, `content-filter`, `error`, …) are not seen
-            // in OpenCode's streams yet: said as information; if the step is the run's last,
-            // the run ended there, not as a finished answer.
-            let d = Diagnostic::new(
-                Rule::UnknownSubtype,
-                pos,
-                format!(
-                    "`step_finish` with reason {:?}, which OpenCode is not known to write (known: stop, tool-calls)",
-                    Excerpt(r)
-                ),
-            )
-            .with_help("a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)");
-            emit(match crate::locate::value(bytes, &["part", "reason"]) {
-                Some(span) => d.at(bytes, span),
-                None => d.with_snippet(bytes),
-            });
+            other_reason(r, pos, bytes, emit);
         }
         if reason == Some("stop")
             && let State::Open(since) = self.state
@@ -874,7 +823,7 @@ impl Validator {
                 .or_else(|| e.name.to_cow())
                 .or_else(|| e.ty.to_cow());
             let mut ev = vocab::Event::new(Kind::Error, pos.line);
-            ev.text = text.clone();
+            ev.text.clone_from(&text);
             ev.timestamp_ms = ms;
             sink(&ev);
             if !was_ended {
@@ -968,4 +917,66 @@ impl Validator {
         .with_help("an OpenCode run ends with a `step_finish` of reason `stop` (or an `error`); a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines");
         emit(d);
     }
+}
+
+/// `part.tokens` of a `step_finish`: counts.
+fn tokens(t: &PartTokens<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    if expect(
+        t.shape,
+        Want::Obj,
+        false,
+        pos,
+        bytes,
+        &["part", "tokens"],
+        emit,
+    ) {
+        for (name, f) in [
+            ("input", &t.input),
+            ("output", &t.output),
+            ("reasoning", &t.reasoning),
+            ("total", &t.total),
+        ] {
+            let path = ["part", "tokens", name];
+            if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+                super::expect_count(f, pos, bytes, &path, emit);
+            }
+        }
+        if expect(
+            t.cache.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["part", "tokens", "cache"],
+            emit,
+        ) {
+            for (name, f) in [("read", &t.cache.read), ("write", &t.cache.write)] {
+                let path = ["part", "tokens", "cache", name];
+                if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+                    super::expect_count(f, pos, bytes, &path, emit);
+                }
+            }
+        }
+    }
+}
+
+/// A `step_finish` reason other than `stop` and `tool-calls`.
+#[cold]
+fn other_reason(r: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    // The AI SDK's other reasons (`length`, `content-filter`, `error`, …) are not seen
+    // in OpenCode's streams yet: said as information; if the step is the run's last,
+    // the run ended there, not as a finished answer.
+    let d = Diagnostic::new(
+        Rule::UnknownSubtype,
+        pos,
+        format!(
+            "`step_finish` with reason {:?}, which OpenCode is not known to write (known: stop, tool-calls)",
+            Excerpt(r)
+        ),
+    )
+    .with_help("a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)");
+    emit(match crate::locate::value(bytes, &["part", "reason"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    });
 }

@@ -1,5 +1,5 @@
-//! The streams of Claude Code, Codex, Gemini CLI and Grok Build: every capture of `../shared/corpus/agents/`
-//! gets the verdict its README gives (run by the real binary), the agent-specific fixtures of
+//! The streams of Claude Code, Codex, Gemini CLI, Grok Build and OpenCode: every capture of
+//! `../shared/corpus/agents/` gets the verdict its README gives (run by the real binary), the agent-specific fixtures of
 //! `testdata/agents/` fire where they say, and the agent examples of the rule docs fail and
 //! pass as written.
 
@@ -453,7 +453,7 @@ fn broken_opencode_streams_get_their_finding() {
             let f = &findings[0];
             assert!(
                 f.message.contains("plain text")
-                    && f.help.as_deref().is_some_and(|h| h.contains("stderr")),
+                    && f.help.as_deref().is_some_and(|h| h.contains("not stderr")),
                 "{}",
                 show(&findings)
             );

@@ -13,6 +13,9 @@ use crate::input::record::{NO_FINAL_LF, Record};
 use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, STDERR_HELP};
 use crate::rules::Rule;
 
+/// The help for OpenCode's permission warning, which it prints among its JSON lines.
+const OPENCODE_PERMISSION_HELP: &str = "OpenCode prints this warning on stdout, not stderr, even with `--format json`: the tool call was auto-rejected (its `tool_use` fails); allow the permission in its config, or run with `--dangerously-skip-permissions`";
+
 /// `invalid-json` (or `truncated-record` when the final record stops early) with what is wrong
 /// and where, plus a hint for the usual causes.
 ///
@@ -87,7 +90,12 @@ pub(super) fn json_diagnostic(
             _ => 1,
         };
         span = start..(start + len).min(bytes.len());
-        (PLAIN_TEXT.to_owned(), Some(STDERR_HELP))
+        let help = if trimmed.starts_with(b"! permission requested") {
+            OPENCODE_PERMISSION_HELP
+        } else {
+            STDERR_HELP
+        };
+        (PLAIN_TEXT.to_owned(), Some(help))
     } else if msg.starts_with("trailing characters") {
         trailing_data(bytes, offset, &mut span)
     } else if msg.starts_with("recursion limit exceeded") {
