@@ -92,23 +92,6 @@ fn version(v: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diag
 }
 
 impl Validator {
-    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
-    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
-    /// but not an object.
-    pub fn record<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        arena: &'a Bump,
-        emit: &mut dyn FnMut(Diagnostic),
-        sink: Option<&mut dyn FnMut(&Event<'_>)>,
-    ) -> Result<Option<JsonType>, serde_json::Error> {
-        let mut l = Line::default();
-        super::parse_into(json, arena, &mut l)?;
-        Ok(self.check(pos, bytes, json, &l, arena, emit, sink))
-    }
-
     /// Checks one record read into `l` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
     #[expect(

@@ -114,23 +114,6 @@ impl Progress for Validator {
 }
 
 impl Validator {
-    /// Checks one record: reads its text `json` (the record's own `bytes`) into its view, then
-    /// [`Self::check`]s it. `Err` when `json` does not parse; `Ok(Some(t))` when it is valid JSON
-    /// but not an object.
-    pub fn record<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: Sink<'_, '_>,
-    ) -> Result<Option<JsonType>, serde_json::Error> {
-        let mut line = Line::default();
-        super::parse_into(json, arena, &mut line)?;
-        Ok(self.check(pos, bytes, json, &line, arena, emit, sink))
-    }
-
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
     #[expect(

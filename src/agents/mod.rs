@@ -430,29 +430,8 @@ impl Checker {
         }
     }
 
-    /// Checks one record (`json`, parsed from the record's own `bytes`), and passes its events
-    /// in the common vocabulary to `common` when given. `Err` when `json` does not parse (the
-    /// caller's slow path reports it); `Ok(Some(t))` when it is valid JSON but not an object.
-    pub fn record<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        arena: &'a bumpalo::Bump,
-        emit: &mut dyn FnMut(Diagnostic),
-        common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
-    ) -> Result<Option<JsonType>, serde_json::Error> {
-        match self {
-            Checker::Claude(v) => v.record(pos, bytes, json, arena, emit, common),
-            Checker::Codex(v) => v.record(pos, bytes, json, arena, emit, common),
-            Checker::Gemini(v) => v.record(pos, bytes, json, arena, emit, common),
-            Checker::Grok(v) => v.record(pos, bytes, json, arena, emit, common),
-            Checker::OpenCode(v) => v.record(pos, bytes, json, arena, emit, common),
-            Checker::Common(v) => v.record(pos, bytes, json, arena, emit, common),
-        }
-    }
-
-    /// [`Self::record`] of a record read into its view already: `Err` when `line` is not this
+    /// Checks one record read into its view already, and passes its events in the common
+    /// vocabulary to `common` when given: `Err` when `line` is not this
     /// checker's agent's view, `Ok(Some(t))` when the record is valid JSON but not an object.
     #[expect(
         clippy::too_many_arguments,
