@@ -276,6 +276,11 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Rules")]
     pub strict: bool,
 
+    /// Name every field and event type the agent's schema does not list (turns on the
+    /// `unknown-field` rule: how a new CLI version shows before a parser breaks)
+    #[arg(long, help_heading = "Rules")]
+    pub strict_schema: bool,
+
     /// Exit 0 even when there are findings
     #[arg(long, help_heading = "Rules")]
     pub exit_zero: bool,
@@ -354,6 +359,7 @@ impl CheckArgs {
             select: (!self.select.is_empty()).then(|| self.select.clone()),
             ignore: self.ignore.clone(),
             severity: self.severity.clone(),
+            strict_schema: self.strict_schema,
             include: self.walk.include.clone(),
             exclude: self.walk.exclude.clone(),
         }

@@ -3,7 +3,8 @@
 //! together with the command line.
 //!
 //! ```toml
-//! select = ["all"]                       # rules or groups; the default is every rule
+//! select = ["all"]                       # rules or groups; the default is every rule but the
+//!                                        # opt-in `unknown-field`
 //! ignore = ["blank-line"]                # left out of the selection
 //! include = ["*.ndjson", "*.log"]        # what a directory walk takes
 //! exclude = ["archive/"]                 # what it leaves out (gitignore syntax)
@@ -159,6 +160,8 @@ pub struct Overrides {
     pub select: Option<Vec<String>>,
     pub ignore: Vec<String>,
     pub severity: Vec<(String, Level)>,
+    /// `--strict-schema`: `unknown-field` is on whatever the selection.
+    pub strict_schema: bool,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
 }
@@ -272,7 +275,7 @@ impl Settings {
             (None, Some(select)) => names(select.get_ref())?
                 .into_iter()
                 .for_each(|r| enabled.insert(r)),
-            (None, None) => enabled = RuleSet::all(),
+            (None, None) => enabled = RuleSet::defaults(),
         }
         if let Some(ignore) = &file.ignore {
             names(ignore)?.into_iter().for_each(|r| enabled.remove(r));
@@ -303,9 +306,14 @@ impl Settings {
                 )
             })?;
             set(rules, parsed, &mut enabled);
+            opt_in(name.get_ref(), parsed, &mut enabled);
         }
         for (name, level) in &cli.severity {
             set(cli_names(std::slice::from_ref(name)), *level, &mut enabled);
+            opt_in(name, *level, &mut enabled);
+        }
+        if cli.strict_schema {
+            enabled.insert(Rule::UnknownField);
         }
 
         let per_file = per_file_ignores(&file, &names, &at)?;
@@ -328,6 +336,15 @@ impl Settings {
             exclude_root,
             warning,
         })
+    }
+}
+
+/// A severity given to an opt-in rule by its own name turns it on (`unknown-field = "warning"`).
+fn opt_in(name: &str, level: Level, enabled: &mut RuleSet) {
+    if let (Some(rule), Level::On(_)) = (Rule::from_name(name), level)
+        && rule.opt_in()
+    {
+        enabled.insert(rule);
     }
 }
 

@@ -59,6 +59,8 @@ pub mod config;
 #[doc(hidden)]
 pub mod diagnostic;
 #[doc(hidden)]
+pub mod drift;
+#[doc(hidden)]
 pub mod event;
 #[doc(hidden)]
 pub mod fmt;

@@ -188,6 +188,9 @@ rules! {
         "`run`: no output for --idle-timeout, a tool call past --tool-timeout, or --timeout reached; the agent was ended";
     AgentWroteNoEvents: "agent-wrote-no-events", Run, Error,
         "`run`: the agent wrote nothing on stdout; quotes what it printed on stderr";
+    // New rules go last: a rule's index is its SARIF `ruleIndex`.
+    UnknownField: "unknown-field", Schema, Info,
+        "a field or event type the agent's schema does not list (off unless selected, or `--strict-schema`)";
 }
 
 impl Rule {
@@ -205,6 +208,13 @@ impl Rule {
 
     pub fn severity(self) -> Severity {
         self.info().severity
+    }
+
+    /// Rules that are off unless named (by `--select`, a group, `all`, a severity, or their own
+    /// flag): `unknown-field` names every field a newer CLI adds, which is news to a consumer's
+    /// author, not a fault of the stream.
+    pub fn opt_in(self) -> bool {
+        matches!(self, Rule::UnknownField)
     }
 
     pub fn from_name(name: &str) -> Option<Rule> {
@@ -236,6 +246,15 @@ impl RuleSet {
 
     pub fn all() -> Self {
         RuleSet((1u128 << RULES.len()) - 1)
+    }
+
+    /// The rules on when nothing is selected: every rule but the opt-in ones ([`Rule::opt_in`]).
+    pub fn defaults() -> Self {
+        let mut set = RuleSet::all();
+        for r in Rule::all().filter(|r| r.opt_in()) {
+            set.remove(r);
+        }
+        set
     }
 
     pub fn contains(self, rule: Rule) -> bool {

@@ -63,7 +63,7 @@ pub struct CheckOptions {
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
-            enabled: RuleSet::all(),
+            enabled: RuleSet::defaults(),
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             dialect: None,
             agent: None,
@@ -131,6 +131,17 @@ pub trait Consumer {
     /// input that no agent sjlint knows wrote gives none.
     fn common(&mut self, ev: &vocab::Event<'_>) {
         let _ = ev;
+    }
+
+    /// Whether the fields and event types a record carries that its agent's schema does not
+    /// list are wanted ([`Consumer::unlisted`]), whether or not `unknown-field` is on.
+    fn wants_unlisted(&self) -> bool {
+        false
+    }
+
+    /// A field or event type not in the agent's schema, the first time it is seen in the input.
+    fn unlisted(&mut self, u: &crate::drift::Unlisted) {
+        let _ = u;
     }
 
     /// A record of another agent than cursor-agent that its agent's checker read (after its
@@ -286,10 +297,15 @@ pub(crate) struct InOrder<'o, E, C> {
     mixed: crate::agents::Mixed,
     /// cursor's records in the common vocabulary, for a consumer that wants them.
     to_common: cursor::ToCommon,
+    /// What was named of the fields not in the agent's schema, when the rule or the consumer
+    /// asks for them.
+    drift: Option<crate::drift::Drift>,
 }
 
 impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
     pub(crate) fn new(opts: &'o CheckOptions, emit: &'o mut E, consumer: &'o mut C) -> Self {
+        let drift = (opts.enabled.contains(Rule::UnknownField) || consumer.wants_unlisted())
+            .then(crate::drift::Drift::default);
         InOrder {
             opts,
             sink: Sink {
@@ -309,6 +325,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             held: Held::default(),
             mixed: crate::agents::Mixed::default(),
             to_common: cursor::ToCommon::new(opts.max_open_calls),
+            drift,
         }
         .routed(opts)
     }
@@ -516,9 +533,41 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 );
             }
         }
+        if self.drift.is_some() {
+            self.unlisted(&rec);
+        }
         if let Some(summary) = self.binary.record(&rec, &mut self.pending, opts.enabled) {
             self.sink.send(summary);
         }
+    }
+
+    /// The fields and event type of `rec` that its agent's schema does not list (once each an
+    /// input), for the rule and the consumer. Records of another agent's run are not compared.
+    #[cold]
+    fn unlisted(&mut self, rec: &Record<'_>) {
+        let agent = match &self.route {
+            Route::Agent(checker) => checker.agent(),
+            // Only the canonical dialect is what cursor-agent's schema describes.
+            Route::Cursor if self.validator.last_dialect() == Dialect::Cursor => Agent::Cursor,
+            _ => return,
+        };
+        let (Some(drift), true) = (&mut self.drift, self.mixed.settled()) else {
+            return;
+        };
+        let Ok(json) = std::str::from_utf8(rec.bytes) else {
+            return;
+        };
+        let rule = self.opts.enabled.contains(Rule::UnknownField);
+        let wants = self.consumer.wants_unlisted();
+        let (pending, consumer) = (&mut self.pending, &mut *self.consumer);
+        drift.record(agent, json, &mut |u| {
+            if wants {
+                consumer.unlisted(u);
+            }
+            if rule {
+                pending.push(crate::drift::finding(agent, rec.pos, u));
+            }
+        });
     }
 
     /// Reading stopped with `e` (an I/O error, Ctrl-C): what a run of binary records counted so

@@ -182,6 +182,14 @@ impl Collector {
 }
 
 impl Consumer for Collector {
+    fn wants_unlisted(&self) -> bool {
+        true
+    }
+
+    fn unlisted(&mut self, u: &crate::drift::Unlisted) {
+        self.stats.add_unlisted(u, 1);
+    }
+
     /// What only cursor-agent's records say, beside their common events (which come after):
     /// how long each thinking phase took (from its first delta to `thinking`/`completed`), the
     /// API time of a result, and that a call was rejected.

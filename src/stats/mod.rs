@@ -66,6 +66,18 @@ pub struct Stats {
     pub durations_reported: u64,
     pub duration_api_ms: u64,
     pub findings: Findings,
+    /// The fields and event types the records carry that the agent's schema does not list
+    /// (see `drift`), at most [`MAX_KEYS`], in first-seen order.
+    pub unlisted: Vec<UnlistedCount>,
+    /// Those beyond [`MAX_KEYS`] (or beyond what one input names), counted only.
+    pub unlisted_more: u64,
+}
+
+/// A field or event type not in the agent's schema, and the inputs that carry it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnlistedCount {
+    pub what: crate::drift::Unlisted,
+    pub files: u64,
 }
 
 /// Calls of a tool by one of its names.
@@ -187,6 +199,24 @@ impl Stats {
         self.findings.errors += other.findings.errors;
         self.findings.warnings += other.findings.warnings;
         self.findings.infos += other.findings.infos;
+        for u in &other.unlisted {
+            self.add_unlisted(&u.what, u.files);
+        }
+        self.unlisted_more += other.unlisted_more;
+    }
+
+    /// Counts `files` inputs carrying `what`, which their agent's schema does not list.
+    pub fn add_unlisted(&mut self, what: &crate::drift::Unlisted, files: u64) {
+        if let Some(u) = self.unlisted.iter_mut().find(|u| u.what == *what) {
+            u.files += files;
+        } else if self.unlisted.len() < MAX_KEYS {
+            self.unlisted.push(UnlistedCount {
+                what: what.clone(),
+                files,
+            });
+        } else {
+            self.unlisted_more += files;
+        }
     }
 
     /// The counter of `ty`/`subtype`, created on first sight; past [`MAX_KEYS`] names, the

@@ -219,6 +219,25 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             t.push('\n');
         }
     }
+
+    if !s.unlisted.is_empty() {
+        let names: Vec<String> = s
+            .unlisted
+            .iter()
+            .map(|u| escape_untrusted(&u.what.to_string()).into_owned())
+            .collect();
+        let files: Vec<String> = s.unlisted.iter().map(|u| thousands(u.files)).collect();
+        const HEAD: &str = "not in the schema";
+        let w0 = width(names.iter().map(String::as_str).chain([HEAD]));
+        let w1 = width(files.iter().map(String::as_str).chain(["files"]));
+        let _ = writeln!(t, "\n  {HEAD:<w0$}  {:>w1$}", "files");
+        for (name, n) in names.iter().zip(&files) {
+            let _ = writeln!(t, "  {name:<w0$}  {n:>w1$}");
+        }
+        if s.unlisted_more > 0 {
+            let _ = writeln!(t, "  … and {} more", thousands(s.unlisted_more));
+        }
+    }
     out.write_all(t.as_bytes())
 }
 

@@ -48,6 +48,22 @@ struct WireStats<'a> {
     duration_ms: u64,
     duration_api_ms: u64,
     findings: WireFindings,
+    not_in_schema: WireUnlisted<'a>,
+}
+
+/// What the records carry that the agent's schema does not list.
+#[derive(Serialize)]
+struct WireUnlisted<'a> {
+    fields: Vec<WireUnlistedField<'a>>,
+    more: u64,
+}
+
+#[derive(Serialize)]
+struct WireUnlistedField<'a> {
+    #[serde(rename = "type")]
+    ty: Option<&'a str>,
+    field: Option<&'a str>,
+    files: u64,
 }
 
 #[derive(Serialize)]
@@ -177,6 +193,18 @@ fn wire(s: &Stats) -> WireStats<'_> {
             error: s.findings.errors,
             warning: s.findings.warnings,
             info: s.findings.infos,
+        },
+        not_in_schema: WireUnlisted {
+            fields: s
+                .unlisted
+                .iter()
+                .map(|u| WireUnlistedField {
+                    ty: u.what.ty.as_deref(),
+                    field: u.what.field.as_deref(),
+                    files: u.files,
+                })
+                .collect(),
+            more: s.unlisted_more,
         },
     }
 }

@@ -57,6 +57,8 @@ pub struct Validator {
     records: u64,
     /// Records that were events (every call of [`Validator::check`]).
     events: u64,
+    /// The dialect of the last event.
+    last_dialect: crate::event::Dialect,
     /// A record that could not be read as an event came after the last session ended (or
     /// before the first began): it may have been the next `system`/`init`.
     unreadable_between: Option<u64>,
@@ -81,6 +83,7 @@ impl Validator {
             spare_session_id: String::new(),
             records: 0,
             events: 0,
+            last_dialect: crate::event::Dialect::Cursor,
             unreadable_between: None,
             deferred_missing_init: None,
             typed: false,
@@ -91,6 +94,11 @@ impl Validator {
     /// How many records were events so far.
     pub fn events(&self) -> u64 {
         self.events
+    }
+
+    /// The dialect of the last event checked.
+    pub fn last_dialect(&self) -> crate::event::Dialect {
+        self.last_dialect
     }
 
     /// A record that may have been an event could not be read (too large, cut off, not JSON):
@@ -127,6 +135,7 @@ impl Validator {
         emit: &mut impl FnMut(Diagnostic),
     ) {
         self.events += 1;
+        self.last_dialect = ev.dialect;
         let mut ctx = Ctx {
             enabled: self.enabled,
             pos: rec.pos,

@@ -150,8 +150,14 @@ fn agent_examples_of_the_rule_docs() {
             }
             seen += 1;
             let example = doc_example(&rule, &fails);
+            // `unknown-field` is off unless turned on.
+            let on: &[&str] = if rule == "unknown-field" {
+                &["--strict-schema"]
+            } else {
+                &[]
+            };
             let (run, findings) = check_json(
-                &["--stdin-filename", "example.ndjson"],
+                &[&["--stdin-filename", "example.ndjson"], on].concat(),
                 Some(example.as_bytes()),
             );
             assert!(
@@ -163,7 +169,11 @@ fn agent_examples_of_the_rule_docs() {
             assert_eq!(run.code, i32::from(error), "{rule}.md, {name}");
             // The agent is recognised: forcing it changes nothing.
             let (_, forced) = check_json(
-                &["--agent", agent, "--stdin-filename", "example.ndjson"],
+                &[
+                    &["--agent", agent, "--stdin-filename", "example.ndjson"],
+                    on,
+                ]
+                .concat(),
                 Some(example.as_bytes()),
             );
             assert_eq!(show(&forced), show(&findings), "{rule}.md, {name}");

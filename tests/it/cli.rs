@@ -460,6 +460,10 @@ fn check_doc_examples(info: &RuleInfo) {
     if rule == "too-many-open-calls" {
         args.extend(["--max-open-calls", "2"]);
     }
+    if rule == "unknown-field" {
+        // Off unless turned on.
+        args.push("--strict-schema");
+    }
     let fails = doc_example_input(rule, "## Example that fails");
     if rule == "byte-order-mark" {
         assert!(

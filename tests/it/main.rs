@@ -21,6 +21,7 @@ mod config_walk;
 mod conformance;
 mod consumers;
 mod detection;
+mod drift;
 mod fast_path;
 mod first_day;
 mod fmt_keep_invalid;
