@@ -178,6 +178,8 @@ pub struct Validator {
     text_id: String,
     /// The text since the last tool call, for the common `end` (kept only for common events).
     answer: super::Answer,
+    /// The run's common `end` was given (at its stopping `step_finish`, or its `done`).
+    end_said: bool,
 }
 
 impl Progress for Validator {
@@ -298,7 +300,9 @@ impl Validator {
                     self.end_stopped(at, None, sink);
                     self.begin(pos, line, ms, sink);
                 } else if !matches!(ty, "done" | "error") {
+                    // The run went on after a step that stopped: its end is still to come.
                     self.state = State::Open(since);
+                    self.end_said = false;
                     self.same_session(pos, bytes, line, emit);
                 }
             }
@@ -327,6 +331,7 @@ impl Validator {
         self.state = State::Open(pos.line);
         self.step = None;
         self.cost = None;
+        self.end_said = false;
         self.answer.clear();
         self.text_id.clear();
         self.session.clear();
@@ -368,7 +373,12 @@ impl Validator {
 
     /// The common `end` of a run whose last step stopped (or finished otherwise, `ok` false),
     /// at the line of that `step_finish`.
+    /// The run's common `end`, once: at the `step_finish` that stopped it, as soon as it is
+    /// read (a supervisor learns there that the run is over), or at the end of the input.
     fn end_stopped(&mut self, at: u64, ok: Option<bool>, sink: &mut Sink<'_, '_>) {
+        if std::mem::replace(&mut self.end_said, true) {
+            return;
+        }
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::End, at);
             ev.ok = Some(ok.unwrap_or(true));
@@ -717,6 +727,7 @@ impl Validator {
         {
             other_reason(r, pos, bytes, emit);
         }
+        let mut stopped = false;
         if reason == Some("stop")
             && let State::Open(since) = self.state
         {
@@ -724,8 +735,9 @@ impl Validator {
                 since,
                 at: pos.line,
             };
+            stopped = true;
         }
-        if let Some(sink) = sink
+        if let Some(sink) = sink.as_deref_mut()
             && t.shape == Some(JsonType::Object)
         {
             let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
@@ -738,6 +750,9 @@ impl Validator {
                 reasoning: n(&t.reasoning),
             });
             sink(&ev);
+        }
+        if stopped {
+            self.end_stopped(pos.line, None, sink);
         }
     }
 
@@ -853,7 +868,9 @@ impl Validator {
                     failed: false,
                 };
                 self.step = None;
-                if let Some(sink) = sink {
+                if let Some(sink) = sink
+                    && !std::mem::replace(&mut self.end_said, true)
+                {
                     let mut ev = vocab::Event::new(Kind::End, pos.line);
                     ev.ok = Some(ok);
                     ev.session_id =

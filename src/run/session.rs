@@ -179,11 +179,14 @@ impl Session {
 }
 
 /// Claude Code's `rate_limit_event` and `system`/`thinking_tokens`, which it writes between any
-/// two lines: after a result they do not mean that the session goes on.
+/// two lines, and OpenCode's `done`, which one generation writes after the step that stopped its
+/// run: after a result they do not mean that the session goes on.
 fn between_any_lines(ty: Option<&str>, subtype: Option<&str>) -> bool {
     matches!(
         (ty, subtype),
-        (Some("rate_limit_event"), _) | (Some("system"), Some("thinking_tokens"))
+        (Some("rate_limit_event"), _)
+            | (Some("system"), Some("thinking_tokens"))
+            | (Some("done"), _)
     )
 }
 

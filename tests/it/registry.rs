@@ -104,6 +104,24 @@ fn the_common_forms_schema_names_every_agent() {
     }
 }
 
+/// `run --summary` names the agent it recognised: the summary schema's `kind` takes every
+/// agent's name (the run tests hold each agent's summary to that schema).
+#[test]
+fn the_run_summarys_schema_names_every_agent() {
+    let run = exec(&["schema", "run-summary"], None);
+    let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let kind = find_key(&schema, "kind").expect("the summary schema has the agent's `kind`");
+    for a in listed() {
+        assert!(
+            kind["enum"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|v| v == a.name.as_str())),
+            "the run summary's `kind` does not take `{}`: {kind}",
+            a.name
+        );
+    }
+}
+
 /// The first object value under the key `key`, anywhere in `v`.
 fn find_key<'v>(v: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
     match v {

@@ -4,7 +4,7 @@
 //! generous bounds, never as exact times. These tests use Linux interfaces (`/proc`, signals).
 #![cfg(target_os = "linux")]
 
-use crate::common::{manifest_dir, sjlint, testdata};
+use crate::common::{exec, manifest_dir, sjlint, testdata};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -1379,4 +1379,144 @@ fn a_rate_limit_notice_after_the_result_does_not_keep_claude_code_running() {
         "{}",
         ran.describe()
     );
+}
+
+// ------------------------------------------------------------------------------------------
+// Every agent of the registry under `run`: its `tool-run.ndjson` fixture written by the fake
+// agent `replay.sh`, which then exits, hangs, or stops in the middle of its first tool call.
+
+/// Each agent you run (not cursor-agent, whose fake agents are above, nor the common form) with
+/// its `tool-run.ndjson`: a whole run with at least one tool call.
+fn runnable_agents() -> Vec<(String, PathBuf)> {
+    let listed = exec(&["agents", "--format", "json"], None);
+    let v: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["name"] != "cursor" && a["name"] != "common")
+        .map(|a| {
+            let name = a["name"].as_str().unwrap().to_owned();
+            let file = manifest_dir()
+                .join(a["fixtures"].as_str().unwrap())
+                .join("tool-run.ndjson");
+            assert!(
+                file.is_file(),
+                "{name}: no {} (a whole run with a tool call, for `run`)",
+                file.display()
+            );
+            (name, file)
+        })
+        .collect()
+}
+
+/// The common events of `file`, as `fmt --to common` writes them.
+fn common_events(file: &std::path::Path) -> Vec<Value> {
+    let out = exec(&["fmt", "--to", "common", file.to_str().unwrap()], None);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    out.stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_agent_run_to_its_end_is_forwarded_and_succeeds() {
+    for (name, file) in runnable_agents() {
+        let stream = file.to_str().unwrap();
+        let ran = run("replay.sh", &[], &[("STREAM", stream)]);
+        ran.ended(0, "exited");
+        assert_eq!(ran.stdout, std::fs::read(&file).unwrap(), "{name}");
+        let s = &ran.summary;
+        assert_eq!(s["agent"]["kind"], name.as_str(), "{}", ran.describe());
+        assert_eq!(s["findings"]["errors"], 0, "{name}: {}", ran.describe());
+        assert!(
+            s["tool_calls"]["total"].as_u64() >= Some(1),
+            "{name}: {}",
+            ran.describe()
+        );
+    }
+}
+
+#[test]
+fn every_agent_hanging_after_its_run_ended_is_ended() {
+    for (name, file) in runnable_agents() {
+        let events = common_events(&file);
+        let stream = file.to_str().unwrap();
+        let ran = run(
+            "replay.sh",
+            &[
+                "--after-result",
+                "300ms",
+                "--idle-timeout",
+                "2s",
+                "--kill-after",
+                "5s",
+            ],
+            &[("STREAM", stream), ("THEN", "hang")],
+        );
+        assert_eq!(ran.stdout, std::fs::read(&file).unwrap(), "{name}");
+        if events.iter().any(|e| e["type"] == "end") {
+            // The run's end is known: ended --after-result later, and a success.
+            ran.ended(0, "terminated-after-result");
+            assert!(
+                ran.elapsed < Duration::from_secs(2),
+                "{name}: {}",
+                ran.describe()
+            );
+            assert!(
+                ran.stderr.contains("agent-hung-after-result"),
+                "{name}: {}",
+                ran.describe()
+            );
+        } else {
+            // An agent that writes no end: only idleness can tell the run is over.
+            ran.ended(124, "idle-timeout");
+        }
+    }
+}
+
+#[test]
+fn every_agent_stalled_in_a_tool_call_is_ended_naming_the_call() {
+    for (name, file) in runnable_agents() {
+        let events = common_events(&file);
+        let start = events
+            .iter()
+            .find(|e| e["type"] == "tool_start")
+            .unwrap_or_else(|| panic!("{name}: no tool_start in {}", file.display()));
+        let line = start["line"].as_u64().unwrap();
+        // Agents that write a call only once it ended (OpenCode) show no running call.
+        let ends_at_once = events.iter().any(|e| {
+            e["type"] == "tool_end" && e["line"] == line && e["call_id"] == start["call_id"]
+        });
+        let text = std::fs::read_to_string(&file).unwrap();
+        let dir = Scratch::new(&format!("stall-{name}"));
+        let cut = dir.path("cut.ndjson");
+        let head: String = text.split_inclusive('\n').take(line as usize).collect();
+        std::fs::write(&cut, &head).unwrap();
+        let ran = run(
+            "replay.sh",
+            &["--tool-timeout", "500ms", "--idle-timeout", "1500ms"],
+            &[("STREAM", cut.to_str().unwrap()), ("THEN", "hang")],
+        );
+        assert_eq!(ran.stdout, head.as_bytes(), "{name}");
+        if ends_at_once {
+            ran.ended(124, "idle-timeout");
+            continue;
+        }
+        ran.ended(124, "tool-timeout");
+        let running = &ran.summary["stall"]["running"][0];
+        assert_eq!(
+            running["id"],
+            start["call_id"],
+            "{name}: {}",
+            ran.describe()
+        );
+        assert_eq!(running["line"], line, "{name}: {}", ran.describe());
+        assert!(
+            ran.stderr
+                .contains(start["call_id"].as_str().unwrap_or_default()),
+            "{name}: the stall names the call\n{}",
+            ran.describe()
+        );
+    }
 }
