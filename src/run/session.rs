@@ -184,9 +184,7 @@ impl Session {
 fn between_any_lines(ty: Option<&str>, subtype: Option<&str>) -> bool {
     matches!(
         (ty, subtype),
-        (Some("rate_limit_event"), _)
-            | (Some("system"), Some("thinking_tokens"))
-            | (Some("done"), _)
+        (Some("rate_limit_event" | "done"), _) | (Some("system"), Some("thinking_tokens"))
     )
 }
 
