@@ -23,12 +23,16 @@ view! {
         "agent" => agent: Field<'a>,
         "session_id" => session_id: Field<'a>,
         "model" => model: Field<'a>,
+        "cwd" => cwd: Field<'a>,
         "parent" => parent: Field<'a>,
         "call_id" => call_id: Field<'a>,
         "name" => name: Field<'a>,
         "tool_kind" => tool_kind: Field<'a>,
         "args" => args: Raw<'a>,
         "ok" => ok: Field<'a>,
+        "rejected" => rejected: Field<'a>,
+        "exit_code" => exit_code: Field<'a>,
+        "lines" => lines: Field<'a>,
         "text" => text: Field<'a>,
         "delta" => delta: Field<'a>,
         "usage" => usage: WireUsage<'a>,
@@ -130,13 +134,19 @@ impl Validator {
             &["line"],
             emit,
         );
-        for (name, f) in [("ok", &l.ok), ("delta", &l.delta)] {
+        for (name, f) in [
+            ("ok", &l.ok),
+            ("delta", &l.delta),
+            ("rejected", &l.rejected),
+        ] {
             expect(f.json_type(), Want::Bool, false, pos, bytes, &[name], emit);
         }
         for (name, f) in [
             ("cost_usd", &l.cost_usd),
             ("duration_ms", &l.duration_ms),
             ("timestamp_ms", &l.timestamp_ms),
+            ("exit_code", &l.exit_code),
+            ("lines", &l.lines),
         ] {
             expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit);
         }
@@ -145,6 +155,7 @@ impl Validator {
             ("call_id", &l.call_id),
             ("name", &l.name),
             ("session_id", &l.session_id),
+            ("cwd", &l.cwd),
         ] {
             expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
         }
@@ -241,6 +252,7 @@ impl Validator {
             .map(Agent::as_str);
         ev.session_id = l.session_id.to_cow();
         ev.model = l.model.to_cow();
+        ev.cwd = l.cwd.to_cow();
         ev.parent = l.parent.to_cow();
         ev.call_id = l.call_id.to_cow();
         ev.name = l.name.to_cow();
@@ -253,6 +265,13 @@ impl Validator {
         });
         ev.args = l.args.0;
         ev.ok = l.ok.as_bool();
+        ev.rejected = l.rejected.as_bool() == Some(true);
+        ev.exit_code = l
+            .exit_code
+            .as_f64()
+            .filter(|c| c.fract() == 0.0)
+            .map(|c| c as i64);
+        ev.lines = super::count(&l.lines);
         ev.text = l.text.to_cow();
         ev.delta = l.delta.as_bool() == Some(true);
         if l.usage.shape == Some(JsonType::Object) {

@@ -426,7 +426,7 @@ pub(super) fn classified(
                 validator.check(rec, bytes, ev, emit);
                 consumer.event(rec, json, ev);
                 if consumer.wants_common() {
-                    to_common.map(rec.pos.line, ev, &mut |e| consumer.common(e));
+                    to_common.map(rec.pos.line, json, ev, &mut |e| consumer.common(e));
                 }
             }
             Check::Agent(checker, side) => {

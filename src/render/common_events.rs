@@ -19,7 +19,7 @@ use std::io::Write;
 /// when it has one, else the agent's own name of the tool ("Used `mcp__github__list`").
 fn wording_kind<'a>(tool_kind: Option<&'static str>, name: &'a str) -> &'a str {
     // cursor-agent's own names word themselves.
-    if name.ends_with("ToolCall") {
+    if is_cursors(name) {
         return name;
     }
     match tool_kind.unwrap_or_else(|| vocab::tool_kind(name)) {
@@ -42,6 +42,11 @@ fn is_worded_plain(kind: &str) -> bool {
         kind,
         "readToolCall" | "editToolCall" | "shellToolCall" | "writeToolCall"
     )
+}
+
+/// Whether `name` is one of cursor-agent's tool kinds (`shellToolCall`), which word themselves.
+fn is_cursors(name: &str) -> bool {
+    name.ends_with("ToolCall")
 }
 
 /// Whether a call worded as `kind` runs a command.
@@ -71,8 +76,12 @@ impl<W: Write> Renderer<'_, W> {
                     return;
                 }
                 let mut line = "session".to_owned();
-                for part in [&ev.session_id, &ev.model].into_iter().flatten() {
+                if let Some(id) = &ev.session_id {
                     line.push(' ');
+                    line.push_str(&escape_untrusted(id));
+                }
+                for part in [&ev.model, &ev.cwd].into_iter().flatten() {
+                    line.push_str(" · ");
                     line.push_str(&escape_untrusted(part));
                 }
                 if let Some(a) = ev.agent.and_then(crate::agents::Agent::from_name) {
@@ -97,11 +106,12 @@ impl<W: Write> Renderer<'_, W> {
                         self.newline();
                     }
                     self.push_styled(">", style);
-                    self.push_styled(" ", None);
-                    if i == 0 {
+                    let sub = if i == 0 { sub } else { "" };
+                    if !(line.is_empty() && sub.is_empty()) {
+                        self.push_styled(" ", None);
                         self.push_styled(sub, self.styles.dim);
+                        self.push_escaped(line, None);
                     }
-                    self.push_escaped(line, None);
                 }
                 self.newline();
             }
@@ -116,19 +126,7 @@ impl<W: Write> Renderer<'_, W> {
                 self.push_lines(text, None);
                 self.text_shown = true;
             }
-            Kind::Thinking => {
-                let Some(text) = ev.text.as_deref().filter(|t| !t.is_empty()) else {
-                    return;
-                };
-                if !self.opts.thinking {
-                    return;
-                }
-                self.start(Block::Thinking);
-                self.push_styled("· thinking", self.styles.dim);
-                self.newline();
-                self.push_lines(text, self.styles.thinking);
-                self.last = Block::Marker;
-            }
+            Kind::Thinking => self.common_thinking(ev),
             Kind::ToolStart => {
                 let Some(id) = ev.call_id.as_deref() else {
                     return;
@@ -138,12 +136,15 @@ impl<W: Write> Renderer<'_, W> {
                 }
                 let name = ev.name.as_deref().unwrap_or("(none)");
                 let kind = wording_kind(ev.tool_kind, name);
+                // cursor-agent's kinds name their own arguments.
                 let target = ev
                     .args
-                    .and_then(|a| target(kind, a).or_else(|| common_target(a)))
+                    .and_then(|a| {
+                        target(kind, a).or_else(|| (!is_cursors(name)).then(|| common_target(a))?)
+                    })
                     .or_else(|| ev.text.as_deref().map(cut));
                 self.open.insert(
-                    crate::agents::id_prefix(id).into(),
+                    crate::pairing::key_of(id, &mut self.scratch).into(),
                     Open {
                         kind: Excerpt(kind).to_string().into(),
                         target,
@@ -175,17 +176,63 @@ impl<W: Write> Renderer<'_, W> {
         }
     }
 
+    /// Thinking, shown on request: the pieces of one phase in one block (a bold heading starts a
+    /// paragraph), a whole thought in a block of its own; a thinking event without text ends
+    /// the phase ("· thought for 2.1 s").
+    fn common_thinking(&mut self, ev: &vocab::Event<'_>) {
+        if ev.text.is_none() && !ev.delta {
+            if self.opts.thinking && self.last == Block::Thinking {
+                self.end_line();
+                let line = match ev.duration_ms {
+                    Some(ms) => format!("· thought for {}", duration(ms)),
+                    None => "· thought".to_owned(),
+                };
+                self.push_styled(&line, self.styles.dim);
+                self.newline();
+                // What follows starts a new block.
+                self.last = Block::Marker;
+            }
+            return;
+        }
+        let mut text = ev.text.as_deref().unwrap_or_default();
+        // A whole thought without text says nothing; a piece without text still opens the block.
+        if !self.opts.thinking || (text.is_empty() && !ev.delta) {
+            return;
+        }
+        if !(ev.delta && self.last == Block::Thinking) {
+            self.start(Block::Thinking);
+            self.push_styled("· thinking", self.styles.dim);
+            self.newline();
+        } else if let Some(heading) =
+            Some(text.trim_start_matches('\n')).filter(|t| opens_heading(t))
+        {
+            // A heading starts a paragraph: the model writes its next one a single newline
+            // after the last sentence (or none).
+            while self.newlines < 2 {
+                self.newline();
+            }
+            text = heading;
+        }
+        self.push_lines(text, self.styles.thinking);
+        if !ev.delta {
+            // A whole thought is a block of its own.
+            self.last = Block::Marker;
+        }
+    }
+
     /// One line per call, worded as cursor-agent's calls are (`calls::Call`), from the tool's
     /// kind: "Ran `cargo test` in 1.2 s", "Read file src/main.rs", "Failed: edit file x: …".
     fn common_tool_end(&mut self, ev: &vocab::Event<'_>) {
-        let open = ev
-            .call_id
-            .as_deref()
-            .and_then(|id| self.open.remove(crate::agents::id_prefix(id)));
+        let open = ev.call_id.as_deref().and_then(|id| {
+            self.open
+                .remove(crate::pairing::key_of(id, &mut self.scratch))
+        });
         let name = ev.name.as_deref().unwrap_or("(none)");
+        // The end's own name, when it gives one (it may differ from the start's: a
+        // `tool-kind-mismatch` of cursor-agent's is worded as it completed).
         let kind: String = match &open {
-            Some(o) => o.kind.to_string(),
-            None => Excerpt(wording_kind(ev.tool_kind, name)).to_string(),
+            Some(o) if name == "(none)" => o.kind.to_string(),
+            _ => Excerpt(wording_kind(ev.tool_kind, name)).to_string(),
         };
         let subagent = open.as_ref().map_or(ev.parent.is_some(), |o| o.subagent);
         let took = ev.duration_ms.or(
@@ -195,19 +242,34 @@ impl<W: Write> Renderer<'_, W> {
             },
         );
         let failed = ev.ok == Some(false);
+        // A command that ran and exited non-zero was carried out: its line says the code.
+        let ran = ev.exit_code.is_some_and(|c| c != 0);
+        let outcome = if ev.rejected {
+            Some("rejected")
+        } else if failed && !ran {
+            Some("error")
+        } else if ev.ok.is_none() && ev.name.as_deref().is_some_and(is_cursors) {
+            // cursor-agent wrote a `completed` without its result.
+            None
+        } else {
+            Some("success")
+        };
         let call = Call {
             kind: &kind,
             target: open.as_ref().and_then(|o| o.target.as_deref()),
-            outcome: Some(if failed { "error" } else { "success" }),
-            exit_code: None,
-            total_lines: None,
+            outcome,
+            exit_code: ev.exit_code,
+            total_lines: ev.lines,
             took,
         };
         let sub = if subagent { "(subagent) " } else { "" };
         if self.opts.plain {
             // A command that ran and failed was still run, as cursor-agent's shell calls with a
             // non-zero exit code are.
-            let shown = if failed && wording_is_shell(&kind) {
+            let shown = if is_cursors(name) || ev.rejected || ran {
+                // cursor-agent's calls are worded by their own kinds, as its `text` format does.
+                call.plain()
+            } else if failed && wording_is_shell(&kind) {
                 Call {
                     outcome: Some("success"),
                     ..call
@@ -230,7 +292,9 @@ impl<W: Write> Renderer<'_, W> {
             return;
         }
         let (mut line, tone) = call.line();
-        if failed && let Some(text) = ev.text.as_deref() {
+        if outcome == Some("error")
+            && let Some(text) = ev.text.as_deref()
+        {
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             line.push_str(": ");
             line.push_str(&escape_untrusted(&cut(first)));
@@ -258,7 +322,13 @@ impl<W: Write> Renderer<'_, W> {
             self.start(Block::Text);
             self.push_lines(text, None);
         }
-        if !self.opts.plain {
+        if self.opts.plain {
+            // The `text` format prints a failed run's message.
+            if error && let Some(text) = text {
+                self.start(Block::Text);
+                self.push_lines(text, None);
+            }
+        } else {
             self.start(Block::Result);
             let (mark, style) = if error {
                 ("✗ error", self.styles.bad)
@@ -291,5 +361,72 @@ impl<W: Write> Renderer<'_, W> {
         self.in_session = false;
         self.text_shown = false;
         self.tokens = None;
+    }
+}
+
+/// Whether a thinking delta opens a bold heading (`**Planning the fix**`): `**` and then a
+/// word, not the `**` that closes a heading begun in the delta before.
+fn opens_heading(text: &str) -> bool {
+    text.strip_prefix("**")
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(char::is_alphanumeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::RenderOptions;
+    use super::super::tests::rendered;
+
+    /// cursor-agent's partial output: the deltas once, the flush that repeats them adds nothing.
+    #[test]
+    fn partial_output_is_merged_and_escaped() {
+        let input = [
+            r#"{"type":"system","subtype":"init","session_id":"s","model":"M","cwd":"/w"}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi\nthere \u001b[31m"}]},"session_id":"s"}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel"}]},"session_id":"s","timestamp_ms":1}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"lo\n\u001b[2J"}]},"session_id":"s","timestamp_ms":2}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hello\n\u001b[2J"}]},"session_id":"s"}"#,
+            r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":1234,"result":"Hello\n\u001b[2J","session_id":"s"}"#,
+        ]
+        .join("\n");
+        let out = rendered(&input, RenderOptions::default());
+        assert_eq!(
+            out,
+            "session s · M · /w · cursor-agent\n\n> hi\n> there \\u{1b}[31m\n\nHello\n\\u{1b}[2J\n\n✓ success in 1.2 s\n"
+        );
+        assert!(!out.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn tool_lines_say_what_how_and_how_long() {
+        let input = [
+            r#"{"type":"tool_call","subtype":"started","call_id":"a","tool_call":{"shellToolCall":{"args":{"command":"pytest -q"}}},"timestamp_ms":1000}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"b","tool_call":{"readToolCall":{"args":{"path":"src/cart.py"}}},"timestamp_ms":1000}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"b","tool_call":{"readToolCall":{"args":{"path":"src/cart.py"},"result":{"success":{"totalLines":54}}}},"timestamp_ms":1010}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"a","tool_call":{"shellToolCall":{"args":{"command":"pytest -q"},"result":{"success":{"exitCode":1}}}},"timestamp_ms":1800}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"shellToolCall":{"args":{"command":"rm -rf /\nx"}}}}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"shellToolCall":{"result":{"rejected":{"reason":""}}}}}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"d","tool_call":{"grepToolCall":{"args":{"pattern":"TODO","path":"src"}}}}"#,
+        ]
+        .join("\n");
+        let out = rendered(&input, RenderOptions::default());
+        // No `system`/`init`: the session still opens, under the agent's name.
+        assert_eq!(
+            out,
+            "session · cursor-agent\n\n\
+             → Read file src/cart.py (54 lines) in 10 ms\n\
+             → Ran `pytest -q`: exit 1 in 0.8 s\n\
+             → Rejected: run `rm -rf /\\nx`\n\
+             → Never completed: search for `TODO` under src\n\
+             \n! the stream ends before the session's result\n"
+        );
+        let plain = rendered(
+            &input,
+            RenderOptions {
+                plain: true,
+                ..RenderOptions::default()
+            },
+        );
+        assert_eq!(plain, "Read file\nRan terminal command\n");
     }
 }

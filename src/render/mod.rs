@@ -5,11 +5,10 @@
 //! the end of reading once nobody reads the output, and the markers for invalid records and for
 //! what the input left unfinished. What is true of the whole input (no agent sjlint knows, no
 //! event at all, one pretty-printed document) is said once, up front, as `check` says it: an
-//! input of plain text gets that one line instead of a marker per line. What the lines say lives beside it: `cursor` words the
-//! canonical events (the session header, the user prompt, the assistant text with partial-output
-//! deltas merged by `merge`, thinking on request, the result), `common_events` every other
-//! agent's common events (each call worded by its tool kind as cursor-agent's are, so every
-//! transcript has the same shape), `calls` the line of one tool call. With `plain`, it writes the wording
+//! input of plain text gets that one line instead of a marker per line. What the lines say lives beside it: `common_events` words every
+//! agent's common events (the session header, the prompt, the assistant text, thinking on
+//! request, one line per call worded by its tool kind, the result), so every transcript has the
+//! same shape and no agent's records are read here; `calls` the line of one tool call. With `plain`, it writes the wording
 //! of the `text` output format of cursor-agent as seed 000 describes it instead.
 //!
 //! Everything shown comes from the input and is untrusted: it goes through
@@ -22,8 +21,6 @@
 mod calls;
 mod ci_log;
 mod common_events;
-mod cursor;
-mod merge;
 
 use crate::check::{self, Consumer};
 use crate::diagnostic::Diagnostic;
@@ -34,7 +31,6 @@ use crate::text::escape_untrusted;
 use crate::vocab;
 use calls::Call;
 use ci_log::no_command;
-use merge::TextMerge;
 use owo_colors::Style;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -187,7 +183,6 @@ pub struct Renderer<'s, W: Write> {
     /// Newlines at the end of what was written: 0 inside a line, 1 at a line start, 2 after a
     /// blank line.
     newlines: u8,
-    text: TextMerge,
     /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
     open: HashMap<Box<str>, Open>,
     max_open: usize,
@@ -204,19 +199,10 @@ pub struct Renderer<'s, W: Write> {
     said_shown: bool,
     /// An event has been seen.
     any_event: bool,
-    /// The input is cursor-agent's: its records are worded from their own view (`cursor`), and
-    /// their common events are not shown again.
-    cursor: bool,
     /// Markers of invalid records before the first event (position, whether it was too
     /// large), and how many more.
     held: Vec<(Position, bool)>,
     held_more: u64,
-    /// `timestamp_ms` of the first delta of the thinking phase under way, and whether one is.
-    #[expect(
-        clippy::option_option,
-        reason = "whether a phase is under way, and the timestamp of its first delta when it had one"
-    )]
-    thinking: Option<Option<u64>>,
 }
 
 impl<'s, W: Write> Renderer<'s, W> {
@@ -234,7 +220,6 @@ impl<'s, W: Write> Renderer<'s, W> {
             buf: String::new(),
             last: Block::Nothing,
             newlines: 2,
-            text: TextMerge::default(),
             open: HashMap::new(),
             max_open: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
             scratch: String::new(),
@@ -244,10 +229,8 @@ impl<'s, W: Write> Renderer<'s, W> {
             said: None,
             said_shown: false,
             any_event: false,
-            cursor: false,
             held: Vec::new(),
             held_more: 0,
-            thinking: None,
         }
     }
 
@@ -449,28 +432,10 @@ impl<'s, W: Write> Renderer<'s, W> {
 }
 
 impl<W: Write> Consumer for Renderer<'_, W> {
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+    /// A record of an input no agent sjlint knows (every agent's records come as common events):
+    /// what is said of the whole input, once.
+    fn event(&mut self, _rec: &Record<'_>, _json: &str, _ev: &Event<'_>) {
         self.first_event();
-        let ty = ev.ty.as_str();
-        let subtype = ev.subtype.as_str();
-        if ty != Some("result") {
-            self.in_session = true;
-        }
-        if ty != Some("thinking") {
-            self.thinking = None;
-        }
-        match (ty, subtype) {
-            (Some("system"), Some("init")) => self.init(json, ev),
-            (Some("user"), _) => self.user(ev),
-            (Some("assistant"), _) => self.assistant(ev),
-            (Some("thinking"), Some("delta")) => self.thinking_delta(ev),
-            (Some("thinking"), Some("completed")) => self.thinking_completed(ev),
-            (Some("tool_call"), Some("started")) => self.started(rec, ev),
-            (Some("tool_call"), Some("completed")) => self.completed(ev),
-            (Some("result"), _) => self.result(ev),
-            // Queries are shown through the calls they decide; unknown events are left out.
-            _ => {}
-        }
         self.flush_buf(false);
     }
 
@@ -493,17 +458,8 @@ impl<W: Write> Consumer for Renderer<'_, W> {
         true
     }
 
-    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
-        self.cursor = agent == Some(crate::agents::Agent::Cursor);
-    }
-
-    /// Every agent's events but cursor-agent's, which [`Consumer::event`] words with what only
-    /// its records say (exit codes, lines read, rejections, partial output merged, the working
-    /// directory, how long thinking took).
+    /// Every agent's events, cursor-agent's too, worded by `common_events`.
     fn common(&mut self, ev: &vocab::Event<'_>) {
-        if self.cursor {
-            return;
-        }
         self.first_event();
         self.common_event(ev);
         self.flush_buf(false);

@@ -213,7 +213,7 @@ mod tests {
         };
         let mut changed = s.observe_cursor_record(n, ev.ty.as_str(), ev.subtype.as_str());
         let mut map = ToCommon::new(16);
-        map.map(n, &ev, &mut |e| {
+        map.map(n, line, &ev, &mut |e| {
             changed |= s.observe_common(e, Instant::now());
         });
         changed

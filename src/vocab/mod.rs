@@ -152,6 +152,8 @@ pub struct Event<'a> {
     pub agent: Option<&'static str>,
     pub session_id: Option<Cow<'a, str>>,
     pub model: Option<Cow<'a, str>>,
+    /// `session_start`: the working directory the agent runs in, when it says.
+    pub cwd: Option<Cow<'a, str>>,
     /// Prompt, assistant text, thinking, tool result text, error text, final result text.
     pub text: Option<Cow<'a, str>>,
     /// `assistant_text`: the text is a piece of a message whose pieces are joined.
@@ -165,6 +167,12 @@ pub struct Event<'a> {
     pub args: Option<&'a RawValue>,
     /// `tool_end`, `end`: whether it went well.
     pub ok: Option<bool>,
+    /// `tool_end`: the call was refused (by the user or a permission rule), not run.
+    pub rejected: bool,
+    /// `tool_end` of a command: its exit code, when the agent reports it.
+    pub exit_code: Option<i64>,
+    /// `tool_end` of a read: the lines the file has, when the agent reports it.
+    pub lines: Option<u64>,
     pub usage: Option<Tokens>,
     /// `end`: the cost of this session or turn in US dollars, when the agent reports it.
     pub cost_usd: Option<f64>,
@@ -184,6 +192,7 @@ impl<'a> Event<'a> {
             agent: None,
             session_id: None,
             model: None,
+            cwd: None,
             text: None,
             delta: false,
             call_id: None,
@@ -191,6 +200,9 @@ impl<'a> Event<'a> {
             tool_kind: None,
             args: None,
             ok: None,
+            rejected: false,
+            exit_code: None,
+            lines: None,
             usage: None,
             cost_usd: None,
             duration_ms: None,

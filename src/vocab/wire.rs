@@ -23,6 +23,8 @@ struct Wire<'e> {
     #[serde(skip_serializing_if = "Option::is_none")]
     model: Option<&'e str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<&'e str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     parent: Option<&'e str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     call_id: Option<&'e str>,
@@ -34,6 +36,12 @@ struct Wire<'e> {
     args: Option<&'e RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ok: Option<bool>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rejected: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<&'e str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -70,12 +78,16 @@ pub fn write_line(ev: &Event<'_>, out: &mut Vec<u8>) {
         agent: ev.agent,
         session_id: ev.session_id.as_deref(),
         model: ev.model.as_deref(),
+        cwd: ev.cwd.as_deref(),
         parent: ev.parent.as_deref(),
         call_id: ev.call_id.as_deref(),
         name: ev.name.as_deref(),
         tool_kind: ev.tool_kind,
         args: ev.args,
         ok: ev.ok,
+        rejected: ev.rejected,
+        exit_code: ev.exit_code,
+        lines: ev.lines,
         text: ev.text.as_deref(),
         delta: ev.delta,
         usage: ev.usage.map(|u| WireTokens {

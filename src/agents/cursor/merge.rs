@@ -1,10 +1,10 @@
 //! Merging `--stream-partial-output` deltas with the flush that repeats them.
 //!
 //! This module owns [`Piece`] (what an assistant event is: a delta, a flush, a segment) and
-//! [`TextMerge`], which tells the renderer the part of an assistant text still to show and
-//! whether it continues the paragraph shown just before. Memory is constant: only a hash of the
-//! deltas since the last flush is kept, never their text. It must not write anything nor escape
-//! text; the renderer does both.
+//! [`TextMerge`], which tells the mapping into the common vocabulary the part of an assistant
+//! text not said yet and whether it continues the text said just before, so that the common form
+//! carries each piece of text once. Memory is constant: only a hash of the deltas since the last
+//! flush is kept, never their text. It must not write anything.
 
 use crate::event::Event;
 use crate::validate::TextHash;
@@ -38,8 +38,8 @@ pub(super) struct TextMerge {
 }
 
 impl TextMerge {
-    /// The part of `text` still to show, and whether it continues the text shown just before
-    /// (`false`: it starts a new paragraph).
+    /// The part of `text` not said yet, and whether it continues the text said just before
+    /// (`false`: it starts a new message).
     pub(super) fn push<'t>(&mut self, text: &'t str, piece: Piece) -> (&'t str, bool) {
         match piece {
             Piece::Delta => {
