@@ -17,7 +17,7 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, view};
+use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, pi, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -48,6 +48,7 @@ view! {
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
         "sessionID" => session_id: Field<'a>,
+        "version" => version: Field<'a>,
     }
 }
 
@@ -76,6 +77,7 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Gemini => gemini::evidence,
         Agent::Grok => grok::evidence,
         Agent::OpenCode => opencode::evidence,
+        Agent::Pi => pi::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -246,6 +248,8 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::Grok
     } else if opencode::OWN_TYPES.contains(&ty) {
         Agent::OpenCode
+    } else if pi::OWN_TYPES.contains(&ty) {
+        Agent::Pi
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
     } else if ty == "tool_call" && this == Agent::Grok {
@@ -263,7 +267,7 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     } else if matches!(ty, "system" | "assistant" | "user")
         && matches!(
             this,
-            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode
+            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode | Agent::Pi
         )
     {
         // Claude Code and cursor-agent share these names; the finding names the first.
