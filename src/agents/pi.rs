@@ -272,9 +272,10 @@ pub struct Validator {
     /// them in the common form.
     text_deltas: bool,
     thinking_deltas: bool,
-    /// The session id of the header (a bounded prefix), and its time for the next run's start.
+    /// The session id of the header (a bounded prefix).
     session: String,
-    header_ms: Option<u64>,
+    /// The header said the common `session_start` of the run that comes next.
+    started: bool,
     /// The run's cost so far: the sum of its assistant messages'.
     cost: Option<f64>,
     /// The last assistant message of the run: its `stopReason` went well (`stop`), and its
@@ -365,7 +366,7 @@ impl Validator {
         }
         self.last_line = pos.line;
         match ty {
-            "session" => self.header(pos, bytes, line, emit),
+            "session" => self.header(pos, bytes, line, emit, &mut sink),
             "agent_start" => self.agent_start(pos, bytes, &mut sink, emit),
             "agent_end" => self.agent_end(pos, bytes, line, arena, emit, &mut sink),
             "turn_start" => self.turn_start(pos, bytes, emit),
@@ -445,15 +446,21 @@ impl Validator {
         }
     }
 
-    /// A run begins: the common `session_start`.
+    /// A run begins: the common `session_start`, unless the header just said it.
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
         self.state = State::Open(pos.line);
         self.reset_run();
+        if !std::mem::take(&mut self.started) {
+            self.session_start(pos, None, sink);
+        }
+    }
+
+    fn session_start(&self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Pi.as_str());
             ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
-            ev.timestamp_ms = self.header_ms.take();
+            ev.timestamp_ms = ms;
             sink(&ev);
         }
     }
@@ -467,8 +474,17 @@ impl Validator {
         self.answer.clear();
     }
 
-    /// The session header: the first line of a `pi` process's stream.
-    fn header(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    /// The session header: the first line of a `pi` process's stream, and the common
+    /// `session_start` of its first run (a stream of the header alone is a session that never
+    /// ran).
+    fn header(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
         let what = "a session header";
         require(
             line.id.json_type(),
@@ -505,7 +521,9 @@ impl Validator {
         if let Some(id) = line.id.as_str() {
             self.session.push_str(super::id_prefix(id));
         }
-        self.header_ms = line.timestamp.as_str().and_then(parse_timestamp);
+        let ms = line.timestamp.as_str().and_then(parse_timestamp);
+        self.session_start(pos, ms, sink);
+        self.started = true;
     }
 
     fn agent_start(
@@ -717,6 +735,16 @@ impl Validator {
                 .with_snippet(bytes),
             );
         }
+        // A turn's tools end before its `turn_end`, unless its message failed.
+        let failed = matches!(line.message.stop_reason.as_str(), Some("error" | "aborted"));
+        for call in self.calls.drain() {
+            if !failed {
+                emit(unfinished(
+                    &call,
+                    "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId` before its turn's `turn_end`",
+                ));
+            }
+        }
     }
 
     fn message_start(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
@@ -750,8 +778,14 @@ impl Validator {
         self.thinking_deltas = false;
     }
 
-    fn no_message(&self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
-        if self.message.is_none() && !self.calls.unreadable_seen() {
+    /// A `message_update` or `message_end` with no message open: said, and the message taken
+    /// to be open (its other events are not said again).
+    fn no_message(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
+        if self.message.is_some() {
+            return;
+        }
+        self.message = Some((pos.line, Role::Assistant));
+        if !self.calls.unreadable_seen() {
             emit(
                 Diagnostic::new(
                     Rule::OrphanCompletion,
