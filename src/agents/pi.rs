@@ -40,7 +40,7 @@ view! {
         "timestamp" => timestamp: Field<'a>,
         "cwd" => cwd: Field<'a>,
         "parentSession" => parent_session: Field<'a>,
-        "message" => message: Message<'a>,
+        "message" => message: Raw<'a>,
         "messages" => messages: Raw<'a>,
         "willRetry" => will_retry: Field<'a>,
         "toolResults" => tool_results: Raw<'a>,
@@ -65,7 +65,9 @@ view! {
 }
 
 view! {
-    /// `message` of a message or turn event: a user, assistant or tool-result message.
+    /// `message` of a message or turn event: a user, assistant or tool-result message. Read from
+    /// the line's raw `message` where it is checked (the line's view stays small: every record
+    /// is read into it).
     pub struct Message<'a> {
         "role" => role: Field<'a>,
         "content" => content: Raw<'a>,
@@ -320,6 +322,16 @@ fn content_text<'a>(content: &Raw<'a>, arena: &'a Bump, thinking: bool) -> Optio
     out.filter(|t| !t.is_empty())
 }
 
+/// The `message` of a line, read into its view when it is an object.
+fn message_of<'a>(raw: &Raw<'a>, arena: &'a Bump) -> Message<'a> {
+    match raw.get() {
+        Some(text) if raw.json_type() == Some(JsonType::Object) => {
+            super::parse(text, arena).unwrap_or_default()
+        }
+        _ => Message::default(),
+    }
+}
+
 impl Validator {
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
@@ -370,8 +382,8 @@ impl Validator {
             "agent_start" => self.agent_start(pos, bytes, &mut sink, emit),
             "agent_end" => self.agent_end(pos, bytes, line, arena, emit, &mut sink),
             "turn_start" => self.turn_start(pos, bytes, emit),
-            "turn_end" => self.turn_end(pos, bytes, line, emit),
-            "message_start" => self.message_start(pos, bytes, line, emit),
+            "turn_end" => self.turn_end(pos, bytes, line, arena, emit),
+            "message_start" => self.message_start(pos, bytes, line, arena, emit),
             "message_update" => self.message_update(pos, bytes, line, emit, &mut sink),
             "message_end" => self.message_end(pos, bytes, line, arena, emit, &mut sink),
             "tool_execution_start" => self.tool_start(pos, bytes, line, emit, &mut sink),
@@ -702,10 +714,18 @@ impl Validator {
         }
     }
 
-    fn turn_end(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    fn turn_end<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+    ) {
+        let m = message_of(&line.message, arena);
         let what = "a `turn_end`";
         if require(
-            line.message.shape,
+            line.message.json_type(),
             Want::Obj,
             what,
             pos,
@@ -713,7 +733,7 @@ impl Validator {
             &["message"],
             emit,
         ) {
-            message(pos, bytes, &line.message, false, emit);
+            message(pos, bytes, &m, false, emit);
         }
         array(
             &line.tool_results,
@@ -736,7 +756,7 @@ impl Validator {
             );
         }
         // A turn's tools end before its `turn_end`, unless its message failed.
-        let failed = matches!(line.message.stop_reason.as_str(), Some("error" | "aborted"));
+        let failed = matches!(m.stop_reason.as_str(), Some("error" | "aborted"));
         for call in self.calls.drain() {
             if !failed {
                 emit(unfinished(
@@ -747,9 +767,17 @@ impl Validator {
         }
     }
 
-    fn message_start(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    fn message_start<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+    ) {
+        let m = message_of(&line.message, arena);
         if require(
-            line.message.shape,
+            line.message.json_type(),
             Want::Obj,
             "a `message_start`",
             pos,
@@ -757,9 +785,9 @@ impl Validator {
             &["message"],
             emit,
         ) {
-            message(pos, bytes, &line.message, false, emit);
+            message(pos, bytes, &m, false, emit);
         }
-        let role = Role::of(line.message.role.as_str());
+        let role = Role::of(m.role.as_str());
         if let Some((at, _)) = self.message.replace((pos.line, role)) {
             emit(
                 Diagnostic::new(
@@ -807,17 +835,16 @@ impl Validator {
         sink: &mut Sink<'_, '_>,
     ) {
         let what = "a `message_update`";
-        if require(
-            line.message.shape,
+        // The growing message: its fields are checked on `message_end`.
+        require(
+            line.message.json_type(),
             Want::Obj,
             what,
             pos,
             bytes,
             &["message"],
             emit,
-        ) {
-            message(pos, bytes, &line.message, false, emit);
-        }
+        );
         self.no_message(pos, bytes, "message_update", emit);
         let e = &line.event;
         if !require(
@@ -896,9 +923,8 @@ impl Validator {
     ) {
         self.no_message(pos, bytes, "message_end", emit);
         self.message = None;
-        let m = &line.message;
         if !require(
-            m.shape,
+            line.message.json_type(),
             Want::Obj,
             "a `message_end`",
             pos,
@@ -908,6 +934,7 @@ impl Validator {
         ) {
             return;
         }
+        let m = &message_of(&line.message, arena);
         message(pos, bytes, m, true, emit);
         let role = Role::of(m.role.as_str());
         if role == Role::Assistant {

@@ -100,25 +100,39 @@ fn the_session_header_alone_is_pis() {
     );
 }
 
-/// The run of `tool-run.ndjson` broken as real runs break: each gets its finding, at its line.
-#[test]
-fn broken_pi_streams_get_their_finding() {
-    let owned = lines_of("tool-run.ndjson");
-    let l: Vec<&str> = owned.iter().map(String::as_str).collect();
+/// The lines of `tool-run.ndjson`, whose tool call starts on line 15 and ends on line 17.
+fn tool_run() -> Vec<String> {
+    let l = lines_of("tool-run.ndjson");
     assert_eq!(l.len(), 27);
     assert!(l[14].contains("\"tool_execution_start\""), "{}", l[14]);
     assert!(l[16].contains("\"tool_execution_end\""), "{}", l[16]);
+    l
+}
+
+type Case<'a> = (&'a str, String, Vec<(&'a str, u64)>);
+
+/// Each case's findings are exactly its (rule, line)s, and the stream fails.
+fn each_gets_its_finding(cases: Vec<Case<'_>>) {
+    for (what, input, want) in cases {
+        let (run, findings) =
+            check_json(&["--stdin-filename", "pi.ndjson"], Some(input.as_bytes()));
+        let mut got: Vec<(&str, u64)> =
+            findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+        got.sort_by_key(|g| g.1);
+        assert_eq!(got, want, "{what}: {}", show(&findings));
+        assert_eq!(run.code, 1, "{what}");
+    }
+}
+
+/// The run of `tool-run.ndjson` with its tool call broken as real runs break: each gets its
+/// finding, at its line.
+#[test]
+fn broken_tool_calls_get_their_finding() {
+    let owned = tool_run();
+    let l: Vec<&str> = owned.iter().map(String::as_str).collect();
     let id = "toolu_01HkT9qWm3xV7bN2cR5pL8sD";
     let other_end = l[16].replace(id, "toolu_01Zz9yX8wV7uT6sR5qP4oN3m");
-    let is_error_text = l[16].replace(r#""isError":false"#, r#""isError":"false""#);
-    let no_tool_name = l[14].replace(r#""toolName":"bash","#, "");
-    let tokens_text = l[13].replace(r#""input":2712"#, r#""input":"2712""#);
-    let negative = l[24].replace(r#""output":21"#, r#""output":-21"#);
-    let no_stop = l[24].replace(r#""stopReason":"stop","#, "");
-    let codex = r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#;
-    let fork = r#"{"type":"session_action_update","actions":{"queued":[],"active":[]}}"#;
-    type Case<'a> = (&'a str, String, Vec<(&'a str, u64)>);
-    let cases: Vec<Case<'_>> = vec![
+    each_gets_its_finding(vec![
         // Cut before the run's end.
         (
             "cut before agent_end",
@@ -150,6 +164,20 @@ fn broken_pi_streams_get_their_finding() {
             join(&[&l[..15], &l[14..]].concat()),
             vec![("duplicate-call-id", 16)],
         ),
+    ]);
+}
+
+/// Fields of the wrong type or missing: `wrong-field-type`, `missing-field`, at their line.
+#[test]
+fn broken_fields_get_their_finding() {
+    let owned = tool_run();
+    let l: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let is_error_text = l[16].replace(r#""isError":false"#, r#""isError":"false""#);
+    let no_tool_name = l[14].replace(r#""toolName":"bash","#, "");
+    let tokens_text = l[13].replace(r#""input":2712"#, r#""input":"2712""#);
+    let negative = l[24].replace(r#""output":21"#, r#""output":-21"#);
+    let no_stop = l[24].replace(r#""stopReason":"stop","#, "");
+    each_gets_its_finding(vec![
         // Wrong field types, and a missing one.
         (
             "isError a string",
@@ -176,6 +204,17 @@ fn broken_pi_streams_get_their_finding() {
             join(&[&l[..24], &[no_stop.as_str()][..], &l[25..]].concat()),
             vec![("missing-field", 25)],
         ),
+    ]);
+}
+
+/// The run's lifecycle broken: a lost start, turn or message start, events after the end, runs
+/// interleaved, another agent's record.
+#[test]
+fn broken_lifecycles_get_their_finding() {
+    let owned = tool_run();
+    let l: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let codex = r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#;
+    each_gets_its_finding(vec![
         // The run's start lost: said once, at the first event of the run.
         (
             "no agent_start",
@@ -217,18 +256,16 @@ fn broken_pi_streams_get_their_finding() {
             join(&[&l[..3], &[codex][..], &l[3..]].concat()),
             vec![("mixed-agents", 4)],
         ),
-    ];
-    for (what, input, want) in cases {
-        let (run, findings) =
-            check_json(&["--stdin-filename", "pi.ndjson"], Some(input.as_bytes()));
-        let mut got: Vec<(&str, u64)> =
-            findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
-        got.sort_by_key(|g| g.1);
-        assert_eq!(got, want, "{what}: {}", show(&findings));
-        assert_eq!(run.code, 1, "{what}");
-    }
-    // A fork's event type, and a stop reason pi-ai does not list: information, the stream is
-    // still clean.
+    ]);
+}
+
+/// What Pi's forks and newer versions may write is information, and the stream is clean: a type
+/// of a fork, a stop reason pi-ai does not list (a run that ends with one did not go well).
+#[test]
+fn information_is_not_a_failure() {
+    let owned = tool_run();
+    let l: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let fork = r#"{"type":"session_action_update","actions":{"queued":[],"active":[]}}"#;
     let pause = l[24].replace(r#""stopReason":"stop""#, r#""stopReason":"pause_turn""#);
     for (what, input, want) in [
         (
