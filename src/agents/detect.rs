@@ -435,6 +435,29 @@ mod tests {
     }
 
     #[test]
+    fn pis_events_and_header_are_its_marks() {
+        assert_eq!(decides(r#"{"type":"agent_start"}"#), Some(Agent::Pi));
+        assert_eq!(
+            decides(
+                r#"{"type":"session","version":3,"id":"019a8f3c-5b2e-7c41-9d3a-6e2f1b8c4d70","timestamp":"2026-09-21T14:13:20.112Z","cwd":"/w"}"#
+            ),
+            Some(Agent::Pi)
+        );
+        // A `session` without its numeric `version` names no agent.
+        assert_eq!(decides(r#"{"type":"session","id":"s"}"#), None);
+        // Claude Code's `stream_event` nests a `message_start`; Pi's is a line of its own.
+        assert_eq!(
+            decides(
+                r#"{"type":"stream_event","event":{"type":"message_start"},"parent_tool_use_id":null}"#
+            ),
+            Some(Agent::Claude)
+        );
+        assert_eq!(foreign("message_end", Agent::Claude), Some(Agent::Pi));
+        assert_eq!(foreign("message_end", Agent::Pi), None);
+        assert_eq!(foreign("assistant", Agent::Pi), Some(Agent::Claude));
+    }
+
+    #[test]
     fn shared_fields_never_decide() {
         // cursor's init with every key Claude Code's init has too.
         let init = CURSOR_INIT.replace(
