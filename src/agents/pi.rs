@@ -623,6 +623,12 @@ impl Validator {
         let (ok, error) = self.outcome(line, arena);
         let since = match self.state {
             State::Open(since) | State::Retrying { since, .. } => since,
+            // The end of the stray events said already.
+            State::Stray(at) => {
+                self.calls.drain();
+                self.state = State::Ended(at);
+                return;
+            }
             // A run that fails before its loop starts writes `agent_end` alone.
             _ if !ok => {
                 self.begin(pos, sink);

@@ -239,6 +239,12 @@ fn broken_lifecycles_get_their_finding() {
             join(&[&l[..], &[l[20]][..]].concat()),
             vec![("event-after-result", 28)],
         ),
+        // A run's tail after its end, `agent_end` and all: said once.
+        (
+            "tail after agent_end",
+            join(&[&l[..], &l[20..]].concat()),
+            vec![("event-after-result", 28)],
+        ),
         (
             "agent_end twice",
             join(&[&l[..], &[l[26]][..]].concat()),
