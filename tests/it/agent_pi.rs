@@ -582,3 +582,64 @@ fn render_shows_a_pi_run() {
     assert!(out.contains("Searched for `retryDelay`"), "{out}");
     assert!(out.contains("✓ success"), "{out}");
 }
+
+/// `sjlint schema pi`: every line of every fixture follows it, and names only top-level keys
+/// the schema lists for its type; a field of the wrong type does not follow it.
+#[test]
+fn every_fixture_follows_pis_schema() {
+    let run = exec(&["schema", "pi"], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let schema: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    // The keys the schema lists for a type: its `properties` and those of the `then` whose `if`
+    // names the type.
+    let listed = |ty: &str| -> Vec<String> {
+        let mut keys: Vec<String> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        for rule in schema["allOf"].as_array().unwrap() {
+            let cond = &rule["if"]["properties"]["type"];
+            let names = cond["const"].as_str().map(|c| vec![c]).unwrap_or_else(|| {
+                cond["enum"]
+                    .as_array()
+                    .map(|e| e.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default()
+            });
+            if names.contains(&ty) {
+                keys.extend(
+                    rule["then"]["properties"]
+                        .as_object()
+                        .unwrap()
+                        .keys()
+                        .cloned(),
+                );
+            }
+        }
+        keys
+    };
+    for f in fixtures() {
+        let p = f.to_str().unwrap();
+        for line in std::fs::read_to_string(&f).unwrap().lines() {
+            let event: Value = serde_json::from_str(line).unwrap();
+            if let Err(e) = validator.validate(&event) {
+                panic!("{p}: {event}\ndoes not follow the schema: {e}");
+            }
+            let keys = listed(event["type"].as_str().unwrap());
+            for k in event.as_object().unwrap().keys() {
+                assert!(
+                    keys.contains(k),
+                    "{p}: `{k}` of {} is not in the schema",
+                    event["type"]
+                );
+            }
+        }
+    }
+    let owned = tool_run();
+    let wrong: Value =
+        serde_json::from_str(&owned[16].replace(r#""isError":false"#, r#""isError":"false""#))
+            .unwrap();
+    assert!(validator.validate(&wrong).is_err());
+}
