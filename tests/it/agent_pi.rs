@@ -602,12 +602,13 @@ fn every_fixture_follows_pis_schema() {
             .collect();
         for rule in schema["allOf"].as_array().unwrap() {
             let cond = &rule["if"]["properties"]["type"];
-            let names = cond["const"].as_str().map(|c| vec![c]).unwrap_or_else(|| {
-                cond["enum"]
+            let names: Vec<&str> = match cond["const"].as_str() {
+                Some(c) => vec![c],
+                None => cond["enum"]
                     .as_array()
                     .map(|e| e.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default()
-            });
+                    .unwrap_or_default(),
+            };
             if names.contains(&ty) {
                 keys.extend(
                     rule["then"]["properties"]
