@@ -14,9 +14,10 @@
 //! message, with `errorMessage`; a run that fails before any message streams may leave its turn
 //! and message open, and then ends with `agent_end` alone. `agent_end` with `willRetry` (or an
 //! `auto_retry_start` after it) is not the end: the retry's `agent_start` goes on with the same
-//! run. Session events (`queue_update`, compaction, retries) may come between runs. Forks add
-//! types: the ones this module does not know are information. State is owned and bounded. It
-//! must not print.
+//! run. Session events (`queue_update`, compaction, retries) may come between runs; for a
+//! supervisor, a compaction under way after a run's end (`compaction_start` … `compaction_end`)
+//! means the process is not done. Forks add types: the ones this module does not know are
+//! information. State is owned and bounded. It must not print.
 
 use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
@@ -287,11 +288,14 @@ pub struct Validator {
     /// The text of the run's last assistant message, for the common `end` (kept only for
     /// common events).
     answer: super::Answer,
+    /// A compaction is under way (after a run's end Pi may summarise the session before it
+    /// exits): the process is not done.
+    compacting: bool,
 }
 
 impl Progress for Validator {
     fn ended(&self) -> bool {
-        matches!(self.state, State::Ended(_) | State::Stray(_))
+        matches!(self.state, State::Ended(_) | State::Stray(_)) && !self.compacting
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
@@ -392,6 +396,7 @@ impl Validator {
             "auto_retry_start" => self.retry_start(pos, bytes, line, emit),
             "auto_retry_end" => self.retry_end(pos, bytes, line, emit, &mut sink),
             "compaction_start" | "auto_compaction_start" => {
+                self.compacting = true;
                 expect(
                     line.reason.json_type(),
                     Want::Str,
@@ -402,7 +407,10 @@ impl Validator {
                     emit,
                 );
             }
-            "compaction_end" | "auto_compaction_end" => compaction_end(pos, bytes, line, emit),
+            "compaction_end" | "auto_compaction_end" => {
+                self.compacting = false;
+                compaction_end(pos, bytes, line, emit);
+            }
             "queue_update" => {
                 for (name, f) in [("steering", &line.steering), ("followUp", &line.follow_up)] {
                     array(f, false, "a `queue_update`", name, pos, bytes, emit);
@@ -1535,4 +1543,51 @@ fn compaction_end(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) 
         &["result"],
         emit,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `lines` to a checker and says whether its run has ended after each.
+    fn ended_after(lines: &[&str]) -> Vec<bool> {
+        let mut v = Validator::default();
+        let mut out = Vec::new();
+        for (i, text) in lines.iter().enumerate() {
+            let arena = Bump::new();
+            let line: Line<'_> = super::super::parse(text, &arena).unwrap();
+            let pos = Position {
+                line: i as u64 + 1,
+                ..Position::default()
+            };
+            v.check(pos, text.as_bytes(), text, &line, &arena, &mut |_| {}, None);
+            out.push(v.ended());
+        }
+        out
+    }
+
+    #[test]
+    fn a_run_is_over_once_its_compaction_and_retries_are() {
+        let end = r#"{"type":"agent_end","messages":[{"role":"assistant","content":[],"stopReason":"stop"}]}"#;
+        let retry = r#"{"type":"agent_end","messages":[{"role":"assistant","content":[],"stopReason":"error","errorMessage":"529"}],"willRetry":true}"#;
+        assert_eq!(
+            ended_after(&[
+                r#"{"type":"agent_start"}"#,
+                end,
+                r#"{"type":"compaction_start","reason":"threshold"}"#,
+                r#"{"type":"compaction_end","reason":"threshold","aborted":false,"willRetry":false}"#,
+            ]),
+            [false, true, false, true]
+        );
+        assert_eq!(
+            ended_after(&[
+                r#"{"type":"agent_start"}"#,
+                retry,
+                r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"529"}"#,
+                r#"{"type":"agent_start"}"#,
+                end,
+            ]),
+            [false, false, false, false, true]
+        );
+    }
 }
