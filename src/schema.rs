@@ -30,6 +30,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("gemini", include_str!("../schemas/gemini.schema.json")),
     Schema::new("grok", include_str!("../schemas/grok.schema.json")),
     Schema::new("opencode", include_str!("../schemas/opencode.schema.json")),
+    Schema::new("pi", include_str!("../schemas/pi.schema.json")),
     Schema::new("run-summary", include_str!("../schemas/run-summary.schema.json")),
     Schema::new("stats", include_str!("../schemas/stats.schema.json")),
 ];

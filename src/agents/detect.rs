@@ -17,7 +17,7 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, view};
+use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, pi, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -48,6 +48,7 @@ view! {
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
         "sessionID" => session_id: Field<'a>,
+        "version" => version: Field<'a>,
     }
 }
 
@@ -76,6 +77,7 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Gemini => gemini::evidence,
         Agent::Grok => grok::evidence,
         Agent::OpenCode => opencode::evidence,
+        Agent::Pi => pi::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -246,6 +248,8 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::Grok
     } else if opencode::OWN_TYPES.contains(&ty) {
         Agent::OpenCode
+    } else if pi::OWN_TYPES.contains(&ty) {
+        Agent::Pi
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
     } else if ty == "tool_call" && this == Agent::Grok {
@@ -263,7 +267,7 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     } else if matches!(ty, "system" | "assistant" | "user")
         && matches!(
             this,
-            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode
+            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode | Agent::Pi
         )
     {
         // Claude Code and cursor-agent share these names; the finding names the first.
@@ -428,6 +432,29 @@ mod tests {
         // A `step_start` with an ISO timestamp is no agent's mark; its type still names OpenCode.
         assert_eq!(foreign("step_finish", Agent::Gemini), Some(Agent::OpenCode));
         assert_eq!(foreign("tool_use", Agent::OpenCode), None);
+    }
+
+    #[test]
+    fn pis_events_and_header_are_its_marks() {
+        assert_eq!(decides(r#"{"type":"agent_start"}"#), Some(Agent::Pi));
+        assert_eq!(
+            decides(
+                r#"{"type":"session","version":3,"id":"019a8f3c-5b2e-7c41-9d3a-6e2f1b8c4d70","timestamp":"2026-09-21T14:13:20.112Z","cwd":"/w"}"#
+            ),
+            Some(Agent::Pi)
+        );
+        // A `session` without its numeric `version` names no agent.
+        assert_eq!(decides(r#"{"type":"session","id":"s"}"#), None);
+        // Claude Code's `stream_event` nests a `message_start`; Pi's is a line of its own.
+        assert_eq!(
+            decides(
+                r#"{"type":"stream_event","event":{"type":"message_start"},"parent_tool_use_id":null}"#
+            ),
+            Some(Agent::Claude)
+        );
+        assert_eq!(foreign("message_end", Agent::Claude), Some(Agent::Pi));
+        assert_eq!(foreign("message_end", Agent::Pi), None);
+        assert_eq!(foreign("assistant", Agent::Pi), Some(Agent::Claude));
     }
 
     #[test]

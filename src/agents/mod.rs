@@ -8,7 +8,7 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `pi`, `common`) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -36,6 +36,7 @@ mod fields;
 pub mod gemini;
 pub mod grok;
 pub mod opencode;
+pub mod pi;
 mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
@@ -159,6 +160,14 @@ agents! {
         schema: "opencode",
         fixtures: "agents/opencode",
     }
+    /// `pi -p --mode json` (the pi-mono coding agent).
+    Pi {
+        name: "pi",
+        display: "Pi",
+        command: "pi -p --mode json",
+        schema: "pi",
+        fixtures: "agents/pi",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -272,6 +281,7 @@ pub(crate) enum Line<'a> {
     Gemini(gemini::Line<'a>),
     Grok(grok::Line<'a>),
     OpenCode(opencode::Line<'a>),
+    Pi(pi::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -287,6 +297,7 @@ impl<'a> Line<'a> {
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
+            Agent::Pi => Line::Pi(pi::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -324,6 +335,7 @@ impl<'a> Line<'a> {
                 l.ty.as_str()
                     .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp))
             }
+            Line::Pi(l) => l.ty.as_str().is_some_and(|t| pi::marked(t, &l.version)),
             Line::Common(_) => false,
         }
     }
@@ -335,6 +347,7 @@ impl<'a> Line<'a> {
             Line::Gemini(_) => Agent::Gemini,
             Line::Grok(_) => Agent::Grok,
             Line::OpenCode(_) => Agent::OpenCode,
+            Line::Pi(_) => Agent::Pi,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -351,6 +364,7 @@ impl<'a> Line<'a> {
             Line::Gemini(l) => parse_into(json, arena, l),
             Line::Grok(l) => parse_into(json, arena, l),
             Line::OpenCode(l) => parse_into(json, arena, l),
+            Line::Pi(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
@@ -363,6 +377,7 @@ impl<'a> Line<'a> {
             Line::Gemini(l) => l.ty.as_str(),
             Line::Grok(l) => l.ty.as_str(),
             Line::OpenCode(l) => l.ty.as_str(),
+            Line::Pi(l) => l.ty.as_str(),
             Line::Common(l) => l.ty.as_str(),
         }
     }
@@ -390,6 +405,7 @@ pub enum Checker {
     Gemini(Box<gemini::Validator>),
     Grok(Box<grok::Validator>),
     OpenCode(Box<opencode::Validator>),
+    Pi(Box<pi::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -405,6 +421,7 @@ impl Checker {
             Agent::Gemini => Checker::Gemini(Box::default()),
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::OpenCode => Checker::OpenCode(Box::default()),
+            Agent::Pi => Checker::Pi(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -413,6 +430,7 @@ impl Checker {
             Checker::Gemini(v) => &mut v.calls,
             Checker::Grok(v) => &mut v.calls,
             Checker::OpenCode(v) => &mut v.calls,
+            Checker::Pi(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -426,6 +444,7 @@ impl Checker {
             Checker::Gemini(_) => Agent::Gemini,
             Checker::Grok(_) => Agent::Grok,
             Checker::OpenCode(_) => Agent::OpenCode,
+            Checker::Pi(_) => Agent::Pi,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -461,6 +480,7 @@ impl Checker {
             (Checker::OpenCode(v), Line::OpenCode(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
+            (Checker::Pi(v), Line::Pi(l)) => v.check(pos, bytes, json, l, arena, emit, common),
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -477,6 +497,7 @@ impl Checker {
             Checker::Gemini(v) => v.calls.on_unreadable(line),
             Checker::Grok(v) => v.calls.on_unreadable(line),
             Checker::OpenCode(v) => v.calls.on_unreadable(line),
+            Checker::Pi(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
@@ -499,6 +520,7 @@ impl Checker {
             Checker::Gemini(v) => v.finish(emit),
             Checker::Grok(v) => v.finish(emit),
             Checker::OpenCode(v) => v.finish(emit),
+            Checker::Pi(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -511,6 +533,7 @@ impl Checker {
             Checker::Gemini(v) => &**v,
             Checker::Grok(v) => &**v,
             Checker::OpenCode(v) => &**v,
+            Checker::Pi(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

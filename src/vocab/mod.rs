@@ -91,7 +91,8 @@ pub struct Tokens {
 /// `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`, `file_change`, …),
 /// Gemini CLI's (`run_shell_command`, `replace`, `google_web_search`, …), Grok Build's
 /// (`run_terminal_command`, `search_replace`, …), OpenCode's lowercase ones (`bash`, `list`,
-/// `patch`, `webfetch`, `todowrite`, …) and cursor-agent's `<kind>ToolCall` keys
+/// `patch`, `webfetch`, `todowrite`, …), Pi's (`bash`, `read`, `edit`, `write`, `grep`, `find`,
+/// `ls`) and cursor-agent's `<kind>ToolCall` keys
 /// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
 /// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
@@ -123,6 +124,7 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "ls"
         | "list"
         | "codesearch"
+        | "find"
         | "list_directory"
         | "list_dir"
         | "search_file_content"
@@ -263,7 +265,7 @@ mod tests {
             (
                 "search",
                 "Glob Grep LS glob search_file_content list_directory grepToolCall \
-                 globToolCall lsToolCall semSearchToolCall grep list codesearch",
+                 globToolCall lsToolCall semSearchToolCall grep list codesearch find ls",
             ),
             ("web_fetch", "WebFetch web_fetch webFetchToolCall webfetch"),
             (

@@ -1,0 +1,1593 @@
+//! Pi's stream (`pi -p --mode json`, the pi-mono coding agent): its borrowed view, its checker,
+//! and its mapping into the common vocabulary.
+//!
+//! This module owns what is true of Pi's `AgentSessionEvent` stream only (see `agents/pi.md` of
+//! the format notes). Newer versions open the stream with a session header (`type: "session"`,
+//! its `id`, `version`, ISO `timestamp`, `cwd`). Each prompt is one run, `agent_start` …
+//! `agent_end` (the terminal line; a stream of several prompts has several runs); inside a run
+//! `turn_start`/`turn_end` bracket one model call and its tools, `message_start`/`message_end`
+//! bracket each message (the prompt, the assistant's, each tool result), with `message_update`s
+//! between for the assistant's (each repeating the growing message), and
+//! `tool_execution_start`/`_update`/`_end` pair by `toolCallId`. The envelopes carry no time and
+//! no session id. Usage and cost are per assistant message: counted once, from its
+//! `message_end`. A run fails with `stopReason` `error` or `aborted` on its last assistant
+//! message, with `errorMessage`; a run that fails before any message streams may leave its turn
+//! and message open, and then ends with `agent_end` alone. `agent_end` with `willRetry` (or an
+//! `auto_retry_start` after it) is not the end: the retry's `agent_start` goes on with the same
+//! run. Session events (`queue_update`, compaction, retries) may come between runs; for a
+//! supervisor, a compaction under way after a run's end (`compaction_start` … `compaction_end`)
+//! means the process is not done. Forks add types: the ones this module does not know are
+//! information. State is owned and bounded. It must not print.
+
+use super::{
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    parse_timestamp, require, unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::Rule;
+use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream: the header's keys, the events' and the session events'.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "version" => version: Field<'a>,
+        "id" => id: Field<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "cwd" => cwd: Field<'a>,
+        "parentSession" => parent_session: Field<'a>,
+        "message" => message: Raw<'a>,
+        "messages" => messages: Raw<'a>,
+        "willRetry" => will_retry: Field<'a>,
+        "toolResults" => tool_results: Raw<'a>,
+        "assistantMessageEvent" => event: StreamEvent<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "args" => args: Raw<'a>,
+        "partialResult" => partial_result: Raw<'a>,
+        "result" => result: ToolResult<'a>,
+        "isError" => is_error: Field<'a>,
+        "reason" => reason: Field<'a>,
+        "aborted" => aborted: Field<'a>,
+        "errorMessage" => error_message: Field<'a>,
+        "attempt" => attempt: Field<'a>,
+        "maxAttempts" => max_attempts: Field<'a>,
+        "delayMs" => delay_ms: Field<'a>,
+        "success" => success: Field<'a>,
+        "finalError" => final_error: Field<'a>,
+        "steering" => steering: Raw<'a>,
+        "followUp" => follow_up: Raw<'a>,
+    }
+}
+
+view! {
+    /// `message` of a message or turn event: a user, assistant or tool-result message. Read from
+    /// the line's raw `message` where it is checked (the line's view stays small: every record
+    /// is read into it).
+    pub struct Message<'a> {
+        "role" => role: Field<'a>,
+        "content" => content: Raw<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "api" => api: Field<'a>,
+        "provider" => provider: Field<'a>,
+        "model" => model: Field<'a>,
+        "stopReason" => stop_reason: Field<'a>,
+        "errorMessage" => error_message: Field<'a>,
+        "usage" => usage: Usage<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "isError" => is_error: Field<'a>,
+    }
+}
+
+view! {
+    /// `usage` of an assistant message: this message's tokens and cost.
+    pub struct Usage<'a> {
+        "input" => input: Field<'a>,
+        "output" => output: Field<'a>,
+        "cacheRead" => cache_read: Field<'a>,
+        "cacheWrite" => cache_write: Field<'a>,
+        "totalTokens" => total_tokens: Field<'a>,
+        "cost" => cost: Cost<'a>,
+    }
+}
+
+view! {
+    /// `usage.cost`: US dollars, from Pi's catalogue of models.
+    pub struct Cost<'a> {
+        "input" => input: Field<'a>,
+        "output" => output: Field<'a>,
+        "cacheRead" => cache_read: Field<'a>,
+        "cacheWrite" => cache_write: Field<'a>,
+        "total" => total: Field<'a>,
+    }
+}
+
+view! {
+    /// `assistantMessageEvent` of a `message_update` (its `partial` message is not read).
+    pub struct StreamEvent<'a> {
+        "type" => ty: Field<'a>,
+        "contentIndex" => content_index: Field<'a>,
+        "delta" => delta: Field<'a>,
+    }
+}
+
+view! {
+    /// `result` of a `tool_execution_end` (`{content, details}`), or of a `compaction_end`.
+    pub struct ToolResult<'a> {
+        "content" => content: Raw<'a>,
+    }
+}
+
+view! {
+    /// A message of `agent_end.messages`, as far as the run's outcome needs it.
+    pub struct Head<'a> {
+        "role" => role: Field<'a>,
+        "stopReason" => stop_reason: Field<'a>,
+        "errorMessage" => error_message: Field<'a>,
+    }
+}
+
+view! {
+    /// A block of a message's `content`: `text`, `thinking`, `toolCall` or `image`.
+    pub struct Block<'a> {
+        "type" => ty: Field<'a>,
+        "text" => text: Field<'a>,
+        "thinking" => thinking: Field<'a>,
+    }
+}
+
+/// The event types of `--mode json` Pi is known to write: `AgentEvent`, the session header and
+/// `AgentSessionEvent`'s own (older versions name compaction `auto_compaction_*`). Others are
+/// `unknown-event-type` information: forks add theirs.
+pub const TYPES: &[&str] = &[
+    "session",
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+    "queue_update",
+    "compaction_start",
+    "compaction_end",
+    "auto_compaction_start",
+    "auto_compaction_end",
+    "auto_retry_start",
+    "auto_retry_end",
+    "session_info_changed",
+    "thinking_level_changed",
+    "model_changed",
+];
+
+/// Event types no other agent writes: a mark of Pi's, for detection and for the finding of a
+/// mixed stream. (`session` is not one alone: the header marks with its numeric `version`.)
+pub const OWN_TYPES: &[&str] = &[
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+    "compaction_start",
+    "compaction_end",
+    "auto_compaction_start",
+    "auto_compaction_end",
+    "auto_retry_start",
+    "auto_retry_end",
+];
+
+/// The events that belong inside a run (`agent_start` … `agent_end`).
+const RUN_TYPES: &[&str] = &[
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+];
+
+/// The `stopReason`s of pi-ai's `StopReason`.
+const STOP_REASONS: &[&str] = &["stop", "length", "toolUse", "error", "aborted"];
+
+/// How strongly a record is Pi's (see `agents::detect`): one of its own types, or the session
+/// header (`type: "session"` with a numeric `version`).
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    super::count_marks(&[marked(ty, &s.version)])
+}
+
+/// Pi's mark: one of its own types, or its session header.
+pub(super) fn marked(ty: &str, version: &Field<'_>) -> bool {
+    OWN_TYPES.contains(&ty) || (ty == "session" && version.json_type() == Some(JsonType::Number))
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    /// A run began on this line.
+    Open(u64),
+    /// The run that began on `since` had an `agent_end` on `at` that announced a retry: its
+    /// next `agent_start` goes on with it.
+    Retrying { since: u64, at: u64 },
+    /// The run ended on this line.
+    Ended(u64),
+    /// Events of a run came after the run that ended on this line without a new one (reported
+    /// once).
+    Stray(u64),
+}
+
+/// Whose message a `message_start` opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    Other,
+}
+
+impl Role {
+    fn of(role: Option<&str>) -> Role {
+        match role {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("toolResult") => Role::ToolResult,
+            _ => Role::Other,
+        }
+    }
+}
+
+/// At most this many bytes of a failed run's `errorMessage` are kept for the common `end`.
+const MAX_ERROR_BYTES: usize = 4096;
+
+/// The checker of one Pi stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    pub(super) calls: Calls,
+    last_line: u64,
+    mixed: bool,
+    /// A `missing-init` was said for this stream's run without `agent_start`.
+    said_no_start: bool,
+    /// The turn under way: the line of its `turn_start`.
+    turn: Option<u64>,
+    /// The message under way: the line of its `message_start`, and whose it is.
+    message: Option<(u64, Role)>,
+    /// The message under way had text (thinking) deltas: its `message_end` does not repeat
+    /// them in the common form.
+    text_deltas: bool,
+    thinking_deltas: bool,
+    /// The session id of the header (a bounded prefix).
+    session: String,
+    /// The header said the common `session_start` of the run that comes next.
+    started: bool,
+    /// The run's cost so far: the sum of its assistant messages'.
+    cost: Option<f64>,
+    /// The last assistant message of the run: its `stopReason` went well (`stop`), and its
+    /// `errorMessage` (bounded).
+    last_ok: Option<bool>,
+    last_error: String,
+    /// The text of the run's last assistant message, for the common `end` (kept only for
+    /// common events).
+    answer: super::Answer,
+    /// A compaction is under way (after a run's end Pi may summarise the session before it
+    /// exits): the process is not done.
+    compacting: bool,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_) | State::Stray(_)) && !self.compacting
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+/// The text of a message's `content`: a string, or the `text` (or `thinking`) of its blocks,
+/// joined. Read only for the common form.
+fn content_text<'a>(content: &Raw<'a>, arena: &'a Bump, thinking: bool) -> Option<Cow<'a, str>> {
+    let raw = content.get()?;
+    if content.json_type() == Some(JsonType::String) {
+        return if thinking { None } else { content.text() };
+    }
+    let mut blocks = bumpalo::collections::Vec::new_in(arena);
+    super::parse_array::<Block<'a>>(raw, arena, &mut blocks);
+    let want = if thinking { "thinking" } else { "text" };
+    let mut out: Option<Cow<'a, str>> = None;
+    for b in blocks.iter().filter(|b| b.ty.as_str() == Some(want)) {
+        let piece = if thinking { &b.thinking } else { &b.text };
+        let Some(piece) = piece.to_cow() else {
+            continue;
+        };
+        out = Some(match out {
+            None => piece,
+            Some(prev) => Cow::Owned(format!("{prev}\n{piece}")),
+        });
+    }
+    out.filter(|t| !t.is_empty())
+}
+
+/// The `message` of a line, read into its view when it is an object.
+fn message_of<'a>(raw: &Raw<'a>, arena: &'a Bump) -> Message<'a> {
+    match raw.get() {
+        Some(text) if raw.json_type() == Some(JsonType::Object) => {
+            super::parse(text, arena).unwrap_or_default()
+        }
+        _ => Message::default(),
+    }
+}
+
+impl Validator {
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
+        if line.shape != Some(JsonType::Object) {
+            return line.shape;
+        }
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::Pi,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return None;
+            }
+        };
+        if !TYPES.contains(&ty) {
+            // Forks and newer versions add event types: said as information.
+            emit(super::unknown_type(Agent::Pi, ty, pos, bytes));
+            return None;
+        }
+        if RUN_TYPES.contains(&ty) {
+            self.inside_run(pos, bytes, ty, &mut sink, emit);
+        }
+        self.last_line = pos.line;
+        match ty {
+            "session" => self.header(pos, bytes, line, emit, &mut sink),
+            "agent_start" => self.agent_start(pos, bytes, &mut sink, emit),
+            "agent_end" => self.agent_end(pos, bytes, line, arena, emit, &mut sink),
+            "turn_start" => self.turn_start(pos, bytes, emit),
+            "turn_end" => self.turn_end(pos, bytes, line, arena, emit),
+            "message_start" => self.message_start(pos, bytes, line, arena, emit),
+            "message_update" => self.message_update(pos, bytes, line, emit, &mut sink),
+            "message_end" => self.message_end(pos, bytes, line, arena, emit, &mut sink),
+            "tool_execution_start" => self.tool_start(pos, bytes, line, emit, &mut sink),
+            "tool_execution_update" => self.tool_update(pos, bytes, line, emit),
+            "tool_execution_end" => self.tool_end(pos, bytes, line, arena, emit, &mut sink),
+            "auto_retry_start" => self.retry_start(pos, bytes, line, emit),
+            "auto_retry_end" => self.retry_end(pos, bytes, line, emit, &mut sink),
+            "compaction_start" | "auto_compaction_start" => {
+                self.compacting = true;
+                expect(
+                    line.reason.json_type(),
+                    Want::Str,
+                    false,
+                    pos,
+                    bytes,
+                    &["reason"],
+                    emit,
+                );
+            }
+            "compaction_end" | "auto_compaction_end" => {
+                self.compacting = false;
+                compaction_end(pos, bytes, line, emit);
+            }
+            "queue_update" => {
+                for (name, f) in [("steering", &line.steering), ("followUp", &line.follow_up)] {
+                    array(f, false, "a `queue_update`", name, pos, bytes, emit);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// An event that belongs inside a run: before any `agent_start` it is `missing-init` (once;
+    /// the run is taken to have begun), after `agent_end` it is `event-after-result` (once).
+    fn inside_run(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        sink: &mut Sink<'_, '_>,
+        emit: Emit<'_>,
+    ) {
+        match self.state {
+            State::Open(_) | State::Retrying { .. } | State::Stray(_) => {}
+            State::Before => {
+                if !std::mem::replace(&mut self.said_no_start, true)
+                    // Not after a record that could not be read: it may have been the start.
+                    && !self.calls.unreadable_seen()
+                {
+                    emit(
+                        Diagnostic::new(
+                            Rule::MissingInit,
+                            pos,
+                            format!("the run starts with `{ty}`, not with `agent_start`"),
+                        )
+                        .with_help("Pi opens every run (each prompt) with `agent_start`; was the start of the capture cut off?")
+                        .with_snippet(bytes),
+                    );
+                }
+                self.begin(pos, sink);
+            }
+            State::Ended(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the run's `agent_end`"),
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("`agent_end` is the last event of a run; the next run (the next prompt) begins with `agent_start`")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+        }
+    }
+
+    /// A run begins: the common `session_start`, unless the header just said it.
+    fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
+        self.state = State::Open(pos.line);
+        self.reset_run();
+        if !std::mem::take(&mut self.started) {
+            self.session_start(pos, None, sink);
+        }
+    }
+
+    fn session_start(&self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Pi.as_str());
+            ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    fn reset_run(&mut self) {
+        self.turn = None;
+        self.message = None;
+        self.cost = None;
+        self.last_ok = None;
+        self.last_error.clear();
+        self.answer.clear();
+    }
+
+    /// The session header: the first line of a `pi` process's stream, and the common
+    /// `session_start` of its first run (a stream of the header alone is a session that never
+    /// ran).
+    fn header(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a session header";
+        require(
+            line.id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["id"],
+            emit,
+        );
+        for (name, f, want) in [
+            ("version", &line.version, Want::Num),
+            ("timestamp", &line.timestamp, Want::Str),
+            ("cwd", &line.cwd, Want::Str),
+            ("parentSession", &line.parent_session, Want::Str),
+        ] {
+            expect(f.json_type(), want, false, pos, bytes, &[name], emit);
+        }
+        if let State::Open(since) | State::Retrying { since, .. } = self.state {
+            emit(
+                Diagnostic::new(
+                    Rule::DuplicateInit,
+                    pos,
+                    "a session header while the run that began before it has no `agent_end`",
+                )
+                .with_related(since, "that run began here")
+                .with_help("a session header opens the stream of one `pi` process; the run before it was cut off (were two captures concatenated?)")
+                .with_snippet(bytes),
+            );
+            self.calls.drain();
+            self.state = State::Before;
+        }
+        self.session.clear();
+        if let Some(id) = line.id.as_str() {
+            self.session.push_str(super::id_prefix(id));
+        }
+        let ms = line.timestamp.as_str().and_then(parse_timestamp);
+        self.session_start(pos, ms, sink);
+        self.started = true;
+    }
+
+    fn agent_start(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        sink: &mut Sink<'_, '_>,
+        emit: Emit<'_>,
+    ) {
+        match self.state {
+            State::Open(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::DuplicateInit,
+                        pos,
+                        "`agent_start` inside a run that has no `agent_end`",
+                    )
+                    .with_related(at, "the run began here")
+                    .with_help("Pi closes each run with `agent_end` before the next prompt's `agent_start`; the run before was cut off")
+                    .with_snippet(bytes),
+                );
+                self.calls.drain();
+                self.begin(pos, sink);
+            }
+            // The retry goes on with the run its `agent_end` announced it for.
+            State::Retrying { since, .. } => {
+                self.state = State::Open(since);
+                self.turn = None;
+                self.message = None;
+            }
+            State::Before | State::Ended(_) | State::Stray(_) => self.begin(pos, sink),
+        }
+    }
+
+    /// The run's outcome: its last assistant message's (from `agent_end.messages`, else from
+    /// the last `message_end`): whether it stopped well, and its error.
+    fn outcome<'a>(&self, line: &Line<'a>, arena: &'a Bump) -> (bool, Option<Cow<'a, str>>) {
+        if let Some(raw) = line.messages.get() {
+            let mut all = bumpalo::collections::Vec::new_in(arena);
+            super::parse_array::<Head<'a>>(raw, arena, &mut all);
+            if let Some(last) = all
+                .iter()
+                .rev()
+                .find(|m| m.role.as_str() == Some("assistant"))
+            {
+                let stop = last.stop_reason.as_str();
+                let error = last.error_message.to_cow().or_else(|| {
+                    stop.filter(|s| *s != "stop")
+                        .map(|s| Cow::Owned(format!("Request {s}")))
+                });
+                return (stop == Some("stop"), error);
+            }
+        }
+        let error = (!self.last_error.is_empty()).then(|| Cow::Owned(self.last_error.clone()));
+        (self.last_ok.unwrap_or(true), error)
+    }
+
+    fn agent_end<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        array(
+            &line.messages,
+            true,
+            "an `agent_end`",
+            "messages",
+            pos,
+            bytes,
+            emit,
+        );
+        expect(
+            line.will_retry.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["willRetry"],
+            emit,
+        );
+        let (ok, error) = self.outcome(line, arena);
+        let since = match self.state {
+            State::Open(since) | State::Retrying { since, .. } => since,
+            // The end of the stray events said already.
+            State::Stray(at) => {
+                self.calls.drain();
+                self.state = State::Ended(at);
+                return;
+            }
+            // A run that fails before its loop starts writes `agent_end` alone.
+            _ if !ok => {
+                self.begin(pos, sink);
+                pos.line
+            }
+            _ => {
+                if !self.calls.unreadable_seen() {
+                    emit(
+                        Diagnostic::new(
+                            Rule::OrphanCompletion,
+                            pos,
+                            "`agent_end` with no run open",
+                        )
+                        .with_help("Pi opens each run with `agent_start` and closes it with one `agent_end`")
+                        .with_snippet(bytes),
+                    );
+                }
+                self.state = State::Ended(pos.line);
+                return;
+            }
+        };
+        if line.will_retry.as_bool() == Some(true) {
+            // Not the end: the run goes on with the retry's `agent_start`.
+            self.calls.drain();
+            self.turn = None;
+            self.message = None;
+            self.state = State::Retrying {
+                since,
+                at: pos.line,
+            };
+            if let Some(sink) = sink {
+                let mut ev = vocab::Event::new(Kind::Error, pos.line);
+                ev.text = error;
+                sink(&ev);
+            }
+            return;
+        }
+        let open = self.calls.drain();
+        if ok {
+            for call in open {
+                emit(unfinished(
+                    &call,
+                    "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId` before the run's `agent_end`",
+                ));
+            }
+            let left = [
+                self.turn.map(|at| (at, "turn_start", "turn_end")),
+                self.message
+                    .map(|(at, _)| (at, "message_start", "message_end")),
+            ];
+            for (at, opened, closes) in left.into_iter().flatten() {
+                emit(
+                    Diagnostic::new(
+                        Rule::MissingResult,
+                        pos,
+                        format!("the run ends while the `{opened}` of line {at} has no `{closes}`"),
+                    )
+                    .with_related(at, "opened here")
+                    .with_help("in a run that went well every `turn_start` has its `turn_end` and every `message_start` its `message_end` before `agent_end`")
+                    .with_snippet(bytes),
+                );
+            }
+        }
+        self.turn = None;
+        self.message = None;
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(ok);
+            ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+            ev.text = if ok { self.answer.text() } else { error };
+            ev.cost_usd = self.cost;
+            sink(&ev);
+        }
+    }
+
+    fn turn_start(&mut self, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+        if let Some(at) = self.turn.replace(pos.line) {
+            emit(
+                Diagnostic::new(
+                    Rule::DuplicateInit,
+                    pos,
+                    "`turn_start` while the turn that began before it has no `turn_end`",
+                )
+                .with_related(at, "that turn began here")
+                .with_help("Pi closes each turn (one model call and its tools) with `turn_end` before the next `turn_start`")
+                .with_snippet(bytes),
+            );
+        }
+    }
+
+    fn turn_end<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+    ) {
+        let m = message_of(&line.message, arena);
+        let what = "a `turn_end`";
+        if require(
+            line.message.json_type(),
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["message"],
+            emit,
+        ) {
+            message(pos, bytes, &m, false, emit);
+        }
+        array(
+            &line.tool_results,
+            true,
+            what,
+            "toolResults",
+            pos,
+            bytes,
+            emit,
+        );
+        if self.turn.take().is_none() && !self.calls.unreadable_seen() {
+            emit(
+                Diagnostic::new(
+                    Rule::OrphanCompletion,
+                    pos,
+                    "`turn_end` with no `turn_start` open",
+                )
+                .with_help("Pi opens each turn with `turn_start` and closes it with one `turn_end`")
+                .with_snippet(bytes),
+            );
+        }
+        // A turn's tools end before its `turn_end`, unless its message failed.
+        let failed = matches!(m.stop_reason.as_str(), Some("error" | "aborted"));
+        for call in self.calls.drain() {
+            if !failed {
+                emit(unfinished(
+                    &call,
+                    "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId` before its turn's `turn_end`",
+                ));
+            }
+        }
+    }
+
+    fn message_start<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+    ) {
+        let m = message_of(&line.message, arena);
+        if require(
+            line.message.json_type(),
+            Want::Obj,
+            "a `message_start`",
+            pos,
+            bytes,
+            &["message"],
+            emit,
+        ) {
+            message(pos, bytes, &m, false, emit);
+        }
+        let role = Role::of(m.role.as_str());
+        if let Some((at, _)) = self.message.replace((pos.line, role)) {
+            emit(
+                Diagnostic::new(
+                    Rule::DuplicateInit,
+                    pos,
+                    "`message_start` while the message that began before it has no `message_end`",
+                )
+                .with_related(at, "that message began here")
+                .with_help(
+                    "Pi closes each message with `message_end` before the next `message_start`",
+                )
+                .with_snippet(bytes),
+            );
+        }
+        self.text_deltas = false;
+        self.thinking_deltas = false;
+    }
+
+    /// A `message_update` or `message_end` with no message open: said, and the message taken
+    /// to be open (its other events are not said again).
+    fn no_message(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
+        if self.message.is_some() {
+            return;
+        }
+        self.message = Some((pos.line, Role::Assistant));
+        if !self.calls.unreadable_seen() {
+            emit(
+                Diagnostic::new(
+                    Rule::OrphanCompletion,
+                    pos,
+                    format!("`{ty}` with no `message_start` open"),
+                )
+                .with_help("Pi opens each message with `message_start`; its updates and its `message_end` follow")
+                .with_snippet(bytes),
+            );
+        }
+    }
+
+    fn message_update(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `message_update`";
+        // The growing message: its fields are checked on `message_end`.
+        require(
+            line.message.json_type(),
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["message"],
+            emit,
+        );
+        self.no_message(pos, bytes, "message_update", emit);
+        let e = &line.event;
+        if !require(
+            e.shape,
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["assistantMessageEvent"],
+            emit,
+        ) {
+            return;
+        }
+        if !require(
+            e.ty.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["assistantMessageEvent", "type"],
+            emit,
+        ) {
+            return;
+        }
+        expect(
+            e.content_index.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["assistantMessageEvent", "contentIndex"],
+            emit,
+        );
+        let ty = e.ty.as_str().unwrap_or_default();
+        let kind = match ty {
+            "text_delta" => Some(Kind::AssistantText),
+            "thinking_delta" => Some(Kind::Thinking),
+            "toolcall_delta" => None,
+            _ => return,
+        };
+        if !require(
+            e.delta.json_type(),
+            Want::Str,
+            "a delta of a `message_update`",
+            pos,
+            bytes,
+            &["assistantMessageEvent", "delta"],
+            emit,
+        ) {
+            return;
+        }
+        let Some(kind) = kind else {
+            return;
+        };
+        if kind == Kind::AssistantText {
+            self.text_deltas = true;
+        } else {
+            self.thinking_deltas = true;
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(kind, pos.line);
+            ev.text = e.delta.to_cow();
+            ev.delta = true;
+            sink(&ev);
+        }
+    }
+
+    fn message_end<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        self.no_message(pos, bytes, "message_end", emit);
+        self.message = None;
+        if !require(
+            line.message.json_type(),
+            Want::Obj,
+            "a `message_end`",
+            pos,
+            bytes,
+            &["message"],
+            emit,
+        ) {
+            return;
+        }
+        let m = &message_of(&line.message, arena);
+        message(pos, bytes, m, true, emit);
+        let role = Role::of(m.role.as_str());
+        if role == Role::Assistant {
+            let stop = m.stop_reason.as_str();
+            self.last_ok = Some(stop == Some("stop"));
+            self.last_error.clear();
+            if let Some(e) = m.error_message.as_str() {
+                let mut end = e.len().min(MAX_ERROR_BYTES);
+                while !e.is_char_boundary(end) {
+                    end -= 1;
+                }
+                self.last_error.push_str(&e[..end]);
+            } else if let Some(s) = stop.filter(|s| *s != "stop" && *s != "toolUse") {
+                self.last_error.push_str("Request ");
+                self.last_error.push_str(super::id_prefix(s));
+            }
+            if let Some(cost) = m.usage.cost.total.as_f64() {
+                self.cost = Some(self.cost.unwrap_or(0.0) + cost);
+            }
+        }
+        let Some(sink) = sink else {
+            return;
+        };
+        let ms = m.timestamp.as_millis();
+        match role {
+            Role::User => {
+                let mut ev = vocab::Event::new(Kind::UserPrompt, pos.line);
+                ev.text = content_text(&m.content, arena, false);
+                ev.timestamp_ms = ms;
+                sink(&ev);
+            }
+            Role::Assistant => {
+                let text = content_text(&m.content, arena, false);
+                self.answer.clear();
+                if let Some(t) = &text {
+                    self.answer.push(t);
+                }
+                // The deltas said the message already; else it is said whole, once.
+                if !self.thinking_deltas
+                    && let Some(t) = content_text(&m.content, arena, true)
+                {
+                    let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
+                    ev.text = Some(t);
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+                if !self.text_deltas && text.is_some() {
+                    let mut ev = vocab::Event::new(Kind::AssistantText, pos.line);
+                    ev.text = text;
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+                let u = &m.usage;
+                if u.shape == Some(JsonType::Object) {
+                    let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
+                    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+                    ev.usage = Some(Tokens {
+                        input: n(&u.input),
+                        output: n(&u.output),
+                        cache_read: n(&u.cache_read),
+                        cache_write: n(&u.cache_write),
+                        reasoning: 0,
+                    });
+                    sink(&ev);
+                }
+            }
+            // A tool's result is said by its `tool_execution_end`.
+            Role::ToolResult | Role::Other => {}
+        }
+        self.text_deltas = false;
+        self.thinking_deltas = false;
+    }
+
+    fn tool_start(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_execution_start`";
+        require(
+            line.tool_name.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolName"],
+            emit,
+        );
+        expect(
+            line.args.json_type(),
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["args"],
+            emit,
+        );
+        if !require(
+            line.tool_call_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolCallId"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_call_id.as_str().unwrap_or_default();
+        let name = line.tool_name.as_str().unwrap_or("?");
+        match self.calls.open(id, pos, bytes, name) {
+            Opened::Ok => {}
+            Opened::AlreadyOpen(at) => emit(
+                Diagnostic::new(
+                    Rule::DuplicateCallId,
+                    pos,
+                    format!("`toolCallId` {:?} is already open", Excerpt(id)),
+                )
+                .with_related(at, "opened here")
+                .with_snippet(bytes),
+            ),
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+            }
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(vocab::tool_kind(name));
+            ev.args = line.args.0;
+            sink(&ev);
+        }
+    }
+
+    /// A tool event for `id` that no open call has: never started, or ended already.
+    #[cold]
+    fn orphan(&self, pos: Position, bytes: &[u8], ty: &str, id: &str, emit: Emit<'_>) {
+        let again = self.calls.was_seen(id) == Some(true);
+        let d = Diagnostic::new(
+            Rule::OrphanCompletion,
+            pos,
+            if again {
+                format!("`{ty}` for {:?}, which has ended already", Excerpt(id))
+            } else {
+                format!(
+                    "`{ty}` for {:?}, which no `tool_execution_start` opened",
+                    Excerpt(id)
+                )
+            },
+        )
+        .with_help("pairing is by `toolCallId`: each `tool_execution_start` gets updates with its id and one `tool_execution_end`");
+        emit(match crate::locate::value(bytes, &["toolCallId"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
+    }
+
+    fn tool_update(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        if !require(
+            line.tool_call_id.json_type(),
+            Want::Str,
+            "a `tool_execution_update`",
+            pos,
+            bytes,
+            &["toolCallId"],
+            emit,
+        ) {
+            return;
+        }
+        expect(
+            line.tool_name.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["toolName"],
+            emit,
+        );
+        let id = line.tool_call_id.as_str().unwrap_or_default();
+        // Not after a record that could not be read, nor once the bounded memory forgot ids.
+        if !self.calls.is_open(id)
+            && !self.calls.unreadable_seen()
+            && self.calls.was_seen(id).is_some()
+        {
+            self.orphan(pos, bytes, "tool_execution_update", id, emit);
+        }
+    }
+
+    fn tool_end<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_execution_end`";
+        require(
+            line.tool_name.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolName"],
+            emit,
+        );
+        require(
+            line.is_error.json_type(),
+            Want::Bool,
+            what,
+            pos,
+            bytes,
+            &["isError"],
+            emit,
+        );
+        expect(
+            line.result.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["result"],
+            emit,
+        );
+        if !require(
+            line.tool_call_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolCallId"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_call_id.as_str().unwrap_or_default();
+        let open = self.calls.close(id);
+        if open.is_none() && !self.calls.unreadable_seen() && self.calls.was_seen(id).is_some() {
+            self.orphan(pos, bytes, "tool_execution_end", id, emit);
+        }
+        if let Some(sink) = sink {
+            let name = match &open {
+                Some(c) => Cow::Owned(self.calls.name(c).to_owned()),
+                None => Cow::Borrowed(line.tool_name.as_str().unwrap_or("?")),
+            };
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.tool_kind = Some(vocab::tool_kind(&name));
+            ev.name = Some(name);
+            ev.ok = Some(line.is_error.as_bool() != Some(true));
+            ev.text = content_text(&line.result.content, arena, false);
+            sink(&ev);
+        }
+    }
+
+    fn retry_start(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        for (name, f) in [
+            ("attempt", &line.attempt),
+            ("maxAttempts", &line.max_attempts),
+            ("delayMs", &line.delay_ms),
+        ] {
+            if expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit) {
+                super::expect_count(f, pos, bytes, &[name], emit);
+            }
+        }
+        expect(
+            line.error_message.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["errorMessage"],
+            emit,
+        );
+        // Versions without `willRetry` announce the retry after the `agent_end`.
+        if let State::Ended(at) = self.state {
+            self.state = State::Retrying { since: at, at };
+        }
+    }
+
+    fn retry_end(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        expect(
+            line.success.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["success"],
+            emit,
+        );
+        expect(
+            line.attempt.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["attempt"],
+            emit,
+        );
+        expect(
+            line.final_error.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["finalError"],
+            emit,
+        );
+        // The retries gave up before another run began: the run failed here.
+        if line.success.as_bool() == Some(false)
+            && let State::Retrying { .. } = self.state
+        {
+            self.state = State::Ended(pos.line);
+            if let Some(sink) = sink {
+                let mut ev = vocab::Event::new(Kind::End, pos.line);
+                ev.ok = Some(false);
+                ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+                ev.text = line.final_error.to_cow();
+                ev.cost_usd = self.cost;
+                sink(&ev);
+            }
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        let (since, help) = match self.state {
+            State::Open(since) => (
+                since,
+                "Pi ends every run with `agent_end`; a killed or cut-off run has none".to_owned(),
+            ),
+            State::Retrying { since, at } => (
+                since,
+                format!(
+                    "the `agent_end` of line {at} announced a retry, whose `agent_start` never came: the run was cut off while it waited"
+                ),
+            ),
+            _ => return,
+        };
+        // Not when the last record could not be read: it may have been the `agent_end`.
+        if !self.calls.unreadable_after(self.last_line) {
+            emit(
+                Diagnostic::new(
+                    Rule::MissingResult,
+                    line_pos(self.last_line),
+                    format!(
+                        "the input ends while the run that began on line {since} has no `agent_end`"
+                    ),
+                )
+                .with_help(help),
+            );
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(
+                &call,
+                "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId`",
+            ));
+        }
+    }
+}
+
+/// A field that must be (`required`) or may be an array.
+fn array(
+    f: &Raw<'_>,
+    required: bool,
+    what: &str,
+    name: &str,
+    pos: Position,
+    bytes: &[u8],
+    emit: Emit<'_>,
+) {
+    match f.json_type() {
+        None if required => emit(super::missing(pos, bytes, what, name)),
+        None | Some(JsonType::Array) => {}
+        Some(t) => emit(super::wrong_type(pos, bytes, &[name], t, "an array")),
+    }
+}
+
+/// The fields of a `message`; `whole` on `message_end`, where the message is final.
+fn message(pos: Position, bytes: &[u8], m: &Message<'_>, whole: bool, emit: Emit<'_>) {
+    let what = "a message";
+    if !require(
+        m.role.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["message", "role"],
+        emit,
+    ) {
+        return;
+    }
+    expect(
+        m.timestamp.json_type(),
+        Want::Num,
+        false,
+        pos,
+        bytes,
+        &["message", "timestamp"],
+        emit,
+    );
+    let role = Role::of(m.role.as_str());
+    match (role, m.content.json_type()) {
+        (_, None) if whole && role != Role::Other => {
+            emit(super::missing(pos, bytes, what, "message.content"));
+        }
+        (Role::User, Some(JsonType::String | JsonType::Array))
+        | (Role::Assistant | Role::ToolResult, Some(JsonType::Array))
+        | (Role::Other, _)
+        | (_, None) => {}
+        (Role::User, Some(t)) => emit(super::wrong_type(
+            pos,
+            bytes,
+            &["message", "content"],
+            t,
+            "a string or an array",
+        )),
+        (_, Some(t)) => emit(super::wrong_type(
+            pos,
+            bytes,
+            &["message", "content"],
+            t,
+            "an array",
+        )),
+    }
+    match role {
+        Role::Assistant => assistant(pos, bytes, m, whole, emit),
+        Role::ToolResult => {
+            for (name, f, want) in [
+                ("toolCallId", &m.tool_call_id, Want::Str),
+                ("toolName", &m.tool_name, Want::Str),
+                ("isError", &m.is_error, Want::Bool),
+            ] {
+                expect(
+                    f.json_type(),
+                    want,
+                    false,
+                    pos,
+                    bytes,
+                    &["message", name],
+                    emit,
+                );
+            }
+        }
+        Role::User | Role::Other => {}
+    }
+}
+
+/// The fields of an assistant message: its model, its stop reason and its usage.
+fn assistant(pos: Position, bytes: &[u8], m: &Message<'_>, whole: bool, emit: Emit<'_>) {
+    for (name, f) in [
+        ("api", &m.api),
+        ("provider", &m.provider),
+        ("model", &m.model),
+        ("errorMessage", &m.error_message),
+    ] {
+        expect(
+            f.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["message", name],
+            emit,
+        );
+    }
+    if whole {
+        require(
+            m.stop_reason.json_type(),
+            Want::Str,
+            "an assistant message",
+            pos,
+            bytes,
+            &["message", "stopReason"],
+            emit,
+        );
+        if let Some(r) = m.stop_reason.as_str()
+            && !STOP_REASONS.contains(&r)
+        {
+            other_stop(r, pos, bytes, emit);
+        }
+    } else {
+        expect(
+            m.stop_reason.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["message", "stopReason"],
+            emit,
+        );
+    }
+    let u = &m.usage;
+    if !whole
+        || !expect(
+            u.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["message", "usage"],
+            emit,
+        )
+    {
+        return;
+    }
+    for (name, f) in [
+        ("input", &u.input),
+        ("output", &u.output),
+        ("cacheRead", &u.cache_read),
+        ("cacheWrite", &u.cache_write),
+        ("totalTokens", &u.total_tokens),
+    ] {
+        let path = ["message", "usage", name];
+        if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+            super::expect_count(f, pos, bytes, &path, emit);
+        }
+    }
+    let c = &u.cost;
+    if expect(
+        c.shape,
+        Want::Obj,
+        false,
+        pos,
+        bytes,
+        &["message", "usage", "cost"],
+        emit,
+    ) {
+        for (name, f) in [
+            ("input", &c.input),
+            ("output", &c.output),
+            ("cacheRead", &c.cache_read),
+            ("cacheWrite", &c.cache_write),
+            ("total", &c.total),
+        ] {
+            let path = ["message", "usage", "cost", name];
+            expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit);
+        }
+    }
+}
+
+/// A `stopReason` pi-ai does not list.
+#[cold]
+fn other_stop(r: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let d = Diagnostic::new(
+        Rule::UnknownSubtype,
+        pos,
+        format!(
+            "an assistant message with `stopReason` {:?}, which Pi is not known to write (known: stop, length, toolUse, error, aborted)",
+            Excerpt(r)
+        ),
+    )
+    .with_help("a run whose last assistant message stops otherwise than with `stop` ends without a finished answer");
+    emit(
+        match crate::locate::value(bytes, &["message", "stopReason"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        },
+    );
+}
+
+/// `compaction_end` (and the older `auto_compaction_end`): how the compaction went.
+fn compaction_end(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    for (name, f, want) in [
+        ("reason", &line.reason, Want::Str),
+        ("aborted", &line.aborted, Want::Bool),
+        ("willRetry", &line.will_retry, Want::Bool),
+        ("errorMessage", &line.error_message, Want::Str),
+    ] {
+        expect(f.json_type(), want, false, pos, bytes, &[name], emit);
+    }
+    // `result` is the compaction's summary, or absent when there was none.
+    expect(
+        line.result.shape,
+        Want::Obj,
+        true,
+        pos,
+        bytes,
+        &["result"],
+        emit,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `lines` to a checker and says whether its run has ended after each.
+    fn ended_after(lines: &[&str]) -> Vec<bool> {
+        let mut v = Validator::default();
+        let mut out = Vec::new();
+        for (i, text) in lines.iter().enumerate() {
+            let arena = Bump::new();
+            let line: Line<'_> = super::super::parse(text, &arena).unwrap();
+            let pos = Position {
+                line: i as u64 + 1,
+                ..Position::default()
+            };
+            v.check(pos, text.as_bytes(), text, &line, &arena, &mut |_| {}, None);
+            out.push(v.ended());
+        }
+        out
+    }
+
+    #[test]
+    fn a_run_is_over_once_its_compaction_and_retries_are() {
+        let end = r#"{"type":"agent_end","messages":[{"role":"assistant","content":[],"stopReason":"stop"}]}"#;
+        let retry = r#"{"type":"agent_end","messages":[{"role":"assistant","content":[],"stopReason":"error","errorMessage":"529"}],"willRetry":true}"#;
+        assert_eq!(
+            ended_after(&[
+                r#"{"type":"agent_start"}"#,
+                end,
+                r#"{"type":"compaction_start","reason":"threshold"}"#,
+                r#"{"type":"compaction_end","reason":"threshold","aborted":false,"willRetry":false}"#,
+            ]),
+            [false, true, false, true]
+        );
+        assert_eq!(
+            ended_after(&[
+                r#"{"type":"agent_start"}"#,
+                retry,
+                r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"529"}"#,
+                r#"{"type":"agent_start"}"#,
+                end,
+            ]),
+            [false, false, false, false, true]
+        );
+    }
+}
