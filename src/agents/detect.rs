@@ -17,7 +17,7 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, view};
+use super::{Agent, claude, codex, common, copilot, gemini, grok, opencode, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -48,6 +48,10 @@ view! {
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
         "sessionID" => session_id: Field<'a>,
+        "sessionId" => session_id_camel: Field<'a>,
+        "data" => data: Field<'a>,
+        "parentId" => parent_id: Field<'a>,
+        "exitCode" => exit_code: Field<'a>,
     }
 }
 
@@ -76,6 +80,7 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Gemini => gemini::evidence,
         Agent::Grok => grok::evidence,
         Agent::OpenCode => opencode::evidence,
+        Agent::Copilot => copilot::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -246,6 +251,8 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::Grok
     } else if opencode::OWN_TYPES.contains(&ty) {
         Agent::OpenCode
+    } else if copilot::OWN_TYPES.contains(&ty) {
+        Agent::Copilot
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
     } else if ty == "tool_call" && this == Agent::Grok {
@@ -263,7 +270,7 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     } else if matches!(ty, "system" | "assistant" | "user")
         && matches!(
             this,
-            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode
+            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode | Agent::Copilot
         )
     {
         // Claude Code and cursor-agent share these names; the finding names the first.

@@ -8,7 +8,7 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `copilot`, `common`) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -30,6 +30,7 @@ mod calls;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod copilot;
 pub mod cursor;
 mod detect;
 mod fields;
@@ -159,6 +160,14 @@ agents! {
         schema: "opencode",
         fixtures: "agents/opencode",
     }
+    /// `copilot -p … --output-format json` (GitHub Copilot CLI).
+    Copilot {
+        name: "copilot",
+        display: "Copilot CLI",
+        command: "copilot -p … --output-format json -s",
+        schema: "copilot",
+        fixtures: "agents/copilot",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -272,6 +281,7 @@ pub(crate) enum Line<'a> {
     Gemini(gemini::Line<'a>),
     Grok(grok::Line<'a>),
     OpenCode(opencode::Line<'a>),
+    Copilot(copilot::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -287,6 +297,7 @@ impl<'a> Line<'a> {
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
+            Agent::Copilot => Line::Copilot(copilot::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -324,6 +335,15 @@ impl<'a> Line<'a> {
                 l.ty.as_str()
                     .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp))
             }
+            Line::Copilot(l) => l.ty.as_str().is_some_and(|t| {
+                copilot::marked(
+                    t,
+                    l.data.shape == Some(JsonType::Object),
+                    &l.parent_id,
+                    &l.exit_code,
+                    &l.session_id,
+                )
+            }),
             Line::Common(_) => false,
         }
     }
@@ -335,6 +355,7 @@ impl<'a> Line<'a> {
             Line::Gemini(_) => Agent::Gemini,
             Line::Grok(_) => Agent::Grok,
             Line::OpenCode(_) => Agent::OpenCode,
+            Line::Copilot(_) => Agent::Copilot,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -351,6 +372,7 @@ impl<'a> Line<'a> {
             Line::Gemini(l) => parse_into(json, arena, l),
             Line::Grok(l) => parse_into(json, arena, l),
             Line::OpenCode(l) => parse_into(json, arena, l),
+            Line::Copilot(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
@@ -363,6 +385,7 @@ impl<'a> Line<'a> {
             Line::Gemini(l) => l.ty.as_str(),
             Line::Grok(l) => l.ty.as_str(),
             Line::OpenCode(l) => l.ty.as_str(),
+            Line::Copilot(l) => l.ty.as_str(),
             Line::Common(l) => l.ty.as_str(),
         }
     }
@@ -390,6 +413,7 @@ pub enum Checker {
     Gemini(Box<gemini::Validator>),
     Grok(Box<grok::Validator>),
     OpenCode(Box<opencode::Validator>),
+    Copilot(Box<copilot::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -405,6 +429,7 @@ impl Checker {
             Agent::Gemini => Checker::Gemini(Box::default()),
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::OpenCode => Checker::OpenCode(Box::default()),
+            Agent::Copilot => Checker::Copilot(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -413,6 +438,7 @@ impl Checker {
             Checker::Gemini(v) => &mut v.calls,
             Checker::Grok(v) => &mut v.calls,
             Checker::OpenCode(v) => &mut v.calls,
+            Checker::Copilot(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -426,6 +452,7 @@ impl Checker {
             Checker::Gemini(_) => Agent::Gemini,
             Checker::Grok(_) => Agent::Grok,
             Checker::OpenCode(_) => Agent::OpenCode,
+            Checker::Copilot(_) => Agent::Copilot,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -461,6 +488,9 @@ impl Checker {
             (Checker::OpenCode(v), Line::OpenCode(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
+            (Checker::Copilot(v), Line::Copilot(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -477,17 +507,20 @@ impl Checker {
             Checker::Gemini(v) => v.calls.on_unreadable(line),
             Checker::Grok(v) => v.calls.on_unreadable(line),
             Checker::OpenCode(v) => v.calls.on_unreadable(line),
+            Checker::Copilot(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
 
     /// The input ended: the common events still due (a Claude Code session's tokens when it has
-    /// no `result`, the `end` of an OpenCode run whose last step stopped), before
+    /// no `result`, the `end` of an OpenCode run whose last step stopped, the tokens of a Copilot CLI
+    /// run cut short), before
     /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
             Checker::Claude(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
+            Checker::Copilot(v) => v.finish_common(sink),
             _ => {}
         }
     }
@@ -499,6 +532,7 @@ impl Checker {
             Checker::Gemini(v) => v.finish(emit),
             Checker::Grok(v) => v.finish(emit),
             Checker::OpenCode(v) => v.finish(emit),
+            Checker::Copilot(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -511,6 +545,7 @@ impl Checker {
             Checker::Gemini(v) => &**v,
             Checker::Grok(v) => &**v,
             Checker::OpenCode(v) => &**v,
+            Checker::Copilot(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }
