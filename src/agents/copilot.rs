@@ -305,7 +305,8 @@ pub struct Validator {
     pieces: Vec<Pieces>,
     /// Open turns: `turnId` (bounded prefix) and the line of its `assistant.turn_start`.
     turns: Vec<(String, u64)>,
-    /// Turn ids were forgotten (past [`MAX_PENDING`]): an unknown `turn_end` is not sure.
+    /// Turn ids were forgotten (past [`MAX_PENDING`]) or unreadable: an unknown `turn_end` is
+    /// not sure.
     turns_forgotten: bool,
     /// The run's tokens so far, for its one common `usage`.
     tokens: RunTokens,
@@ -767,6 +768,8 @@ impl Validator {
 
     fn turn_start(&mut self, pos: Position, d: &Data<'_>) {
         let Some(id) = d.turn_id.as_str() else {
+            // A turn without a readable id: its end cannot be paired.
+            self.turns_forgotten = true;
             return;
         };
         let id = super::id_prefix(id);

@@ -62,6 +62,7 @@ fn every_capture_and_fixture_is_its_own_agent() {
         ("agents/gemini", "gemini"),
         ("agents/grok", "grok"),
         ("agents/opencode", "opencode"),
+        ("agents/copilot", "copilot"),
         ("agents/common", "common"),
     ] {
         for p in files_in(&testdata(folder)) {
@@ -151,6 +152,7 @@ const STREAMS: &[(&str, &str)] = &[
     ("gemini", "agents/gemini/tool-run.ndjson"),
     ("grok", "agents/grok/tool-run.ndjson"),
     ("opencode", "agents/opencode/tool-run.ndjson"),
+    ("copilot", "agents/copilot/tool-run.ndjson"),
     ("common", "agents/common/gemini-tool-run.ndjson"),
 ];
 
@@ -200,6 +202,10 @@ fn shared_fields_do_not_decide() {
         (
             "opencode",
             r#""session_id":"s","model":"m","uuid":"u","cwd":"/w","tools":[]"#,
+        ),
+        (
+            "copilot",
+            r#""session_id":"s","model":"m","uuid":"u","cwd":"/w","tools":[],"sessionID":"ses_1""#,
         ),
         ("common", r#""uuid":"u","cwd":"/w","apiKeySource":"login""#),
     ] {
