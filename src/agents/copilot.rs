@@ -36,18 +36,20 @@ use bumpalo::Bump;
 use std::borrow::Cow;
 
 view! {
-    /// One line of the stream: a session event's envelope, or the terminal `result`.
+    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` and
+    /// `usage` are kept as their text and read into [`Data`] and [`RunUsage`] when checked, so
+    /// that the view every record is read into stays small.
     pub struct Line<'a> {
         "type" => ty: Field<'a>,
-        "data" => data: Data<'a>,
-        "id" => id: Field<'a>,
+        "data" => data: Raw<'a>,
+        "id" => id: Raw<'a>,
         "timestamp" => timestamp: Field<'a>,
-        "parentId" => parent_id: Field<'a>,
-        "ephemeral" => ephemeral: Field<'a>,
-        "agentId" => agent_id: Field<'a>,
+        "parentId" => parent_id: Raw<'a>,
+        "ephemeral" => ephemeral: Raw<'a>,
+        "agentId" => agent_id: Raw<'a>,
         "sessionId" => session_id: Field<'a>,
         "exitCode" => exit_code: Field<'a>,
-        "usage" => usage: RunUsage<'a>,
+        "usage" => usage: Raw<'a>,
     }
 }
 
@@ -143,41 +145,60 @@ view! {
     }
 }
 
-/// The session event types the notes name (their §3), each checked; any other type is
-/// `unknown-event-type` information. `result` is the CLI's own terminal line.
-pub const TYPES: &[&str] = &[
-    "session.mcp_server_status_changed",
-    "session.mcp_servers_loaded",
-    "session.tools_updated",
-    "session.skills_loaded",
-    "session.custom_agents_updated",
-    "session.background_tasks_changed",
-    "session.extensions_loaded",
-    "session.info",
-    "session.warning",
-    "session.error",
-    "session.task_complete",
-    "session.shutdown",
-    "session.idle",
-    "user.message",
-    "assistant.turn_start",
-    "assistant.reasoning_delta",
-    "assistant.reasoning",
-    "assistant.message_start",
-    "assistant.message_delta",
-    "assistant.message",
-    "assistant.usage",
-    "assistant.turn_end",
-    "assistant.idle",
-    "tool.execution_start",
-    "tool.execution_partial_result",
-    "tool.execution_progress",
-    "tool.execution_complete",
-    "subagent.started",
-    "subagent.completed",
-    "subagent.failed",
-    "abort",
-    "result",
+/// The session event types the notes name (their §3), each checked, with the words a finding
+/// names it by; any other type is `unknown-event-type` information. `result` is the CLI's own
+/// terminal line.
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "session.mcp_server_status_changed",
+        "a `session.mcp_server_status_changed`",
+    ),
+    (
+        "session.mcp_servers_loaded",
+        "a `session.mcp_servers_loaded`",
+    ),
+    ("session.tools_updated", "a `session.tools_updated`"),
+    ("session.skills_loaded", "a `session.skills_loaded`"),
+    (
+        "session.custom_agents_updated",
+        "a `session.custom_agents_updated`",
+    ),
+    (
+        "session.background_tasks_changed",
+        "a `session.background_tasks_changed`",
+    ),
+    ("session.extensions_loaded", "a `session.extensions_loaded`"),
+    ("session.info", "a `session.info`"),
+    ("session.warning", "a `session.warning`"),
+    ("session.error", "a `session.error`"),
+    ("session.task_complete", "a `session.task_complete`"),
+    ("session.shutdown", "a `session.shutdown`"),
+    ("session.idle", "a `session.idle`"),
+    ("user.message", "an `user.message`"),
+    ("assistant.turn_start", "an `assistant.turn_start`"),
+    (
+        "assistant.reasoning_delta",
+        "an `assistant.reasoning_delta`",
+    ),
+    ("assistant.reasoning", "an `assistant.reasoning`"),
+    ("assistant.message_start", "an `assistant.message_start`"),
+    ("assistant.message_delta", "an `assistant.message_delta`"),
+    ("assistant.message", "an `assistant.message`"),
+    ("assistant.usage", "an `assistant.usage`"),
+    ("assistant.turn_end", "an `assistant.turn_end`"),
+    ("assistant.idle", "an `assistant.idle`"),
+    ("tool.execution_start", "a `tool.execution_start`"),
+    (
+        "tool.execution_partial_result",
+        "a `tool.execution_partial_result`",
+    ),
+    ("tool.execution_progress", "a `tool.execution_progress`"),
+    ("tool.execution_complete", "a `tool.execution_complete`"),
+    ("subagent.started", "a `subagent.started`"),
+    ("subagent.completed", "a `subagent.completed`"),
+    ("subagent.failed", "a `subagent.failed`"),
+    ("abort", "an `abort`"),
+    ("result", "a `result`"),
 ];
 
 /// Event types no other agent writes, for the finding of a mixed stream: the dotted names of
@@ -207,25 +228,26 @@ pub fn evidence(s: &super::Sniff<'_>) -> u32 {
     };
     super::count_marks(&[marked(
         ty,
-        s.data.json_type() == Some(JsonType::Object),
-        &s.parent_id,
-        &s.exit_code,
-        &s.session_id_camel,
+        s.data.json_type(),
+        s.parent_id.is_present(),
+        s.exit_code.json_type(),
+        s.session_id_camel.is_present(),
     )])
 }
 
-/// Copilot CLI's mark (see [`evidence`]).
+/// Copilot CLI's mark (see [`evidence`]), from the types of `data` and `exitCode` and whether
+/// `parentId` and `sessionId` are there.
 pub(super) fn marked(
     ty: &str,
-    data_is_object: bool,
-    parent_id: &Field<'_>,
-    exit_code: &Field<'_>,
-    session_id: &Field<'_>,
+    data: Option<JsonType>,
+    parent_id: bool,
+    exit_code: Option<JsonType>,
+    session_id: bool,
 ) -> bool {
     if ty == "result" {
-        return exit_code.json_type() == Some(JsonType::Number) && session_id.is_present();
+        return exit_code == Some(JsonType::Number) && session_id;
     }
-    data_is_object && parent_id.is_present() && (ty.contains('.') || ty == "abort")
+    data == Some(JsonType::Object) && parent_id && (ty.contains('.') || ty == "abort")
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -376,11 +398,11 @@ impl Validator {
                 return None;
             }
         };
-        if !TYPES.contains(&ty) {
+        let Some(&(_, what)) = KNOWN.iter().find(|(t, _)| *t == ty) else {
             // About 120 types and more each release: forward-compatible, said as information.
             emit(super::unknown_type(Agent::Copilot, ty, pos, bytes));
             return None;
-        }
+        };
         let ms = if ty == "result" {
             self.timestamp(pos, bytes, line, "a `result`", emit)
         } else {
@@ -388,165 +410,54 @@ impl Validator {
         };
         self.lifecycle(pos, bytes, ty, line, ms, emit, &mut sink);
         self.last_line = pos.line;
-        let d = &line.data;
-        if ty != "result" && d.shape != Some(JsonType::Object) {
+        if ty == "result" {
+            self.result(pos, bytes, line, arena, ms, emit, &mut sink);
             return None;
         }
-        let what = format!("a `{ty}`");
-        let what = what.as_str();
-        // Strings the notes name, required (`true`) or not.
-        let strings: &[(&str, &Field<'_>, bool)] = match ty {
-            "session.mcp_server_status_changed" => &[
-                ("serverName", &d.server_name, true),
-                ("status", &d.status, true),
-            ],
-            "session.tools_updated" => &[("model", &d.model, true)],
-            "session.info" => &[
-                ("infoType", &d.info_type, true),
-                ("message", &d.message, true),
-            ],
-            "session.warning" => &[
-                ("warningType", &d.warning_type, true),
-                ("message", &d.message, true),
-            ],
-            "session.error" => &[
-                ("errorType", &d.error_type, true),
-                ("message", &d.message, true),
-            ],
-            "session.task_complete" => &[("reason", &d.reason, false)],
-            "session.shutdown" => &[("shutdownType", &d.shutdown_type, true)],
-            "user.message" => &[
-                ("transformedContent", &d.transformed_content, false),
-                ("interactionId", &d.interaction_id, false),
-                ("turnId", &d.turn_id, false),
-            ],
-            "assistant.turn_start" => &[
-                ("turnId", &d.turn_id, true),
-                ("interactionId", &d.interaction_id, false),
-                ("model", &d.model, false),
-            ],
-            "assistant.turn_end" => &[("turnId", &d.turn_id, true), ("model", &d.model, false)],
-            "assistant.reasoning_delta" | "assistant.reasoning" => {
-                &[("reasoningId", &d.reasoning_id, true)]
+        let mut data = Data::default();
+        match line.data.get() {
+            Some(raw) if line.data.json_type() == Some(JsonType::Object) => {
+                if super::parse_into(raw, arena, &mut data).is_err() {
+                    return None;
+                }
             }
-            "assistant.message_start" => &[("messageId", &d.message_id, true)],
-            "assistant.message_delta" => &[
-                ("messageId", &d.message_id, true),
-                ("parentToolCallId", &d.parent_tool_call_id, false),
-            ],
-            "assistant.message" => &[
-                ("messageId", &d.message_id, true),
-                ("model", &d.model, false),
-                ("turnId", &d.turn_id, false),
-                ("interactionId", &d.interaction_id, false),
-                ("phase", &d.phase, false),
-                ("parentToolCallId", &d.parent_tool_call_id, false),
-            ],
-            "assistant.usage" => &[("model", &d.model, true)],
-            "tool.execution_start" => &[
-                ("toolCallId", &d.tool_call_id, true),
-                ("toolName", &d.tool_name, true),
-                ("mcpServerName", &d.mcp_server_name, false),
-                ("parentToolCallId", &d.parent_tool_call_id, false),
-                ("turnId", &d.turn_id, false),
-                ("model", &d.model, false),
-            ],
-            "tool.execution_partial_result" | "tool.execution_progress" => {
-                &[("toolCallId", &d.tool_call_id, false)]
-            }
-            "tool.execution_complete" => &[
-                ("toolCallId", &d.tool_call_id, true),
-                ("model", &d.model, false),
-                ("interactionId", &d.interaction_id, false),
-                ("turnId", &d.turn_id, false),
-                ("parentToolCallId", &d.parent_tool_call_id, false),
-            ],
-            "subagent.started" | "subagent.completed" | "subagent.failed" => &[
-                ("toolCallId", &d.tool_call_id, true),
-                ("agentName", &d.agent_name, true),
-            ],
-            "abort" => &[("reason", &d.reason, true)],
-            _ => &[],
-        };
-        for &(name, f, required) in strings {
-            let path = ["data", name];
-            if required {
-                require(f.json_type(), Want::Str, what, pos, bytes, &path, emit);
-            } else {
-                expect(f.json_type(), Want::Str, false, pos, bytes, &path, emit);
-            }
+            _ => return None,
         }
+        strings(ty, &data, what, pos, bytes, emit);
+        shapes(ty, &data, what, pos, bytes, emit);
+        self.payload(ty, what, &data, pos, bytes, arena, ms, emit, &mut sink);
+        None
+    }
+
+    /// What a session event's payload says, by its type.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn payload<'a>(
+        &mut self,
+        ty: &str,
+        what: &str,
+        d: &Data<'a>,
+        pos: Position,
+        bytes: &[u8],
+        arena: &'a Bump,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
         match ty {
-            "session.mcp_servers_loaded" => {
-                array(
-                    &d.servers,
-                    true,
-                    what,
-                    pos,
-                    bytes,
-                    &["data", "servers"],
-                    emit,
-                );
-            }
             "session.error" => {
-                expect(
-                    d.status_code.json_type(),
-                    Want::Num,
-                    false,
-                    pos,
-                    bytes,
-                    &["data", "statusCode"],
-                    emit,
-                );
                 self.last_error.clear();
                 if let Some(m) = d.message.as_str() {
                     self.last_error.push_str(super::id_prefix(m));
                 }
-                if let Some(sink) = &mut sink {
+                if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(Kind::Error, pos.line);
                     ev.text = d.message.to_cow();
                     ev.timestamp_ms = ms;
                     sink(&ev);
                 }
-            }
-            "session.task_complete" => {
-                expect(
-                    d.success.json_type(),
-                    Want::Bool,
-                    false,
-                    pos,
-                    bytes,
-                    &["data", "success"],
-                    emit,
-                );
-            }
-            "session.shutdown" => {
-                for (name, f) in [
-                    ("modelMetrics", &d.model_metrics),
-                    ("codeChanges", &d.code_changes),
-                ] {
-                    object(f, what, pos, bytes, &["data", name], emit);
-                }
-                count_field(
-                    &d.total_api_duration_ms,
-                    true,
-                    what,
-                    pos,
-                    bytes,
-                    &["data", "totalApiDurationMs"],
-                    emit,
-                );
-            }
-            "session.idle" | "assistant.idle" => {
-                expect(
-                    d.aborted.json_type(),
-                    Want::Bool,
-                    false,
-                    pos,
-                    bytes,
-                    &["data", "aborted"],
-                    emit,
-                );
             }
             "user.message" => {
                 text(
@@ -567,7 +478,7 @@ impl Validator {
                     &["data", "attachments"],
                     emit,
                 );
-                if let Some(sink) = &mut sink {
+                if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(Kind::UserPrompt, pos.line);
                     ev.text = d.content.text();
                     ev.timestamp_ms = ms;
@@ -586,7 +497,7 @@ impl Validator {
                     &["data", "deltaContent"],
                     emit,
                 );
-                self.piece(pos, ty, d, ms, &mut sink);
+                self.piece(pos, ty, d, ms, sink);
             }
             "assistant.reasoning" => {
                 text(
@@ -598,15 +509,15 @@ impl Validator {
                     &["data", "content"],
                     emit,
                 );
-                self.whole(pos, Stream::Reasoning, d, ms, &mut sink);
+                self.whole(pos, Stream::Reasoning, d, ms, sink);
             }
-            "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, &mut sink),
+            "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, sink),
             "assistant.usage" => self.usage(pos, bytes, d, emit),
-            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, &mut sink),
-            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, &mut sink),
+            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, sink),
+            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
             "abort" => {
                 self.aborted = true;
-                if let Some(sink) = &mut sink {
+                if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(Kind::Error, pos.line);
                     ev.text = Some(Cow::Owned(format!(
                         "aborted ({})",
@@ -616,10 +527,8 @@ impl Validator {
                     sink(&ev);
                 }
             }
-            "result" => self.result(pos, bytes, line, ms, emit, &mut sink),
             _ => {}
         }
-        None
     }
 
     /// The envelope of every session event: `data`, `id`, `timestamp` and `parentId` (a string,
@@ -634,7 +543,7 @@ impl Validator {
     ) -> Option<u64> {
         let what = "a Copilot CLI event";
         require(
-            line.data.shape,
+            line.data.json_type(),
             Want::Obj,
             what,
             pos,
@@ -651,7 +560,7 @@ impl Validator {
             &["id"],
             emit,
         );
-        if line.parent_id.is_present() {
+        if line.parent_id.0.is_some() {
             expect(
                 line.parent_id.json_type(),
                 Want::Str,
@@ -1153,11 +1062,16 @@ impl Validator {
     /// The run's `result`: `sessionId`, `exitCode` (0 when it went well) and `usage`, which has
     /// premium requests, durations and code changes but no tokens. It ends the run: the calls
     /// still open never completed, and streamed messages never got their whole.
-    fn result(
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn result<'a>(
         &mut self,
         pos: Position,
         bytes: &[u8],
-        line: &Line<'_>,
+        line: &Line<'a>,
+        arena: &'a Bump,
         ms: Option<u64>,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
@@ -1198,49 +1112,19 @@ impl Validator {
         } else {
             None
         };
-        let u = &line.usage;
-        if require(u.shape, Want::Obj, what, pos, bytes, &["usage"], emit) {
-            expect(
-                u.premium_requests.json_type(),
-                Want::Num,
-                false,
-                pos,
-                bytes,
-                &["usage", "premiumRequests"],
-                emit,
-            );
-            for (name, f) in [
-                ("totalApiDurationMs", &u.total_api_duration_ms),
-                ("sessionDurationMs", &u.session_duration_ms),
-            ] {
-                count_field(f, false, what, pos, bytes, &["usage", name], emit);
-            }
-            let c = &u.code_changes;
-            if object_shape(c.shape, pos, bytes, &["usage", "codeChanges"], emit) {
-                for (name, f) in [
-                    ("linesAdded", &c.lines_added),
-                    ("linesRemoved", &c.lines_removed),
-                ] {
-                    count_field(
-                        f,
-                        false,
-                        what,
-                        pos,
-                        bytes,
-                        &["usage", "codeChanges", name],
-                        emit,
-                    );
-                }
-                array(
-                    &c.files_modified,
-                    false,
-                    what,
-                    pos,
-                    bytes,
-                    &["usage", "codeChanges", "filesModified"],
-                    emit,
-                );
-            }
+        let mut u = RunUsage::default();
+        if require(
+            line.usage.json_type(),
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["usage"],
+            emit,
+        ) && let Some(raw) = line.usage.get()
+            && super::parse_into(raw, arena, &mut u).is_ok()
+        {
+            run_usage(&u, pos, bytes, emit);
         }
         if matches!(self.state, State::Stray(_)) {
             return;
@@ -1258,24 +1142,7 @@ impl Validator {
             }
             emit(d);
         }
-        for p in std::mem::take(&mut self.pieces) {
-            let (pieces, whole) = match p.stream {
-                Stream::Message => ("assistant.message_delta", "assistant.message"),
-                Stream::Reasoning => ("assistant.reasoning_delta", "assistant.reasoning"),
-            };
-            emit(
-                Diagnostic::new(
-                    Rule::ThinkingNotCompleted,
-                    pos,
-                    format!(
-                        "the `{pieces}` pieces of {:?} never get their whole `{whole}` before the run's `result`",
-                        Excerpt(&p.id)
-                    ),
-                )
-                .with_related(p.line, "the first piece")
-                .with_help(format!("Copilot CLI repeats the streamed pieces in one `{whole}` with the same id; a consumer that waits for it never gets the text whole")),
-            );
-        }
+        self.unfinished_pieces(pos, emit);
         self.state = State::Ended(pos.line);
         if let Some(sink) = sink {
             if let Some(t) = self.tokens.take() {
@@ -1294,6 +1161,28 @@ impl Validator {
             ev.duration_ms = super::count(&u.session_duration_ms);
             ev.timestamp_ms = ms;
             sink(&ev);
+        }
+    }
+
+    /// The streamed messages the run's `result` finds without their whole message.
+    fn unfinished_pieces(&mut self, pos: Position, emit: Emit<'_>) {
+        for p in std::mem::take(&mut self.pieces) {
+            let (pieces, whole) = match p.stream {
+                Stream::Message => ("assistant.message_delta", "assistant.message"),
+                Stream::Reasoning => ("assistant.reasoning_delta", "assistant.reasoning"),
+            };
+            emit(
+                Diagnostic::new(
+                    Rule::ThinkingNotCompleted,
+                    pos,
+                    format!(
+                        "the `{pieces}` pieces of {:?} never get their whole `{whole}` before the run's `result`",
+                        Excerpt(&p.id)
+                    ),
+                )
+                .with_related(p.line, "the first piece")
+                .with_help(format!("Copilot CLI repeats the streamed pieces in one `{whole}` with the same id; a consumer that waits for it never gets the text whole")),
+            );
         }
     }
 
@@ -1381,6 +1270,205 @@ fn tool_requests<'a>(pos: Position, bytes: &[u8], d: &Data<'a>, arena: &'a Bump,
                     return;
                 }
             }
+        }
+    }
+}
+
+/// The fields of a session event's `data` that are not strings, checked by their type alone.
+fn shapes(ty: &str, d: &Data<'_>, what: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    match ty {
+        "session.mcp_servers_loaded" => {
+            array(
+                &d.servers,
+                true,
+                what,
+                pos,
+                bytes,
+                &["data", "servers"],
+                emit,
+            );
+        }
+        "session.error" => {
+            expect(
+                d.status_code.json_type(),
+                Want::Num,
+                false,
+                pos,
+                bytes,
+                &["data", "statusCode"],
+                emit,
+            );
+        }
+        "session.task_complete" => {
+            expect(
+                d.success.json_type(),
+                Want::Bool,
+                false,
+                pos,
+                bytes,
+                &["data", "success"],
+                emit,
+            );
+        }
+        "session.shutdown" => {
+            for (name, f) in [
+                ("modelMetrics", &d.model_metrics),
+                ("codeChanges", &d.code_changes),
+            ] {
+                object(f, what, pos, bytes, &["data", name], emit);
+            }
+            count_field(
+                &d.total_api_duration_ms,
+                true,
+                what,
+                pos,
+                bytes,
+                &["data", "totalApiDurationMs"],
+                emit,
+            );
+        }
+        "session.idle" | "assistant.idle" => {
+            expect(
+                d.aborted.json_type(),
+                Want::Bool,
+                false,
+                pos,
+                bytes,
+                &["data", "aborted"],
+                emit,
+            );
+        }
+        _ => {}
+    }
+}
+
+/// `usage` of the `result` line: premium requests, durations and code changes.
+fn run_usage(u: &RunUsage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let what = "the `usage` of a `result`";
+    expect(
+        u.premium_requests.json_type(),
+        Want::Num,
+        false,
+        pos,
+        bytes,
+        &["usage", "premiumRequests"],
+        emit,
+    );
+    for (name, f) in [
+        ("totalApiDurationMs", &u.total_api_duration_ms),
+        ("sessionDurationMs", &u.session_duration_ms),
+    ] {
+        count_field(f, false, what, pos, bytes, &["usage", name], emit);
+    }
+    let c = &u.code_changes;
+    if object_shape(c.shape, pos, bytes, &["usage", "codeChanges"], emit) {
+        for (name, f) in [
+            ("linesAdded", &c.lines_added),
+            ("linesRemoved", &c.lines_removed),
+        ] {
+            count_field(
+                f,
+                false,
+                what,
+                pos,
+                bytes,
+                &["usage", "codeChanges", name],
+                emit,
+            );
+        }
+        array(
+            &c.files_modified,
+            false,
+            what,
+            pos,
+            bytes,
+            &["usage", "codeChanges", "filesModified"],
+            emit,
+        );
+    }
+}
+
+/// The strings the notes name in a session event's `data`, required (`true`) or not.
+fn strings(ty: &str, d: &Data<'_>, what: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let strings: &[(&str, &Field<'_>, bool)] = match ty {
+        "session.mcp_server_status_changed" => &[
+            ("serverName", &d.server_name, true),
+            ("status", &d.status, true),
+        ],
+        "session.tools_updated" => &[("model", &d.model, true)],
+        "session.info" => &[
+            ("infoType", &d.info_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.warning" => &[
+            ("warningType", &d.warning_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.error" => &[
+            ("errorType", &d.error_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.task_complete" => &[("reason", &d.reason, false)],
+        "session.shutdown" => &[("shutdownType", &d.shutdown_type, true)],
+        "user.message" => &[
+            ("transformedContent", &d.transformed_content, false),
+            ("interactionId", &d.interaction_id, false),
+            ("turnId", &d.turn_id, false),
+        ],
+        "assistant.turn_start" => &[
+            ("turnId", &d.turn_id, true),
+            ("interactionId", &d.interaction_id, false),
+            ("model", &d.model, false),
+        ],
+        "assistant.turn_end" => &[("turnId", &d.turn_id, true), ("model", &d.model, false)],
+        "assistant.reasoning_delta" | "assistant.reasoning" => {
+            &[("reasoningId", &d.reasoning_id, true)]
+        }
+        "assistant.message_start" => &[("messageId", &d.message_id, true)],
+        "assistant.message_delta" => &[
+            ("messageId", &d.message_id, true),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "assistant.message" => &[
+            ("messageId", &d.message_id, true),
+            ("model", &d.model, false),
+            ("turnId", &d.turn_id, false),
+            ("interactionId", &d.interaction_id, false),
+            ("phase", &d.phase, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "assistant.usage" => &[("model", &d.model, true)],
+        "tool.execution_start" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("toolName", &d.tool_name, true),
+            ("mcpServerName", &d.mcp_server_name, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+            ("turnId", &d.turn_id, false),
+            ("model", &d.model, false),
+        ],
+        "tool.execution_partial_result" | "tool.execution_progress" => {
+            &[("toolCallId", &d.tool_call_id, false)]
+        }
+        "tool.execution_complete" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("model", &d.model, false),
+            ("interactionId", &d.interaction_id, false),
+            ("turnId", &d.turn_id, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "subagent.started" | "subagent.completed" | "subagent.failed" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("agentName", &d.agent_name, true),
+        ],
+        "abort" => &[("reason", &d.reason, true)],
+        _ => &[],
+    };
+    for &(name, f, required) in strings {
+        let path = ["data", name];
+        if required {
+            require(f.json_type(), Want::Str, what, pos, bytes, &path, emit);
+        } else {
+            expect(f.json_type(), Want::Str, false, pos, bytes, &path, emit);
         }
     }
 }

@@ -338,10 +338,10 @@ impl<'a> Line<'a> {
             Line::Copilot(l) => l.ty.as_str().is_some_and(|t| {
                 copilot::marked(
                     t,
-                    l.data.shape == Some(JsonType::Object),
-                    &l.parent_id,
-                    &l.exit_code,
-                    &l.session_id,
+                    l.data.json_type(),
+                    l.parent_id.0.is_some(),
+                    l.exit_code.json_type(),
+                    l.session_id.is_present(),
                 )
             }),
             Line::Common(_) => false,

@@ -116,7 +116,26 @@ fn one_record_tells_copilot_cli() {
     assert_ne!(s["agent"], "copilot", "{s}");
 }
 
-/// A Copilot CLI run broken as real runs break: each gets its findings at the right lines.
+type Case<'a> = (&'a str, String, Vec<(&'a str, u64)>);
+
+/// Each broken stream gets exactly its findings (rule, line), in any order, and fails.
+fn assert_findings(cases: Vec<Case<'_>>) {
+    for (what, input, mut want) in cases {
+        let (run, findings) = check_json(
+            &["--stdin-filename", "copilot.ndjson"],
+            Some(input.as_bytes()),
+        );
+        let mut got: Vec<(&str, u64)> =
+            findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+        got.sort_unstable_by_key(|&(r, l)| (l, r));
+        want.sort_unstable_by_key(|&(r, l)| (l, r));
+        assert_eq!(got, want, "{what}: {}", show(&findings));
+        assert_eq!(run.code, 1, "{what}");
+    }
+}
+
+/// A Copilot CLI run cut, or with a call or turn that does not pair: each gets its findings at
+/// the right lines.
 #[test]
 fn broken_runs_get_their_finding_at_their_line() {
     let text = fixture("tool-run.ndjson");
@@ -124,25 +143,7 @@ fn broken_runs_get_their_finding_at_their_line() {
     assert_eq!(lines.len(), 16);
     let call = "toolu_vrtx_01Kd8sPq3VnX7mW2bR5tY9zL";
     let other_call = lines[8].replace(call, "toolu_vrtx_01Zz9Other0000000000000");
-    let success_str = lines[8].replace(r#""success":true"#, r#""success":"true""#);
-    let exit_str = lines[15].replace(r#""exitCode":0"#, r#""exitCode":"0""#);
-    let no_session =
-        lines[15].replace(r#""sessionId":"8f1c2a9e-4b7d-4e3a-9c5f-2d6b8a0e1f37","#, "");
-    let turn_num = lines[3].replace(r#""turnId":"0""#, r#""turnId":0"#);
-    let no_id = {
-        let v: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
-        let mut m = v.as_object().unwrap().clone();
-        m.remove("id");
-        serde_json::to_string(&m).unwrap()
-    };
-    let data_str = {
-        let mut v: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
-        v["data"] = serde_json::json!("Run the tests");
-        serde_json::to_string(&v).unwrap()
-    };
-    let negative = lines[13].replace(r#""outputTokens":9"#, r#""outputTokens":-9"#);
     let codex = r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#;
-    type Case<'a> = (&'a str, String, Vec<(&'a str, u64)>);
     let cases: Vec<Case<'_>> = vec![
         // Cut before the `result`: the run never completes.
         ("cut", join(&lines[..15]), vec![("missing-result", 15)]),
@@ -176,6 +177,64 @@ fn broken_runs_get_their_finding_at_their_line() {
             join(&[&lines[..10], &lines[11..]].concat()),
             vec![("orphan-completion", 14)],
         ),
+        // A line after the `result` that begins no run.
+        (
+            "after result",
+            join(&[&lines[..], &[lines[13]][..]].concat()),
+            vec![("event-after-result", 17)],
+        ),
+        // Two `result` lines.
+        (
+            "two results",
+            join(&[&lines[..], &[lines[15]][..]].concat()),
+            vec![("event-after-result", 17)],
+        ),
+        // Text on stdout (no `-s`).
+        (
+            "text",
+            join(
+                &[
+                    &lines[..15],
+                    &["Total usage est: 1 Premium request"][..],
+                    &lines[15..],
+                ]
+                .concat(),
+            ),
+            vec![("invalid-json", 16)],
+        ),
+        // A Codex record inside the run.
+        (
+            "mixed",
+            join(&[&lines[..2], &[codex][..], &lines[2..]].concat()),
+            vec![("mixed-agents", 3)],
+        ),
+    ];
+    assert_findings(cases);
+}
+
+/// Fields of the wrong type or missing: each gets its finding at its line.
+#[test]
+fn broken_fields_get_their_finding_at_their_line() {
+    let text = fixture("tool-run.ndjson");
+    let lines: Vec<&str> = text.lines().collect();
+    let success_str = lines[8].replace(r#""success":true"#, r#""success":"true""#);
+    let exit_str = lines[15].replace(r#""exitCode":0"#, r#""exitCode":"0""#);
+    let no_session =
+        lines[15].replace(r#""sessionId":"8f1c2a9e-4b7d-4e3a-9c5f-2d6b8a0e1f37","#, "");
+    let turn_num = lines[3].replace(r#""turnId":"0""#, r#""turnId":0"#);
+    let no_id = {
+        let v: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+        let mut m = v.as_object().unwrap().clone();
+        m.remove("id");
+        serde_json::to_string(&m).unwrap()
+    };
+    let data_str = {
+        let mut v: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+        v["data"] = serde_json::json!("Run the tests");
+        serde_json::to_string(&v).unwrap()
+    };
+    let negative = lines[13].replace(r#""outputTokens":9"#, r#""outputTokens":-9"#);
+    let cases: Vec<Case<'_>> = vec![
         // Wrong field types.
         (
             "success a string",
@@ -213,50 +272,8 @@ fn broken_runs_get_their_finding_at_their_line() {
             join(&[&lines[..15], &[no_session.as_str()][..]].concat()),
             vec![("missing-field", 16)],
         ),
-        // A line after the `result` that begins no run.
-        (
-            "after result",
-            join(&[&lines[..], &[lines[13]][..]].concat()),
-            vec![("event-after-result", 17)],
-        ),
-        // Two `result` lines.
-        (
-            "two results",
-            join(&[&lines[..], &[lines[15]][..]].concat()),
-            vec![("event-after-result", 17)],
-        ),
-        // Text on stdout (no `-s`).
-        (
-            "text",
-            join(
-                &[
-                    &lines[..15],
-                    &["Total usage est: 1 Premium request"][..],
-                    &lines[15..],
-                ]
-                .concat(),
-            ),
-            vec![("invalid-json", 16)],
-        ),
-        // A Codex record inside the run.
-        (
-            "mixed",
-            join(&[&lines[..2], &[codex][..], &lines[2..]].concat()),
-            vec![("mixed-agents", 3)],
-        ),
     ];
-    for (what, input, mut want) in cases {
-        let (run, findings) = check_json(
-            &["--stdin-filename", "copilot.ndjson"],
-            Some(input.as_bytes()),
-        );
-        let mut got: Vec<(&str, u64)> =
-            findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
-        got.sort_unstable_by_key(|&(r, l)| (l, r));
-        want.sort_unstable_by_key(|&(r, l)| (l, r));
-        assert_eq!(got, want, "{what}: {}", show(&findings));
-        assert_eq!(run.code, 1, "{what}");
-    }
+    assert_findings(cases);
 }
 
 /// What the notes leave open is said leniently: a type the notes do not name is information
