@@ -336,8 +336,12 @@ pub struct Validator {
     aborted: bool,
     /// The message of the run's last `session.error` (bounded), for the `end` of a failed run.
     last_error: String,
-    /// The assistant's last message since the last tool call, for the common `end`.
+    /// The assistant's last message since the last tool call, for the common `end` (kept only
+    /// for common events).
     answer: super::Answer,
+    /// The strings of closed pieces and turns, for the next ones' ids (bounded): a steady stream
+    /// allocates nothing.
+    spare: Vec<String>,
 }
 
 impl Progress for Validator {
@@ -363,6 +367,21 @@ fn prefix_len(s: &str, n: usize) -> Option<usize> {
 }
 
 impl Validator {
+    /// A string holding `id`, from the spare ones when there is one.
+    fn key(&mut self, id: &str) -> String {
+        let mut k = self.spare.pop().unwrap_or_default();
+        k.clear();
+        k.push_str(id);
+        k
+    }
+
+    /// Keeps the string of a closed piece or turn for the next one's id.
+    fn recycle(&mut self, k: String) {
+        if self.spare.len() < 2 * MAX_PENDING {
+            self.spare.push(k);
+        }
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
     #[expect(
@@ -660,8 +679,12 @@ impl Validator {
 
     fn begin(&mut self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
         self.state = State::Open(pos.line);
-        self.pieces.clear();
-        self.turns.clear();
+        while let Some(p) = self.pieces.pop() {
+            self.recycle(p.id);
+        }
+        while let Some((t, _)) = self.turns.pop() {
+            self.recycle(t);
+        }
         self.turns_forgotten = false;
         self.tokens = RunTokens::default();
         self.aborted = false;
@@ -687,10 +710,12 @@ impl Validator {
             return;
         }
         if self.turns.len() >= MAX_PENDING {
-            self.turns.remove(0);
+            let (old, _) = self.turns.remove(0);
+            self.recycle(old);
             self.turns_forgotten = true;
         }
-        self.turns.push((id.to_owned(), pos.line));
+        let k = self.key(id);
+        self.turns.push((k, pos.line));
     }
 
     /// `assistant.turn_end` closes the turn of its `turnId`.
@@ -700,7 +725,8 @@ impl Validator {
         };
         let key = super::id_prefix(id);
         if let Some(i) = self.turns.iter().position(|(t, _)| t == key) {
-            self.turns.remove(i);
+            let (old, _) = self.turns.remove(i);
+            self.recycle(old);
             return;
         }
         // Not after a record that could not be read: it may have been the `turn_start`.
@@ -734,7 +760,8 @@ impl Validator {
         } else {
             (Stream::Reasoning, &d.reasoning_id)
         };
-        let text = d.delta_content.text();
+        // The text is read (unescaped) only for the common form, which alone needs it.
+        let text = sink.as_ref().and_then(|_| d.delta_content.text());
         if let Some(id) = id.as_str() {
             let id = super::id_prefix(id);
             let i = match self
@@ -745,11 +772,13 @@ impl Validator {
                 Some(i) => i,
                 None => {
                     if self.pieces.len() >= MAX_PENDING {
-                        self.pieces.remove(0);
+                        let old = self.pieces.remove(0);
+                        self.recycle(old.id);
                     }
+                    let id = self.key(id);
                     self.pieces.push(Pieces {
                         stream,
-                        id: id.to_owned(),
+                        id,
                         line: pos.line,
                         len: 0,
                         hash: FNV_OFFSET,
@@ -764,6 +793,7 @@ impl Validator {
             }
         }
         if stream == Stream::Message
+            && sink.is_some()
             && let Some(t) = &text
         {
             self.answer.push(t);
@@ -802,29 +832,31 @@ impl Validator {
                 .pieces
                 .iter()
                 .position(|p| p.stream == stream && p.id == id)?;
-            Some(self.pieces.remove(i))
+            let p = self.pieces.remove(i);
+            let seen = (p.len, p.hash);
+            self.recycle(p.id);
+            Some(seen)
         });
-        let was_streamed = streamed.is_some();
-        let content = d.content.text();
-        if stream == Stream::Message {
-            self.answer.clear();
-            if let Some(c) = &content {
-                self.answer.push(c);
-            }
-        }
         let Some(sink) = sink else {
             return;
         };
-        let Some(content) = content else {
+        let was_streamed = streamed.is_some();
+        let Some(content) = d.content.text() else {
             return;
         };
+        if stream == Stream::Message {
+            self.answer.clear();
+            self.answer.push(&content);
+        }
         let rest: Option<Cow<'_, str>> = match streamed {
             None => Some(content),
-            Some(p) => match prefix_len(&content, p.len) {
+            Some((len, hash)) => match prefix_len(&content, len) {
                 // The pieces were the start of the message: what they lacked, if anything.
-                Some(n) if fnv(FNV_OFFSET, &content.as_bytes()[..n]) == p.hash => {
-                    (n < content.len()).then(|| Cow::Owned(content[n..].to_owned()))
-                }
+                Some(n) if fnv(FNV_OFFSET, &content.as_bytes()[..n]) == hash => (n < content.len())
+                    .then(|| match content {
+                        Cow::Borrowed(c) => Cow::Borrowed(&c[n..]),
+                        Cow::Owned(c) => Cow::Owned(c[n..].to_owned()),
+                    }),
                 // The pieces said otherwise: they stand.
                 _ => None,
             },
@@ -1166,7 +1198,9 @@ impl Validator {
 
     /// The streamed messages the run's `result` finds without their whole message.
     fn unfinished_pieces(&mut self, pos: Position, emit: Emit<'_>) {
-        for p in std::mem::take(&mut self.pieces) {
+        // Taken and put back, so that its room is kept for the next run.
+        let mut all = std::mem::take(&mut self.pieces);
+        for p in all.drain(..) {
             let (pieces, whole) = match p.stream {
                 Stream::Message => ("assistant.message_delta", "assistant.message"),
                 Stream::Reasoning => ("assistant.reasoning_delta", "assistant.reasoning"),
@@ -1183,7 +1217,9 @@ impl Validator {
                 .with_related(p.line, "the first piece")
                 .with_help(format!("Copilot CLI repeats the streamed pieces in one `{whole}` with the same id; a consumer that waits for it never gets the text whole")),
             );
+            self.recycle(p.id);
         }
+        self.pieces = all;
     }
 
     /// The input ended: the tokens of a run cut short, which has no `result` to say them on.
