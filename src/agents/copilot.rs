@@ -1596,3 +1596,49 @@ fn count_field(
     }
     present && super::count(f).is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_of_pieces_is_the_hash_of_their_text() {
+        let whole = "I'll run the test suite.";
+        let pieces = fnv(fnv(FNV_OFFSET, b"I'll run the"), b" test suite.");
+        assert_eq!(pieces, fnv(FNV_OFFSET, whole.as_bytes()));
+        assert_ne!(pieces, fnv(FNV_OFFSET, b"I'll run the test suite!"));
+        // A length inside a character is no prefix.
+        assert_eq!(prefix_len("é", 1), None);
+        assert_eq!(prefix_len("ab", 3), None);
+        assert_eq!(prefix_len("ab", 1), Some(1));
+    }
+
+    #[test]
+    fn the_run_has_tokens_from_one_place() {
+        let mut t = RunTokens {
+            calls: None,
+            message_output: Some(70),
+        };
+        assert_eq!(t.take().map(|t| (t.input, t.output)), Some((0, 70)));
+        assert!(t.take().is_none());
+        let mut t = RunTokens {
+            calls: Some(Tokens {
+                input: 10,
+                output: 3,
+                ..Tokens::default()
+            }),
+            message_output: Some(70),
+        };
+        assert_eq!(t.take().map(|t| (t.input, t.output)), Some((10, 3)));
+    }
+
+    #[test]
+    fn every_known_type_is_named_by_its_words() {
+        for (ty, what) in KNOWN {
+            assert!(what.ends_with(&format!("`{ty}`")), "{ty}");
+        }
+        for ty in OWN_TYPES {
+            assert!(KNOWN.iter().any(|(t, _)| t == ty), "{ty}");
+        }
+    }
+}

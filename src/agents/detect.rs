@@ -438,6 +438,50 @@ mod tests {
     }
 
     #[test]
+    fn copilot_clis_envelope_and_result_decide() {
+        // The SDK's envelope: `data` beside `parentId` (null on a session's first event).
+        assert_eq!(
+            decides(
+                r#"{"type":"session.mcp_server_status_changed","data":{"serverName":"github-mcp-server","status":"connected"},"id":"0b9f3c6e-1d2a-4e8b-9c7f-5a3e1d0b2c84","timestamp":"2026-09-10T03:26:31.070Z","parentId":null,"ephemeral":true}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"abort","data":{"reason":"user_initiated"},"id":"i","timestamp":"2026-09-10T03:26:31.070Z","parentId":"p"}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        // Its `result`: `exitCode` and the camel-case `sessionId`.
+        assert_eq!(
+            decides(
+                r#"{"type":"result","timestamp":"2026-09-10T03:26:39.21Z","sessionId":"s","exitCode":0,"usage":{"premiumRequests":1}}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        // Without the envelope a dotted type is no mark (another CLI's `session.resume_hint`),
+        // and Grok Build's `data` is a string.
+        assert_eq!(
+            decides(r#"{"role":"meta","type":"session.resume_hint","session_id":"s"}"#),
+            None
+        );
+        assert_eq!(
+            decides(r#"{"type":"text","data":"hi","parentId":null}"#),
+            None
+        );
+        // Claude Code's `result` has `session_id`.
+        assert_ne!(
+            decides(r#"{"type":"result","subtype":"success","session_id":"s","is_error":false}"#),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(
+            foreign("assistant.message", Agent::Claude),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(foreign("result", Agent::Copilot), None);
+    }
+
+    #[test]
     fn shared_fields_never_decide() {
         // cursor's init with every key Claude Code's init has too.
         let init = CURSOR_INIT.replace(

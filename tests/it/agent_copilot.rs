@@ -316,6 +316,26 @@ fn what_is_lenient() {
     assert_eq!(got, [("unfinished-tool-call", "warning", 8)]);
     assert_eq!(run.code, 0);
 
+    // The usage summary printed without `-s`: one finding, whose help says `-s`.
+    let input = join(
+        &[
+            &lines[..],
+            &["Total usage est:        1 Premium request"][..],
+        ]
+        .concat(),
+    );
+    let (_, findings) = check_json(&[], Some(input.as_bytes()));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert!(
+        findings[0].rule == "invalid-json"
+            && findings[0]
+                .help
+                .as_deref()
+                .is_some_and(|h| h.contains("`-s`")),
+        "{}",
+        show(&findings)
+    );
+
     // A run that failed (non-zero `exitCode`) is a fact about the run, not a broken stream.
     let failed = fixture("api-error.ndjson");
     let (run, findings) = check_json(&["--strict"], Some(failed.as_bytes()));

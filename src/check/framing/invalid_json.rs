@@ -13,6 +13,10 @@ use crate::input::record::{NO_FINAL_LF, Record};
 use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, STDERR_HELP};
 use crate::rules::Rule;
 
+/// The help for Copilot CLI's usage summary (`Total usage est: …`, `Total duration (API): …`),
+/// which it prints on stdout unless told to be silent.
+const COPILOT_SUMMARY_HELP: &str = "Copilot CLI prints its usage summary on stdout unless `-s` (`--silent`) is given: run `copilot -p … --output-format json -s`";
+
 /// The help for OpenCode's permission warning, which it prints among its JSON lines.
 const OPENCODE_PERMISSION_HELP: &str = "OpenCode prints this warning on stdout, not stderr, even with `--format json`: the tool call was auto-rejected (its `tool_use` fails); allow the permission in its config, or run with `--dangerously-skip-permissions`";
 
@@ -92,6 +96,16 @@ pub(super) fn json_diagnostic(
         span = start..(start + len).min(bytes.len());
         let help = if trimmed.starts_with(b"! permission requested") {
             OPENCODE_PERMISSION_HELP
+        } else if [
+            &b"Total usage est"[..],
+            b"Total duration",
+            b"Total code changes",
+            b"Usage by model",
+        ]
+        .iter()
+        .any(|p| trimmed.starts_with(p))
+        {
+            COPILOT_SUMMARY_HELP
         } else {
             STDERR_HELP
         };
