@@ -52,7 +52,7 @@ pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_int
 pub(crate) use views::{non_object_visits, view};
 
 use crate::diagnostic::Diagnostic;
-use crate::event::JsonType;
+use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use std::fmt;
 
@@ -390,13 +390,19 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// What the record says of how its event went: Claude Code's `subtype`, or the `status` of a
-    /// `result` (Gemini CLI's `success` or `error`).
+    /// What the record says of how its event went: Claude Code's `subtype`, the `status` of a
+    /// `result` (Gemini CLI's `success` or `error`), or Copilot CLI's `exitCode` as either.
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
             Line::Claude(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
+            // Copilot CLI's `result` says how the run went by its `exitCode`.
+            Line::Copilot(l) if l.ty.as_str() == Some("result") => match l.exit_code {
+                Field::UInt(0) | Field::Int(0) => Some("success"),
+                Field::UInt(_) | Field::Int(_) => Some("error"),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -489,3 +489,44 @@ fn the_common_form_of_every_run() {
         }
     }
 }
+
+/// `sjlint run` of a replayed run: it knows the run is over at its `result` (an agent that
+/// hangs after it is ended, and the run still succeeds), and names how the run went.
+#[test]
+fn run_knows_the_end_of_a_copilot_run() {
+    let replay = |file: &str, then: Option<&str>| {
+        let mut cmd = sjlint();
+        cmd.args(["run", "--after-result", "1s", "--", "sh"])
+            .arg(testdata("agents/replay.sh"))
+            .env("STREAM", testdata(&format!("{DIR}/{file}")));
+        if let Some(t) = then {
+            cmd.env("THEN", t);
+        }
+        run_cmd(cmd, None)
+    };
+    let ran = replay("tool-run.ndjson", None);
+    assert_eq!(ran.code, 0, "{}", ran.describe());
+    assert_eq!(ran.stdout(), fixture("tool-run.ndjson"));
+    assert!(
+        ran.stderr().contains("result success"),
+        "{}",
+        ran.describe()
+    );
+
+    let hung = replay("tool-run.ndjson", Some("hang"));
+    assert_eq!(hung.code, 0, "{}", hung.describe());
+    assert!(
+        hung.stderr().contains("agent-hung-after-result")
+            && hung.stderr().contains("ended after its result"),
+        "{}",
+        hung.describe()
+    );
+
+    let failed = replay("api-error.ndjson", None);
+    assert_ne!(failed.code, 0, "{}", failed.describe());
+    assert!(
+        failed.stderr().contains("result error"),
+        "{}",
+        failed.describe()
+    );
+}
