@@ -94,21 +94,7 @@ pub(super) fn json_diagnostic(
             _ => 1,
         };
         span = start..(start + len).min(bytes.len());
-        let help = if trimmed.starts_with(b"! permission requested") {
-            OPENCODE_PERMISSION_HELP
-        } else if [
-            &b"Total usage est"[..],
-            b"Total duration",
-            b"Total code changes",
-            b"Usage by model",
-        ]
-        .iter()
-        .any(|p| trimmed.starts_with(p))
-        {
-            COPILOT_SUMMARY_HELP
-        } else {
-            STDERR_HELP
-        };
+        let help = text_help(trimmed);
         (PLAIN_TEXT.to_owned(), Some(help))
     } else if msg.starts_with("trailing characters") {
         trailing_data(bytes, offset, &mut span)
@@ -135,6 +121,24 @@ pub(super) fn json_diagnostic(
         d = d.with_help(help);
     }
     d
+}
+
+/// The help for a line of plain text: what an agent known to print it means by it, else that
+/// stderr seems merged into stdout.
+fn text_help(trimmed: &[u8]) -> &'static str {
+    if trimmed.starts_with(b"! permission requested") {
+        return OPENCODE_PERMISSION_HELP;
+    }
+    let copilot_summary = [
+        &b"Total usage est"[..],
+        b"Total duration",
+        b"Total code changes",
+        b"Usage by model",
+    ];
+    if copilot_summary.iter().any(|p| trimmed.starts_with(p)) {
+        return COPILOT_SUMMARY_HELP;
+    }
+    STDERR_HELP
 }
 
 /// The offset in the record's own `bytes` where `serde_json` stopped in `parsed`: the record's
