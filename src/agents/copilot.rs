@@ -966,9 +966,11 @@ impl Validator {
     ) {
         // The text before a call is not the run's final answer.
         self.answer.clear();
-        let (Some(id), Some(name)) = (d.tool_call_id.as_str(), d.tool_name.as_str()) else {
+        let Some(id) = d.tool_call_id.as_str() else {
             return;
         };
+        // A call without its tool's name (said already) is still paired.
+        let name = d.tool_name.as_str().unwrap_or("?");
         match self.calls.open_at(id, pos, bytes, name, ms) {
             Opened::Ok => {}
             Opened::AlreadyOpen(line) => {

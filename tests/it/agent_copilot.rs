@@ -233,6 +233,7 @@ fn broken_fields_get_their_finding_at_their_line() {
         v["data"] = serde_json::json!("Run the tests");
         serde_json::to_string(&v).unwrap()
     };
+    let no_name = lines[7].replace(r#""toolName":"bash","#, "");
     let negative = lines[13].replace(r#""outputTokens":9"#, r#""outputTokens":-9"#);
     let cases: Vec<Case<'_>> = vec![
         // Wrong field types.
@@ -261,7 +262,13 @@ fn broken_fields_get_their_finding_at_their_line() {
             join(&[&lines[..13], &[negative.as_str()][..], &lines[14..]].concat()),
             vec![("wrong-field-type", 14)],
         ),
-        // Missing fields: the envelope's `id`, the result's `sessionId`.
+        // Missing fields: a call's tool name (the call still pairs), the envelope's `id`, the
+        // result's `sessionId`.
+        (
+            "no tool name",
+            join(&[&lines[..7], &[no_name.as_str()][..], &lines[8..]].concat()),
+            vec![("missing-field", 8)],
+        ),
         (
             "no id",
             join(&[&lines[..2], &[no_id.as_str()][..], &lines[3..]].concat()),
@@ -529,4 +536,50 @@ fn run_knows_the_end_of_a_copilot_run() {
         "{}",
         failed.describe()
     );
+}
+
+/// The Copilot CLI examples of the rule docs: each failing one gives its rule and no other,
+/// the same with `--agent copilot`, and each passing one nothing, even under `--strict`.
+#[test]
+fn copilot_examples_of_the_rule_docs() {
+    let mut seen = 0;
+    for rule in documented_rules() {
+        let doc =
+            std::fs::read_to_string(manifest_dir().join(format!("src/rules/{rule}.md"))).unwrap();
+        let fails = "## Copilot CLI example that fails";
+        if !doc.contains(fails) {
+            continue;
+        }
+        seen += 1;
+        let example = doc_example(&rule, fails);
+        let (run, findings) = check_json(
+            &["--stdin-filename", "example.ndjson"],
+            Some(example.as_bytes()),
+        );
+        assert!(
+            !findings.is_empty() && findings.iter().all(|f| f.rule == rule),
+            "{rule}.md: the failing example must give {rule} only\n{}",
+            show(&findings)
+        );
+        let error = findings.iter().any(|f| f.severity == "error");
+        assert_eq!(run.code, i32::from(error), "{rule}.md");
+        assert_eq!(stats_of(&[], Some(example.as_bytes()))["agent"], "copilot");
+        let (_, forced) = check_json(
+            &["--agent", "copilot", "--stdin-filename", "example.ndjson"],
+            Some(example.as_bytes()),
+        );
+        assert_eq!(show(&forced), show(&findings), "{rule}.md");
+
+        let passes = doc_example(&rule, "## Copilot CLI example that passes");
+        let (run, findings) = check_json(
+            &["--strict", "--stdin-filename", "example.ndjson"],
+            Some(passes.as_bytes()),
+        );
+        assert!(
+            findings.is_empty() && run.code == 0,
+            "{rule}.md: the passing example must give nothing\n{}",
+            show(&findings)
+        );
+    }
+    assert!(seen >= 4, "{seen} Copilot CLI examples");
 }
