@@ -1275,13 +1275,15 @@ fn tool_requests<'a>(pos: Position, bytes: &[u8], d: &Data<'a>, arena: &'a Bump,
     for r in &reqs {
         let Some(JsonType::Object) = r.shape else {
             let t = r.shape.unwrap_or(JsonType::Null);
-            emit(super::wrong_type(
+            let d = Diagnostic::new(
+                Rule::WrongFieldType,
                 pos,
-                bytes,
-                &path,
-                t,
-                "an array of objects",
-            ));
+                format!(
+                    "an element of `data.toolRequests` is {}, expected an object",
+                    t.as_str()
+                ),
+            );
+            emit(at(d, bytes, &path));
             return;
         };
         for (name, f) in [
