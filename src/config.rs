@@ -224,6 +224,17 @@ impl Settings {
             .unwrap_or(rule.severity())
     }
 
+    /// The severity `d` is reported with: its rule's when the settings set one, else the one
+    /// the checker gave it (the rule's default, or less where the checker knows the stream
+    /// allows it: the calls a cancelled Grok Build run or an aborted Copilot CLI run leaves open).
+    pub fn severity_for(&self, d: &crate::diagnostic::Diagnostic) -> Severity {
+        self.severity
+            .get(d.rule as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(d.severity)
+    }
+
     /// Whether a finding of `rule` in the input at `path` is reported.
     pub fn reports(&self, rule: Rule, path: &Path) -> bool {
         if !self.enabled.contains(rule) {

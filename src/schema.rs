@@ -25,6 +25,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("claude", include_str!("../schemas/claude.schema.json")),
     Schema::new("codex", include_str!("../schemas/codex.schema.json")),
     Schema::new("common", include_str!("../schemas/common.schema.json")),
+    Schema::new("copilot", include_str!("../schemas/copilot.schema.json")),
     Schema::new("diagnostic", include_str!("../schemas/diagnostic.schema.json")),
     Schema::new("events", include_str!("../schemas/events.schema.json")),
     Schema::new("gemini", include_str!("../schemas/gemini.schema.json")),

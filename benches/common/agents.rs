@@ -1,5 +1,5 @@
-//! Deterministic generators of streams that look like real Claude Code, Codex, Gemini CLI and
-//! Grok Build runs, for benches, for `examples/gen_stream.rs --agent`, and for the property tests.
+//! Deterministic generators of streams that look like real Claude Code, Codex, Gemini CLI, Grok
+//! Build and Copilot CLI runs, for benches, for `examples/gen_stream.rs --agent`, and for the property tests.
 //!
 //! Shapes follow the captures: Claude Code writes one assistant line per content block, all
 //! lines of one API message repeating its `usage`, tool results of several KB, subagent lines
@@ -7,8 +7,10 @@
 //! reasoning completed-only, one turn per run; Gemini CLI writes assistant deltas, batches of
 //! `tool_use` then their `tool_result`s in completion order, one `result` per run; Grok Build
 //! writes thought and text chunks, `tool_call`s answered by `tool_call_update`s (progress with
-//! a null status, then `completed` or `failed` with the output), one `end` per run. Parallel
-//! calls complete out of order.
+//! a null status, then `completed` or `failed` with the output), one `end` per run; Copilot CLI
+//! writes the SDK's envelope, streamed reasoning and message pieces repeated by the whole
+//! message, `tool.execution_start`s completed by `tool.execution_complete`s, per-call
+//! `assistant.usage`, one `result` per run. Parallel calls complete out of order.
 
 use super::{Rng, text};
 
@@ -19,10 +21,17 @@ pub(crate) enum Agent {
     Codex,
     Gemini,
     Grok,
+    Copilot,
 }
 
 impl Agent {
-    pub(crate) const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Grok];
+    pub(crate) const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Grok,
+        Agent::Copilot,
+    ];
 
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -30,6 +39,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Grok => "grok",
+            Agent::Copilot => "copilot",
         }
     }
 }
@@ -50,6 +60,7 @@ pub(crate) fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
             Agent::Codex => codex_run(&mut rng, run, &order, None, &mut one),
             Agent::Gemini => gemini_run(&mut rng, run, &order, None, &mut one),
             Agent::Grok => grok_run(&mut rng, run, &order, None, &mut one),
+            Agent::Copilot => copilot_run(&mut rng, run, &order, None, &mut one),
         };
         out.push_str(&one);
         run += 1;
@@ -73,6 +84,7 @@ pub(crate) fn one_run(
         Agent::Codex => codex_run(&mut rng, 0, order, skip, &mut out),
         Agent::Gemini => gemini_run(&mut rng, 0, order, skip, &mut out),
         Agent::Grok => grok_run(&mut rng, 0, order, skip, &mut out),
+        Agent::Copilot => copilot_run(&mut rng, 0, order, skip, &mut out),
     };
     (out, opened)
 }
@@ -415,6 +427,177 @@ fn grok_run(
         r#"{{"type":"end","stopReason":"end_turn","sessionId":"019fe1c2-7a10-7b2e-9c41-{run:012x}","requestId":"5e0c7a11-2b3d-4c5e-8f90-{run:012x}","usage":{{"input_tokens":{input},"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":{output},"reasoning_tokens":0,"total_tokens":{}}},"num_turns":{}}}"#,
         input + output,
         1 + order.len()
+    ));
+    out.push('\n');
+    opened
+}
+
+const COPILOT_TOOLS: &[(&str, &str)] = &[
+    (
+        "bash",
+        r#"{"command":"cargo test --quiet","description":"Run the tests"}"#,
+    ),
+    ("view", r#"{"path":"/work/src/lib.rs"}"#),
+    ("grep", r#"{"pattern":"fn main","path":"/work"}"#),
+    (
+        "str_replace_editor",
+        r#"{"command":"str_replace","path":"/work/src/lib.rs","old_str":"a","new_str":"b"}"#,
+    ),
+];
+
+/// The lines of one Copilot CLI run: the SDK's envelope, each event's `parentId` the id of the
+/// one before.
+struct CopilotRun<'o> {
+    out: &'o mut String,
+    run: u64,
+    n: u64,
+    ms: u64,
+}
+
+impl CopilotRun<'_> {
+    fn event(&mut self, ty: &str, data: &str, ephemeral: bool) {
+        let parent = if self.n == 0 {
+            "null".to_owned()
+        } else {
+            format!("\"{:08x}-0000-4000-8000-{:012x}\"", self.run, self.n - 1)
+        };
+        self.ms += 37;
+        self.out.push_str(&format!(
+            r#"{{"type":"{ty}","data":{data},"id":"{:08x}-0000-4000-8000-{:012x}","timestamp":"{}","parentId":{parent}{}}}"#,
+            self.run,
+            self.n,
+            iso(self.ms),
+            if ephemeral { r#","ephemeral":true"# } else { "" }
+        ));
+        self.out.push('\n');
+        self.n += 1;
+    }
+
+    /// A message streamed in `pieces` pieces, then the whole message.
+    fn message(&mut self, rng: &mut Rng, id: &str, pieces: usize, requests: &str) {
+        let mut whole = String::new();
+        for _ in 0..pieces {
+            let piece = words(rng, 60);
+            self.event(
+                "assistant.message_delta",
+                &format!(r#"{{"messageId":"{id}","deltaContent":"{piece}"}}"#),
+                true,
+            );
+            whole.push_str(&piece);
+        }
+        self.event(
+            "assistant.message",
+            &format!(
+                r#"{{"messageId":"{id}","content":"{whole}","toolRequests":[{requests}],"outputTokens":{}}}"#,
+                10 + rng.below(400)
+            ),
+            false,
+        );
+    }
+}
+
+fn copilot_run(
+    rng: &mut Rng,
+    run: u64,
+    order: &[usize],
+    skip: Option<usize>,
+    out: &mut String,
+) -> Vec<u64> {
+    let start = lines(out);
+    let mut r = CopilotRun {
+        out,
+        run,
+        n: 0,
+        ms: 1_790_000_000_000 + run * 60_000,
+    };
+    r.event(
+        "session.tools_updated",
+        r#"{"model":"claude-sonnet-4.5"}"#,
+        true,
+    );
+    r.event(
+        "user.message",
+        &format!(r#"{{"content":"{}"}}"#, words(rng, 80)),
+        false,
+    );
+    r.event("assistant.turn_start", r#"{"turnId":"0"}"#, false);
+    let reasoning = format!("rs_{run:x}");
+    let mut thought = String::new();
+    for _ in 0..3 {
+        let piece = words(rng, 40);
+        r.event(
+            "assistant.reasoning_delta",
+            &format!(r#"{{"reasoningId":"{reasoning}","deltaContent":"{piece}"}}"#),
+            true,
+        );
+        thought.push_str(&piece);
+    }
+    r.event(
+        "assistant.reasoning",
+        &format!(r#"{{"reasoningId":"{reasoning}","content":"{thought}"}}"#),
+        false,
+    );
+    let id = |i: usize| format!("toolu_vrtx_01{run:012x}{i:04}");
+    let requests: Vec<String> = (0..order.len())
+        .map(|i| {
+            let (name, args) = COPILOT_TOOLS[i % COPILOT_TOOLS.len()];
+            format!(
+                r#"{{"toolCallId":"{}","name":"{name}","arguments":{args},"type":"function"}}"#,
+                id(i)
+            )
+        })
+        .collect();
+    r.message(rng, &format!("msg_{run:x}_0"), 2, &requests.join(","));
+    let mut opened = vec![0; order.len()];
+    for (i, slot) in opened.iter_mut().enumerate() {
+        *slot = lines(r.out) - start + 1;
+        let (name, args) = COPILOT_TOOLS[i % COPILOT_TOOLS.len()];
+        r.event(
+            "tool.execution_start",
+            &format!(
+                r#"{{"toolCallId":"{}","toolName":"{name}","arguments":{args},"turnId":"0"}}"#,
+                id(i)
+            ),
+            false,
+        );
+    }
+    for &i in order {
+        if Some(i) == skip {
+            continue;
+        }
+        let len = 200 + rng.below(3000) as usize;
+        let output = words(rng, len);
+        let data = if rng.below(8) == 0 {
+            format!(
+                r#"{{"toolCallId":"{}","success":false,"error":{{"message":"{output}","code":"failure"}},"turnId":"0"}}"#,
+                id(i)
+            )
+        } else {
+            format!(
+                r#"{{"toolCallId":"{}","success":true,"result":{{"content":"{output}","detailedContent":"{output}"}},"turnId":"0"}}"#,
+                id(i)
+            )
+        };
+        r.event("tool.execution_complete", &data, false);
+    }
+    r.event("assistant.turn_end", r#"{"turnId":"0"}"#, false);
+    r.event("assistant.turn_start", r#"{"turnId":"1"}"#, false);
+    r.message(rng, &format!("msg_{run:x}_1"), 4, "");
+    let (input, output) = (rng.below(90000), rng.below(900));
+    r.event(
+        "assistant.usage",
+        &format!(
+            r#"{{"model":"claude-sonnet-4.5","inputTokens":{input},"outputTokens":{output},"cacheReadTokens":0,"cacheWriteTokens":0,"cost":1}}"#
+        ),
+        true,
+    );
+    r.event("assistant.turn_end", r#"{"turnId":"1"}"#, false);
+    r.ms += 40;
+    let ts = iso(r.ms);
+    out.push_str(&format!(
+        r#"{{"type":"result","timestamp":"{ts}","sessionId":"8f1c2a9e-4b7d-4e3a-9c5f-{run:012x}","exitCode":0,"usage":{{"premiumRequests":1,"totalApiDurationMs":{},"sessionDurationMs":{},"codeChanges":{{"linesAdded":0,"linesRemoved":0,"filesModified":[]}}}}}}"#,
+        1000 + rng.below(9000),
+        20_000 + rng.below(9000)
     ));
     out.push('\n');
     opened

@@ -49,6 +49,10 @@ view! {
         "line" => line: Field<'a>,
         "sessionID" => session_id: Field<'a>,
         "version" => version: Field<'a>,
+        "sessionId" => session_id_camel: Field<'a>,
+        "data" => data: Field<'a>,
+        "parentId" => parent_id: Field<'a>,
+        "exitCode" => exit_code: Field<'a>,
     }
 }
 
@@ -78,6 +82,7 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Grok => grok::evidence,
         Agent::OpenCode => opencode::evidence,
         Agent::Pi => pi::evidence,
+        Agent::Copilot => copilot::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -250,6 +255,8 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::OpenCode
     } else if pi::OWN_TYPES.contains(&ty) {
         Agent::Pi
+    } else if copilot::OWN_TYPES.contains(&ty) {
+        Agent::Copilot
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
     } else if ty == "tool_call" && this == Agent::Grok {
@@ -455,6 +462,47 @@ mod tests {
         assert_eq!(foreign("message_end", Agent::Claude), Some(Agent::Pi));
         assert_eq!(foreign("message_end", Agent::Pi), None);
         assert_eq!(foreign("assistant", Agent::Pi), Some(Agent::Claude));
+    fn copilot_clis_envelope_and_result_decide() {
+        // The SDK's envelope: `data` beside `parentId` (null on a session's first event).
+        assert_eq!(
+            decides(
+                r#"{"type":"session.mcp_server_status_changed","data":{"serverName":"github-mcp-server","status":"connected"},"id":"0b9f3c6e-1d2a-4e8b-9c7f-5a3e1d0b2c84","timestamp":"2026-09-10T03:26:31.070Z","parentId":null,"ephemeral":true}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"abort","data":{"reason":"user_initiated"},"id":"i","timestamp":"2026-09-10T03:26:31.070Z","parentId":"p"}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        // Its `result`: `exitCode` and the camel-case `sessionId`.
+        assert_eq!(
+            decides(
+                r#"{"type":"result","timestamp":"2026-09-10T03:26:39.21Z","sessionId":"s","exitCode":0,"usage":{"premiumRequests":1}}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        // Without the envelope a dotted type is no mark (another CLI's `session.resume_hint`),
+        // and Grok Build's `data` is a string.
+        assert_eq!(
+            decides(r#"{"role":"meta","type":"session.resume_hint","session_id":"s"}"#),
+            None
+        );
+        assert_eq!(
+            decides(r#"{"type":"text","data":"hi","parentId":null}"#),
+            None
+        );
+        // Claude Code's `result` has `session_id`.
+        assert_ne!(
+            decides(r#"{"type":"result","subtype":"success","session_id":"s","is_error":false}"#),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(
+            foreign("assistant.message", Agent::Claude),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(foreign("result", Agent::Copilot), None);
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod calls;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod copilot;
 pub mod cursor;
 mod detect;
 mod fields;
@@ -52,7 +53,7 @@ pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_int
 pub(crate) use views::{non_object_visits, view};
 
 use crate::diagnostic::Diagnostic;
-use crate::event::JsonType;
+use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use std::fmt;
 
@@ -167,6 +168,13 @@ agents! {
         command: "pi -p --mode json",
         schema: "pi",
         fixtures: "agents/pi",
+    /// `copilot -p … --output-format json` (GitHub Copilot CLI).
+    Copilot {
+        name: "copilot",
+        display: "Copilot CLI",
+        command: "copilot -p … --output-format json -s",
+        schema: "copilot",
+        fixtures: "agents/copilot",
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
@@ -282,6 +290,7 @@ pub(crate) enum Line<'a> {
     Grok(grok::Line<'a>),
     OpenCode(opencode::Line<'a>),
     Pi(pi::Line<'a>),
+    Copilot(copilot::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -298,6 +307,7 @@ impl<'a> Line<'a> {
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
             Agent::Pi => Line::Pi(pi::Line::default()),
+            Agent::Copilot => Line::Copilot(copilot::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -336,6 +346,15 @@ impl<'a> Line<'a> {
                     .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp))
             }
             Line::Pi(l) => l.ty.as_str().is_some_and(|t| pi::marked(t, &l.version)),
+            Line::Copilot(l) => l.ty.as_str().is_some_and(|t| {
+                copilot::marked(
+                    t,
+                    l.data.json_type(),
+                    l.parent_id.0.is_some(),
+                    l.exit_code.json_type(),
+                    l.session_id.is_present(),
+                )
+            }),
             Line::Common(_) => false,
         }
     }
@@ -348,6 +367,7 @@ impl<'a> Line<'a> {
             Line::Grok(_) => Agent::Grok,
             Line::OpenCode(_) => Agent::OpenCode,
             Line::Pi(_) => Agent::Pi,
+            Line::Copilot(_) => Agent::Copilot,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -365,6 +385,7 @@ impl<'a> Line<'a> {
             Line::Grok(l) => parse_into(json, arena, l),
             Line::OpenCode(l) => parse_into(json, arena, l),
             Line::Pi(l) => parse_into(json, arena, l),
+            Line::Copilot(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
@@ -378,17 +399,24 @@ impl<'a> Line<'a> {
             Line::Grok(l) => l.ty.as_str(),
             Line::OpenCode(l) => l.ty.as_str(),
             Line::Pi(l) => l.ty.as_str(),
+            Line::Copilot(l) => l.ty.as_str(),
             Line::Common(l) => l.ty.as_str(),
         }
     }
 
-    /// What the record says of how its event went: Claude Code's `subtype`, or the `status` of a
-    /// `result` (Gemini CLI's `success` or `error`).
+    /// What the record says of how its event went: Claude Code's `subtype`, the `status` of a
+    /// `result` (Gemini CLI's `success` or `error`), or Copilot CLI's `exitCode` as either.
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
             Line::Claude(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
+            // Copilot CLI's `result` says how the run went by its `exitCode`.
+            Line::Copilot(l) if l.ty.as_str() == Some("result") => match l.exit_code {
+                Field::UInt(0) | Field::Int(0) => Some("success"),
+                Field::UInt(_) | Field::Int(_) => Some("error"),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -406,6 +434,7 @@ pub enum Checker {
     Grok(Box<grok::Validator>),
     OpenCode(Box<opencode::Validator>),
     Pi(Box<pi::Validator>),
+    Copilot(Box<copilot::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -422,6 +451,7 @@ impl Checker {
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::OpenCode => Checker::OpenCode(Box::default()),
             Agent::Pi => Checker::Pi(Box::default()),
+            Agent::Copilot => Checker::Copilot(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -431,6 +461,7 @@ impl Checker {
             Checker::Grok(v) => &mut v.calls,
             Checker::OpenCode(v) => &mut v.calls,
             Checker::Pi(v) => &mut v.calls,
+            Checker::Copilot(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -445,6 +476,7 @@ impl Checker {
             Checker::Grok(_) => Agent::Grok,
             Checker::OpenCode(_) => Agent::OpenCode,
             Checker::Pi(_) => Agent::Pi,
+            Checker::Copilot(_) => Agent::Copilot,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -481,6 +513,9 @@ impl Checker {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
             (Checker::Pi(v), Line::Pi(l)) => v.check(pos, bytes, json, l, arena, emit, common),
+            (Checker::Copilot(v), Line::Copilot(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -498,17 +533,20 @@ impl Checker {
             Checker::Grok(v) => v.calls.on_unreadable(line),
             Checker::OpenCode(v) => v.calls.on_unreadable(line),
             Checker::Pi(v) => v.calls.on_unreadable(line),
+            Checker::Copilot(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
 
     /// The input ended: the common events still due (a Claude Code session's tokens when it has
-    /// no `result`, the `end` of an OpenCode run whose last step stopped), before
+    /// no `result`, the `end` of an OpenCode run whose last step stopped, the tokens of a Copilot CLI
+    /// run cut short), before
     /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
             Checker::Claude(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
+            Checker::Copilot(v) => v.finish_common(sink),
             _ => {}
         }
     }
@@ -521,6 +559,7 @@ impl Checker {
             Checker::Grok(v) => v.finish(emit),
             Checker::OpenCode(v) => v.finish(emit),
             Checker::Pi(v) => v.finish(emit),
+            Checker::Copilot(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -534,6 +573,7 @@ impl Checker {
             Checker::Grok(v) => &**v,
             Checker::OpenCode(v) => &**v,
             Checker::Pi(v) => &**v,
+            Checker::Copilot(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

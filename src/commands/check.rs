@@ -346,7 +346,7 @@ impl<W: Write> Output<W> {
         if !self.settings.reports(d.rule, Path::new(name)) {
             return Ok(());
         }
-        let severity = self.settings.severity_of(d.rule);
+        let severity = self.settings.severity_for(d);
         let changed;
         let d = if severity == d.severity {
             d

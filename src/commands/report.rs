@@ -111,7 +111,7 @@ pub(crate) fn graded(settings: &Settings, path: &Path, d: &Diagnostic) -> Option
         return None;
     }
     Some(Diagnostic {
-        severity: settings.severity_of(d.rule),
+        severity: settings.severity_for(d),
         ..d.clone()
     })
 }

@@ -53,7 +53,7 @@ impl Judge {
         if !self.settings.reports(d.rule, &self.path) {
             return None;
         }
-        let severity = self.settings.severity_of(d.rule);
+        let severity = self.settings.severity_for(d);
         if severity < self.floor {
             return None;
         }

@@ -606,7 +606,7 @@ fn write_report(opts: &RunOptions, page: &std::path::Path) -> io::Result<()> {
             settings
                 .reports(d.rule, std::path::Path::new(&name))
                 .then(|| Diagnostic {
-                    severity: settings.severity_of(d.rule),
+                    severity: settings.severity_for(d),
                     ..d.clone()
                 })
         };

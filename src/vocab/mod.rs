@@ -93,6 +93,8 @@ pub struct Tokens {
 /// (`run_terminal_command`, `search_replace`, …), OpenCode's lowercase ones (`bash`, `list`,
 /// `patch`, `webfetch`, `todowrite`, …), Pi's (`bash`, `read`, `edit`, `write`, `grep`, `find`,
 /// `ls`) and cursor-agent's `<kind>ToolCall` keys
+/// `patch`, `webfetch`, `todowrite`, …), Copilot CLI's (`bash`, `read_bash`, `view`, `create`,
+/// `str_replace_editor`, `update_todo`, …) and cursor-agent's `<kind>ToolCall` keys
 /// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
 /// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
@@ -112,13 +114,16 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "killbash"
         | "run_terminal_command"
         | "execute"
-        | "writeshellstdin" => "shell",
-        "read" | "read_file" | "read_many_files" | "notebookread" => "read",
-        "write" | "write_file" | "writefile" => "write",
+        | "writeshellstdin"
+        | "read_bash"
+        | "write_bash"
+        | "stop_bash"
+        | "list_bash" => "shell",
+        "read" | "read_file" | "read_many_files" | "notebookread" | "view" => "read",
+        "write" | "write_file" | "writefile" | "create" => "write",
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
-        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch" => {
-            "edit"
-        }
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
+        | "str_replace_editor" => "edit",
         "glob"
         | "grep"
         | "ls"
@@ -137,7 +142,7 @@ pub fn tool_kind(name: &str) -> &'static str {
         "websearch" | "web_search" | "google_web_search" => "web_search",
         "task" | "agent" | "collab_tool_call" => "subagent",
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
-        | "todoread" => "todo",
+        | "todoread" | "update_todo" => "todo",
         "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
@@ -250,17 +255,18 @@ mod tests {
             (
                 "shell",
                 "Bash BashOutput KillShell command_execution run_shell_command \
-                 run_terminal_command shellToolCall writeShellStdinToolCall bash",
+                 run_terminal_command shellToolCall writeShellStdinToolCall bash read_bash \
+                 write_bash stop_bash list_bash",
             ),
             (
                 "read",
-                "Read NotebookRead read_file read_many_files readToolCall read",
+                "Read NotebookRead read_file read_many_files readToolCall read view",
             ),
-            ("write", "Write write_file writeToolCall write"),
+            ("write", "Write write_file writeToolCall write create"),
             (
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch",
+                 deleteToolCall edit multiedit patch str_replace_editor",
             ),
             (
                 "search",
@@ -276,7 +282,7 @@ mod tests {
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
-                 readTodosToolCall todowrite todoread",
+                 readTodosToolCall todowrite todoread update_todo",
             ),
             (
                 "mcp",
@@ -284,7 +290,8 @@ mod tests {
             ),
             (
                 "other",
-                "ExitPlanMode save_memory askQuestionToolCall createPlanToolCall",
+                "ExitPlanMode save_memory askQuestionToolCall createPlanToolCall report_intent \
+                 task_complete",
             ),
         ];
         for (kind, names) in table {

@@ -1,9 +1,9 @@
-//! Properties of the Claude Code, Codex and Gemini CLI checkers over generated runs (the
+//! Properties of the Claude Code, Codex, Gemini CLI and Copilot CLI checkers over generated runs (the
 //! generator of the benches, `benches/common/agents.rs`):
 //!
 //! - any number of parallel tool calls, completing in any order, is a clean run;
 //! - leaving out the result of any one call (Claude Code's `tool_result`, Codex's
-//!   `item.completed`, Gemini CLI's `tool_result`) gives exactly one finding,
+//!   `item.completed`, Gemini CLI's `tool_result`, Copilot CLI's `tool.execution_complete`) gives exactly one finding,
 //!   `unfinished-tool-call`, on the line that opened the call;
 //! - a generated stream of many runs is clean, on one thread and on several.
 
@@ -37,7 +37,12 @@ fn order() -> impl Strategy<Value = Vec<usize>> {
 }
 
 fn agent() -> impl Strategy<Value = Agent> {
-    prop_oneof![Just(Agent::Claude), Just(Agent::Codex), Just(Agent::Gemini)]
+    prop_oneof![
+        Just(Agent::Claude),
+        Just(Agent::Codex),
+        Just(Agent::Gemini),
+        Just(Agent::Copilot)
+    ]
 }
 
 proptest! {

@@ -63,6 +63,7 @@ fn every_capture_and_fixture_is_its_own_agent() {
         ("agents/grok", "grok"),
         ("agents/opencode", "opencode"),
         ("agents/pi", "pi"),
+        ("agents/copilot", "copilot"),
         ("agents/common", "common"),
     ] {
         for p in files_in(&testdata(folder)) {
@@ -153,6 +154,7 @@ const STREAMS: &[(&str, &str)] = &[
     ("grok", "agents/grok/tool-run.ndjson"),
     ("opencode", "agents/opencode/tool-run.ndjson"),
     ("pi", "agents/pi/tool-run.ndjson"),
+    ("copilot", "agents/copilot/tool-run.ndjson"),
     ("common", "agents/common/gemini-tool-run.ndjson"),
 ];
 
@@ -206,6 +208,8 @@ fn shared_fields_do_not_decide() {
         (
             "pi",
             r#""session_id":"s","model":"m","uuid":"u","tools":[],"apiKeySource":"login""#,
+            "copilot",
+            r#""session_id":"s","model":"m","uuid":"u","cwd":"/w","tools":[],"sessionID":"ses_1""#,
         ),
         ("common", r#""uuid":"u","cwd":"/w","apiKeySource":"login""#),
     ] {

@@ -13,6 +13,7 @@ mod common;
 mod generator;
 
 mod agent_pi;
+mod agent_copilot;
 mod agents;
 mod agents_properties;
 mod canonical;

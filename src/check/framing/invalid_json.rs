@@ -13,6 +13,10 @@ use crate::input::record::{NO_FINAL_LF, Record};
 use crate::preamble::{ANSI_TEXT, PLAIN_TEXT, STDERR_HELP};
 use crate::rules::Rule;
 
+/// The help for Copilot CLI's usage summary (`Total usage est: …`, `Total duration (API): …`),
+/// which it prints on stdout unless told to be silent.
+const COPILOT_SUMMARY_HELP: &str = "Copilot CLI prints its usage summary on stdout unless `-s` (`--silent`) is given: run `copilot -p … --output-format json -s`";
+
 /// The help for OpenCode's permission warning, which it prints among its JSON lines.
 const OPENCODE_PERMISSION_HELP: &str = "OpenCode prints this warning on stdout, not stderr, even with `--format json`: the tool call was auto-rejected (its `tool_use` fails); allow the permission in its config, or run with `--dangerously-skip-permissions`";
 
@@ -90,11 +94,7 @@ pub(super) fn json_diagnostic(
             _ => 1,
         };
         span = start..(start + len).min(bytes.len());
-        let help = if trimmed.starts_with(b"! permission requested") {
-            OPENCODE_PERMISSION_HELP
-        } else {
-            STDERR_HELP
-        };
+        let help = text_help(trimmed);
         (PLAIN_TEXT.to_owned(), Some(help))
     } else if msg.starts_with("trailing characters") {
         trailing_data(bytes, offset, &mut span)
@@ -121,6 +121,24 @@ pub(super) fn json_diagnostic(
         d = d.with_help(help);
     }
     d
+}
+
+/// The help for a line of plain text: what an agent known to print it means by it, else that
+/// stderr seems merged into stdout.
+fn text_help(trimmed: &[u8]) -> &'static str {
+    if trimmed.starts_with(b"! permission requested") {
+        return OPENCODE_PERMISSION_HELP;
+    }
+    let copilot_summary = [
+        &b"Total usage est"[..],
+        b"Total duration",
+        b"Total code changes",
+        b"Usage by model",
+    ];
+    if copilot_summary.iter().any(|p| trimmed.starts_with(p)) {
+        return COPILOT_SUMMARY_HELP;
+    }
+    STDERR_HELP
 }
 
 /// The offset in the record's own `bytes` where `serde_json` stopped in `parsed`: the record's

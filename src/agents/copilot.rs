@@ -1,0 +1,1648 @@
+//! GitHub Copilot CLI's stream (`copilot -p … --output-format json`): its borrowed view, its
+//! checker, and its mapping into the common vocabulary.
+//!
+//! This module owns what is true of Copilot CLI's stream only (see `agents/copilot.md` of the
+//! format notes). Every line but the last is a session event of the SDK's vocabulary: an
+//! envelope `{type, data, id, timestamp, parentId, ephemeral?, agentId?}` with a dotted `type`
+//! (`assistant.message`, `tool.execution_start`, …) and its payload in `data`. The vocabulary
+//! has some 120 types and grows with every release, so only the types the notes name are
+//! checked; any other is `unknown-event-type` information. The run ends with one CLI-only line,
+//! `result` (`sessionId`, `exitCode`, `usage`), which has no envelope: a run is completed when
+//! its `result` arrives, and a stream that ends without one was cut short (`missing-result`).
+//! There is no start event: a run opens with its first record.
+//!
+//! Pairing: `tool.execution_start` and `tool.execution_complete` by `data.toolCallId`;
+//! `assistant.turn_start` and `assistant.turn_end` by `data.turnId`; the streamed pieces
+//! (`assistant.message_delta`, `assistant.reasoning_delta`) and the whole message that repeats
+//! them (`assistant.message`, `assistant.reasoning`) by `messageId` / `reasoningId`. The pieces
+//! are the common form's `delta` text; the whole message adds only what the pieces lacked, so
+//! its text is counted once. `result.usage` has no tokens and no cost: tokens come from the
+//! per-call `assistant.usage` lines when the run has any, else from the output tokens of each
+//! `assistant.message`, summed over the run and said once at its end. Nothing carries a cost in
+//! dollars (`assistant.usage.cost` is a billing multiplier). State is owned and bounded. It must
+//! not print.
+
+use super::{
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, expect_count, line_pos,
+    own_type, parse_timestamp, require, unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::{Rule, Severity};
+use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` and
+    /// `usage` are kept as their text and read into [`Data`] and [`RunUsage`] when checked, so
+    /// that the view every record is read into stays small.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "data" => data: Raw<'a>,
+        "id" => id: Raw<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "parentId" => parent_id: Raw<'a>,
+        "ephemeral" => ephemeral: Raw<'a>,
+        "agentId" => agent_id: Raw<'a>,
+        "sessionId" => session_id: Field<'a>,
+        "exitCode" => exit_code: Field<'a>,
+        "usage" => usage: Raw<'a>,
+    }
+}
+
+view! {
+    /// `data` of a session event: the keys of every type this checker reads.
+    pub struct Data<'a> {
+        "content" => content: Raw<'a>,
+        "transformedContent" => transformed_content: Field<'a>,
+        "attachments" => attachments: Raw<'a>,
+        "deltaContent" => delta_content: Raw<'a>,
+        "messageId" => message_id: Field<'a>,
+        "reasoningId" => reasoning_id: Field<'a>,
+        "toolRequests" => tool_requests: Raw<'a>,
+        "inputTokens" => input_tokens: Field<'a>,
+        "outputTokens" => output_tokens: Field<'a>,
+        "cacheReadTokens" => cache_read_tokens: Field<'a>,
+        "cacheWriteTokens" => cache_write_tokens: Field<'a>,
+        "reasoningTokens" => reasoning_tokens: Field<'a>,
+        "cost" => cost: Field<'a>,
+        "duration" => duration: Field<'a>,
+        "model" => model: Field<'a>,
+        "turnId" => turn_id: Field<'a>,
+        "interactionId" => interaction_id: Field<'a>,
+        "parentToolCallId" => parent_tool_call_id: Field<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "arguments" => arguments: Raw<'a>,
+        "mcpServerName" => mcp_server_name: Field<'a>,
+        "success" => success: Field<'a>,
+        "result" => result: ToolResult<'a>,
+        "error" => error: ToolError<'a>,
+        "message" => message: Field<'a>,
+        "infoType" => info_type: Field<'a>,
+        "warningType" => warning_type: Field<'a>,
+        "errorType" => error_type: Field<'a>,
+        "statusCode" => status_code: Field<'a>,
+        "serverName" => server_name: Field<'a>,
+        "status" => status: Field<'a>,
+        "servers" => servers: Raw<'a>,
+        "reason" => reason: Field<'a>,
+        "agentName" => agent_name: Field<'a>,
+        "shutdownType" => shutdown_type: Field<'a>,
+        "modelMetrics" => model_metrics: Raw<'a>,
+        "codeChanges" => code_changes: Raw<'a>,
+        "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
+        "aborted" => aborted: Field<'a>,
+        "phase" => phase: Field<'a>,
+    }
+}
+
+view! {
+    /// `data.result` of a `tool.execution_complete`.
+    pub struct ToolResult<'a> {
+        "content" => content: Raw<'a>,
+        "detailedContent" => detailed_content: Field<'a>,
+        "contents" => contents: Raw<'a>,
+    }
+}
+
+view! {
+    /// `data.error` of a failed `tool.execution_complete`.
+    pub struct ToolError<'a> {
+        "message" => message: Raw<'a>,
+        "code" => code: Field<'a>,
+    }
+}
+
+view! {
+    /// `usage` of the `result` line: premium requests, durations and code changes; no tokens.
+    pub struct RunUsage<'a> {
+        "premiumRequests" => premium_requests: Field<'a>,
+        "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
+        "sessionDurationMs" => session_duration_ms: Field<'a>,
+        "codeChanges" => code_changes: CodeChanges<'a>,
+    }
+}
+
+view! {
+    /// `usage.codeChanges` of the `result` line.
+    pub struct CodeChanges<'a> {
+        "linesAdded" => lines_added: Field<'a>,
+        "linesRemoved" => lines_removed: Field<'a>,
+        "filesModified" => files_modified: Raw<'a>,
+    }
+}
+
+view! {
+    /// One element of `assistant.message`'s `data.toolRequests`.
+    pub struct ToolRequest<'a> {
+        "toolCallId" => tool_call_id: Field<'a>,
+        "name" => name: Field<'a>,
+        "type" => ty: Field<'a>,
+    }
+}
+
+/// The session event types the notes name (their §3), each checked, with the words a finding
+/// names it by; any other type is `unknown-event-type` information. `result` is the CLI's own
+/// terminal line.
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "session.mcp_server_status_changed",
+        "a `session.mcp_server_status_changed`",
+    ),
+    (
+        "session.mcp_servers_loaded",
+        "a `session.mcp_servers_loaded`",
+    ),
+    ("session.tools_updated", "a `session.tools_updated`"),
+    ("session.skills_loaded", "a `session.skills_loaded`"),
+    (
+        "session.custom_agents_updated",
+        "a `session.custom_agents_updated`",
+    ),
+    (
+        "session.background_tasks_changed",
+        "a `session.background_tasks_changed`",
+    ),
+    ("session.extensions_loaded", "a `session.extensions_loaded`"),
+    ("session.info", "a `session.info`"),
+    ("session.warning", "a `session.warning`"),
+    ("session.error", "a `session.error`"),
+    ("session.task_complete", "a `session.task_complete`"),
+    ("session.shutdown", "a `session.shutdown`"),
+    ("session.idle", "a `session.idle`"),
+    ("user.message", "an `user.message`"),
+    ("assistant.turn_start", "an `assistant.turn_start`"),
+    (
+        "assistant.reasoning_delta",
+        "an `assistant.reasoning_delta`",
+    ),
+    ("assistant.reasoning", "an `assistant.reasoning`"),
+    ("assistant.message_start", "an `assistant.message_start`"),
+    ("assistant.message_delta", "an `assistant.message_delta`"),
+    ("assistant.message", "an `assistant.message`"),
+    ("assistant.usage", "an `assistant.usage`"),
+    ("assistant.turn_end", "an `assistant.turn_end`"),
+    ("assistant.idle", "an `assistant.idle`"),
+    ("tool.execution_start", "a `tool.execution_start`"),
+    (
+        "tool.execution_partial_result",
+        "a `tool.execution_partial_result`",
+    ),
+    ("tool.execution_progress", "a `tool.execution_progress`"),
+    ("tool.execution_complete", "a `tool.execution_complete`"),
+    ("subagent.started", "a `subagent.started`"),
+    ("subagent.completed", "a `subagent.completed`"),
+    ("subagent.failed", "a `subagent.failed`"),
+    ("abort", "an `abort`"),
+    ("result", "a `result`"),
+];
+
+/// Event types no other agent writes, for the finding of a mixed stream: the dotted names of
+/// the assistant's and tools' events (not `session.*`, which another CLI may use for a line of
+/// its own, nor `result` and `abort`).
+pub const OWN_TYPES: &[&str] = &[
+    "user.message",
+    "assistant.turn_start",
+    "assistant.reasoning_delta",
+    "assistant.reasoning",
+    "assistant.message_start",
+    "assistant.message_delta",
+    "assistant.message",
+    "assistant.usage",
+    "assistant.turn_end",
+    "tool.execution_start",
+    "tool.execution_complete",
+];
+
+/// How strongly a record is Copilot CLI's (see `agents::detect`): a dotted type (or `abort`)
+/// in the SDK's envelope, `data` an object beside the `parentId` key (null or not), which no
+/// other agent writes; or a `result` with `exitCode` and the camel-case `sessionId` (Claude
+/// Code's and cursor-agent's have `session_id`).
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    super::count_marks(&[marked(
+        ty,
+        s.data.json_type(),
+        s.parent_id.is_present(),
+        s.exit_code.json_type(),
+        s.session_id_camel.is_present(),
+    )])
+}
+
+/// Copilot CLI's mark (see [`evidence`]), from the types of `data` and `exitCode` and whether
+/// `parentId` and `sessionId` are there.
+pub(super) fn marked(
+    ty: &str,
+    data: Option<JsonType>,
+    parent_id: bool,
+    exit_code: Option<JsonType>,
+    session_id: bool,
+) -> bool {
+    if ty == "result" {
+        return exit_code == Some(JsonType::Number) && session_id;
+    }
+    data == Some(JsonType::Object) && parent_id && (ty.contains('.') || ty == "abort")
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    /// A run began on this line.
+    Open(u64),
+    /// The run's `result` was on this line.
+    Ended(u64),
+    /// Events came after the `result` of this line without a new run (reported once).
+    Stray(u64),
+}
+
+/// At most this many streamed messages (pieces without their whole message yet) and open
+/// turns are kept; beyond it the oldest are forgotten and their checks stay quiet.
+const MAX_PENDING: usize = 64;
+
+/// Which kind of streamed text pieces belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Message,
+    Reasoning,
+}
+
+/// The pieces of one streamed message so far: their length and a hash that does not depend on
+/// how the text was cut into pieces, to tell what the whole message adds.
+struct Pieces {
+    stream: Stream,
+    id: String,
+    line: u64,
+    len: usize,
+    hash: u64,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a of `bytes` continued from `h`: hashing pieces one after the other gives the hash of
+/// their concatenation.
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// The tokens of a run: from its `assistant.usage` lines when it has any, else the output
+/// tokens of its messages.
+#[derive(Default)]
+struct RunTokens {
+    calls: Option<Tokens>,
+    message_output: Option<u64>,
+}
+
+impl RunTokens {
+    fn take(&mut self) -> Option<Tokens> {
+        let t = std::mem::take(self);
+        t.calls.or_else(|| {
+            t.message_output.map(|output| Tokens {
+                output,
+                ..Tokens::default()
+            })
+        })
+    }
+}
+
+/// The checker of one Copilot CLI stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    pub(super) calls: Calls,
+    last_line: u64,
+    mixed: bool,
+    /// Streamed messages and reasonings whose whole message has not come yet (bounded).
+    pieces: Vec<Pieces>,
+    /// Open turns: `turnId` (bounded prefix) and the line of its `assistant.turn_start`.
+    turns: Vec<(String, u64)>,
+    /// Turn ids were forgotten (past [`MAX_PENDING`]) or unreadable: an unknown `turn_end` is
+    /// not sure.
+    turns_forgotten: bool,
+    /// The run's tokens so far, for its one common `usage`.
+    tokens: RunTokens,
+    /// The run was aborted (`abort`): its open calls are said as warnings.
+    aborted: bool,
+    /// The message of the run's last `session.error` (bounded), for the `end` of a failed run.
+    last_error: String,
+    /// The assistant's last message since the last tool call, for the common `end` (kept only
+    /// for common events).
+    answer: super::Answer,
+    /// The strings of closed pieces and turns, for the next ones' ids (bounded): a steady stream
+    /// allocates nothing.
+    spare: Vec<String>,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_) | State::Stray(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+/// Where a finding about `path` points: the value's span when it can be found.
+fn at(d: Diagnostic, bytes: &[u8], path: &[&str]) -> Diagnostic {
+    match crate::locate::value(bytes, path) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
+/// The first piece of `s` up to `n` bytes on a character boundary (`n` or less).
+fn prefix_len(s: &str, n: usize) -> Option<usize> {
+    (n <= s.len() && s.is_char_boundary(n)).then_some(n)
+}
+
+impl Validator {
+    /// A string holding `id`, from the spare ones when there is one.
+    fn key(&mut self, id: &str) -> String {
+        let mut k = self.spare.pop().unwrap_or_default();
+        k.clear();
+        k.push_str(id);
+        k
+    }
+
+    /// Keeps the string of a closed piece or turn for the next one's id.
+    fn recycle(&mut self, k: String) {
+        if self.spare.len() < 2 * MAX_PENDING {
+            self.spare.push(k);
+        }
+    }
+
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
+        if line.shape != Some(JsonType::Object) {
+            return line.shape;
+        }
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::Copilot,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return None;
+            }
+        };
+        let Some(&(_, what)) = KNOWN.iter().find(|(t, _)| *t == ty) else {
+            // About 120 types and more each release: forward-compatible, said as information.
+            emit(super::unknown_type(Agent::Copilot, ty, pos, bytes));
+            return None;
+        };
+        let ms = if ty == "result" {
+            self.timestamp(pos, bytes, line, "a `result`", emit)
+        } else {
+            self.envelope(pos, bytes, line, emit)
+        };
+        self.lifecycle(pos, bytes, ty, line, ms, emit, &mut sink);
+        self.last_line = pos.line;
+        if ty == "result" {
+            self.result(pos, bytes, line, arena, ms, emit, &mut sink);
+            return None;
+        }
+        let mut data = Data::default();
+        match line.data.get() {
+            Some(raw) if line.data.json_type() == Some(JsonType::Object) => {
+                if super::parse_into(raw, arena, &mut data).is_err() {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        strings(ty, &data, what, pos, bytes, emit);
+        shapes(ty, &data, what, pos, bytes, emit);
+        self.payload(ty, what, &data, pos, bytes, arena, ms, emit, &mut sink);
+        None
+    }
+
+    /// What a session event's payload says, by its type.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn payload<'a>(
+        &mut self,
+        ty: &str,
+        what: &str,
+        d: &Data<'a>,
+        pos: Position,
+        bytes: &[u8],
+        arena: &'a Bump,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        match ty {
+            "session.error" => {
+                self.last_error.clear();
+                if let Some(m) = d.message.as_str() {
+                    self.last_error.push_str(super::id_prefix(m));
+                }
+                if let Some(sink) = sink {
+                    let mut ev = vocab::Event::new(Kind::Error, pos.line);
+                    ev.text = d.message.to_cow();
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
+            "user.message" => {
+                text(
+                    &d.content,
+                    true,
+                    what,
+                    pos,
+                    bytes,
+                    &["data", "content"],
+                    emit,
+                );
+                array(
+                    &d.attachments,
+                    false,
+                    what,
+                    pos,
+                    bytes,
+                    &["data", "attachments"],
+                    emit,
+                );
+                if let Some(sink) = sink {
+                    let mut ev = vocab::Event::new(Kind::UserPrompt, pos.line);
+                    ev.text = d.content.text();
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
+            "assistant.turn_start" => self.turn_start(pos, d),
+            "assistant.turn_end" => self.turn_end(pos, bytes, d, emit),
+            "assistant.reasoning_delta" | "assistant.message_delta" => {
+                text(
+                    &d.delta_content,
+                    true,
+                    what,
+                    pos,
+                    bytes,
+                    &["data", "deltaContent"],
+                    emit,
+                );
+                self.piece(pos, ty, d, ms, sink);
+            }
+            "assistant.reasoning" => {
+                text(
+                    &d.content,
+                    true,
+                    what,
+                    pos,
+                    bytes,
+                    &["data", "content"],
+                    emit,
+                );
+                self.whole(pos, Stream::Reasoning, d, ms, sink);
+            }
+            "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, sink),
+            "assistant.usage" => self.usage(pos, bytes, d, emit),
+            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, sink),
+            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
+            "abort" => {
+                self.aborted = true;
+                if let Some(sink) = sink {
+                    let mut ev = vocab::Event::new(Kind::Error, pos.line);
+                    ev.text = Some(Cow::Owned(format!(
+                        "aborted ({})",
+                        d.reason.as_str().unwrap_or("no reason")
+                    )));
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The envelope of every session event: `data`, `id`, `timestamp` and `parentId` (a string,
+    /// null for a session's first event), `ephemeral` and `agentId` when present. The time of
+    /// the event, when its timestamp reads.
+    fn envelope(
+        &self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+    ) -> Option<u64> {
+        let what = "a Copilot CLI event";
+        require(
+            line.data.json_type(),
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["data"],
+            emit,
+        );
+        require(
+            line.id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["id"],
+            emit,
+        );
+        if line.parent_id.0.is_some() {
+            expect(
+                line.parent_id.json_type(),
+                Want::Str,
+                true,
+                pos,
+                bytes,
+                &["parentId"],
+                emit,
+            );
+        } else {
+            emit(super::missing(pos, bytes, what, "parentId"));
+        }
+        expect(
+            line.ephemeral.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["ephemeral"],
+            emit,
+        );
+        expect(
+            line.agent_id.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["agentId"],
+            emit,
+        );
+        self.timestamp(pos, bytes, line, what, emit)
+    }
+
+    /// `timestamp`: an ISO-8601 string (two or three fractional digits both seen).
+    fn timestamp(
+        &self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        what: &str,
+        emit: Emit<'_>,
+    ) -> Option<u64> {
+        if !require(
+            line.timestamp.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["timestamp"],
+            emit,
+        ) {
+            return None;
+        }
+        parse_timestamp(line.timestamp.as_str()?)
+    }
+
+    /// A run opens with its first record and ends with its `result`. After it, a `session.*`
+    /// event, the prompt (`user.message`) or the first event of a session (`parentId` null)
+    /// begins the next run (another invocation appended); anything else is a finding, once.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn lifecycle(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ty: &str,
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let starts = ty.starts_with("session.")
+            || ty == "user.message"
+            || line.parent_id.json_type() == Some(JsonType::Null);
+        match self.state {
+            State::Before => self.begin(pos, ms, sink),
+            State::Open(_) => {}
+            State::Ended(_) | State::Stray(_) if starts => self.begin(pos, ms, sink),
+            State::Stray(_) => {}
+            State::Ended(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the run's `result`"),
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("`result` is the last line of `copilot -p … --output-format json`; a next run begins with its `session.*` events or its prompt")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+        }
+    }
+
+    fn begin(&mut self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
+        self.state = State::Open(pos.line);
+        while let Some(p) = self.pieces.pop() {
+            self.recycle(p.id);
+        }
+        while let Some((t, _)) = self.turns.pop() {
+            self.recycle(t);
+        }
+        self.turns_forgotten = false;
+        self.tokens = RunTokens::default();
+        self.aborted = false;
+        self.last_error.clear();
+        self.answer.clear();
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Copilot.as_str());
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    fn turn_start(&mut self, pos: Position, d: &Data<'_>) {
+        let Some(id) = d.turn_id.as_str() else {
+            // A turn without a readable id: its end cannot be paired.
+            self.turns_forgotten = true;
+            return;
+        };
+        let id = super::id_prefix(id);
+        if let Some(t) = self.turns.iter_mut().find(|(t, _)| t == id) {
+            t.1 = pos.line;
+            return;
+        }
+        if self.turns.len() >= MAX_PENDING {
+            let (old, _) = self.turns.remove(0);
+            self.recycle(old);
+            self.turns_forgotten = true;
+        }
+        let k = self.key(id);
+        self.turns.push((k, pos.line));
+    }
+
+    /// `assistant.turn_end` closes the turn of its `turnId`.
+    fn turn_end(&mut self, pos: Position, bytes: &[u8], d: &Data<'_>, emit: Emit<'_>) {
+        let Some(id) = d.turn_id.as_str() else {
+            return;
+        };
+        let key = super::id_prefix(id);
+        if let Some(i) = self.turns.iter().position(|(t, _)| t == key) {
+            let (old, _) = self.turns.remove(i);
+            self.recycle(old);
+            return;
+        }
+        // Not after a record that could not be read: it may have been the `turn_start`.
+        if self.turns_forgotten || self.calls.unreadable_seen() {
+            return;
+        }
+        let d = Diagnostic::new(
+            Rule::OrphanCompletion,
+            pos,
+            format!(
+                "`assistant.turn_end` of turn {:?}, which no `assistant.turn_start` opened",
+                Excerpt(id)
+            ),
+        )
+        .with_help("turns pair by `data.turnId`: each `assistant.turn_start` is closed by one `assistant.turn_end` with its id");
+        emit(at(d, bytes, &["data", "turnId"]));
+    }
+
+    /// A streamed piece of a message or of a reasoning: a `delta` piece of the common form,
+    /// remembered until its whole message repeats it.
+    fn piece(
+        &mut self,
+        pos: Position,
+        ty: &str,
+        d: &Data<'_>,
+        ms: Option<u64>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let (stream, id) = if ty == "assistant.message_delta" {
+            (Stream::Message, &d.message_id)
+        } else {
+            (Stream::Reasoning, &d.reasoning_id)
+        };
+        // The text is read (unescaped) only for the common form, which alone needs it.
+        let text = sink.as_ref().and_then(|_| d.delta_content.text());
+        if let Some(id) = id.as_str() {
+            let id = super::id_prefix(id);
+            let i = match self
+                .pieces
+                .iter()
+                .position(|p| p.stream == stream && p.id == id)
+            {
+                Some(i) => i,
+                None => {
+                    if self.pieces.len() >= MAX_PENDING {
+                        let old = self.pieces.remove(0);
+                        self.recycle(old.id);
+                    }
+                    let id = self.key(id);
+                    self.pieces.push(Pieces {
+                        stream,
+                        id,
+                        line: pos.line,
+                        len: 0,
+                        hash: FNV_OFFSET,
+                    });
+                    self.pieces.len() - 1
+                }
+            };
+            if let Some(t) = &text {
+                let p = &mut self.pieces[i];
+                p.len = p.len.saturating_add(t.len());
+                p.hash = fnv(p.hash, t.as_bytes());
+            }
+        }
+        if stream == Stream::Message
+            && sink.is_some()
+            && let Some(t) = &text
+        {
+            self.answer.push(t);
+        }
+        if let Some(sink) = sink {
+            let kind = match stream {
+                Stream::Message => Kind::AssistantText,
+                Stream::Reasoning => Kind::Thinking,
+            };
+            let mut ev = vocab::Event::new(kind, pos.line);
+            ev.text = text;
+            ev.delta = true;
+            ev.parent = d.parent_tool_call_id.to_cow();
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    /// The whole message (or reasoning) that repeats its streamed pieces: its text goes to the
+    /// common form once, as a whole when nothing was streamed, else only the part the pieces
+    /// lacked. The message's text, for the run's answer.
+    fn whole(
+        &mut self,
+        pos: Position,
+        stream: Stream,
+        d: &Data<'_>,
+        ms: Option<u64>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let id = match stream {
+            Stream::Message => &d.message_id,
+            Stream::Reasoning => &d.reasoning_id,
+        };
+        let streamed = id.as_str().map(super::id_prefix).and_then(|id| {
+            let i = self
+                .pieces
+                .iter()
+                .position(|p| p.stream == stream && p.id == id)?;
+            let p = self.pieces.remove(i);
+            let seen = (p.len, p.hash);
+            self.recycle(p.id);
+            Some(seen)
+        });
+        let Some(sink) = sink else {
+            return;
+        };
+        let was_streamed = streamed.is_some();
+        let Some(content) = d.content.text() else {
+            return;
+        };
+        if stream == Stream::Message {
+            self.answer.clear();
+            self.answer.push(&content);
+        }
+        let rest: Option<Cow<'_, str>> = match streamed {
+            None => Some(content),
+            Some((len, hash)) => match prefix_len(&content, len) {
+                // The pieces were the start of the message: what they lacked, if anything.
+                Some(n) if fnv(FNV_OFFSET, &content.as_bytes()[..n]) == hash => (n < content.len())
+                    .then(|| match content {
+                        Cow::Borrowed(c) => Cow::Borrowed(&c[n..]),
+                        Cow::Owned(c) => Cow::Owned(c[n..].to_owned()),
+                    }),
+                // The pieces said otherwise: they stand.
+                _ => None,
+            },
+        };
+        let Some(text) = rest.filter(|t| !t.is_empty()) else {
+            return;
+        };
+        let kind = match stream {
+            Stream::Message => Kind::AssistantText,
+            Stream::Reasoning => Kind::Thinking,
+        };
+        let mut ev = vocab::Event::new(kind, pos.line);
+        ev.delta = was_streamed;
+        ev.text = Some(text);
+        ev.parent = d.parent_tool_call_id.to_cow();
+        ev.timestamp_ms = ms;
+        sink(&ev);
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn message<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        d: &Data<'a>,
+        arena: &'a Bump,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "an `assistant.message`";
+        text(
+            &d.content,
+            true,
+            what,
+            pos,
+            bytes,
+            &["data", "content"],
+            emit,
+        );
+        if count_field(
+            &d.output_tokens,
+            false,
+            what,
+            pos,
+            bytes,
+            &["data", "outputTokens"],
+            emit,
+        ) && let Some(n) = super::count(&d.output_tokens)
+        {
+            let t = self.tokens.message_output.get_or_insert(0);
+            *t = t.saturating_add(n);
+        }
+        tool_requests(pos, bytes, d, arena, emit);
+        self.whole(pos, Stream::Message, d, ms, sink);
+    }
+
+    /// `assistant.usage`: one API call's tokens, summed for the run.
+    fn usage(&mut self, pos: Position, bytes: &[u8], d: &Data<'_>, emit: Emit<'_>) {
+        let what = "an `assistant.usage`";
+        let mut t = Tokens::default();
+        for (name, f, slot) in [
+            ("inputTokens", &d.input_tokens, &mut t.input),
+            ("outputTokens", &d.output_tokens, &mut t.output),
+            ("cacheReadTokens", &d.cache_read_tokens, &mut t.cache_read),
+            (
+                "cacheWriteTokens",
+                &d.cache_write_tokens,
+                &mut t.cache_write,
+            ),
+            ("reasoningTokens", &d.reasoning_tokens, &mut t.reasoning),
+        ] {
+            if count_field(f, false, what, pos, bytes, &["data", name], emit) {
+                *slot = super::count(f).unwrap_or(0);
+            }
+        }
+        for (name, f) in [("cost", &d.cost), ("duration", &d.duration)] {
+            expect(
+                f.json_type(),
+                Want::Num,
+                false,
+                pos,
+                bytes,
+                &["data", name],
+                emit,
+            );
+        }
+        let sum = self.tokens.calls.get_or_insert_with(Tokens::default);
+        sum.input = sum.input.saturating_add(t.input);
+        sum.output = sum.output.saturating_add(t.output);
+        sum.cache_read = sum.cache_read.saturating_add(t.cache_read);
+        sum.cache_write = sum.cache_write.saturating_add(t.cache_write);
+        sum.reasoning = sum.reasoning.saturating_add(t.reasoning);
+    }
+
+    fn tool_start(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        d: &Data<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        // The text before a call is not the run's final answer.
+        self.answer.clear();
+        let Some(id) = d.tool_call_id.as_str() else {
+            return;
+        };
+        // A call without its tool's name (said already) is still paired.
+        let name = d.tool_name.as_str().unwrap_or("?");
+        match self.calls.open_at(id, pos, bytes, name, ms) {
+            Opened::Ok => {}
+            Opened::AlreadyOpen(line) => {
+                let d = Diagnostic::new(
+                    Rule::DuplicateCallId,
+                    pos,
+                    format!("`toolCallId` {:?} is already open", Excerpt(id)),
+                )
+                .with_related(line, "opened here");
+                emit(at(d, bytes, &["data", "toolCallId"]));
+            }
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+            }
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(kind_of(name, d.mcp_server_name.is_present()));
+            ev.args = d.arguments.0;
+            ev.parent = d.parent_tool_call_id.to_cow();
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    fn tool_complete(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        d: &Data<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool.execution_complete`";
+        let ok = require(
+            d.success.json_type(),
+            Want::Bool,
+            what,
+            pos,
+            bytes,
+            &["data", "success"],
+            emit,
+        )
+        .then(|| d.success.as_bool())
+        .flatten();
+        if object_shape(d.result.shape, pos, bytes, &["data", "result"], emit) {
+            text(
+                &d.result.content,
+                false,
+                what,
+                pos,
+                bytes,
+                &["data", "result", "content"],
+                emit,
+            );
+        }
+        if object_shape(d.error.shape, pos, bytes, &["data", "error"], emit) {
+            text(
+                &d.error.message,
+                true,
+                "the `error` of a `tool.execution_complete`",
+                pos,
+                bytes,
+                &["data", "error", "message"],
+                emit,
+            );
+        }
+        let Some(id) = d.tool_call_id.as_str() else {
+            return;
+        };
+        let open = self.calls.close(id);
+        if open.is_none() && !self.calls.unreadable_seen() {
+            let again = self.calls.was_seen(id);
+            if again.is_some() {
+                let d = Diagnostic::new(
+                    Rule::OrphanCompletion,
+                    pos,
+                    if again == Some(true) {
+                        format!(
+                            "`tool.execution_complete` for {:?}, which has completed already",
+                            Excerpt(id)
+                        )
+                    } else {
+                        format!(
+                            "`tool.execution_complete` for {:?}, which no `tool.execution_start` opened",
+                            Excerpt(id)
+                        )
+                    },
+                )
+                .with_help("pairing is by `data.toolCallId`: each `tool.execution_start` is completed once by a `tool.execution_complete` with its id");
+                emit(at(d, bytes, &["data", "toolCallId"]));
+            }
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            if let Some(c) = &open {
+                let name = self.calls.name(c).to_owned();
+                ev.tool_kind = Some(vocab::tool_kind(&name));
+                ev.name = Some(Cow::Owned(name));
+                ev.duration_ms = match (c.start_ms, ms) {
+                    (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+                    _ => None,
+                };
+            }
+            ev.ok = Some(ok != Some(false));
+            ev.text = if ok == Some(false) {
+                d.error.message.text().or_else(|| d.result.content.text())
+            } else {
+                d.result.content.text()
+            };
+            ev.parent = d.parent_tool_call_id.to_cow();
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    /// The run's `result`: `sessionId`, `exitCode` (0 when it went well) and `usage`, which has
+    /// premium requests, durations and code changes but no tokens. It ends the run: the calls
+    /// still open never completed, and streamed messages never got their whole.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    fn result<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `result`";
+        require(
+            line.session_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["sessionId"],
+            emit,
+        );
+        let exit = if require(
+            line.exit_code.json_type(),
+            Want::Num,
+            what,
+            pos,
+            bytes,
+            &["exitCode"],
+            emit,
+        ) {
+            match line.exit_code {
+                Field::UInt(n) => Some(i64::try_from(n).unwrap_or(i64::MAX)),
+                Field::Int(n) => Some(n),
+                _ => {
+                    emit(super::wrong_type(
+                        pos,
+                        bytes,
+                        &["exitCode"],
+                        JsonType::Number,
+                        "an integer",
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut u = RunUsage::default();
+        if require(
+            line.usage.json_type(),
+            Want::Obj,
+            what,
+            pos,
+            bytes,
+            &["usage"],
+            emit,
+        ) && let Some(raw) = line.usage.get()
+            && super::parse_into(raw, arena, &mut u).is_ok()
+        {
+            run_usage(&u, pos, bytes, emit);
+        }
+        if matches!(self.state, State::Stray(_)) {
+            return;
+        }
+        let ok = exit.is_none_or(|c| c == 0);
+        // A run that was aborted or failed may leave calls open: said, not as an error.
+        let cut = self.aborted || !ok;
+        for call in self.calls.drain() {
+            let mut d = unfinished(
+                &call,
+                "each `tool.execution_start` is completed by a `tool.execution_complete` with its `toolCallId` before the run's `result`",
+            );
+            if cut {
+                d.severity = Severity::Warning;
+            }
+            emit(d);
+        }
+        self.unfinished_pieces(pos, emit);
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            if let Some(t) = self.tokens.take() {
+                let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+                ev.usage = Some(t);
+                sink(&ev);
+            }
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(ok);
+            ev.session_id = line.session_id.to_cow();
+            ev.text = if ok || self.last_error.is_empty() {
+                self.answer.text()
+            } else {
+                Some(Cow::Borrowed(self.last_error.as_str()))
+            };
+            ev.duration_ms = super::count(&u.session_duration_ms);
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    /// The streamed messages the run's `result` finds without their whole message.
+    fn unfinished_pieces(&mut self, pos: Position, emit: Emit<'_>) {
+        // Taken and put back, so that its room is kept for the next run.
+        let mut all = std::mem::take(&mut self.pieces);
+        for p in all.drain(..) {
+            let (pieces, whole) = match p.stream {
+                Stream::Message => ("assistant.message_delta", "assistant.message"),
+                Stream::Reasoning => ("assistant.reasoning_delta", "assistant.reasoning"),
+            };
+            emit(
+                Diagnostic::new(
+                    Rule::ThinkingNotCompleted,
+                    pos,
+                    format!(
+                        "the `{pieces}` pieces of {:?} never get their whole `{whole}` before the run's `result`",
+                        Excerpt(&p.id)
+                    ),
+                )
+                .with_related(p.line, "the first piece")
+                .with_help(format!("Copilot CLI repeats the streamed pieces in one `{whole}` with the same id; a consumer that waits for it never gets the text whole")),
+            );
+            self.recycle(p.id);
+        }
+        self.pieces = all;
+    }
+
+    /// The input ended: the tokens of a run cut short, which has no `result` to say them on.
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+        if matches!(self.state, State::Open(_))
+            && let Some(t) = self.tokens.take()
+        {
+            let mut ev = vocab::Event::new(Kind::Usage, self.last_line);
+            ev.usage = Some(t);
+            sink(&ev);
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the `result`.
+        if !self.calls.unreadable_after(self.last_line) {
+            emit(
+                Diagnostic::new(
+                    Rule::MissingResult,
+                    line_pos(self.last_line),
+                    format!("the input ends while the run that began on line {since} has no `result`"),
+                )
+                .with_help("`copilot -p … --output-format json` ends every run with a `result` line (`sessionId`, `exitCode`); a killed, crashed or cut-off run has none"),
+            );
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(
+                &call,
+                "each `tool.execution_start` is completed by a `tool.execution_complete` with its `toolCallId`",
+            ));
+        }
+    }
+}
+
+/// `data.toolRequests` of an `assistant.message`: an array of `{toolCallId, name, arguments,
+/// type}`, read from its raw text into the record's arena.
+fn tool_requests<'a>(pos: Position, bytes: &[u8], d: &Data<'a>, arena: &'a Bump, emit: Emit<'_>) {
+    let path = ["data", "toolRequests"];
+    if !array(&d.tool_requests, false, "", pos, bytes, &path, emit) {
+        return;
+    }
+    let Some(raw) = d.tool_requests.get() else {
+        return;
+    };
+    let mut reqs = bumpalo::collections::Vec::new_in(arena);
+    super::parse_array::<ToolRequest<'a>>(raw, arena, &mut reqs);
+    let what = "a tool request of an `assistant.message`";
+    for r in &reqs {
+        let Some(JsonType::Object) = r.shape else {
+            let t = r.shape.unwrap_or(JsonType::Null);
+            let d = Diagnostic::new(
+                Rule::WrongFieldType,
+                pos,
+                format!(
+                    "an element of `data.toolRequests` is {}, expected an object",
+                    t.as_str()
+                ),
+            );
+            emit(at(d, bytes, &path));
+            return;
+        };
+        for (name, f) in [
+            ("toolCallId", &r.tool_call_id),
+            ("name", &r.name),
+            ("type", &r.ty),
+        ] {
+            match f.json_type() {
+                None => {
+                    emit(super::missing(pos, bytes, what, name));
+                    return;
+                }
+                Some(JsonType::String) => {}
+                Some(t) => {
+                    let d = Diagnostic::new(
+                        Rule::WrongFieldType,
+                        pos,
+                        format!(
+                            "`{name}` of a tool request is {}, expected a string",
+                            t.as_str()
+                        ),
+                    );
+                    emit(at(d, bytes, &path));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The fields of a session event's `data` that are not strings, checked by their type alone.
+fn shapes(ty: &str, d: &Data<'_>, what: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    match ty {
+        "session.mcp_servers_loaded" => {
+            array(
+                &d.servers,
+                true,
+                what,
+                pos,
+                bytes,
+                &["data", "servers"],
+                emit,
+            );
+        }
+        "session.error" => {
+            expect(
+                d.status_code.json_type(),
+                Want::Num,
+                false,
+                pos,
+                bytes,
+                &["data", "statusCode"],
+                emit,
+            );
+        }
+        "session.task_complete" => {
+            expect(
+                d.success.json_type(),
+                Want::Bool,
+                false,
+                pos,
+                bytes,
+                &["data", "success"],
+                emit,
+            );
+        }
+        "session.shutdown" => {
+            for (name, f) in [
+                ("modelMetrics", &d.model_metrics),
+                ("codeChanges", &d.code_changes),
+            ] {
+                object(f, what, pos, bytes, &["data", name], emit);
+            }
+            count_field(
+                &d.total_api_duration_ms,
+                true,
+                what,
+                pos,
+                bytes,
+                &["data", "totalApiDurationMs"],
+                emit,
+            );
+        }
+        "session.idle" | "assistant.idle" => {
+            expect(
+                d.aborted.json_type(),
+                Want::Bool,
+                false,
+                pos,
+                bytes,
+                &["data", "aborted"],
+                emit,
+            );
+        }
+        _ => {}
+    }
+}
+
+/// `usage` of the `result` line: premium requests, durations and code changes.
+fn run_usage(u: &RunUsage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let what = "the `usage` of a `result`";
+    expect(
+        u.premium_requests.json_type(),
+        Want::Num,
+        false,
+        pos,
+        bytes,
+        &["usage", "premiumRequests"],
+        emit,
+    );
+    for (name, f) in [
+        ("totalApiDurationMs", &u.total_api_duration_ms),
+        ("sessionDurationMs", &u.session_duration_ms),
+    ] {
+        count_field(f, false, what, pos, bytes, &["usage", name], emit);
+    }
+    let c = &u.code_changes;
+    if object_shape(c.shape, pos, bytes, &["usage", "codeChanges"], emit) {
+        for (name, f) in [
+            ("linesAdded", &c.lines_added),
+            ("linesRemoved", &c.lines_removed),
+        ] {
+            count_field(
+                f,
+                false,
+                what,
+                pos,
+                bytes,
+                &["usage", "codeChanges", name],
+                emit,
+            );
+        }
+        array(
+            &c.files_modified,
+            false,
+            what,
+            pos,
+            bytes,
+            &["usage", "codeChanges", "filesModified"],
+            emit,
+        );
+    }
+}
+
+/// The strings the notes name in a session event's `data`, required (`true`) or not.
+fn strings(ty: &str, d: &Data<'_>, what: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let strings: &[(&str, &Field<'_>, bool)] = match ty {
+        "session.mcp_server_status_changed" => &[
+            ("serverName", &d.server_name, true),
+            ("status", &d.status, true),
+        ],
+        "session.tools_updated" => &[("model", &d.model, true)],
+        "session.info" => &[
+            ("infoType", &d.info_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.warning" => &[
+            ("warningType", &d.warning_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.error" => &[
+            ("errorType", &d.error_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.task_complete" => &[("reason", &d.reason, false)],
+        "session.shutdown" => &[("shutdownType", &d.shutdown_type, true)],
+        "user.message" => &[
+            ("transformedContent", &d.transformed_content, false),
+            ("interactionId", &d.interaction_id, false),
+            ("turnId", &d.turn_id, false),
+        ],
+        "assistant.turn_start" => &[
+            ("turnId", &d.turn_id, true),
+            ("interactionId", &d.interaction_id, false),
+            ("model", &d.model, false),
+        ],
+        "assistant.turn_end" => &[("turnId", &d.turn_id, true), ("model", &d.model, false)],
+        "assistant.reasoning_delta" | "assistant.reasoning" => {
+            &[("reasoningId", &d.reasoning_id, true)]
+        }
+        "assistant.message_start" => &[("messageId", &d.message_id, true)],
+        "assistant.message_delta" => &[
+            ("messageId", &d.message_id, true),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "assistant.message" => &[
+            ("messageId", &d.message_id, true),
+            ("model", &d.model, false),
+            ("turnId", &d.turn_id, false),
+            ("interactionId", &d.interaction_id, false),
+            ("phase", &d.phase, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "assistant.usage" => &[("model", &d.model, true)],
+        "tool.execution_start" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("toolName", &d.tool_name, true),
+            ("mcpServerName", &d.mcp_server_name, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+            ("turnId", &d.turn_id, false),
+            ("model", &d.model, false),
+        ],
+        "tool.execution_partial_result" | "tool.execution_progress" => {
+            &[("toolCallId", &d.tool_call_id, false)]
+        }
+        "tool.execution_complete" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("model", &d.model, false),
+            ("interactionId", &d.interaction_id, false),
+            ("turnId", &d.turn_id, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "subagent.started" | "subagent.completed" | "subagent.failed" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("agentName", &d.agent_name, true),
+        ],
+        "abort" => &[("reason", &d.reason, true)],
+        _ => &[],
+    };
+    for &(name, f, required) in strings {
+        let path = ["data", name];
+        if required {
+            require(f.json_type(), Want::Str, what, pos, bytes, &path, emit);
+        } else {
+            expect(f.json_type(), Want::Str, false, pos, bytes, &path, emit);
+        }
+    }
+}
+
+/// The common tool kind of a Copilot CLI tool: an MCP server's tool is `mcp`, else by its name.
+fn kind_of(name: &str, mcp: bool) -> &'static str {
+    if mcp { "mcp" } else { vocab::tool_kind(name) }
+}
+
+/// A string kept as raw JSON (long texts): required or not.
+fn text(
+    f: &Raw<'_>,
+    required: bool,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) {
+    match f.json_type() {
+        None if required => emit(super::missing(pos, bytes, what, &path.join("."))),
+        None | Some(JsonType::String) => {}
+        Some(t) => emit(super::wrong_type(pos, bytes, path, t, "a string")),
+    }
+}
+
+/// An array kept as raw JSON: required or not. Whether it is one.
+fn array(
+    f: &Raw<'_>,
+    required: bool,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) -> bool {
+    match f.json_type() {
+        None => {
+            if required {
+                emit(super::missing(pos, bytes, what, &path.join(".")));
+            }
+            false
+        }
+        Some(JsonType::Array) => true,
+        Some(t) => {
+            emit(super::wrong_type(pos, bytes, path, t, "an array"));
+            false
+        }
+    }
+}
+
+/// A required object kept as raw JSON.
+fn object(f: &Raw<'_>, what: &str, pos: Position, bytes: &[u8], path: &[&str], emit: Emit<'_>) {
+    match f.json_type() {
+        None => emit(super::missing(pos, bytes, what, &path.join("."))),
+        Some(JsonType::Object) => {}
+        Some(t) => emit(super::wrong_type(pos, bytes, path, t, "an object")),
+    }
+}
+
+/// An optional object read as a view: whether it is present and one.
+fn object_shape(
+    shape: Option<JsonType>,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) -> bool {
+    shape.is_some() && expect(shape, Want::Obj, false, pos, bytes, path, emit)
+}
+
+/// A number that counts (tokens, milliseconds): required or not. Whether it is a count.
+fn count_field(
+    f: &Field<'_>,
+    required: bool,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) -> bool {
+    let present = if required {
+        require(f.json_type(), Want::Num, what, pos, bytes, path, emit)
+    } else {
+        f.is_present() && expect(f.json_type(), Want::Num, false, pos, bytes, path, emit)
+    };
+    if present {
+        expect_count(f, pos, bytes, path, emit);
+    }
+    present && super::count(f).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_of_pieces_is_the_hash_of_their_text() {
+        let whole = "I'll run the test suite.";
+        let pieces = fnv(fnv(FNV_OFFSET, b"I'll run the"), b" test suite.");
+        assert_eq!(pieces, fnv(FNV_OFFSET, whole.as_bytes()));
+        assert_ne!(pieces, fnv(FNV_OFFSET, b"I'll run the test suite!"));
+        // A length inside a character is no prefix.
+        assert_eq!(prefix_len("é", 1), None);
+        assert_eq!(prefix_len("ab", 3), None);
+        assert_eq!(prefix_len("ab", 1), Some(1));
+    }
+
+    #[test]
+    fn the_run_has_tokens_from_one_place() {
+        let mut t = RunTokens {
+            calls: None,
+            message_output: Some(70),
+        };
+        assert_eq!(t.take().map(|t| (t.input, t.output)), Some((0, 70)));
+        assert!(t.take().is_none());
+        let mut t = RunTokens {
+            calls: Some(Tokens {
+                input: 10,
+                output: 3,
+                ..Tokens::default()
+            }),
+            message_output: Some(70),
+        };
+        assert_eq!(t.take().map(|t| (t.input, t.output)), Some((10, 3)));
+    }
+
+    #[test]
+    fn every_known_type_is_named_by_its_words() {
+        for (ty, what) in KNOWN {
+            assert!(what.ends_with(&format!("`{ty}`")), "{ty}");
+        }
+        for ty in OWN_TYPES {
+            assert!(KNOWN.iter().any(|(t, _)| t == ty), "{ty}");
+        }
+    }
+}
