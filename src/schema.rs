@@ -26,6 +26,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("codex", include_str!("../schemas/codex.schema.json")),
     Schema::new("common", include_str!("../schemas/common.schema.json")),
     Schema::new("diagnostic", include_str!("../schemas/diagnostic.schema.json")),
+    Schema::new("droid", include_str!("../schemas/droid.schema.json")),
     Schema::new("events", include_str!("../schemas/events.schema.json")),
     Schema::new("gemini", include_str!("../schemas/gemini.schema.json")),
     Schema::new("grok", include_str!("../schemas/grok.schema.json")),

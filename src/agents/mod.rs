@@ -8,7 +8,7 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `droid`, `common`) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -32,6 +32,7 @@ pub mod codex;
 pub mod common;
 pub mod cursor;
 mod detect;
+pub mod droid;
 mod fields;
 pub mod gemini;
 pub mod grok;
@@ -159,6 +160,14 @@ agents! {
         schema: "opencode",
         fixtures: "agents/opencode",
     }
+    /// `droid exec -o stream-json` (Factory).
+    Droid {
+        name: "droid",
+        display: "Factory droid",
+        command: "droid exec -o stream-json",
+        schema: "droid",
+        fixtures: "agents/droid",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -272,6 +281,7 @@ pub(crate) enum Line<'a> {
     Gemini(gemini::Line<'a>),
     Grok(grok::Line<'a>),
     OpenCode(opencode::Line<'a>),
+    Droid(droid::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -287,6 +297,7 @@ impl<'a> Line<'a> {
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
+            Agent::Droid => Line::Droid(droid::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -324,6 +335,18 @@ impl<'a> Line<'a> {
                 l.ty.as_str()
                     .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp))
             }
+            Line::Droid(l) => l.ty.as_str().is_some_and(|t| {
+                droid::marked(
+                    t,
+                    &droid::Keys {
+                        text: l.text.is_present(),
+                        ids: l.message_id.is_present() || l.tool_id.is_present(),
+                        bare_tool_name: l.tool_name.is_present() && !l.tool_call_id.is_present(),
+                        is_error: l.is_error.is_present(),
+                        final_text: l.final_text.is_present(),
+                    },
+                )
+            }),
             Line::Common(_) => false,
         }
     }
@@ -335,6 +358,7 @@ impl<'a> Line<'a> {
             Line::Gemini(_) => Agent::Gemini,
             Line::Grok(_) => Agent::Grok,
             Line::OpenCode(_) => Agent::OpenCode,
+            Line::Droid(_) => Agent::Droid,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -351,6 +375,7 @@ impl<'a> Line<'a> {
             Line::Gemini(l) => parse_into(json, arena, l),
             Line::Grok(l) => parse_into(json, arena, l),
             Line::OpenCode(l) => parse_into(json, arena, l),
+            Line::Droid(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
@@ -363,6 +388,7 @@ impl<'a> Line<'a> {
             Line::Gemini(l) => l.ty.as_str(),
             Line::Grok(l) => l.ty.as_str(),
             Line::OpenCode(l) => l.ty.as_str(),
+            Line::Droid(l) => l.ty.as_str(),
             Line::Common(l) => l.ty.as_str(),
         }
     }
@@ -372,6 +398,7 @@ impl<'a> Line<'a> {
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
             Line::Claude(l) => l.subtype.as_str(),
+            Line::Droid(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             _ => None,
@@ -390,6 +417,7 @@ pub enum Checker {
     Gemini(Box<gemini::Validator>),
     Grok(Box<grok::Validator>),
     OpenCode(Box<opencode::Validator>),
+    Droid(Box<droid::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -405,6 +433,7 @@ impl Checker {
             Agent::Gemini => Checker::Gemini(Box::default()),
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::OpenCode => Checker::OpenCode(Box::default()),
+            Agent::Droid => Checker::Droid(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -413,6 +442,7 @@ impl Checker {
             Checker::Gemini(v) => &mut v.calls,
             Checker::Grok(v) => &mut v.calls,
             Checker::OpenCode(v) => &mut v.calls,
+            Checker::Droid(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -426,6 +456,7 @@ impl Checker {
             Checker::Gemini(_) => Agent::Gemini,
             Checker::Grok(_) => Agent::Grok,
             Checker::OpenCode(_) => Agent::OpenCode,
+            Checker::Droid(_) => Agent::Droid,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -461,6 +492,9 @@ impl Checker {
             (Checker::OpenCode(v), Line::OpenCode(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
+            (Checker::Droid(v), Line::Droid(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -477,6 +511,7 @@ impl Checker {
             Checker::Gemini(v) => v.calls.on_unreadable(line),
             Checker::Grok(v) => v.calls.on_unreadable(line),
             Checker::OpenCode(v) => v.calls.on_unreadable(line),
+            Checker::Droid(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
@@ -499,6 +534,7 @@ impl Checker {
             Checker::Gemini(v) => v.finish(emit),
             Checker::Grok(v) => v.finish(emit),
             Checker::OpenCode(v) => v.finish(emit),
+            Checker::Droid(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -511,6 +547,7 @@ impl Checker {
             Checker::Gemini(v) => &**v,
             Checker::Grok(v) => &**v,
             Checker::OpenCode(v) => &**v,
+            Checker::Droid(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

@@ -91,7 +91,8 @@ pub struct Tokens {
 /// `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`, `file_change`, …),
 /// Gemini CLI's (`run_shell_command`, `replace`, `google_web_search`, …), Grok Build's
 /// (`run_terminal_command`, `search_replace`, …), OpenCode's lowercase ones (`bash`, `list`,
-/// `patch`, `webfetch`, `todowrite`, …) and cursor-agent's `<kind>ToolCall` keys
+/// `patch`, `webfetch`, `todowrite`, …), droid's (`Execute`, `Create`, `ApplyPatch`,
+/// `FetchUrl`, …) and cursor-agent's `<kind>ToolCall` keys
 /// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
 /// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
@@ -113,11 +114,10 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "execute"
         | "writeshellstdin" => "shell",
         "read" | "read_file" | "read_many_files" | "notebookread" => "read",
-        "write" | "write_file" | "writefile" => "write",
+        "write" | "write_file" | "writefile" | "create" => "write",
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
-        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch" => {
-            "edit"
-        }
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
+        | "applypatch" => "edit",
         "glob"
         | "grep"
         | "ls"
@@ -131,7 +131,7 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "codebase_search"
         | "grep_search"
         | "file_search" => "search",
-        "webfetch" | "web_fetch" | "fetch" => "web_fetch",
+        "webfetch" | "web_fetch" | "fetch" | "fetchurl" => "web_fetch",
         "websearch" | "web_search" | "google_web_search" => "web_search",
         "task" | "agent" | "collab_tool_call" => "subagent",
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
@@ -236,24 +236,27 @@ mod tests {
             (
                 "shell",
                 "Bash BashOutput KillShell command_execution run_shell_command \
-                 run_terminal_command shellToolCall writeShellStdinToolCall bash",
+                 run_terminal_command shellToolCall writeShellStdinToolCall bash Execute",
             ),
             (
                 "read",
                 "Read NotebookRead read_file read_many_files readToolCall read",
             ),
-            ("write", "Write write_file writeToolCall write"),
+            ("write", "Write write_file writeToolCall write Create"),
             (
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch",
+                 deleteToolCall edit multiedit patch ApplyPatch",
             ),
             (
                 "search",
                 "Glob Grep LS glob search_file_content list_directory grepToolCall \
                  globToolCall lsToolCall semSearchToolCall grep list codesearch",
             ),
-            ("web_fetch", "WebFetch web_fetch webFetchToolCall webfetch"),
+            (
+                "web_fetch",
+                "WebFetch web_fetch webFetchToolCall webfetch FetchUrl",
+            ),
             (
                 "web_search",
                 "WebSearch web_search google_web_search webSearchToolCall websearch",

@@ -12,6 +12,7 @@ mod common;
 #[path = "../../benches/common/mod.rs"]
 mod generator;
 
+mod agent_droid;
 mod agents;
 mod agents_properties;
 mod canonical;
