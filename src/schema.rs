@@ -30,6 +30,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("events", include_str!("../schemas/events.schema.json")),
     Schema::new("gemini", include_str!("../schemas/gemini.schema.json")),
     Schema::new("grok", include_str!("../schemas/grok.schema.json")),
+    Schema::new("kimi", include_str!("../schemas/kimi.schema.json")),
     Schema::new("opencode", include_str!("../schemas/opencode.schema.json")),
     Schema::new("run-summary", include_str!("../schemas/run-summary.schema.json")),
     Schema::new("stats", include_str!("../schemas/stats.schema.json")),

@@ -17,7 +17,7 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, codex, common, droid, gemini, grok, opencode, parse, view};
+use super::{Agent, claude, codex, common, droid, gemini, grok, kimi, opencode, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -57,6 +57,7 @@ view! {
         "toolId" => tool_id: Field<'a>,
         "isError" => is_error: Field<'a>,
         "finalText" => final_text: Field<'a>,
+        "role" => role: Field<'a>,
     }
 }
 
@@ -86,6 +87,7 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Grok => grok::evidence,
         Agent::OpenCode => opencode::evidence,
         Agent::Droid => droid::evidence,
+        Agent::Kimi => kimi::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -286,7 +288,7 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     } else if matches!(ty, "system" | "assistant" | "user")
         && matches!(
             this,
-            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode
+            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode | Agent::Kimi
         )
         || matches!(ty, "assistant" | "user") && this == Agent::Droid
     {
@@ -340,7 +342,9 @@ impl Mixed {
         });
         if let Some(other) = other {
             if !std::mem::replace(&mut self.said, true) {
-                emit(mixed(pos, this, other, ty.unwrap_or_default()));
+                // Kimi CLI's records are named by their `role`: they have no `type`.
+                let what = ty.or_else(|| s.role.as_str()).unwrap_or_default();
+                emit(mixed(pos, this, other, what));
             }
             self.other = Some(other);
             return false;
@@ -484,6 +488,32 @@ mod tests {
         assert_eq!(foreign("message", Agent::Droid), None);
         assert_eq!(foreign("tool_call", Agent::Droid), None);
         assert_eq!(foreign("completion", Agent::Gemini), Some(Agent::Droid));
+    }
+
+    #[test]
+    fn kimis_chat_messages_are_told_by_role_without_type() {
+        for line in [
+            r#"{"role":"assistant","content":"hi"}"#,
+            r#"{"role":"tool","tool_call_id":"tc_1","content":"ok"}"#,
+            r#"{"role":"meta","type":"session.resume_hint","session_id":"session_01","command":"kimi -r session_01","content":"To resume"}"#,
+        ] {
+            assert_eq!(decides(line), Some(Agent::Kimi), "{line}");
+        }
+        // `role` beside a `type` is another agent's (Gemini CLI's and droid's `message`).
+        assert_eq!(
+            decides(
+                r#"{"type":"message","timestamp":"2025-01-01T00:00:00.000Z","role":"user","content":"x"}"#
+            ),
+            Some(Agent::Gemini)
+        );
+        // cursor-agent's SDK dialect has a top-level `tool_call_id`, with a `type`.
+        assert_eq!(
+            decides(
+                r#"{"type":"tool-call-started","tool_name":"Shell","tool_call_id":"c","parameters":{}}"#
+            ),
+            Some(Agent::Cursor)
+        );
+        assert_eq!(r(r#"{"content":"no role"}"#), Reading::Nothing);
     }
 
     #[test]

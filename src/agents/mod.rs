@@ -8,7 +8,7 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `droid`, `common`) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `droid`, `kimi`, `common`) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -36,6 +36,7 @@ pub mod droid;
 mod fields;
 pub mod gemini;
 pub mod grok;
+pub mod kimi;
 pub mod opencode;
 mod views;
 
@@ -168,6 +169,14 @@ agents! {
         schema: "droid",
         fixtures: "agents/droid",
     }
+    /// `kimi --print --output-format stream-json` (Moonshot AI's Kimi CLI / Kimi Code).
+    Kimi {
+        name: "kimi",
+        display: "Kimi CLI",
+        command: "kimi --print --output-format stream-json",
+        schema: "kimi",
+        fixtures: "agents/kimi",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -282,6 +291,7 @@ pub(crate) enum Line<'a> {
     Grok(grok::Line<'a>),
     OpenCode(opencode::Line<'a>),
     Droid(droid::Line<'a>),
+    Kimi(kimi::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -298,6 +308,7 @@ impl<'a> Line<'a> {
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
             Agent::Droid => Line::Droid(droid::Line::default()),
+            Agent::Kimi => Line::Kimi(kimi::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -347,6 +358,7 @@ impl<'a> Line<'a> {
                     },
                 )
             }),
+            Line::Kimi(l) => kimi::marked(&l.role, &l.ty),
             Line::Common(_) => false,
         }
     }
@@ -359,6 +371,7 @@ impl<'a> Line<'a> {
             Line::Grok(_) => Agent::Grok,
             Line::OpenCode(_) => Agent::OpenCode,
             Line::Droid(_) => Agent::Droid,
+            Line::Kimi(_) => Agent::Kimi,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -376,11 +389,12 @@ impl<'a> Line<'a> {
             Line::Grok(l) => parse_into(json, arena, l),
             Line::OpenCode(l) => parse_into(json, arena, l),
             Line::Droid(l) => parse_into(json, arena, l),
+            Line::Kimi(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
 
-    /// The record's `type`, when it is a string.
+    /// The record's `type`, when it is a string (Kimi CLI's: its `role`, but for `meta` lines).
     pub(crate) fn ty(&self) -> Option<&str> {
         match self {
             Line::Claude(l) => l.ty.as_str(),
@@ -389,6 +403,8 @@ impl<'a> Line<'a> {
             Line::Grok(l) => l.ty.as_str(),
             Line::OpenCode(l) => l.ty.as_str(),
             Line::Droid(l) => l.ty.as_str(),
+            // Its records' discriminator is `role`; only `meta` lines have a `type`.
+            Line::Kimi(l) => l.ty.as_str().or_else(|| l.role.as_str()),
             Line::Common(l) => l.ty.as_str(),
         }
     }
@@ -418,6 +434,7 @@ pub enum Checker {
     Grok(Box<grok::Validator>),
     OpenCode(Box<opencode::Validator>),
     Droid(Box<droid::Validator>),
+    Kimi(Box<kimi::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -434,6 +451,7 @@ impl Checker {
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::OpenCode => Checker::OpenCode(Box::default()),
             Agent::Droid => Checker::Droid(Box::default()),
+            Agent::Kimi => Checker::Kimi(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -443,6 +461,7 @@ impl Checker {
             Checker::Grok(v) => &mut v.calls,
             Checker::OpenCode(v) => &mut v.calls,
             Checker::Droid(v) => &mut v.calls,
+            Checker::Kimi(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -457,6 +476,7 @@ impl Checker {
             Checker::Grok(_) => Agent::Grok,
             Checker::OpenCode(_) => Agent::OpenCode,
             Checker::Droid(_) => Agent::Droid,
+            Checker::Kimi(_) => Agent::Kimi,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -495,6 +515,7 @@ impl Checker {
             (Checker::Droid(v), Line::Droid(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
+            (Checker::Kimi(v), Line::Kimi(l)) => v.check(pos, bytes, json, l, arena, emit, common),
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -512,17 +533,20 @@ impl Checker {
             Checker::Grok(v) => v.calls.on_unreadable(line),
             Checker::OpenCode(v) => v.calls.on_unreadable(line),
             Checker::Droid(v) => v.calls.on_unreadable(line),
+            Checker::Kimi(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
 
     /// The input ended: the common events still due (a Claude Code session's tokens when it has
-    /// no `result`, the `end` of an OpenCode run whose last step stopped), before
+    /// no `result`, the `end` of an OpenCode run whose last step stopped, of a Kimi CLI run that
+    /// completed), before
     /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
             Checker::Claude(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
+            Checker::Kimi(v) => v.finish_common(sink),
             _ => {}
         }
     }
@@ -535,6 +559,7 @@ impl Checker {
             Checker::Grok(v) => v.finish(emit),
             Checker::OpenCode(v) => v.finish(emit),
             Checker::Droid(v) => v.finish(emit),
+            Checker::Kimi(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -548,6 +573,7 @@ impl Checker {
             Checker::Grok(v) => &**v,
             Checker::OpenCode(v) => &**v,
             Checker::Droid(v) => &**v,
+            Checker::Kimi(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

@@ -92,7 +92,8 @@ pub struct Tokens {
 /// Gemini CLI's (`run_shell_command`, `replace`, `google_web_search`, …), Grok Build's
 /// (`run_terminal_command`, `search_replace`, …), OpenCode's lowercase ones (`bash`, `list`,
 /// `patch`, `webfetch`, `todowrite`, …), droid's (`Execute`, `Create`, `ApplyPatch`,
-/// `FetchUrl`, …) and cursor-agent's `<kind>ToolCall` keys
+/// `FetchUrl`, …), Kimi CLI's (`ReadFile`, `StrReplaceFile`, `SearchWeb`, `SetTodoList`, …) and
+/// cursor-agent's `<kind>ToolCall` keys
 /// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
 /// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
@@ -113,11 +114,12 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "run_terminal_command"
         | "execute"
         | "writeshellstdin" => "shell",
-        "read" | "read_file" | "read_many_files" | "notebookread" => "read",
+        "read" | "read_file" | "read_many_files" | "notebookread" | "readfile"
+        | "readmediafile" => "read",
         "write" | "write_file" | "writefile" | "create" => "write",
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
         | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
-        | "applypatch" => "edit",
+        | "applypatch" | "strreplacefile" => "edit",
         "glob"
         | "grep"
         | "ls"
@@ -132,10 +134,10 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "grep_search"
         | "file_search" => "search",
         "webfetch" | "web_fetch" | "fetch" | "fetchurl" => "web_fetch",
-        "websearch" | "web_search" | "google_web_search" => "web_search",
+        "websearch" | "web_search" | "google_web_search" | "searchweb" => "web_search",
         "task" | "agent" | "collab_tool_call" => "subagent",
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
-        | "todoread" => "todo",
+        | "todoread" | "settodolist" => "todo",
         "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
@@ -240,13 +242,16 @@ mod tests {
             ),
             (
                 "read",
-                "Read NotebookRead read_file read_many_files readToolCall read",
+                "Read NotebookRead read_file read_many_files readToolCall read ReadFile ReadMediaFile",
             ),
-            ("write", "Write write_file writeToolCall write Create"),
+            (
+                "write",
+                "Write write_file writeToolCall write Create WriteFile",
+            ),
             (
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch ApplyPatch",
+                 deleteToolCall edit multiedit patch ApplyPatch StrReplaceFile",
             ),
             (
                 "search",
@@ -255,17 +260,17 @@ mod tests {
             ),
             (
                 "web_fetch",
-                "WebFetch web_fetch webFetchToolCall webfetch FetchUrl",
+                "WebFetch web_fetch webFetchToolCall webfetch FetchUrl FetchURL",
             ),
             (
                 "web_search",
-                "WebSearch web_search google_web_search webSearchToolCall websearch",
+                "WebSearch web_search google_web_search webSearchToolCall websearch SearchWeb",
             ),
             ("subagent", "Task Agent collab_tool_call taskToolCall task"),
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
-                 readTodosToolCall todowrite todoread",
+                 readTodosToolCall todowrite todoread SetTodoList",
             ),
             (
                 "mcp",

@@ -63,6 +63,7 @@ fn every_capture_and_fixture_is_its_own_agent() {
         ("agents/grok", "grok"),
         ("agents/opencode", "opencode"),
         ("agents/droid", "droid"),
+        ("agents/kimi", "kimi"),
         ("agents/common", "common"),
     ] {
         for p in files_in(&testdata(folder)) {
@@ -153,6 +154,7 @@ const STREAMS: &[(&str, &str)] = &[
     ("grok", "agents/grok/tool-run.ndjson"),
     ("opencode", "agents/opencode/tool-run.ndjson"),
     ("droid", "agents/droid/tool-run.ndjson"),
+    ("kimi", "agents/kimi/tool-run.ndjson"),
     ("common", "agents/common/gemini-tool-run.ndjson"),
 ];
 
@@ -206,6 +208,10 @@ fn shared_fields_do_not_decide() {
         (
             "droid",
             r#""uuid":"u","mcp_servers":[],"slash_commands":[],"skills":[],"plugins":[]"#,
+        ),
+        (
+            "kimi",
+            r#""session_id":"s","model":"kimi-k2","uuid":"u","cwd":"/w""#,
         ),
         ("common", r#""uuid":"u","cwd":"/w","apiKeySource":"login""#),
     ] {

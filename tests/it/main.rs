@@ -13,6 +13,7 @@ mod common;
 mod generator;
 
 mod agent_droid;
+mod agent_kimi;
 mod agents;
 mod agents_properties;
 mod canonical;
