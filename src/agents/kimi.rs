@@ -308,15 +308,15 @@ impl Validator {
             }
             Some(JsonType::Object) => {
                 for (name, f) in [("name", &function.name), ("arguments", &function.arguments)] {
-                    let path = at(&format!("function.{name}"));
+                    let path = || at(&format!("function.{name}"));
                     match f.json_type() {
                         None => {
-                            emit(super::missing(pos, bytes, "a tool call", &path));
+                            emit(super::missing(pos, bytes, "a tool call", &path()));
                             ok = false;
                         }
                         Some(JsonType::String) => {}
                         Some(t) => {
-                            emit(element_type(pos, bytes, &path, t, "a string (JSON)"));
+                            emit(element_type(pos, bytes, &path(), t, "a string (JSON)"));
                             ok = false;
                         }
                     }

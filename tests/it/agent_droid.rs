@@ -373,3 +373,40 @@ fn droid_fixtures_follow_its_schema() {
     .unwrap();
     assert!(v.validate(&bad).is_err());
 }
+
+/// `run --after-result` ends a droid run that hangs after its `completion`.
+#[test]
+fn after_result_ends_a_run_that_hangs_after_its_completion() {
+    let dir = std::env::temp_dir().join(format!("sjlint-droid-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = dir.join("summary.json");
+    let stream = testdata("agents/droid/tool-run.ndjson");
+    let script = format!("cat '{}'; exec sleep 30", stream.display());
+    let run = exec(
+        &[
+            "run",
+            "--after-result",
+            "200ms",
+            "--idle-timeout",
+            "5s",
+            "--summary",
+            summary.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ],
+        None,
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        doc["ended"],
+        "terminated-after-result",
+        "{}",
+        run.describe()
+    );
+    assert_eq!(doc["agent"]["kind"], "droid");
+    assert_eq!(run.code, 0, "{}", run.describe());
+}

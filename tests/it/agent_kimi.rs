@@ -401,3 +401,41 @@ fn kimi_fixtures_follow_its_schema() {
         assert!(v.validate(&event).is_err(), "{bad}");
     }
 }
+
+/// `run --after-result` ends a Kimi Code run that hangs after its resume hint; a stream without
+/// one has no line that ends the run, so only the idle timeout ends it.
+#[test]
+fn after_result_acts_on_the_resume_hint_only() {
+    for (fixture, ended, code) in [
+        ("resume-hint.ndjson", "terminated-after-result", 0),
+        ("tool-run.ndjson", "idle-timeout", 124),
+    ] {
+        let dir = std::env::temp_dir().join(format!("sjlint-kimi-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let summary = dir.join(format!("{fixture}.json"));
+        let stream = testdata(DIR).join(fixture);
+        let script = format!("cat '{}'; exec sleep 30", stream.display());
+        let run = exec(
+            &[
+                "run",
+                "--after-result",
+                "200ms",
+                "--idle-timeout",
+                "2s",
+                "--summary",
+                summary.to_str().unwrap(),
+                "--",
+                "sh",
+                "-c",
+                &script,
+            ],
+            None,
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(doc["ended"], ended, "{fixture}: {}", run.describe());
+        assert_eq!(doc["agent"]["kind"], "kimi", "{fixture}");
+        assert_eq!(run.code, code, "{fixture}: {}", run.describe());
+    }
+}
