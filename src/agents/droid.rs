@@ -8,7 +8,7 @@
 //! `parameters`) answered by the `tool_result` with the same `id`, and one terminal record per
 //! run, `completion` (`finalText`, `numTurns`, `durationMs`, the run's `usage`) or `error`. Keys
 //! mix camel case (`finalText`, `isError`, `messageId`) and snake case (`session_id`, the usage
-//! buckets); timestamps are epoch milliseconds. Usage is the run's total, on `completion` only,
+//! buckets); timestamps are epoch milliseconds, in order. Usage is the run's total, on `completion` only,
 //! and no cost is written. The `error` record's shape and a `completion` after an `error` are
 //! not confirmed: both are accepted. State is owned and bounded. It must not print.
 
@@ -145,6 +145,8 @@ pub struct Validator {
     mixed: bool,
     /// The run's session id (a bounded prefix; empty: not known).
     session: String,
+    /// The last `timestamp`, as milliseconds, and its line.
+    last_ms: Option<(u64, u64)>,
 }
 
 impl Progress for Validator {
@@ -206,7 +208,7 @@ impl Validator {
             &["timestamp"],
             emit,
         ) {
-            line.timestamp.as_millis()
+            self.in_order(pos, bytes, line.timestamp.as_millis(), emit)
         } else {
             None
         };
@@ -253,6 +255,34 @@ impl Validator {
             _ => {}
         }
         None
+    }
+
+    /// `timestamp` (epoch milliseconds) is not earlier than the previous line's: a warning, as
+    /// for the other agents that stamp their lines.
+    fn in_order(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ms: Option<u64>,
+        emit: Emit<'_>,
+    ) -> Option<u64> {
+        let ms = ms?;
+        if let Some((prev, at)) = self.last_ms
+            && ms < prev
+        {
+            let d = Diagnostic::new(
+                Rule::TimestampRegression,
+                pos,
+                "`timestamp` is earlier than the previous line's",
+            )
+            .with_related(at, "the previous timestamp");
+            emit(match crate::locate::value(bytes, &["timestamp"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        self.last_ms = Some((ms, pos.line));
+        Some(ms)
     }
 
     /// `system`/`init` opens a run; inside a run that has not ended it is a finding.
