@@ -53,6 +53,16 @@ view! {
         "data" => data: Field<'a>,
         "parentId" => parent_id: Field<'a>,
         "exitCode" => exit_code: Field<'a>,
+        "apiKeySource" => api_key_source: Field<'a>,
+        "permissionMode" => permission_mode: Field<'a>,
+        "model" => model: Field<'a>,
+        "text" => text: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "messageId" => message_id: Field<'a>,
+        "toolId" => tool_id: Field<'a>,
+        "isError" => is_error: Field<'a>,
+        "finalText" => final_text: Field<'a>,
+        "role" => role: Field<'a>,
     }
 }
 
@@ -83,6 +93,8 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::OpenCode => opencode::evidence,
         Agent::Pi => pi::evidence,
         Agent::Copilot => copilot::evidence,
+        Agent::Droid => droid::evidence,
+        Agent::Kimi => kimi::evidence,
         Agent::Common => common::evidence,
     }
 }
@@ -98,7 +110,9 @@ pub fn count_marks(conditions: &[bool]) -> u32 {
 /// SDK's `tool-call-started`/`-completed`); `request_id` on `result` (Claude Code puts it on
 /// `assistant` lines only); and a `system`/`init` with none of `tools`, `uuid` and
 /// `claude_code_version`, which every Claude Code init has (`tools` in every version, `uuid`
-/// from 1.0.86, the version from 2.0.25).
+/// from 1.0.86, the version from 2.0.25), and with `apiKeySource`, `permissionMode` or
+/// `request_id`, or no `model`: droid's init has `model` and none of these, and is not
+/// cursor-agent's mark either.
 fn cursor(s: &Sniff<'_>) -> u32 {
     let Some(ty) = s.ty.as_str() else {
         return count_marks(&[s.payload.is_present()]);
@@ -114,7 +128,11 @@ fn cursor(s: &Sniff<'_>) -> u32 {
         && s.subtype.as_str() == Some("init")
         && !s.tools.is_present()
         && !s.uuid.is_present()
-        && !s.claude_code_version.is_present();
+        && !s.claude_code_version.is_present()
+        && (s.api_key_source.is_present()
+            || s.permission_mode.is_present()
+            || s.request_id.is_present()
+            || !s.model.is_present());
     count_marks(&[
         s.payload.is_present(),
         own_type,
@@ -245,6 +263,11 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         // Its `tool_use` and `text` are told apart from Gemini CLI's and Grok Build's by keys.
         return None;
     }
+    if this == Agent::Droid && droid::TYPES.contains(&ty) {
+        // Its `message`, `tool_call` and `tool_result` are told apart from Gemini CLI's, Grok
+        // Build's and cursor-agent's by keys.
+        return None;
+    }
     let other = if is_codex_type(ty) {
         Agent::Codex
     } else if claude::OWN_TYPES.contains(&ty) {
@@ -257,6 +280,8 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::Pi
     } else if copilot::OWN_TYPES.contains(&ty) {
         Agent::Copilot
+    } else if droid::OWN_TYPES.contains(&ty) {
+        Agent::Droid
     } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
         Agent::Gemini
     } else if ty == "tool_call" && this == Agent::Grok {
@@ -276,6 +301,7 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
             this,
             Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode | Agent::Pi
         )
+        || matches!(ty, "assistant" | "user") && this == Agent::Droid
     {
         // Claude Code and cursor-agent share these names; the finding names the first.
         Agent::Claude
@@ -327,7 +353,9 @@ impl Mixed {
         });
         if let Some(other) = other {
             if !std::mem::replace(&mut self.said, true) {
-                emit(mixed(pos, this, other, ty.unwrap_or_default()));
+                // Kimi CLI's records are named by their `role`: they have no `type`.
+                let what = ty.or_else(|| s.role.as_str()).unwrap_or_default();
+                emit(mixed(pos, this, other, what));
             }
             self.other = Some(other);
             return false;
@@ -503,6 +531,61 @@ mod tests {
             Some(Agent::Copilot)
         );
         assert_eq!(foreign("result", Agent::Copilot), None);
+    fn droids_init_decides_nothing_and_its_own_records_do() {
+        // droid's init, with and without `tools`: no agent's mark (cursor-agent's bare init has
+        // `apiKeySource` and `permissionMode`, or no `model`).
+        for init in [
+            r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s","tools":["Read"],"model":"gpt-5-codex"}"#,
+            r#"{"type":"system","subtype":"init","model":"claude-opus-4-8","session_id":"s1"}"#,
+        ] {
+            assert_eq!(decides(init), None, "{init}");
+        }
+        assert_eq!(
+            decides(r#"{"type":"system","subtype":"init","session_id":"s"}"#),
+            Some(Agent::Cursor)
+        );
+        for line in [
+            r#"{"type":"message","role":"user","id":"u1","text":"hello","timestamp":12345,"session_id":"s"}"#,
+            r#"{"type":"tool_call","id":"t1","messageId":"m1","toolId":"Read","toolName":"Read","parameters":{},"timestamp":1,"session_id":"s"}"#,
+            r#"{"type":"tool_result","id":"t1","isError":false,"value":"x","session_id":"s"}"#,
+            r#"{"type":"completion","finalText":"ok","numTurns":1,"durationMs":10,"session_id":"s"}"#,
+        ] {
+            assert_eq!(decides(line), Some(Agent::Droid), "{line}");
+        }
+        // Grok Build's `tool_call` has `toolName` too, with `toolCallId`.
+        assert_eq!(
+            decides(r#"{"type":"tool_call","toolCallId":"c","toolName":"read_file","title":"t"}"#),
+            Some(Agent::Grok)
+        );
+        assert_eq!(foreign("message", Agent::Droid), None);
+        assert_eq!(foreign("tool_call", Agent::Droid), None);
+        assert_eq!(foreign("completion", Agent::Gemini), Some(Agent::Droid));
+    }
+
+    #[test]
+    fn kimis_chat_messages_are_told_by_role_without_type() {
+        for line in [
+            r#"{"role":"assistant","content":"hi"}"#,
+            r#"{"role":"tool","tool_call_id":"tc_1","content":"ok"}"#,
+            r#"{"role":"meta","type":"session.resume_hint","session_id":"session_01","command":"kimi -r session_01","content":"To resume"}"#,
+        ] {
+            assert_eq!(decides(line), Some(Agent::Kimi), "{line}");
+        }
+        // `role` beside a `type` is another agent's (Gemini CLI's and droid's `message`).
+        assert_eq!(
+            decides(
+                r#"{"type":"message","timestamp":"2025-01-01T00:00:00.000Z","role":"user","content":"x"}"#
+            ),
+            Some(Agent::Gemini)
+        );
+        // cursor-agent's SDK dialect has a top-level `tool_call_id`, with a `type`.
+        assert_eq!(
+            decides(
+                r#"{"type":"tool-call-started","tool_name":"Shell","tool_call_id":"c","parameters":{}}"#
+            ),
+            Some(Agent::Cursor)
+        );
+        assert_eq!(r(r#"{"content":"no role"}"#), Reading::Nothing);
     }
 
     #[test]

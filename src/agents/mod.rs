@@ -33,9 +33,11 @@ pub mod common;
 pub mod copilot;
 pub mod cursor;
 mod detect;
+pub mod droid;
 mod fields;
 pub mod gemini;
 pub mod grok;
+pub mod kimi;
 pub mod opencode;
 pub mod pi;
 mod views;
@@ -175,6 +177,21 @@ agents! {
         command: "copilot -p … --output-format json -s",
         schema: "copilot",
         fixtures: "agents/copilot",
+    /// `droid exec -o stream-json` (Factory).
+    Droid {
+        name: "droid",
+        display: "Factory droid",
+        command: "droid exec -o stream-json",
+        schema: "droid",
+        fixtures: "agents/droid",
+    }
+    /// `kimi --print --output-format stream-json` (Moonshot AI's Kimi CLI / Kimi Code).
+    Kimi {
+        name: "kimi",
+        display: "Kimi CLI",
+        command: "kimi --print --output-format stream-json",
+        schema: "kimi",
+        fixtures: "agents/kimi",
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
@@ -291,6 +308,8 @@ pub(crate) enum Line<'a> {
     OpenCode(opencode::Line<'a>),
     Pi(pi::Line<'a>),
     Copilot(copilot::Line<'a>),
+    Droid(droid::Line<'a>),
+    Kimi(kimi::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -308,6 +327,8 @@ impl<'a> Line<'a> {
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
             Agent::Pi => Line::Pi(pi::Line::default()),
             Agent::Copilot => Line::Copilot(copilot::Line::default()),
+            Agent::Droid => Line::Droid(droid::Line::default()),
+            Agent::Kimi => Line::Kimi(kimi::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -355,6 +376,19 @@ impl<'a> Line<'a> {
                     l.session_id.is_present(),
                 )
             }),
+            Line::Droid(l) => l.ty.as_str().is_some_and(|t| {
+                droid::marked(
+                    t,
+                    &droid::Keys {
+                        text: l.text.is_present(),
+                        ids: l.message_id.is_present() || l.tool_id.is_present(),
+                        bare_tool_name: l.tool_name.is_present() && !l.tool_call_id.is_present(),
+                        is_error: l.is_error.is_present(),
+                        final_text: l.final_text.is_present(),
+                    },
+                )
+            }),
+            Line::Kimi(l) => kimi::marked(&l.role, &l.ty),
             Line::Common(_) => false,
         }
     }
@@ -368,6 +402,8 @@ impl<'a> Line<'a> {
             Line::OpenCode(_) => Agent::OpenCode,
             Line::Pi(_) => Agent::Pi,
             Line::Copilot(_) => Agent::Copilot,
+            Line::Droid(_) => Agent::Droid,
+            Line::Kimi(_) => Agent::Kimi,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -386,11 +422,13 @@ impl<'a> Line<'a> {
             Line::OpenCode(l) => parse_into(json, arena, l),
             Line::Pi(l) => parse_into(json, arena, l),
             Line::Copilot(l) => parse_into(json, arena, l),
+            Line::Droid(l) => parse_into(json, arena, l),
+            Line::Kimi(l) => parse_into(json, arena, l),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
 
-    /// The record's `type`, when it is a string.
+    /// The record's `type`, when it is a string (Kimi CLI's: its `role`, but for `meta` lines).
     pub(crate) fn ty(&self) -> Option<&str> {
         match self {
             Line::Claude(l) => l.ty.as_str(),
@@ -400,6 +438,9 @@ impl<'a> Line<'a> {
             Line::OpenCode(l) => l.ty.as_str(),
             Line::Pi(l) => l.ty.as_str(),
             Line::Copilot(l) => l.ty.as_str(),
+            Line::Droid(l) => l.ty.as_str(),
+            // Its records' discriminator is `role`; only `meta` lines have a `type`.
+            Line::Kimi(l) => l.ty.as_str().or_else(|| l.role.as_str()),
             Line::Common(l) => l.ty.as_str(),
         }
     }
@@ -409,6 +450,7 @@ impl<'a> Line<'a> {
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
             Line::Claude(l) => l.subtype.as_str(),
+            Line::Droid(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             // Copilot CLI's `result` says how the run went by its `exitCode`.
@@ -435,6 +477,8 @@ pub enum Checker {
     OpenCode(Box<opencode::Validator>),
     Pi(Box<pi::Validator>),
     Copilot(Box<copilot::Validator>),
+    Droid(Box<droid::Validator>),
+    Kimi(Box<kimi::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -452,6 +496,8 @@ impl Checker {
             Agent::OpenCode => Checker::OpenCode(Box::default()),
             Agent::Pi => Checker::Pi(Box::default()),
             Agent::Copilot => Checker::Copilot(Box::default()),
+            Agent::Droid => Checker::Droid(Box::default()),
+            Agent::Kimi => Checker::Kimi(Box::default()),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
@@ -462,6 +508,8 @@ impl Checker {
             Checker::OpenCode(v) => &mut v.calls,
             Checker::Pi(v) => &mut v.calls,
             Checker::Copilot(v) => &mut v.calls,
+            Checker::Droid(v) => &mut v.calls,
+            Checker::Kimi(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
         };
         calls.set_max_open(max_open_calls);
@@ -477,6 +525,8 @@ impl Checker {
             Checker::OpenCode(_) => Agent::OpenCode,
             Checker::Pi(_) => Agent::Pi,
             Checker::Copilot(_) => Agent::Copilot,
+            Checker::Droid(_) => Agent::Droid,
+            Checker::Kimi(_) => Agent::Kimi,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -516,6 +566,10 @@ impl Checker {
             (Checker::Copilot(v), Line::Copilot(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
+            (Checker::Droid(v), Line::Droid(l)) => {
+                v.check(pos, bytes, json, l, arena, emit, common)
+            }
+            (Checker::Kimi(v), Line::Kimi(l)) => v.check(pos, bytes, json, l, arena, emit, common),
             (Checker::Common(v), Line::Common(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -534,6 +588,8 @@ impl Checker {
             Checker::OpenCode(v) => v.calls.on_unreadable(line),
             Checker::Pi(v) => v.calls.on_unreadable(line),
             Checker::Copilot(v) => v.calls.on_unreadable(line),
+            Checker::Droid(v) => v.calls.on_unreadable(line),
+            Checker::Kimi(v) => v.calls.on_unreadable(line),
             Checker::Common(v) => v.calls.on_unreadable(line),
         }
     }
@@ -541,12 +597,15 @@ impl Checker {
     /// The input ended: the common events still due (a Claude Code session's tokens when it has
     /// no `result`, the `end` of an OpenCode run whose last step stopped, the tokens of a Copilot CLI
     /// run cut short), before
+    /// no `result`, the `end` of an OpenCode run whose last step stopped, of a Kimi CLI run that
+    /// completed), before
     /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
             Checker::Claude(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
             Checker::Copilot(v) => v.finish_common(sink),
+            Checker::Kimi(v) => v.finish_common(sink),
             _ => {}
         }
     }
@@ -560,6 +619,8 @@ impl Checker {
             Checker::OpenCode(v) => v.finish(emit),
             Checker::Pi(v) => v.finish(emit),
             Checker::Copilot(v) => v.finish(emit),
+            Checker::Droid(v) => v.finish(emit),
+            Checker::Kimi(v) => v.finish(emit),
             Checker::Common(v) => v.finish(emit),
         }
     }
@@ -574,6 +635,8 @@ impl Checker {
             Checker::OpenCode(v) => &**v,
             Checker::Pi(v) => &**v,
             Checker::Copilot(v) => &**v,
+            Checker::Droid(v) => &**v,
+            Checker::Kimi(v) => &**v,
             Checker::Common(v) => &**v,
         }
     }

@@ -95,6 +95,9 @@ pub struct Tokens {
 /// `ls`) and cursor-agent's `<kind>ToolCall` keys
 /// `patch`, `webfetch`, `todowrite`, …), Copilot CLI's (`bash`, `read_bash`, `view`, `create`,
 /// `str_replace_editor`, `update_todo`, …) and cursor-agent's `<kind>ToolCall` keys
+/// `patch`, `webfetch`, `todowrite`, …), droid's (`Execute`, `Create`, `ApplyPatch`,
+/// `FetchUrl`, …), Kimi CLI's (`ReadFile`, `StrReplaceFile`, `SearchWeb`, `SetTodoList`, …) and
+/// cursor-agent's `<kind>ToolCall` keys
 /// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
 /// does not know are `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
@@ -124,6 +127,13 @@ pub fn tool_kind(name: &str) -> &'static str {
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
         | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
         | "str_replace_editor" => "edit",
+        | "writeshellstdin" => "shell",
+        "read" | "read_file" | "read_many_files" | "notebookread" | "readfile"
+        | "readmediafile" => "read",
+        "write" | "write_file" | "writefile" | "create" => "write",
+        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
+        | "applypatch" | "strreplacefile" => "edit",
         "glob"
         | "grep"
         | "ls"
@@ -138,11 +148,12 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "codebase_search"
         | "grep_search"
         | "file_search" => "search",
-        "webfetch" | "web_fetch" | "fetch" => "web_fetch",
-        "websearch" | "web_search" | "google_web_search" => "web_search",
+        "webfetch" | "web_fetch" | "fetch" | "fetchurl" => "web_fetch",
+        "websearch" | "web_search" | "google_web_search" | "searchweb" => "web_search",
         "task" | "agent" | "collab_tool_call" => "subagent",
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
         | "todoread" | "update_todo" => "todo",
+        | "todoread" | "settodolist" => "todo",
         "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
@@ -267,22 +278,40 @@ mod tests {
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
                  deleteToolCall edit multiedit patch str_replace_editor",
+                 run_terminal_command shellToolCall writeShellStdinToolCall bash Execute",
+            ),
+            (
+                "read",
+                "Read NotebookRead read_file read_many_files readToolCall read ReadFile ReadMediaFile",
+            ),
+            (
+                "write",
+                "Write write_file writeToolCall write Create WriteFile",
+            ),
+            (
+                "edit",
+                "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
+                 deleteToolCall edit multiedit patch ApplyPatch StrReplaceFile",
             ),
             (
                 "search",
                 "Glob Grep LS glob search_file_content list_directory grepToolCall \
                  globToolCall lsToolCall semSearchToolCall grep list codesearch find ls",
             ),
-            ("web_fetch", "WebFetch web_fetch webFetchToolCall webfetch"),
+            (
+                "web_fetch",
+                "WebFetch web_fetch webFetchToolCall webfetch FetchUrl FetchURL",
+            ),
             (
                 "web_search",
-                "WebSearch web_search google_web_search webSearchToolCall websearch",
+                "WebSearch web_search google_web_search webSearchToolCall websearch SearchWeb",
             ),
             ("subagent", "Task Agent collab_tool_call taskToolCall task"),
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
                  readTodosToolCall todowrite todoread update_todo",
+                 readTodosToolCall todowrite todoread SetTodoList",
             ),
             (
                 "mcp",

@@ -686,7 +686,14 @@ fn common_inputs() -> Vec<std::path::PathBuf> {
             }
         }
     }
-    for sub in ["agents/gemini", "agents/grok", "agents/opencode", "healthy"] {
+    for sub in [
+        "agents/gemini",
+        "agents/grok",
+        "agents/opencode",
+        "agents/droid",
+        "agents/kimi",
+        "healthy",
+    ] {
         let mut files: Vec<_> = std::fs::read_dir(testdata(sub))
             .unwrap()
             .map(|e| e.unwrap().path())

@@ -14,6 +14,8 @@ mod generator;
 
 mod agent_pi;
 mod agent_copilot;
+mod agent_droid;
+mod agent_kimi;
 mod agents;
 mod agents_properties;
 mod canonical;

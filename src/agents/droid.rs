@@ -1,0 +1,893 @@
+//! Factory droid's stream (`droid exec -o stream-json`): its borrowed view, its checker, and its
+//! mapping into the common vocabulary.
+//!
+//! This module owns what is true of droid's stream only (see `agents/droid.md` of the format
+//! notes). Only its first line looks like Claude Code's (`system`/`init` with `session_id`,
+//! `model`, `cwd` and `tools`); the rest is a flat event set of droid's own: `message` (`role`
+//! and a flat `text`, no content blocks), `reasoning`, `tool_call` (`id`, `toolName`,
+//! `parameters`) answered by the `tool_result` with the same `id`, and one terminal record per
+//! run, `completion` (`finalText`, `numTurns`, `durationMs`, the run's `usage`) or `error`. Keys
+//! mix camel case (`finalText`, `isError`, `messageId`) and snake case (`session_id`, the usage
+//! buckets); timestamps are epoch milliseconds, in order. Usage is the run's total, on `completion` only,
+//! and no cost is written. The `error` record's shape and a `completion` after an `error` are
+//! not confirmed: both are accepted. State is owned and bounded. It must not print.
+
+use super::{
+    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    require, unfinished, view,
+};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::Rule;
+use crate::text::Excerpt;
+use crate::vocab::{self, Kind, Tokens};
+use bumpalo::Bump;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "subtype" => subtype: Field<'a>,
+        "session_id" => session_id: Field<'a>,
+        "model" => model: Field<'a>,
+        "cwd" => cwd: Field<'a>,
+        "tools" => tools: Raw<'a>,
+        "role" => role: Field<'a>,
+        "id" => id: Field<'a>,
+        "text" => text: Field<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "messageId" => message_id: Field<'a>,
+        "toolId" => tool_id: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "parameters" => parameters: Raw<'a>,
+        "isError" => is_error: Field<'a>,
+        "value" => value: Raw<'a>,
+        "finalText" => final_text: Field<'a>,
+        "numTurns" => num_turns: Field<'a>,
+        "durationMs" => duration_ms: Field<'a>,
+        "usage" => usage: Usage<'a>,
+        "source" => source: Field<'a>,
+        "message" => message: Field<'a>,
+    }
+}
+
+view! {
+    /// `usage` of a `completion`: the run's total.
+    pub struct Usage<'a> {
+        "input_tokens" => input_tokens: Field<'a>,
+        "output_tokens" => output_tokens: Field<'a>,
+        "cache_read_input_tokens" => cache_read: Field<'a>,
+        "cache_creation_input_tokens" => cache_write: Field<'a>,
+        "thinking_tokens" => thinking: Field<'a>,
+    }
+}
+
+/// The event types of `-o stream-json`. Others are `unknown-event-type` information.
+pub const TYPES: &[&str] = &[
+    "system",
+    "message",
+    "reasoning",
+    "tool_call",
+    "tool_result",
+    "completion",
+    "error",
+];
+
+/// Event types no other agent writes, for the finding of a mixed stream.
+pub const OWN_TYPES: &[&str] = &["completion"];
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    /// A run began on this line.
+    Open(u64),
+    /// The run ended on this line; `failed` when by an `error`.
+    Ended { at: u64, failed: bool },
+    /// Events came after the run that ended on this line without a new `init` (reported once).
+    Stray(u64),
+}
+
+/// How strongly a record is droid's (see `agents::detect`). Its `system`/`init` is no mark:
+/// Claude Code's and cursor-agent's have the same keys. The marks are the records only droid
+/// writes: a `message` or `reasoning` with a flat `text` (Gemini CLI's `message` has `content`,
+/// OpenCode's `reasoning` a `part`), a `tool_call` with `messageId` or `toolId`, or with
+/// `toolName` and no `toolCallId` (Grok Build's has one), a `tool_result` with `isError`,
+/// `messageId` or `toolId` (Gemini CLI's has `tool_id`), a `completion`, and `finalText`.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return 0;
+    };
+    super::count_marks(&[marked(
+        ty,
+        &Keys {
+            text: s.text.is_present(),
+            ids: s.message_id.is_present() || s.tool_id.is_present(),
+            bare_tool_name: s.tool_name.is_present() && !s.tool_call_id.is_present(),
+            is_error: s.is_error.is_present(),
+            final_text: s.final_text.is_present(),
+        },
+    )])
+}
+
+/// Which of droid's distinguishing keys a record has, for its mark.
+pub(super) struct Keys {
+    /// A top-level `text`.
+    pub text: bool,
+    /// `messageId` or `toolId`.
+    pub ids: bool,
+    /// `toolName` without Grok Build's `toolCallId`.
+    pub bare_tool_name: bool,
+    pub is_error: bool,
+    pub final_text: bool,
+}
+
+/// droid's mark on a record of type `ty` with the keys said.
+pub(super) fn marked(ty: &str, k: &Keys) -> bool {
+    match ty {
+        "message" | "reasoning" => k.text,
+        "tool_call" => k.ids || k.bare_tool_name,
+        "tool_result" => k.ids || k.is_error,
+        "completion" => true,
+        _ => k.final_text,
+    }
+}
+
+/// The checker of one droid stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    pub(super) calls: Calls,
+    last_line: u64,
+    mixed: bool,
+    /// The run's session id (a bounded prefix; empty: not known).
+    session: String,
+    /// The last `timestamp`, as milliseconds, and its line.
+    last_ms: Option<(u64, u64)>,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended { .. } | State::Stray(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+impl Validator {
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        _arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
+        if line.shape != Some(JsonType::Object) {
+            return line.shape;
+        }
+        let ty = match own_type(
+            line.ty.as_str(),
+            Agent::Droid,
+            &mut self.mixed,
+            pos,
+            bytes,
+            emit,
+        ) {
+            Ok(ty) => ty,
+            Err(why) => {
+                if matches!(why, NoType::Missing) {
+                    self.last_line = pos.line;
+                }
+                return None;
+            }
+        };
+        if !TYPES.contains(&ty) {
+            // Forward-compatible, said as information.
+            emit(super::unknown_type(Agent::Droid, ty, pos, bytes));
+            return None;
+        }
+        let ms = if expect(
+            line.timestamp.json_type(),
+            Want::Num,
+            false,
+            pos,
+            bytes,
+            &["timestamp"],
+            emit,
+        ) {
+            self.in_order(pos, bytes, line.timestamp.as_millis(), emit)
+        } else {
+            None
+        };
+        let init = ty == "system" && line.subtype.as_str() == Some("init");
+        if ty != "error" {
+            let what = match ty {
+                "system" => "a `system`",
+                "message" => "a `message`",
+                "reasoning" => "a `reasoning`",
+                "tool_call" => "a `tool_call`",
+                "tool_result" => "a `tool_result`",
+                _ => "a `completion`",
+            };
+            require(
+                line.session_id.json_type(),
+                Want::Str,
+                what,
+                pos,
+                bytes,
+                &["session_id"],
+                emit,
+            );
+        }
+        if init {
+            self.init(pos, bytes, line, ms, emit, &mut sink);
+        } else {
+            if !self.lifecycle(pos, bytes, ty, emit) {
+                // A `completion` after the `error` that ended its run.
+                self.spend(pos, bytes, line, emit);
+                self.last_line = pos.line;
+                return None;
+            }
+            self.same_session(pos, bytes, line, emit);
+        }
+        self.last_line = pos.line;
+        match ty {
+            "system" if !init => system(pos, bytes, line, emit),
+            "message" => message(pos, bytes, line, ms, emit, &mut sink),
+            "reasoning" => reasoning(pos, bytes, line, ms, emit, &mut sink),
+            "tool_call" => self.tool_call(pos, bytes, line, ms, emit, &mut sink),
+            "tool_result" => self.tool_result(pos, bytes, line, ms, emit, &mut sink),
+            "completion" => self.completion(pos, bytes, line, ms, emit, &mut sink),
+            "error" => self.error(pos, bytes, line, ms, emit, &mut sink),
+            _ => {}
+        }
+        None
+    }
+
+    /// `timestamp` (epoch milliseconds) is not earlier than the previous line's: a warning, as
+    /// for the other agents that stamp their lines.
+    fn in_order(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        ms: Option<u64>,
+        emit: Emit<'_>,
+    ) -> Option<u64> {
+        let ms = ms?;
+        if let Some((prev, at)) = self.last_ms
+            && ms < prev
+        {
+            let d = Diagnostic::new(
+                Rule::TimestampRegression,
+                pos,
+                "`timestamp` is earlier than the previous line's",
+            )
+            .with_related(at, "the previous timestamp");
+            emit(match crate::locate::value(bytes, &["timestamp"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        self.last_ms = Some((ms, pos.line));
+        Some(ms)
+    }
+
+    /// `system`/`init` opens a run; inside a run that has not ended it is a finding.
+    fn init(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `system`/`init`";
+        require(
+            line.model.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["model"],
+            emit,
+        );
+        expect(
+            line.cwd.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["cwd"],
+            emit,
+        );
+        match line.tools.json_type() {
+            None | Some(JsonType::Array) => {}
+            Some(t) => emit(super::wrong_type(pos, bytes, &["tools"], t, "an array")),
+        }
+        if let State::Open(at) = self.state {
+            emit(
+                Diagnostic::new(
+                    Rule::DuplicateInit,
+                    pos,
+                    "`system`/`init` inside a run that has no `completion` yet",
+                )
+                .with_related(at, "the run began here")
+                .with_help("droid opens a run with one `system`/`init` and ends it with `completion` (or `error`); a second init means two runs were interleaved or the first was cut off")
+                .with_snippet(bytes),
+            );
+            for call in self.calls.drain() {
+                emit(unfinished(
+                    &call,
+                    "each `tool_call` gets a `tool_result` with its `id` before the run ends",
+                ));
+            }
+        }
+        self.state = State::Open(pos.line);
+        self.session.clear();
+        if let Some(id) = line.session_id.as_str() {
+            self.session.push_str(super::id_prefix(id));
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Droid.as_str());
+            ev.session_id = line.session_id.to_cow();
+            ev.model = line.model.to_cow();
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    /// Where a record other than the init stands in the run: `false` for a `completion` after
+    /// the `error` that ended its run (the notes do not say whether droid writes one), which is
+    /// not checked as the end of another run.
+    fn lifecycle(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) -> bool {
+        match self.state {
+            State::Open(_) | State::Stray(_) => {}
+            // A run that fails before it starts (no login, a bad flag) may have no init.
+            State::Before if ty == "error" => {}
+            State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
+            State::Before => {
+                emit(
+                    Diagnostic::new(
+                        Rule::MissingInit,
+                        pos,
+                        format!("the run starts with `{ty}`, not with `system`/`init`"),
+                    )
+                    .with_help("droid opens every run with a `system`/`init` line; was the start of the capture cut off?")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Open(pos.line);
+            }
+            State::Ended { failed: true, .. } if ty == "completion" => return false,
+            State::Ended { at, .. } => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        format!("`{ty}` after the run ended"),
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("`completion` (or `error`) is the last line of a droid run; the next run begins with `system`/`init`")
+                    .with_snippet(bytes),
+                );
+                self.state = State::Stray(at);
+            }
+        }
+        true
+    }
+
+    /// `session_id` is the run's on every line.
+    fn same_session(&self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        let Some(id) = line.session_id.as_str() else {
+            return;
+        };
+        if self.session.is_empty() || super::id_prefix(id) == self.session {
+            return;
+        }
+        let d = Diagnostic::new(
+            Rule::SessionIdMismatch,
+            pos,
+            format!(
+                "`session_id` {:?} differs from the run's {:?}",
+                Excerpt(id),
+                Excerpt(&self.session)
+            ),
+        )
+        .with_help("droid stamps every line of a run with the session id of its `system`/`init`");
+        emit(match crate::locate::value(bytes, &["session_id"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
+    }
+
+    fn tool_call(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_call`";
+        require(
+            line.tool_name.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["toolName"],
+            emit,
+        );
+        ids(pos, bytes, line, emit);
+        match line.parameters.json_type() {
+            None => emit(super::missing(pos, bytes, what, "parameters")),
+            Some(JsonType::Object) => {}
+            Some(t) => emit(super::wrong_type(
+                pos,
+                bytes,
+                &["parameters"],
+                t,
+                "an object",
+            )),
+        }
+        if !require(
+            line.id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["id"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.id.as_str().unwrap_or_default();
+        let name = line.tool_name.as_str().unwrap_or("?");
+        match self.calls.open_at(id, pos, bytes, name, ms) {
+            Opened::Ok => {}
+            Opened::AlreadyOpen(at) => emit(
+                Diagnostic::new(
+                    Rule::DuplicateCallId,
+                    pos,
+                    format!("`tool_call` {:?} is already open", Excerpt(id)),
+                )
+                .with_related(at, "opened here")
+                .with_snippet(bytes),
+            ),
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+            }
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(vocab::tool_kind(name));
+            ev.args = line.parameters.0;
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    fn tool_result(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let what = "a `tool_result`";
+        ids(pos, bytes, line, emit);
+        expect(
+            line.is_error.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["isError"],
+            emit,
+        );
+        match line.value.json_type() {
+            None | Some(JsonType::String | JsonType::Object) => {}
+            Some(t) => emit(super::wrong_type(
+                pos,
+                bytes,
+                &["value"],
+                t,
+                "a string or an object",
+            )),
+        }
+        if !require(
+            line.id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["id"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.id.as_str().unwrap_or_default();
+        let open = self.calls.close(id);
+        // Not after a record that could not be read: it may have been the `tool_call`.
+        if open.is_none() && !self.calls.unreadable_seen() {
+            orphan(pos, bytes, id, self.calls.was_seen(id) == Some(true), emit);
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            if let Some(c) = &open {
+                let name = self.calls.name(c);
+                ev.name = Some(Cow::Owned(name.to_owned()));
+                ev.tool_kind = Some(vocab::tool_kind(name));
+            }
+            ev.ok = Some(line.is_error.as_bool() != Some(true));
+            ev.text = match line.value.json_type() {
+                Some(JsonType::String) => line.value.text(),
+                Some(JsonType::Object) => line.value.get().map(Cow::Borrowed),
+                _ => None,
+            };
+            ev.timestamp_ms = ms;
+            ev.duration_ms = match (open.and_then(|c| c.start_ms), ms) {
+                (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+                _ => None,
+            };
+            sink(&ev);
+        }
+    }
+
+    fn completion(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        require(
+            line.final_text.json_type(),
+            Want::Str,
+            "a `completion`",
+            pos,
+            bytes,
+            &["finalText"],
+            emit,
+        );
+        self.spend(pos, bytes, line, emit);
+        let failed = line.is_error.as_bool() == Some(true);
+        for call in self.calls.drain() {
+            // A run that failed may leave its calls without results.
+            if !failed {
+                emit(unfinished(
+                    &call,
+                    "each `tool_call` gets a `tool_result` with its `id` before the run's `completion`",
+                ));
+            }
+        }
+        if !matches!(self.state, State::Stray(_)) {
+            self.state = State::Ended {
+                at: pos.line,
+                failed,
+            };
+        }
+        if let Some(sink) = sink {
+            usage_event(pos, &line.usage, sink);
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(!failed);
+            ev.session_id = line
+                .session_id
+                .to_cow()
+                .or_else(|| (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session)));
+            ev.text = line.final_text.to_cow();
+            ev.duration_ms = super::count(&line.duration_ms);
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    /// The spend fields of a `completion`: counts, and `isError` (seen once, not confirmed).
+    fn spend(&self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        for (name, f) in [
+            ("numTurns", &line.num_turns),
+            ("durationMs", &line.duration_ms),
+        ] {
+            if expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit) {
+                super::expect_count(f, pos, bytes, &[name], emit);
+            }
+        }
+        expect(
+            line.is_error.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["isError"],
+            emit,
+        );
+        let u = &line.usage;
+        if expect(u.shape, Want::Obj, false, pos, bytes, &["usage"], emit) {
+            for (name, f) in [
+                ("input_tokens", &u.input_tokens),
+                ("output_tokens", &u.output_tokens),
+                ("cache_read_input_tokens", &u.cache_read),
+                ("cache_creation_input_tokens", &u.cache_write),
+                ("thinking_tokens", &u.thinking),
+            ] {
+                let path = ["usage", name];
+                if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {
+                    super::expect_count(f, pos, bytes, &path, emit);
+                }
+            }
+        }
+    }
+
+    /// An `error` ends the run, failed; its shape is not confirmed, so its fields are only
+    /// checked for their types.
+    fn error(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        ms: Option<u64>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        for (name, f) in [
+            ("source", &line.source),
+            ("message", &line.message),
+            ("session_id", &line.session_id),
+        ] {
+            expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
+        }
+        // A failed run may leave its calls without results.
+        self.calls.drain();
+        let was_failed = matches!(self.state, State::Ended { failed: true, .. });
+        if !matches!(self.state, State::Stray(_)) {
+            self.state = State::Ended {
+                at: pos.line,
+                failed: true,
+            };
+        }
+        if let Some(sink) = sink {
+            let text = line.message.to_cow().or_else(|| line.text.to_cow());
+            if was_failed {
+                let mut ev = vocab::Event::new(Kind::Error, pos.line);
+                ev.text = text;
+                ev.timestamp_ms = ms;
+                sink(&ev);
+                return;
+            }
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(false);
+            ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+            ev.text = text;
+            ev.timestamp_ms = ms;
+            sink(&ev);
+        }
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the `completion`.
+        if !self.calls.unreadable_after(self.last_line) {
+            emit(
+                Diagnostic::new(
+                    Rule::MissingResult,
+                    line_pos(self.last_line),
+                    format!(
+                        "the input ends while the run that began on line {since} has no `completion`"
+                    ),
+                )
+                .with_help("droid ends every run with `completion` (or `error`); a killed or cut-off run has neither"),
+            );
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(
+                &call,
+                "each `tool_call` gets a `tool_result` with its `id`",
+            ));
+        }
+    }
+}
+
+/// A `system` record other than the init: not known to droid's stream, said as information.
+fn system(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    if !require(
+        line.subtype.json_type(),
+        Want::Str,
+        "a `system`",
+        pos,
+        bytes,
+        &["subtype"],
+        emit,
+    ) {
+        return;
+    }
+    let st = line.subtype.as_str().unwrap_or_default();
+    let d = Diagnostic::new(
+        Rule::UnknownSubtype,
+        pos,
+        format!(
+            "`system` with subtype {:?}, which droid is not known to write (known: init)",
+            Excerpt(st)
+        ),
+    )
+    .with_help(
+        "new subtypes appear in new CLI versions; a consumer should skip what it does not know",
+    );
+    emit(match crate::locate::value(bytes, &["subtype"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    });
+}
+
+fn message(
+    pos: Position,
+    bytes: &[u8],
+    line: &Line<'_>,
+    ms: Option<u64>,
+    emit: Emit<'_>,
+    sink: &mut Sink<'_, '_>,
+) {
+    let what = "a `message`";
+    require(
+        line.role.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["role"],
+        emit,
+    );
+    require(
+        line.text.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["text"],
+        emit,
+    );
+    expect(
+        line.id.json_type(),
+        Want::Str,
+        false,
+        pos,
+        bytes,
+        &["id"],
+        emit,
+    );
+    let role = line.role.as_str();
+    if let Some(r) = role
+        && !matches!(r, "user" | "assistant")
+    {
+        let d = Diagnostic::new(
+            Rule::UnknownSubtype,
+            pos,
+            format!(
+                "a `message` with role {:?}, which droid is not known to write (known: user, assistant)",
+                Excerpt(r)
+            ),
+        );
+        emit(match crate::locate::value(bytes, &["role"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
+    }
+    if let Some(sink) = sink {
+        let kind = if role == Some("assistant") {
+            Kind::AssistantText
+        } else {
+            Kind::UserPrompt
+        };
+        let mut ev = vocab::Event::new(kind, pos.line);
+        ev.text = line.text.to_cow();
+        ev.timestamp_ms = ms;
+        sink(&ev);
+    }
+}
+
+fn reasoning(
+    pos: Position,
+    bytes: &[u8],
+    line: &Line<'_>,
+    ms: Option<u64>,
+    emit: Emit<'_>,
+    sink: &mut Sink<'_, '_>,
+) {
+    require(
+        line.text.json_type(),
+        Want::Str,
+        "a `reasoning`",
+        pos,
+        bytes,
+        &["text"],
+        emit,
+    );
+    expect(
+        line.id.json_type(),
+        Want::Str,
+        false,
+        pos,
+        bytes,
+        &["id"],
+        emit,
+    );
+    if let Some(sink) = sink {
+        let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
+        ev.text = line.text.to_cow();
+        ev.timestamp_ms = ms;
+        sink(&ev);
+    }
+}
+
+/// `messageId` and `toolId` of a tool call or result: strings when present.
+fn ids(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    for (name, f) in [("messageId", &line.message_id), ("toolId", &line.tool_id)] {
+        expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
+    }
+}
+
+#[cold]
+fn orphan(pos: Position, bytes: &[u8], id: &str, again: bool, emit: Emit<'_>) {
+    let d = Diagnostic::new(
+        Rule::OrphanCompletion,
+        pos,
+        if again {
+            format!(
+                "`tool_result` for {:?}, which has its result already",
+                Excerpt(id)
+            )
+        } else {
+            format!(
+                "`tool_result` for {:?}, which no `tool_call` opened",
+                Excerpt(id)
+            )
+        },
+    )
+    .with_help("pairing is by `id`: each `tool_call` gets one `tool_result` with the same `id`");
+    emit(match crate::locate::value(bytes, &["id"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    });
+}
+
+/// The run's total tokens, once, from its `completion`.
+fn usage_event(pos: Position, u: &Usage<'_>, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+    if u.shape != Some(JsonType::Object) {
+        return;
+    }
+    let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
+    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+    ev.usage = Some(Tokens {
+        input: n(&u.input_tokens),
+        output: n(&u.output_tokens),
+        cache_read: n(&u.cache_read),
+        cache_write: n(&u.cache_write),
+        reasoning: n(&u.thinking),
+    });
+    sink(&ev);
+}

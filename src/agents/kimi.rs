@@ -1,0 +1,712 @@
+//! Kimi CLI's stream (`kimi --print --output-format stream-json`): its borrowed view, its
+//! checker, and its mapping into the common vocabulary.
+//!
+//! This module owns what is true of Kimi CLI's stream only (see `agents/kimi.md` of the format
+//! notes). Each line is an OpenAI chat message, not a typed event: its discriminator is `role`
+//! (`assistant`, `tool`; `meta` for the newer Kimi Code's last line, the only one with a
+//! `type`). An assistant message's `tool_calls[].id` is answered by the `tool` message whose
+//! `tool_call_id` is the same; `tool_calls[].function.arguments` is a JSON-encoded string, which
+//! must parse (its parsed value is the common form's `args`). `content` is a string or an array
+//! of content parts. There is no start line, no terminal line and no usage, cost or
+//! timestamps: a run opens with its first line, and it has **completed** when it ends (with the
+//! input, or with the `session.resume_hint` meta line newer versions write last) after an
+//! assistant message that calls no tool. A stream that ends after a `tool` message or an
+//! assistant message with `tool_calls` was cut short (`missing-result`); a call never answered
+//! is `unfinished-tool-call`, and the run's end is then not ok. The common `end` is at the
+//! resume hint, or, without one, at the last assistant message once the input ends: only the
+//! resume hint ends a run while the input goes on, so a supervisor (`run --after-result`) can
+//! act on nothing else. A line after a resume hint begins the next run (another `kimi --print`
+//! appended). A tool's failure is read from the CLI's `<system>ERROR` mark in its result.
+//! State is owned and bounded. It must not print.
+
+use super::{Agent, Calls, Emit, Opened, Progress, Raw, Sink, Want, expect, line_pos, require};
+use super::{unfinished, view};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::Rule;
+use crate::text::Excerpt;
+use crate::vocab::{self, Kind};
+use bumpalo::Bump;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+view! {
+    /// One line of the stream: an OpenAI chat message, or a `meta` line.
+    pub struct Line<'a> {
+        "role" => role: Field<'a>,
+        "type" => ty: Field<'a>,
+        "content" => content: Raw<'a>,
+        "tool_calls" => tool_calls: Raw<'a>,
+        "tool_call_id" => tool_call_id: Field<'a>,
+        "session_id" => session_id: Field<'a>,
+        "command" => command: Field<'a>,
+    }
+}
+
+view! {
+    /// One element of `tool_calls`.
+    pub struct ToolCall<'a> {
+        "type" => ty: Field<'a>,
+        "id" => id: Field<'a>,
+        "function" => function: Function<'a>,
+    }
+}
+
+view! {
+    /// `function` of a tool call: the tool's name and its arguments, JSON in a string.
+    pub struct Function<'a> {
+        "name" => name: Field<'a>,
+        "arguments" => arguments: Field<'a>,
+    }
+}
+
+view! {
+    /// One part of an array `content`: `{"type":"text","text":…}`, or a thinking part.
+    pub struct Part<'a> {
+        "type" => ty: Field<'a>,
+        "text" => text: Field<'a>,
+        "think" => think: Field<'a>,
+    }
+}
+
+/// The roles of the chat messages Kimi CLI prints (`user` and `system` are OpenAI's, not
+/// documented as printed). Others are `unknown-event-type` information.
+pub const ROLES: &[&str] = &["assistant", "tool", "user", "system", "meta"];
+
+/// The `type`s of `meta` lines.
+const META_TYPES: &[&str] = &["session.resume_hint"];
+
+/// How strongly a record is Kimi CLI's (see `agents::detect`): a string `role` on a record
+/// without `type` (every other agent's records have one), or the `meta` role.
+pub fn evidence(s: &super::Sniff<'_>) -> u32 {
+    super::count_marks(&[marked(&s.role, &s.ty)])
+}
+
+/// Kimi CLI's mark: a string `role`, and no `type` unless the role is `meta`.
+pub(super) fn marked(role: &Field<'_>, ty: &Field<'_>) -> bool {
+    match role.as_str() {
+        Some("meta") => true,
+        Some(_) => !ty.is_present(),
+        None => false,
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Before,
+    /// A run began on this line.
+    Open(u64),
+    /// The run ended with the resume hint on this line.
+    Ended(u64),
+}
+
+/// The last chat message of the run, which says whether it has completed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Last {
+    #[default]
+    Nothing,
+    /// An assistant message on this line; `calls` when it called tools.
+    Assistant { line: u64, calls: bool },
+    /// A tool result on this line.
+    Tool(u64),
+    /// A user or system message.
+    Other,
+}
+
+/// The checker of one Kimi CLI stream.
+#[derive(Default)]
+pub struct Validator {
+    state: State,
+    last: Last,
+    pub(super) calls: Calls,
+    last_line: u64,
+    /// The last assistant message's text, for the common `end` (kept only for common events).
+    answer: super::Answer,
+}
+
+impl Progress for Validator {
+    fn ended(&self) -> bool {
+        matches!(self.state, State::Ended(_))
+    }
+    fn open_calls(&self) -> Vec<(String, u64, String)> {
+        self.calls.listed()
+    }
+}
+
+impl Validator {
+    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// `bytes`): `Some(t)` when it is valid JSON but not an object.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the record, its view and the caller's sinks"
+    )]
+    pub fn check<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        _json: &'a str,
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        mut sink: Sink<'_, '_>,
+    ) -> Option<JsonType> {
+        if line.shape != Some(JsonType::Object) {
+            return line.shape;
+        }
+        self.last_line = pos.line;
+        let Some(role) = line.role.as_str() else {
+            no_role(pos, bytes, line, emit);
+            return None;
+        };
+        if !ROLES.contains(&role) {
+            // Forward-compatible, said as information.
+            emit(unknown_role(role, pos, bytes));
+            return None;
+        }
+        if role == "meta" {
+            self.meta(pos, bytes, line, emit, &mut sink);
+            return None;
+        }
+        if !matches!(self.state, State::Open(_)) {
+            self.begin(pos, &mut sink);
+        }
+        match role {
+            "assistant" => self.assistant(pos, bytes, line, arena, emit, &mut sink),
+            "tool" => self.tool(pos, bytes, line, arena, emit, &mut sink),
+            _ => {
+                content(pos, bytes, line, false, emit);
+                self.last = Last::Other;
+                if role == "user"
+                    && let Some(sink) = &mut sink
+                {
+                    let mut ev = vocab::Event::new(Kind::UserPrompt, pos.line);
+                    ev.text = text_of(&line.content, arena);
+                    sink(&ev);
+                }
+            }
+        }
+        None
+    }
+
+    /// A run opens with its first chat message (after the resume hint of the run before: a
+    /// second `kimi --print` appended).
+    fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
+        self.state = State::Open(pos.line);
+        self.last = Last::Nothing;
+        self.answer.clear();
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            ev.agent = Some(Agent::Kimi.as_str());
+            sink(&ev);
+        }
+    }
+
+    /// Whether the run has completed so far: its last message is the assistant's, calling no
+    /// tool (a call left unanswered before it is a finding of its own).
+    fn completed(&self) -> bool {
+        matches!(self.last, Last::Assistant { calls: false, .. })
+    }
+
+    fn assistant<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        let with_calls = line
+            .tool_calls
+            .json_type()
+            .is_some_and(|t| t != JsonType::Null);
+        content(pos, bytes, line, with_calls, emit);
+        let mut calls = false;
+        if let Some(sink) = sink {
+            self.answer.clear();
+            let (text, thinking) = parts_of(&line.content, arena);
+            if let Some(t) = thinking {
+                let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
+                ev.text = Some(t);
+                sink(&ev);
+            }
+            if let Some(t) = text.filter(|t| !t.is_empty()) {
+                self.answer.push(&t);
+                let mut ev = vocab::Event::new(Kind::AssistantText, pos.line);
+                ev.text = Some(t);
+                sink(&ev);
+            }
+        }
+        match line.tool_calls.json_type() {
+            None | Some(JsonType::Null) => {}
+            Some(JsonType::Array) => {
+                let raw = line.tool_calls.get().unwrap_or("[]");
+                let mut list = bumpalo::collections::Vec::new_in(arena);
+                super::parse_array::<ToolCall<'a>>(raw, arena, &mut list);
+                for (i, call) in list.iter().enumerate() {
+                    calls |= self.tool_call(pos, bytes, i, call, emit, sink);
+                }
+            }
+            Some(t) => emit(super::wrong_type(
+                pos,
+                bytes,
+                &["tool_calls"],
+                t,
+                "an array",
+            )),
+        }
+        self.last = Last::Assistant {
+            line: pos.line,
+            calls,
+        };
+    }
+
+    /// One element of `tool_calls`; whether it opened a call.
+    fn tool_call(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        i: usize,
+        call: &ToolCall<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) -> bool {
+        let at = |field: &str| format!("tool_calls[{i}].{field}");
+        if call.shape != Some(JsonType::Object) {
+            let t = call.shape.unwrap_or(JsonType::Null);
+            emit(element_type(
+                pos,
+                bytes,
+                &format!("tool_calls[{i}]"),
+                t,
+                "an object",
+            ));
+            return false;
+        }
+        let mut ok = true;
+        for (name, f, required) in [("id", &call.id, true), ("type", &call.ty, false)] {
+            match f.json_type() {
+                None if required => {
+                    emit(super::missing(pos, bytes, "a tool call", &at(name)));
+                    ok = false;
+                }
+                None | Some(JsonType::String) => {}
+                Some(t) => {
+                    emit(element_type(pos, bytes, &at(name), t, "a string"));
+                    ok = false;
+                }
+            }
+        }
+        let function = &call.function;
+        let mut args: Option<&RawValue> = None;
+        match function.shape {
+            None => {
+                emit(super::missing(pos, bytes, "a tool call", &at("function")));
+                ok = false;
+            }
+            Some(JsonType::Object) => {
+                for (name, f) in [("name", &function.name), ("arguments", &function.arguments)] {
+                    let path = || at(&format!("function.{name}"));
+                    match f.json_type() {
+                        None => {
+                            emit(super::missing(pos, bytes, "a tool call", &path()));
+                            ok = false;
+                        }
+                        Some(JsonType::String) => {}
+                        Some(t) => {
+                            emit(element_type(pos, bytes, &path(), t, "a string (JSON)"));
+                            ok = false;
+                        }
+                    }
+                }
+                if let Some(text) = function.arguments.as_str() {
+                    match arguments(text) {
+                        Ok(raw) => args = raw,
+                        Err(e) => {
+                            emit(bad_arguments(pos, bytes, i, &e));
+                        }
+                    }
+                }
+            }
+            Some(t) => {
+                emit(element_type(pos, bytes, &at("function"), t, "an object"));
+                ok = false;
+            }
+        }
+        let Some(id) = call.id.as_str() else {
+            return false;
+        };
+        let name = function.name.as_str().unwrap_or("?");
+        let opened = match self.calls.open(id, pos, bytes, name) {
+            Opened::Ok => true,
+            Opened::AlreadyOpen(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::DuplicateCallId,
+                        pos,
+                        format!("tool call {:?} is already open", Excerpt(id)),
+                    )
+                    .with_related(at, "opened here")
+                    .with_snippet(bytes),
+                );
+                false
+            }
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+                false
+            }
+        };
+        if let Some(sink) = sink
+            && ok
+        {
+            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(vocab::tool_kind(name));
+            ev.args = args;
+            sink(&ev);
+        }
+        opened
+    }
+
+    fn tool<'a>(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'a>,
+        arena: &'a Bump,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        content(pos, bytes, line, false, emit);
+        self.last = Last::Tool(pos.line);
+        if !require(
+            line.tool_call_id.json_type(),
+            Want::Str,
+            "a `tool` message",
+            pos,
+            bytes,
+            &["tool_call_id"],
+            emit,
+        ) {
+            return;
+        }
+        let id = line.tool_call_id.as_str().unwrap_or_default();
+        let open = self.calls.close(id);
+        // Not after a record that could not be read: it may have been the call.
+        if open.is_none() && !self.calls.unreadable_seen() {
+            let again = self.calls.was_seen(id) == Some(true);
+            let d = Diagnostic::new(
+                Rule::OrphanCompletion,
+                pos,
+                if again {
+                    format!(
+                        "`tool` message for {:?}, which has its result already",
+                        Excerpt(id)
+                    )
+                } else {
+                    format!(
+                        "`tool` message for {:?}, which no assistant `tool_calls` opened",
+                        Excerpt(id)
+                    )
+                },
+            )
+            .with_help("pairing is by id: each `tool_calls[].id` of an assistant message is answered by one `tool` message with that `tool_call_id`");
+            emit(match crate::locate::value(bytes, &["tool_call_id"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            if let Some(c) = &open {
+                let name = self.calls.name(c);
+                ev.name = Some(Cow::Owned(name.to_owned()));
+                ev.tool_kind = Some(vocab::tool_kind(name));
+            }
+            ev.text = text_of(&line.content, arena);
+            // Kimi CLI marks a tool's failure in the result it gives the model (not confirmed
+            // in a capture): the only sign of how the call went.
+            ev.ok = Some(
+                !ev.text
+                    .as_deref()
+                    .is_some_and(|t| t.trim_start().starts_with("<system>ERROR")),
+            );
+            sink(&ev);
+        }
+    }
+
+    /// A `meta` line: the resume hint ends the run; other types are information.
+    fn meta(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        line: &Line<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
+        if !require(
+            line.ty.json_type(),
+            Want::Str,
+            "a `meta` line",
+            pos,
+            bytes,
+            &["type"],
+            emit,
+        ) {
+            return;
+        }
+        let ty = line.ty.as_str().unwrap_or_default();
+        if !META_TYPES.contains(&ty) {
+            emit(super::unknown_type(Agent::Kimi, ty, pos, bytes));
+            return;
+        }
+        let what = "a `session.resume_hint`";
+        require(
+            line.session_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["session_id"],
+            emit,
+        );
+        expect(
+            line.command.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["command"],
+            emit,
+        );
+        expect(
+            line.content.json_type(),
+            Want::Str,
+            false,
+            pos,
+            bytes,
+            &["content"],
+            emit,
+        );
+        match self.state {
+            State::Ended(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::EventAfterResult,
+                        pos,
+                        "a second `session.resume_hint` after the run ended",
+                    )
+                    .with_related(at, "the run ended here")
+                    .with_help("Kimi Code writes one resume hint, as the last line of a run")
+                    .with_snippet(bytes),
+                );
+                return;
+            }
+            State::Before => self.begin(pos, sink),
+            State::Open(_) => {}
+        }
+        let completed = self.completed() && self.calls.is_empty();
+        // The CLI runs the tools itself and writes their results before it ends a run: a call
+        // still open here never got one.
+        for call in self.calls.drain() {
+            emit(unfinished(
+                &call,
+                "each `tool_calls[].id` is answered by a `tool` message with that `tool_call_id` before the run's resume hint",
+            ));
+        }
+        self.state = State::Ended(pos.line);
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(completed);
+            ev.session_id = line.session_id.to_cow();
+            ev.text = self.answer.text();
+            sink(&ev);
+        }
+    }
+
+    /// The input ended: the `end` of a run that completed, at its last assistant message (no
+    /// line of Kimi CLI's says so itself).
+    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+        if !matches!(self.state, State::Open(_)) || !self.completed() {
+            return;
+        }
+        let Last::Assistant { line, .. } = self.last else {
+            return;
+        };
+        let mut ev = vocab::Event::new(Kind::End, line);
+        ev.ok = Some(self.calls.is_empty());
+        ev.text = self.answer.text();
+        sink(&ev);
+    }
+
+    pub fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the answer.
+        if !self.completed() && !self.calls.unreadable_after(self.last_line) {
+            let why = match self.last {
+                Last::Tool(_) => "its last line is a `tool` result the model never answered",
+                Last::Assistant { calls: true, .. } => {
+                    "its last assistant message calls tools that never answer"
+                }
+                _ => "it has no assistant message",
+            };
+            emit(
+                Diagnostic::new(
+                    Rule::MissingResult,
+                    line_pos(self.last_line),
+                    format!(
+                        "the input ends while the run that began on line {since} has not completed: {why}"
+                    ),
+                )
+                .with_help("Kimi CLI writes no terminal line: a run has completed when its last line is an assistant message that calls no tool, every call answered (newer versions add a `session.resume_hint` line); a stream cut after a tool call or its result was killed or lost its last lines"),
+            );
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(
+                &call,
+                "each `tool_calls[].id` is answered by a `tool` message with that `tool_call_id`",
+            ));
+        }
+    }
+}
+
+/// `arguments` read as the JSON it holds: `None` for an empty string (a call without
+/// arguments), an error when it is not JSON.
+fn arguments(text: &str) -> Result<Option<&RawValue>, serde_json::Error> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str::<&RawValue>(text).map(Some)
+}
+
+/// `content`: a string or an array of parts (`null` too when the message calls tools).
+fn content(pos: Position, bytes: &[u8], line: &Line<'_>, null_ok: bool, emit: Emit<'_>) {
+    match line.content.json_type() {
+        None if null_ok => {}
+        None => emit(super::missing(pos, bytes, "a chat message", "content")),
+        Some(JsonType::String | JsonType::Array) => {}
+        Some(JsonType::Null) if null_ok => {}
+        Some(t) => emit(super::wrong_type(
+            pos,
+            bytes,
+            &["content"],
+            t,
+            "a string or an array of parts",
+        )),
+    }
+}
+
+/// The text of a `content`: the string, or the `text` of its text parts, joined.
+fn text_of<'a>(content: &Raw<'a>, arena: &'a Bump) -> Option<Cow<'a, str>> {
+    parts_of(content, arena).0
+}
+
+/// The text and the thinking of a `content`.
+fn parts_of<'a>(
+    content: &Raw<'a>,
+    arena: &'a Bump,
+) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
+    match content.json_type() {
+        Some(JsonType::String) => (content.text(), None),
+        Some(JsonType::Array) => {
+            let mut parts = bumpalo::collections::Vec::new_in(arena);
+            super::parse_array::<Part<'a>>(content.get().unwrap_or("[]"), arena, &mut parts);
+            let mut text: Option<String> = None;
+            let mut think: Option<String> = None;
+            for p in &parts {
+                let (slot, piece) = match p.ty.as_str() {
+                    Some("think") => (&mut think, p.think.as_str().or(p.text.as_str())),
+                    _ => (&mut text, p.text.as_str()),
+                };
+                if let Some(piece) = piece {
+                    let s = slot.get_or_insert_with(String::new);
+                    if s.len() < super::MAX_ANSWER_BYTES {
+                        s.push_str(piece);
+                    }
+                }
+            }
+            (text.map(Cow::Owned), think.map(Cow::Owned))
+        }
+        _ => (None, None),
+    }
+}
+
+/// A record with no string `role`: Kimi CLI's lines are chat messages, and `role` is what
+/// each one is, as `type` is for the other agents.
+#[cold]
+fn no_role(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    let what = match line.role.json_type() {
+        None => "a record without `role`".to_owned(),
+        Some(t) => format!("`role` is {}, expected a string", t.as_str()),
+    };
+    let d = Diagnostic::new(Rule::MissingType, pos, what).with_help(
+        "every line of Kimi CLI's stream-json is a chat message whose `role` (assistant, tool, meta) says what it is",
+    );
+    emit(match crate::locate::value(bytes, &["role"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    });
+}
+
+#[cold]
+fn unknown_role(role: &str, pos: Position, bytes: &[u8]) -> Diagnostic {
+    let d = Diagnostic::new(
+        Rule::UnknownEventType,
+        pos,
+        format!(
+            "unknown role {:?} for {}",
+            Excerpt(role),
+            Agent::Kimi.display_name()
+        ),
+    )
+    .with_help(
+        "new roles may appear in new CLI versions; a consumer should skip what it does not know",
+    );
+    match crate::locate::value(bytes, &["role"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
+/// `wrong-field-type` for a field of an element of `tool_calls`, which has no key path.
+#[cold]
+fn element_type(
+    pos: Position,
+    bytes: &[u8],
+    path: &str,
+    found: JsonType,
+    want: &str,
+) -> Diagnostic {
+    let d = Diagnostic::new(
+        Rule::WrongFieldType,
+        pos,
+        format!("`{path}` is {}, expected {want}", found.as_str()),
+    );
+    match crate::locate::value(bytes, &["tool_calls"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
+/// `arguments` that are not JSON: the call's arguments cannot be read.
+#[cold]
+fn bad_arguments(pos: Position, bytes: &[u8], i: usize, e: &serde_json::Error) -> Diagnostic {
+    let d = Diagnostic::new(
+        Rule::MalformedToolCall,
+        pos,
+        format!("`tool_calls[{i}].function.arguments` is not JSON: {e}"),
+    )
+    .with_help("`arguments` is the call's arguments as a JSON-encoded string (OpenAI's form); a string that does not parse means the model's call was cut or mangled");
+    match crate::locate::value(bytes, &["tool_calls"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
