@@ -23,6 +23,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
+use claude::family;
 
 view! {
     /// What the agents' evidence functions read of a record: the keys that tell them apart.
@@ -48,6 +49,17 @@ view! {
         "payload" => payload: Field<'a>,
         "line" => line: Field<'a>,
         "sessionID" => session_id: Field<'a>,
+        "session_id" => thread_id: Field<'a>,
+        "qwen_code_version" => qwen_code_version: Field<'a>,
+        "permission_mode" => permission_mode: Field<'a>,
+        "event" => event: SniffEvent<'a>,
+    }
+}
+
+view! {
+    /// `event` of a `stream_event`, as the evidence functions read it.
+    pub struct SniffEvent<'a> {
+        "type" => ty: Field<'a>,
     }
 }
 
@@ -76,6 +88,8 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Gemini => gemini::evidence,
         Agent::Grok => grok::evidence,
         Agent::OpenCode => opencode::evidence,
+        Agent::Qwen => family::qwen,
+        Agent::Amp => family::amp,
         Agent::Common => common::evidence,
     }
 }
@@ -242,6 +256,9 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         Agent::Codex
     } else if claude::OWN_TYPES.contains(&ty) {
         Agent::Claude
+    } else if claude::FAMILY_TYPES.contains(&ty) && !family::is_member(this) {
+        // Qwen Code and Amp write Claude Code's shape: the finding names the family's origin.
+        Agent::Claude
     } else if grok::OWN_TYPES.contains(&ty) {
         Agent::Grok
     } else if opencode::OWN_TYPES.contains(&ty) {
@@ -321,8 +338,14 @@ impl Mixed {
             self.other = Some(other);
             return false;
         }
+        // The other agent's run goes on while a record has no more of this agent's marks than of
+        // the other's: none at all, or as many (a record of the family Claude Code, Qwen Code
+        // and Amp share, in a run of one of them inside a stream of another).
         match self.other {
-            Some(other) if e.score(this) < MARK && (e.score(this) == 0 || e.score(other) > 0) => {
+            Some(other)
+                if e.score(this) == 0
+                    || (e.score(other) > 0 && e.score(other) >= e.score(this)) =>
+            {
                 false
             }
             _ => {
@@ -449,10 +472,16 @@ mod tests {
             None
         );
         // Claude Code's assistant message has `id`, `model`, `usage`; cursor-agent's does not.
-        assert_eq!(
-            decides(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#),
-            Some(Agent::Claude)
-        );
+        // They are marks of the family Qwen Code and Amp share: they decide nothing among the
+        // three, and the tie goes to Claude Code (see `claude::family`).
+        let Reading::Scored(e) =
+            r(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(e.decisive(), None);
+        assert!(e.score(Agent::Claude) > e.score(Agent::Cursor));
+        assert_eq!(e.likeliest(), Some(Agent::Claude));
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`; Qwen Code and Amp write Claude
+//! Code's shape and are read by `claude` with a profile of their own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -159,6 +160,22 @@ agents! {
         schema: "opencode",
         fixtures: "agents/opencode",
     }
+    /// `qwen -p … --output-format stream-json` (Claude Code's shape; see `claude::family`).
+    Qwen {
+        name: "qwen",
+        display: "Qwen Code",
+        command: "qwen -p … --output-format stream-json",
+        schema: "qwen",
+        fixtures: "agents/qwen",
+    }
+    /// `amp -x … --stream-json` (Claude Code's shape; see `claude::family`).
+    Amp {
+        name: "amp",
+        display: "Amp",
+        command: "amp -x … --stream-json",
+        schema: "amp",
+        fixtures: "agents/amp",
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -272,6 +289,9 @@ pub(crate) enum Line<'a> {
     Gemini(gemini::Line<'a>),
     Grok(grok::Line<'a>),
     OpenCode(opencode::Line<'a>),
+    /// Qwen Code's and Amp's records are read into Claude Code's view.
+    Qwen(claude::Line<'a>),
+    Amp(claude::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -287,6 +307,8 @@ impl<'a> Line<'a> {
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
             Agent::Grok => Line::Grok(grok::Line::default()),
             Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
+            Agent::Qwen => Line::Qwen(claude::Line::default()),
+            Agent::Amp => Line::Amp(claude::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -298,15 +320,9 @@ impl<'a> Line<'a> {
     #[inline]
     pub(crate) fn own_mark(&self) -> bool {
         match self {
-            Line::Claude(l) => {
-                l.parent_tool_use_id.is_present()
-                    || l.message.id.is_present()
-                    || l.message.model.is_present()
-                    || l.message.usage.shape.is_some()
-                    || l.ty
-                        .as_str()
-                        .is_some_and(|t| claude::OWN_TYPES.contains(&t))
-            }
+            Line::Claude(l) => claude::family::own_mark(l, claude::Profile::Claude),
+            Line::Qwen(l) => claude::family::own_mark(l, claude::Profile::Qwen),
+            Line::Amp(l) => claude::family::own_mark(l, claude::Profile::Amp),
             Line::Codex(l) => l.ty.as_str().is_some_and(is_codex_type),
             Line::Gemini(l) => match l.ty.as_str() {
                 Some("init" | "message" | "tool_use" | "tool_result") => {
@@ -335,6 +351,8 @@ impl<'a> Line<'a> {
             Line::Gemini(_) => Agent::Gemini,
             Line::Grok(_) => Agent::Grok,
             Line::OpenCode(_) => Agent::OpenCode,
+            Line::Qwen(_) => Agent::Qwen,
+            Line::Amp(_) => Agent::Amp,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -346,7 +364,7 @@ impl<'a> Line<'a> {
         arena: &'a bumpalo::Bump,
     ) -> Result<(), serde_json::Error> {
         match self {
-            Line::Claude(l) => parse_into(json, arena, l),
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => parse_into(json, arena, l),
             Line::Codex(l) => parse_into(json, arena, l),
             Line::Gemini(l) => parse_into(json, arena, l),
             Line::Grok(l) => parse_into(json, arena, l),
@@ -358,7 +376,7 @@ impl<'a> Line<'a> {
     /// The record's `type`, when it is a string.
     pub(crate) fn ty(&self) -> Option<&str> {
         match self {
-            Line::Claude(l) => l.ty.as_str(),
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.ty.as_str(),
             Line::Codex(l) => l.ty.as_str(),
             Line::Gemini(l) => l.ty.as_str(),
             Line::Grok(l) => l.ty.as_str(),
@@ -371,7 +389,7 @@ impl<'a> Line<'a> {
     /// `result` (Gemini CLI's `success` or `error`).
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
-            Line::Claude(l) => l.subtype.as_str(),
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             _ => None,
@@ -390,6 +408,10 @@ pub enum Checker {
     Gemini(Box<gemini::Validator>),
     Grok(Box<grok::Validator>),
     OpenCode(Box<opencode::Validator>),
+    /// Claude Code's checker, with Qwen Code's profile.
+    Qwen(Box<claude::Validator>),
+    /// Claude Code's checker, with Amp's profile.
+    Amp(Box<claude::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -405,10 +427,12 @@ impl Checker {
             Agent::Gemini => Checker::Gemini(Box::default()),
             Agent::Grok => Checker::Grok(Box::default()),
             Agent::OpenCode => Checker::OpenCode(Box::default()),
+            Agent::Qwen => Checker::Qwen(Box::new(claude::Validator::new(claude::Profile::Qwen))),
+            Agent::Amp => Checker::Amp(Box::new(claude::Validator::new(claude::Profile::Amp))),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
-            Checker::Claude(v) => &mut v.calls,
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &mut v.calls,
             Checker::Codex(v) => &mut v.calls,
             Checker::Gemini(v) => &mut v.calls,
             Checker::Grok(v) => &mut v.calls,
@@ -426,6 +450,8 @@ impl Checker {
             Checker::Gemini(_) => Agent::Gemini,
             Checker::Grok(_) => Agent::Grok,
             Checker::OpenCode(_) => Agent::OpenCode,
+            Checker::Qwen(_) => Agent::Qwen,
+            Checker::Amp(_) => Agent::Amp,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -448,9 +474,9 @@ impl Checker {
         common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
     ) -> Result<Option<JsonType>, OtherAgent> {
         Ok(match (self, line) {
-            (Checker::Claude(v), Line::Claude(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
+            (Checker::Claude(v), Line::Claude(l))
+            | (Checker::Qwen(v), Line::Qwen(l))
+            | (Checker::Amp(v), Line::Amp(l)) => v.check(pos, bytes, json, l, arena, emit, common),
             (Checker::Codex(v), Line::Codex(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -472,7 +498,9 @@ impl Checker {
     #[cold]
     pub fn on_unreadable(&mut self, line: u64) {
         match self {
-            Checker::Claude(v) => v.calls.on_unreadable(line),
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => {
+                v.calls.on_unreadable(line);
+            }
             Checker::Codex(v) => v.calls.on_unreadable(line),
             Checker::Gemini(v) => v.calls.on_unreadable(line),
             Checker::Grok(v) => v.calls.on_unreadable(line),
@@ -486,7 +514,7 @@ impl Checker {
     /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
-            Checker::Claude(v) => v.finish_common(sink),
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
             _ => {}
         }
@@ -494,7 +522,7 @@ impl Checker {
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
         match self {
-            Checker::Claude(v) => v.finish(emit),
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish(emit),
             Checker::Codex(v) => v.finish(emit),
             Checker::Gemini(v) => v.finish(emit),
             Checker::Grok(v) => v.finish(emit),
@@ -506,7 +534,7 @@ impl Checker {
     /// The live state, for a supervisor.
     pub fn progress(&self) -> &dyn Progress {
         match self {
-            Checker::Claude(v) => &**v,
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &**v,
             Checker::Codex(v) => &**v,
             Checker::Gemini(v) => &**v,
             Checker::Grok(v) => &**v,
