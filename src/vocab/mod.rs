@@ -113,11 +113,10 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "execute"
         | "writeshellstdin" => "shell",
         "read" | "read_file" | "read_many_files" | "notebookread" => "read",
-        "write" | "write_file" | "writefile" => "write",
+        "write" | "write_file" | "writefile" | "create_file" => "write",
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
-        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch" => {
-            "edit"
-        }
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
+        | "edit_file" | "undo_edit" => "edit",
         "glob"
         | "grep"
         | "ls"
@@ -130,12 +129,13 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "semsearch"
         | "codebase_search"
         | "grep_search"
-        | "file_search" => "search",
-        "webfetch" | "web_fetch" | "fetch" => "web_fetch",
+        | "file_search"
+        | "finder" => "search",
+        "webfetch" | "web_fetch" | "fetch" | "read_web_page" => "web_fetch",
         "websearch" | "web_search" | "google_web_search" => "web_search",
-        "task" | "agent" | "collab_tool_call" => "subagent",
+        "task" | "agent" | "collab_tool_call" | "oracle" | "librarian" => "subagent",
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
-        | "todoread" => "todo",
+        | "todoread" | "todo_write" | "task_list" => "todo",
         "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
@@ -242,27 +242,33 @@ mod tests {
                 "read",
                 "Read NotebookRead read_file read_many_files readToolCall read",
             ),
-            ("write", "Write write_file writeToolCall write"),
+            ("write", "Write write_file writeToolCall write create_file"),
             (
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch",
+                 deleteToolCall edit multiedit patch edit_file undo_edit",
             ),
             (
                 "search",
                 "Glob Grep LS glob search_file_content list_directory grepToolCall \
-                 globToolCall lsToolCall semSearchToolCall grep list codesearch",
+                 globToolCall lsToolCall semSearchToolCall grep list codesearch grep_search finder",
             ),
-            ("web_fetch", "WebFetch web_fetch webFetchToolCall webfetch"),
+            (
+                "web_fetch",
+                "WebFetch web_fetch webFetchToolCall webfetch read_web_page",
+            ),
             (
                 "web_search",
                 "WebSearch web_search google_web_search webSearchToolCall websearch",
             ),
-            ("subagent", "Task Agent collab_tool_call taskToolCall task"),
+            (
+                "subagent",
+                "Task Agent collab_tool_call taskToolCall task oracle librarian",
+            ),
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
-                 readTodosToolCall todowrite todoread",
+                 readTodosToolCall todowrite todoread todo_write task_list",
             ),
             (
                 "mcp",

@@ -62,6 +62,8 @@ fn every_capture_and_fixture_is_its_own_agent() {
         ("agents/gemini", "gemini"),
         ("agents/grok", "grok"),
         ("agents/opencode", "opencode"),
+        ("agents/qwen", "qwen"),
+        ("agents/amp", "amp"),
         ("agents/common", "common"),
     ] {
         for p in files_in(&testdata(folder)) {
@@ -151,6 +153,8 @@ const STREAMS: &[(&str, &str)] = &[
     ("gemini", "agents/gemini/tool-run.ndjson"),
     ("grok", "agents/grok/tool-run.ndjson"),
     ("opencode", "agents/opencode/tool-run.ndjson"),
+    ("qwen", "agents/qwen/tool-run.ndjson"),
+    ("amp", "agents/amp/tool-run.ndjson"),
     ("common", "agents/common/gemini-tool-run.ndjson"),
 ];
 
@@ -200,6 +204,14 @@ fn shared_fields_do_not_decide() {
         (
             "opencode",
             r#""session_id":"s","model":"m","uuid":"u","cwd":"/w","tools":[]"#,
+        ),
+        (
+            "qwen",
+            r#""apiKeySource":"none","permissionMode":"default","skills":[],"plugins":[]"#,
+        ),
+        (
+            "amp",
+            r#""model":"claude-sonnet-4-5","uuid":"u","permissionMode":"default","apiKeySource":"none""#,
         ),
         ("common", r#""uuid":"u","cwd":"/w","apiKeySource":"login""#),
     ] {
