@@ -184,12 +184,18 @@ impl Evidence {
         }
     }
 
-    /// The agent whose marks decide: it has one and scores above every other agent.
+    /// The agent whose marks decide: it has one and scores above every other agent. A tie
+    /// inside the family that writes Claude Code's shape (Claude Code, Qwen Code, Amp) is
+    /// Claude Code's at once, as it would be at the end of the wait (see `claude::family`).
     pub fn decisive(&self) -> Option<Agent> {
         let best = self.likeliest()?;
         let top = self.score(best);
-        (top >= MARK && Agent::ALL.iter().all(|&a| a == best || self.score(a) < top))
-            .then_some(best)
+        let family = best == Agent::Claude;
+        (top >= MARK
+            && Agent::ALL.iter().all(|&a| {
+                a == best || self.score(a) < top || (family && claude::family::is_member(a))
+            }))
+        .then_some(best)
     }
 
     /// The agent with the highest score, if any scores; a tie goes to the one first in the
@@ -472,16 +478,17 @@ mod tests {
             None
         );
         // Claude Code's assistant message has `id`, `model`, `usage`; cursor-agent's does not.
-        // They are marks of the family Qwen Code and Amp share: they decide nothing among the
-        // three, and the tie goes to Claude Code (see `claude::family`).
+        // They are marks of the family Qwen Code and Amp share: the three tie, and the tie is
+        // Claude Code's (see `claude::family`).
         let Reading::Scored(e) =
             r(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#)
         else {
             panic!()
         };
-        assert_eq!(e.decisive(), None);
+        assert_eq!(e.score(Agent::Claude), e.score(Agent::Qwen));
+        assert_eq!(e.score(Agent::Claude), e.score(Agent::Amp));
         assert!(e.score(Agent::Claude) > e.score(Agent::Cursor));
-        assert_eq!(e.likeliest(), Some(Agent::Claude));
+        assert_eq!(e.decisive(), Some(Agent::Claude));
     }
 
     #[test]

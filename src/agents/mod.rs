@@ -278,11 +278,8 @@ pub trait Progress {
 
 /// One record read into its agent's view (cursor's is [`crate::event::Event`]): the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
+/// Read in place, in the slot of its record, and never moved: a box would allocate per record.
 #[derive(Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "read in place, in the slot of its record, and never moved: a box would allocate per record"
-)]
 pub(crate) enum Line<'a> {
     Claude(claude::Line<'a>),
     Codex(codex::Line<'a>),

@@ -676,7 +676,14 @@ fn common_inputs() -> Vec<std::path::PathBuf> {
             }
         }
     }
-    for sub in ["agents/gemini", "agents/grok", "agents/opencode", "healthy"] {
+    for sub in [
+        "agents/gemini",
+        "agents/grok",
+        "agents/opencode",
+        "agents/qwen",
+        "agents/amp",
+        "healthy",
+    ] {
         let mut files: Vec<_> = std::fs::read_dir(testdata(sub))
             .unwrap()
             .map(|e| e.unwrap().path())

@@ -12,6 +12,8 @@ mod common;
 #[path = "../../benches/common/mod.rs"]
 mod generator;
 
+mod agent_amp;
+mod agent_qwen;
 mod agents;
 mod agents_properties;
 mod canonical;

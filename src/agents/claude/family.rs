@@ -9,16 +9,24 @@
 //! nothing inside it. What decides is each agent's own mark:
 //! - Claude Code: `claude_code_version` (every init since 2.0.25), `total_cost_usd` on a result
 //!   (Qwen Code's result type has none), its own types and `system` subtypes.
-//! - Qwen Code: `qwen_code_version` and the snake_case `permission_mode` (both on every init its
-//!   source builds), and a `stream_event` whose event is a `tool_progress`.
+//! - Qwen Code: `qwen_code_version` and `permission_mode` (Claude Code's is `permissionMode`),
+//!   both on every init its source builds, and a `stream_event` whose event is a `tool_progress`.
 //! - Amp: a session id that is a thread id, `T-` and a UUID, on every line that has one.
 //!
 //! No agent is told by what it leaves out (Amp's missing `uuid`, Qwen Code's missing `cost`):
-//! those fields are optional, and a capture that lacks them proves nothing. A stream of the
-//! family with none of these marks within the records detection holds is Claude Code's: the
-//! scores tie, and a tie goes to the agent first in the registry, Claude Code, whose shape the
-//! other two copy (the shape was Claude Code's before either wrote it, and Claude Code is the
-//! agent most such streams come from). It must not check anything.
+//! those fields are optional, and a capture that lacks them proves nothing.
+//!
+//! A record with the family's marks and no agent's own is a tie of the three, and a tie is
+//! Claude Code's, as an undecided stream's always was (the agent first in the registry wins
+//! it): the shape is Claude Code's, which the other two copy, and most such streams are its.
+//! The tie decides at once rather than after the wait for a deciding record: a live stream's
+//! open tool calls must be known when they open (`sjlint run`, the status line), and a Claude
+//! Code before 2.0.25 writes no `claude_code_version`, so waiting would leave its run unknown
+//! until its `result`. Waiting would find little: Qwen Code's source writes both its init
+//! marks on every init, and Amp's thread id is on every line with a session id, the init
+//! first, so their streams decide on their first record; only a stream cut before its init
+//! could be told later. Such a Qwen Code stream is taken for Claude Code's, and a later
+//! `tool_progress` is a `mixed-agents` finding. It must not check anything.
 
 use super::{Line, OWN_SUBTYPES, OWN_TYPES};
 use crate::agents::{Agent, MARK, SHAPE, Sniff, count_marks};
@@ -154,13 +162,6 @@ mod tests {
         }
     }
 
-    fn likeliest(text: &str) -> Option<Agent> {
-        match read(text, &bumpalo::Bump::new()) {
-            Reading::Scored(e) => e.likeliest(),
-            _ => None,
-        }
-    }
-
     #[test]
     fn each_agent_of_the_family_is_told_by_its_own_mark() {
         assert_eq!(
@@ -203,13 +204,17 @@ mod tests {
     }
 
     #[test]
-    fn the_familys_marks_decide_nothing_and_a_tie_is_claude_codes() {
+    fn the_familys_marks_tie_and_a_tie_is_claude_codes() {
         let line = r#"{"type":"assistant","message":{"id":"m","model":"x","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"s"}"#;
-        assert_eq!(decides(line), None);
-        assert_eq!(likeliest(line), Some(Agent::Claude));
+        let Reading::Scored(e) = read(line, &bumpalo::Bump::new()) else {
+            panic!()
+        };
+        assert_eq!(e.score(Agent::Qwen), e.score(Agent::Claude));
+        assert_eq!(e.score(Agent::Amp), e.score(Agent::Claude));
+        assert_eq!(decides(line), Some(Agent::Claude));
         assert_eq!(
             decides(r#"{"type":"stream_event","event":{"type":"message_stop"}}"#),
-            None
+            Some(Agent::Claude)
         );
         // A session id that only begins with `T` is no thread id.
         assert!(!super::is_thread_id("T-"));

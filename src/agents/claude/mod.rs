@@ -420,24 +420,8 @@ impl Validator {
                 None => d,
             });
         }
-        // Amp's messages have no `id` (its result no `usage`): each of its assistant lines
-        // counts its own usage.
-        if ty == "assistant"
-            && sink.is_some()
-            && msg.usage.shape == Some(JsonType::Object)
-            && msg.id.as_str().map_or(self.profile == Profile::Amp, |id| {
-                id_prefix(id) != self.counted_message
-            })
-        {
-            if let Some(id) = msg.id.as_str() {
-                set_bounded(&mut self.counted_message, id);
-            }
-            let t = self.message_tokens.get_or_insert_with(Tokens::default);
-            let u = tokens(&msg.usage);
-            t.input += u.input;
-            t.output += u.output;
-            t.cache_read += u.cache_read;
-            t.cache_write += u.cache_write;
+        if ty == "assistant" && sink.is_some() {
+            self.count_usage(msg);
         }
         match msg.content.shape {
             Some(JsonType::Array) => {}
@@ -486,6 +470,27 @@ impl Validator {
         for (i, b) in blocks.iter().enumerate() {
             self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
         }
+    }
+
+    /// An assistant message's usage, counted once per `message.id` for a session that ends
+    /// without a `result.usage`. Amp's messages have no `id` (and its results no `usage`): each
+    /// of its assistant lines counts its own.
+    fn count_usage(&mut self, msg: &view::Message<'_>) {
+        if msg.usage.shape != Some(JsonType::Object) {
+            return;
+        }
+        match msg.id.as_str() {
+            Some(id) if id_prefix(id) == self.counted_message => return,
+            Some(id) => set_bounded(&mut self.counted_message, id),
+            None if self.profile != Profile::Amp => return,
+            None => {}
+        }
+        let t = self.message_tokens.get_or_insert_with(Tokens::default);
+        let u = tokens(&msg.usage);
+        t.input += u.input;
+        t.output += u.output;
+        t.cache_read += u.cache_read;
+        t.cache_write += u.cache_write;
     }
 
     #[expect(
