@@ -32,7 +32,7 @@ fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
             crate::text::Excerpt(ty)
         ),
     )
-    .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build and OpenCode; `--agent` reads the input as one of them")
+    .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build, OpenCode, Qwen Code and Amp; `--agent` reads the input as one of them")
 }
 
 /// The `type` of a record, for [`unknown_agent`].

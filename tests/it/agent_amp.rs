@@ -213,6 +213,15 @@ fn amp_runs_are_counted() {
     assert_eq!(s["tool_calls"][0]["failed"], 1, "{s}");
     let end = common_of(&text_of("error.ndjson")).pop().unwrap();
     assert_eq!(end["ok"], false);
+    // `render` names the command of Amp's `Bash` (its `cmd`) and echoes the prompt.
+    let p = testdata(&format!("{DIR}/tool-run.ndjson"));
+    let run = exec(&["render", "--color", "never", p.to_str().unwrap()], None);
+    let out = run.stdout();
+    assert!(out.contains("Ran `npm test`"), "{out}");
+    assert!(
+        out.contains("> Run the tests and tell me whether they pass."),
+        "{out}"
+    );
 }
 
 /// Amp is told by its thread id on any line that has a session id, not by what it leaves out:
