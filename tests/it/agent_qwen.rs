@@ -247,6 +247,11 @@ fn qwen_code_is_told_by_its_own_marks_only() {
         );
         assert_eq!(findings_of(&input), (0, vec![]), "{mark}");
     }
+    // Its compaction line has Claude Code's `compact_metadata`: not another agent's record.
+    let compact = r#"{"type":"system","subtype":"compact_boundary","uuid":"7d2c9e41-0b3a-4f6e-9a85-1c4e7b2d9f30","session_id":"8a3f6c1e-5d2b-4e9a-b7c0-2e1d9f4a6b85","compact_metadata":{"trigger":"auto","pre_tokens":118342}}"#;
+    let input = join(&[&l[..9], &[compact][..], &l[9..]].concat());
+    assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "qwen");
+    assert_eq!(findings_of(&input), (0, vec![]));
     // Cut before its init, with its `tool_progress` on line 7: the family's tie decided first.
     let input = join(&l[1..]);
     assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "claude");

@@ -61,13 +61,13 @@ const QWEN_RESULT_SUBTYPES: &[&str] = &[
     "error_max_structured_output_retries",
 ];
 
-/// `system` subtypes only Claude Code writes.
+/// `system` subtypes only Claude Code writes. Not `compact_boundary`: Qwen Code's system lines
+/// carry the same `compact_metadata{trigger, pre_tokens}`, very likely under the same subtype.
 const OWN_SUBTYPES: &[&str] = &[
     "hook_started",
     "hook_progress",
     "hook_response",
     "status",
-    "compact_boundary",
     "api_retry",
     "task_started",
     "task_progress",
