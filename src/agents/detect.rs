@@ -7,7 +7,9 @@
 //! it apart (`system`, `user`, `assistant` and `result` of cursor-agent and Claude Code) is
 //! worth [`SHAPE`]. A field several agents write (`apiKeySource`, `mcp_servers`, `tools`,
 //! `uuid`, `session_id`, `slash_commands`, `skills`, `plugins`, `model`, `cwd`,
-//! `permissionMode`) is worth nothing: it never decides alone.
+//! `permissionMode`) is worth nothing: it never decides alone. Claude Code, Qwen Code and Amp
+//! write one shape: the marks they share are scored alike for each (`claude::family`), and a
+//! tie of the three is Claude Code's, as a tie always goes to the agent first in the registry.
 //!
 //! [`Evidence`] is what one record (or several, added up) says: it decides when one agent has a
 //! mark and scores above every other; until then the stream waits for the record that decides,

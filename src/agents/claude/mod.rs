@@ -12,6 +12,14 @@
 //! that ends without one). Unknown types and subtypes are the future, not
 //! errors. State is owned and bounded ([`super::Calls`]); nothing borrows a record across
 //! records. It must not print.
+//!
+//! Qwen Code and Amp write this shape too, and this checker reads them, given their
+//! [`Profile`]; the rules that differ are the profile's and nothing else (see
+//! `agents/qwen.md` and `agents/amp.md` of the format notes): Qwen Code's result subtypes and
+//! `error{type?, message}` object, and its control lines; Amp's turns after a `result` (with
+//! `--stream-json-input` a user line opens the next, with no init), and its usage counted per
+//! assistant line (its messages have no `id`, its results no `usage`). [`family`] tells the
+//! three apart.
 
 use super::{
     Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, own_type,
