@@ -22,6 +22,7 @@ impl Schema {
 /// that adding a schema stays a one-line change.)
 #[rustfmt::skip]
 pub static SCHEMAS: &[Schema] = &[
+    Schema::new("amp", include_str!("../schemas/amp.schema.json")),
     Schema::new("claude", include_str!("../schemas/claude.schema.json")),
     Schema::new("codex", include_str!("../schemas/codex.schema.json")),
     Schema::new("common", include_str!("../schemas/common.schema.json")),
@@ -34,6 +35,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("kimi", include_str!("../schemas/kimi.schema.json")),
     Schema::new("opencode", include_str!("../schemas/opencode.schema.json")),
     Schema::new("pi", include_str!("../schemas/pi.schema.json")),
+    Schema::new("qwen", include_str!("../schemas/qwen.schema.json")),
     Schema::new("run-summary", include_str!("../schemas/run-summary.schema.json")),
     Schema::new("stats", include_str!("../schemas/stats.schema.json")),
 ];

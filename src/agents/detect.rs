@@ -7,7 +7,9 @@
 //! it apart (`system`, `user`, `assistant` and `result` of cursor-agent and Claude Code) is
 //! worth [`SHAPE`]. A field several agents write (`apiKeySource`, `mcp_servers`, `tools`,
 //! `uuid`, `session_id`, `slash_commands`, `skills`, `plugins`, `model`, `cwd`,
-//! `permissionMode`) is worth nothing: it never decides alone.
+//! `permissionMode`) is worth nothing: it never decides alone. Claude Code, Qwen Code and Amp
+//! write one shape: the marks they share are scored alike for each (`claude::family`), and a
+//! tie of the three is Claude Code's, as a tie always goes to the agent first in the registry.
 //!
 //! [`Evidence`] is what one record (or several, added up) says: it decides when one agent has a
 //! mark and scores above every other; until then the stream waits for the record that decides,
@@ -23,6 +25,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
+use claude::family;
 
 view! {
     /// What the agents' evidence functions read of a record: the keys that tell them apart.
@@ -63,6 +66,17 @@ view! {
         "isError" => is_error: Field<'a>,
         "finalText" => final_text: Field<'a>,
         "role" => role: Field<'a>,
+        "session_id" => thread_id: Field<'a>,
+        "qwen_code_version" => qwen_code_version: Field<'a>,
+        "permission_mode" => permission_mode: Field<'a>,
+        "event" => event: SniffEvent<'a>,
+    }
+}
+
+view! {
+    /// `event` of a `stream_event`, as the evidence functions read it.
+    pub struct SniffEvent<'a> {
+        "type" => ty: Field<'a>,
     }
 }
 
@@ -95,6 +109,8 @@ pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
         Agent::Copilot => copilot::evidence,
         Agent::Droid => droid::evidence,
         Agent::Kimi => kimi::evidence,
+        Agent::Qwen => family::qwen,
+        Agent::Amp => family::amp,
         Agent::Common => common::evidence,
     }
 }
@@ -195,12 +211,18 @@ impl Evidence {
         }
     }
 
-    /// The agent whose marks decide: it has one and scores above every other agent.
+    /// The agent whose marks decide: it has one and scores above every other agent. A tie
+    /// inside the family that writes Claude Code's shape (Claude Code, Qwen Code, Amp) is
+    /// Claude Code's at once, as it would be at the end of the wait (see `claude::family`).
     pub fn decisive(&self) -> Option<Agent> {
         let best = self.likeliest()?;
         let top = self.score(best);
-        (top >= MARK && Agent::ALL.iter().all(|&a| a == best || self.score(a) < top))
-            .then_some(best)
+        let family = best == Agent::Claude;
+        (top >= MARK
+            && Agent::ALL.iter().all(|&a| {
+                a == best || self.score(a) < top || (family && claude::family::is_member(a))
+            }))
+        .then_some(best)
     }
 
     /// The agent with the highest score, if any scores; a tie goes to the one first in the
@@ -271,6 +293,9 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     let other = if is_codex_type(ty) {
         Agent::Codex
     } else if claude::OWN_TYPES.contains(&ty) {
+        Agent::Claude
+    } else if claude::FAMILY_TYPES.contains(&ty) && !family::is_member(this) {
+        // Qwen Code and Amp write Claude Code's shape: the finding names the family's origin.
         Agent::Claude
     } else if grok::OWN_TYPES.contains(&ty) {
         Agent::Grok
@@ -360,8 +385,14 @@ impl Mixed {
             self.other = Some(other);
             return false;
         }
+        // The other agent's run goes on while a record has no more of this agent's marks than of
+        // the other's: none at all, or as many (a record of the family Claude Code, Qwen Code
+        // and Amp share, in a run of one of them inside a stream of another).
         match self.other {
-            Some(other) if e.score(this) < MARK && (e.score(this) == 0 || e.score(other) > 0) => {
+            Some(other)
+                if e.score(this) == 0
+                    || (e.score(other) > 0 && e.score(other) >= e.score(this)) =>
+            {
                 false
             }
             _ => {
@@ -607,10 +638,17 @@ mod tests {
             None
         );
         // Claude Code's assistant message has `id`, `model`, `usage`; cursor-agent's does not.
-        assert_eq!(
-            decides(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#),
-            Some(Agent::Claude)
-        );
+        // They are marks of the family Qwen Code and Amp share: the three tie, and the tie is
+        // Claude Code's (see `claude::family`).
+        let Reading::Scored(e) =
+            r(r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[]}}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(e.score(Agent::Claude), e.score(Agent::Qwen));
+        assert_eq!(e.score(Agent::Claude), e.score(Agent::Amp));
+        assert!(e.score(Agent::Claude) > e.score(Agent::Cursor));
+        assert_eq!(e.decisive(), Some(Agent::Claude));
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
 //! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `pi`, `common`) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`; Qwen Code and Amp write Claude
+//! Code's shape and are read by `claude` with a profile of their own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -192,6 +194,21 @@ agents! {
         command: "kimi --print --output-format stream-json",
         schema: "kimi",
         fixtures: "agents/kimi",
+    /// `qwen -p … --output-format stream-json` (Claude Code's shape; see `claude::family`).
+    Qwen {
+        name: "qwen",
+        display: "Qwen Code",
+        command: "qwen -p … --output-format stream-json",
+        schema: "qwen",
+        fixtures: "agents/qwen",
+    }
+    /// `amp -x … --stream-json` (Claude Code's shape; see `claude::family`).
+    Amp {
+        name: "amp",
+        display: "Amp",
+        command: "amp -x … --stream-json",
+        schema: "amp",
+        fixtures: "agents/amp",
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
@@ -295,11 +312,8 @@ pub trait Progress {
 
 /// One record read into its agent's view (cursor's is [`crate::event::Event`]): the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
+/// Read in place, in the slot of its record, and never moved: a box would allocate per record.
 #[derive(Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "read in place, in the slot of its record, and never moved: a box would allocate per record"
-)]
 pub(crate) enum Line<'a> {
     Claude(claude::Line<'a>),
     Codex(codex::Line<'a>),
@@ -310,6 +324,9 @@ pub(crate) enum Line<'a> {
     Copilot(copilot::Line<'a>),
     Droid(droid::Line<'a>),
     Kimi(kimi::Line<'a>),
+    /// Qwen Code's and Amp's records are read into Claude Code's view.
+    Qwen(claude::Line<'a>),
+    Amp(claude::Line<'a>),
     Common(common::Line<'a>),
 }
 
@@ -329,6 +346,8 @@ impl<'a> Line<'a> {
             Agent::Copilot => Line::Copilot(copilot::Line::default()),
             Agent::Droid => Line::Droid(droid::Line::default()),
             Agent::Kimi => Line::Kimi(kimi::Line::default()),
+            Agent::Qwen => Line::Qwen(claude::Line::default()),
+            Agent::Amp => Line::Amp(claude::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
             Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
@@ -340,15 +359,9 @@ impl<'a> Line<'a> {
     #[inline]
     pub(crate) fn own_mark(&self) -> bool {
         match self {
-            Line::Claude(l) => {
-                l.parent_tool_use_id.is_present()
-                    || l.message.id.is_present()
-                    || l.message.model.is_present()
-                    || l.message.usage.shape.is_some()
-                    || l.ty
-                        .as_str()
-                        .is_some_and(|t| claude::OWN_TYPES.contains(&t))
-            }
+            Line::Claude(l) => claude::family::own_mark(l, claude::Profile::Claude),
+            Line::Qwen(l) => claude::family::own_mark(l, claude::Profile::Qwen),
+            Line::Amp(l) => claude::family::own_mark(l, claude::Profile::Amp),
             Line::Codex(l) => l.ty.as_str().is_some_and(is_codex_type),
             Line::Gemini(l) => match l.ty.as_str() {
                 Some("init" | "message" | "tool_use" | "tool_result") => {
@@ -404,6 +417,8 @@ impl<'a> Line<'a> {
             Line::Copilot(_) => Agent::Copilot,
             Line::Droid(_) => Agent::Droid,
             Line::Kimi(_) => Agent::Kimi,
+            Line::Qwen(_) => Agent::Qwen,
+            Line::Amp(_) => Agent::Amp,
             Line::Common(_) => Agent::Common,
         }
     }
@@ -415,7 +430,7 @@ impl<'a> Line<'a> {
         arena: &'a bumpalo::Bump,
     ) -> Result<(), serde_json::Error> {
         match self {
-            Line::Claude(l) => parse_into(json, arena, l),
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => parse_into(json, arena, l),
             Line::Codex(l) => parse_into(json, arena, l),
             Line::Gemini(l) => parse_into(json, arena, l),
             Line::Grok(l) => parse_into(json, arena, l),
@@ -431,7 +446,7 @@ impl<'a> Line<'a> {
     /// The record's `type`, when it is a string (Kimi CLI's: its `role`, but for `meta` lines).
     pub(crate) fn ty(&self) -> Option<&str> {
         match self {
-            Line::Claude(l) => l.ty.as_str(),
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.ty.as_str(),
             Line::Codex(l) => l.ty.as_str(),
             Line::Gemini(l) => l.ty.as_str(),
             Line::Grok(l) => l.ty.as_str(),
@@ -451,6 +466,7 @@ impl<'a> Line<'a> {
         match self {
             Line::Claude(l) => l.subtype.as_str(),
             Line::Droid(l) => l.subtype.as_str(),
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             // Copilot CLI's `result` says how the run went by its `exitCode`.
@@ -479,6 +495,10 @@ pub enum Checker {
     Copilot(Box<copilot::Validator>),
     Droid(Box<droid::Validator>),
     Kimi(Box<kimi::Validator>),
+    /// Claude Code's checker, with Qwen Code's profile.
+    Qwen(Box<claude::Validator>),
+    /// Claude Code's checker, with Amp's profile.
+    Amp(Box<claude::Validator>),
     Common(Box<common::Validator>),
 }
 
@@ -498,10 +518,12 @@ impl Checker {
             Agent::Copilot => Checker::Copilot(Box::default()),
             Agent::Droid => Checker::Droid(Box::default()),
             Agent::Kimi => Checker::Kimi(Box::default()),
+            Agent::Qwen => Checker::Qwen(Box::new(claude::Validator::new(claude::Profile::Qwen))),
+            Agent::Amp => Checker::Amp(Box::new(claude::Validator::new(claude::Profile::Amp))),
             Agent::Common => Checker::Common(Box::default()),
         };
         let calls = match &mut c {
-            Checker::Claude(v) => &mut v.calls,
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &mut v.calls,
             Checker::Codex(v) => &mut v.calls,
             Checker::Gemini(v) => &mut v.calls,
             Checker::Grok(v) => &mut v.calls,
@@ -527,6 +549,8 @@ impl Checker {
             Checker::Copilot(_) => Agent::Copilot,
             Checker::Droid(_) => Agent::Droid,
             Checker::Kimi(_) => Agent::Kimi,
+            Checker::Qwen(_) => Agent::Qwen,
+            Checker::Amp(_) => Agent::Amp,
             Checker::Common(_) => Agent::Common,
         }
     }
@@ -549,9 +573,9 @@ impl Checker {
         common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
     ) -> Result<Option<JsonType>, OtherAgent> {
         Ok(match (self, line) {
-            (Checker::Claude(v), Line::Claude(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
+            (Checker::Claude(v), Line::Claude(l))
+            | (Checker::Qwen(v), Line::Qwen(l))
+            | (Checker::Amp(v), Line::Amp(l)) => v.check(pos, bytes, json, l, arena, emit, common),
             (Checker::Codex(v), Line::Codex(l)) => {
                 v.check(pos, bytes, json, l, arena, emit, common)
             }
@@ -581,7 +605,9 @@ impl Checker {
     #[cold]
     pub fn on_unreadable(&mut self, line: u64) {
         match self {
-            Checker::Claude(v) => v.calls.on_unreadable(line),
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => {
+                v.calls.on_unreadable(line);
+            }
             Checker::Codex(v) => v.calls.on_unreadable(line),
             Checker::Gemini(v) => v.calls.on_unreadable(line),
             Checker::Grok(v) => v.calls.on_unreadable(line),
@@ -602,7 +628,7 @@ impl Checker {
     /// [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
-            Checker::Claude(v) => v.finish_common(sink),
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
             Checker::Copilot(v) => v.finish_common(sink),
             Checker::Kimi(v) => v.finish_common(sink),
@@ -612,7 +638,7 @@ impl Checker {
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
         match self {
-            Checker::Claude(v) => v.finish(emit),
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish(emit),
             Checker::Codex(v) => v.finish(emit),
             Checker::Gemini(v) => v.finish(emit),
             Checker::Grok(v) => v.finish(emit),
@@ -628,7 +654,7 @@ impl Checker {
     /// The live state, for a supervisor.
     pub fn progress(&self) -> &dyn Progress {
         match self {
-            Checker::Claude(v) => &**v,
+            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &**v,
             Checker::Codex(v) => &**v,
             Checker::Gemini(v) => &**v,
             Checker::Grok(v) => &**v,

@@ -52,6 +52,9 @@ pub(super) fn common_target(args: &RawValue) -> Option<String> {
 struct Args<'a> {
     #[serde(borrow)]
     command: Loose<'a>,
+    /// Amp's `Bash`.
+    #[serde(borrow)]
+    cmd: Loose<'a>,
     #[serde(borrow)]
     path: Loose<'a>,
     #[serde(borrow)]
@@ -140,7 +143,7 @@ pub(super) fn target(kind: &str, args: &RawValue) -> Option<String> {
     let query = a.query.get().or(a.search_term.get());
     let code = |s: &str| format!("`{}`", cut(s));
     Some(match kind {
-        "shellToolCall" => code(a.command.get()?),
+        "shellToolCall" => code(a.command.get().or(a.cmd.get())?),
         "grepToolCall" | "globToolCall" => match (pattern, path) {
             (Some(p), Some(dir)) => format!("{} under {}", code(p), cut(dir)),
             (Some(p), None) => code(p),
@@ -150,7 +153,13 @@ pub(super) fn target(kind: &str, args: &RawValue) -> Option<String> {
         "webSearchToolCall" | "semSearchToolCall" => code(query?),
         "webFetchToolCall" => cut(a.url.get()?),
         "mcpToolCall" => cut(a.tool_name.get().or(a.name.get())?),
-        _ => match (a.command.get(), path, pattern, query, a.url.get()) {
+        _ => match (
+            a.command.get().or(a.cmd.get()),
+            path,
+            pattern,
+            query,
+            a.url.get(),
+        ) {
             (Some(c), ..) => code(c),
             (None, Some(p), ..) => cut(p),
             (None, None, Some(p), ..) => code(p),

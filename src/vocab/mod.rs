@@ -134,6 +134,12 @@ pub fn tool_kind(name: &str) -> &'static str {
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
         | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
         | "applypatch" | "strreplacefile" => "edit",
+        | "writeshellstdin" => "shell",
+        "read" | "read_file" | "read_many_files" | "notebookread" => "read",
+        "write" | "write_file" | "writefile" | "create_file" => "write",
+        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
+        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
+        | "edit_file" | "undo_edit" => "edit",
         "glob"
         | "grep"
         | "ls"
@@ -154,6 +160,13 @@ pub fn tool_kind(name: &str) -> &'static str {
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
         | "todoread" | "update_todo" => "todo",
         | "todoread" | "settodolist" => "todo",
+        | "file_search"
+        | "finder" => "search",
+        "webfetch" | "web_fetch" | "fetch" | "read_web_page" => "web_fetch",
+        "websearch" | "web_search" | "google_web_search" => "web_search",
+        "task" | "agent" | "collab_tool_call" | "oracle" | "librarian" => "subagent",
+        "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
+        | "todoread" | "todo_write" | "task_list" => "todo",
         "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
@@ -292,6 +305,11 @@ mod tests {
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
                  deleteToolCall edit multiedit patch ApplyPatch StrReplaceFile",
+            ("write", "Write write_file writeToolCall write create_file"),
+            (
+                "edit",
+                "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
+                 deleteToolCall edit multiedit patch edit_file undo_edit",
             ),
             (
                 "search",
@@ -301,17 +319,26 @@ mod tests {
             (
                 "web_fetch",
                 "WebFetch web_fetch webFetchToolCall webfetch FetchUrl FetchURL",
+                 globToolCall lsToolCall semSearchToolCall grep list codesearch grep_search finder",
+            ),
+            (
+                "web_fetch",
+                "WebFetch web_fetch webFetchToolCall webfetch read_web_page",
             ),
             (
                 "web_search",
                 "WebSearch web_search google_web_search webSearchToolCall websearch SearchWeb",
             ),
-            ("subagent", "Task Agent collab_tool_call taskToolCall task"),
+            (
+                "subagent",
+                "Task Agent collab_tool_call taskToolCall task oracle librarian",
+            ),
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
                  readTodosToolCall todowrite todoread update_todo",
                  readTodosToolCall todowrite todoread SetTodoList",
+                 readTodosToolCall todowrite todoread todo_write task_list",
             ),
             (
                 "mcp",

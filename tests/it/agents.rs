@@ -692,6 +692,8 @@ fn common_inputs() -> Vec<std::path::PathBuf> {
         "agents/opencode",
         "agents/droid",
         "agents/kimi",
+        "agents/qwen",
+        "agents/amp",
         "healthy",
     ] {
         let mut files: Vec<_> = std::fs::read_dir(testdata(sub))

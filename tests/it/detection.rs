@@ -66,6 +66,8 @@ fn every_capture_and_fixture_is_its_own_agent() {
         ("agents/copilot", "copilot"),
         ("agents/droid", "droid"),
         ("agents/kimi", "kimi"),
+        ("agents/qwen", "qwen"),
+        ("agents/amp", "amp"),
         ("agents/common", "common"),
     ] {
         for p in files_in(&testdata(folder)) {
@@ -159,6 +161,8 @@ const STREAMS: &[(&str, &str)] = &[
     ("copilot", "agents/copilot/tool-run.ndjson"),
     ("droid", "agents/droid/tool-run.ndjson"),
     ("kimi", "agents/kimi/tool-run.ndjson"),
+    ("qwen", "agents/qwen/tool-run.ndjson"),
+    ("amp", "agents/amp/tool-run.ndjson"),
     ("common", "agents/common/gemini-tool-run.ndjson"),
 ];
 
@@ -220,6 +224,12 @@ fn shared_fields_do_not_decide() {
         (
             "kimi",
             r#""session_id":"s","model":"kimi-k2","uuid":"u","cwd":"/w""#,
+            "qwen",
+            r#""apiKeySource":"none","permissionMode":"default","skills":[],"plugins":[]"#,
+        ),
+        (
+            "amp",
+            r#""model":"claude-sonnet-4-5","uuid":"u","permissionMode":"default","apiKeySource":"none""#,
         ),
         ("common", r#""uuid":"u","cwd":"/w","apiKeySource":"login""#),
     ] {

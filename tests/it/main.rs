@@ -16,6 +16,8 @@ mod agent_pi;
 mod agent_copilot;
 mod agent_droid;
 mod agent_kimi;
+mod agent_amp;
+mod agent_qwen;
 mod agents;
 mod agents_properties;
 mod canonical;

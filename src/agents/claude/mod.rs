@@ -12,6 +12,14 @@
 //! that ends without one). Unknown types and subtypes are the future, not
 //! errors. State is owned and bounded ([`super::Calls`]); nothing borrows a record across
 //! records. It must not print.
+//!
+//! Qwen Code and Amp write this shape too, and this checker reads them, given their
+//! [`Profile`]; the rules that differ are the profile's and nothing else (see
+//! `agents/qwen.md` and `agents/amp.md` of the format notes): Qwen Code's result subtypes and
+//! `error{type?, message}` object, and its control lines; Amp's turns after a `result` (with
+//! `--stream-json-input` a user line opens the next, with no init), and its usage counted per
+//! assistant line (its messages have no `id`, its results no `usage`). [`family`] tells the
+//! three apart.
 
 use super::{
     Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, own_type,
@@ -24,15 +32,16 @@ use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
+pub use family::Profile;
 use std::borrow::Cow;
 pub(crate) use view::Line;
 use view::{Block, Usage, nth_value, raw_content, result_text};
 
+pub mod family;
 mod view;
 
-/// Event types only Claude Code writes.
+/// Event types only Claude Code writes (Qwen Code's source has none of them; Amp documents none).
 pub const OWN_TYPES: &[&str] = &[
-    "stream_event",
     "rate_limit_event",
     "tool_progress",
     "tool_use_summary",
@@ -41,13 +50,32 @@ pub const OWN_TYPES: &[&str] = &[
     "conversation_reset",
 ];
 
-/// `system` subtypes only Claude Code writes.
+/// Event types the family writes (see [`family`]): Claude Code and Qwen Code write
+/// `stream_event` with partial messages.
+pub const FAMILY_TYPES: &[&str] = &["stream_event"];
+
+/// Types Qwen Code writes besides the family's, with `--input-format stream-json`.
+const QWEN_CONTROL_TYPES: &[&str] = &[
+    "control_request",
+    "control_response",
+    "control_cancel_request",
+];
+
+/// Qwen Code's `result` subtypes.
+const QWEN_RESULT_SUBTYPES: &[&str] = &[
+    "success",
+    "error_max_turns",
+    "error_during_execution",
+    "error_max_structured_output_retries",
+];
+
+/// `system` subtypes only Claude Code writes. Not `compact_boundary`: Qwen Code's system lines
+/// carry the same `compact_metadata{trigger, pre_tokens}`, very likely under the same subtype.
 const OWN_SUBTYPES: &[&str] = &[
     "hook_started",
     "hook_progress",
     "hook_response",
     "status",
-    "compact_boundary",
     "api_retry",
     "task_started",
     "task_progress",
@@ -60,32 +88,12 @@ const OWN_SUBTYPES: &[&str] = &[
     "files_persisted",
 ];
 
-/// How strongly a record is Claude Code's (see `agents::detect`): its own types and `system`
-/// subtypes; on the types it shares with cursor-agent, `parent_tool_use_id`,
-/// `claude_code_version`, `num_turns`, `total_cost_usd` and the API message's `id`, `model`
-/// and `usage` (cursor-agent's `message` has `role` and `content` only). `uuid`, `tools`,
-/// `mcp_servers`, `apiKeySource` and the other keys of an init are not marks: cursor-agent's
-/// init may carry them too.
+/// How strongly a record is Claude Code's (see `agents::detect` and [`family`]): its own types,
+/// `system` subtypes, `claude_code_version` and `total_cost_usd`, over the marks of the family.
+/// `uuid`, `tools`, `mcp_servers`, `apiKeySource` and the other keys of an init are not marks:
+/// cursor-agent's init may carry them too.
 pub fn evidence(s: &super::Sniff<'_>) -> u32 {
-    let Some(ty) = s.ty.as_str() else {
-        return 0;
-    };
-    if OWN_TYPES.contains(&ty) {
-        return super::MARK;
-    }
-    if !matches!(ty, "system" | "assistant" | "user" | "result") {
-        return 0;
-    }
-    super::count_marks(&[
-        ty == "system"
-            && s.subtype
-                .as_str()
-                .is_some_and(|st| OWN_SUBTYPES.contains(&st)),
-        s.parent_tool_use_id.is_present(),
-        s.claude_code_version.is_present(),
-        s.num_turns.is_present() || s.total_cost_usd.is_present(),
-        s.message.id.is_present() || s.message.model.is_present() || s.message.usage.is_present(),
-    ]) + super::SHAPE
+    family::claude(s)
 }
 
 /// Where the stream stands.
@@ -102,9 +110,11 @@ enum State {
     Stray(u64),
 }
 
-/// The checker of one Claude Code stream.
+/// The checker of one stream of the family: Claude Code's, Qwen Code's or Amp's ([`Profile`]).
 #[derive(Default)]
 pub struct Validator {
+    /// Whose stream it is: the rules that differ, and the name findings use.
+    profile: Profile,
     state: State,
     /// The session id of the open session (a bounded prefix; empty: not known).
     session_id: String,
@@ -138,6 +148,18 @@ impl Progress for Validator {
 }
 
 impl Validator {
+    /// The checker of a stream of `profile`'s agent.
+    pub fn new(profile: Profile) -> Self {
+        Validator {
+            profile,
+            ..Validator::default()
+        }
+    }
+
+    fn agent(&self) -> Agent {
+        self.profile.agent()
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
     #[expect(
@@ -161,14 +183,8 @@ impl Validator {
         if self.deferred_init.is_some() {
             self.emit_deferred_init(emit);
         }
-        let Ok(ty) = own_type(
-            line.ty.as_str(),
-            Agent::Claude,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) else {
+        let agent = self.agent();
+        let Ok(ty) = own_type(line.ty.as_str(), agent, &mut self.mixed, pos, bytes, emit) else {
             return None;
         };
         expect(
@@ -217,15 +233,18 @@ impl Validator {
                 );
                 self.conversation(pos, bytes, ty, line, emit);
             }
-            "conversation_reset" => {
+            "conversation_reset" if self.profile == Profile::Claude => {
                 self.session_id.clear();
                 self.mismatched_id.clear();
             }
             // Documented, with nothing to check that a consumer relies on.
             "rate_limit_event" | "tool_progress" | "tool_use_summary" | "auth_status"
-            | "prompt_suggestion" => {}
+            | "prompt_suggestion"
+                if self.profile == Profile::Claude => {}
+            // Qwen Code's control protocol, on the same channel as its messages.
+            t if self.profile == Profile::Qwen && QWEN_CONTROL_TYPES.contains(&t) => {}
             // Whatever comes next: forward-compatible, said as information.
-            _ => emit(super::unknown_type(Agent::Claude, ty, pos, bytes)),
+            _ => emit(super::unknown_type(agent, ty, pos, bytes)),
         }
         None
     }
@@ -273,7 +292,7 @@ impl Validator {
         }
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::Claude.as_str());
+            ev.agent = Some(self.agent().as_str());
             ev.session_id = line.session_id.to_cow();
             ev.model = line.model.to_cow();
             sink(&ev);
@@ -299,13 +318,22 @@ impl Validator {
                     pos,
                     format!("the session starts with `{ty}`, not with `system`/`init`"),
                 )
-                .with_help("Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?")
+                .with_help(match self.profile {
+                    Profile::Claude => "Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?",
+                    Profile::Qwen => "Qwen Code opens every session (and every turn) with a `system`/`init` line; was the start of the capture cut off?",
+                    Profile::Amp => "Amp opens its stream with a `system`/`init` line; was the start of the capture cut off?",
+                })
                 .with_snippet(bytes);
                 if ty == "result" && pos.record == 1 {
                     self.deferred_init = Some(d);
                 } else {
                     emit(d);
                 }
+                self.state = State::Open(pos.line);
+            }
+            // With `--stream-json-input`, Amp answers each message of its input with a turn of
+            // its own and a `result`, without a new init: the next user line opens it.
+            State::Ended(_) if self.profile == Profile::Amp && ty == "user" => {
                 self.state = State::Open(pos.line);
             }
             State::Ended(at) => {
@@ -400,19 +428,8 @@ impl Validator {
                 None => d,
             });
         }
-        if ty == "assistant"
-            && sink.is_some()
-            && let Some(id) = msg.id.as_str()
-            && id_prefix(id) != self.counted_message
-            && msg.usage.shape == Some(JsonType::Object)
-        {
-            set_bounded(&mut self.counted_message, id);
-            let t = self.message_tokens.get_or_insert_with(Tokens::default);
-            let u = tokens(&msg.usage);
-            t.input += u.input;
-            t.output += u.output;
-            t.cache_read += u.cache_read;
-            t.cache_write += u.cache_write;
+        if ty == "assistant" && sink.is_some() {
+            self.count_usage(msg);
         }
         match msg.content.shape {
             Some(JsonType::Array) => {}
@@ -461,6 +478,27 @@ impl Validator {
         for (i, b) in blocks.iter().enumerate() {
             self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
         }
+    }
+
+    /// An assistant message's usage, counted once per `message.id` for a session that ends
+    /// without a `result.usage`. Amp's messages have no `id` (and its results no `usage`): each
+    /// of its assistant lines counts its own.
+    fn count_usage(&mut self, msg: &view::Message<'_>) {
+        if msg.usage.shape != Some(JsonType::Object) {
+            return;
+        }
+        match msg.id.as_str() {
+            Some(id) if id_prefix(id) == self.counted_message => return,
+            Some(id) => set_bounded(&mut self.counted_message, id),
+            None if self.profile != Profile::Amp => return,
+            None => {}
+        }
+        let t = self.message_tokens.get_or_insert_with(Tokens::default);
+        let u = tokens(&msg.usage);
+        t.input += u.input;
+        t.output += u.output;
+        t.cache_read += u.cache_read;
+        t.cache_write += u.cache_write;
     }
 
     #[expect(
@@ -693,6 +731,9 @@ impl Validator {
         ) {
             check_usage(&line.usage, pos, bytes, &["usage"], emit);
         }
+        if self.profile == Profile::Qwen {
+            self.qwen_result(pos, bytes, line, emit);
+        }
         self.conversation(pos, bytes, "result", line, emit);
         self.close_calls(emit);
         self.state = State::Ended(pos.line);
@@ -707,7 +748,11 @@ impl Validator {
             }
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(line.is_error.as_bool() != Some(true));
-            ev.text = line.result.text();
+            ev.text = line.result.text().or_else(|| {
+                (self.profile == Profile::Qwen)
+                    .then(|| line.error.message.to_cow())
+                    .flatten()
+            });
             ev.duration_ms = super::count(&line.duration_ms);
             ev.session_id = line.session_id.to_cow();
             // `total_cost_usd` adds up over the sessions of one process (same session id).
@@ -719,6 +764,58 @@ impl Validator {
                 set_bounded(&mut self.cost_session, sid);
             }
             sink(&ev);
+        }
+    }
+
+    /// What Qwen Code's result has of its own: its subtypes, and `error{type?, message}` on an
+    /// error result (Claude Code's has `errors`, strings).
+    fn qwen_result(&mut self, pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+        if let Some(st) = line.subtype.as_str()
+            && !QWEN_RESULT_SUBTYPES.contains(&st)
+        {
+            let d = Diagnostic::new(
+                Rule::UnknownSubtype,
+                pos,
+                format!(
+                    "a `result` with subtype {:?}, which Qwen Code is not known to write (known: {})",
+                    Excerpt(st),
+                    QWEN_RESULT_SUBTYPES.join(", ")
+                ),
+            )
+            .with_help("`is_error` still says whether the run failed");
+            emit(match crate::locate::value(bytes, &["subtype"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        if expect(
+            line.error.shape,
+            Want::Obj,
+            false,
+            pos,
+            bytes,
+            &["error"],
+            emit,
+        ) && line.error.shape == Some(JsonType::Object)
+        {
+            require(
+                line.error.message.json_type(),
+                Want::Str,
+                "a result's `error`",
+                pos,
+                bytes,
+                &["error", "message"],
+                emit,
+            );
+            expect(
+                line.error.ty.json_type(),
+                Want::Str,
+                false,
+                pos,
+                bytes,
+                &["error", "type"],
+                emit,
+            );
         }
     }
 
@@ -763,7 +860,7 @@ impl Validator {
                     line_pos(self.last_line),
                     format!("the input ends while the session that began on line {since} has no `result`"),
                 )
-                .with_help("Claude Code ends each session with a `result` line; a run that was killed, hung or cut off has none"),
+                .with_help(format!("{} ends each session with a `result` line; a run that was killed, hung or cut off has none", self.agent().display_name())),
             );
         }
         self.close_calls(emit);

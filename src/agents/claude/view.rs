@@ -28,7 +28,15 @@ view! {
         "duration_ms" => duration_ms: Field<'a>,
         "model" => model: Field<'a>,
         "event" => event: StreamEvent<'a>,
-        "error" => error: Field<'a>,
+        "error" => error: ErrorObj<'a>,
+    }
+}
+
+view! {
+    /// `error` of a Qwen Code error result: `{type?, message}`.
+    pub struct ErrorObj<'a> {
+        "type" => ty: Field<'a>,
+        "message" => message: Field<'a>,
     }
 }
 
