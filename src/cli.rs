@@ -15,7 +15,7 @@ use std::path::PathBuf;
 #[command(
     name = "sjlint",
     version,
-    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build, OpenCode, Pi)",
+    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build, OpenCode, Pi, Copilot CLI, Factory droid, Kimi CLI, Qwen Code, Amp)",
     after_help = "`sjlint PATH…` is `sjlint check PATH…`. Pipe a stream in, or name files and directories."
 )]
 pub struct Cli {

@@ -137,6 +137,12 @@ fn fields_of(node: &Value, root: &Value, out: &mut HashSet<String>, depth: u32, 
     if !deep {
         return;
     }
+    // A condition inside a branch (`if` subtype `init`, `then` its fields).
+    for branch in ["then", "else"] {
+        if let Some(b) = node.get(branch) {
+            fields_of(b, root, out, depth + 1, true);
+        }
+    }
     for list in ["allOf", "anyOf", "oneOf"] {
         for item in node
             .get(list)
@@ -145,12 +151,6 @@ fn fields_of(node: &Value, root: &Value, out: &mut HashSet<String>, depth: u32, 
             .flatten()
         {
             fields_of(item, root, out, depth + 1, true);
-            if let Some(then) = item.get("then") {
-                fields_of(then, root, out, depth + 1, true);
-            }
-            if let Some(other) = item.get("else") {
-                fields_of(other, root, out, depth + 1, true);
-            }
         }
     }
 }

@@ -19,7 +19,9 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, codex, common, gemini, grok, opencode, parse, pi, view};
+use super::{
+    Agent, claude, codex, common, copilot, droid, gemini, grok, kimi, opencode, parse, pi, view,
+};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
@@ -68,7 +70,7 @@ view! {
         "role" => role: Field<'a>,
         "session_id" => thread_id: Field<'a>,
         "qwen_code_version" => qwen_code_version: Field<'a>,
-        "permission_mode" => permission_mode: Field<'a>,
+        "permission_mode" => permission_mode_snake: Field<'a>,
         "event" => event: SniffEvent<'a>,
     }
 }
@@ -324,7 +326,13 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     } else if matches!(ty, "system" | "assistant" | "user")
         && matches!(
             this,
-            Agent::Codex | Agent::Gemini | Agent::Grok | Agent::OpenCode | Agent::Pi
+            Agent::Codex
+                | Agent::Gemini
+                | Agent::Grok
+                | Agent::OpenCode
+                | Agent::Pi
+                | Agent::Copilot
+                | Agent::Kimi
         )
         || matches!(ty, "assistant" | "user") && this == Agent::Droid
     {
@@ -521,6 +529,9 @@ mod tests {
         assert_eq!(foreign("message_end", Agent::Claude), Some(Agent::Pi));
         assert_eq!(foreign("message_end", Agent::Pi), None);
         assert_eq!(foreign("assistant", Agent::Pi), Some(Agent::Claude));
+    }
+
+    #[test]
     fn copilot_clis_envelope_and_result_decide() {
         // The SDK's envelope: `data` beside `parentId` (null on a session's first event).
         assert_eq!(
@@ -542,11 +553,11 @@ mod tests {
             ),
             Some(Agent::Copilot)
         );
-        // Without the envelope a dotted type is no mark (another CLI's `session.resume_hint`),
-        // and Grok Build's `data` is a string.
+        // Without the envelope a dotted type is no Copilot CLI mark: Kimi Code's
+        // `session.resume_hint` is Kimi CLI's. Grok Build's `data` is a string.
         assert_eq!(
             decides(r#"{"role":"meta","type":"session.resume_hint","session_id":"s"}"#),
-            None
+            Some(Agent::Kimi)
         );
         assert_eq!(
             decides(r#"{"type":"text","data":"hi","parentId":null}"#),
@@ -562,6 +573,9 @@ mod tests {
             Some(Agent::Copilot)
         );
         assert_eq!(foreign("result", Agent::Copilot), None);
+    }
+
+    #[test]
     fn droids_init_decides_nothing_and_its_own_records_do() {
         // droid's init, with and without `tools`: no agent's mark (cursor-agent's bare init has
         // `apiKeySource` and `permissionMode`, or no `model`).

@@ -8,9 +8,9 @@
 //! recognises an agent, and the finding for a stream of two agents), `views` (the `view!` macro
 //! and [`Raw`], the borrowed reading of a record), `calls` (the bounded table of open tool
 //! calls) and `fields` (the checks of a field's type). Each agent has a module of its own
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `pi`, `common`) that reads a record into a small
-//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `common`; Qwen Code and Amp write Claude
-//! Code's shape and are read by `claude` with a profile of their own) that reads a record into a small
+//! (`claude`, `codex`, `gemini`, `grok`, `opencode`, `pi`, `copilot`, `droid`, `kimi`, `common`;
+//! Qwen Code and Amp write Claude Code's shape and are read by `claude` with a profile of their
+//! own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
 //! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
@@ -172,6 +172,7 @@ agents! {
         command: "pi -p --mode json",
         schema: "pi",
         fixtures: "agents/pi",
+    }
     /// `copilot -p … --output-format json` (GitHub Copilot CLI).
     Copilot {
         name: "copilot",
@@ -179,6 +180,7 @@ agents! {
         command: "copilot -p … --output-format json -s",
         schema: "copilot",
         fixtures: "agents/copilot",
+    }
     /// `droid exec -o stream-json` (Factory).
     Droid {
         name: "droid",
@@ -194,6 +196,7 @@ agents! {
         command: "kimi --print --output-format stream-json",
         schema: "kimi",
         fixtures: "agents/kimi",
+    }
     /// `qwen -p … --output-format stream-json` (Claude Code's shape; see `claude::family`).
     Qwen {
         name: "qwen",
@@ -464,9 +467,8 @@ impl<'a> Line<'a> {
     /// `result` (Gemini CLI's `success` or `error`), or Copilot CLI's `exitCode` as either.
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
-            Line::Claude(l) => l.subtype.as_str(),
-            Line::Droid(l) => l.subtype.as_str(),
             Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.subtype.as_str(),
+            Line::Droid(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
             // Copilot CLI's `result` says how the run went by its `exitCode`.

@@ -32,7 +32,23 @@ fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
             crate::text::Excerpt(ty)
         ),
     )
-    .with_help("sjlint knows the streams of cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build, OpenCode and Pi; `--agent` reads the input as one of them")
+    .with_help(format!(
+        "sjlint knows the streams of {}; `--agent` reads the input as one of them",
+        known_agents()
+    ))
+}
+
+/// The agents of the registry by their display names, for [`unknown_agent`]'s help: "a, b and c".
+fn known_agents() -> String {
+    let names: Vec<&str> = agents::REGISTRY
+        .iter()
+        .filter(|e| e.agent != Agent::Common)
+        .map(|e| e.display)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// The `type` of a record, for [`unknown_agent`].

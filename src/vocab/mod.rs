@@ -87,19 +87,17 @@ pub struct Tokens {
     pub reasoning: u64,
 }
 
-/// What a tool does, across agents' tool names: Claude Code's (`Bash`, `Read`, `Edit`,
-/// `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`, `file_change`, …),
-/// Gemini CLI's (`run_shell_command`, `replace`, `google_web_search`, …), Grok Build's
-/// (`run_terminal_command`, `search_replace`, …), OpenCode's lowercase ones (`bash`, `list`,
-/// `patch`, `webfetch`, `todowrite`, …), Pi's (`bash`, `read`, `edit`, `write`, `grep`, `find`,
-/// `ls`) and cursor-agent's `<kind>ToolCall` keys
-/// `patch`, `webfetch`, `todowrite`, …), Copilot CLI's (`bash`, `read_bash`, `view`, `create`,
-/// `str_replace_editor`, `update_todo`, …) and cursor-agent's `<kind>ToolCall` keys
-/// `patch`, `webfetch`, `todowrite`, …), droid's (`Execute`, `Create`, `ApplyPatch`,
-/// `FetchUrl`, …), Kimi CLI's (`ReadFile`, `StrReplaceFile`, `SearchWeb`, `SetTodoList`, …) and
-/// cursor-agent's `<kind>ToolCall` keys
-/// (`shellToolCall`, `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it
-/// does not know are `other`; case does not matter.
+/// What a tool does, across agents' tool names: Claude Code's and Amp's (`Bash`, `Read`,
+/// `Edit`, `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`,
+/// `file_change`, …), Gemini CLI's and Qwen Code's (`run_shell_command`, `replace`,
+/// `google_web_search`, …), Grok Build's (`run_terminal_command`, `search_replace`, …),
+/// OpenCode's and Pi's lowercase ones (`bash`, `list`, `patch`, `webfetch`, `todowrite`, `find`,
+/// …), Copilot CLI's (`read_bash`, `view`, `create`, `str_replace_editor`, `update_todo`, …),
+/// droid's (`Execute`, `Create`, `ApplyPatch`, `FetchUrl`, …), Kimi CLI's (`ReadFile`,
+/// `StrReplaceFile`, `SearchWeb`, `SetTodoList`, …), Amp's own (`create_file`, `edit_file`,
+/// `finder`, `oracle`, …) and cursor-agent's `<kind>ToolCall` keys (`shellToolCall`,
+/// `grepToolCall`, `taskToolCall`, …, with or without the suffix). Names it does not know are
+/// `other`; case does not matter.
 pub fn tool_kind(name: &str) -> &'static str {
     let lower = name.to_ascii_lowercase();
     let n = lower.strip_suffix("toolcall").unwrap_or(&lower);
@@ -122,24 +120,14 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "write_bash"
         | "stop_bash"
         | "list_bash" => "shell",
-        "read" | "read_file" | "read_many_files" | "notebookread" | "view" => "read",
-        "write" | "write_file" | "writefile" | "create" => "write",
-        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
-        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
-        | "str_replace_editor" => "edit",
-        | "writeshellstdin" => "shell",
-        "read" | "read_file" | "read_many_files" | "notebookread" | "readfile"
+        "read" | "read_file" | "read_many_files" | "notebookread" | "view" | "readfile"
         | "readmediafile" => "read",
-        "write" | "write_file" | "writefile" | "create" => "write",
+        "write" | "write_file" | "writefile" | "create" | "create_file" => "write",
         "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
         | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
-        | "applypatch" | "strreplacefile" => "edit",
-        | "writeshellstdin" => "shell",
-        "read" | "read_file" | "read_many_files" | "notebookread" => "read",
-        "write" | "write_file" | "writefile" | "create_file" => "write",
-        "edit" | "multiedit" | "replace" | "file_change" | "notebookedit" | "apply_patch"
-        | "search_replace" | "strreplace" | "str_replace" | "delete" | "delete_file" | "patch"
-        | "edit_file" | "undo_edit" => "edit",
+        | "str_replace_editor" | "applypatch" | "strreplacefile" | "edit_file" | "undo_edit" => {
+            "edit"
+        }
         "glob"
         | "grep"
         | "ls"
@@ -153,20 +141,13 @@ pub fn tool_kind(name: &str) -> &'static str {
         | "semsearch"
         | "codebase_search"
         | "grep_search"
-        | "file_search" => "search",
-        "webfetch" | "web_fetch" | "fetch" | "fetchurl" => "web_fetch",
-        "websearch" | "web_search" | "google_web_search" | "searchweb" => "web_search",
-        "task" | "agent" | "collab_tool_call" => "subagent",
-        "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
-        | "todoread" | "update_todo" => "todo",
-        | "todoread" | "settodolist" => "todo",
         | "file_search"
         | "finder" => "search",
-        "webfetch" | "web_fetch" | "fetch" | "read_web_page" => "web_fetch",
-        "websearch" | "web_search" | "google_web_search" => "web_search",
+        "webfetch" | "web_fetch" | "fetch" | "fetchurl" | "read_web_page" => "web_fetch",
+        "websearch" | "web_search" | "google_web_search" | "searchweb" => "web_search",
         "task" | "agent" | "collab_tool_call" | "oracle" | "librarian" => "subagent",
         "todowrite" | "todo_list" | "write_todos" | "todo" | "updatetodos" | "readtodos"
-        | "todoread" | "todo_write" | "task_list" => "todo",
+        | "todoread" | "update_todo" | "settodolist" | "todo_write" | "task_list" => "todo",
         "mcp" | "mcp_tool_call" | "getmcptools" => "mcp",
         _ => "other",
     }
@@ -280,50 +261,32 @@ mod tests {
                 "shell",
                 "Bash BashOutput KillShell command_execution run_shell_command \
                  run_terminal_command shellToolCall writeShellStdinToolCall bash read_bash \
-                 write_bash stop_bash list_bash",
+                 write_bash stop_bash list_bash Execute Shell",
             ),
             (
                 "read",
-                "Read NotebookRead read_file read_many_files readToolCall read view",
-            ),
-            ("write", "Write write_file writeToolCall write create"),
-            (
-                "edit",
-                "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch str_replace_editor",
-                 run_terminal_command shellToolCall writeShellStdinToolCall bash Execute",
-            ),
-            (
-                "read",
-                "Read NotebookRead read_file read_many_files readToolCall read ReadFile ReadMediaFile",
+                "Read NotebookRead read_file read_many_files readToolCall read view ReadFile \
+                 ReadMediaFile",
             ),
             (
                 "write",
-                "Write write_file writeToolCall write Create WriteFile",
+                "Write write_file writeToolCall write create Create WriteFile create_file",
             ),
             (
                 "edit",
                 "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch ApplyPatch StrReplaceFile",
-            ("write", "Write write_file writeToolCall write create_file"),
-            (
-                "edit",
-                "Edit MultiEdit NotebookEdit file_change replace search_replace editToolCall \
-                 deleteToolCall edit multiedit patch edit_file undo_edit",
+                 deleteToolCall edit multiedit patch str_replace_editor ApplyPatch \
+                 StrReplaceFile edit_file undo_edit",
             ),
             (
                 "search",
                 "Glob Grep LS glob search_file_content list_directory grepToolCall \
-                 globToolCall lsToolCall semSearchToolCall grep list codesearch find ls",
+                 globToolCall lsToolCall semSearchToolCall grep list codesearch find ls \
+                 grep_search finder",
             ),
             (
                 "web_fetch",
-                "WebFetch web_fetch webFetchToolCall webfetch FetchUrl FetchURL",
-                 globToolCall lsToolCall semSearchToolCall grep list codesearch grep_search finder",
-            ),
-            (
-                "web_fetch",
-                "WebFetch web_fetch webFetchToolCall webfetch read_web_page",
+                "WebFetch web_fetch webFetchToolCall webfetch FetchUrl FetchURL read_web_page",
             ),
             (
                 "web_search",
@@ -336,9 +299,8 @@ mod tests {
             (
                 "todo",
                 "TodoWrite todo_list write_todos todoToolCall updateTodosToolCall \
-                 readTodosToolCall todowrite todoread update_todo",
-                 readTodosToolCall todowrite todoread SetTodoList",
-                 readTodosToolCall todowrite todoread todo_write task_list",
+                 readTodosToolCall todowrite todoread update_todo SetTodoList todo_write \
+                 task_list",
             ),
             (
                 "mcp",

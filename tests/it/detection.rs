@@ -216,14 +216,20 @@ fn shared_fields_do_not_decide() {
         (
             "pi",
             r#""session_id":"s","model":"m","uuid":"u","tools":[],"apiKeySource":"login""#,
+        ),
+        (
             "copilot",
             r#""session_id":"s","model":"m","uuid":"u","cwd":"/w","tools":[],"sessionID":"ses_1""#,
+        ),
+        (
             "droid",
             r#""uuid":"u","mcp_servers":[],"slash_commands":[],"skills":[],"plugins":[]"#,
         ),
         (
             "kimi",
             r#""session_id":"s","model":"kimi-k2","uuid":"u","cwd":"/w""#,
+        ),
+        (
             "qwen",
             r#""apiKeySource":"none","permissionMode":"default","skills":[],"plugins":[]"#,
         ),
@@ -297,10 +303,11 @@ fn mixed_streams_are_caught_once_in_both_directions() {
             let got: Vec<(&str, u64)> =
                 findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
             let want = match (*first, *second) {
-                // droid's `system`/`init` has the keys of Claude Code's and cursor-agent's and no
-                // mark: their checkers take it for a session of theirs (which then has no
-                // result), and the finding is at droid's first marked record.
-                ("cursor" | "claude", "droid") => vec![
+                // droid's `system`/`init` has the keys of Claude Code's (and Qwen Code's and
+                // Amp's, which share its shape) and cursor-agent's and no mark: their checkers
+                // take it for a session of theirs (which then has no result), and the finding
+                // is at droid's first marked record.
+                ("cursor" | "claude" | "qwen" | "amp", "droid") => vec![
                     ("mixed-agents", a.len() as u64 + 2),
                     ("missing-result", a.len() as u64 + 1),
                 ],

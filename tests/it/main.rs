@@ -12,11 +12,11 @@ mod common;
 #[path = "../../benches/common/mod.rs"]
 mod generator;
 
-mod agent_pi;
+mod agent_amp;
 mod agent_copilot;
 mod agent_droid;
 mod agent_kimi;
-mod agent_amp;
+mod agent_pi;
 mod agent_qwen;
 mod agents;
 mod agents_properties;

@@ -1455,7 +1455,10 @@ fn every_agent_hanging_after_its_run_ended_is_ended() {
             &[("STREAM", stream), ("THEN", "hang")],
         );
         assert_eq!(ran.stdout, std::fs::read(&file).unwrap(), "{name}");
-        if events.iter().any(|e| e["type"] == "end") {
+        // Kimi CLI writes no end (its resume hint is newer than this fixture): its run is over
+        // only when its input ends, so a hang after it is idleness (its README row says so).
+        let end_known_live = name != "kimi";
+        if end_known_live && events.iter().any(|e| e["type"] == "end") {
             // The run's end is known: ended --after-result later, and a success.
             ran.ended(0, "terminated-after-result");
             assert!(

@@ -115,7 +115,7 @@ pub fn qwen(s: &Sniff<'_>) -> u32 {
     family
         + count_marks(&[
             s.qwen_code_version.is_present(),
-            ty == "system" && s.permission_mode.is_present(),
+            ty == "system" && s.permission_mode_snake.is_present(),
             ty == "stream_event" && s.event.ty.as_str() == Some("tool_progress"),
         ])
 }
