@@ -194,9 +194,45 @@ fn agents(c: &mut Criterion) {
     }
 }
 
+/// `check` of every agent of the registry on its own clean run (`tool-run.ndjson` of its fixture
+/// folder; cursor-agent's the fake agents' session), repeated to the same size, on one thread and
+/// on every core: the throughput of each agent's checker on a stream written as the agent writes
+/// it, the agents without a generator above included.
+fn fixtures(c: &mut Criterion) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    for entry in sjlint::agents::REGISTRY {
+        let run = if entry.name == "cursor" {
+            let mut run = std::fs::read(root.join("agents/session.ndjson")).unwrap();
+            run.extend(std::fs::read(root.join("agents/result.ndjson")).unwrap());
+            run
+        } else {
+            let path = root.join(entry.fixtures).join("tool-run.ndjson");
+            let Ok(run) = std::fs::read(path) else {
+                // The common form is no agent one runs.
+                continue;
+            };
+            run
+        };
+        let mut input = Vec::with_capacity(SIZE + run.len());
+        while input.len() < SIZE {
+            input.extend_from_slice(&run);
+        }
+        let mut g = c.benchmark_group("fixtures");
+        g.throughput(Throughput::Bytes(input.len() as u64));
+        g.bench_function(format!("{} end to end", entry.name), |b| {
+            b.iter(|| check_all(black_box(&input)));
+        });
+        let shared: Arc<dyn SharedInput> = Arc::new(input);
+        g.bench_function(format!("{} all threads", entry.name), |b| {
+            b.iter(|| check_all_threads(black_box(&shared)));
+        });
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = bench, agents
+    targets = bench, agents, fixtures
 }
 criterion_main!(benches);

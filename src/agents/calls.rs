@@ -200,6 +200,12 @@ impl Calls {
         }
     }
 
+    /// Forgets the ids seen so far (a new run's ids are its own).
+    pub fn forget_seen(&mut self) {
+        self.known.clear();
+        self.known_order.clear();
+    }
+
     fn remember(&mut self, id: &str) {
         let h = id_hash(id);
         if !self.known.insert(h) {

@@ -332,6 +332,8 @@ impl Validator {
         self.step = None;
         self.cost = None;
         self.end_said = false;
+        // A `callID` is once a run.
+        self.calls.forget_seen();
         self.answer.clear();
         self.text_id.clear();
         self.session.clear();
