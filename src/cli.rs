@@ -647,9 +647,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "2s")]
     pub kill_after: std::time::Duration,
 
-    /// End the run when no byte arrives for this long while no tool call is running (0: no limit)
+    /// End the run when no byte arrives for this long while no tool call is running, counted
+    /// from the agent's first byte (0: no limit)
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
     pub idle_timeout: Option<std::time::Duration>,
+
+    /// End the run when the agent writes nothing for this long after it starts: its start-up,
+    /// which --idle-timeout does not count (0: no limit)
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    pub first_output_timeout: Option<std::time::Duration>,
 
     /// End the run when one tool call has been running this long (0: no limit)
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
@@ -758,6 +764,7 @@ impl From<RunArgs> for crate::run::RunOptions {
             after_result: a.after_result,
             kill_after: a.kill_after,
             idle_timeout: a.idle_timeout,
+            first_output_timeout: a.first_output_timeout,
             tool_timeout: a.tool_timeout,
             timeout: a.timeout,
             summary: a.summary,

@@ -185,7 +185,7 @@ rules! {
     AgentHungAfterResult: "agent-hung-after-result", Run, Warning,
         "`run`: the agent did not exit within --after-result of its session's end and was ended, or left processes holding its stdout open";
     AgentStalled: "agent-stalled", Run, Error,
-        "`run`: no output for --idle-timeout, a tool call past --tool-timeout, or --timeout reached; the agent was ended";
+        "`run`: no first output within --first-output-timeout, no output for --idle-timeout, a tool call past --tool-timeout, or --timeout reached; the agent was ended";
     AgentWroteNoEvents: "agent-wrote-no-events", Run, Error,
         "`run`: the agent wrote nothing on stdout; quotes what it printed on stderr";
     // New rules go last: a rule's index is its SARIF `ruleIndex`.

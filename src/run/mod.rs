@@ -88,9 +88,12 @@ pub struct RunOptions {
     pub after_result: Duration,
     /// After SIGTERM, how long the group gets before SIGKILL (`--kill-after`).
     pub kill_after: Duration,
-    /// No byte for this long while no tool call runs ends the run (`--idle-timeout`; zero or
-    /// none: no limit).
+    /// No byte for this long while no tool call runs ends the run, counted from the agent's
+    /// first byte (`--idle-timeout`; zero or none: no limit).
     pub idle_timeout: Option<Duration>,
+    /// No byte for this long after the agent started ends the run: its start-up
+    /// (`--first-output-timeout`; zero or none: no limit).
+    pub first_output_timeout: Option<Duration>,
     /// One tool call running this long ends the run (`--tool-timeout`; zero or none: no limit).
     pub tool_timeout: Option<Duration>,
     /// The run lasting this long in all ends it (`--timeout`; zero or none: no limit).
@@ -438,8 +441,13 @@ fn finish(
     // What sjlint saw the agent's process do, after the stream's findings. The exit code
     // follows its table: an agent ended after a successful result is a success, --strict too.
     let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
-    // When sjlint's stdout failed it stopped reading: it cannot say the agent wrote nothing.
-    if checked.totals.records == 0 && checked.out_error.is_none() {
+    // When sjlint's stdout failed it stopped reading: it cannot say the agent wrote nothing. An
+    // agent ended by --first-output-timeout wrote nothing by that finding's own account: one
+    // cause, one finding.
+    if checked.totals.records == 0
+        && checked.out_error.is_none()
+        && sup.ending != Some(Ending::FirstOutput)
+    {
         if checked.judge.enabled().contains(Rule::AgentWroteNoEvents) {
             found.push(no_events(status, &stderr_seen, checked.totals.bytes));
         } else {

@@ -37,6 +37,8 @@ pub enum Ending {
     Exited,
     /// The agent did not exit within `--after-result` of its result and was ended.
     AfterResult,
+    /// The agent wrote nothing within `--first-output-timeout` of its start.
+    FirstOutput,
     Idle,
     ToolTimeout,
     Timeout,
@@ -53,6 +55,7 @@ impl Ending {
         match self {
             Ending::Exited => "exited",
             Ending::AfterResult => "terminated-after-result",
+            Ending::FirstOutput => "first-output-timeout",
             Ending::Idle => "idle-timeout",
             Ending::ToolTimeout => "tool-timeout",
             Ending::Timeout => "timeout",
@@ -89,7 +92,9 @@ impl Verdict {
             Ending::Interrupted(n) => return crate::interrupt::exit_code_for(n),
             Ending::OutputClosed => return EXIT_OUTPUT_CLOSED,
             Ending::OutputFailed => return EXIT_USAGE,
-            Ending::Idle | Ending::ToolTimeout | Ending::Timeout => return EXIT_STALLED,
+            Ending::FirstOutput | Ending::Idle | Ending::ToolTimeout | Ending::Timeout => {
+                return EXIT_STALLED;
+            }
             Ending::Exited | Ending::AfterResult => {}
         }
         let failed = match self.result_error {
@@ -261,6 +266,7 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
     let ended = match s.ended {
         "exited" => "the agent ended by itself".to_owned(),
         "terminated-after-result" => "the agent was ended after its result".to_owned(),
+        "first-output-timeout" => "stalled: no first output".to_owned(),
         "idle-timeout" => "stalled: idle timeout".to_owned(),
         "tool-timeout" => "stalled: tool timeout".to_owned(),
         "timeout" => "timed out".to_owned(),

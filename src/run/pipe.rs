@@ -71,6 +71,8 @@ pub struct Activity {
     last_ms: AtomicU64,
     /// The reader is waiting for the agent (not writing to sjlint's stdout, not checking).
     waiting: AtomicBool,
+    /// A byte has been read: the agent's start-up is over.
+    started: AtomicBool,
 }
 
 impl Activity {
@@ -79,6 +81,7 @@ impl Activity {
             start,
             last_ms: AtomicU64::new(0),
             waiting: AtomicBool::new(false),
+            started: AtomicBool::new(false),
         }
     }
 
@@ -86,6 +89,11 @@ impl Activity {
         let ms = self.start.elapsed().as_millis() as u64;
         self.last_ms.store(ms, Ordering::SeqCst);
         self.waiting.store(waiting, Ordering::SeqCst);
+    }
+
+    /// Whether the agent has written its first byte.
+    pub fn started(&self) -> bool {
+        self.started.load(Ordering::SeqCst)
     }
 
     /// Since when the reader has been waiting for the agent with nothing read, if it is.
@@ -148,6 +156,9 @@ impl Read for PipeReader {
             }
         };
         if let Some(a) = &self.activity {
+            if n > 0 {
+                a.started.store(true, Ordering::SeqCst);
+            }
             a.mark(false);
         }
         Ok(n)

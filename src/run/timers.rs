@@ -53,7 +53,13 @@ impl Supervisor<'_> {
             if let (Some(t), Some(oldest)) = (limit(opts.tool_timeout), s.open.first()) {
                 consider(Ending::ToolTimeout, oldest.since, t);
             }
+            // Start-up is not idleness: until its first byte, only --first-output-timeout counts.
+            let started = self.activity.started() || self.stdout_done.is_some();
+            if !started && let Some(t) = limit(opts.first_output_timeout) {
+                consider(Ending::FirstOutput, self.start, t);
+            }
             if let Some(idle) = limit(opts.idle_timeout)
+                && started
                 && !s.ended
                 && s.open.is_empty()
             {
@@ -62,6 +68,11 @@ impl Supervisor<'_> {
                     // Busy writing to sjlint's own stdout: not the agent's stall. Look again.
                     None => next = earliest(next, now + idle),
                 }
+            }
+            // Nothing tells the timers of the first byte: look again soon, so that the idle
+            // limit counts from it.
+            if !started && let Some(idle) = limit(opts.idle_timeout) {
+                next = earliest(next, now + idle.min(Duration::from_millis(50)));
             }
             if let Some((_, since)) = due {
                 self.stall = Some(stall_of(&s, now, now.saturating_duration_since(since)));
@@ -134,42 +145,12 @@ impl Supervisor<'_> {
                     HUNG_HELP,
                 )
             }
-            Ending::Idle => {
-                let d = outcome::duration(opts.idle_timeout.unwrap_or_default());
-                (
-                    Rule::AgentStalled,
-                    stall_line,
-                    format!("no output for {d} while no tool call was running"),
-                    format!("stalled: no output for {d} while no tool call was running{last}"),
-                    "the agent wrote nothing for --idle-timeout while no tool call ran; raise it if the model thinks silently for longer",
-                )
+            _ => {
+                let Some((short, what, help)) = stall_words(ending, opts, &running, &last) else {
+                    return;
+                };
+                (Rule::AgentStalled, stall_line, short, what, help)
             }
-            Ending::ToolTimeout => {
-                let d = outcome::duration(opts.tool_timeout.unwrap_or_default());
-                (
-                    Rule::AgentStalled,
-                    stall_line,
-                    format!("a tool call ran longer than --tool-timeout {d}"),
-                    format!(
-                        "stalled: a tool call ran longer than --tool-timeout {d}{running}{last}"
-                    ),
-                    "the tool call got no result within --tool-timeout; raise it for long builds or tests",
-                )
-            }
-            Ending::Timeout => {
-                let d = outcome::duration(opts.timeout.unwrap_or_default());
-                (
-                    Rule::AgentStalled,
-                    stall_line,
-                    format!("the run reached --timeout {d}"),
-                    format!("the run reached --timeout {d}{running}{last}"),
-                    "the whole run took longer than --timeout",
-                )
-            }
-            Ending::Exited
-            | Ending::Interrupted(_)
-            | Ending::OutputClosed
-            | Ending::OutputFailed => return,
         };
         note(
             self.notes,
@@ -255,5 +236,50 @@ fn stall_of(s: &Session, now: Instant, lasted: Duration) -> outcome::Stall {
             subtype: s.last.subtype.clone(),
             line: s.last.line,
         }),
+    }
+}
+
+/// What a stall's note and finding say: the short note, the finding's message and its help;
+/// `None` for an ending that is no stall.
+fn stall_words(
+    ending: Ending,
+    opts: &super::RunOptions,
+    running: &str,
+    last: &str,
+) -> Option<(String, String, &'static str)> {
+    match ending {
+        Ending::FirstOutput => {
+            let d = outcome::duration(opts.first_output_timeout.unwrap_or_default());
+            Some((
+                format!("no output for {d} after the agent started"),
+                format!("stalled: no output for {d} after the agent started"),
+                "the agent wrote nothing within --first-output-timeout of its start; raise it for agents that start slowly (a loaded machine, a cold cache)",
+            ))
+        }
+        Ending::Idle => {
+            let d = outcome::duration(opts.idle_timeout.unwrap_or_default());
+            Some((
+                format!("no output for {d} while no tool call was running"),
+                format!("stalled: no output for {d} while no tool call was running{last}"),
+                "the agent wrote nothing for --idle-timeout while no tool call ran; raise it if the model thinks silently for longer",
+            ))
+        }
+        Ending::ToolTimeout => {
+            let d = outcome::duration(opts.tool_timeout.unwrap_or_default());
+            Some((
+                format!("a tool call ran longer than --tool-timeout {d}"),
+                format!("stalled: a tool call ran longer than --tool-timeout {d}{running}{last}"),
+                "the tool call got no result within --tool-timeout; raise it for long builds or tests",
+            ))
+        }
+        Ending::Timeout => {
+            let d = outcome::duration(opts.timeout.unwrap_or_default());
+            Some((
+                format!("the run reached --timeout {d}"),
+                format!("the run reached --timeout {d}{running}{last}"),
+                "the whole run took longer than --timeout",
+            ))
+        }
+        _ => None,
     }
 }

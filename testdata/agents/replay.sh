@@ -1,9 +1,15 @@
 #!/bin/sh
-# Writes the stream in the file $STREAM (if set), then does as its argument (else $THEN) says:
+# After $DELAY seconds (if set: a slow start-up), writes the stream in the file $STREAM (if
+# set), then does as its argument (else $THEN) says:
 #   (none)    exits 0
 #   hang      never exits
 #   no-login  prints an authentication error on stderr and exits 1
 . "$(dirname "$0")/pids.sh"
+if [ -n "${DELAY:-}" ]; then
+    sleep "$DELAY" &
+    record_pid $!
+    wait
+fi
 if [ -n "${STREAM:-}" ]; then cat "$STREAM"; fi
 case "${1:-${THEN:-}}" in
     hang)

@@ -1523,3 +1523,67 @@ fn every_agent_stalled_in_a_tool_call_is_ended_naming_the_call() {
         );
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Start-up: --idle-timeout counts from the agent's first byte; --first-output-timeout bounds
+// the start-up itself.
+
+#[test]
+fn a_slow_start_is_not_idleness() {
+    let stream = testdata("agents/claude/tool-run.ndjson");
+    let ran = run(
+        "replay.sh",
+        &["--idle-timeout", "300ms"],
+        &[("STREAM", stream.to_str().unwrap()), ("DELAY", "0.8")],
+    );
+    ran.ended(0, "exited");
+    assert!(
+        ran.elapsed >= Duration::from_millis(800),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.stdout, std::fs::read(&stream).unwrap());
+}
+
+#[test]
+fn an_agent_that_never_writes_is_ended_by_first_output_timeout() {
+    let ran = run(
+        "replay.sh",
+        &["--first-output-timeout", "400ms", "--idle-timeout", "100ms"],
+        &[("THEN", "hang")],
+    );
+    ran.ended(124, "first-output-timeout");
+    assert!(
+        ran.elapsed >= Duration::from_millis(400) && ran.elapsed < Duration::from_secs(5),
+        "{}",
+        ran.describe()
+    );
+    assert!(
+        ran.stderr
+            .contains("error[agent-stalled]: stalled: no output for 400ms after the agent started"),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(ran.summary["findings"]["errors"], 1, "{}", ran.describe());
+}
+
+#[test]
+fn first_output_timeout_is_over_once_the_agent_writes() {
+    // A first byte within the limit: the limit no longer applies, however long the run.
+    let stream = testdata("agents/claude/tool-run.ndjson");
+    let ran = run(
+        "replay.sh",
+        &["--first-output-timeout", "300ms", "--after-result", "700ms"],
+        &[
+            ("STREAM", stream.to_str().unwrap()),
+            ("DELAY", "0.1"),
+            ("THEN", "hang"),
+        ],
+    );
+    ran.ended(0, "terminated-after-result");
+    assert!(
+        ran.elapsed >= Duration::from_millis(800),
+        "{}",
+        ran.describe()
+    );
+}
