@@ -441,6 +441,25 @@ fn finish(
     // What sjlint saw the agent's process do, after the stream's findings. The exit code
     // follows its table: an agent ended after a successful result is a success, --strict too.
     let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
+    // One cause, one finding: what the stream lacks because sjlint ended the stalled agent is
+    // said as notes of the stall.
+    if let Some(stall) = found.first_mut() {
+        for c in checked.consequences.drain(..) {
+            stall.related.push(crate::diagnostic::Related {
+                line: c.line,
+                message: format!("so {}: {}", c.rule, c.message),
+            });
+        }
+        if checked.more_consequences > 0 {
+            stall.related.push(crate::diagnostic::Related {
+                line: stall.line,
+                message: format!(
+                    "and {} more findings that follow from ending it",
+                    checked.more_consequences
+                ),
+            });
+        }
+    }
     // When sjlint's stdout failed it stopped reading: it cannot say the agent wrote nothing. An
     // agent ended by --first-output-timeout wrote nothing by that finding's own account: one
     // cause, one finding.

@@ -59,6 +59,9 @@ pub struct Session {
     /// sjlint ended the agent's group because it did not exit after its result: whatever that
     /// cut short of the stream (a record half written) is sjlint's doing, not the stream's.
     pub cut_after_result: bool,
+    /// sjlint ended the agent's group for a stall or a timeout: what the stream then lacks (its
+    /// result, the calls it left running, a record cut short) follows from that one cause.
+    pub ended_by_stall: bool,
 }
 
 impl Session {

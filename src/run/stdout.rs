@@ -55,7 +55,15 @@ pub(super) struct Checked {
     /// `empty-stream` of a stream with no record: `agent-wrote-no-events` says more, so it is
     /// reported only when that rule is not enabled.
     pub(super) empty: Option<Diagnostic>,
+    /// What the stream lacks because sjlint ended a stalled agent (`missing-result`,
+    /// `unfinished-tool-call`, `truncated-record`): notes of the stall's finding, not findings
+    /// of their own (at most [`MAX_CONSEQUENCES`], then counted).
+    pub(super) consequences: Vec<Diagnostic>,
+    pub(super) more_consequences: u64,
 }
+
+/// The consequences of a stall kept as notes of its finding; the rest are counted.
+pub(super) const MAX_CONSEQUENCES: usize = 8;
 
 /// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
 /// on the way it is checked exactly as `check --tee` checks standard input.
@@ -92,6 +100,8 @@ pub(super) fn check_stdout(
     let mut totals = check::Totals::default();
     let mut empty = None;
     let mut cut = None;
+    let mut consequences = Vec::new();
+    let mut more_consequences = 0;
     let _ = printer.begin_file(name);
     let read = {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
@@ -106,6 +116,21 @@ pub(super) fn check_stdout(
                     .cut_after_result
             {
                 cut = Some(d);
+                return Ok(());
+            }
+            if matches!(
+                d.rule,
+                Rule::MissingResult | Rule::UnfinishedToolCall | Rule::TruncatedRecord
+            ) && session
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .ended_by_stall
+            {
+                if consequences.len() < MAX_CONSEQUENCES {
+                    consequences.push(d);
+                } else {
+                    more_consequences += 1;
+                }
                 return Ok(());
             }
             let Some(d) = judge.judge(&d) else {
@@ -159,6 +184,8 @@ pub(super) fn check_stdout(
         save_error: forward.save_error,
         out_error: forward.out_error,
         cut,
+        consequences,
+        more_consequences,
         name: name.to_owned(),
         judge,
         empty,

@@ -80,11 +80,16 @@ impl Supervisor<'_> {
         }
         if let Some((ending, _)) = due {
             self.ending = Some(ending);
-            if ending == Ending::AfterResult {
-                self.session
+            {
+                let mut s = self
+                    .session
                     .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .cut_after_result = true;
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if ending == Ending::AfterResult {
+                    s.cut_after_result = true;
+                } else {
+                    s.ended_by_stall = true;
+                }
             }
             // The signal before the note: a note may wait for a stderr nobody reads.
             self.end_group(now, libc::SIGTERM);

@@ -557,8 +557,8 @@ fn what_run_saw_is_a_finding_in_every_format_and_counted() {
             written.contains("toolu_01Lnt7QwErTy5UiOp3AsDfGh"),
             "{format}: the call is named\n{written}"
         );
-        // agent-stalled, unfinished-tool-call, missing-result.
-        assert_eq!(ran.summary["findings"]["errors"], 3, "{}", ran.describe());
+        // agent-stalled, with the unfinished call and the missing result as its notes.
+        assert_eq!(ran.summary["findings"]["errors"], 1, "{}", ran.describe());
         if format == "json" {
             let all: Vec<Value> = serde_json::from_str(&written).unwrap();
             let stalled = all
@@ -1585,5 +1585,37 @@ fn first_output_timeout_is_over_once_the_agent_writes() {
         ran.elapsed >= Duration::from_millis(800),
         "{}",
         ran.describe()
+    );
+}
+
+/// One cause, one finding: ending a stalled agent leaves its result missing and its call
+/// unfinished, which are notes of the stall rather than findings of their own.
+#[test]
+fn a_stall_is_one_finding_and_what_follows_from_it_are_its_notes() {
+    let ran = run(
+        "stalls-mid-tool.sh",
+        &["--tool-timeout", "400ms", "--format", "json"],
+        &[],
+    );
+    ran.ended(124, "tool-timeout");
+    assert_eq!(ran.summary["findings"]["errors"], 1, "{}", ran.describe());
+    let findings: Vec<Value> = serde_json::from_str(
+        &ran.stderr[ran.stderr.find('[').unwrap()..ran.stderr.rfind(']').unwrap() + 1],
+    )
+    .unwrap_or_else(|e| panic!("{e}: {}", ran.describe()));
+    assert_eq!(findings.len(), 1, "{}", ran.describe());
+    assert_eq!(findings[0]["rule"], "agent-stalled");
+    let notes: Vec<&str> = findings[0]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("so unfinished-tool-call:"))
+            && notes.iter().any(|n| n.starts_with("so missing-result:")),
+        "{notes:?}"
     );
 }
