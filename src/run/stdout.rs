@@ -65,6 +65,40 @@ pub(super) struct Checked {
 /// The consequences of a stall kept as notes of its finding; the rest are counted.
 pub(super) const MAX_CONSEQUENCES: usize = 8;
 
+/// Where a finding of the stream goes in a run, besides being reported.
+enum Aside {
+    /// Reported.
+    No,
+    /// `empty-stream` of a stream with no record (see [`Checked::empty`]).
+    Empty,
+    /// The record sjlint cut short after the result (see [`Checked::cut`]).
+    Cut,
+    /// What follows from ending a stalled agent (see [`Checked::consequences`]).
+    Consequence,
+}
+
+fn aside(d: &Diagnostic, session: &Mutex<Session>) -> Aside {
+    if d.rule == Rule::EmptyStream && d.record == 0 {
+        return Aside::Empty;
+    }
+    if !matches!(
+        d.rule,
+        Rule::MissingResult | Rule::UnfinishedToolCall | Rule::TruncatedRecord
+    ) {
+        return Aside::No;
+    }
+    let s = session
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if d.rule == Rule::TruncatedRecord && s.cut_after_result {
+        Aside::Cut
+    } else if s.ended_by_stall {
+        Aside::Consequence
+    } else {
+        Aside::No
+    }
+}
+
 /// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
 /// on the way it is checked exactly as `check --tee` checks standard input.
 #[expect(
@@ -105,33 +139,24 @@ pub(super) fn check_stdout(
     let _ = printer.begin_file(name);
     let read = {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
-            if d.rule == Rule::EmptyStream && d.record == 0 {
-                empty = Some(d);
-                return Ok(());
-            }
-            if d.rule == Rule::TruncatedRecord
-                && session
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .cut_after_result
-            {
-                cut = Some(d);
-                return Ok(());
-            }
-            if matches!(
-                d.rule,
-                Rule::MissingResult | Rule::UnfinishedToolCall | Rule::TruncatedRecord
-            ) && session
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .ended_by_stall
-            {
-                if consequences.len() < MAX_CONSEQUENCES {
-                    consequences.push(d);
-                } else {
-                    more_consequences += 1;
+            match aside(&d, session) {
+                Aside::No => {}
+                Aside::Empty => {
+                    empty = Some(d);
+                    return Ok(());
                 }
-                return Ok(());
+                Aside::Cut => {
+                    cut = Some(d);
+                    return Ok(());
+                }
+                Aside::Consequence => {
+                    if consequences.len() < MAX_CONSEQUENCES {
+                        consequences.push(d);
+                    } else {
+                        more_consequences += 1;
+                    }
+                    return Ok(());
+                }
             }
             let Some(d) = judge.judge(&d) else {
                 return Ok(());

@@ -1600,7 +1600,7 @@ fn a_stall_is_one_finding_and_what_follows_from_it_are_its_notes() {
     ran.ended(124, "tool-timeout");
     assert_eq!(ran.summary["findings"]["errors"], 1, "{}", ran.describe());
     let findings: Vec<Value> = serde_json::from_str(
-        &ran.stderr[ran.stderr.find('[').unwrap()..ran.stderr.rfind(']').unwrap() + 1],
+        &ran.stderr[ran.stderr.find('[').unwrap()..=ran.stderr.rfind(']').unwrap()],
     )
     .unwrap_or_else(|e| panic!("{e}: {}", ran.describe()));
     assert_eq!(findings.len(), 1, "{}", ran.describe());
