@@ -479,6 +479,11 @@ fn finish(
             continue;
         };
         checked.findings.count(d.severity);
+        if checked.listed.len() < outcome::FINDINGS_LISTED {
+            checked.listed.push(outcome::FindingItem::of(&d));
+        } else {
+            checked.listed_more += 1;
+        }
         if d.rule != Rule::AgentHungAfterResult {
             verdict_findings.count(d.severity);
         }
@@ -532,7 +537,9 @@ fn finish(
         // The transcript asked for is not whole: as when another file could not be written.
         code = outcome::EXIT_USAGE.max(code);
     }
+    let said = std::mem::take(&mut checked.said);
     let summary = outcome::RunSummary {
+        version: outcome::SUMMARY_VERSION,
         command: opts
             .command
             .iter()
@@ -544,6 +551,8 @@ fn finish(
         agent: outcome::Agent {
             pid,
             kind: checked.totals.agent.map(crate::agents::Agent::as_str),
+            model: said.model,
+            session_id: said.session_id,
             exit_code: status.code,
             signal: status.signal.map(interrupt::signal_name),
         },
@@ -557,6 +566,8 @@ fn finish(
             subtype: r.subtype,
             is_error: r.is_error,
             line: r.line,
+            text: said.result_text,
+            text_bytes: said.result_text_bytes,
         }),
         stall: sup.stall.clone(),
         records: checked.totals.records,
@@ -564,8 +575,14 @@ fn finish(
         invalid_records: checked.stats.invalid_records,
         tool_calls: outcome::ToolCalls::of(&checked.stats),
         tokens: outcome::Tokens::of(&checked.stats),
-        findings: checked.findings.into(),
+        cost_usd: checked.stats.cost_usd,
+        findings: outcome::FindingCounts::of(
+            checked.findings,
+            std::mem::take(&mut checked.listed),
+            checked.listed_more,
+        ),
         stderr_bytes: stderr_seen.bytes,
+        stderr_tail: outcome::stderr_tail(&stderr_seen.tail),
         stderr_dropped: notes.dropped(),
         saved: opts
             .save

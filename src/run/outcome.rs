@@ -111,9 +111,14 @@ impl Verdict {
     }
 }
 
+/// The version of the summary's form: 2 added the fields an orchestrator acts on (ids, model,
+/// result text, cost, calls by kind, the findings, the tail of stderr).
+pub const SUMMARY_VERSION: u32 = 2;
+
 /// `--summary`: see `schemas/run-summary.schema.json`.
 #[derive(Serialize, Debug)]
 pub struct RunSummary {
+    pub version: u32,
     pub command: Vec<String>,
     pub ended: &'static str,
     pub exit_code: u8,
@@ -129,8 +134,12 @@ pub struct RunSummary {
     pub invalid_records: u64,
     pub tool_calls: ToolCalls,
     pub tokens: Option<Tokens>,
+    /// What the agent reports the run cost, in US dollars, counted as `stats` counts it.
+    pub cost_usd: Option<f64>,
     pub findings: FindingCounts,
     pub stderr_bytes: u64,
+    /// The last lines of the agent's stderr (escaped, each cut; at most [`STDERR_TAIL_LINES`]).
+    pub stderr_tail: Vec<String>,
     /// Bytes meant for sjlint's stderr that were dropped because nothing read it.
     pub stderr_dropped: u64,
     /// The `--save` path, when the transcript was written in full.
@@ -144,6 +153,11 @@ pub struct Agent {
     pub pid: u32,
     /// The agent recognised from the stream (`claude`), if any.
     pub kind: Option<&'static str>,
+    /// The model the stream names (its first session's).
+    pub model: Option<String>,
+    /// The session, thread or run id the stream names, to resume it (`claude --resume`,
+    /// `codex exec resume`, …).
+    pub session_id: Option<String>,
     pub exit_code: Option<i32>,
     pub signal: Option<String>,
 }
@@ -153,7 +167,20 @@ pub struct ResultSummary {
     pub subtype: Option<String>,
     pub is_error: bool,
     pub line: u64,
+    /// The run's final result text (the agent's own, else its last message), cut to
+    /// [`RESULT_TEXT_CHARS`] characters.
+    pub text: Option<String>,
+    /// The whole text's length in bytes, cut or not.
+    pub text_bytes: u64,
 }
+
+/// Most characters of the result text a summary keeps.
+pub const RESULT_TEXT_CHARS: usize = 4000;
+/// Most lines of the agent's stderr a summary keeps, and characters of each.
+pub const STDERR_TAIL_LINES: usize = 20;
+pub const STDERR_LINE_CHARS: usize = 500;
+/// Most findings a summary lists (all are counted).
+pub const FINDINGS_LISTED: usize = 100;
 
 /// What was running when a stall or timeout ended the run.
 #[derive(Serialize, Debug, Clone)]
@@ -186,6 +213,21 @@ pub struct ToolCalls {
     pub failed: u64,
     pub rejected: u64,
     pub unfinished: u64,
+    /// By the common vocabulary's tool kind, with the agent's names and the durations.
+    pub by_kind: Vec<KindCalls>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct KindCalls {
+    pub kind: String,
+    /// The agent's names of its tools of this kind.
+    pub names: Vec<String>,
+    pub count: u64,
+    pub failed: u64,
+    pub rejected: u64,
+    pub unfinished: u64,
+    pub median_ms: Option<f64>,
+    pub max_ms: Option<u64>,
 }
 
 #[derive(Serialize, Debug)]
@@ -201,6 +243,30 @@ pub struct FindingCounts {
     pub errors: u64,
     pub warnings: u64,
     pub infos: u64,
+    /// The findings reported, in order (at most [`FINDINGS_LISTED`]).
+    pub list: Vec<FindingItem>,
+    /// Those beyond the list.
+    pub more: u64,
+}
+
+/// One finding of the run, as the summary lists it.
+#[derive(Serialize, Debug, Clone)]
+pub struct FindingItem {
+    pub rule: &'static str,
+    pub severity: &'static str,
+    pub line: u64,
+    pub message: String,
+}
+
+impl FindingItem {
+    pub fn of(d: &crate::diagnostic::Diagnostic) -> FindingItem {
+        FindingItem {
+            rule: d.rule.name(),
+            severity: d.severity.as_str(),
+            line: d.line,
+            message: d.message.clone(),
+        }
+    }
 }
 
 impl ToolCalls {
@@ -211,6 +277,21 @@ impl ToolCalls {
             t.failed += tool.failed;
             t.rejected += tool.rejected;
             t.unfinished += tool.unfinished;
+            let sum = tool.durations.summary();
+            t.by_kind.push(KindCalls {
+                kind: tool.kind.to_string(),
+                names: tool
+                    .sorted_names()
+                    .iter()
+                    .map(|n| n.name.to_string())
+                    .collect(),
+                count: tool.count,
+                failed: tool.failed,
+                rejected: tool.rejected,
+                unfinished: tool.unfinished,
+                median_ms: sum.median,
+                max_ms: sum.max,
+            });
         }
         t
     }
@@ -230,14 +311,31 @@ impl Tokens {
     }
 }
 
-impl From<Findings> for FindingCounts {
-    fn from(f: Findings) -> Self {
+impl FindingCounts {
+    pub fn of(f: Findings, list: Vec<FindingItem>, more: u64) -> Self {
         FindingCounts {
             errors: f.errors,
             warnings: f.warnings,
             infos: f.infos,
+            list,
+            more,
         }
     }
+}
+
+/// The last lines of `tail` (the end of the agent's stderr), escaped and cut.
+pub fn stderr_tail(tail: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(tail);
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let skip = lines.len().saturating_sub(STDERR_TAIL_LINES);
+    lines.drain(..skip);
+    lines
+        .into_iter()
+        .map(|l| {
+            let cut: String = l.chars().take(STDERR_LINE_CHARS).collect();
+            crate::text::escape_untrusted(&cut).into_owned()
+        })
+        .collect()
 }
 
 /// `1.5s`, `250ms`, `2m05s`.

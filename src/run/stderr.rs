@@ -23,6 +23,8 @@ const STDERR_KEPT: usize = 2048;
 pub(super) struct StderrSeen {
     pub(super) bytes: u64,
     pub(super) head: Vec<u8>,
+    /// The last [`STDERR_KEPT`] bytes, for the summary's tail.
+    pub(super) tail: Vec<u8>,
     pub(super) save_error: Option<io::Error>,
 }
 
@@ -36,6 +38,7 @@ pub(super) fn forward_stderr(
     let mut seen = StderrSeen {
         bytes: 0,
         head: Vec::new(),
+        tail: Vec::new(),
         save_error: None,
     };
     let mut buf = vec![0u8; 16 << 10];
@@ -48,6 +51,10 @@ pub(super) fn forward_stderr(
         seen.bytes += n as u64;
         let room = STDERR_KEPT.saturating_sub(seen.head.len());
         seen.head.extend_from_slice(&chunk[..room.min(n)]);
+        let keep = &chunk[n.saturating_sub(STDERR_KEPT)..];
+        seen.tail.extend_from_slice(keep);
+        let over = seen.tail.len().saturating_sub(STDERR_KEPT);
+        seen.tail.drain(..over);
         notes.pass_on(chunk);
         if let Some(file) = &mut save
             && let Err(e) = file.write_all(chunk)

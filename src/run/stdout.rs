@@ -60,10 +60,52 @@ pub(super) struct Checked {
     /// of their own (at most [`MAX_CONSEQUENCES`], then counted).
     pub(super) consequences: Vec<Diagnostic>,
     pub(super) more_consequences: u64,
+    /// The findings reported, for the summary (bounded), and how many more.
+    pub(super) listed: Vec<super::outcome::FindingItem>,
+    pub(super) listed_more: u64,
+    /// What the stream says of itself, for the summary.
+    pub(super) said: Said,
+}
+
+/// What the stream says that the summary reports: the ids to resume it, the model, the result
+/// text (bounded).
+#[derive(Default)]
+pub(super) struct Said {
+    pub(super) session_id: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) result_text: Option<String>,
+    pub(super) result_text_bytes: u64,
 }
 
 /// The consequences of a stall kept as notes of its finding; the rest are counted.
 pub(super) const MAX_CONSEQUENCES: usize = 8;
+
+/// What a run keeps of the stream's findings for after the stream (see [`Checked`]).
+#[derive(Default)]
+struct Kept {
+    consequences: Vec<Diagnostic>,
+    more_consequences: u64,
+    listed: Vec<super::outcome::FindingItem>,
+    listed_more: u64,
+}
+
+impl Kept {
+    fn consequence(&mut self, d: Diagnostic) {
+        if self.consequences.len() < MAX_CONSEQUENCES {
+            self.consequences.push(d);
+        } else {
+            self.more_consequences += 1;
+        }
+    }
+
+    fn list(&mut self, d: &Diagnostic) {
+        if self.listed.len() < super::outcome::FINDINGS_LISTED {
+            self.listed.push(super::outcome::FindingItem::of(d));
+        } else {
+            self.listed_more += 1;
+        }
+    }
+}
 
 /// Where a finding of the stream goes in a run, besides being reported.
 enum Aside {
@@ -129,13 +171,13 @@ pub(super) fn check_stdout(
         live,
         changed: false,
         cursor: false,
+        said: Said::default(),
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
     let mut empty = None;
     let mut cut = None;
-    let mut consequences = Vec::new();
-    let mut more_consequences = 0;
+    let mut kept = Kept::default();
     let _ = printer.begin_file(name);
     let read = {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
@@ -150,11 +192,7 @@ pub(super) fn check_stdout(
                     return Ok(());
                 }
                 Aside::Consequence => {
-                    if consequences.len() < MAX_CONSEQUENCES {
-                        consequences.push(d);
-                    } else {
-                        more_consequences += 1;
-                    }
+                    kept.consequence(d);
                     return Ok(());
                 }
             }
@@ -162,6 +200,7 @@ pub(super) fn check_stdout(
                 return Ok(());
             };
             findings.count(d.severity);
+            kept.list(&d);
             if let Some(live) = live {
                 live.finding(d.severity);
             }
@@ -209,8 +248,11 @@ pub(super) fn check_stdout(
         save_error: forward.save_error,
         out_error: forward.out_error,
         cut,
-        consequences,
-        more_consequences,
+        consequences: kept.consequences,
+        more_consequences: kept.more_consequences,
+        listed: kept.listed,
+        listed_more: kept.listed_more,
+        said: observer.said,
         name: name.to_owned(),
         judge,
         empty,
@@ -258,6 +300,7 @@ struct Observer<'a> {
     changed: bool,
     /// The input is cursor-agent's: its common events come after its record.
     cursor: bool,
+    said: Said,
 }
 
 impl Observer<'_> {
@@ -296,6 +339,30 @@ impl Consumer for Observer<'_> {
 
     fn common(&mut self, ev: &vocab::Event<'_>) {
         self.stats.common(ev);
+        let said = &mut self.said;
+        match ev.kind {
+            vocab::Kind::SessionStart | vocab::Kind::End => {
+                if said.session_id.is_none()
+                    && let Some(id) = &ev.session_id
+                {
+                    said.session_id = Some(crate::agents::id_prefix(id).to_owned());
+                }
+                if said.model.is_none()
+                    && let Some(m) = &ev.model
+                {
+                    said.model = Some(crate::agents::id_prefix(m).to_owned());
+                }
+                if ev.kind == vocab::Kind::End {
+                    said.result_text = ev.text.as_deref().map(|t| {
+                        t.chars()
+                            .take(super::outcome::RESULT_TEXT_CHARS)
+                            .collect::<String>()
+                    });
+                    said.result_text_bytes = ev.text.as_deref().map_or(0, |t| t.len() as u64);
+                }
+            }
+            _ => {}
+        }
         if let Some(mut live) = self.live {
             live.common(ev);
         }

@@ -1619,3 +1619,48 @@ fn a_stall_is_one_finding_and_what_follows_from_it_are_its_notes() {
         "{notes:?}"
     );
 }
+
+/// The summary says what an orchestrator acts on without parsing the stream: the ids to resume
+/// the run, the model, the result's text and cost, the calls by kind, the findings, and the
+/// end of the agent's stderr.
+#[test]
+fn the_summary_has_what_an_orchestrator_acts_on() {
+    let stream = testdata("agents/claude/tool-run.ndjson");
+    let ran = run("replay.sh", &[], &[("STREAM", stream.to_str().unwrap())]);
+    ran.ended(0, "exited");
+    let s = &ran.summary;
+    assert_eq!(s["version"], 2);
+    assert_eq!(s["agent"]["kind"], "claude");
+    assert_eq!(s["agent"]["session_id"], "s1", "{}", ran.describe());
+    assert_eq!(s["agent"]["model"], "claude-sonnet-4-5");
+    assert_eq!(s["result"]["text"], "The tests pass.");
+    assert_eq!(s["result"]["text_bytes"], 15);
+    assert_eq!(s["cost_usd"], 0.0042);
+    let shell = &s["tool_calls"]["by_kind"][0];
+    assert_eq!(shell["kind"], "shell");
+    assert_eq!(shell["names"], serde_json::json!(["Bash"]));
+    assert_eq!(shell["count"], 1);
+    assert_eq!(s["findings"]["list"], serde_json::json!([]));
+
+    // The findings with their rule, severity, line and message; stderr's last lines, escaped.
+    let ran = run("stderr-only.sh", &["--format", "json"], &[("HOSTILE", "1")]);
+    let list = &ran.summary["findings"]["list"];
+    assert_eq!(
+        list[0]["rule"],
+        "agent-wrote-no-events",
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(list[0]["severity"], "error");
+    let tail = ran.summary["stderr_tail"].as_array().unwrap();
+    assert!(!tail.is_empty(), "{}", ran.describe());
+    assert!(
+        tail.iter().all(|l| !l.as_str().unwrap().contains('\u{1b}')),
+        "escaped: {tail:?}"
+    );
+    assert!(
+        tail.iter()
+            .all(|l| l.as_str().unwrap().chars().count() <= 500 * 10),
+        "cut: {tail:?}"
+    );
+}
