@@ -386,6 +386,16 @@ impl LevelArg {
     }
 }
 
+/// `--max-cost`: a number of US dollars, finite and not negative.
+fn parse_budget_cost(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not an amount of US dollars (such as 0.50)"
+        )),
+    }
+}
+
 /// A rule or group name of `--select`/`--ignore`, with the nearest name on a typo.
 fn parse_rule_name(s: &str) -> Result<String, String> {
     let s = s.trim();
@@ -652,6 +662,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
     pub idle_timeout: Option<std::time::Duration>,
 
+    /// End the run once the cost the agent reports passes this many US dollars
+    #[arg(long, value_name = "USD", value_parser = parse_budget_cost)]
+    pub max_cost: Option<f64>,
+
+    /// End the run once its tokens (input and output, each counted once) pass N
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// End the run once it has started more than N tool calls
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<u64>,
+
     /// End the run when the agent writes nothing for this long after it starts: its start-up,
     /// which --idle-timeout does not count (0: no limit)
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
@@ -765,6 +787,11 @@ impl From<RunArgs> for crate::run::RunOptions {
             kill_after: a.kill_after,
             idle_timeout: a.idle_timeout,
             first_output_timeout: a.first_output_timeout,
+            budgets: crate::run::Budgets {
+                max_cost: a.max_cost,
+                max_tokens: a.max_tokens,
+                max_tool_calls: a.max_tool_calls,
+            },
             tool_timeout: a.tool_timeout,
             timeout: a.timeout,
             summary: a.summary,

@@ -189,6 +189,8 @@ rules! {
     AgentWroteNoEvents: "agent-wrote-no-events", Run, Error,
         "`run`: the agent wrote nothing on stdout; quotes what it printed on stderr";
     // New rules go last: a rule's index is its SARIF `ruleIndex`.
+    AgentOverBudget: "agent-over-budget", Run, Error,
+        "`run`: the stream went past --max-cost, --max-tokens or --max-tool-calls; the agent was ended";
     UnknownField: "unknown-field", Schema, Info,
         "a field or event type the agent's schema does not list (off unless selected, or `--strict-schema`)";
 }

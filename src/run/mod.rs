@@ -42,6 +42,7 @@ use crate::text::escape_untrusted;
 use judge::Judge;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
+pub use session::Budgets;
 use session::Session;
 use std::ffi::OsString;
 use std::fs::File;
@@ -94,6 +95,9 @@ pub struct RunOptions {
     /// No byte for this long after the agent started ends the run: its start-up
     /// (`--first-output-timeout`; zero or none: no limit).
     pub first_output_timeout: Option<Duration>,
+    /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
+    /// `--max-tool-calls`): past one, the run is ended.
+    pub budgets: session::Budgets,
     /// One tool call running this long ends the run (`--tool-timeout`; zero or none: no limit).
     pub tool_timeout: Option<Duration>,
     /// The run lasting this long in all ends it (`--timeout`; zero or none: no limit).
@@ -269,7 +273,10 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     }
     let stop = Stop::new()?;
     let activity = Arc::new(Activity::new(start));
-    let session = Mutex::new(Session::default());
+    let session = Mutex::new(Session {
+        budgets: opts.budgets,
+        ..Session::default()
+    });
 
     let (mut supervisor, checked, stderr_seen) = std::thread::scope(|scope| -> io::Result<_> {
         let checking = {
@@ -570,6 +577,21 @@ fn finish(
             text_bytes: said.result_text_bytes,
         }),
         stall: sup.stall.clone(),
+        budget: (ending == Ending::Budget)
+            .then(|| {
+                sup.session
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .over_budget
+                    .clone()
+            })
+            .flatten()
+            .map(|b| outcome::BudgetSummary {
+                kind: b.kind,
+                limit: b.limit,
+                spent: b.spent,
+                line: b.line,
+            }),
         records: checked.totals.records,
         bytes: checked.totals.bytes,
         invalid_records: checked.stats.invalid_records,

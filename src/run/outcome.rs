@@ -27,6 +27,10 @@ pub const EXIT_STALLED: u8 = 124;
 /// The agent could not be executed (found but not runnable), or not found: as shells say it.
 pub const EXIT_CANNOT_EXECUTE: u8 = 126;
 pub const EXIT_NOT_FOUND: u8 = 127;
+/// The run went past a budget (`--max-cost`, `--max-tokens`, `--max-tool-calls`) and the
+/// agent's group was ended.
+pub const EXIT_OVER_BUDGET: u8 = 4;
+
 /// sjlint's stdout was closed: the agent's group was ended (128 + SIGPIPE).
 pub const EXIT_OUTPUT_CLOSED: u8 = 141;
 
@@ -39,6 +43,8 @@ pub enum Ending {
     AfterResult,
     /// The agent wrote nothing within `--first-output-timeout` of its start.
     FirstOutput,
+    /// The stream went past `--max-cost`, `--max-tokens` or `--max-tool-calls`.
+    Budget,
     Idle,
     ToolTimeout,
     Timeout,
@@ -56,6 +62,7 @@ impl Ending {
             Ending::Exited => "exited",
             Ending::AfterResult => "terminated-after-result",
             Ending::FirstOutput => "first-output-timeout",
+            Ending::Budget => "over-budget",
             Ending::Idle => "idle-timeout",
             Ending::ToolTimeout => "tool-timeout",
             Ending::Timeout => "timeout",
@@ -95,6 +102,7 @@ impl Verdict {
             Ending::FirstOutput | Ending::Idle | Ending::ToolTimeout | Ending::Timeout => {
                 return EXIT_STALLED;
             }
+            Ending::Budget => return EXIT_OVER_BUDGET,
             Ending::Exited | Ending::AfterResult => {}
         }
         let failed = match self.result_error {
@@ -129,6 +137,8 @@ pub struct RunSummary {
     pub signals_sent: Vec<String>,
     pub result: Option<ResultSummary>,
     pub stall: Option<Stall>,
+    /// The budget the run went past, when one ended it.
+    pub budget: Option<BudgetSummary>,
     pub records: u64,
     pub bytes: u64,
     pub invalid_records: u64,
@@ -181,6 +191,15 @@ pub const STDERR_TAIL_LINES: usize = 20;
 pub const STDERR_LINE_CHARS: usize = 500;
 /// Most findings a summary lists (all are counted).
 pub const FINDINGS_LISTED: usize = 100;
+
+/// The budget that ended the run: which, its limit, what was spent, the line that passed it.
+#[derive(Serialize, Debug, Clone)]
+pub struct BudgetSummary {
+    pub kind: &'static str,
+    pub limit: f64,
+    pub spent: f64,
+    pub line: u64,
+}
 
 /// What was running when a stall or timeout ended the run.
 #[derive(Serialize, Debug, Clone)]
@@ -365,6 +384,7 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
         "exited" => "the agent ended by itself".to_owned(),
         "terminated-after-result" => "the agent was ended after its result".to_owned(),
         "first-output-timeout" => "stalled: no first output".to_owned(),
+        "over-budget" => "over budget".to_owned(),
         "idle-timeout" => "stalled: idle timeout".to_owned(),
         "tool-timeout" => "stalled: tool timeout".to_owned(),
         "timeout" => "timed out".to_owned(),

@@ -62,6 +62,74 @@ pub struct Session {
     /// sjlint ended the agent's group for a stall or a timeout: what the stream then lacks (its
     /// result, the calls it left running, a record cut short) follows from that one cause.
     pub ended_by_stall: bool,
+    /// `--max-cost`, `--max-tokens`, `--max-tool-calls`.
+    pub budgets: Budgets,
+    /// Tool calls started so far.
+    pub calls_started: u64,
+    /// The first budget the run went past, and where.
+    pub over_budget: Option<OverBudget>,
+}
+
+/// The limits a run is held to as the stream reports what it spends.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budgets {
+    pub max_cost: Option<f64>,
+    pub max_tokens: Option<u64>,
+    pub max_tool_calls: Option<u64>,
+}
+
+impl Budgets {
+    pub fn any(&self) -> bool {
+        self.max_cost.is_some() || self.max_tokens.is_some() || self.max_tool_calls.is_some()
+    }
+}
+
+/// A budget the run went past: which (`cost`, `tokens`, `tool_calls`), its limit, what was
+/// spent, and the line that passed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverBudget {
+    pub kind: &'static str,
+    pub limit: f64,
+    pub spent: f64,
+    pub line: u64,
+}
+
+impl Session {
+    /// Holds what the stream has spent (`tokens` in and out, `cost` in US dollars, as `stats`
+    /// counts them) to the budgets, after the events of line `line`: the first one passed is
+    /// kept. Returns whether one was passed just now.
+    pub fn spend(&mut self, tokens: u64, cost: Option<f64>, line: u64) -> bool {
+        if self.over_budget.is_some() {
+            return false;
+        }
+        let b = self.budgets;
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "counts far below 2^53, said as numbers in the summary"
+        )]
+        let over = if let Some(max) = b.max_tool_calls
+            && self.calls_started > max
+        {
+            Some(("tool_calls", max as f64, self.calls_started as f64))
+        } else if let Some(max) = b.max_tokens
+            && tokens > max
+        {
+            Some(("tokens", max as f64, tokens as f64))
+        } else if let (Some(max), Some(c)) = (b.max_cost, cost)
+            && c > max
+        {
+            Some(("cost", max, c))
+        } else {
+            None
+        };
+        self.over_budget = over.map(|(kind, limit, spent)| OverBudget {
+            kind,
+            limit,
+            spent,
+            line,
+        });
+        self.over_budget.is_some()
+    }
 }
 
 impl Session {
@@ -105,6 +173,7 @@ impl Session {
                 true
             }
             Kind::ToolStart => {
+                self.calls_started += 1;
                 let Some(id) = ev.call_id.as_deref() else {
                     return false;
                 };

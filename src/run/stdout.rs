@@ -366,7 +366,11 @@ impl Consumer for Observer<'_> {
         if let Some(mut live) = self.live {
             live.common(ev);
         }
-        let changed = self.session().observe_common(ev, Instant::now());
+        let mut changed = self.session().observe_common(ev, Instant::now());
+        if self.session().budgets.any() {
+            let (tokens, cost) = self.stats.spent();
+            changed |= self.session().spend(tokens, cost, ev.line);
+        }
         if self.cursor {
             // No record follows: the timers hear of it now.
             if changed {

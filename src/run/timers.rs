@@ -42,6 +42,9 @@ impl Supervisor<'_> {
             };
             // As with `timeout`, a limit of 0 is no limit.
             let limit = |d: Option<Duration>| d.filter(|d| !d.is_zero());
+            if s.over_budget.is_some() {
+                consider(Ending::Budget, now, Duration::ZERO);
+            }
             if let Some(t) = limit(opts.timeout) {
                 consider(Ending::Timeout, self.start, t);
             }
@@ -148,6 +151,25 @@ impl Supervisor<'_> {
                         "the agent did not exit {d} after its result (line {line}); sjlint ended it"
                     ),
                     HUNG_HELP,
+                )
+            }
+            Ending::Budget => {
+                let over = self
+                    .session
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .over_budget
+                    .clone();
+                let Some(b) = over else {
+                    return;
+                };
+                let short = budget_words(&b);
+                (
+                    Rule::AgentOverBudget,
+                    b.line,
+                    short.clone(),
+                    format!("over budget: {short}{running}"),
+                    "the agent spent more than the budget allows, as its stream reports it; raise the limit, or look at what the run did",
                 )
             }
             _ => {
@@ -287,4 +309,32 @@ fn stall_words(
         }
         _ => None,
     }
+}
+
+/// What the note and the finding of a passed budget say: which, its limit, what was spent.
+fn budget_words(b: &super::session::OverBudget) -> String {
+    let (flag, what, limit, spent) = match b.kind {
+        "cost" => (
+            "--max-cost",
+            "cost",
+            format!("${:.4}", b.limit),
+            format!("${:.4}", b.spent),
+        ),
+        "tokens" => (
+            "--max-tokens",
+            "tokens (input and output)",
+            format!("{}", b.limit),
+            format!("{}", b.spent),
+        ),
+        _ => (
+            "--max-tool-calls",
+            "tool calls",
+            format!("{}", b.limit),
+            format!("{}", b.spent),
+        ),
+    };
+    format!(
+        "the run went past {flag} {limit}: {what} {spent} by line {}",
+        b.line
+    )
 }

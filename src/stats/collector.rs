@@ -75,6 +75,13 @@ impl Collector {
         self
     }
 
+    /// What the run has spent so far, as the statistics count it: input and output tokens, and
+    /// the cost the agent reports (US dollars).
+    pub fn spent(&self) -> (u64, Option<f64>) {
+        let t = &self.stats.tokens;
+        (t.input + t.output, self.stats.cost_usd)
+    }
+
     /// The statistics, with calls still open counted as unfinished. `records` and `bytes` come
     /// from the pipeline's totals and `findings` from its diagnostics.
     pub fn finish(mut self, records: u64, bytes: u64, findings: Findings) -> Stats {

@@ -1664,3 +1664,51 @@ fn the_summary_has_what_an_orchestrator_acts_on() {
         "cut: {tail:?}"
     );
 }
+
+/// Budgets act on the record that passes them: cost, tokens and tool calls, each with its own
+/// ending, exit code 4 and one finding.
+#[test]
+fn a_run_past_its_budget_is_ended_there() {
+    let stream = testdata("agents/claude/tool-run.ndjson");
+    let stream = stream.to_str().unwrap();
+    // Claude Code's result reports $0.0042 and 32 + 9 tokens (its messages' usage is counted
+    // once, with the result); its one call is on line 2.
+    for (args, kind, line) in [
+        (&["--max-cost", "0.001"][..], "cost", 5),
+        (&["--max-tokens", "30"], "tokens", 5),
+        (&["--max-tool-calls", "0"], "tool_calls", 2),
+    ] {
+        let ran = run("replay.sh", args, &[("STREAM", stream), ("THEN", "hang")]);
+        ran.ended(4, "over-budget");
+        let b = &ran.summary["budget"];
+        assert_eq!(b["kind"], kind, "{args:?}: {}", ran.describe());
+        assert_eq!(b["line"], line, "{args:?}: {}", ran.describe());
+        assert!(
+            b["spent"].as_f64() > b["limit"].as_f64(),
+            "{args:?}: {}",
+            ran.describe()
+        );
+        assert!(
+            ran.stderr
+                .contains("error[agent-over-budget]: over budget: the run went past"),
+            "{args:?}: {}",
+            ran.describe()
+        );
+        assert_eq!(ran.summary["findings"]["errors"], 1, "{}", ran.describe());
+    }
+    // Within its budgets, the run is as without them.
+    let ran = run(
+        "replay.sh",
+        &[
+            "--max-cost",
+            "1",
+            "--max-tokens",
+            "100000",
+            "--max-tool-calls",
+            "5",
+        ],
+        &[("STREAM", stream)],
+    );
+    ran.ended(0, "exited");
+    assert!(ran.summary["budget"].is_null());
+}
