@@ -386,6 +386,13 @@ impl LevelArg {
     }
 }
 
+/// `run --to`: what stdout carries instead of the agent's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunTo {
+    /// The common form (`sjlint fmt --to common`), one event a line, live.
+    Common,
+}
+
 /// `--max-cost`: a number of US dollars, finite and not negative.
 fn parse_budget_cost(s: &str) -> Result<f64, String> {
     match s.trim().trim_start_matches('$').parse::<f64>() {
@@ -662,6 +669,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
     pub idle_timeout: Option<std::time::Duration>,
 
+    /// What stdout carries: the agent's bytes as they come (the default), or `common`, the
+    /// stream's events in sjlint's common form, each line as it is known (`--save` still keeps
+    /// the bytes)
+    #[arg(long, value_name = "FORM", value_enum)]
+    pub to: Option<RunTo>,
+
     /// End the run once the cost the agent reports passes this many US dollars
     #[arg(long, value_name = "USD", value_parser = parse_budget_cost)]
     pub max_cost: Option<f64>,
@@ -787,6 +800,7 @@ impl From<RunArgs> for crate::run::RunOptions {
             kill_after: a.kill_after,
             idle_timeout: a.idle_timeout,
             first_output_timeout: a.first_output_timeout,
+            to_common: a.to == Some(RunTo::Common),
             budgets: crate::run::Budgets {
                 max_cost: a.max_cost,
                 max_tokens: a.max_tokens,

@@ -95,6 +95,9 @@ pub struct RunOptions {
     /// No byte for this long after the agent started ends the run: its start-up
     /// (`--first-output-timeout`; zero or none: no limit).
     pub first_output_timeout: Option<Duration>,
+    /// `--to common`: stdout carries the stream's events in the common form, live, instead of
+    /// the agent's bytes (`--save` still writes the bytes).
+    pub to_common: bool,
     /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
     /// `--max-tool-calls`): past one, the run is ended.
     pub budgets: session::Budgets,
@@ -275,6 +278,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     let activity = Arc::new(Activity::new(start));
     let session = Mutex::new(Session {
         budgets: opts.budgets,
+        to_common: opts.to_common,
         ..Session::default()
     });
 

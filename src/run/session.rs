@@ -64,6 +64,8 @@ pub struct Session {
     pub ended_by_stall: bool,
     /// `--max-cost`, `--max-tokens`, `--max-tool-calls`.
     pub budgets: Budgets,
+    /// `--to common`: stdout carries the common events instead of the agent's bytes.
+    pub to_common: bool,
     /// Tool calls started so far.
     pub calls_started: u64,
     /// The first budget the run went past, and where.

@@ -23,6 +23,7 @@ use crate::rules::Rule;
 use crate::stats::{Collector, Findings, Stats};
 use crate::status::Live;
 use crate::vocab;
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::mpsc::Sender;
@@ -158,11 +159,14 @@ pub(super) fn check_stdout(
     live: Option<&Live>,
     tx: Sender<Msg>,
 ) -> Checked {
+    let common_out = RefCell::new(CommonOut::new());
+    let common_out = CommonOut::wanted(session).then_some(&common_out);
     let mut forward = Forward {
         out: io::stdout(),
         save,
         save_error: None,
         out_error: None,
+        common: common_out,
     };
     let mut observer = Observer {
         session,
@@ -172,6 +176,7 @@ pub(super) fn check_stdout(
         changed: false,
         cursor: false,
         said: Said::default(),
+        common_out,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -260,17 +265,54 @@ pub(super) fn check_stdout(
 }
 
 /// sjlint's stdout and the transcript.
-struct Forward {
+struct Forward<'c> {
     out: io::Stdout,
     save: Option<File>,
     save_error: Option<io::Error>,
     /// The first error of sjlint's stdout, kept to say what it was.
     out_error: Option<io::Error>,
+    /// `--to common`: the common events go to stdout (written by the [`Observer`]), and the
+    /// agent's bytes only to the transcript; a failed write of the events stops the reading
+    /// here, at the next bytes.
+    common: Option<&'c RefCell<CommonOut>>,
 }
 
-impl Write for Forward {
+/// sjlint's stdout under `--to common`, shared by the [`Observer`] that writes the events and
+/// the [`Forward`] that stops the reading when writing failed.
+struct CommonOut {
+    out: io::Stdout,
+    line: Vec<u8>,
+    error: Option<io::Error>,
+}
+
+impl CommonOut {
+    fn new() -> CommonOut {
+        CommonOut {
+            out: io::stdout(),
+            line: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// Whether the run was asked for `--to common`.
+    fn wanted(session: &Mutex<Session>) -> bool {
+        session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .to_common
+    }
+}
+
+impl Write for Forward<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if let Err(e) = self.out.write_all(buf) {
+        let written = match self.common {
+            Some(c) => match c.borrow_mut().error.take() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            },
+            None => self.out.write_all(buf),
+        };
+        if let Err(e) = written {
             let returned = io::Error::new(e.kind(), e.to_string());
             self.out_error = Some(e);
             return Err(returned);
@@ -285,6 +327,9 @@ impl Write for Forward {
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        if self.common.is_some() {
+            return Ok(());
+        }
         self.out.flush()
     }
 }
@@ -301,6 +346,8 @@ struct Observer<'a> {
     /// The input is cursor-agent's: its common events come after its record.
     cursor: bool,
     said: Said,
+    /// `--to common`: where the common events are written, each as it is known.
+    common_out: Option<&'a RefCell<CommonOut>>,
 }
 
 impl Observer<'_> {
@@ -338,6 +385,21 @@ impl Consumer for Observer<'_> {
     }
 
     fn common(&mut self, ev: &vocab::Event<'_>) {
+        if let Some(c) = self.common_out {
+            let mut c = c.borrow_mut();
+            if c.error.is_none() {
+                let CommonOut { out, line, error } = &mut *c;
+                line.clear();
+                vocab::write_line(ev, line);
+                if let Err(e) = out.write_all(line).and_then(|()| out.flush()) {
+                    // Nothing reads the events any more: the run ends as when the agent's bytes
+                    // could not be forwarded.
+                    let full = e.kind() != io::ErrorKind::BrokenPipe;
+                    *error = Some(e);
+                    let _ = self.tx.send(Msg::StdoutDone { closed: true, full });
+                }
+            }
+        }
         self.stats.common(ev);
         let said = &mut self.said;
         match ev.kind {

@@ -1712,3 +1712,54 @@ fn a_run_past_its_budget_is_ended_there() {
     ran.ended(0, "exited");
     assert!(ran.summary["budget"].is_null());
 }
+
+/// `--to common`: stdout carries the stream's events in the common form as they are known,
+/// the same lines `fmt --to common` writes of the transcript, for every agent; `--save` keeps
+/// the agent's bytes.
+#[test]
+fn to_common_writes_every_agents_events_live() {
+    let mut cases = runnable_agents();
+    let cursor = Scratch::new("to-common-cursor");
+    let file = cursor.path("session.ndjson");
+    std::fs::write(&file, session()).unwrap();
+    cases.push(("cursor".to_owned(), file));
+    for (name, file) in cases {
+        let dir = Scratch::new(&format!("to-common-{name}"));
+        let save = dir.path("saved.ndjson");
+        let ran = run(
+            "replay.sh",
+            &["--to", "common", "--save", save.to_str().unwrap()],
+            &[("STREAM", file.to_str().unwrap())],
+        );
+        ran.ended(0, "exited");
+        let want = exec(&["fmt", "--to", "common", file.to_str().unwrap()], None);
+        assert_eq!(
+            String::from_utf8_lossy(&ran.stdout),
+            want.stdout(),
+            "{name}: {}",
+            ran.describe()
+        );
+        assert_eq!(
+            std::fs::read(&save).unwrap(),
+            std::fs::read(&file).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn to_common_with_a_closed_stdout_ends_the_agent_and_exits_141() {
+    let started = Instant::now();
+    let (mut child, dir) = start("floods.sh", &["--to", "common"], &[("RECORDS", "100000")]);
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 40];
+    out.read_exact(&mut first).unwrap();
+    assert!(
+        first.starts_with(b"{\"type\":\"session_start\""),
+        "{first:?}"
+    );
+    drop(out);
+    let ran = finish(child, dir, started);
+    ran.ended(141, "output-closed");
+    assert!(ran.elapsed < HANG, "{}", ran.describe());
+}
