@@ -1,0 +1,494 @@
+//! Copilot CLI's records as sjlint reads them: the borrowed views of an envelope, its `data` and
+//! the `result` line, and the checks of their fields' shapes (which strings, arrays, objects and
+//! counts the notes name for each type), apart from the checker's lifecycle and pairing in the
+//! parent module. It must not keep state.
+
+use super::super::{Emit, Raw, Want, expect, expect_count, require, view};
+use crate::diagnostic::Diagnostic;
+use crate::event::{Field, JsonType};
+use crate::input::record::Position;
+use crate::rules::Rule;
+use bumpalo::Bump;
+
+view! {
+    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` and
+    /// `usage` are kept as their text and read into [`Data`] and [`RunUsage`] when checked, so
+    /// that the view every record is read into stays small.
+    pub struct Line<'a> {
+        "type" => ty: Field<'a>,
+        "data" => data: Raw<'a>,
+        "id" => id: Raw<'a>,
+        "timestamp" => timestamp: Field<'a>,
+        "parentId" => parent_id: Raw<'a>,
+        "ephemeral" => ephemeral: Raw<'a>,
+        "agentId" => agent_id: Raw<'a>,
+        "sessionId" => session_id: Field<'a>,
+        "exitCode" => exit_code: Field<'a>,
+        "usage" => usage: Raw<'a>,
+    }
+}
+
+view! {
+    /// `data` of a session event: the keys of every type this checker reads.
+    pub struct Data<'a> {
+        "content" => content: Raw<'a>,
+        "transformedContent" => transformed_content: Field<'a>,
+        "attachments" => attachments: Raw<'a>,
+        "deltaContent" => delta_content: Raw<'a>,
+        "messageId" => message_id: Field<'a>,
+        "reasoningId" => reasoning_id: Field<'a>,
+        "toolRequests" => tool_requests: Raw<'a>,
+        "inputTokens" => input_tokens: Field<'a>,
+        "outputTokens" => output_tokens: Field<'a>,
+        "cacheReadTokens" => cache_read_tokens: Field<'a>,
+        "cacheWriteTokens" => cache_write_tokens: Field<'a>,
+        "reasoningTokens" => reasoning_tokens: Field<'a>,
+        "cost" => cost: Field<'a>,
+        "duration" => duration: Field<'a>,
+        "model" => model: Field<'a>,
+        "turnId" => turn_id: Field<'a>,
+        "interactionId" => interaction_id: Field<'a>,
+        "parentToolCallId" => parent_tool_call_id: Field<'a>,
+        "toolCallId" => tool_call_id: Field<'a>,
+        "toolName" => tool_name: Field<'a>,
+        "arguments" => arguments: Raw<'a>,
+        "mcpServerName" => mcp_server_name: Field<'a>,
+        "success" => success: Field<'a>,
+        "result" => result: ToolResult<'a>,
+        "error" => error: ToolError<'a>,
+        "message" => message: Field<'a>,
+        "infoType" => info_type: Field<'a>,
+        "warningType" => warning_type: Field<'a>,
+        "errorType" => error_type: Field<'a>,
+        "statusCode" => status_code: Field<'a>,
+        "serverName" => server_name: Field<'a>,
+        "status" => status: Field<'a>,
+        "servers" => servers: Raw<'a>,
+        "reason" => reason: Field<'a>,
+        "agentName" => agent_name: Field<'a>,
+        "shutdownType" => shutdown_type: Field<'a>,
+        "modelMetrics" => model_metrics: Raw<'a>,
+        "codeChanges" => code_changes: Raw<'a>,
+        "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
+        "aborted" => aborted: Field<'a>,
+        "phase" => phase: Field<'a>,
+    }
+}
+
+view! {
+    /// `data.result` of a `tool.execution_complete`.
+    pub struct ToolResult<'a> {
+        "content" => content: Raw<'a>,
+        "detailedContent" => detailed_content: Field<'a>,
+        "contents" => contents: Raw<'a>,
+    }
+}
+
+view! {
+    /// `data.error` of a failed `tool.execution_complete`.
+    pub struct ToolError<'a> {
+        "message" => message: Raw<'a>,
+        "code" => code: Field<'a>,
+    }
+}
+
+view! {
+    /// `usage` of the `result` line: premium requests, durations and code changes; no tokens.
+    pub struct RunUsage<'a> {
+        "premiumRequests" => premium_requests: Field<'a>,
+        "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
+        "sessionDurationMs" => session_duration_ms: Field<'a>,
+        "codeChanges" => code_changes: CodeChanges<'a>,
+    }
+}
+
+view! {
+    /// `usage.codeChanges` of the `result` line.
+    pub struct CodeChanges<'a> {
+        "linesAdded" => lines_added: Field<'a>,
+        "linesRemoved" => lines_removed: Field<'a>,
+        "filesModified" => files_modified: Raw<'a>,
+    }
+}
+
+view! {
+    /// One element of `assistant.message`'s `data.toolRequests`.
+    pub struct ToolRequest<'a> {
+        "toolCallId" => tool_call_id: Field<'a>,
+        "name" => name: Field<'a>,
+        "type" => ty: Field<'a>,
+    }
+}
+
+/// `data.toolRequests` of an `assistant.message`: an array of `{toolCallId, name, arguments,
+/// type}`, read from its raw text into the record's arena.
+pub(super) fn tool_requests<'a>(
+    pos: Position,
+    bytes: &[u8],
+    d: &Data<'a>,
+    arena: &'a Bump,
+    emit: Emit<'_>,
+) {
+    let path = ["data", "toolRequests"];
+    if !array(&d.tool_requests, false, "", pos, bytes, &path, emit) {
+        return;
+    }
+    let Some(raw) = d.tool_requests.get() else {
+        return;
+    };
+    let mut reqs = bumpalo::collections::Vec::new_in(arena);
+    super::super::parse_array::<ToolRequest<'a>>(raw, arena, &mut reqs);
+    let what = "a tool request of an `assistant.message`";
+    for r in &reqs {
+        let Some(JsonType::Object) = r.shape else {
+            let t = r.shape.unwrap_or(JsonType::Null);
+            let d = Diagnostic::new(
+                Rule::WrongFieldType,
+                pos,
+                format!(
+                    "an element of `data.toolRequests` is {}, expected an object",
+                    t.as_str()
+                ),
+            );
+            emit(super::at(d, bytes, &path));
+            return;
+        };
+        for (name, f) in [
+            ("toolCallId", &r.tool_call_id),
+            ("name", &r.name),
+            ("type", &r.ty),
+        ] {
+            match f.json_type() {
+                None => {
+                    emit(super::super::missing(pos, bytes, what, name));
+                    return;
+                }
+                Some(JsonType::String) => {}
+                Some(t) => {
+                    let d = Diagnostic::new(
+                        Rule::WrongFieldType,
+                        pos,
+                        format!(
+                            "`{name}` of a tool request is {}, expected a string",
+                            t.as_str()
+                        ),
+                    );
+                    emit(super::at(d, bytes, &path));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The fields of a session event's `data` that are not strings, checked by their type alone.
+pub(super) fn shapes(
+    ty: &str,
+    d: &Data<'_>,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    emit: Emit<'_>,
+) {
+    match ty {
+        "session.mcp_servers_loaded" => {
+            array(
+                &d.servers,
+                true,
+                what,
+                pos,
+                bytes,
+                &["data", "servers"],
+                emit,
+            );
+        }
+        "session.error" => {
+            expect(
+                d.status_code.json_type(),
+                Want::Num,
+                false,
+                pos,
+                bytes,
+                &["data", "statusCode"],
+                emit,
+            );
+        }
+        "session.task_complete" => {
+            expect(
+                d.success.json_type(),
+                Want::Bool,
+                false,
+                pos,
+                bytes,
+                &["data", "success"],
+                emit,
+            );
+        }
+        "session.shutdown" => {
+            for (name, f) in [
+                ("modelMetrics", &d.model_metrics),
+                ("codeChanges", &d.code_changes),
+            ] {
+                object(f, what, pos, bytes, &["data", name], emit);
+            }
+            count_field(
+                &d.total_api_duration_ms,
+                true,
+                what,
+                pos,
+                bytes,
+                &["data", "totalApiDurationMs"],
+                emit,
+            );
+        }
+        "session.idle" | "assistant.idle" => {
+            expect(
+                d.aborted.json_type(),
+                Want::Bool,
+                false,
+                pos,
+                bytes,
+                &["data", "aborted"],
+                emit,
+            );
+        }
+        _ => {}
+    }
+}
+
+/// `usage` of the `result` line: premium requests, durations and code changes.
+pub(super) fn run_usage(u: &RunUsage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let what = "the `usage` of a `result`";
+    expect(
+        u.premium_requests.json_type(),
+        Want::Num,
+        false,
+        pos,
+        bytes,
+        &["usage", "premiumRequests"],
+        emit,
+    );
+    for (name, f) in [
+        ("totalApiDurationMs", &u.total_api_duration_ms),
+        ("sessionDurationMs", &u.session_duration_ms),
+    ] {
+        count_field(f, false, what, pos, bytes, &["usage", name], emit);
+    }
+    let c = &u.code_changes;
+    if object_shape(c.shape, pos, bytes, &["usage", "codeChanges"], emit) {
+        for (name, f) in [
+            ("linesAdded", &c.lines_added),
+            ("linesRemoved", &c.lines_removed),
+        ] {
+            count_field(
+                f,
+                false,
+                what,
+                pos,
+                bytes,
+                &["usage", "codeChanges", name],
+                emit,
+            );
+        }
+        array(
+            &c.files_modified,
+            false,
+            what,
+            pos,
+            bytes,
+            &["usage", "codeChanges", "filesModified"],
+            emit,
+        );
+    }
+}
+
+/// The strings the notes name in a session event's `data`, required (`true`) or not.
+pub(super) fn strings(
+    ty: &str,
+    d: &Data<'_>,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    emit: Emit<'_>,
+) {
+    let strings: &[(&str, &Field<'_>, bool)] = match ty {
+        "session.mcp_server_status_changed" => &[
+            ("serverName", &d.server_name, true),
+            ("status", &d.status, true),
+        ],
+        "session.tools_updated" => &[("model", &d.model, true)],
+        "session.info" => &[
+            ("infoType", &d.info_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.warning" => &[
+            ("warningType", &d.warning_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.error" => &[
+            ("errorType", &d.error_type, true),
+            ("message", &d.message, true),
+        ],
+        "session.task_complete" => &[("reason", &d.reason, false)],
+        "session.shutdown" => &[("shutdownType", &d.shutdown_type, true)],
+        "user.message" => &[
+            ("transformedContent", &d.transformed_content, false),
+            ("interactionId", &d.interaction_id, false),
+            ("turnId", &d.turn_id, false),
+        ],
+        "assistant.turn_start" => &[
+            ("turnId", &d.turn_id, true),
+            ("interactionId", &d.interaction_id, false),
+            ("model", &d.model, false),
+        ],
+        "assistant.turn_end" => &[("turnId", &d.turn_id, true), ("model", &d.model, false)],
+        "assistant.reasoning_delta" | "assistant.reasoning" => {
+            &[("reasoningId", &d.reasoning_id, true)]
+        }
+        "assistant.message_start" => &[("messageId", &d.message_id, true)],
+        "assistant.message_delta" => &[
+            ("messageId", &d.message_id, true),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "assistant.message" => &[
+            ("messageId", &d.message_id, true),
+            ("model", &d.model, false),
+            ("turnId", &d.turn_id, false),
+            ("interactionId", &d.interaction_id, false),
+            ("phase", &d.phase, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "assistant.usage" => &[("model", &d.model, true)],
+        "tool.execution_start" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("toolName", &d.tool_name, true),
+            ("mcpServerName", &d.mcp_server_name, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+            ("turnId", &d.turn_id, false),
+            ("model", &d.model, false),
+        ],
+        "tool.execution_partial_result" | "tool.execution_progress" => {
+            &[("toolCallId", &d.tool_call_id, false)]
+        }
+        "tool.execution_complete" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("model", &d.model, false),
+            ("interactionId", &d.interaction_id, false),
+            ("turnId", &d.turn_id, false),
+            ("parentToolCallId", &d.parent_tool_call_id, false),
+        ],
+        "subagent.started" | "subagent.completed" | "subagent.failed" => &[
+            ("toolCallId", &d.tool_call_id, true),
+            ("agentName", &d.agent_name, true),
+        ],
+        "abort" => &[("reason", &d.reason, true)],
+        _ => &[],
+    };
+    for &(name, f, required) in strings {
+        let path = ["data", name];
+        if required {
+            require(f.json_type(), Want::Str, what, pos, bytes, &path, emit);
+        } else {
+            expect(f.json_type(), Want::Str, false, pos, bytes, &path, emit);
+        }
+    }
+}
+
+/// The common tool kind of a Copilot CLI tool: an MCP server's tool is `mcp`, else by its name.
+pub(super) fn kind_of(name: &str, mcp: bool) -> &'static str {
+    if mcp {
+        "mcp"
+    } else {
+        crate::vocab::tool_kind(name)
+    }
+}
+
+/// A string kept as raw JSON (long texts): required or not.
+pub(super) fn text(
+    f: &Raw<'_>,
+    required: bool,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) {
+    match f.json_type() {
+        None if required => emit(super::super::missing(pos, bytes, what, &path.join("."))),
+        None | Some(JsonType::String) => {}
+        Some(t) => emit(super::super::wrong_type(pos, bytes, path, t, "a string")),
+    }
+}
+
+/// An array kept as raw JSON: required or not. Whether it is one.
+pub(super) fn array(
+    f: &Raw<'_>,
+    required: bool,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) -> bool {
+    match f.json_type() {
+        None => {
+            if required {
+                emit(super::super::missing(pos, bytes, what, &path.join(".")));
+            }
+            false
+        }
+        Some(JsonType::Array) => true,
+        Some(t) => {
+            emit(super::super::wrong_type(pos, bytes, path, t, "an array"));
+            false
+        }
+    }
+}
+
+/// A required object kept as raw JSON.
+pub(super) fn object(
+    f: &Raw<'_>,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) {
+    match f.json_type() {
+        None => emit(super::super::missing(pos, bytes, what, &path.join("."))),
+        Some(JsonType::Object) => {}
+        Some(t) => emit(super::super::wrong_type(pos, bytes, path, t, "an object")),
+    }
+}
+
+/// An optional object read as a view: whether it is present and one.
+pub(super) fn object_shape(
+    shape: Option<JsonType>,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) -> bool {
+    shape.is_some() && expect(shape, Want::Obj, false, pos, bytes, path, emit)
+}
+
+/// A number that counts (tokens, milliseconds): required or not. Whether it is a count.
+pub(super) fn count_field(
+    f: &Field<'_>,
+    required: bool,
+    what: &str,
+    pos: Position,
+    bytes: &[u8],
+    path: &[&str],
+    emit: Emit<'_>,
+) -> bool {
+    let present = if required {
+        require(f.json_type(), Want::Num, what, pos, bytes, path, emit)
+    } else {
+        f.is_present() && expect(f.json_type(), Want::Num, false, pos, bytes, path, emit)
+    };
+    if present {
+        expect_count(f, pos, bytes, path, emit);
+    }
+    present && super::super::count(f).is_some()
+}
