@@ -37,10 +37,9 @@ use std::borrow::Cow;
 
 mod shape;
 
-pub use shape::{Data, Line};
+pub use shape::{Data, Line, RunUsage};
 use shape::{
-    RunUsage, array, count_field, kind_of, object_shape, run_usage, shapes, strings, text,
-    tool_requests,
+    array, count_field, kind_of, object_shape, run_usage, shapes, strings, text, tool_requests,
 };
 
 /// The session event types the notes name (their §3), each checked, with the words a finding
