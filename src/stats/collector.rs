@@ -328,11 +328,11 @@ pub(super) mod tests {
     use super::*;
 
     /// The statistics of `input`, with every rule.
-    pub(in crate::stats) fn stats_of(input: &str) -> Stats {
+    pub(in crate::unstable::stats) fn stats_of(input: &str) -> Stats {
         collect(input.as_bytes(), &CheckOptions::default()).unwrap()
     }
 
-    pub(in crate::stats) const INIT: &str =
+    pub(in crate::unstable::stats) const INIT: &str =
         r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
     #[test]
