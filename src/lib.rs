@@ -49,6 +49,8 @@ pub use rules::{Group, RULES, Rule, RuleInfo, RuleSet, Severity};
 #[doc(hidden)]
 pub mod agents;
 #[doc(hidden)]
+pub mod arrivals;
+#[doc(hidden)]
 pub mod check;
 #[doc(hidden)]
 pub mod cli;
