@@ -12,7 +12,8 @@
 //! through one writer thread (`notes`), so that a stderr nobody reads never holds the
 //! supervisor. The supervising
 //! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
-//! polling loop while the agent runs); only the short wait for leftover processes of an exited
+//! polling loop while the agent runs; with `--events` or `--save` it also wakes once per
+//! `--events-interval` to write the status events, in `events`, and flush the arrival times); only the short wait for leftover processes of an exited
 //! agent looks again every few milliseconds. It must not interpret events itself (that is
 //! [`session`]) nor decide the exit code (that is [`outcome`]). It takes its options as
 //! [`RunOptions`], plain values `cli` resolves from the command line, and names no clap type.
@@ -230,6 +231,11 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         None => None,
     };
 
+    let events = match events_file {
+        Some(file) => Some(events::Events::start(file, start, start_unix_ms)?),
+        None => None,
+    };
+
     let subreaper = child::become_subreaper();
     let mut agent = match child::spawn(&opts.command) {
         Ok(agent) => agent,
@@ -249,10 +255,6 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     };
     let pid = agent.id();
     let pgid = pid as i32;
-    let events = match events_file {
-        Some(file) => Some(events::Events::start(file, start, start_unix_ms)?),
-        None => None,
-    };
     if let Some(events) = &events {
         events.emit(
             "started",
