@@ -1,9 +1,9 @@
 //! `--events FD|PATH`: how the run is going, as NDJSON, for dashboards.
 //!
 //! This module owns the events file (opened and checked before the agent starts), the one
-//! writer thread that writes to it through a bounded queue, and what the supervisor emits on
-//! its timer: `started`, `agent`, `tool-running`, `idle`, `result-seen`; `ending` comes from
-//! the end of the run. Every line is an object with `event`, `t_ms` (since the run started) and
+//! writer thread that writes to it through a bounded queue; what the supervisor emits on its
+//! timer (`agent`, `tool-running`, `idle`, `result-seen`) is decided in `ticks`, `started` and
+//! `ending` at the start and end of the run. Every line is an object with `event`, `t_ms` (since the run started) and
 //! `unix_ms`; `schemas/run-events.schema.json` describes them. Nothing here may hold the run
 //! back: lines are queued without waiting (dropped and counted when the queue is full), the
 //! periodic ones at most once per `--events-interval`, and a reader that closed its end (EPIPE)
@@ -11,7 +11,6 @@
 //! what it sees in the session, which the supervisor reads. It must not end the agent nor
 //! decide the exit code.
 
-use super::supervisor::{Supervisor, earliest};
 use crate::text::escape_untrusted;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -27,7 +26,7 @@ use std::time::{Duration, Instant};
 /// Lines waiting for the writer at most; past them lines are dropped and counted.
 const QUEUE: usize = 64;
 /// At most this many `tool-running` lines per interval (the oldest calls first).
-const RUNNING_PER_TICK: usize = 4;
+pub(super) const RUNNING_PER_TICK: usize = 4;
 /// `idle` is said once the agent has written nothing for this long.
 pub(super) const IDLE_AFTER: Duration = Duration::from_secs(1);
 /// How long the end of the run waits for the events to be written.
@@ -117,7 +116,7 @@ fn open_fd(n: &str) -> io::Result<File> {
     Ok(unsafe { File::from_raw_fd(fd) })
 }
 
-/// Clears O_NONBLOCK, set only to open a FIFO without waiting for its reader.
+/// Clears `O_NONBLOCK`, set only to open a FIFO without waiting for its reader.
 fn set_blocking(file: &File) {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();
@@ -265,90 +264,9 @@ fn write_loop(shared: &Shared, mut file: File) {
 #[derive(Default)]
 pub(super) struct Said {
     /// When the periodic lines are next due.
-    next_tick: Option<Instant>,
-    agent: bool,
+    pub(super) next_tick: Option<Instant>,
+    pub(super) agent: bool,
     /// The line of the last `result-seen`, and when it was written.
-    result_line: Option<u64>,
-    result_at: Option<Instant>,
-}
-
-impl Supervisor<'_> {
-    /// Writes the events due at `now` and flushes the arrival times each interval; returns
-    /// when to look again.
-    pub(super) fn report(&mut self, now: Instant) -> Option<Instant> {
-        if self.events.is_none() && self.arrivals.is_none() {
-            return None;
-        }
-        let interval = self.opts.events_interval;
-        let tick = *self.said.next_tick.get_or_insert(self.start + interval);
-        let due = now >= tick;
-        if due {
-            self.said.next_tick = Some(now + interval);
-            if let Some(w) = self.arrivals {
-                w.lock().unwrap_or_else(PoisonError::into_inner).flush();
-            }
-        }
-        let mut next = self.said.next_tick;
-        let Some(events) = self.events else {
-            return next;
-        };
-        let s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        if !self.said.agent
-            && let Some(a) = s.agent
-        {
-            self.said.agent = true;
-            events.emit("agent", &[("agent", json!(a.as_str()))]);
-        }
-        if let Some(r) = &s.result
-            && self.said.result_line != Some(r.line)
-        {
-            match self.said.result_at.map(|t| t + interval) {
-                Some(at) if now < at => next = earliest(next, at),
-                _ => {
-                    self.said.result_line = Some(r.line);
-                    self.said.result_at = Some(now);
-                    events.emit(
-                        "result-seen",
-                        &[("line", json!(r.line)), ("is_error", json!(r.is_error))],
-                    );
-                }
-            }
-        }
-        if due && self.exited.is_none() {
-            if s.open.is_empty() {
-                let silent = self
-                    .activity
-                    .waiting_since()
-                    .is_some_and(|since| now.saturating_duration_since(since) >= IDLE_AFTER);
-                if silent {
-                    let since = s.last_at.unwrap_or(self.start);
-                    events.emit(
-                        "idle",
-                        &[
-                            ("age_ms", json!(ms(now.saturating_duration_since(since)))),
-                            ("last_line", json!((s.events > 0).then_some(s.last.line))),
-                        ],
-                    );
-                }
-            } else {
-                for c in s.open.iter().take(RUNNING_PER_TICK) {
-                    events.emit(
-                        "tool-running",
-                        &[
-                            ("call_id", json!(c.id)),
-                            ("name", json!(c.kind)),
-                            ("kind", json!(c.tool_kind)),
-                            ("line", json!(c.line)),
-                            ("age_ms", json!(ms(now.saturating_duration_since(c.since)))),
-                        ],
-                    );
-                }
-            }
-        }
-        next
-    }
-}
-
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+    pub(super) result_line: Option<u64>,
+    pub(super) result_at: Option<Instant>,
 }

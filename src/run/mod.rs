@@ -28,6 +28,7 @@ pub mod session;
 mod stderr;
 mod stdout;
 mod supervisor;
+mod ticks;
 mod timers;
 
 use crate::agents::Agent;
