@@ -211,7 +211,11 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         Some(path) => Some(create(&path)?),
         None => None,
     };
-    let arrivals = match transcript_path(opts) {
+    // Beside a transcript that is a file only: `--save /dev/full` or a FIFO has no "beside".
+    let regular = save
+        .as_ref()
+        .is_some_and(|f| f.metadata().is_ok_and(|m| m.is_file()));
+    let arrivals = match transcript_path(opts).filter(|_| regular) {
         Some(path) => Some(Mutex::new(
             crate::arrivals::Writer::create(&path, start_unix_ms).map_err(|e| {
                 let shown = crate::arrivals::sidecar_path(&path).display().to_string();

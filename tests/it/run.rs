@@ -2062,6 +2062,13 @@ fn run_save_keeps_the_arrival_time_of_every_record_beside_the_transcript() {
         assert!(t >= last, "{entries:?} (started {started})");
         last = t;
     }
+    // A transcript that is no regular file has nothing beside it.
+    let ran = run("exits.sh", &["--save", "/dev/null"], &[]);
+    ran.ended(0, "exited");
+    let beside = std::path::Path::new("/dev/null.arrivals");
+    let wrote = beside.exists();
+    let _ = std::fs::remove_file(beside);
+    assert!(!wrote, "{}", ran.describe());
 }
 
 #[test]
@@ -2069,8 +2076,16 @@ fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
     let dir = Scratch::new("arrivals-codex");
     let save = dir.path("codex.ndjson");
     let save_s = save.to_str().unwrap();
-    let ran = run("codex-slow-tool.sh", &["--save", save_s], &[]);
+    let live_page = dir.path("live.html");
+    let ran = run(
+        "codex-slow-tool.sh",
+        &["--save", save_s, "--report", live_page.to_str().unwrap()],
+        &[],
+    );
     ran.ended(0, "exited");
+    // The page `run --report` writes is laid out by the arrival times too.
+    let html = std::fs::read_to_string(&live_page).unwrap();
+    assert!(!html.contains("id=\"no-clock\""), "the page has a clock");
     let stats = |what: &str| {
         let out = exec(&["stats", "--format", "json", save_s], None);
         assert_eq!(out.code, 0, "{what}: {}", out.describe());
