@@ -2134,3 +2134,65 @@ fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_events_reader_that_never_reads_holds_back_neither_the_timers_nor_the_forwarding() {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    let mut fds = [0; 2];
+    // Close-on-exec: no other test's child may hold it (dup2 below clears it on descriptor 3).
+    // SAFETY: `fds` is valid for two descriptors.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: both descriptors were just opened and are owned here only.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // A small pipe that nobody reads fills within a few lines.
+    // SAFETY: F_SETPIPE_SZ on a pipe descriptor owned here.
+    unsafe { libc::fcntl(write.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    let dir = Scratch::new("events-stuck");
+    let started = Instant::now();
+    let mut cmd = sjlint();
+    let raw = write.as_raw_fd();
+    cmd.args(["run", "--color", "never", "--summary"])
+        .arg(dir.path("summary.json"))
+        .args([
+            "--events",
+            "3",
+            "--events-interval",
+            "10ms",
+            "--tool-timeout",
+            "2s",
+            "--",
+        ])
+        .arg(agent("stalls-mid-tool.sh"))
+        .env("PIDS", dir.path("pids"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: dup2 is async-signal-safe; it puts the pipe's write end on descriptor 3.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(raw, 3) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    drop(write);
+    let ran = finish(child, dir, started);
+    ran.ended(124, "tool-timeout");
+    assert_eq!(ran.stdout, {
+        let s = std::fs::read_to_string(testdata("agents/session.ndjson")).unwrap();
+        s.lines()
+            .take(4)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    });
+    // What the pipe took is whole lines, from the start.
+    let mut held = String::new();
+    std::fs::File::from(read).read_to_string(&mut held).unwrap();
+    let first = held.lines().next().unwrap();
+    assert!(first.starts_with("{\"event\":\"started\""), "{held}");
+    assert!(held.lines().count() >= 2, "{held}");
+}
