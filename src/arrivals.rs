@@ -4,7 +4,9 @@
 //! ([`sidecar_path`]), one NDJSON line per record: a header
 //! `{"sjlint_arrivals":1,"started_unix_ms":N}` (when the agent was started), then
 //! `{"line":L,"t":T}`, where L is the physical line the record starts on (1-based, as findings
-//! number lines) and T the Unix time in milliseconds its last byte was read. Streams that carry
+//! number lines) and T the Unix time in milliseconds its last byte was read. A record the
+//! checker passes over unread (another agent's, in a mixed stream) may have no line of its own:
+//! [`Arrivals::at`] then gives the time of the record before it. Streams that carry
 //! no times of their own (Codex, Claude Code) get times from it in `stats` and `report`.
 //!
 //! This module owns that file: the [`Writer`] a run appends to (buffered; whoever holds it
