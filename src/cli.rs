@@ -708,9 +708,21 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub report: Option<PathBuf>,
 
-    /// Write the agent's stdout as received to PATH (findings then point into it)
+    /// Write the agent's stdout as received to PATH (findings then point into it), and when
+    /// each record arrived to PATH.arrivals (read by `stats` and `report`)
     #[arg(long, value_name = "PATH")]
     pub save: Option<PathBuf>,
+
+    /// Write status events as NDJSON (started, agent, tool-running, idle, result-seen,
+    /// ending; see `sjlint schema run-events`) to FD, a file descriptor already open for
+    /// writing (as `3>events.ndjson`), or to PATH (created or truncated)
+    #[arg(long, value_name = "FD|PATH")]
+    pub events: Option<OsString>,
+
+    /// At most how often the periodic events (tool-running, idle) are written, and at least
+    /// how often `--save`'s arrival times are flushed
+    #[arg(long, value_name = "DURATION", value_parser = parse_interval, default_value = "1s")]
+    pub events_interval: std::time::Duration,
 
     /// With --save, also write the agent's stderr to PATH.stderr
     #[arg(long, requires = "save")]
@@ -789,6 +801,15 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// `--events-interval`: a duration, not zero (a line at most once per nothing is no bound).
+fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    let d = crate::units::parse_duration(s)?;
+    if d < std::time::Duration::from_millis(10) {
+        return Err("the interval must be at least 10ms".to_owned());
+    }
+    Ok(d)
+}
+
 impl From<RunArgs> for crate::run::RunOptions {
     /// The run's options, with the rules and severities the command line sets over the
     /// configuration file (read by `run`, from the current directory or `--config`, as `check`
@@ -810,6 +831,8 @@ impl From<RunArgs> for crate::run::RunOptions {
             timeout: a.timeout,
             summary: a.summary,
             report: a.report,
+            events: a.events.as_deref().map(crate::run::EventsTarget::parse),
+            events_interval: a.events_interval,
             save: a.save,
             save_stderr: a.save_stderr,
             output_file: a.output_file,

@@ -78,9 +78,9 @@ mod stream;
 #[doc(hidden)]
 pub mod unstable;
 use unstable::{
-    agents, check, cli, config, diagnostic, drift, event, fmt, input, interrupt, json_out, lint,
-    locate, pairing, preamble, render, report, rules, run, schema, sink, stats, status, terminal,
-    text, units, validate, vocab, walk,
+    agents, arrivals, check, cli, config, diagnostic, drift, event, fmt, input, interrupt,
+    json_out, lint, locate, pairing, preamble, render, report, rules, run, schema, sink, stats,
+    status, terminal, text, units, validate, vocab, walk,
 };
 
 mod fmt_files;

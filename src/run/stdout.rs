@@ -78,6 +78,27 @@ pub(super) struct Said {
     pub(super) result_text_bytes: u64,
 }
 
+/// Where the arrival time of each record goes (`--save`'s sidecar): the time is when the read
+/// that completed the record returned.
+#[derive(Clone, Copy)]
+pub(super) struct Arrive<'a> {
+    pub(super) writer: &'a Mutex<crate::arrivals::Writer>,
+    pub(super) activity: &'a super::pipe::Activity,
+    pub(super) start_unix_ms: u64,
+}
+
+impl Arrive<'_> {
+    fn record(&self, line: u64) {
+        let t = self
+            .start_unix_ms
+            .saturating_add(self.activity.last_read_ms());
+        self.writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .record(line, t);
+    }
+}
+
 /// The consequences of a stall kept as notes of its finding; the rest are counted.
 pub(super) const MAX_CONSEQUENCES: usize = 8;
 
@@ -158,6 +179,7 @@ pub(super) fn check_stdout(
     session: &Mutex<Session>,
     live: Option<&Live>,
     tx: Sender<Msg>,
+    arrive: Option<Arrive<'_>>,
 ) -> Checked {
     let common_out = RefCell::new(CommonOut::new());
     let common_out = CommonOut::wanted(session).then_some(&common_out);
@@ -177,6 +199,7 @@ pub(super) fn check_stdout(
         cursor: false,
         said: Said::default(),
         common_out,
+        arrive,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -348,6 +371,8 @@ struct Observer<'a> {
     said: Said,
     /// `--to common`: where the common events are written, each as it is known.
     common_out: Option<&'a RefCell<CommonOut>>,
+    /// `--save`: the arrival time of each record.
+    arrive: Option<Arrive<'a>>,
 }
 
 impl Observer<'_> {
@@ -362,6 +387,9 @@ impl Consumer for Observer<'_> {
     /// A cursor-agent record (or one of an agent sjlint does not know), before its common
     /// events.
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        if let Some(a) = &self.arrive {
+            a.record(rec.pos.line);
+        }
         self.stats.event(rec, json, ev);
         let changed =
             self.session()
@@ -376,6 +404,10 @@ impl Consumer for Observer<'_> {
         self.stats.agent(agent);
         if let Some(mut live) = self.live {
             live.agent(agent);
+        }
+        if agent.is_some() {
+            self.session().agent = agent;
+            let _ = self.tx.send(Msg::Changed);
         }
     }
 
@@ -450,6 +482,9 @@ impl Consumer for Observer<'_> {
         ty: Option<&str>,
         subtype: Option<&str>,
     ) {
+        if let Some(a) = &self.arrive {
+            a.record(rec.pos.line);
+        }
         // The record's own type names the last event, as the agent wrote it.
         let goes_on = self.session().observe_record(rec.pos.line, ty, subtype);
         if std::mem::take(&mut self.changed) | goes_on {
@@ -458,6 +493,9 @@ impl Consumer for Observer<'_> {
     }
 
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        if let Some(a) = &self.arrive {
+            a.record(pos.line);
+        }
         self.stats.invalid(pos, bytes);
         if let Some(mut live) = self.live {
             live.invalid(pos, bytes);

@@ -10,6 +10,9 @@
 #[path = "../agents/mod.rs"]
 pub mod agents;
 #[doc(hidden)]
+#[path = "../arrivals.rs"]
+pub mod arrivals;
+#[doc(hidden)]
 #[path = "../check/mod.rs"]
 pub mod check;
 #[doc(hidden)]
