@@ -429,6 +429,9 @@ pub enum ToArg {
     Json,
     /// sjlint's agent-neutral events, the same for every agent (`sjlint schema common`)
     Common,
+    /// The sessions as OpenTelemetry traces: one OTLP/JSON `ExportTraceServiceRequest` a line,
+    /// spans after the GenAI semantic conventions (`invoke_agent`, `chat`, `execute_tool`)
+    Otlp,
 }
 
 #[derive(Args, Debug)]
@@ -468,6 +471,11 @@ pub struct FmtArgs {
     /// `--output-format json`
     #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"], help_heading = "Output")]
     pub to: ToArg,
+
+    /// With --to otlp, put prompts, assistant texts, tool arguments and tool results into the
+    /// spans' attributes (without it, no span holds any of them)
+    #[arg(long, help_heading = "Output")]
+    pub otlp_content: bool,
 
     /// Say which files are not in canonical form, and exit 1 if any is; write nothing
     #[arg(long, conflicts_with_all = ["diff", "write", "to"], help_heading = "Output")]

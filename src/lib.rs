@@ -75,6 +75,8 @@ pub mod json_out;
 mod json_str;
 #[doc(hidden)]
 pub mod lint;
+/// OpenTelemetry traces of agent runs (`fmt --to otlp`, `run --otlp-endpoint`).
+pub mod otlp;
 #[doc(hidden)]
 pub mod locate;
 #[doc(hidden)]
