@@ -27,6 +27,7 @@ mod stderr;
 mod stdout;
 mod supervisor;
 mod timers;
+mod tracing;
 
 use crate::agents::Agent;
 use crate::check::CheckOptions;
@@ -98,6 +99,11 @@ pub struct RunOptions {
     /// `--to common`: stdout carries the stream's events in the common form, live, instead of
     /// the agent's bytes (`--save` still writes the bytes).
     pub to_common: bool,
+    /// `--otlp-endpoint`, `--otlp-protocol`, `--otlp-header`: where the run's spans go, over
+    /// the standard `OTEL_EXPORTER_OTLP_*` variables.
+    pub otlp: crate::otlp::export::Flags,
+    /// `--otlp-content`: prompts, texts and tool contents in the spans.
+    pub otlp_content: bool,
     /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
     /// `--max-tool-calls`): past one, the run is ended.
     pub budgets: session::Budgets,
@@ -201,6 +207,15 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         None => None,
     };
 
+    // The export settings are read before the agent starts: a note about them comes first.
+    let otlp = crate::otlp::export::settings(
+        &opts.otlp,
+        |name| std::env::var(name).ok(),
+        |w| {
+            let _ = writeln!(io::stderr(), "sjlint run: {w}");
+        },
+    );
+
     let subreaper = child::become_subreaper();
     let mut agent = match child::spawn(&opts.command) {
         Ok(agent) => agent,
@@ -287,12 +302,15 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             let reader = PipeReader::new(stdout, Arc::clone(&stop), Some(Arc::clone(&activity)));
             let tx = tx.clone();
             let (session, live, check, name) = (&session, live.as_ref(), &check, &name);
+            let tracing = otlp.map(|settings| {
+                tracing::Tracing::start(settings, opts.otlp_content, opts.max_open_calls)
+            });
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
                     let printers = (printer, annotations);
                     check_stdout(
-                        reader, save, printers, judge, check, name, session, live, tx,
+                        reader, save, printers, judge, check, name, session, live, tx, tracing,
                     )
                 })?
         };
@@ -356,6 +374,15 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         live.finish();
     }
     supervisor.report_leftovers();
+    let mut checked = checked;
+    // The last spans are sent now that the agent is done (a few seconds at most); a failed
+    // export is one note, and leaves the exit code alone.
+    if let Some(exporter) = checked.exporter.take() {
+        let url = exporter.url().to_owned();
+        if let Some(warning) = exporter.finish().warning(&url) {
+            note(&notes, &warning);
+        }
+    }
     let code = finish(opts, &supervisor, checked, stderr_seen, &notes, pid, start);
     // What is still queued is written, unless nothing reads stderr.
     notes.finish();

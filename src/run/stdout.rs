@@ -66,6 +66,8 @@ pub(super) struct Checked {
     pub(super) listed_more: u64,
     /// What the stream says of itself, for the summary.
     pub(super) said: Said,
+    /// `--otlp-endpoint`: the exporter, with the run's last spans handed to it.
+    pub(super) exporter: Option<crate::otlp::export::Exporter>,
 }
 
 /// What the stream says that the summary reports: the ids to resume it, the model, the result
@@ -158,6 +160,7 @@ pub(super) fn check_stdout(
     session: &Mutex<Session>,
     live: Option<&Live>,
     tx: Sender<Msg>,
+    tracing: Option<super::tracing::Tracing>,
 ) -> Checked {
     let common_out = RefCell::new(CommonOut::new());
     let common_out = CommonOut::wanted(session).then_some(&common_out);
@@ -177,6 +180,7 @@ pub(super) fn check_stdout(
         cursor: false,
         said: Said::default(),
         common_out,
+        tracing,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -258,6 +262,7 @@ pub(super) fn check_stdout(
         listed: kept.listed,
         listed_more: kept.listed_more,
         said: observer.said,
+        exporter: observer.tracing.map(super::tracing::Tracing::finish),
         name: name.to_owned(),
         judge,
         empty,
@@ -348,6 +353,8 @@ struct Observer<'a> {
     said: Said,
     /// `--to common`: where the common events are written, each as it is known.
     common_out: Option<&'a RefCell<CommonOut>>,
+    /// `--otlp-endpoint`: the run's spans, built as its events arrive.
+    tracing: Option<super::tracing::Tracing>,
 }
 
 impl Observer<'_> {
@@ -374,6 +381,13 @@ impl Consumer for Observer<'_> {
     fn agent(&mut self, agent: Option<crate::agents::Agent>) {
         self.cursor = agent == Some(crate::agents::Agent::Cursor);
         self.stats.agent(agent);
+        if let Some(t) = &mut self.tracing {
+            t.agent(
+                agent
+                    .filter(|&a| a != crate::agents::Agent::Common)
+                    .map(crate::agents::Agent::as_str),
+            );
+        }
         if let Some(mut live) = self.live {
             live.agent(agent);
         }
@@ -401,6 +415,9 @@ impl Consumer for Observer<'_> {
             }
         }
         self.stats.common(ev);
+        if let Some(t) = &mut self.tracing {
+            t.event(ev);
+        }
         let said = &mut self.said;
         match ev.kind {
             vocab::Kind::SessionStart | vocab::Kind::End => {
