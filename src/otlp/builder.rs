@@ -161,11 +161,33 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
         match t {
             // Never before the latest time: a span does not end before it starts.
             Some(t) => {
+                if self.last_ms.is_none() {
+                    self.first_time(t);
+                }
                 let t = self.last_ms.map_or(t, |last| t.max(last));
                 self.last_ms = Some(t);
                 t
             }
             None => self.last_ms.unwrap_or(NO_TIME_BASE_MS),
+        }
+    }
+
+    /// The first time the stream tells: the spans begun before it, at [`NO_TIME_BASE_MS`],
+    /// begin then instead (a session whose first records carry no time does not seem to begin
+    /// decades before its calls).
+    fn first_time(&mut self, t: u64) {
+        let base = nanos(NO_TIME_BASE_MS);
+        let open = self
+            .session
+            .iter_mut()
+            .map(|s| &mut s.root)
+            .chain(self.turns.values_mut().map(|t| &mut t.span))
+            .chain(self.calls.values_mut().map(|c| &mut c.span));
+        for span in open {
+            if span.start_time_unix_nano == base {
+                span.start_time_unix_nano = nanos(t);
+                span.end_time_unix_nano = nanos(t);
+            }
         }
     }
 

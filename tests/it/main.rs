@@ -38,6 +38,7 @@ mod hostile_streams;
 mod linter;
 mod live;
 mod many_files;
+mod otlp;
 mod outputs_hold;
 mod properties;
 mod registry;
