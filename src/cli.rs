@@ -407,7 +407,9 @@ pub enum OtlpProtocolArg {
 /// `--otlp-header K=V`.
 fn parse_header(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() && !k.contains(['\r', '\n']) && !v.contains(['\r', '\n']) => {
+        Some((k, v))
+            if !k.trim().is_empty() && !k.contains(['\r', '\n']) && !v.contains(['\r', '\n']) =>
+        {
             Ok((k.trim().to_owned(), v.trim().to_owned()))
         }
         _ => Err(format!("`{s}` is not KEY=VALUE")),
@@ -451,7 +453,7 @@ pub enum ToArg {
     /// sjlint's agent-neutral events, the same for every agent (`sjlint schema common`)
     Common,
     /// The sessions as OpenTelemetry traces: one OTLP/JSON `ExportTraceServiceRequest` a line,
-    /// spans after the GenAI semantic conventions (`invoke_agent`, `chat`, `execute_tool`)
+    /// spans after OpenTelemetry's `gen_ai` semantic conventions (`invoke_agent`, `chat`, `execute_tool`)
     Otlp,
 }
 
@@ -713,7 +715,12 @@ pub struct RunArgs {
     pub otlp_endpoint: Option<String>,
 
     /// The OTLP encoding [default: `OTEL_EXPORTER_OTLP_PROTOCOL`, else http/protobuf]
-    #[arg(long, value_name = "PROTOCOL", value_enum, help_heading = "OpenTelemetry")]
+    #[arg(
+        long,
+        value_name = "PROTOCOL",
+        value_enum,
+        help_heading = "OpenTelemetry"
+    )]
     pub otlp_protocol: Option<OtlpProtocolArg>,
 
     /// A header of every export request, `KEY=VALUE` (repeatable; over

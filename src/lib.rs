@@ -75,10 +75,9 @@ pub mod json_out;
 mod json_str;
 #[doc(hidden)]
 pub mod lint;
-/// OpenTelemetry traces of agent runs (`fmt --to otlp`, `run --otlp-endpoint`).
-pub mod otlp;
 #[doc(hidden)]
 pub mod locate;
+pub mod otlp;
 #[doc(hidden)]
 pub mod pairing;
 #[doc(hidden)]

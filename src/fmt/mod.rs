@@ -32,8 +32,8 @@ mod json_text;
 mod payload;
 mod sdk;
 pub mod to_common;
-pub mod to_otlp;
 mod to_json;
+pub mod to_otlp;
 mod writer;
 
 /// What `fmt` writes.

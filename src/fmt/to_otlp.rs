@@ -72,8 +72,7 @@ pub fn format<R: Read, W: Write>(
     let no_arrival: NoArrival = |_| None;
     let mut writer = Writer {
         out: JsonRequest::new(out),
-        builder: Builder::new(Options { content }, no_arrival)
-            .max_open_calls(check.max_open_calls),
+        builder: Builder::new(Options { content }, no_arrival).max_open_calls(check.max_open_calls),
         invalid: 0,
         failed: None,
     };

@@ -1,7 +1,7 @@
 //! The spans of a stream: one trace per session, built from its common events.
 //!
 //! This module owns how the common vocabulary (`crate::vocab`) becomes OpenTelemetry spans,
-//! following the GenAI semantic conventions: an `invoke_agent` span per session (its root), a
+//! following OpenTelemetry's `gen_ai` semantic conventions: an `invoke_agent` span per session (its root), a
 //! `chat` span per model turn, an `execute_tool` span per tool call, the calls and turns of a
 //! subagent under the call that started it; their ids (`ids`), times, attributes and status.
 //! Tokens and cost are counted by the statistics' own [`Collector`], once per session. Memory is
@@ -232,9 +232,7 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             Kind::AssistantText | Kind::Thinking => {
                 let content = self.opts.content && ev.kind == Kind::AssistantText;
                 let turn = self.turn(ctx, ev, at);
-                if content
-                    && let (Some(turn), Some(text)) = (turn, &ev.text)
-                {
+                if content && let (Some(turn), Some(text)) = (turn, &ev.text) {
                     push_bounded(&mut turn.text, text);
                 }
             }
@@ -260,7 +258,7 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
                 let id = ev.session_id.as_deref().map(bounded);
                 let text = ev.text.as_deref().filter(|_| self.opts.content).map(cut);
                 let text = text.map(str::to_owned);
-                self.end_session(at, ev.ok, id.as_deref(), true);
+                self.end_session(at, ev.ok, id, true);
                 if let (Some(text), Some(root)) = (text, self.done.last_mut()) {
                     root.attributes.push(kv_str("output.value", &text));
                 }
@@ -452,7 +450,9 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
 
     fn start_call(&mut self, ev: &Event<'_>, ctx: &str, at: u64) {
         let name = ev.name.as_deref().map_or("(none)", bounded);
-        let kind = ev.tool_kind.unwrap_or_else(|| crate::vocab::tool_kind(name));
+        let kind = ev
+            .tool_kind
+            .unwrap_or_else(|| crate::vocab::tool_kind(name));
         let call_id = ev.call_id.as_deref().map(crate::agents::id_prefix);
         let parent = self.parent_of(ctx);
         let (trace, id) = self.next_id("execute_tool", call_id.unwrap_or(""));
@@ -469,7 +469,11 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             kv_str("gen_ai.tool.name", name),
             kv_str(
                 "gen_ai.tool.type",
-                if kind == "mcp" { "extension" } else { "function" },
+                if kind == "mcp" {
+                    "extension"
+                } else {
+                    "function"
+                },
             ),
             kv_str("sjlint.tool.kind", kind),
             kv_str("openinference.span.kind", "TOOL"),
@@ -486,7 +490,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             && let Some(args) = ev.args
         {
             let args = cut(args.get());
-            s.attributes.push(kv_str("gen_ai.tool.call.arguments", args));
+            s.attributes
+                .push(kv_str("gen_ai.tool.call.arguments", args));
             s.attributes.push(kv_str("input.value", args));
         }
         let call = Call { span: s, kind };
@@ -540,7 +545,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             && let Some(text) = &ev.text
         {
             let text = cut(text);
-            span.attributes.push(kv_str("gen_ai.tool.call.result", text));
+            span.attributes
+                .push(kv_str("gen_ai.tool.call.result", text));
             span.attributes.push(kv_str("output.value", text));
         }
         span.status = Some(if ev.rejected {
@@ -580,7 +586,8 @@ fn span(
 /// A call that never ended: it ends at `at_ms` as an error.
 fn unfinished(span: &mut Span, at_ms: u64) {
     span.end_time_unix_nano = nanos(at_ms);
-    span.attributes.push(kv_bool("sjlint.tool.unfinished", true));
+    span.attributes
+        .push(kv_bool("sjlint.tool.unfinished", true));
     span.attributes.push(kv_str("error.type", "unfinished"));
     span.status = Some(error_status("the call never ended"));
 }
@@ -609,7 +616,7 @@ fn nanos(ms: u64) -> u64 {
     ms.saturating_mul(1_000_000)
 }
 
-/// The GenAI provider (`gen_ai.provider.name`) of an agent, or of its model for the agents that
+/// The provider (`gen_ai.provider.name`) of an agent, or of its model for the agents that
 /// run several vendors' models; `_OTHER` when neither tells.
 pub fn provider(agent: &str, model: Option<&str>) -> &'static str {
     match agent {
@@ -623,7 +630,10 @@ pub fn provider(agent: &str, model: Option<&str>) -> &'static str {
     let m = m.rsplit('/').next().unwrap_or("");
     if m.starts_with("claude") || m.contains("sonnet") || m.contains("opus") {
         "anthropic"
-    } else if m.starts_with("gpt") || m.starts_with("o1") || m.starts_with("o3") || m.starts_with("o4")
+    } else if m.starts_with("gpt")
+        || m.starts_with("o1")
+        || m.starts_with("o3")
+        || m.starts_with("o4")
     {
         "openai"
     } else if m.starts_with("gemini") {

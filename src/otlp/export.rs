@@ -117,7 +117,10 @@ pub fn settings(
         }
     });
     let mut headers: Vec<(String, String)> = Vec::new();
-    for name in ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"] {
+    for name in [
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    ] {
         if let Some(list) = var(name) {
             for pair in list.split(',').filter(|p| !p.trim().is_empty()) {
                 match pair.split_once('=') {
@@ -319,7 +322,9 @@ fn send_loop(
         };
         let due = since.is_some_and(|t| t.elapsed() >= BATCH_DELAY);
         if !batch.is_empty() && (ended || due || batch.len() >= BATCH_SPANS) {
-            let name = *agent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let name = *agent
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let spans = std::mem::take(&mut batch);
             let n = spans.len() as u64;
             match post(&client, settings, name, spans) {
@@ -347,7 +352,9 @@ fn post(
     let req = request(agent, spans);
     let body = match settings.protocol {
         Protocol::Protobuf => req.encode_to_vec(),
-        Protocol::Json => serde_json::to_vec(&super::json_value(&req)).map_err(|e| e.to_string())?,
+        Protocol::Json => {
+            serde_json::to_vec(&super::json_value(&req)).map_err(|e| e.to_string())?
+        }
     };
     let mut call = client
         .post(&settings.url)

@@ -3,7 +3,7 @@
 //! the same ids every time, on every machine and with every build of sjlint.
 //!
 //! This module owns that hash (FNV-1a over the parts, each followed by a separator, then a
-//! SplitMix64 finaliser; two independent halves for a trace id). It is not cryptographic and must
+//! `SplitMix64` finaliser; two independent halves for a trace id). It is not cryptographic and must
 //! not be used where an id has to be unguessable; it must not read any clock or random source.
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -24,7 +24,7 @@ fn hash(seed: u64, parts: &[&[u8]]) -> u64 {
     mix(h)
 }
 
-/// SplitMix64's finaliser: every bit of the input moves about half the bits of the output.
+/// The finaliser of `SplitMix64`: every bit of the input moves about half the bits of the output.
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

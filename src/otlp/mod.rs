@@ -148,6 +148,10 @@ impl<W: Write> JsonRequest<W> {
     }
 
     /// Writes `span`, the resource of `agent` before the first one.
+    ///
+    /// # Errors
+    ///
+    /// The errors of writing to the output.
     pub fn span(&mut self, agent: Option<&str>, span: &Span) -> io::Result<()> {
         if self.spans == 0 {
             self.out.write_all(b"{\"resourceSpans\":[{\"resource\":")?;
@@ -164,6 +168,10 @@ impl<W: Write> JsonRequest<W> {
     }
 
     /// Closes the request (one with no span when none was written) and its line.
+    ///
+    /// # Errors
+    ///
+    /// The errors of writing to the output.
     pub fn finish(mut self) -> io::Result<W> {
         if self.spans == 0 {
             self.out.write_all(b"{\"resourceSpans\":[]}\n")?;

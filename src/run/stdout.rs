@@ -150,6 +150,10 @@ fn aside(d: &Diagnostic, session: &Mutex<Session>) -> Aside {
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
 )]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the stdout thread's consumers set up, the pipeline run, and what it found gathered"
+)]
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,

@@ -82,7 +82,10 @@ fn otlp_fmt_one_agent_span_a_chat_span_per_turn_and_a_tool_span_per_call() {
         Some("9c1e4b7a-sub-agent-run")
     );
     assert!(root.get("parentSpanId").is_none(), "{root}");
-    for tool in spans.iter().filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool")) {
+    for tool in spans
+        .iter()
+        .filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool"))
+    {
         assert_eq!(attr_str(tool, "openinference.span.kind"), Some("TOOL"));
         assert_eq!(attr_str(tool, "gen_ai.tool.type"), Some("function"));
         assert!(attr_str(tool, "gen_ai.tool.call.id").is_some());
@@ -95,7 +98,10 @@ fn otlp_fmt_one_agent_span_a_chat_span_per_turn_and_a_tool_span_per_call() {
     for name in ["execute_tool Read", "execute_tool Bash"] {
         let s = named(&spans, name)[0];
         assert_eq!(s["parentSpanId"], task["spanId"], "{name}");
-        assert_eq!(attr_str(s, "sjlint.parent.call_id"), Some("toolu_01TaskCfg"));
+        assert_eq!(
+            attr_str(s, "sjlint.parent.call_id"),
+            Some("toolu_01TaskCfg")
+        );
     }
     let chats_under_task = spans
         .iter()
@@ -104,7 +110,11 @@ fn otlp_fmt_one_agent_span_a_chat_span_per_turn_and_a_tool_span_per_call() {
     assert_eq!(chats_under_task, 2);
     // The failed call is an error (STATUS_CODE_ERROR = 2), the others are not.
     assert_eq!(named(&spans, "execute_tool Bash")[0]["status"]["code"], 2);
-    assert!(named(&spans, "execute_tool Read")[0]["status"].get("code").is_none());
+    assert!(
+        named(&spans, "execute_tool Read")[0]["status"]
+            .get("code")
+            .is_none()
+    );
     // One trace.
     assert!(spans.iter().all(|s| s["traceId"] == root["traceId"]));
 }
@@ -117,11 +127,14 @@ fn otlp_fmt_tokens_are_counted_once_as_stats_counts_them() {
     let root = named(&spans, "invoke_agent claude")[0];
     assert_eq!(attr_int(root, "gen_ai.usage.input_tokens"), Some(175));
     assert_eq!(attr_int(root, "gen_ai.usage.output_tokens"), Some(36));
-    assert_eq!(attr_int(root, "gen_ai.usage.cache_read.input_tokens"), Some(100));
+    assert_eq!(
+        attr_int(root, "gen_ai.usage.cache_read.input_tokens"),
+        Some(100)
+    );
     // Every agent's run: the tokens of the roots are the statistics' tokens.
     for agent in [
-        "claude", "codex", "gemini", "grok", "opencode", "pi", "copilot", "droid", "kimi",
-        "qwen", "amp",
+        "claude", "codex", "gemini", "grok", "opencode", "pi", "copilot", "droid", "kimi", "qwen",
+        "amp",
     ] {
         let path = format!("testdata/agents/{agent}/tool-run.ndjson");
         let stats = exec(&["stats", "--format", "json", &path], None);
@@ -154,13 +167,19 @@ fn otlp_fmt_gives_the_same_output_every_time_and_ids_from_the_session() {
     let b = exec(&["fmt", "--to", "otlp", SUBAGENT], None);
     assert_eq!(a.stdout, b.stdout);
     let spans = spans_of(&serde_json::from_slice(&a.stdout).unwrap());
-    let ids: std::collections::BTreeSet<&str> =
-        spans.iter().map(|s| s["spanId"].as_str().unwrap()).collect();
+    let ids: std::collections::BTreeSet<&str> = spans
+        .iter()
+        .map(|s| s["spanId"].as_str().unwrap())
+        .collect();
     assert_eq!(ids.len(), spans.len(), "span ids are unique");
     for s in &spans {
         let trace = s["traceId"].as_str().unwrap();
         assert_eq!(trace.len(), 32, "16 bytes of hex");
-        assert!(trace.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        assert!(
+            trace
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
         assert_eq!(s["spanId"].as_str().unwrap().len(), 16);
         // 64-bit integers are strings in OTLP/JSON.
         assert!(s["startTimeUnixNano"].is_string());
@@ -230,7 +249,11 @@ fn otlp_fmt_times_are_the_records_own_or_said_to_be_none() {
         assert!(t(c, "endTimeUnixNano") <= t(root, "endTimeUnixNano"));
         assert_eq!(c["parentSpanId"], root["spanId"]);
     }
-    let latest_start = calls.iter().map(|c| t(c, "startTimeUnixNano")).max().unwrap();
+    let latest_start = calls
+        .iter()
+        .map(|c| t(c, "startTimeUnixNano"))
+        .max()
+        .unwrap();
     let earliest_end = calls.iter().map(|c| t(c, "endTimeUnixNano")).min().unwrap();
     assert!(latest_start < earliest_end, "the calls ran at once");
 }
@@ -248,10 +271,16 @@ fn otlp_fmt_an_unfinished_call_is_an_error_span() {
     for name in ["execute_tool Task", "execute_tool Bash"] {
         let s = named(&spans, name)[0];
         assert_eq!(s["status"]["code"], 2, "{name}");
-        assert_eq!(attr(s, "sjlint.tool.unfinished").unwrap()["boolValue"], true);
+        assert_eq!(
+            attr(s, "sjlint.tool.unfinished").unwrap()["boolValue"],
+            true
+        );
     }
     let root = named(&spans, "invoke_agent claude")[0];
-    assert_eq!(attr(root, "sjlint.session.unfinished").unwrap()["boolValue"], true);
+    assert_eq!(
+        attr(root, "sjlint.session.unfinished").unwrap()["boolValue"],
+        true
+    );
 }
 
 /// What a small OTLP/HTTP receiver got: each request's path, headers (lowercase names) and body.
@@ -336,7 +365,12 @@ fn otlp_run_sends_the_run_live_in_protobuf_with_its_headers() {
     let mut spans = Vec::new();
     for (path, headers, body) in got.iter() {
         assert_eq!(path, "/v1/traces");
-        let header = |k: &str| headers.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        let header = |k: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
         assert_eq!(header("content-type"), Some("application/x-protobuf"));
         assert_eq!(header("x-api-key"), Some("k1"));
         let req = ExportTraceServiceRequest::decode(&body[..]).unwrap();
@@ -349,10 +383,19 @@ fn otlp_run_sends_the_run_live_in_protobuf_with_its_headers() {
     }
     let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names.len(), 8, "{names:?}");
-    let task = spans.iter().find(|s| s.name == "execute_tool Task").unwrap();
-    let read = spans.iter().find(|s| s.name == "execute_tool Read").unwrap();
+    let task = spans
+        .iter()
+        .find(|s| s.name == "execute_tool Task")
+        .unwrap();
+    let read = spans
+        .iter()
+        .find(|s| s.name == "execute_tool Read")
+        .unwrap();
     assert_eq!(read.parent_span_id, task.span_id);
-    let root = spans.iter().find(|s| s.name == "invoke_agent claude").unwrap();
+    let root = spans
+        .iter()
+        .find(|s| s.name == "invoke_agent claude")
+        .unwrap();
     // Times are the lines' arrival: real, not the fixed base.
     assert!(root.start_time_unix_nano > 1_750_000_000_000_000_000);
     assert!(spans.iter().all(|s| s.trace_id == root.trace_id));
@@ -362,7 +405,12 @@ fn otlp_run_sends_the_run_live_in_protobuf_with_its_headers() {
 fn otlp_run_sends_otlp_json_on_request() {
     let (url, got) = receiver();
     let ran = run_replay(
-        &["--otlp-endpoint", &format!("{url}/v1/traces"), "--otlp-protocol", "http/json"],
+        &[
+            "--otlp-endpoint",
+            &format!("{url}/v1/traces"),
+            "--otlp-protocol",
+            "http/json",
+        ],
         "agents/codex/tool-run.ndjson",
     );
     assert_eq!(ran.code, 0, "{}", ran.describe());

@@ -58,6 +58,7 @@ def check_line(line, where):
 
 
 def main(paths):
+    passed = 0
     for path in paths:
         with open(path, encoding="utf-8") as f:
             lines = [l for l in f.read().splitlines() if l.strip()]
@@ -68,8 +69,11 @@ def main(paths):
             n = sum(check_line(l, f"{path}:{i + 1}") for i, l in enumerate(lines))
         except (ValueError, json_format.ParseError) as e:
             print(f"{path}: INVALID: {e}")
+            print(f"otlp-json: {passed} passed, 1 failed")
             return 1
+        passed += 1
         print(f"{path}: valid, {len(lines)} request(s), {n} span(s)")
+    print(f"otlp-json: {passed} passed, 0 failed")
     return 0
 
 

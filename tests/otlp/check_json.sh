@@ -5,6 +5,7 @@
 # outside the clone (${XDG_CACHE_HOME:-$HOME/.cache}/sjlint-ci/otlp-proto) and reused after.
 # Expects target/debug/sjlint (cargo build); SJLINT overrides it.
 set -euo pipefail
+started=$SECONDS
 cd "$(dirname "$0")/../.."
 sjlint=${SJLINT:-target/debug/sjlint}
 venv=${XDG_CACHE_HOME:-$HOME/.cache}/sjlint-ci/otlp-proto
@@ -38,4 +39,5 @@ for s in "${streams[@]}"; do
     "$sjlint" fmt --to otlp --otlp-content "$s" >"$out/$name.content.json"
     files+=("$out/$name.json" "$out/$name.content.json")
 done
+echo "check_json.sh: install and conversions took $((SECONDS - started)) s"
 "$venv/bin/python" tests/otlp/check_json.py "${files[@]}"

@@ -9,6 +9,7 @@
 # prints them. Phoenix is stopped on exit, whatever happens.
 # Expects target/debug/sjlint (cargo build); SJLINT overrides it.
 set -euo pipefail
+started=$SECONDS
 cd "$(dirname "$0")/../.."
 root=$PWD
 sjlint=${SJLINT:-$root/target/debug/sjlint}
@@ -66,4 +67,5 @@ if grep -q "OTLP export" "$work/run1.err" "$work/run2.err"; then
     cat "$work/run1.err" "$work/run2.err" >&2
     exit 1
 fi
+echo "phoenix.sh: install, start and the two runs took $((SECONDS - started)) s"
 "$venv/bin/python" "$root/tests/otlp/phoenix_check.py" "$base"

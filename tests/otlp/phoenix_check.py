@@ -24,6 +24,17 @@ def spans(base):
             return out
 
 
+def flat(attrs, prefix=""):
+    """Phoenix may give attributes nested by their dotted names: flattened back."""
+    out = {}
+    for k, v in attrs.items():
+        if isinstance(v, dict):
+            out.update(flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
 def by_trace(all_spans):
     traces = {}
     for s in all_spans:
@@ -55,45 +66,64 @@ def check(base):
             print(f"Phoenix holds {sum(len(t) for t in traces.values())} span(s), not both runs:")
             for t in traces.values():
                 show(t)
+            print("phoenix: 0 passed, 1 failed")
             return 1
         time.sleep(0.5)
-    failures = []
+    failures, passed = [], [0]
+
+    def expect(ok, message):
+        if ok:
+            passed[0] += 1
+        else:
+            failures.append(message)
+
     cursor, claude = cursor[0], claude[0]
     for name, trace in (("cursor-agent, parallel calls", cursor), ("Claude Code, subagent", claude)):
         print(f"{name}: trace of {len(trace)} spans")
         show(trace)
 
     tools = [s for s in cursor if s["name"] == "execute_tool shellToolCall"]
-    if len(tools) != 3 or any(s["span_kind"] != "TOOL" for s in tools):
-        failures.append(f"cursor: 3 TOOL spans of shellToolCall expected, got {[(s['name'], s['span_kind']) for s in tools]}")
+    expect(
+        len(tools) == 3 and all(s["span_kind"] == "TOOL" for s in tools),
+        f"cursor: 3 TOOL spans of shellToolCall expected, got {[(s['name'], s['span_kind']) for s in tools]}",
+    )
     root = [s for s in cursor if not s.get("parent_id")][0]
-    if root["span_kind"] != "AGENT":
-        failures.append(f"cursor: the root is {root['span_kind']}, not AGENT")
-    if not all(s["parent_id"] == root["context"]["span_id"] for s in tools):
-        failures.append("cursor: the parallel calls are not children of the root")
-    if not any(s["span_kind"] == "LLM" for s in cursor):
-        failures.append("cursor: no LLM (chat) span")
+    expect(root["span_kind"] == "AGENT", f"cursor: the root is {root['span_kind']}, not AGENT")
+    expect(
+        all(s["parent_id"] == root["context"]["span_id"] for s in tools),
+        "cursor: the parallel calls are not children of the root",
+    )
+    expect(any(s["span_kind"] == "LLM" for s in cursor), "cursor: no LLM (chat) span")
 
     task = [s for s in claude if s["name"] == "execute_tool Task"]
     inner = [s for s in claude if s["name"] in ("execute_tool Read", "execute_tool Bash")]
-    if len(task) != 1 or len(inner) != 2:
-        failures.append(f"claude: one Task and two subagent calls expected, got {len(task)} and {len(inner)}")
-    else:
-        if any(s["parent_id"] != task[0]["context"]["span_id"] for s in inner):
-            failures.append("claude: the subagent's calls are not children of the Task call")
-        bash = [s for s in inner if s["name"] == "execute_tool Bash"][0]
-        if bash.get("status_code") != "ERROR":
-            failures.append(f"claude: the failed Bash call is {bash.get('status_code')}, not ERROR")
+    expect(
+        len(task) == 1 and len(inner) == 2,
+        f"claude: one Task and two subagent calls expected, got {len(task)} and {len(inner)}",
+    )
+    task_id = task[0]["context"]["span_id"] if task else None
+    expect(
+        bool(inner) and all(s["parent_id"] == task_id for s in inner),
+        "claude: the subagent's calls are not children of the Task call",
+    )
+    bash = [s for s in inner if s["name"] == "execute_tool Bash"]
+    expect(
+        bool(bash) and bash[0].get("status_code") == "ERROR",
+        "claude: the failed Bash call is not ERROR",
+    )
     root = [s for s in claude if not s.get("parent_id")][0]
-    attrs = root.get("attributes", {})
-    if attrs.get("gen_ai.usage.input_tokens") != 175 or attrs.get("gen_ai.usage.output_tokens") != 36:
-        failures.append(f"claude: tokens of the root are not 175 in, 36 out: {attrs.get('gen_ai.usage.input_tokens')}, {attrs.get('gen_ai.usage.output_tokens')}")
-    if attrs.get("gen_ai.conversation.id") != "9c1e4b7a-sub-agent-run":
-        failures.append("claude: the root has not the session id as gen_ai.conversation.id")
+    attrs = flat(root.get("attributes", {}))
+    expect(
+        attrs.get("gen_ai.usage.input_tokens") == 175 and attrs.get("gen_ai.usage.output_tokens") == 36,
+        f"claude: tokens of the root are not 175 in, 36 out: {attrs.get('gen_ai.usage.input_tokens')}, {attrs.get('gen_ai.usage.output_tokens')}",
+    )
+    expect(
+        attrs.get("gen_ai.conversation.id") == "9c1e4b7a-sub-agent-run",
+        "claude: the root has not the session id as gen_ai.conversation.id",
+    )
     for f in failures:
         print(f"FAILED: {f}")
-    if not failures:
-        print("phoenix: both runs stored as expected")
+    print(f"phoenix: {passed[0]} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
