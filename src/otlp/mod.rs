@@ -182,3 +182,55 @@ impl<W: Write> JsonRequest<W> {
         Ok(self.out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kv(key: &str, value: any_value::Value) -> KeyValue {
+        KeyValue {
+            key: key.to_owned(),
+            value: Some(AnyValue { value: Some(value) }),
+            ..KeyValue::default()
+        }
+    }
+
+    #[test]
+    fn defaults_are_left_out_but_an_attribute_keeps_its_value_and_type() {
+        let span = Span {
+            trace_id: vec![0xab; 16],
+            span_id: vec![1; 8],
+            name: "0".to_owned(),
+            kind: 1,
+            start_time_unix_nano: 0,
+            end_time_unix_nano: 1_000,
+            attributes: vec![
+                kv("zero", any_value::Value::IntValue(0)),
+                kv("empty", any_value::Value::StringValue(String::new())),
+                kv("no", any_value::Value::BoolValue(false)),
+            ],
+            ..Span::default()
+        };
+        let v = json_value(&span);
+        assert_eq!(v["traceId"], "abababababababababababababababab");
+        assert_eq!(v["spanId"], "0101010101010101");
+        assert!(v.get("parentSpanId").is_none());
+        assert!(v.get("traceState").is_none());
+        assert!(v.get("startTimeUnixNano").is_none());
+        assert_eq!(v["endTimeUnixNano"], "1000");
+        assert_eq!(v["name"], "0", "a name is text, even \"0\"");
+        assert_eq!(v["kind"], 1);
+        assert_eq!(
+            v["attributes"][0]["value"],
+            serde_json::json!({"intValue": "0"})
+        );
+        assert_eq!(
+            v["attributes"][1]["value"],
+            serde_json::json!({"stringValue": ""})
+        );
+        assert_eq!(
+            v["attributes"][2]["value"],
+            serde_json::json!({"boolValue": false})
+        );
+    }
+}
