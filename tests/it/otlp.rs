@@ -451,3 +451,25 @@ fn otlp_run_with_a_dead_collector_warns_once_and_the_run_goes_on() {
     assert_eq!(warnings.len(), 1, "{}", ran.describe());
     assert!(warnings[0].contains("8 spans not sent"), "{}", warnings[0]);
 }
+
+#[test]
+fn otlp_fmt_each_session_of_a_stream_is_a_trace_of_its_own() {
+    let spans = otlp(&["testdata/healthy/two-sessions-appended.ndjson"]);
+    let roots = named(&spans, "invoke_agent cursor");
+    assert_eq!(roots.len(), 2);
+    assert_ne!(roots[0]["traceId"], roots[1]["traceId"]);
+    for root in roots {
+        let id = attr_str(root, "gen_ai.conversation.id").unwrap();
+        assert!(
+            id == "f315c935-4302-5076-82d2-e39607f2808f"
+                || id == "4e01ceaf-f219-5bc3-b900-37ee58aa8a53"
+        );
+        // Every other span of the trace hangs from its root.
+        for s in spans
+            .iter()
+            .filter(|s| s["traceId"] == root["traceId"] && s != &root)
+        {
+            assert_eq!(s["parentSpanId"], root["spanId"], "{s}");
+        }
+    }
+}
