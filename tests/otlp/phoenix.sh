@@ -44,8 +44,11 @@ mkdir -p "$PHOENIX_WORKING_DIR"
 "$venv/bin/phoenix" serve >"$work/phoenix.log" 2>&1 &
 phoenix_pid=$!
 base=http://127.0.0.1:$port
+healthy() {
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=2)' "$base" 2>/dev/null
+}
 for _ in $(seq 1 240); do
-    if curl -fsS "$base/healthz" >/dev/null 2>&1; then break; fi
+    if healthy; then break; fi
     if ! kill -0 "$phoenix_pid" 2>/dev/null; then
         echo "phoenix did not start:" >&2
         tail -30 "$work/phoenix.log" >&2
@@ -53,7 +56,7 @@ for _ in $(seq 1 240); do
     fi
     sleep 0.5
 done
-curl -fsS "$base/healthz" >/dev/null || { echo "phoenix is not answering on $base" >&2; tail -30 "$work/phoenix.log" >&2; exit 1; }
+healthy || { echo "phoenix is not answering on $base" >&2; tail -30 "$work/phoenix.log" >&2; exit 1; }
 
 agents=$root/testdata/agents
 STREAM=$root/testdata/healthy/parallel-shell-calls-complete-out-of-order.ndjson \
