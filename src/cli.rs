@@ -393,6 +393,29 @@ pub enum RunTo {
     Common,
 }
 
+/// `run --otlp-protocol`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OtlpProtocolArg {
+    /// OTLP/HTTP with protobuf bodies
+    #[value(name = "http/protobuf")]
+    HttpProtobuf,
+    /// OTLP/HTTP with OTLP/JSON bodies
+    #[value(name = "http/json")]
+    HttpJson,
+}
+
+/// `--otlp-header K=V`.
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v))
+            if !k.trim().is_empty() && !k.contains(['\r', '\n']) && !v.contains(['\r', '\n']) =>
+        {
+            Ok((k.trim().to_owned(), v.trim().to_owned()))
+        }
+        _ => Err(format!("`{s}` is not KEY=VALUE")),
+    }
+}
+
 /// `--max-cost`: a number of US dollars, finite and not negative.
 fn parse_budget_cost(s: &str) -> Result<f64, String> {
     match s.trim().trim_start_matches('$').parse::<f64>() {
@@ -429,6 +452,9 @@ pub enum ToArg {
     Json,
     /// sjlint's agent-neutral events, the same for every agent (`sjlint schema common`)
     Common,
+    /// The sessions as OpenTelemetry traces: one OTLP/JSON `ExportTraceServiceRequest` a line,
+    /// spans after OpenTelemetry's `gen_ai` semantic conventions (`invoke_agent`, `chat`, `execute_tool`)
+    Otlp,
 }
 
 #[derive(Args, Debug)]
@@ -468,6 +494,11 @@ pub struct FmtArgs {
     /// `--output-format json`
     #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"], help_heading = "Output")]
     pub to: ToArg,
+
+    /// With --to otlp, put prompts, assistant texts, tool arguments and tool results into the
+    /// spans' attributes (without it, no span holds any of them)
+    #[arg(long, help_heading = "Output")]
+    pub otlp_content: bool,
 
     /// Say which files are not in canonical form, and exit 1 if any is; write nothing
     #[arg(long, conflicts_with_all = ["diff", "write", "to"], help_heading = "Output")]
@@ -675,6 +706,33 @@ pub struct RunArgs {
     #[arg(long, value_name = "FORM", value_enum)]
     pub to: Option<RunTo>,
 
+    /// Send the run as an OpenTelemetry trace to this OTLP/HTTP collector (`/v1/traces` is
+    /// added unless the URL ends so): spans as they end, from a thread of their own that never
+    /// holds the agent's output; a collector that fails is one warning, never a failed run.
+    /// Without it, the standard `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` turns the export on
+    #[arg(long, value_name = "URL", help_heading = "OpenTelemetry")]
+    pub otlp_endpoint: Option<String>,
+
+    /// The OTLP encoding [default: `OTEL_EXPORTER_OTLP_PROTOCOL`, else http/protobuf]
+    #[arg(
+        long,
+        value_name = "PROTOCOL",
+        value_enum,
+        help_heading = "OpenTelemetry"
+    )]
+    pub otlp_protocol: Option<OtlpProtocolArg>,
+
+    /// A header of every export request, `KEY=VALUE` (repeatable; over
+    /// `OTEL_EXPORTER_OTLP_HEADERS`): an API key, a project name
+    #[arg(long, value_name = "K=V", value_parser = parse_header, help_heading = "OpenTelemetry")]
+    pub otlp_header: Vec<(String, String)>,
+
+    /// Put prompts, assistant texts, tool arguments and tool results into the spans (without
+    /// it, no span holds any of them)
+    #[arg(long, help_heading = "OpenTelemetry")]
+    pub otlp_content: bool,
+
     /// End the run once the cost the agent reports passes this many US dollars
     #[arg(long, value_name = "USD", value_parser = parse_budget_cost)]
     pub max_cost: Option<f64>,
@@ -822,6 +880,15 @@ impl From<RunArgs> for crate::run::RunOptions {
             idle_timeout: a.idle_timeout,
             first_output_timeout: a.first_output_timeout,
             to_common: a.to == Some(RunTo::Common),
+            otlp: crate::otlp::export::Flags {
+                endpoint: a.otlp_endpoint,
+                protocol: a.otlp_protocol.map(|p| match p {
+                    OtlpProtocolArg::HttpProtobuf => crate::otlp::export::Protocol::Protobuf,
+                    OtlpProtocolArg::HttpJson => crate::otlp::export::Protocol::Json,
+                }),
+                headers: a.otlp_header,
+            },
+            otlp_content: a.otlp_content,
             budgets: crate::run::Budgets {
                 max_cost: a.max_cost,
                 max_tokens: a.max_tokens,

@@ -79,8 +79,8 @@ mod stream;
 pub mod unstable;
 use unstable::{
     agents, arrivals, check, cli, config, diagnostic, drift, event, fmt, input, interrupt,
-    json_out, lint, locate, pairing, preamble, render, report, rules, run, schema, sink, stats,
-    status, terminal, text, units, validate, vocab, walk,
+    json_out, lint, locate, otlp, pairing, preamble, render, report, rules, run, schema, sink,
+    stats, status, terminal, text, units, validate, vocab, walk,
 };
 
 mod fmt_files;

@@ -30,6 +30,7 @@ mod stdout;
 mod supervisor;
 mod ticks;
 mod timers;
+mod tracing;
 
 use crate::agents::Agent;
 use crate::check::CheckOptions;
@@ -102,6 +103,11 @@ pub struct RunOptions {
     /// `--to common`: stdout carries the stream's events in the common form, live, instead of
     /// the agent's bytes (`--save` still writes the bytes).
     pub to_common: bool,
+    /// `--otlp-endpoint`, `--otlp-protocol`, `--otlp-header`: where the run's spans go, over
+    /// the standard `OTEL_EXPORTER_OTLP_*` variables.
+    pub otlp: crate::otlp::export::Flags,
+    /// `--otlp-content`: prompts, texts and tool contents in the spans.
+    pub otlp_content: bool,
     /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
     /// `--max-tool-calls`): past one, the run is ended.
     pub budgets: session::Budgets,
@@ -240,6 +246,14 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         Some(file) => Some(events::Events::start(file, start, start_unix_ms)?),
         None => None,
     };
+    // The export settings are read before the agent starts: a note about them comes first.
+    let otlp = crate::otlp::export::settings(
+        &opts.otlp,
+        |name| std::env::var(name).ok(),
+        |w| {
+            let _ = writeln!(io::stderr(), "sjlint run: {w}");
+        },
+    );
 
     let subreaper = child::become_subreaper();
     let mut agent = match child::spawn(&opts.command) {
@@ -340,6 +354,9 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             let reader = PipeReader::new(stdout, Arc::clone(&stop), Some(Arc::clone(&activity)));
             let tx = tx.clone();
             let (session, live, check, name) = (&session, live.as_ref(), &check, &name);
+            let tracing = otlp.map(|settings| {
+                tracing::Tracing::start(settings, opts.otlp_content, opts.max_open_calls)
+            });
             let arrive = arrivals.as_ref().map(|writer| stdout::Arrive {
                 writer,
                 activity: &activity,
@@ -351,6 +368,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
                     let printers = (printer, annotations);
                     check_stdout(
                         reader, save, printers, judge, check, name, session, live, tx, arrive,
+                        tracing,
                     )
                 })?
         };
@@ -429,6 +447,15 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
                     escape_untrusted(&shown)
                 ),
             );
+        }
+    }
+    let mut checked = checked;
+    // The last spans are sent now that the agent is done (a few seconds at most); a failed
+    // export is one note, and leaves the exit code alone.
+    if let Some(exporter) = checked.exporter.take() {
+        let url = exporter.url().to_owned();
+        if let Some(warning) = exporter.finish().warning(&url) {
+            note(&notes, &warning);
         }
     }
     let code = finish(opts, &supervisor, checked, stderr_seen, &notes, pid, start);

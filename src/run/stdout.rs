@@ -66,6 +66,8 @@ pub(super) struct Checked {
     pub(super) listed_more: u64,
     /// What the stream says of itself, for the summary.
     pub(super) said: Said,
+    /// `--otlp-endpoint`: the exporter, with the run's last spans handed to it.
+    pub(super) exporter: Option<crate::otlp::export::Exporter>,
 }
 
 /// What the stream says that the summary reports: the ids to resume it, the model, the result
@@ -169,6 +171,10 @@ fn aside(d: &Diagnostic, session: &Mutex<Session>) -> Aside {
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
 )]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the stdout thread's consumers set up, the pipeline run, and what it found gathered"
+)]
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
@@ -180,6 +186,7 @@ pub(super) fn check_stdout(
     live: Option<&Live>,
     tx: Sender<Msg>,
     arrive: Option<Arrive<'_>>,
+    tracing: Option<super::tracing::Tracing>,
 ) -> Checked {
     let common_out = RefCell::new(CommonOut::new());
     let common_out = CommonOut::wanted(session).then_some(&common_out);
@@ -200,6 +207,7 @@ pub(super) fn check_stdout(
         said: Said::default(),
         common_out,
         arrive,
+        tracing,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -281,6 +289,7 @@ pub(super) fn check_stdout(
         listed: kept.listed,
         listed_more: kept.listed_more,
         said: observer.said,
+        exporter: observer.tracing.map(super::tracing::Tracing::finish),
         name: name.to_owned(),
         judge,
         empty,
@@ -373,6 +382,8 @@ struct Observer<'a> {
     common_out: Option<&'a RefCell<CommonOut>>,
     /// `--save`: the arrival time of each record.
     arrive: Option<Arrive<'a>>,
+    /// `--otlp-endpoint`: the run's spans, built as its events arrive.
+    tracing: Option<super::tracing::Tracing>,
 }
 
 impl Observer<'_> {
@@ -402,6 +413,13 @@ impl Consumer for Observer<'_> {
     fn agent(&mut self, agent: Option<crate::agents::Agent>) {
         self.cursor = agent == Some(crate::agents::Agent::Cursor);
         self.stats.agent(agent);
+        if let Some(t) = &mut self.tracing {
+            t.agent(
+                agent
+                    .filter(|&a| a != crate::agents::Agent::Common)
+                    .map(crate::agents::Agent::as_str),
+            );
+        }
         if let Some(mut live) = self.live {
             live.agent(agent);
         }
@@ -433,6 +451,9 @@ impl Consumer for Observer<'_> {
             }
         }
         self.stats.common(ev);
+        if let Some(t) = &mut self.tracing {
+            t.event(ev);
+        }
         let said = &mut self.said;
         match ev.kind {
             vocab::Kind::SessionStart | vocab::Kind::End => {

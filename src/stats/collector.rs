@@ -108,6 +108,12 @@ impl Collector {
         (t.input + t.output, self.stats.cost_usd)
     }
 
+    /// The tokens counted so far, each once (what the statistics report), and the cost the
+    /// agent reports (US dollars).
+    pub fn tokens(&self) -> (&super::Tokens, Option<f64>) {
+        (&self.stats.tokens, self.stats.cost_usd)
+    }
+
     /// The statistics, with calls still open counted as unfinished. `records` and `bytes` come
     /// from the pipeline's totals and `findings` from its diagnostics.
     pub fn finish(mut self, records: u64, bytes: u64, findings: Findings) -> Stats {

@@ -52,6 +52,9 @@ pub mod lint;
 #[path = "../locate.rs"]
 pub mod locate;
 #[doc(hidden)]
+#[path = "../otlp/mod.rs"]
+pub mod otlp;
+#[doc(hidden)]
 #[path = "../pairing.rs"]
 pub mod pairing;
 #[doc(hidden)]
