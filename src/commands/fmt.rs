@@ -83,7 +83,15 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             printer.diagnostic(&name, &d)?;
             printer.flush()
         };
-        match fmt::format(reader, &check, &opts, &mut out, &mut emit) {
+        let arrivals = arrivals_of(input, opts.to);
+        match fmt::format_timed(
+            reader,
+            &check,
+            &opts,
+            arrivals.as_ref(),
+            &mut out,
+            &mut emit,
+        ) {
             Ok(totals) if opts.to == To::Json && other_agent(totals.agent).is_some() => {
                 unreadable = true;
                 sink::note_exit(EXIT_USAGE);
@@ -512,5 +520,14 @@ fn sessions(n: u64) -> String {
         "1 session".to_owned()
     } else {
         format!("{n} sessions")
+    }
+}
+
+/// The arrival times `sjlint run --save` kept beside a transcript: they time the spans of
+/// `--to otlp` for records that carry no time of their own.
+fn arrivals_of(input: &Input, to: To) -> Option<crate::arrivals::Arrivals> {
+    match input {
+        Input::File(path) if to == To::Otlp => crate::arrivals::Arrivals::beside(path),
+        _ => None,
     }
 }

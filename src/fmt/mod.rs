@@ -115,8 +115,24 @@ pub fn format<R: Read, W: Write>(
     if opts.to == Target::Common {
         return to_common::format(reader, check, out, emit);
     }
+    format_timed(reader, check, opts, None, out, emit)
+}
+
+/// [`format`], with the arrival times of the input's records (`sjlint run --save`'s sidecar),
+/// which time the spans of `--to otlp` where the records carry no time.
+pub fn format_timed<R: Read, W: Write>(
+    reader: R,
+    check: &CheckOptions,
+    opts: &FmtOptions,
+    arrivals: Option<&crate::arrivals::Arrivals>,
+    out: &mut W,
+    emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
+) -> io::Result<FmtTotals> {
+    if opts.to == Target::Common {
+        return to_common::format(reader, check, out, emit);
+    }
     if opts.to == Target::Otlp {
-        return to_otlp::format(reader, check, opts.otlp_content, out, emit);
+        return to_otlp::format(reader, check, opts.otlp_content, arrivals, out, emit);
     }
     let failed = Cell::new(None);
     let stopped = Cell::new(false);

@@ -3,7 +3,8 @@
 //! This module owns the consumer that feeds the common events every agent's checker gives to
 //! the span builder (`crate::otlp::Builder`) and writes each span as it ends
 //! (`crate::otlp::JsonRequest`), so that a transcript of any length is written holding only
-//! what is still open. Times are the records' own; a transcript has no arrival times. It must
+//! what is still open. Times are the records' own, else their arrival times when `sjlint run
+//! --save` kept them beside the transcript (`crate::arrivals`). It must
 //! not map any agent's records, nor decide what a span holds.
 
 use super::FmtTotals;
@@ -15,17 +16,14 @@ use crate::otlp::{Builder, JsonRequest, Options};
 use crate::vocab::Event;
 use std::io::{self, Read, Write};
 
-/// The arrival time of a line: none in a transcript.
-type NoArrival = fn(u64) -> Option<u64>;
-
-struct Writer<'o, W: Write> {
+struct Writer<'o, W: Write, A: FnMut(u64) -> Option<u64>> {
     out: JsonRequest<&'o mut W>,
-    builder: Builder<NoArrival>,
+    builder: Builder<A>,
     invalid: u64,
     failed: Option<io::Error>,
 }
 
-impl<W: Write> Writer<'_, W> {
+impl<W: Write, A: FnMut(u64) -> Option<u64>> Writer<'_, W, A> {
     fn write_done(&mut self) {
         let agent = self.builder.agent_name();
         for span in self.builder.drain() {
@@ -39,7 +37,7 @@ impl<W: Write> Writer<'_, W> {
     }
 }
 
-impl<W: Write> Consumer for Writer<'_, W> {
+impl<W: Write, A: FnMut(u64) -> Option<u64>> Consumer for Writer<'_, W, A> {
     fn invalid(&mut self, _pos: Position, _bytes: &[u8]) {
         self.invalid += 1;
     }
@@ -61,18 +59,20 @@ impl<W: Write> Consumer for Writer<'_, W> {
 
 /// `sjlint fmt --to otlp`: the spans of every session of `reader` (of any agent) as one
 /// OTLP/JSON request on one line of `out`; with `content`, prompts, texts and tool contents
-/// too. Findings of the rules `check` enables go to `emit`.
+/// too; timed by `arrivals` where the records carry no time. Findings of the rules `check`
+/// enables go to `emit`.
 pub fn format<R: Read, W: Write>(
     reader: R,
     check: &CheckOptions,
     content: bool,
+    arrivals: Option<&crate::arrivals::Arrivals>,
     out: &mut W,
     emit: &mut impl FnMut(Diagnostic) -> io::Result<()>,
 ) -> io::Result<FmtTotals> {
-    let no_arrival: NoArrival = |_| None;
+    let arrival = |line: u64| arrivals.and_then(|a| a.at(line));
     let mut writer = Writer {
         out: JsonRequest::new(out),
-        builder: Builder::new(Options { content }, no_arrival).max_open_calls(check.max_open_calls),
+        builder: Builder::new(Options { content }, arrival).max_open_calls(check.max_open_calls),
         invalid: 0,
         failed: None,
     };

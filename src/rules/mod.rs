@@ -193,6 +193,8 @@ rules! {
         "`run`: the stream went past --max-cost, --max-tokens or --max-tool-calls; the agent was ended";
     UnknownField: "unknown-field", Schema, Info,
         "a field or event type the agent's schema does not list (off unless selected, or `--strict-schema`)";
+    RunInterrupted: "run-interrupted", Run, Warning,
+        "`run`: sjlint was interrupted (SIGINT, SIGTERM, SIGHUP) while the agent ran, and ended it";
 }
 
 impl Rule {

@@ -435,6 +435,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         live.finish();
     }
     supervisor.report_leftovers();
+    supervisor.place_interrupt();
     if let Some(w) = &arrivals {
         let mut w = w.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         w.flush();

@@ -109,9 +109,13 @@ impl Supervisor<'_> {
             Msg::Signal(n) => {
                 if self.received.is_none() {
                     self.received = Some(n);
+                    let interrupted = self.ending.is_none();
                     self.ending.get_or_insert(Ending::Interrupted(n));
                     // The signal first: a note may wait for a stderr nobody reads.
                     let name = interrupt::signal_name(n);
+                    if interrupted {
+                        self.interrupted(&name);
+                    }
                     if interrupt::passed_on(n) {
                         self.end_group(now, n);
                         note(
@@ -233,4 +237,59 @@ impl Supervisor<'_> {
 
 pub(super) fn earliest(a: Option<Instant>, b: Instant) -> Option<Instant> {
     Some(a.map_or(b, |a| a.min(b)))
+}
+
+impl Supervisor<'_> {
+    /// sjlint was interrupted (Ctrl-C, or a signal from whoever runs it) while the run went on:
+    /// one finding says so, where the stream had got to, and what the stream then lacks (its
+    /// result, the calls left running) is said as notes of it, as for a stall.
+    fn interrupted(&mut self, signal: &str) {
+        self.session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .ended_by_stall = true;
+        // Placed once the stream is read (`place_interrupt`): the bytes the agent wrote before
+        // the signal may not have been read yet.
+        let line = 0;
+        let at = crate::input::record::Position {
+            byte: 0,
+            line,
+            record: 0,
+        };
+        self.finding.get_or_insert_with(|| {
+            Diagnostic::new(
+                crate::rules::Rule::RunInterrupted,
+                at,
+                format!("the run was interrupted by {signal}; sjlint ended the agent"),
+            )
+            .with_help(
+                "sjlint received a signal while the agent ran and passed it on (or ended the agent's process group); what the stream lacks because of it is listed as notes",
+            )
+        });
+    }
+}
+
+impl Supervisor<'_> {
+    /// Once the stream is read: the interrupt's finding goes where the stream had got to,
+    /// the first call still running, else the last event.
+    pub(super) fn place_interrupt(&mut self) {
+        let Some(d) = self
+            .finding
+            .as_mut()
+            .filter(|d| d.rule == crate::rules::Rule::RunInterrupted)
+        else {
+            return;
+        };
+        let s = self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        d.line = s
+            .open
+            .iter()
+            .map(|c| c.line)
+            .min()
+            .or((s.events > 0).then_some(s.last.line))
+            .unwrap_or(0);
+    }
 }

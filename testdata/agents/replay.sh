@@ -4,6 +4,7 @@
 #   (none)    exits 0
 #   hang      never exits
 #   no-login  prints an authentication error on stderr and exits 1
+#   interrupt sends SIGINT to its parent (`sjlint run`), as Ctrl-C would, then waits
 . "$(dirname "$0")/pids.sh"
 if [ -n "${DELAY:-}" ]; then
     sleep "$DELAY" &
@@ -13,6 +14,12 @@ fi
 if [ -n "${STREAM:-}" ]; then cat "$STREAM"; fi
 case "${1:-${THEN:-}}" in
     hang)
+        sleep 60 &
+        record_pid $!
+        wait
+        ;;
+    interrupt)
+        kill -INT "$PPID"
         sleep 60 &
         record_pid $!
         wait

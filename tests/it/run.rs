@@ -2107,6 +2107,23 @@ fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
     };
     let (html, _) = report("with arrival times");
     assert!(!html.contains("id=\"no-clock\""), "the page has a clock");
+    // The trace of the transcript: the command's span lasts what the command took (0.3 s).
+    let tool_span_ms = || {
+        let out = exec(&["fmt", "--to", "otlp", save_s], None);
+        assert_eq!(out.code, 0, "{}", out.describe());
+        let v: Value = serde_json::from_str(&out.stdout()).unwrap();
+        let spans = v["resourceSpans"][0]["scopeSpans"][0]["spans"].clone();
+        let tool = spans
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "execute_tool command_execution")
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool span: {spans:#}"));
+        let ns = |k: &str| tool[k].as_str().unwrap().parse::<u64>().unwrap();
+        (ns("endTimeUnixNano") - ns("startTimeUnixNano")) / 1_000_000
+    };
+    assert!(tool_span_ms() >= 250, "{}", tool_span_ms());
 
     let sidecar = format!("{save_s}.arrivals");
     std::fs::rename(&sidecar, dir.path("kept")).unwrap();
@@ -2118,6 +2135,7 @@ fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
     assert_eq!(untimed["duration_ms"], 0, "{untimed:#}");
     let (html, _) = report("without arrival times");
     assert!(html.contains("id=\"no-clock\""));
+    assert_eq!(tool_span_ms(), 0);
 
     // A sidecar that is not one: a warning, and what there is without it.
     std::fs::write(&sidecar, "{\"line\":1}\nnot json\n").unwrap();
