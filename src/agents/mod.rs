@@ -386,7 +386,7 @@ impl<'a> Line<'a> {
             Line::Copilot(l) => l.ty.as_str().is_some_and(|t| {
                 copilot::marked(
                     t,
-                    l.data.json_type(),
+                    l.data.shape,
                     l.parent_id.0.is_some(),
                     l.exit_code.json_type(),
                     l.session_id.is_present(),

@@ -11,12 +11,13 @@ use crate::rules::Rule;
 use bumpalo::Bump;
 
 view! {
-    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` and
-    /// `usage` are kept as their text and read into [`Data`] and [`RunUsage`] when checked, so
-    /// that the view every record is read into stays small.
+    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` is
+    /// read into [`Data`] with the envelope, by whichever lane reads the record, so that the
+    /// checker, which works in order, finds its fields read already; `usage`, on one line a run,
+    /// is kept as its text and read into [`RunUsage`] when checked.
     pub struct Line<'a> {
         "type" => ty: Field<'a>,
-        "data" => data: Raw<'a>,
+        "data" => data: Data<'a>,
         "id" => id: Raw<'a>,
         "timestamp" => timestamp: Field<'a>,
         "parentId" => parent_id: Raw<'a>,
@@ -79,7 +80,7 @@ view! {
     /// `data.result` of a `tool.execution_complete`.
     pub struct ToolResult<'a> {
         "content" => content: Raw<'a>,
-        "detailedContent" => detailed_content: Field<'a>,
+        "detailedContent" => detailed_content: Raw<'a>,
         "contents" => contents: Raw<'a>,
     }
 }
