@@ -65,24 +65,7 @@ pub(super) fn opencode_run(
         let tool = OPENCODE_TOOLS[i % OPENCODE_TOOLS.len()];
         let start = ms + 10;
         ms += 200 + rng.below(3000);
-        let len = 200 + rng.below(3000) as usize;
-        let state = if rng.below(10) == 0 {
-            format!(
-                r#"{{"status":"error","input":{{"filePath":"/work/{}"}},"error":"{}","time":{{"start":{start},"end":{}}}}}"#,
-                target(i),
-                words(rng, 60),
-                ms - 2
-            )
-        } else {
-            format!(
-                r#"{{"status":"completed","input":{{"filePath":"/work/{}"}},"output":"{}","title":"{}","metadata":{{"preview":"{}"}},"time":{{"start":{start},"end":{}}}}}"#,
-                target(i),
-                words(rng, len),
-                target(i),
-                words(rng, 60),
-                ms - 2
-            )
-        };
+        let state = opencode_state(rng, i, start, ms - 2);
         line(
             out,
             "tool_use",
@@ -93,15 +76,8 @@ pub(super) fn opencode_run(
             ),
         );
     }
-    let tokens = |rng: &mut Rng| {
-        let (input, output, read) = (rng.below(20_000), rng.below(400), rng.below(16_000));
-        format!(
-            r#"{{"input":{input},"output":{output},"reasoning":0,"cache":{{"read":{read},"write":0}},"total":{}}}"#,
-            input + output + read
-        )
-    };
     ms += 110;
-    let t = tokens(rng);
+    let t = opencode_tokens(rng);
     line(
         out,
         "step_finish",
@@ -133,7 +109,7 @@ pub(super) fn opencode_run(
         ),
     );
     ms += 110;
-    let t = tokens(rng);
+    let t = opencode_tokens(rng);
     line(
         out,
         "step_finish",
@@ -145,6 +121,35 @@ pub(super) fn opencode_run(
         ),
     );
     opened
+}
+
+/// `part.tokens` of an OpenCode step: its own, not the run's.
+fn opencode_tokens(rng: &mut Rng) -> String {
+    let (input, output, read) = (rng.below(20_000), rng.below(400), rng.below(16_000));
+    format!(
+        r#"{{"input":{input},"output":{output},"reasoning":0,"cache":{{"read":{read},"write":0}},"total":{}}}"#,
+        input + output + read
+    )
+}
+
+/// `part.state` of an OpenCode tool call that ran from `start` to `end`: completed with its
+/// output, or now and then failed.
+fn opencode_state(rng: &mut Rng, i: usize, start: u64, end: u64) -> String {
+    if rng.below(10) == 0 {
+        return format!(
+            r#"{{"status":"error","input":{{"filePath":"/work/{}"}},"error":"{}","time":{{"start":{start},"end":{end}}}}}"#,
+            target(i),
+            words(rng, 60)
+        );
+    }
+    let len = 200 + rng.below(3000) as usize;
+    format!(
+        r#"{{"status":"completed","input":{{"filePath":"/work/{}"}},"output":"{}","title":"{}","metadata":{{"preview":"{}"}},"time":{{"start":{start},"end":{end}}}}}"#,
+        target(i),
+        words(rng, len),
+        target(i),
+        words(rng, 60)
+    )
 }
 
 const PI_TOOLS: &[&str] = &["bash", "read", "grep", "edit"];
