@@ -396,11 +396,11 @@ impl<'a> Line<'a> {
                 droid::marked(
                     t,
                     &droid::Keys {
-                        text: l.text.is_present(),
+                        text: l.text.0.is_some(),
                         ids: l.message_id.is_present() || l.tool_id.is_present(),
                         bare_tool_name: l.tool_name.is_present() && !l.tool_call_id.is_present(),
                         is_error: l.is_error.is_present(),
-                        final_text: l.final_text.is_present(),
+                        final_text: l.final_text.0.is_some(),
                     },
                 )
             }),
