@@ -197,7 +197,7 @@ fn agents(c: &mut Criterion) {
 /// `check` of every agent of the registry on its own clean run (`tool-run.ndjson` of its fixture
 /// folder; cursor-agent's the fake agents' session), repeated to the same size, on one thread and
 /// on every core: the throughput of each agent's checker on a stream written as the agent writes
-/// it, the agents without a generator above included.
+/// it, beside the generated streams above, which are larger runs of the same shapes.
 fn fixtures(c: &mut Criterion) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     for entry in sjlint::unstable::agents::REGISTRY {

@@ -2,8 +2,9 @@
 //! `cargo run --release --example gen_stream -- 1G > big.ndjson` (sizes take K, M, G suffixes;
 //! `--raw-newlines` puts a raw newline inside about 1.5 % of call ids; `--adversarial` writes
 //! the hostile variant: unterminated strings, runs of thousands of backslashes and one record
-//! of a quarter of the size, at most just under 64 MiB; `--seed N`; `--agent claude|codex|gemini|grok`
-//! writes that agent's stream instead of cursor-agent's).
+//! of a quarter of the size, at most just under 64 MiB; `--seed N`; `--agent NAME`
+//! writes that agent's stream instead of cursor-agent's: claude, codex, gemini, grok, copilot,
+//! opencode, pi, droid, kimi, qwen or amp).
 
 #[path = "../benches/common/mod.rs"]
 mod common;
@@ -23,11 +24,16 @@ fn main() {
             "--adversarial" => variant = Variant::Adversarial,
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).expect("--seed N"),
             "--agent" => {
-                let name = args.next().expect("--agent claude|codex|gemini|grok");
+                let name = args
+                    .next()
+                    .expect("--agent NAME (an agent of the registry but cursor)");
                 agent = common::agents::Agent::ALL
                     .into_iter()
                     .find(|a| a.name() == name);
-                assert!(agent.is_some(), "--agent claude|codex|gemini|grok");
+                assert!(
+                    agent.is_some(),
+                    "--agent NAME (an agent of the registry but cursor)"
+                );
             }
             s => size = sjlint::unstable::units::parse_size(s).expect("a size such as 64M or 1G"),
         }
@@ -41,7 +47,9 @@ fn main() {
         let want = (size - written).min(64 << 20);
         let piece = match variant {
             _ if agent.is_some() => {
-                common::agents::stream(agent.expect("checked"), seed + part, want)
+                // A piece's runs are numbered after the ones before (a piece holds far fewer
+                // than a million), so that their times go on.
+                common::agents::stream_from(agent.expect("checked"), seed + part, want, part << 20)
             }
             Variant::Adversarial => {
                 let big = if part == 0 {

@@ -1,5 +1,6 @@
-//! Deterministic generators of streams that look like real Claude Code, Codex, Gemini CLI, Grok
-//! Build and Copilot CLI runs, for benches, for `examples/gen_stream.rs --agent`, and for the property tests.
+//! Deterministic generators of streams that look like real runs of every agent but cursor-agent
+//! (whose generator is the parent's), for benches, for `examples/gen_stream.rs --agent`, and for
+//! the property tests.
 //!
 //! Shapes follow the captures: Claude Code writes one assistant line per content block, all
 //! lines of one API message repeating its `usage`, tool results of several KB, subagent lines
@@ -10,9 +11,12 @@
 //! a null status, then `completed` or `failed` with the output), one `end` per run; Copilot CLI
 //! writes the SDK's envelope, streamed reasoning and message pieces repeated by the whole
 //! message, `tool.execution_start`s completed by `tool.execution_complete`s, per-call
-//! `assistant.usage`, one `result` per run. Parallel calls complete out of order.
+//! `assistant.usage`, one `result` per run. OpenCode, Pi, droid, Kimi CLI, Qwen Code and Amp are
+//! in `others`, each modelled on its fixture. Parallel calls complete out of order.
 
 use super::{Rng, text};
+
+mod others;
 
 /// Which agent's stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,15 +26,27 @@ pub(crate) enum Agent {
     Gemini,
     Grok,
     Copilot,
+    OpenCode,
+    Pi,
+    Droid,
+    Kimi,
+    Qwen,
+    Amp,
 }
 
 impl Agent {
-    pub(crate) const ALL: [Agent; 5] = [
+    pub(crate) const ALL: [Agent; 11] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Grok,
         Agent::Copilot,
+        Agent::OpenCode,
+        Agent::Pi,
+        Agent::Droid,
+        Agent::Kimi,
+        Agent::Qwen,
+        Agent::Amp,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -40,28 +56,35 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Grok => "grok",
             Agent::Copilot => "copilot",
+            Agent::OpenCode => "opencode",
+            Agent::Pi => "pi",
+            Agent::Droid => "droid",
+            Agent::Kimi => "kimi",
+            Agent::Qwen => "qwen",
+            Agent::Amp => "amp",
         }
     }
 }
 
 /// About `size` bytes of whole runs of `agent`.
 pub(crate) fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
+    stream_from(agent, seed, size, 0)
+}
+
+/// About `size` bytes of whole runs of `agent`, numbered from `first` (their ids and times
+/// follow from their number): the pieces of a longer stream, each from where the one before
+/// ended, so that the times of the whole stream never go back.
+pub(crate) fn stream_from(agent: Agent, seed: u64, size: usize, first: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = String::with_capacity(size + (64 << 10));
-    let mut run = 0u64;
+    let mut run = first;
     // Each run is written apart, so that the lines of its calls are counted within it.
     let mut one = String::new();
     while out.len() < size {
         let n = 1 + rng.below(4) as usize;
         let order = shuffled(&mut rng, n);
         one.clear();
-        match agent {
-            Agent::Claude => claude_run(&mut rng, run, &order, None, &mut one),
-            Agent::Codex => codex_run(&mut rng, run, &order, None, &mut one),
-            Agent::Gemini => gemini_run(&mut rng, run, &order, None, &mut one),
-            Agent::Grok => grok_run(&mut rng, run, &order, None, &mut one),
-            Agent::Copilot => copilot_run(&mut rng, run, &order, None, &mut one),
-        };
+        run_of(agent, &mut rng, run, &order, None, &mut one);
         out.push_str(&one);
         run += 1;
     }
@@ -79,14 +102,33 @@ pub(crate) fn one_run(
 ) -> (String, Vec<u64>) {
     let mut rng = Rng::new(seed);
     let mut out = String::new();
-    let opened = match agent {
-        Agent::Claude => claude_run(&mut rng, 0, order, skip, &mut out),
-        Agent::Codex => codex_run(&mut rng, 0, order, skip, &mut out),
-        Agent::Gemini => gemini_run(&mut rng, 0, order, skip, &mut out),
-        Agent::Grok => grok_run(&mut rng, 0, order, skip, &mut out),
-        Agent::Copilot => copilot_run(&mut rng, 0, order, skip, &mut out),
-    };
+    let opened = run_of(agent, &mut rng, 0, order, skip, &mut out);
     (out, opened)
+}
+
+/// One run of `agent` appended to `out` (see [`one_run`]).
+fn run_of(
+    agent: Agent,
+    rng: &mut Rng,
+    run: u64,
+    order: &[usize],
+    skip: Option<usize>,
+    out: &mut String,
+) -> Vec<u64> {
+    let write = match agent {
+        Agent::Claude => claude_run,
+        Agent::Codex => codex_run,
+        Agent::Gemini => gemini_run,
+        Agent::Grok => grok_run,
+        Agent::Copilot => copilot_run,
+        Agent::OpenCode => others::opencode_run,
+        Agent::Pi => others::pi_run,
+        Agent::Droid => others::droid_run,
+        Agent::Kimi => others::kimi_run,
+        Agent::Qwen => others::qwen_run,
+        Agent::Amp => others::amp_run,
+    };
+    write(rng, run, order, skip, out)
 }
 
 fn shuffled(rng: &mut Rng, n: usize) -> Vec<usize> {

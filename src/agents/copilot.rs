@@ -330,18 +330,13 @@ impl Validator {
             self.result(pos, bytes, line, arena, ms, emit, &mut sink);
             return None;
         }
-        let mut data = Data::default();
-        match line.data.get() {
-            Some(raw) if line.data.json_type() == Some(JsonType::Object) => {
-                if super::parse_into(raw, arena, &mut data).is_err() {
-                    return None;
-                }
-            }
-            _ => return None,
+        let data = &line.data;
+        if data.shape != Some(JsonType::Object) {
+            return None;
         }
-        strings(ty, &data, what, pos, bytes, emit);
-        shapes(ty, &data, what, pos, bytes, emit);
-        self.payload(ty, what, &data, pos, bytes, arena, ms, emit, &mut sink);
+        strings(ty, data, what, pos, bytes, emit);
+        shapes(ty, data, what, pos, bytes, emit);
+        self.payload(ty, what, data, pos, bytes, arena, ms, emit, &mut sink);
         None
     }
 
@@ -459,7 +454,7 @@ impl Validator {
     ) -> Option<u64> {
         let what = "a Copilot CLI event";
         require(
-            line.data.json_type(),
+            line.data.shape,
             Want::Obj,
             what,
             pos,

@@ -36,7 +36,7 @@ view! {
         "tools" => tools: Raw<'a>,
         "role" => role: Field<'a>,
         "id" => id: Field<'a>,
-        "text" => text: Field<'a>,
+        "text" => text: Raw<'a>,
         "timestamp" => timestamp: Field<'a>,
         "messageId" => message_id: Field<'a>,
         "toolId" => tool_id: Field<'a>,
@@ -45,7 +45,7 @@ view! {
         "parameters" => parameters: Raw<'a>,
         "isError" => is_error: Field<'a>,
         "value" => value: Raw<'a>,
-        "finalText" => final_text: Field<'a>,
+        "finalText" => final_text: Raw<'a>,
         "numTurns" => num_turns: Field<'a>,
         "durationMs" => duration_ms: Field<'a>,
         "usage" => usage: Usage<'a>,
@@ -580,7 +580,7 @@ impl Validator {
                 .session_id
                 .to_cow()
                 .or_else(|| (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session)));
-            ev.text = line.final_text.to_cow();
+            ev.text = line.final_text.text();
             ev.duration_ms = super::count(&line.duration_ms);
             ev.timestamp_ms = ms;
             sink(&ev);
@@ -651,7 +651,7 @@ impl Validator {
             };
         }
         if let Some(sink) = sink {
-            let text = line.message.to_cow().or_else(|| line.text.to_cow());
+            let text = line.message.to_cow().or_else(|| line.text.text());
             if was_failed {
                 let mut ev = vocab::Event::new(Kind::Error, pos.line);
                 ev.text = text;
@@ -785,7 +785,7 @@ fn message(
             Kind::UserPrompt
         };
         let mut ev = vocab::Event::new(kind, pos.line);
-        ev.text = line.text.to_cow();
+        ev.text = line.text.text();
         ev.timestamp_ms = ms;
         sink(&ev);
     }
@@ -819,7 +819,7 @@ fn reasoning(
     );
     if let Some(sink) = sink {
         let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
-        ev.text = line.text.to_cow();
+        ev.text = line.text.text();
         ev.timestamp_ms = ms;
         sink(&ev);
     }

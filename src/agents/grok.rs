@@ -28,7 +28,7 @@ view! {
     /// One line of the stream.
     pub struct Line<'a> {
         "type" => ty: Field<'a>,
-        "data" => data: Field<'a>,
+        "data" => data: Raw<'a>,
         "tools" => tools: Raw<'a>,
         "commands" => commands: Raw<'a>,
         "toolCallId" => tool_call_id: Field<'a>,
@@ -205,11 +205,12 @@ impl Validator {
                 }
             }
             "thought" | "text" => {
+                // The text is read (unescaped) only for the common form, which alone needs it.
                 if ty == "text"
                     && sink.is_some()
-                    && let Some(text) = line.data.as_str()
+                    && let Some(text) = line.data.text()
                 {
-                    self.answer.push(text);
+                    self.answer.push(&text);
                 }
                 Self::chunk(pos, bytes, ty, line, emit, &mut sink);
             }
@@ -308,7 +309,7 @@ impl Validator {
                 Kind::Thinking
             };
             let mut ev = vocab::Event::new(kind, pos.line);
-            ev.text = line.data.to_cow();
+            ev.text = line.data.text();
             ev.delta = true;
             sink(&ev);
         }

@@ -386,7 +386,7 @@ impl<'a> Line<'a> {
             Line::Copilot(l) => l.ty.as_str().is_some_and(|t| {
                 copilot::marked(
                     t,
-                    l.data.json_type(),
+                    l.data.shape,
                     l.parent_id.0.is_some(),
                     l.exit_code.json_type(),
                     l.session_id.is_present(),
@@ -396,11 +396,11 @@ impl<'a> Line<'a> {
                 droid::marked(
                     t,
                     &droid::Keys {
-                        text: l.text.is_present(),
+                        text: l.text.0.is_some(),
                         ids: l.message_id.is_present() || l.tool_id.is_present(),
                         bare_tool_name: l.tool_name.is_present() && !l.tool_call_id.is_present(),
                         is_error: l.is_error.is_present(),
-                        final_text: l.final_text.is_present(),
+                        final_text: l.final_text.0.is_some(),
                     },
                 )
             }),

@@ -45,7 +45,7 @@ view! {
         "id" => id: Field<'a>,
         "messageID" => message_id: Field<'a>,
         "type" => ty: Field<'a>,
-        "text" => text: Field<'a>,
+        "text" => text: Raw<'a>,
         "callID" => call_id: Field<'a>,
         "tool" => tool: Field<'a>,
         "state" => state: ToolState<'a>,
@@ -60,8 +60,8 @@ view! {
     pub struct ToolState<'a> {
         "status" => status: Field<'a>,
         "input" => input: Raw<'a>,
-        "output" => output: Field<'a>,
-        "error" => error: Field<'a>,
+        "output" => output: Raw<'a>,
+        "error" => error: Raw<'a>,
         "title" => title: Field<'a>,
         "time" => time: Time<'a>,
     }
@@ -455,8 +455,10 @@ impl Validator {
         let Some(sink) = sink else {
             return;
         };
+        // The text is read (unescaped) only for the common form, which alone needs it.
+        let text = line.part.text.text();
         if ty == "text"
-            && let Some(text) = line.part.text.as_str()
+            && let Some(text) = &text
         {
             // Pieces of one streamed part share its id: they are one message.
             let id = line.part.id.as_str().map(super::id_prefix);
@@ -473,7 +475,7 @@ impl Validator {
             Kind::Thinking
         };
         let mut ev = vocab::Event::new(kind, pos.line);
-        ev.text = line.part.text.to_cow();
+        ev.text = text;
         ev.timestamp_ms = ms;
         sink(&ev);
     }
@@ -567,7 +569,7 @@ impl Validator {
             ev.name = Some(Cow::Borrowed(name));
             ev.tool_kind = Some(kind);
             ev.ok = Some(status != Some(false));
-            ev.text = state.output.to_cow().or_else(|| state.error.to_cow());
+            ev.text = state.output.text().or_else(|| state.error.text());
             ev.timestamp_ms = end.or(ms);
             ev.duration_ms = match (start, end) {
                 (Some(a), Some(b)) => Some(b.saturating_sub(a)),

@@ -5,7 +5,9 @@
 //! - leaving out the result of any one call (Claude Code's `tool_result`, Codex's
 //!   `item.completed`, Gemini CLI's `tool_result`, Copilot CLI's `tool.execution_complete`) gives exactly one finding,
 //!   `unfinished-tool-call`, on the line that opened the call;
-//! - a generated stream of many runs is clean, on one thread and on several.
+//! - a generated stream of many runs is clean, on one thread and on several;
+//! - every generator (OpenCode, Pi, droid, Kimi CLI, Qwen Code and Amp too) writes a stream the
+//!   binary finds clean and recognises as its agent.
 
 use crate::generator as generate;
 
@@ -104,5 +106,39 @@ fn generated_streams_are_clean() {
             "{agent:?} on three threads: {}",
             String::from_utf8_lossy(&out.stdout)
         );
+    }
+}
+
+/// Every generator of `benches/common/agents.rs` (which `examples/gen_stream.rs --agent` and the
+/// benches use) writes a stream its agent's checker finds clean, recognised as that agent
+/// without `--agent`: read from a file on one thread and on every core, the verdict is the
+/// same and strict, and `stats` names the agent.
+#[test]
+fn every_generator_writes_a_clean_stream_of_its_own_agent() {
+    use crate::common::exec;
+    let dir =
+        Removed(std::env::temp_dir().join(format!("sjlint-generators-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    for agent in Agent::ALL {
+        let file = dir.0.join(format!("{}.ndjson", agent.name()));
+        std::fs::write(&file, stream(agent, 3, 3 << 20)).unwrap();
+        let path = file.to_str().unwrap();
+        for jobs in ["1", "2"] {
+            let run = exec(&["check", "--strict", "--jobs", jobs, path], None);
+            assert_eq!(run.code, 0, "{agent:?} --jobs {jobs}: {}", run.describe());
+        }
+        let run = exec(&["stats", "--format", "json", path], None);
+        assert_eq!(run.code, 0, "{agent:?}: {}", run.describe());
+        let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(doc["files"][0]["agent"], agent.name(), "{agent:?}");
+    }
+}
+
+/// A directory removed when dropped.
+struct Removed(std::path::PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

@@ -11,12 +11,13 @@ use crate::rules::Rule;
 use bumpalo::Bump;
 
 view! {
-    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` and
-    /// `usage` are kept as their text and read into [`Data`] and [`RunUsage`] when checked, so
-    /// that the view every record is read into stays small.
+    /// One line of the stream: a session event's envelope, or the terminal `result`. `data` is
+    /// read into [`Data`] with the envelope, by whichever lane reads the record, so that the
+    /// checker, which works in order, finds its fields read already; `usage`, on one line a run,
+    /// is kept as its text and read into [`RunUsage`] when checked.
     pub struct Line<'a> {
         "type" => ty: Field<'a>,
-        "data" => data: Raw<'a>,
+        "data" => data: Data<'a>,
         "id" => id: Raw<'a>,
         "timestamp" => timestamp: Field<'a>,
         "parentId" => parent_id: Raw<'a>,
@@ -29,10 +30,11 @@ view! {
 }
 
 view! {
-    /// `data` of a session event: the keys of every type this checker reads.
+    /// `data` of a session event: the keys of every type this checker reads. The strings whose
+    /// type alone is checked are kept as their text, neither unescaped nor copied.
     pub struct Data<'a> {
         "content" => content: Raw<'a>,
-        "transformedContent" => transformed_content: Field<'a>,
+        "transformedContent" => transformed_content: Raw<'a>,
         "attachments" => attachments: Raw<'a>,
         "deltaContent" => delta_content: Raw<'a>,
         "messageId" => message_id: Field<'a>,
@@ -45,9 +47,9 @@ view! {
         "reasoningTokens" => reasoning_tokens: Field<'a>,
         "cost" => cost: Field<'a>,
         "duration" => duration: Field<'a>,
-        "model" => model: Field<'a>,
+        "model" => model: Raw<'a>,
         "turnId" => turn_id: Field<'a>,
-        "interactionId" => interaction_id: Field<'a>,
+        "interactionId" => interaction_id: Raw<'a>,
         "parentToolCallId" => parent_tool_call_id: Field<'a>,
         "toolCallId" => tool_call_id: Field<'a>,
         "toolName" => tool_name: Field<'a>,
@@ -57,21 +59,21 @@ view! {
         "result" => result: ToolResult<'a>,
         "error" => error: ToolError<'a>,
         "message" => message: Field<'a>,
-        "infoType" => info_type: Field<'a>,
-        "warningType" => warning_type: Field<'a>,
-        "errorType" => error_type: Field<'a>,
-        "statusCode" => status_code: Field<'a>,
-        "serverName" => server_name: Field<'a>,
-        "status" => status: Field<'a>,
+        "infoType" => info_type: Raw<'a>,
+        "warningType" => warning_type: Raw<'a>,
+        "errorType" => error_type: Raw<'a>,
+        "statusCode" => status_code: Raw<'a>,
+        "serverName" => server_name: Raw<'a>,
+        "status" => status: Raw<'a>,
         "servers" => servers: Raw<'a>,
         "reason" => reason: Field<'a>,
-        "agentName" => agent_name: Field<'a>,
-        "shutdownType" => shutdown_type: Field<'a>,
+        "agentName" => agent_name: Raw<'a>,
+        "shutdownType" => shutdown_type: Raw<'a>,
         "modelMetrics" => model_metrics: Raw<'a>,
         "codeChanges" => code_changes: Raw<'a>,
         "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
         "aborted" => aborted: Field<'a>,
-        "phase" => phase: Field<'a>,
+        "phase" => phase: Raw<'a>,
     }
 }
 
@@ -79,7 +81,7 @@ view! {
     /// `data.result` of a `tool.execution_complete`.
     pub struct ToolResult<'a> {
         "content" => content: Raw<'a>,
-        "detailedContent" => detailed_content: Field<'a>,
+        "detailedContent" => detailed_content: Raw<'a>,
         "contents" => contents: Raw<'a>,
     }
 }
@@ -311,85 +313,92 @@ pub(super) fn strings(
     bytes: &[u8],
     emit: Emit<'_>,
 ) {
-    let strings: &[(&str, &Field<'_>, bool)] = match ty {
+    let strings: &[(&str, Option<JsonType>, bool)] = match ty {
         "session.mcp_server_status_changed" => &[
-            ("serverName", &d.server_name, true),
-            ("status", &d.status, true),
+            ("serverName", d.server_name.json_type(), true),
+            ("status", d.status.json_type(), true),
         ],
-        "session.tools_updated" => &[("model", &d.model, true)],
+        "session.tools_updated" => &[("model", d.model.json_type(), true)],
         "session.info" => &[
-            ("infoType", &d.info_type, true),
-            ("message", &d.message, true),
+            ("infoType", d.info_type.json_type(), true),
+            ("message", d.message.json_type(), true),
         ],
         "session.warning" => &[
-            ("warningType", &d.warning_type, true),
-            ("message", &d.message, true),
+            ("warningType", d.warning_type.json_type(), true),
+            ("message", d.message.json_type(), true),
         ],
         "session.error" => &[
-            ("errorType", &d.error_type, true),
-            ("message", &d.message, true),
+            ("errorType", d.error_type.json_type(), true),
+            ("message", d.message.json_type(), true),
         ],
-        "session.task_complete" => &[("reason", &d.reason, false)],
-        "session.shutdown" => &[("shutdownType", &d.shutdown_type, true)],
+        "session.task_complete" => &[("reason", d.reason.json_type(), false)],
+        "session.shutdown" => &[("shutdownType", d.shutdown_type.json_type(), true)],
         "user.message" => &[
-            ("transformedContent", &d.transformed_content, false),
-            ("interactionId", &d.interaction_id, false),
-            ("turnId", &d.turn_id, false),
+            (
+                "transformedContent",
+                d.transformed_content.json_type(),
+                false,
+            ),
+            ("interactionId", d.interaction_id.json_type(), false),
+            ("turnId", d.turn_id.json_type(), false),
         ],
         "assistant.turn_start" => &[
-            ("turnId", &d.turn_id, true),
-            ("interactionId", &d.interaction_id, false),
-            ("model", &d.model, false),
+            ("turnId", d.turn_id.json_type(), true),
+            ("interactionId", d.interaction_id.json_type(), false),
+            ("model", d.model.json_type(), false),
         ],
-        "assistant.turn_end" => &[("turnId", &d.turn_id, true), ("model", &d.model, false)],
+        "assistant.turn_end" => &[
+            ("turnId", d.turn_id.json_type(), true),
+            ("model", d.model.json_type(), false),
+        ],
         "assistant.reasoning_delta" | "assistant.reasoning" => {
-            &[("reasoningId", &d.reasoning_id, true)]
+            &[("reasoningId", d.reasoning_id.json_type(), true)]
         }
-        "assistant.message_start" => &[("messageId", &d.message_id, true)],
+        "assistant.message_start" => &[("messageId", d.message_id.json_type(), true)],
         "assistant.message_delta" => &[
-            ("messageId", &d.message_id, true),
-            ("parentToolCallId", &d.parent_tool_call_id, false),
+            ("messageId", d.message_id.json_type(), true),
+            ("parentToolCallId", d.parent_tool_call_id.json_type(), false),
         ],
         "assistant.message" => &[
-            ("messageId", &d.message_id, true),
-            ("model", &d.model, false),
-            ("turnId", &d.turn_id, false),
-            ("interactionId", &d.interaction_id, false),
-            ("phase", &d.phase, false),
-            ("parentToolCallId", &d.parent_tool_call_id, false),
+            ("messageId", d.message_id.json_type(), true),
+            ("model", d.model.json_type(), false),
+            ("turnId", d.turn_id.json_type(), false),
+            ("interactionId", d.interaction_id.json_type(), false),
+            ("phase", d.phase.json_type(), false),
+            ("parentToolCallId", d.parent_tool_call_id.json_type(), false),
         ],
-        "assistant.usage" => &[("model", &d.model, true)],
+        "assistant.usage" => &[("model", d.model.json_type(), true)],
         "tool.execution_start" => &[
-            ("toolCallId", &d.tool_call_id, true),
-            ("toolName", &d.tool_name, true),
-            ("mcpServerName", &d.mcp_server_name, false),
-            ("parentToolCallId", &d.parent_tool_call_id, false),
-            ("turnId", &d.turn_id, false),
-            ("model", &d.model, false),
+            ("toolCallId", d.tool_call_id.json_type(), true),
+            ("toolName", d.tool_name.json_type(), true),
+            ("mcpServerName", d.mcp_server_name.json_type(), false),
+            ("parentToolCallId", d.parent_tool_call_id.json_type(), false),
+            ("turnId", d.turn_id.json_type(), false),
+            ("model", d.model.json_type(), false),
         ],
         "tool.execution_partial_result" | "tool.execution_progress" => {
-            &[("toolCallId", &d.tool_call_id, false)]
+            &[("toolCallId", d.tool_call_id.json_type(), false)]
         }
         "tool.execution_complete" => &[
-            ("toolCallId", &d.tool_call_id, true),
-            ("model", &d.model, false),
-            ("interactionId", &d.interaction_id, false),
-            ("turnId", &d.turn_id, false),
-            ("parentToolCallId", &d.parent_tool_call_id, false),
+            ("toolCallId", d.tool_call_id.json_type(), true),
+            ("model", d.model.json_type(), false),
+            ("interactionId", d.interaction_id.json_type(), false),
+            ("turnId", d.turn_id.json_type(), false),
+            ("parentToolCallId", d.parent_tool_call_id.json_type(), false),
         ],
         "subagent.started" | "subagent.completed" | "subagent.failed" => &[
-            ("toolCallId", &d.tool_call_id, true),
-            ("agentName", &d.agent_name, true),
+            ("toolCallId", d.tool_call_id.json_type(), true),
+            ("agentName", d.agent_name.json_type(), true),
         ],
-        "abort" => &[("reason", &d.reason, true)],
+        "abort" => &[("reason", d.reason.json_type(), true)],
         _ => &[],
     };
-    for &(name, f, required) in strings {
+    for &(name, t, required) in strings {
         let path = ["data", name];
         if required {
-            require(f.json_type(), Want::Str, what, pos, bytes, &path, emit);
+            require(t, Want::Str, what, pos, bytes, &path, emit);
         } else {
-            expect(f.json_type(), Want::Str, false, pos, bytes, &path, emit);
+            expect(t, Want::Str, false, pos, bytes, &path, emit);
         }
     }
 }
