@@ -3,29 +3,56 @@
 //!
 //! # As a library
 //!
-//! The crate's API is the few items re-exported here: check a stream held in memory
-//! ([`check_bytes`]) or read from any reader ([`check()`]) with [`CheckOptions`], and receive
-//! each finding as a [`Diagnostic`] as soon as it is known; the rule table ([`RULES`], [`Rule`],
-//! [`RuleSet`]); and a [`Printer`] that writes findings in any of the command line's formats.
+//! Feed a [`Stream`] the bytes of an agent's output as they arrive; it hands a [`Sink`] each
+//! [`Finding`] and each [`Event`] of the common vocabulary (what every agent's records come to)
+//! as soon as the bytes that decide it are in, and a sink stops it by returning
+//! [`ControlFlow::Break`](std::ops::ControlFlow::Break). [`Options`] are the command line's
+//! `--agent`, `--select`, `--ignore` and `--severity`. For a whole input at once:
+//! [`check_bytes`], [`check`] (any reader), [`to_common`] (the lines of `fmt --to common`),
+//! [`stats_json`] (one file of `stats --format json`) and [`rules`] (the rule table).
 //!
-//! ```no_run
-//! # fn main() -> std::io::Result<()> {
-//! let stream = std::fs::read("run.ndjson")?;
-//! let mut errors = 0;
-//! let totals = sjlint::check_bytes(&stream, &sjlint::CheckOptions::default(), &mut |d| {
-//!     if d.severity == sjlint::Severity::Error {
-//!         errors += 1;
+//! ```
+//! use std::ops::ControlFlow;
+//!
+//! /// Prints each tool call as it starts, and stops at the first error.
+//! struct Watch;
+//!
+//! impl sjlint::Sink for Watch {
+//!     fn finding(&mut self, f: sjlint::Finding) -> ControlFlow<()> {
+//!         println!("line {}: {}[{}] {}", f.line, f.severity, f.rule, f.message);
+//!         if f.severity == sjlint::Severity::Error {
+//!             return ControlFlow::Break(());
+//!         }
+//!         ControlFlow::Continue(())
 //!     }
-//!     println!("line {}: {}[{}] {}", d.line, d.severity, d.rule, d.message);
-//!     Ok(())
-//! })?;
-//! println!("{} records, {} bytes, {errors} errors", totals.records, totals.bytes);
-//! # Ok(())
-//! # }
+//!     fn event(&mut self, e: sjlint::Event) -> ControlFlow<()> {
+//!         if e.kind() == "tool_start" {
+//!             println!("{}", e.to_json());
+//!         }
+//!         ControlFlow::Continue(())
+//!     }
+//!     fn wants_events(&self) -> bool {
+//!         true
+//!     }
+//! }
+//!
+//! let mut stream = sjlint::Stream::new(&sjlint::Options::new());
+//! for piece in [
+//!     &b"{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n{\"type\":\"turn.st"[..],
+//!     &b"arted\"}\n"[..],
+//! ] {
+//!     if stream.feed(piece, &mut Watch).is_break() {
+//!         break;
+//!     }
+//! }
+//! let totals = stream.finish(&mut Watch);
+//! assert_eq!(totals.agent, Some("codex"));
 //! ```
 //!
-//! Bad input is never an `Err`: every problem with the bytes is a diagnostic. `Err` is an I/O
-//! error of the reader, or one returned by the callback (which stops the check).
+//! Bad input is never an error: every problem with the bytes is a finding. Nothing here
+//! prints, installs a signal handler or spawns a thread. The crate's other modules serve the
+//! `sjlint` binary, its benches, fuzz targets and tests: they are in [`unstable`], hidden from
+//! the documentation, and may change in any release.
 //!
 //! # Inside
 //!
@@ -41,10 +68,13 @@
 //! the benches, the fuzz targets and the tests only: they are hidden from the documentation and
 //! are no stable API.
 
-pub use check::{CheckOptions, Totals, check, check_bytes};
-pub use diagnostic::{Diagnostic, Related};
-pub use report::{Format, Printer};
-pub use rules::{Group, RULES, Rule, RuleInfo, RuleSet, Severity};
+pub use rules::Severity;
+pub use stream::{
+    Error, Event, Finding, Item, Options, Related, RuleRow, Sink, Stream, Totals, check,
+    check_bytes, rules, stats_json, to_common,
+};
+
+mod stream;
 
 #[doc(hidden)]
 pub mod agents;

@@ -162,6 +162,58 @@ pub trait Consumer {
 /// Checking alone.
 impl Consumer for () {}
 
+/// A consumer lent to the check.
+impl<C: Consumer + ?Sized> Consumer for &mut C {
+    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        (**self).event(rec, json, ev);
+    }
+    fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        (**self).invalid(pos, bytes);
+    }
+    fn passes_over_limit(&self) -> bool {
+        (**self).passes_over_limit()
+    }
+    fn over_limit_piece(&mut self, bytes: &[u8]) {
+        (**self).over_limit_piece(bytes);
+    }
+    fn agent(&mut self, agent: Option<Agent>) {
+        (**self).agent(agent);
+    }
+    fn wants_common(&self) -> bool {
+        (**self).wants_common()
+    }
+    fn common(&mut self, ev: &vocab::Event<'_>) {
+        (**self).common(ev);
+    }
+    fn wants_unlisted(&self) -> bool {
+        (**self).wants_unlisted()
+    }
+    fn unlisted(&mut self, u: &crate::drift::Unlisted) {
+        (**self).unlisted(u);
+    }
+    fn agent_record(
+        &mut self,
+        rec: &Record<'_>,
+        json: &str,
+        ty: Option<&str>,
+        subtype: Option<&str>,
+    ) {
+        (**self).agent_record(rec, json, ty, subtype);
+    }
+}
+
+/// Where the findings of a check go: a callback (`FnMut(Diagnostic) -> io::Result<()>`), or a
+/// queue of the push API's. An error stops the check after the current record.
+pub(crate) trait Emit {
+    fn emit(&mut self, d: Diagnostic) -> io::Result<()>;
+}
+
+impl<F: FnMut(Diagnostic) -> io::Result<()>> Emit for F {
+    fn emit(&mut self, d: Diagnostic) -> io::Result<()> {
+        self(d)
+    }
+}
+
 /// Checks everything `reader` yields. Errors are I/O errors of the reader only; every problem
 /// with the bytes themselves is a diagnostic.
 pub fn check<R: Read>(
@@ -249,18 +301,18 @@ pub fn check_split<S: Source, C: Consumer>(
 
 /// Where the findings of one input go: only enabled rules, and nothing after the first error of
 /// the caller's sink.
-struct Sink<'e, E> {
-    emit: &'e mut E,
+struct Sink<E> {
+    emit: E,
     enabled: RuleSet,
     /// The first error of the caller's sink; it stops the run after the current record.
     failed: Option<io::Error>,
 }
 
-impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
+impl<E: Emit> Sink<E> {
     fn send(&mut self, d: Diagnostic) {
         if self.enabled.contains(d.rule)
             && self.failed.is_none()
-            && let Err(e) = (self.emit)(d)
+            && let Err(e) = self.emit.emit(d)
         {
             self.failed = Some(e);
         }
@@ -272,10 +324,10 @@ impl<E: FnMut(Diagnostic) -> io::Result<()>> Sink<'_, E> {
 /// ([`check_into`]) and the in-order stage of [`crate::check::pipeline`] both feed it frame by
 /// frame, in input order; the pure half of each record ([`examine`]) is done by the caller, or
 /// here when the caller has not done it.
-pub(crate) struct InOrder<'o, E, C> {
-    opts: &'o CheckOptions,
-    sink: Sink<'o, E>,
-    consumer: &'o mut C,
+pub(crate) struct InOrder<E, C> {
+    opts: CheckOptions,
+    sink: Sink<E>,
+    consumer: C,
     validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).
     scratch: Vec<u8>,
@@ -302,12 +354,14 @@ pub(crate) struct InOrder<'o, E, C> {
     drift: Option<crate::drift::Drift>,
 }
 
-impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> {
-    pub(crate) fn new(opts: &'o CheckOptions, emit: &'o mut E, consumer: &'o mut C) -> Self {
+impl<E: Emit, C: Consumer> InOrder<E, C> {
+    /// The stage of one input checked with `opts`: findings go to `emit` and records to
+    /// `consumer` (either owned, or borrowed as `&mut`).
+    pub(crate) fn new(opts: &CheckOptions, emit: E, consumer: C) -> Self {
         let drift = (opts.enabled.contains(Rule::UnknownField) || consumer.wants_unlisted())
             .then(crate::drift::Drift::default);
         InOrder {
-            opts,
+            opts: *opts,
             sink: Sink {
                 emit,
                 enabled: opts.enabled,
@@ -327,7 +381,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
             to_common: cursor::ToCommon::new(opts.max_open_calls),
             drift,
         }
-        .routed(opts)
+        .routed()
     }
 
     /// The next frame of the input. `examined` is the pure half of a record when the caller has
@@ -501,7 +555,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                 &mut self.scratch,
                 &mut self.lenient,
                 &mut hold,
-                &mut *self.consumer,
+                &mut self.consumer,
             ),
             route => {
                 let mut check = match route {
@@ -529,7 +583,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
                     &mut self.scratch,
                     &mut self.lenient,
                     &mut hold,
-                    &mut *self.consumer,
+                    &mut self.consumer,
                 );
             }
         }
@@ -559,7 +613,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         };
         let rule = self.opts.enabled.contains(Rule::UnknownField);
         let wants = self.consumer.wants_unlisted();
-        let (pending, consumer) = (&mut self.pending, &mut *self.consumer);
+        let (pending, consumer) = (&mut self.pending, &mut self.consumer);
         drift.record(agent, json, &mut |u| {
             if wants {
                 consumer.unlisted(u);
@@ -624,7 +678,7 @@ impl<'o, E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'o, E, C> 
         if let Route::Agent(checker) = &mut self.route
             && self.consumer.wants_common()
         {
-            let consumer = &mut *self.consumer;
+            let consumer = &mut self.consumer;
             checker.finish_common(&mut |ev| consumer.common(ev));
         }
         let sink = &mut self.sink;

@@ -10,7 +10,7 @@
 //! not split records nor apply the framing rules (the parent and `framing` do), nor hold any
 //! agent's rules (`validate`, `agents`).
 
-use super::{CheckOptions, Consumer, Examined, InOrder, Totals, View, framing, known_text};
+use super::{Consumer, Examined, InOrder, Totals, View, framing, known_text};
 use crate::agents::{self, Agent, Evidence, Mixed, Reading, cursor};
 use crate::diagnostic::Diagnostic;
 use crate::event::Dialect;
@@ -163,9 +163,10 @@ fn opens_document(bytes: &[u8]) -> Option<bool> {
     }
 }
 
-impl<E: FnMut(Diagnostic) -> io::Result<()>, C: Consumer> InOrder<'_, E, C> {
+impl<E: super::Emit, C: Consumer> InOrder<E, C> {
     /// The route `--agent` or `--dialect` forces, if any.
-    pub(super) fn routed(mut self, opts: &CheckOptions) -> Self {
+    pub(super) fn routed(mut self) -> Self {
+        let opts = self.opts;
         match (opts.agent, opts.dialect) {
             (Some(agent), _) => self.decide(Some(agent)),
             (None, Some(_)) => self.decide(Some(Agent::Cursor)),

@@ -9,7 +9,7 @@ use crate::agents::Agent;
 use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
-use crate::vocab::{Event, write_line};
+use crate::vocab::{Event, Named};
 use std::io::{self, Read, Write};
 
 /// Writes every agent's stream as common events (`sjlint fmt --to common`); see [`format`].
@@ -18,8 +18,8 @@ struct Writer<'o, W: Write> {
     line: Vec<u8>,
     totals: FmtTotals,
     failed: Option<io::Error>,
-    /// The agent of the input, named on the first event written (then `None`).
-    agent: Option<&'static str>,
+    /// Names the agent of the input on the first event written.
+    named: Named,
 }
 
 impl<W: Write> Writer<'_, W> {
@@ -28,14 +28,7 @@ impl<W: Write> Writer<'_, W> {
             return;
         }
         self.line.clear();
-        match self.agent.take() {
-            Some(agent) if ev.agent.is_none() => {
-                let mut named = ev.clone();
-                named.agent = Some(agent);
-                write_line(&named, &mut self.line);
-            }
-            _ => write_line(ev, &mut self.line),
-        }
+        self.named.write(ev, &mut self.line);
         match self.out.write_all(&self.line) {
             Ok(()) => self.totals.written += 1,
             Err(e) => self.failed = Some(e),
@@ -49,7 +42,8 @@ impl<W: Write> Consumer for Writer<'_, W> {
     }
 
     fn agent(&mut self, agent: Option<Agent>) {
-        self.agent = agent.filter(|&a| a != Agent::Common).map(Agent::as_str);
+        self.named
+            .set(agent.filter(|&a| a != Agent::Common).map(Agent::as_str));
     }
 
     fn wants_common(&self) -> bool {
@@ -74,7 +68,7 @@ pub fn format<R: Read, W: Write>(
         line: Vec::with_capacity(4096),
         totals: FmtTotals::default(),
         failed: None,
-        agent: None,
+        named: Named::default(),
     };
     let totals = check::check_with(reader, check, emit, &mut writer);
     if let Some(e) = writer.failed.take() {

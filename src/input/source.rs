@@ -39,6 +39,13 @@ pub struct Reading<R> {
     pub(super) buf: Vec<u8>,
 }
 
+impl<R> Reading<R> {
+    /// The reader (to give a push source more).
+    pub(crate) fn reader_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+}
+
 impl<R> Deref for Reading<R> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {

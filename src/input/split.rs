@@ -196,6 +196,11 @@ impl<'a> Splitter<InPlace<'a, fn(usize, usize) -> io::Result<()>>> {
 }
 
 impl<S: Source> Splitter<S> {
+    /// Where the bytes come from (to give a push source more).
+    pub(crate) fn source_mut(&mut self) -> &mut S {
+        &mut self.buf
+    }
+
     /// Splits the bytes of `source` with the given block implementation.
     pub fn over(source: S, max_record_bytes: usize, kernel: Kernel) -> Self {
         Splitter {

@@ -21,7 +21,7 @@ mod wire;
 pub use collector::{Collector, collect, collect_partial};
 pub use durations::duration;
 pub use table::write_tables;
-pub use wire::write_json;
+pub use wire::{file_json, write_json};
 
 use crate::rules::Severity;
 

@@ -229,3 +229,14 @@ pub fn write_json<W: Write>(out: &mut W, files: &[(String, Stats)]) -> io::Resul
     crate::json_out::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }
+
+/// One element of the json format's `files`: `file` and its statistics, on one line.
+pub fn file_json(file: &str, s: &Stats) -> String {
+    let mut out = Vec::new();
+    let one = WireFile {
+        file,
+        stats: wire(s),
+    };
+    crate::json_out::to_writer(&mut out, &one).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("JSON is UTF-8")
+}

@@ -13,7 +13,7 @@
 
 mod wire;
 
-pub use wire::write_line;
+pub use wire::{Named, write_line};
 
 use serde_json::value::RawValue;
 use std::borrow::Cow;

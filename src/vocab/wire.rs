@@ -104,3 +104,29 @@ pub fn write_line(ev: &Event<'_>, out: &mut Vec<u8>) {
     crate::json_out::to_writer(&mut *out, &wire).expect("writing to a Vec cannot fail");
     out.push(b'\n');
 }
+
+/// Writes events as [`write_line`] does, naming the input's agent on the first one (when the
+/// event does not name it itself): `fmt --to common` and the library's events.
+#[derive(Debug, Default)]
+pub struct Named {
+    agent: Option<&'static str>,
+}
+
+impl Named {
+    /// The input's agent, once known (`None`: none to name).
+    pub fn set(&mut self, agent: Option<&'static str>) {
+        self.agent = agent;
+    }
+
+    /// Appends `ev` to `out` as one JSON line.
+    pub fn write(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        match self.agent.take() {
+            Some(agent) if ev.agent.is_none() => {
+                let mut named = ev.clone();
+                named.agent = Some(agent);
+                write_line(&named, out);
+            }
+            _ => write_line(ev, out),
+        }
+    }
+}

@@ -35,6 +35,7 @@ mod fmt_safety;
 mod formats;
 mod hostile;
 mod hostile_streams;
+mod library;
 mod linter;
 mod live;
 mod many_files;

@@ -229,7 +229,7 @@ impl<P: FnMut(usize, usize) -> io::Result<()> + Clone> Cutter<'_, P> {
 /// record start, a segment's splitter gives the frames a one-thread run gives, since splitting
 /// depends on nothing before it.
 pub(super) struct SegmentJoiner<'a, E, C, P> {
-    pub(super) stage: InOrder<'a, E, C>,
+    pub(super) stage: InOrder<&'a mut E, &'a mut C>,
     pub(super) whole: &'a dyn SharedInput,
     /// Where the next true frame starts (offset, line, records before it).
     pub(super) next: Position,
