@@ -9,9 +9,10 @@
 //! half does that, and the facade checks.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 create_exception!(
     _native,
@@ -62,7 +63,8 @@ struct Collected {
 
 impl Collected {
     fn push(&mut self, kind: char, json: &str) {
-        self.json.push(if self.kinds.is_empty() { '[' } else { ',' });
+        self.json
+            .push(if self.kinds.is_empty() { '[' } else { ',' });
         self.json.push_str(json);
         self.kinds.push(kind);
     }
@@ -99,9 +101,13 @@ impl sjlint::Sink for Collected {
         self.push('e', &e.to_json());
         ControlFlow::Continue(())
     }
+
+    fn wants_events(&self) -> bool {
+        true
+    }
 }
 
-/// Only the findings: the events of a stream are dropped as they come.
+/// Only the findings: no event is made (checking alone is faster).
 struct FindingsOnly(Collected);
 
 impl sjlint::Sink for FindingsOnly {
@@ -153,7 +159,10 @@ fn to_common(py: Python<'_>, data: &[u8], agent: Option<&str>) -> PyResult<Strin
 #[pyfunction]
 #[pyo3(signature = (data, file, agent=None))]
 fn stats(py: Python<'_>, data: &[u8], file: &str, agent: Option<&str>) -> PyResult<String> {
-    let opts = options(agent, None, None, None)?;
+    // `sjlint stats` counts the findings of every rule, the opt-in ones included, whatever
+    // the configuration says; `Options::new()` holds the default rules only.
+    let every: Vec<String> = sjlint::rules().map(|r| r.name.to_owned()).collect();
+    let opts = options(agent, Some(every), None, None)?;
     Ok(py.detach(|| sjlint::stats_json(data, file, &opts)))
 }
 
@@ -173,13 +182,20 @@ fn rules() -> Vec<(String, String, String, String)> {
 }
 
 /// One stream fed piece by piece: `feed` and `finish` return `(kinds, json)` (see
-/// `Collected`). After `finish`, the stream is gone and `feed` raises.
+/// `Collected`). After `finish`, the stream is gone and `feed` raises. The lock makes the
+/// class shareable between Python threads (the facade's `Stream` is `Send`, not `Sync`): calls
+/// from two threads on one stream take turns, each without the interpreter's lock.
 #[pyclass(module = "sjlint._native")]
 struct Stream {
-    inner: Option<sjlint::Stream>,
+    inner: Mutex<Option<sjlint::Stream>>,
 }
 
 const FINISHED: &str = "the stream is finished: feed and finish come before finish";
+
+fn lock(m: &Mutex<Option<sjlint::Stream>>) -> MutexGuard<'_, Option<sjlint::Stream>> {
+    // A panic while feeding leaves no broken invariant this layer relies on.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 #[pymethods]
 impl Stream {
@@ -193,38 +209,41 @@ impl Stream {
     ) -> PyResult<Self> {
         let opts = options(agent, select, ignore, severity)?;
         Ok(Stream {
-            inner: Some(sjlint::Stream::new(&opts)),
+            inner: Mutex::new(Some(sjlint::Stream::new(&opts))),
         })
     }
 
-    fn feed(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<(String, String)> {
-        let Some(inner) = self.inner.as_mut() else {
-            return Err(PyValueError::new_err(FINISHED));
-        };
-        Ok(py.detach(|| {
+    fn feed(&self, py: Python<'_>, data: &[u8]) -> PyResult<(String, String)> {
+        py.detach(|| {
+            let mut guard = lock(&self.inner);
+            let inner = guard.as_mut().ok_or(FINISHED)?;
             let mut sink = Collected::default();
             let _ = inner.feed(data, &mut sink);
-            sink.done()
-        }))
+            Ok(sink.done())
+        })
+        .map_err(|e: &str| PyValueError::new_err(e))
     }
 
-    fn finish(&mut self, py: Python<'_>) -> PyResult<(String, String, u64, u64, Option<&'static str>)> {
-        let Some(inner) = self.inner.take() else {
-            return Err(PyValueError::new_err(FINISHED));
-        };
-        Ok(py.detach(|| {
+    fn finish(&self, py: Python<'_>) -> PyResult<Finished> {
+        py.detach(|| {
+            let inner = lock(&self.inner).take().ok_or(FINISHED)?;
             let mut sink = Collected::default();
             let totals = inner.finish(&mut sink);
             let (kinds, json) = sink.done();
-            (kinds, json, totals.records, totals.bytes, totals.agent)
-        }))
+            Ok((kinds, json, totals.records, totals.bytes, totals.agent))
+        })
+        .map_err(|e: &str| PyValueError::new_err(e))
     }
 
     #[getter]
     fn finished(&self) -> bool {
-        self.inner.is_none()
+        lock(&self.inner).is_none()
     }
 }
+
+/// What `finish` returns: the last items (as `feed`), then the records and bytes read and the
+/// agent the stream was checked as.
+type Finished = (String, String, u64, u64, Option<&'static str>);
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

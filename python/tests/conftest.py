@@ -41,7 +41,7 @@ def _find_cli() -> Optional[Path]:
 CLI = _find_cli()
 
 
-def testdata_files() -> List[Path]:
+def transcripts_of_testdata() -> List[Path]:
     return sorted((REPO / "testdata").rglob("*.ndjson"))
 
 

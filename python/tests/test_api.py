@@ -113,12 +113,18 @@ def test_bad_rule_and_level_are_errors():
         sjlint.check(b"", severity={"unfinished-tool-call": "loud"})
 
 
-def test_bad_agent_message_is_the_clis(cli):
+def test_bad_agent_message_names_the_clis_agents(cli):
+    # The command line's own message is its argument parser's; the library's names the same
+    # agents (the list of `[possible values: ...]`).
     out = cli.run("check", "--isolated", "--agent", "no-such-agent", "-")
     assert out.returncode == 2
+    listed = out.stderr.decode().split("[possible values:", 1)[1].split("]", 1)[0]
+    agents = [a.strip() for a in listed.split(",")]
+    assert "claude" in agents and "codex" in agents
     with pytest.raises(sjlint.Error) as e:
         sjlint.check(b"", agent="no-such-agent")
-    assert str(e.value) in out.stderr.decode()
+    for a in agents:
+        assert a in str(e.value)
 
 
 def test_limit_stops_the_check():
@@ -145,11 +151,13 @@ def test_stream_in_pieces_equals_one_piece(path):
 
 def test_stream_items_come_as_records_complete():
     data = (REPO / "testdata" / "agents" / "claude-session.ndjson").read_bytes()
-    first_line = data.index(b"\n") + 1
+    lines = data.splitlines(keepends=True)
     s = sjlint.Stream()
-    assert s.feed(data[: first_line - 1]) == []
-    got = s.feed(data[first_line - 1 : first_line])
-    assert [(type(i).__name__, i.type, i.line) for i in got] == [("Event", "session_start", 1)]
+    got = s.feed(b"".join(lines[:2]))
+    assert [(i.type, i.line) for i in got] == [("session_start", 1), ("tool_start", 2)]
+    # The third record is known when its newline comes, not before.
+    assert s.feed(lines[2][:-1]) == []
+    assert [(i.type, i.line) for i in s.feed(lines[2][-1:])] == [("tool_end", 3)]
 
 
 def test_early_finish_is_a_check_of_what_was_fed():

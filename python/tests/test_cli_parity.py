@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import sjlint
-from conftest import CORPUS, corpus_files, require_corpus, testdata_files, transcript_ids
+from conftest import CORPUS, corpus_files, require_corpus, transcripts_of_testdata, transcript_ids
 
-FILES = testdata_files() + corpus_files()
+FILES = transcripts_of_testdata() + corpus_files()
 
 
 def rel(p: Path) -> str:
