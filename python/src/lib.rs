@@ -14,8 +14,9 @@ use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+// Named `sjlint.Error` in tracebacks: the package re-exports it.
 create_exception!(
-    _native,
+    sjlint,
     Error,
     PyValueError,
     "Bad options (an unknown agent, rule or severity level): the command line's message."
@@ -190,7 +191,7 @@ struct Stream {
     inner: Mutex<Option<sjlint::Stream>>,
 }
 
-const FINISHED: &str = "the stream is finished: feed and finish come before finish";
+const FINISHED: &str = "the stream is finished: nothing is fed to it after finish()";
 
 fn lock(m: &Mutex<Option<sjlint::Stream>>) -> MutexGuard<'_, Option<sjlint::Stream>> {
     // A panic while feeding leaves no broken invariant this layer relies on.
