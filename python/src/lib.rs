@@ -60,6 +60,8 @@ struct Collected {
     json: String,
     /// Findings still taken before the sink breaks the check (`None`: no limit).
     left: Option<usize>,
+    /// Whether common events are made and kept (making them is most of a stream's work).
+    events: bool,
 }
 
 impl Collected {
@@ -104,7 +106,7 @@ impl sjlint::Sink for Collected {
     }
 
     fn wants_events(&self) -> bool {
-        true
+        self.events
     }
 }
 
@@ -148,7 +150,10 @@ fn check(
 fn to_common(py: Python<'_>, data: &[u8], agent: Option<&str>) -> PyResult<String> {
     let opts = options(agent, None, None, None)?;
     Ok(py.detach(|| {
-        let mut all = Collected::default();
+        let mut all = Collected {
+            events: true,
+            ..Collected::default()
+        };
         for e in sjlint::to_common(data, &opts) {
             all.push('e', &e.to_json());
         }
@@ -189,6 +194,7 @@ fn rules() -> Vec<(String, String, String, String)> {
 #[pyclass(module = "sjlint._native")]
 struct Stream {
     inner: Mutex<Option<sjlint::Stream>>,
+    events: bool,
 }
 
 const FINISHED: &str = "the stream is finished: nothing is fed to it after finish()";
@@ -201,16 +207,18 @@ fn lock(m: &Mutex<Option<sjlint::Stream>>) -> MutexGuard<'_, Option<sjlint::Stre
 #[pymethods]
 impl Stream {
     #[new]
-    #[pyo3(signature = (agent=None, select=None, ignore=None, severity=None))]
+    #[pyo3(signature = (agent=None, select=None, ignore=None, severity=None, events=true))]
     fn new(
         agent: Option<&str>,
         select: Option<Vec<String>>,
         ignore: Option<Vec<String>>,
         severity: Option<Vec<(String, String)>>,
+        events: bool,
     ) -> PyResult<Self> {
         let opts = options(agent, select, ignore, severity)?;
         Ok(Stream {
             inner: Mutex::new(Some(sjlint::Stream::new(&opts))),
+            events,
         })
     }
 
@@ -218,7 +226,10 @@ impl Stream {
         py.detach(|| {
             let mut guard = lock(&self.inner);
             let inner = guard.as_mut().ok_or(FINISHED)?;
-            let mut sink = Collected::default();
+            let mut sink = Collected {
+                events: self.events,
+                ..Collected::default()
+            };
             let _ = inner.feed(data, &mut sink);
             Ok(sink.done())
         })
@@ -228,7 +239,10 @@ impl Stream {
     fn finish(&self, py: Python<'_>) -> PyResult<Finished> {
         py.detach(|| {
             let inner = lock(&self.inner).take().ok_or(FINISHED)?;
-            let mut sink = Collected::default();
+            let mut sink = Collected {
+                events: self.events,
+                ..Collected::default()
+            };
             let totals = inner.finish(&mut sink);
             let (kinds, json) = sink.done();
             Ok((kinds, json, totals.records, totals.bytes, totals.agent))

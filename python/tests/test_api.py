@@ -186,6 +186,17 @@ def test_stream_options():
     assert [i.severity for i in items if isinstance(i, sjlint.Finding)] == ["warning"]
 
 
+def test_stream_without_events_gives_the_findings():
+    data = MANY.read_bytes()
+    s = sjlint.Stream(events=False)
+    items = []
+    for i in range(0, len(data), 333):
+        items += s.feed(data[i : i + 333])
+    items += s.finish()
+    assert items == sjlint.check(data)
+    assert all(isinstance(i, sjlint.Finding) for i in items)
+
+
 def test_two_threads_feed_two_streams():
     a = (REPO / "testdata" / "agents" / "claude-session.ndjson").read_bytes() * 200
     b = MANY.read_bytes() * 20
