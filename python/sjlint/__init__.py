@@ -85,8 +85,9 @@ class Finding:
     """One finding, as one element of ``sjlint check --format json``.
 
     ``rule``, ``group``, ``severity`` ("error", "warning" or "info"), ``line`` (1-based),
-    ``column`` and ``end_column`` (1-based, or None), ``record``, ``byte`` (offset of the
-    record, or None), ``message``, ``related`` (list of dicts), ``help`` (or None), and
+    ``column`` and ``end_column`` (1-based, or None), ``record`` (1-based, or None when the
+    finding is about no record), ``byte`` (offset in the input, or None), ``message``,
+    ``related`` (list of dicts), ``help`` (or None), and
     ``file``: the path given, or "-" for bytes.
     """
 
@@ -124,8 +125,8 @@ class Finding:
         return self._d.get("end_column")
 
     @property
-    def record(self) -> int:
-        return self._d["record"]
+    def record(self) -> Optional[int]:
+        return self._d.get("record")
 
     @property
     def byte(self) -> Optional[int]:
