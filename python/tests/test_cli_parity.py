@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sjlint
-from conftest import CORPUS, corpus_files, require_corpus, transcripts_of_testdata, transcript_ids
+from conftest import CORPUS, corpus_files, require_corpus, same, transcripts_of_testdata, transcript_ids
 
 FILES = transcripts_of_testdata() + corpus_files()
 
@@ -40,7 +40,8 @@ def test_check_matches_cli(cli, path, monkeypatch):
 @pytest.mark.parametrize("path", FILES, ids=transcript_ids)
 def test_to_common_matches_cli(cli, path):
     want = cli.lines("fmt", "--isolated", "--to", "common", str(path))
-    assert sjlint.to_common(path) == want
+    got = sjlint.to_common(path)
+    assert got == want or same(got, want)
 
 
 @pytest.mark.parametrize("path", FILES, ids=transcript_ids)
@@ -48,7 +49,8 @@ def test_stats_matches_cli(cli, path, monkeypatch):
     monkeypatch.chdir(cli_cwd())
     want = cli.json("stats", "--isolated", "--format", "json", rel(path))["files"]
     assert len(want) == 1
-    assert sjlint.stats(rel(path)) == want[0]
+    got = sjlint.stats(rel(path))
+    assert got == want[0] or same(got, want[0])
 
 
 def test_rules_match_cli(cli):
