@@ -10,11 +10,11 @@ mod common;
 use bumpalo::Bump;
 use common::Variant;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sjlint::check::pipeline::{self, Settings, SharedInput};
-use sjlint::check::{self, CheckOptions};
-use sjlint::event::{self, Event};
-use sjlint::input::record::Frame;
-use sjlint::input::split::{Source, Splitter};
+use sjlint::unstable::check::pipeline::{self, Settings, SharedInput};
+use sjlint::unstable::check::{self, CheckOptions};
+use sjlint::unstable::event::{self, Event};
+use sjlint::unstable::input::record::Frame;
+use sjlint::unstable::input::split::{Source, Splitter};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -104,7 +104,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| memchr::memchr_iter(b'\n', black_box(&input)).count());
     });
     g.bench_function("string tracking alone (one call)", |b| {
-        b.iter(|| sjlint::input::simd::string_state(false, false, black_box(&input)));
+        b.iter(|| sjlint::unstable::input::simd::string_state(false, false, black_box(&input)));
     });
     g.bench_function("splitter", |b| b.iter(|| split_all(black_box(&input))));
     g.bench_function("splitter through a reader", |b| {
@@ -200,7 +200,7 @@ fn agents(c: &mut Criterion) {
 /// it, the agents without a generator above included.
 fn fixtures(c: &mut Criterion) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    for entry in sjlint::agents::REGISTRY {
+    for entry in sjlint::unstable::agents::REGISTRY {
         let run = if entry.name == "cursor" {
             let mut run = std::fs::read(root.join("agents/session.ndjson")).unwrap();
             run.extend(std::fs::read(root.join("agents/result.ndjson")).unwrap());

@@ -29,7 +29,7 @@ fn main() {
                     .find(|a| a.name() == name);
                 assert!(agent.is_some(), "--agent claude|codex|gemini|grok");
             }
-            s => size = sjlint::units::parse_size(s).expect("a size such as 64M or 1G"),
+            s => size = sjlint::unstable::units::parse_size(s).expect("a size such as 64M or 1G"),
         }
     }
     let mut out = std::io::stdout().lock();

@@ -393,6 +393,29 @@ pub enum RunTo {
     Common,
 }
 
+/// `run --otlp-protocol`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OtlpProtocolArg {
+    /// OTLP/HTTP with protobuf bodies
+    #[value(name = "http/protobuf")]
+    HttpProtobuf,
+    /// OTLP/HTTP with OTLP/JSON bodies
+    #[value(name = "http/json")]
+    HttpJson,
+}
+
+/// `--otlp-header K=V`.
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v))
+            if !k.trim().is_empty() && !k.contains(['\r', '\n']) && !v.contains(['\r', '\n']) =>
+        {
+            Ok((k.trim().to_owned(), v.trim().to_owned()))
+        }
+        _ => Err(format!("`{s}` is not KEY=VALUE")),
+    }
+}
+
 /// `--max-cost`: a number of US dollars, finite and not negative.
 fn parse_budget_cost(s: &str) -> Result<f64, String> {
     match s.trim().trim_start_matches('$').parse::<f64>() {
@@ -429,6 +452,9 @@ pub enum ToArg {
     Json,
     /// sjlint's agent-neutral events, the same for every agent (`sjlint schema common`)
     Common,
+    /// The sessions as OpenTelemetry traces: one OTLP/JSON `ExportTraceServiceRequest` a line,
+    /// spans after OpenTelemetry's `gen_ai` semantic conventions (`invoke_agent`, `chat`, `execute_tool`)
+    Otlp,
 }
 
 #[derive(Args, Debug)]
@@ -468,6 +494,11 @@ pub struct FmtArgs {
     /// `--output-format json`
     #[arg(long, value_enum, default_value = "ndjson", conflicts_with_all = ["drop", "keep_invalid"], help_heading = "Output")]
     pub to: ToArg,
+
+    /// With --to otlp, put prompts, assistant texts, tool arguments and tool results into the
+    /// spans' attributes (without it, no span holds any of them)
+    #[arg(long, help_heading = "Output")]
+    pub otlp_content: bool,
 
     /// Say which files are not in canonical form, and exit 1 if any is; write nothing
     #[arg(long, conflicts_with_all = ["diff", "write", "to"], help_heading = "Output")]
@@ -675,6 +706,33 @@ pub struct RunArgs {
     #[arg(long, value_name = "FORM", value_enum)]
     pub to: Option<RunTo>,
 
+    /// Send the run as an OpenTelemetry trace to this OTLP/HTTP collector (`/v1/traces` is
+    /// added unless the URL ends so): spans as they end, from a thread of their own that never
+    /// holds the agent's output; a collector that fails is one warning, never a failed run.
+    /// Without it, the standard `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` turns the export on
+    #[arg(long, value_name = "URL", help_heading = "OpenTelemetry")]
+    pub otlp_endpoint: Option<String>,
+
+    /// The OTLP encoding [default: `OTEL_EXPORTER_OTLP_PROTOCOL`, else http/protobuf]
+    #[arg(
+        long,
+        value_name = "PROTOCOL",
+        value_enum,
+        help_heading = "OpenTelemetry"
+    )]
+    pub otlp_protocol: Option<OtlpProtocolArg>,
+
+    /// A header of every export request, `KEY=VALUE` (repeatable; over
+    /// `OTEL_EXPORTER_OTLP_HEADERS`): an API key, a project name
+    #[arg(long, value_name = "K=V", value_parser = parse_header, help_heading = "OpenTelemetry")]
+    pub otlp_header: Vec<(String, String)>,
+
+    /// Put prompts, assistant texts, tool arguments and tool results into the spans (without
+    /// it, no span holds any of them)
+    #[arg(long, help_heading = "OpenTelemetry")]
+    pub otlp_content: bool,
+
     /// End the run once the cost the agent reports passes this many US dollars
     #[arg(long, value_name = "USD", value_parser = parse_budget_cost)]
     pub max_cost: Option<f64>,
@@ -708,9 +766,21 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub report: Option<PathBuf>,
 
-    /// Write the agent's stdout as received to PATH (findings then point into it)
+    /// Write the agent's stdout as received to PATH (findings then point into it), and when
+    /// each record arrived to PATH.arrivals (read by `stats` and `report`)
     #[arg(long, value_name = "PATH")]
     pub save: Option<PathBuf>,
+
+    /// Write status events as NDJSON (started, agent, tool-running, idle, result-seen,
+    /// ending; see `sjlint schema run-events`) to FD, a file descriptor already open for
+    /// writing (as `3>events.ndjson`), or to PATH (created or truncated)
+    #[arg(long, value_name = "FD|PATH")]
+    pub events: Option<OsString>,
+
+    /// At most how often the periodic events (tool-running, idle) are written, and at least
+    /// how often `--save`'s arrival times are flushed
+    #[arg(long, value_name = "DURATION", value_parser = parse_interval, default_value = "1s")]
+    pub events_interval: std::time::Duration,
 
     /// With --save, also write the agent's stderr to PATH.stderr
     #[arg(long, requires = "save")]
@@ -789,6 +859,15 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// `--events-interval`: a duration, not zero (a line at most once per nothing is no bound).
+fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    let d = crate::units::parse_duration(s)?;
+    if d < std::time::Duration::from_millis(10) {
+        return Err("the interval must be at least 10ms".to_owned());
+    }
+    Ok(d)
+}
+
 impl From<RunArgs> for crate::run::RunOptions {
     /// The run's options, with the rules and severities the command line sets over the
     /// configuration file (read by `run`, from the current directory or `--config`, as `check`
@@ -801,6 +880,15 @@ impl From<RunArgs> for crate::run::RunOptions {
             idle_timeout: a.idle_timeout,
             first_output_timeout: a.first_output_timeout,
             to_common: a.to == Some(RunTo::Common),
+            otlp: crate::otlp::export::Flags {
+                endpoint: a.otlp_endpoint,
+                protocol: a.otlp_protocol.map(|p| match p {
+                    OtlpProtocolArg::HttpProtobuf => crate::otlp::export::Protocol::Protobuf,
+                    OtlpProtocolArg::HttpJson => crate::otlp::export::Protocol::Json,
+                }),
+                headers: a.otlp_header,
+            },
+            otlp_content: a.otlp_content,
             budgets: crate::run::Budgets {
                 max_cost: a.max_cost,
                 max_tokens: a.max_tokens,
@@ -810,6 +898,8 @@ impl From<RunArgs> for crate::run::RunOptions {
             timeout: a.timeout,
             summary: a.summary,
             report: a.report,
+            events: a.events.as_deref().map(crate::run::EventsTarget::parse),
+            events_interval: a.events_interval,
             save: a.save,
             save_stderr: a.save_stderr,
             output_file: a.output_file,

@@ -57,16 +57,15 @@
 //! # Inside
 //!
 //! The pipeline is split → classify → validate → report, one record at a time: `input` (the
-//! splitter and mapped files) finds records in a reused buffer, `event`
-//! gives a borrowed view of each one, `validate` keeps the small state the lifecycle and pairing
-//! rules need, and `report` prints what was found.
-//! `check` wires them together for one input, on one thread or several (`check::pipeline`). Payload and sdk records are mapped by `event`
-//! into the one canonical view every rule reads, and `fmt` writes that canonical form back out;
-//! `schema` carries the JSON Schemas of the outputs. `agents` recognises Claude Code, Codex and
-//! Gemini CLI streams, checks each with its agent's rules and maps them into one agent-neutral
-//! vocabulary; `run` starts an agent and supervises it. These modules are public for the binary,
-//! the benches, the fuzz targets and the tests only: they are hidden from the documentation and
-//! are no stable API.
+//! splitter and mapped files) finds records in a reused buffer, `event` gives a borrowed view of
+//! each cursor-agent record, `validate` keeps the small state the lifecycle and pairing rules
+//! need, and `report` prints what was found. `check` wires them together for one input, on one
+//! thread or several (`check::pipeline`). `agents` is the registry of the twelve agents: each
+//! recognises its stream, checks it with its own rules and maps it into the common vocabulary
+//! (`vocab`), which `stats`, `render`, `run` and `fmt --to common` read; `fmt` also writes
+//! cursor-agent's canonical form; `schema` carries the JSON Schemas; `run` starts an agent and
+//! supervises it. They live in [`unstable`]: public for the binary, the benches, the fuzz
+//! targets and the tests only, hidden from the documentation, and no stable API.
 
 pub use rules::Severity;
 pub use stream::{
@@ -77,65 +76,14 @@ pub use stream::{
 mod stream;
 
 #[doc(hidden)]
-pub mod agents;
-#[doc(hidden)]
-pub mod check;
-#[doc(hidden)]
-pub mod cli;
-#[doc(hidden)]
-pub mod commands;
-#[doc(hidden)]
-pub mod config;
-#[doc(hidden)]
-pub mod diagnostic;
-#[doc(hidden)]
-pub mod drift;
-#[doc(hidden)]
-pub mod event;
-#[doc(hidden)]
-pub mod fmt;
+pub mod unstable;
+use unstable::{
+    agents, arrivals, check, cli, config, diagnostic, drift, event, fmt, input, interrupt,
+    json_out, lint, locate, otlp, pairing, preamble, render, report, rules, run, schema, sink,
+    stats, status, terminal, text, units, validate, vocab, walk,
+};
+
 mod fmt_files;
-#[doc(hidden)]
-pub mod input;
-#[doc(hidden)]
-pub mod interrupt;
 mod json;
-#[doc(hidden)]
-pub mod json_out;
 mod json_str;
-#[doc(hidden)]
-pub mod lint;
-#[doc(hidden)]
-pub mod locate;
-#[doc(hidden)]
-pub mod pairing;
-#[doc(hidden)]
-pub mod preamble;
-#[doc(hidden)]
-pub mod render;
-#[doc(hidden)]
-pub mod report;
 mod report_html;
-#[doc(hidden)]
-pub mod rules;
-#[doc(hidden)]
-pub mod run;
-#[doc(hidden)]
-pub mod schema;
-#[doc(hidden)]
-pub mod sink;
-#[doc(hidden)]
-pub mod stats;
-#[doc(hidden)]
-pub mod status;
-#[doc(hidden)]
-pub mod terminal;
-#[doc(hidden)]
-pub mod text;
-#[doc(hidden)]
-pub mod units;
-#[doc(hidden)]
-pub mod validate;
-pub mod vocab;
-#[doc(hidden)]
-pub mod walk;

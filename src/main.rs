@@ -8,5 +8,5 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    sjlint::commands::run(sjlint::cli::parse_from(std::env::args_os()))
+    sjlint::unstable::commands::run(sjlint::unstable::cli::parse_from(std::env::args_os()))
 }

@@ -36,6 +36,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("opencode", include_str!("../schemas/opencode.schema.json")),
     Schema::new("pi", include_str!("../schemas/pi.schema.json")),
     Schema::new("qwen", include_str!("../schemas/qwen.schema.json")),
+    Schema::new("run-events", include_str!("../schemas/run-events.schema.json")),
     Schema::new("run-summary", include_str!("../schemas/run-summary.schema.json")),
     Schema::new("stats", include_str!("../schemas/stats.schema.json")),
 ];

@@ -683,7 +683,7 @@ pub fn to_common(bytes: &[u8], opts: &Options) -> Vec<Event> {
 /// json`'s `files`, named `file`.
 pub fn stats_json(bytes: &[u8], file: &str, opts: &Options) -> String {
     // An input in memory cannot fail to read.
-    let (stats, _) = crate::stats::collect_partial(bytes, &opts.check);
+    let (stats, _) = crate::stats::collect_partial(bytes, &opts.check, None);
     crate::stats::file_json(file, &stats)
 }
 

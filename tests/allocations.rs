@@ -4,8 +4,8 @@
 #[path = "../benches/common/mod.rs"]
 mod generator;
 
-use sjlint::check::{self, CheckOptions};
-use sjlint::rules::Rule;
+use sjlint::unstable::check::{self, CheckOptions};
+use sjlint::unstable::rules::Rule;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

@@ -9,10 +9,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use sjlint::check::{self, CheckOptions};
-use sjlint::report::{Format, Printer};
-use sjlint::rules::Rule;
-use sjlint::{render, stats};
+use sjlint::unstable::check::{self, CheckOptions};
+use sjlint::unstable::report::{Format, Printer};
+use sjlint::unstable::rules::Rule;
+use sjlint::unstable::{render, stats};
 
 const LIMITS: [usize; 5] = [8, 64, 300, 4096, check::DEFAULT_MAX_RECORD_BYTES];
 

@@ -8,10 +8,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::check::{self, CheckOptions};
-use sjlint::event::{Dialect, Parsed, parse};
-use sjlint::fmt::{self, FmtOptions, Target};
-use sjlint::rules::{Group, Rule};
+use sjlint::unstable::check::{self, CheckOptions};
+use sjlint::unstable::event::{Dialect, Parsed, parse};
+use sjlint::unstable::fmt::{self, FmtOptions, Target};
+use sjlint::unstable::rules::{Group, Rule};
 use std::collections::BTreeMap;
 
 fn format(data: &[u8], check: &CheckOptions, opts: &FmtOptions) -> Vec<u8> {

@@ -8,10 +8,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::check::{self, Consumer, CheckOptions, Totals};
-use sjlint::event::Event;
-use sjlint::check::pipeline::{self, Settings, SharedInput};
-use sjlint::input::record::{Position, Record};
+use sjlint::unstable::check::{self, Consumer, CheckOptions, Totals};
+use sjlint::unstable::event::Event;
+use sjlint::unstable::check::pipeline::{self, Settings, SharedInput};
+use sjlint::unstable::input::record::{Position, Record};
 use std::sync::Arc;
 
 const LIMITS: [usize; 4] = [8, 64, 4096, check::DEFAULT_MAX_RECORD_BYTES];
@@ -27,7 +27,7 @@ impl Consumer for Seen {
             "event {:?} {} {} {json} {:?}\n",
             rec.pos,
             rec.lines,
-            rec.flags & !sjlint::input::record::UTF8,
+            rec.flags & !sjlint::unstable::input::record::UTF8,
             ev.ty
         );
     }
@@ -40,7 +40,7 @@ fn run(data: &[u8], opts: &CheckOptions, settings: Option<&Settings>) -> String 
     let mut seen = Seen::default();
     let mut totals = Totals::default();
     let mut found = String::new();
-    let mut emit = |d: sjlint::diagnostic::Diagnostic| {
+    let mut emit = |d: sjlint::unstable::diagnostic::Diagnostic| {
         found += &format!("{d:?}\n");
         Ok(())
     };

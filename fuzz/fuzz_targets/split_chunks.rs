@@ -9,9 +9,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::input::record::{Frame, OwnedFrame as Owned, Position, UTF8};
-use sjlint::input::simd::Kernel;
-use sjlint::input::split::{InPlace, Source, Splitter};
+use sjlint::unstable::input::record::{Frame, OwnedFrame as Owned, Position, UTF8};
+use sjlint::unstable::input::simd::Kernel;
+use sjlint::unstable::input::split::{InPlace, Source, Splitter};
 use std::io::{self, Read};
 
 const LIMITS: [usize; 9] = [1, 2, 3, 7, 16, 64, 200, 4096, 64 << 20];
@@ -121,8 +121,8 @@ fuzz_target!(|input: &[u8]| {
 
     for (in_str, esc) in [(false, false), (true, false), (true, true)] {
         assert_eq!(
-            sjlint::input::simd::string_state(in_str, esc, data),
-            sjlint::input::simd::string_state_portable(in_str, esc, data),
+            sjlint::unstable::input::simd::string_state(in_str, esc, data),
+            sjlint::unstable::input::simd::string_state_portable(in_str, esc, data),
             "block string tracking differs from the portable one"
         );
     }

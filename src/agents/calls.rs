@@ -7,7 +7,7 @@
 //! stream of calls allocates nothing. It knows nothing of any agent's events:
 //! the agents' checkers say what opens and what closes.
 
-use super::{MAX_KNOWN_IDS, id_prefix};
+use super::{Emit, MAX_KNOWN_IDS, id_prefix};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::rules::Rule;
@@ -86,6 +86,35 @@ pub enum Opened {
     /// The budget of open calls is spent: not tracked. The budget the first time since the
     /// calls were last drained (to be reported, see [`over_budget`]), `None` after.
     OverBudget(Option<usize>),
+}
+
+impl Opened {
+    /// Reports what opening the call `id` found: `duplicate-call-id` (its record names it
+    /// `what`, e.g. "`tool_call`") or the first time past the budget of open calls. Returns
+    /// whether the call is open now.
+    pub fn report(self, what: &str, id: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) -> bool {
+        match self {
+            Opened::Ok => true,
+            Opened::AlreadyOpen(at) => {
+                emit(
+                    Diagnostic::new(
+                        Rule::DuplicateCallId,
+                        pos,
+                        format!("{what} {:?} is already open", Excerpt(id)),
+                    )
+                    .with_related(at, "opened here")
+                    .with_snippet(bytes),
+                );
+                false
+            }
+            Opened::OverBudget(max) => {
+                if let Some(d) = over_budget(pos, "tool calls", max) {
+                    emit(d);
+                }
+                false
+            }
+        }
+    }
 }
 
 fn id_hash(id: &str) -> u64 {

@@ -13,8 +13,8 @@
 //! not confirmed: both are accepted. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
-    require, unfinished, view,
+    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
+    unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
@@ -178,27 +178,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
-        let ty = match own_type(
+        let ty = match known_type(
             line.ty.as_str(),
             Agent::Droid,
+            TYPES,
             &mut self.mixed,
             pos,
             bytes,
             emit,
         ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
+            Typed::Known(ty) => ty,
+            Typed::Missing => {
+                self.last_line = pos.line;
                 return None;
             }
+            Typed::Other => return None,
         };
-        if !TYPES.contains(&ty) {
-            // Forward-compatible, said as information.
-            emit(super::unknown_type(Agent::Droid, ty, pos, bytes));
-            return None;
-        }
         let ms = if expect(
             line.timestamp.json_type(),
             Want::Num,
@@ -458,23 +453,9 @@ impl Validator {
         }
         let id = line.id.as_str().unwrap_or_default();
         let name = line.tool_name.as_str().unwrap_or("?");
-        match self.calls.open_at(id, pos, bytes, name, ms) {
-            Opened::Ok => {}
-            Opened::AlreadyOpen(at) => emit(
-                Diagnostic::new(
-                    Rule::DuplicateCallId,
-                    pos,
-                    format!("`tool_call` {:?} is already open", Excerpt(id)),
-                )
-                .with_related(at, "opened here")
-                .with_snippet(bytes),
-            ),
-            Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                    emit(d);
-                }
-            }
-        }
+        self.calls
+            .open_at(id, pos, bytes, name, ms)
+            .report("`tool_call`", id, pos, bytes, emit);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));

@@ -54,6 +54,40 @@ pub fn own_type<'t>(
     Ok(ty)
 }
 
+/// What [`known_type`] made of a record's `type`.
+pub enum Typed<'t> {
+    /// One of the agent's types.
+    Known(&'t str),
+    /// None (`missing-type` is reported).
+    Missing,
+    /// Another agent's (`mixed-agents` was reported, once), or one this agent is not known to
+    /// write (`unknown-event-type`, as information).
+    Other,
+}
+
+/// The first question of every checker whose agent has a fixed list of types: [`own_type`],
+/// then [`unknown_type`] for a type that is not in `types`.
+pub fn known_type<'t>(
+    ty: Option<&'t str>,
+    this: Agent,
+    types: &[&str],
+    said: &mut bool,
+    pos: Position,
+    bytes: &[u8],
+    emit: Emit<'_>,
+) -> Typed<'t> {
+    match own_type(ty, this, said, pos, bytes, emit) {
+        Ok(ty) if types.contains(&ty) => Typed::Known(ty),
+        Ok(ty) => {
+            // Forward-compatible, said as information.
+            emit(unknown_type(this, ty, pos, bytes));
+            Typed::Other
+        }
+        Err(NoType::Missing) => Typed::Missing,
+        Err(NoType::Foreign) => Typed::Other,
+    }
+}
+
 /// `unknown-event-type` in an agent's stream: a `type` its agent is not known to write. A newer
 /// CLI is not a broken stream, so this is information (as for cursor-agent), which `--severity
 /// unknown-event-type=warning --strict` turns into a failure.

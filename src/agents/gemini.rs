@@ -9,7 +9,7 @@
 //! leave tool calls without results then). State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos,
     parse_timestamp, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
@@ -104,6 +104,16 @@ pub struct Validator {
     answer: super::Answer,
 }
 
+/// The types Gemini CLI writes.
+const TYPES: &[&str] = &[
+    "init",
+    "message",
+    "tool_use",
+    "tool_result",
+    "error",
+    "result",
+];
+
 impl Progress for Validator {
     fn ended(&self) -> bool {
         matches!(self.state, State::Ended(_) | State::Stray(_))
@@ -133,30 +143,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
-        let ty = match own_type(
+        let ty = match known_type(
             line.ty.as_str(),
             Agent::Gemini,
+            TYPES,
             &mut self.mixed,
             pos,
             bytes,
             emit,
         ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
+            Typed::Known(ty) => ty,
+            Typed::Missing => {
+                self.last_line = pos.line;
                 return None;
             }
+            Typed::Other => return None,
         };
-        if !matches!(
-            ty,
-            "init" | "message" | "tool_use" | "tool_result" | "error" | "result"
-        ) {
-            // Forward-compatible, said as information.
-            emit(super::unknown_type(Agent::Gemini, ty, pos, bytes));
-            return None;
-        }
         let ms = self.timestamp(pos, bytes, line, emit);
         self.lifecycle(pos, bytes, ty, emit);
         self.last_line = pos.line;
@@ -428,23 +430,9 @@ impl Validator {
         }
         let id = line.tool_id.as_str().unwrap_or_default();
         let name = line.tool_name.as_str().unwrap_or("?");
-        match self.calls.open_at(id, pos, bytes, name, ms) {
-            Opened::Ok => {}
-            Opened::AlreadyOpen(at) => emit(
-                Diagnostic::new(
-                    Rule::DuplicateCallId,
-                    pos,
-                    format!("`tool_id` {:?} is already open", Excerpt(id)),
-                )
-                .with_related(at, "opened here")
-                .with_snippet(bytes),
-            ),
-            Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                    emit(d);
-                }
-            }
-        }
+        self.calls
+            .open_at(id, pos, bytes, name, ms)
+            .report("`tool_id`", id, pos, bytes, emit);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));

@@ -12,8 +12,8 @@
 //! terminal. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
-    require, unfinished, view,
+    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
+    unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
@@ -180,27 +180,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
-        let ty = match own_type(
+        let ty = match known_type(
             line.ty.as_str(),
             Agent::Grok,
+            TYPES,
             &mut self.mixed,
             pos,
             bytes,
             emit,
         ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
+            Typed::Known(ty) => ty,
+            Typed::Missing => {
+                self.last_line = pos.line;
                 return None;
             }
+            Typed::Other => return None,
         };
-        if !TYPES.contains(&ty) {
-            // Forward-compatible, said as information.
-            emit(super::unknown_type(Agent::Grok, ty, pos, bytes));
-            return None;
-        }
         self.lifecycle(pos, bytes, ty, emit, &mut sink);
         self.last_line = pos.line;
         match ty {
@@ -363,23 +358,9 @@ impl Validator {
         let id = line.tool_call_id.as_str().unwrap_or_default();
         let name = line.tool_name.as_str().unwrap_or("?");
         let done = finishes(line.status.as_str());
-        match self.calls.open(id, pos, bytes, name) {
-            Opened::Ok => {}
-            Opened::AlreadyOpen(at) => emit(
-                Diagnostic::new(
-                    Rule::DuplicateCallId,
-                    pos,
-                    format!("`toolCallId` {:?} is already open", Excerpt(id)),
-                )
-                .with_related(at, "opened here")
-                .with_snippet(bytes),
-            ),
-            Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                    emit(d);
-                }
-            }
-        }
+        self.calls
+            .open(id, pos, bytes, name)
+            .report("`toolCallId`", id, pos, bytes, emit);
         if done {
             // Reported finished as it starts: remembered, not open.
             self.calls.close(id);

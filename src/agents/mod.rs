@@ -50,8 +50,8 @@ pub use detect::{
     is_codex_type, marks, mixed, read,
 };
 pub use fields::{
-    Emit, NoType, Sink, Want, count, expect, expect_count, missing, own_type, parse_timestamp,
-    require, unknown_type, wrong_type,
+    Emit, NoType, Sink, Typed, Want, count, expect, expect_count, known_type, missing, own_type,
+    parse_timestamp, require, unknown_type, wrong_type,
 };
 pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_into};
 pub(crate) use views::{non_object_visits, view};

@@ -14,7 +14,7 @@
 //! required. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Progress, Raw, Sink, Want, expect, line_pos, own_type, require,
+    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
     view,
 };
 use crate::diagnostic::Diagnostic;
@@ -214,27 +214,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
-        let ty = match own_type(
+        let ty = match known_type(
             line.ty.as_str(),
             Agent::OpenCode,
+            TYPES,
             &mut self.mixed,
             pos,
             bytes,
             emit,
         ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
+            Typed::Known(ty) => ty,
+            Typed::Missing => {
+                self.last_line = pos.line;
                 return None;
             }
+            Typed::Other => return None,
         };
-        if !TYPES.contains(&ty) {
-            // Forward-compatible, said as information.
-            emit(super::unknown_type(Agent::OpenCode, ty, pos, bytes));
-            return None;
-        }
         let what = "an OpenCode event";
         let ms = if require(
             line.timestamp.json_type(),

@@ -20,7 +20,7 @@
 //! information. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
+    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos,
     parse_timestamp, require, unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
@@ -356,27 +356,22 @@ impl Validator {
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
-        let ty = match own_type(
+        let ty = match known_type(
             line.ty.as_str(),
             Agent::Pi,
+            TYPES,
             &mut self.mixed,
             pos,
             bytes,
             emit,
         ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
+            Typed::Known(ty) => ty,
+            Typed::Missing => {
+                self.last_line = pos.line;
                 return None;
             }
+            Typed::Other => return None,
         };
-        if !TYPES.contains(&ty) {
-            // Forks and newer versions add event types: said as information.
-            emit(super::unknown_type(Agent::Pi, ty, pos, bytes));
-            return None;
-        }
         if RUN_TYPES.contains(&ty) {
             self.inside_run(pos, bytes, ty, &mut sink, emit);
         }
@@ -1062,23 +1057,9 @@ impl Validator {
         }
         let id = line.tool_call_id.as_str().unwrap_or_default();
         let name = line.tool_name.as_str().unwrap_or("?");
-        match self.calls.open(id, pos, bytes, name) {
-            Opened::Ok => {}
-            Opened::AlreadyOpen(at) => emit(
-                Diagnostic::new(
-                    Rule::DuplicateCallId,
-                    pos,
-                    format!("`toolCallId` {:?} is already open", Excerpt(id)),
-                )
-                .with_related(at, "opened here")
-                .with_snippet(bytes),
-            ),
-            Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                    emit(d);
-                }
-            }
-        }
+        self.calls
+            .open(id, pos, bytes, name)
+            .report("`toolCallId`", id, pos, bytes, emit);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));

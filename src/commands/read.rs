@@ -24,6 +24,8 @@ struct Reading<'a> {
     live: bool,
     /// More than one input is read.
     several: bool,
+    /// The file read, when it is one.
+    path: Option<&'a std::path::Path>,
 }
 
 /// Reads every input of `config` with `each`, which sees the input and its reader. Errors of
@@ -51,6 +53,10 @@ fn each_input(
             index,
             live,
             several: inputs.list.len() > 1,
+            path: match input {
+                super::inputs::Input::File(p) => Some(p),
+                super::inputs::Input::Stdin => None,
+            },
         };
         index += 1;
         match each(&reading, reader) {
@@ -69,7 +75,9 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
     let config = ReadConfig::resolve(&args.input, terminal)?;
     let mut files = Vec::new();
     let code = each_input(&config, |reading, reader| {
-        let (stats, read) = stats::collect_partial(reader, &config.check);
+        // The arrival times `sjlint run --save` kept beside a file time what its records do not.
+        let arrivals = reading.path.and_then(crate::arrivals::Arrivals::beside);
+        let (stats, read) = stats::collect_partial(reader, &config.check, arrivals);
         // After Ctrl-C, what was read so far is still shown.
         if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
             files.push((reading.name.to_owned(), stats));

@@ -101,8 +101,19 @@ fn read_one(
     let opened = open_input(item, stdin_name, false)?;
     let path = PathBuf::from(&opened.name);
     let mut keep = |d: &Diagnostic| graded(settings, &path, d);
-    report_html::read(&opened.name, opened.reader, check, &mut keep)
-        .with_context(|| format!("cannot read {}", opened.name))
+    // The arrival times `sjlint run --save` kept beside a file time what its records do not.
+    let arrivals = match item {
+        Input::File(p) => crate::arrivals::Arrivals::beside(p),
+        Input::Stdin => None,
+    };
+    report_html::read(
+        &opened.name,
+        opened.reader,
+        check,
+        &mut keep,
+        arrivals.as_ref(),
+    )
+    .with_context(|| format!("cannot read {}", opened.name))
 }
 
 /// `d` as `check` would report it under `settings`: dropped, or with its severity set.

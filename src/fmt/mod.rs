@@ -33,6 +33,7 @@ mod payload;
 mod sdk;
 pub mod to_common;
 mod to_json;
+pub mod to_otlp;
 mod writer;
 
 /// What `fmt` writes.
@@ -45,6 +46,8 @@ pub enum Target {
     Json,
     /// The agent-neutral events of [`crate::vocab`], for every agent.
     Common,
+    /// The spans of every agent's sessions, as an OTLP/JSON `ExportTraceServiceRequest`.
+    Otlp,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,6 +65,8 @@ pub struct FmtOptions {
     /// loses fields): what `--check`, `--diff` and `--write` ask for. The agent is in
     /// [`FmtTotals::agent`].
     pub lossless: bool,
+    /// `--to otlp`: prompts, texts and tool contents in the spans (`--otlp-content`).
+    pub otlp_content: bool,
 }
 
 /// What one input gave.
@@ -109,6 +114,9 @@ pub fn format<R: Read, W: Write>(
 ) -> io::Result<FmtTotals> {
     if opts.to == Target::Common {
         return to_common::format(reader, check, out, emit);
+    }
+    if opts.to == Target::Otlp {
+        return to_otlp::format(reader, check, opts.otlp_content, out, emit);
     }
     let failed = Cell::new(None);
     let stopped = Cell::new(false);

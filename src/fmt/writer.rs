@@ -154,7 +154,7 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
                 &mut self.line,
             ),
             // Written by `agents::common::format`, which does not use this writer.
-            Target::Common => false,
+            Target::Common | Target::Otlp => false,
         };
         match (ty, subtype, call_id) {
             _ if !pairing => {}

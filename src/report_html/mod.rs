@@ -14,6 +14,7 @@ mod model;
 mod page;
 mod source;
 
+use crate::arrivals::Arrivals;
 use crate::check::CheckOptions;
 use crate::diagnostic::Diagnostic;
 use std::io::{self, Read};
@@ -22,14 +23,16 @@ pub(crate) use index::Summary;
 pub(crate) use model::Run;
 
 /// Reads a whole stream named `name` into a run; `keep` chooses (and may re-grade) the
-/// findings the page shows.
+/// findings the page shows; `arrivals`, the times `sjlint run --save` kept of its records, time
+/// the events that carry none.
 pub(crate) fn read(
     name: &str,
     reader: impl Read,
     check: &CheckOptions,
     keep: &mut dyn FnMut(&Diagnostic) -> Option<Diagnostic>,
+    arrivals: Option<&Arrivals>,
 ) -> io::Result<Run> {
-    source::read_run(name, reader, check, keep)
+    source::read_run(name, reader, check, keep, arrivals)
 }
 
 /// The page of `run`; `back` is the address of the index it belongs to, if any.

@@ -1,12 +1,14 @@
 //! Where a report's events come from: the common events every agent's checker gives while the
 //! stream is checked (the events `sjlint fmt --to common` writes), handed to the model as they
-//! come; the findings of the same pass are collected beside them.
+//! come; the findings of the same pass are collected beside them. An event that carries no time
+//! of its own gets its record's arrival time, when `sjlint run --save` kept them.
 //!
 //! This is the one adapter between the checker and the page. It owns only that plumbing: it
 //! must not lay out, count or write HTML.
 
 use super::model::{Builder, Ev, MAX_FINDINGS, Run, Usage};
 use crate::agents::Agent;
+use crate::arrivals::Arrivals;
 use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::vocab;
@@ -21,10 +23,12 @@ pub(crate) fn read_run(
     reader: impl Read,
     check: &CheckOptions,
     keep: &mut dyn FnMut(&Diagnostic) -> Option<Diagnostic>,
+    arrivals: Option<&Arrivals>,
 ) -> io::Result<Run> {
     let mut events = Events {
         builder: Builder::new(name),
         agent: None,
+        arrivals,
     };
     // Bounded as the model's list is: past the cap findings are only counted.
     let mut findings = Vec::new();
@@ -49,14 +53,16 @@ pub(crate) fn read_run(
 }
 
 /// The consumer that hands each common event to the builder.
-struct Events {
+struct Events<'a> {
     builder: Builder,
+    /// When each record arrived, for the events that carry no time.
+    arrivals: Option<&'a Arrivals>,
     /// The agent of the input, named on the first event (then `None`), as the common form
     /// names it.
     agent: Option<&'static str>,
 }
 
-impl Consumer for Events {
+impl Consumer for Events<'_> {
     fn agent(&mut self, agent: Option<Agent>) {
         self.agent = agent.filter(|&a| a != Agent::Common).map(Agent::as_str);
     }
@@ -70,7 +76,13 @@ impl Consumer for Events {
             Some(a) if ev.agent.is_none() => Some(a),
             _ => ev.agent,
         };
-        self.builder.event(&model_event(ev, agent));
+        let mut model = model_event(ev, agent);
+        if model.timestamp_ms.is_none()
+            && let Some(a) = self.arrivals
+        {
+            model.timestamp_ms = a.at(ev.line);
+        }
+        self.builder.event(&model);
     }
 }
 

@@ -12,12 +12,14 @@
 //! through one writer thread (`notes`), so that a stderr nobody reads never holds the
 //! supervisor. The supervising
 //! thread (`supervisor`, with its timers in `timers`) sleeps on a channel with a deadline (no
-//! polling loop while the agent runs); only the short wait for leftover processes of an exited
+//! polling loop while the agent runs; with `--events` or `--save` it also wakes once per
+//! `--events-interval` to write the status events, in `events`, and flush the arrival times); only the short wait for leftover processes of an exited
 //! agent looks again every few milliseconds. It must not interpret events itself (that is
 //! [`session`]) nor decide the exit code (that is [`outcome`]). It takes its options as
 //! [`RunOptions`], plain values `cli` resolves from the command line, and names no clap type.
 
 pub mod child;
+mod events;
 mod judge;
 mod notes;
 pub mod outcome;
@@ -26,7 +28,9 @@ pub mod session;
 mod stderr;
 mod stdout;
 mod supervisor;
+mod ticks;
 mod timers;
+mod tracing;
 
 use crate::agents::Agent;
 use crate::check::CheckOptions;
@@ -39,6 +43,7 @@ use crate::rules::{Rule, Severity};
 use crate::status::Live;
 use crate::terminal::{ColorChoice, ProgressChoice, Stream, Terminal};
 use crate::text::escape_untrusted;
+pub use events::EventsTarget;
 use judge::Judge;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
@@ -98,6 +103,11 @@ pub struct RunOptions {
     /// `--to common`: stdout carries the stream's events in the common form, live, instead of
     /// the agent's bytes (`--save` still writes the bytes).
     pub to_common: bool,
+    /// `--otlp-endpoint`, `--otlp-protocol`, `--otlp-header`: where the run's spans go, over
+    /// the standard `OTEL_EXPORTER_OTLP_*` variables.
+    pub otlp: crate::otlp::export::Flags,
+    /// `--otlp-content`: prompts, texts and tool contents in the spans.
+    pub otlp_content: bool,
     /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
     /// `--max-tool-calls`): past one, the run is ended.
     pub budgets: session::Budgets,
@@ -109,7 +119,13 @@ pub struct RunOptions {
     pub summary: Option<PathBuf>,
     /// `--report`: where the HTML page of the run goes.
     pub report: Option<PathBuf>,
-    /// `--save`: where the agent's stdout is saved; `save_stderr`, its stderr too.
+    /// `--events`: where the run's status events go, as NDJSON.
+    pub events: Option<EventsTarget>,
+    /// `--events-interval`: how often the periodic events are written (at most), and the
+    /// arrival times of `--save` flushed (at least).
+    pub events_interval: Duration,
+    /// `--save`: where the agent's stdout is saved (with its arrival times beside it, see
+    /// [`crate::arrivals`]); `save_stderr`, its stderr too.
     pub save: Option<PathBuf>,
     pub save_stderr: bool,
     /// `--output-file`: where the findings go instead of stderr.
@@ -180,6 +196,15 @@ fn note(notes: &Notes, text: &str) {
 )]
 pub fn run(opts: &RunOptions) -> io::Result<u8> {
     let start = Instant::now();
+    let start_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    // First of all: a descriptor named by number must be checked before sjlint opens any of
+    // its own, which could take its number.
+    let events_file = match &opts.events {
+        Some(target) => Some(target.open()?),
+        None => None,
+    };
     // A configuration file that cannot be read is a usage error, before anything is started.
     let settings = opts
         .settings()
@@ -192,6 +217,22 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         Some(path) => Some(create(&path)?),
         None => None,
     };
+    // Beside a transcript that is a file only: `--save /dev/full` or a FIFO has no "beside".
+    let regular = save
+        .as_ref()
+        .is_some_and(|f| f.metadata().is_ok_and(|m| m.is_file()));
+    let arrivals = match transcript_path(opts).filter(|_| regular) {
+        Some(path) => Some(Mutex::new(
+            crate::arrivals::Writer::create(&path, start_unix_ms).map_err(|e| {
+                let shown = crate::arrivals::sidecar_path(&path).display().to_string();
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot create {}: {e}", escape_untrusted(&shown)),
+                )
+            })?,
+        )),
+        None => None,
+    };
     let save_stderr = match (&opts.save, opts.save_stderr) {
         (Some(path), true) => Some(create(&stderr_path(path))?),
         _ => None,
@@ -200,6 +241,19 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         Some(path) => Some(create(path)?),
         None => None,
     };
+
+    let events = match events_file {
+        Some(file) => Some(events::Events::start(file, start, start_unix_ms)?),
+        None => None,
+    };
+    // The export settings are read before the agent starts: a note about them comes first.
+    let otlp = crate::otlp::export::settings(
+        &opts.otlp,
+        |name| std::env::var(name).ok(),
+        |w| {
+            let _ = writeln!(io::stderr(), "sjlint run: {w}");
+        },
+    );
 
     let subreaper = child::become_subreaper();
     let mut agent = match child::spawn(&opts.command) {
@@ -220,6 +274,19 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     };
     let pid = agent.id();
     let pgid = pid as i32;
+    if let Some(events) = &events {
+        events.emit(
+            "started",
+            &[
+                ("pid", serde_json::json!(pid)),
+                (
+                    "argv0",
+                    serde_json::json!(opts.command[0].to_string_lossy()),
+                ),
+                ("agent", serde_json::json!(opts.agent.map(Agent::as_str))),
+            ],
+        );
+    }
     let stdout: OwnedFd = agent.stdout.take().expect("piped").into();
     let stderr: OwnedFd = agent.stderr.take().expect("piped").into();
     // The supervisor's own look at the stdout pipe: whether anything still holds it open.
@@ -287,12 +354,21 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             let reader = PipeReader::new(stdout, Arc::clone(&stop), Some(Arc::clone(&activity)));
             let tx = tx.clone();
             let (session, live, check, name) = (&session, live.as_ref(), &check, &name);
+            let tracing = otlp.map(|settings| {
+                tracing::Tracing::start(settings, opts.otlp_content, opts.max_open_calls)
+            });
+            let arrive = arrivals.as_ref().map(|writer| stdout::Arrive {
+                writer,
+                activity: &activity,
+                start_unix_ms,
+            });
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
                     let printers = (printer, annotations);
                     check_stdout(
-                        reader, save, printers, judge, check, name, session, live, tx,
+                        reader, save, printers, judge, check, name, session, live, tx, arrive,
+                        tracing,
                     )
                 })?
         };
@@ -344,6 +420,9 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             subreaper,
             stdout_probe,
             left_holding_stdout: false,
+            events: events.as_ref(),
+            arrivals: arrivals.as_ref(),
+            said: events::Said::default(),
         };
         sup.supervise(&rx);
         // The group is gone: the threads joined below no longer wait for a stuck stderr.
@@ -356,10 +435,63 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         live.finish();
     }
     supervisor.report_leftovers();
+    if let Some(w) = &arrivals {
+        let mut w = w.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        w.flush();
+        if let (Some(e), Some(path)) = (w.take_error(), &opts.save) {
+            let shown = crate::arrivals::sidecar_path(path).display().to_string();
+            note(
+                &notes,
+                &format!(
+                    "cannot write the arrival times {}: {e}; they are incomplete",
+                    escape_untrusted(&shown)
+                ),
+            );
+        }
+    }
+    let mut checked = checked;
+    // The last spans are sent now that the agent is done (a few seconds at most); a failed
+    // export is one note, and leaves the exit code alone.
+    if let Some(exporter) = checked.exporter.take() {
+        let url = exporter.url().to_owned();
+        if let Some(warning) = exporter.finish().warning(&url) {
+            note(&notes, &warning);
+        }
+    }
     let code = finish(opts, &supervisor, checked, stderr_seen, &notes, pid, start);
+    if let Some(events) = &events {
+        let status = exit_status(&supervisor);
+        let exit_code = code.as_ref().map_or(outcome::EXIT_USAGE, |c| *c);
+        events.end(&[
+            ("reason", serde_json::json!(ended(&supervisor).as_str())),
+            ("exit_code", serde_json::json!(exit_code)),
+            ("agent_exit_code", serde_json::json!(status.code)),
+            (
+                "agent_signal",
+                serde_json::json!(status.signal.map(interrupt::signal_name)),
+            ),
+        ]);
+    }
     // What is still queued is written, unless nothing reads stderr.
     notes.finish();
     code
+}
+
+/// How the agent's process ended.
+fn exit_status(sup: &Supervisor<'_>) -> Status {
+    sup.exited.map_or(Status::default(), |s| Status {
+        code: s.code(),
+        signal: s.signal(),
+    })
+}
+
+/// Why the run ended, as the summary's `ended` says it.
+fn ended(sup: &Supervisor<'_>) -> Ending {
+    match sup.ending {
+        // Ended by a signal sjlint sent only because the agent's leftovers lingered.
+        None | Some(Ending::Exited) => Ending::Exited,
+        Some(e) => e,
+    }
 }
 
 fn create(path: &std::path::Path) -> io::Result<File> {
@@ -410,15 +542,8 @@ fn finish(
     pid: u32,
     start: Instant,
 ) -> io::Result<u8> {
-    let status = sup.exited.map_or(Status::default(), |s| Status {
-        code: s.code(),
-        signal: s.signal(),
-    });
-    let ending = match sup.ending {
-        // Ended by a signal sjlint sent only because the agent's leftovers lingered.
-        None | Some(Ending::Exited) => Ending::Exited,
-        Some(e) => e,
-    };
+    let status = exit_status(sup);
+    let ending = ended(sup);
     match (&checked.out_error, &checked.read) {
         (Some(e), _) if e.kind() != io::ErrorKind::BrokenPipe => {
             note(notes, &format!("cannot write to stdout: {e}"));
@@ -680,12 +805,20 @@ fn write_report(opts: &RunOptions, page: &std::path::Path) -> io::Result<()> {
                     ..d.clone()
                 })
         };
-        let run = crate::report_html::read(&name, File::open(&transcript)?, &check, &mut keep)?;
+        let arrivals = crate::arrivals::Arrivals::load(&transcript)?;
+        let run = crate::report_html::read(
+            &name,
+            File::open(&transcript)?,
+            &check,
+            &mut keep,
+            arrivals.as_ref(),
+        )?;
         Ok(crate::report_html::page(&run, None))
     };
     let html = read();
     if opts.save.is_none() {
         let _ = std::fs::remove_file(&transcript);
+        let _ = std::fs::remove_file(crate::arrivals::sidecar_path(&transcript));
     }
     std::fs::write(page, html?)
 }

@@ -91,6 +91,12 @@ impl Activity {
         self.waiting.store(waiting, Ordering::SeqCst);
     }
 
+    /// Milliseconds after the start when the last read returned (while its bytes are being
+    /// forwarded and checked: when the records they complete arrived).
+    pub fn last_read_ms(&self) -> u64 {
+        self.last_ms.load(Ordering::SeqCst)
+    }
+
     /// Whether the agent has written its first byte.
     pub fn started(&self) -> bool {
         self.started.load(Ordering::SeqCst)

@@ -33,7 +33,10 @@ pub struct ResultSeen {
 #[derive(Clone, Debug)]
 pub struct OpenCall {
     pub id: String,
+    /// The tool as the agent names it (else its common kind, else `tool`).
     pub kind: String,
+    /// Its kind in the common vocabulary (`shell`, `read`, …), when known.
+    pub tool_kind: Option<&'static str>,
     pub line: u64,
     pub since: Instant,
 }
@@ -55,7 +58,11 @@ pub struct Session {
     /// Running calls, oldest first.
     pub open: Vec<OpenCall>,
     pub last: LastEvent,
+    /// When the last record was read.
+    pub last_at: Option<Instant>,
     pub events: u64,
+    /// The agent the stream shows, once it is known.
+    pub agent: Option<crate::agents::Agent>,
     /// sjlint ended the agent's group because it did not exit after its result: whatever that
     /// cut short of the stream (a record half written) is sjlint's doing, not the stream's.
     pub cut_after_result: bool,
@@ -145,6 +152,7 @@ impl Session {
         subtype: Option<&str>,
     ) -> bool {
         self.events += 1;
+        self.last_at = Some(Instant::now());
         // The strings are reused: no allocation per record once they are long enough.
         set(&mut self.last.ty, ty);
         set(&mut self.last.subtype, subtype);
@@ -180,7 +188,10 @@ impl Session {
                     return false;
                 };
                 let kind = ev.name.as_deref().or(ev.tool_kind).unwrap_or("tool");
-                self.open_call(id, kind, ev.line, now);
+                let tool_kind = ev
+                    .tool_kind
+                    .or_else(|| ev.name.as_deref().map(vocab::tool_kind));
+                self.open_call(id, kind, tool_kind, ev.line, now);
                 true
             }
             Kind::ToolEnd => {
@@ -204,6 +215,7 @@ impl Session {
     /// writes one after its result and hangs must still be ended.
     pub fn observe_record(&mut self, line: u64, ty: Option<&str>, subtype: Option<&str>) -> bool {
         self.events += 1;
+        self.last_at = Some(Instant::now());
         set(&mut self.last.ty, ty);
         set(&mut self.last.subtype, subtype);
         self.last.line = line;
@@ -225,7 +237,14 @@ impl Session {
         }
     }
 
-    fn open_call(&mut self, id: &str, kind: &str, line: u64, now: Instant) {
+    fn open_call(
+        &mut self,
+        id: &str,
+        kind: &str,
+        tool_kind: Option<&'static str>,
+        line: u64,
+        now: Instant,
+    ) {
         if self.open.len() == MAX_OPEN {
             self.open.remove(0);
         }
@@ -235,6 +254,7 @@ impl Session {
         self.open.push(OpenCall {
             id: id.to_owned(),
             kind: kind.to_owned(),
+            tool_kind,
             line,
             since: now,
         });
@@ -243,6 +263,7 @@ impl Session {
     /// A record that is no event still counts as the agent speaking: the session goes on.
     pub fn observe_invalid(&mut self, line: u64) -> bool {
         self.events += 1;
+        self.last_at = Some(Instant::now());
         self.last = LastEvent {
             ty: None,
             subtype: None,

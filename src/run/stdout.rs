@@ -66,6 +66,8 @@ pub(super) struct Checked {
     pub(super) listed_more: u64,
     /// What the stream says of itself, for the summary.
     pub(super) said: Said,
+    /// `--otlp-endpoint`: the exporter, with the run's last spans handed to it.
+    pub(super) exporter: Option<crate::otlp::export::Exporter>,
 }
 
 /// What the stream says that the summary reports: the ids to resume it, the model, the result
@@ -76,6 +78,27 @@ pub(super) struct Said {
     pub(super) model: Option<String>,
     pub(super) result_text: Option<String>,
     pub(super) result_text_bytes: u64,
+}
+
+/// Where the arrival time of each record goes (`--save`'s sidecar): the time is when the read
+/// that completed the record returned.
+#[derive(Clone, Copy)]
+pub(super) struct Arrive<'a> {
+    pub(super) writer: &'a Mutex<crate::arrivals::Writer>,
+    pub(super) activity: &'a super::pipe::Activity,
+    pub(super) start_unix_ms: u64,
+}
+
+impl Arrive<'_> {
+    fn record(&self, line: u64) {
+        let t = self
+            .start_unix_ms
+            .saturating_add(self.activity.last_read_ms());
+        self.writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .record(line, t);
+    }
 }
 
 /// The consequences of a stall kept as notes of its finding; the rest are counted.
@@ -148,6 +171,10 @@ fn aside(d: &Diagnostic, session: &Mutex<Session>) -> Aside {
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
 )]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the stdout thread's consumers set up, the pipeline run, and what it found gathered"
+)]
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
@@ -158,6 +185,8 @@ pub(super) fn check_stdout(
     session: &Mutex<Session>,
     live: Option<&Live>,
     tx: Sender<Msg>,
+    arrive: Option<Arrive<'_>>,
+    tracing: Option<super::tracing::Tracing>,
 ) -> Checked {
     let common_out = RefCell::new(CommonOut::new());
     let common_out = CommonOut::wanted(session).then_some(&common_out);
@@ -177,6 +206,8 @@ pub(super) fn check_stdout(
         cursor: false,
         said: Said::default(),
         common_out,
+        arrive,
+        tracing,
     };
     let mut findings = Findings::default();
     let mut totals = check::Totals::default();
@@ -258,6 +289,7 @@ pub(super) fn check_stdout(
         listed: kept.listed,
         listed_more: kept.listed_more,
         said: observer.said,
+        exporter: observer.tracing.map(super::tracing::Tracing::finish),
         name: name.to_owned(),
         judge,
         empty,
@@ -348,6 +380,10 @@ struct Observer<'a> {
     said: Said,
     /// `--to common`: where the common events are written, each as it is known.
     common_out: Option<&'a RefCell<CommonOut>>,
+    /// `--save`: the arrival time of each record.
+    arrive: Option<Arrive<'a>>,
+    /// `--otlp-endpoint`: the run's spans, built as its events arrive.
+    tracing: Option<super::tracing::Tracing>,
 }
 
 impl Observer<'_> {
@@ -362,6 +398,9 @@ impl Consumer for Observer<'_> {
     /// A cursor-agent record (or one of an agent sjlint does not know), before its common
     /// events.
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+        if let Some(a) = &self.arrive {
+            a.record(rec.pos.line);
+        }
         self.stats.event(rec, json, ev);
         let changed =
             self.session()
@@ -374,8 +413,19 @@ impl Consumer for Observer<'_> {
     fn agent(&mut self, agent: Option<crate::agents::Agent>) {
         self.cursor = agent == Some(crate::agents::Agent::Cursor);
         self.stats.agent(agent);
+        if let Some(t) = &mut self.tracing {
+            t.agent(
+                agent
+                    .filter(|&a| a != crate::agents::Agent::Common)
+                    .map(crate::agents::Agent::as_str),
+            );
+        }
         if let Some(mut live) = self.live {
             live.agent(agent);
+        }
+        if agent.is_some() {
+            self.session().agent = agent;
+            let _ = self.tx.send(Msg::Changed);
         }
     }
 
@@ -401,6 +451,9 @@ impl Consumer for Observer<'_> {
             }
         }
         self.stats.common(ev);
+        if let Some(t) = &mut self.tracing {
+            t.event(ev);
+        }
         let said = &mut self.said;
         match ev.kind {
             vocab::Kind::SessionStart | vocab::Kind::End => {
@@ -450,6 +503,9 @@ impl Consumer for Observer<'_> {
         ty: Option<&str>,
         subtype: Option<&str>,
     ) {
+        if let Some(a) = &self.arrive {
+            a.record(rec.pos.line);
+        }
         // The record's own type names the last event, as the agent wrote it.
         let goes_on = self.session().observe_record(rec.pos.line, ty, subtype);
         if std::mem::take(&mut self.changed) | goes_on {
@@ -458,6 +514,9 @@ impl Consumer for Observer<'_> {
     }
 
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
+        if let Some(a) = &self.arrive {
+            a.record(pos.line);
+        }
         self.stats.invalid(pos, bytes);
         if let Some(mut live) = self.live {
             live.invalid(pos, bytes);

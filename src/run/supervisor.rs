@@ -57,6 +57,11 @@ pub(super) struct Supervisor<'a> {
     pub(super) stdout_probe: std::os::fd::OwnedFd,
     /// The agent exited, and processes it left in its group held its stdout open.
     pub(super) left_holding_stdout: bool,
+    /// `--events`, and what was said there (see `events`).
+    pub(super) events: Option<&'a super::events::Events>,
+    pub(super) said: super::events::Said,
+    /// The arrival times of `--save`, flushed each interval.
+    pub(super) arrivals: Option<&'a Mutex<crate::arrivals::Writer>>,
 }
 
 impl Supervisor<'_> {
@@ -211,6 +216,9 @@ impl Supervisor<'_> {
             if alive && self.exited.is_some() && !self.subreaper {
                 next = earliest(next, now + LEFTOVER_POLL);
             }
+        }
+        if let Some(at) = self.report(now) {
+            next = earliest(next, at);
         }
         if self.exited.is_some() && self.group_gone(now) {
             // Nothing of the group can write any more: take what is in the pipes, then stop,

@@ -6,11 +6,15 @@
 //! and counted by tool kind and name, tokens and durations of results. Of cursor-agent's records
 //! it reads beside them only what the common events do not say: thinking phases timed from
 //! their first delta, the API time of a result, rejected calls. Memory is bounded: one entry
-//! per open tool call, at most the pipeline's `--max-open-calls`. It must not print anything
-//! nor keep anything per record.
+//! per open tool call, at most the pipeline's `--max-open-calls`. When `sjlint run --save` kept
+//! the arrival times of the records ([`Arrivals`]), calls and results the stream does not time
+//! are timed by them: a call from its start's arrival to its end's, a result from the agent's
+//! start (for the first session) or its session's start. It must not print anything nor keep
+//! anything per record.
 
 use super::{Findings, Stats};
 use crate::agents::Agent;
+use crate::arrivals::Arrivals;
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
 use crate::event::Event;
 use crate::input::record::{Position, Record};
@@ -26,6 +30,8 @@ struct Open {
     /// Index into that tool's `names`.
     name: usize,
     started_ms: Option<u64>,
+    /// When its start arrived, from the arrival times.
+    arrived_ms: Option<u64>,
 }
 
 /// Counts what passes by; see the module documentation for what it keeps.
@@ -46,6 +52,12 @@ pub struct Collector {
     /// No agent sjlint knows wrote the input: its events have no common form, and are counted
     /// by their own `type` and `subtype`.
     unknown_agent: bool,
+    /// When each record arrived, if `sjlint run` kept it.
+    arrivals: Option<Arrivals>,
+    /// From the arrival times: when the session under way began (Unix ms), and whether a
+    /// session has begun before (the first is timed from the agent's start).
+    session_since: Option<u64>,
+    sessions_begun: bool,
 }
 
 impl Default for Collector {
@@ -59,6 +71,9 @@ impl Default for Collector {
             usage_since_end: false,
             rejected: false,
             unknown_agent: false,
+            arrivals: None,
+            session_since: None,
+            sessions_begun: false,
         }
     }
 }
@@ -75,11 +90,28 @@ impl Collector {
         self
     }
 
+    /// Times the calls and results that carry no time of their own by `arrivals`.
+    pub fn arrivals(mut self, arrivals: Option<Arrivals>) -> Self {
+        self.session_since = arrivals.as_ref().map(Arrivals::started_unix_ms);
+        self.arrivals = arrivals;
+        self
+    }
+
+    fn arrived(&self, line: u64) -> Option<u64> {
+        self.arrivals.as_ref().and_then(|a| a.at(line))
+    }
+
     /// What the run has spent so far, as the statistics count it: input and output tokens, and
     /// the cost the agent reports (US dollars).
     pub fn spent(&self) -> (u64, Option<f64>) {
         let t = &self.stats.tokens;
         (t.input + t.output, self.stats.cost_usd)
+    }
+
+    /// The tokens counted so far, each once (what the statistics report), and the cost the
+    /// agent reports (US dollars).
+    pub fn tokens(&self) -> (&super::Tokens, Option<f64>) {
+        (&self.stats.tokens, self.stats.cost_usd)
     }
 
     /// The statistics, with calls still open counted as unfinished. `records` and `bytes` come
@@ -123,6 +155,7 @@ impl Collector {
             tool,
             name,
             started_ms: ev.timestamp_ms,
+            arrived_ms: self.arrived(ev.line),
         };
         match ev.call_id.as_deref() {
             Some(id) if self.open.len() < self.max_open => {
@@ -148,6 +181,7 @@ impl Collector {
     }
 
     fn tool_end(&mut self, ev: &vocab::Event<'_>) {
+        let arrived = self.arrived(ev.line);
         let open = ev
             .call_id
             .as_deref()
@@ -164,12 +198,14 @@ impl Collector {
         } else if ev.ok == Some(false) {
             t.failed += 1;
         }
+        let span = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) if b >= a => Some(b - a),
+            _ => None,
+        };
         let took = ev
             .duration_ms
-            .or(match (open.and_then(|o| o.started_ms), ev.timestamp_ms) {
-                (Some(a), Some(b)) if b >= a => Some(b - a),
-                _ => None,
-            });
+            .or_else(|| span(open.as_ref().and_then(|o| o.started_ms), ev.timestamp_ms))
+            .or_else(|| span(open.as_ref().and_then(|o| o.arrived_ms), arrived));
         if let Some(ms) = took {
             t.durations.push(ms);
         }
@@ -260,7 +296,13 @@ impl Consumer for Collector {
             self.stats.agent = Some(a.into());
         }
         match ev.kind {
-            Kind::SessionStart => self.stats.sessions += 1,
+            Kind::SessionStart => {
+                self.stats.sessions += 1;
+                // The first session is timed from the agent's start, as agents time theirs.
+                if std::mem::replace(&mut self.sessions_begun, true) {
+                    self.session_since = self.arrived(ev.line).or(self.session_since);
+                }
+            }
             Kind::ToolStart => self.tool_start(ev),
             Kind::ToolEnd => self.tool_end(ev),
             Kind::Usage => {
@@ -282,9 +324,19 @@ impl Consumer for Collector {
                 } else {
                     self.stats.results_success += 1;
                 }
-                if let Some(ms) = ev.duration_ms {
+                let arrived = self.arrived(ev.line);
+                let timed = ev.duration_ms.or(match (self.session_since, arrived) {
+                    (Some(a), Some(b)) if b >= a => Some(b - a),
+                    _ => None,
+                });
+                if let Some(ms) = timed {
                     self.stats.duration_ms += ms;
                     self.stats.durations_reported += 1;
+                }
+                // A next session without a start of its own begins here.
+                self.sessions_begun = true;
+                if arrived.is_some() {
+                    self.session_since = arrived;
                 }
                 if let Some(c) = ev.cost_usd {
                     *self.stats.cost_usd.get_or_insert(0.0) += c;
@@ -299,14 +351,20 @@ impl Consumer for Collector {
 
 /// The statistics of the stream `reader` holds, with the validator's findings counted.
 pub fn collect<R: Read>(reader: R, opts: &CheckOptions) -> io::Result<Stats> {
-    let (stats, read) = collect_partial(reader, opts);
+    let (stats, read) = collect_partial(reader, opts, None);
     read.map(|()| stats)
 }
 
 /// The statistics of what `reader` held up to its end or up to the error that stopped it
-/// (Ctrl-C), and how the reading ended.
-pub fn collect_partial<R: Read>(reader: R, opts: &CheckOptions) -> (Stats, io::Result<()>) {
-    let mut collector = Collector::new().max_open_calls(opts.max_open_calls);
+/// (Ctrl-C), and how the reading ended; `arrivals` time what the stream does not.
+pub fn collect_partial<R: Read>(
+    reader: R,
+    opts: &CheckOptions,
+    arrivals: Option<Arrivals>,
+) -> (Stats, io::Result<()>) {
+    let mut collector = Collector::new()
+        .max_open_calls(opts.max_open_calls)
+        .arrivals(arrivals);
     let mut findings = Findings::default();
     let mut totals = Totals::default();
     let read = check_into(
@@ -328,11 +386,11 @@ pub(super) mod tests {
     use super::*;
 
     /// The statistics of `input`, with every rule.
-    pub(in crate::stats) fn stats_of(input: &str) -> Stats {
+    pub(in crate::unstable::stats) fn stats_of(input: &str) -> Stats {
         collect(input.as_bytes(), &CheckOptions::default()).unwrap()
     }
 
-    pub(in crate::stats) const INIT: &str =
+    pub(in crate::unstable::stats) const INIT: &str =
         r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
     #[test]

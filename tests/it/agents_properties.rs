@@ -11,8 +11,8 @@ use crate::generator as generate;
 
 use generate::agents::{Agent, one_run, stream};
 use proptest::prelude::*;
-use sjlint::check::{self, CheckOptions};
-use sjlint::diagnostic::Diagnostic;
+use sjlint::unstable::check::{self, CheckOptions};
+use sjlint::unstable::diagnostic::Diagnostic;
 
 fn findings(input: &[u8]) -> Vec<Diagnostic> {
     let mut found = Vec::new();

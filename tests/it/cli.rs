@@ -7,7 +7,7 @@
 //! then review the diff of `tests/snapshots/` by eye.
 
 use crate::common::*;
-use sjlint::rules::{RULES, Rule, RuleInfo, Severity};
+use sjlint::unstable::rules::{RULES, Rule, RuleInfo, Severity};
 use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::Path;

@@ -15,8 +15,8 @@
 
 use crate::common::check_json;
 use proptest::prelude::*;
-use sjlint::check::{CheckOptions, check};
-use sjlint::rules::{Group, Rule};
+use sjlint::unstable::check::{CheckOptions, check};
+use sjlint::unstable::rules::{Group, Rule};
 use std::collections::BTreeMap;
 
 /// What sjlint makes of one record.

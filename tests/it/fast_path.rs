@@ -12,7 +12,7 @@ use crate::generator as streams;
 
 use crate::common::{corpus_dir, manifest_dir};
 use proptest::prelude::*;
-use sjlint::event::{self, Dialect};
+use sjlint::unstable::event::{self, Dialect};
 use std::path::{Path, PathBuf};
 
 const READINGS: [Option<Dialect>; 4] = [

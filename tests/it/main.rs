@@ -39,6 +39,7 @@ mod library;
 mod linter;
 mod live;
 mod many_files;
+mod otlp;
 mod outputs_hold;
 mod properties;
 mod registry;

@@ -11,13 +11,13 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use sjlint::check::{self, CheckOptions};
-use sjlint::input::record::{Frame, Position, UTF8};
-use sjlint::input::simd::Kernel;
-use sjlint::input::split::{InPlace, Source, Splitter};
-use sjlint::report::{Format, Printer};
-use sjlint::rules::Rule;
-use sjlint::{render, stats};
+use sjlint::unstable::check::{self, CheckOptions};
+use sjlint::unstable::input::record::{Frame, Position, UTF8};
+use sjlint::unstable::input::simd::Kernel;
+use sjlint::unstable::input::split::{InPlace, Source, Splitter};
+use sjlint::unstable::report::{Format, Printer};
+use sjlint::unstable::rules::Rule;
+use sjlint::unstable::{render, stats};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -244,8 +244,8 @@ proptest! {
     ) {
         let (in_str, esc) = [(false, false), (true, false), (true, true)][start];
         prop_assert_eq!(
-            sjlint::input::simd::string_state(in_str, esc, &data),
-            sjlint::input::simd::string_state_portable(in_str, esc, &data)
+            sjlint::unstable::input::simd::string_state(in_str, esc, &data),
+            sjlint::unstable::input::simd::string_state_portable(in_str, esc, &data)
         );
     }
 }

@@ -1763,3 +1763,436 @@ fn to_common_with_a_closed_stdout_ends_the_agent_and_exits_141() {
     ran.ended(141, "output-closed");
     assert!(ran.elapsed < HANG, "{}", ran.describe());
 }
+
+/// The lines of an `--events` file, each checked to be a JSON object that matches
+/// `schemas/run-events.schema.json`, with `t_ms` never going back.
+fn events_in(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("the events file is there");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(manifest_dir().join("schemas/run-events.schema.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::meta::validate(&schema).expect("the schema is a valid schema");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let mut last_t = 0;
+    let mut events = Vec::new();
+    for line in text.lines() {
+        let ev: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let errors: Vec<String> = validator.iter_errors(&ev).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{line}\ndoes not match: {errors:#?}");
+        let t = ev["t_ms"].as_u64().unwrap();
+        assert!(t >= last_t, "t_ms goes back at {line}\n{text}");
+        last_t = t;
+        events.push(ev);
+    }
+    assert!(text.ends_with('\n'), "{text}");
+    events
+}
+
+fn names(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect()
+}
+
+/// The events that say what happened once, without the periodic ones (`idle`, `tool-running`),
+/// which a slow machine may add to any run.
+fn once(events: &[Value]) -> Vec<&str> {
+    names(events)
+        .into_iter()
+        .filter(|&e| e != "idle" && e != "tool-running")
+        .collect()
+}
+
+#[test]
+fn events_follow_a_run_to_its_end_started_first_and_ending_last() {
+    let dir = Scratch::new("events");
+    let path = dir.path("events.ndjson");
+    let ran = run("exits.sh", &["--events", path.to_str().unwrap()], &[]);
+    ran.ended(0, "exited");
+    assert_eq!(ran.stdout, session(), "{}", ran.describe());
+    let events = events_in(&path);
+    assert_eq!(
+        once(&events),
+        ["started", "agent", "result-seen", "ending"],
+        "{}",
+        ran.describe()
+    );
+    let events: Vec<Value> = events
+        .into_iter()
+        .filter(|e| e["event"] != "idle" && e["event"] != "tool-running")
+        .collect();
+    let (started, ending) = (&events[0], &events[events.len() - 1]);
+    assert_eq!(started["pid"], ran.summary["agent"]["pid"]);
+    assert!(started["argv0"].as_str().unwrap().ends_with("exits.sh"));
+    assert_eq!(started["agent"], Value::Null);
+    assert_eq!(events[1]["agent"], "cursor");
+    assert_eq!(events[2]["line"], ran.summary["result"]["line"]);
+    assert_eq!(events[2]["is_error"], false);
+    assert_eq!(ending["reason"], ran.summary["ended"]);
+    assert_eq!(ending["exit_code"], 0);
+    assert_eq!(ending["agent_exit_code"], 0);
+    assert_eq!(ending["agent_signal"], Value::Null);
+    assert_eq!(ending["dropped"], 0);
+    // The Unix time is the run's clock from its start.
+    let (t0, u0) = (
+        started["t_ms"].as_u64().unwrap(),
+        started["unix_ms"].as_u64().unwrap(),
+    );
+    let (t1, u1) = (
+        ending["t_ms"].as_u64().unwrap(),
+        ending["unix_ms"].as_u64().unwrap(),
+    );
+    assert_eq!(u1 - u0, t1 - t0);
+}
+
+#[test]
+fn events_say_the_hang_after_the_result_as_idle_then_how_it_was_ended() {
+    let dir = Scratch::new("events-hang");
+    let path = dir.path("events.ndjson");
+    let ran = run(
+        "hangs-after-result.sh",
+        &[
+            "--events",
+            path.to_str().unwrap(),
+            "--events-interval",
+            "100ms",
+            "--after-result",
+            "2s",
+        ],
+        &[],
+    );
+    ran.ended(0, "terminated-after-result");
+    let events = events_in(&path);
+    let seen = names(&events);
+    let result = seen.iter().position(|&e| e == "result-seen").unwrap();
+    assert_eq!(seen[..result], ["started", "agent"], "{seen:?}");
+    assert_eq!(seen.last(), Some(&"ending"));
+    // The agent says nothing for the 2 s it is given: idle, more than once, after the
+    // result's line, with the age since it growing.
+    let idle: Vec<&Value> = events.iter().filter(|e| e["event"] == "idle").collect();
+    assert!(idle.len() >= 2, "{seen:?}");
+    assert!(
+        seen[result..seen.len() - 1]
+            .iter()
+            .all(|&e| e == "idle" || e == "result-seen")
+    );
+    for pair in idle.windows(2) {
+        assert!(
+            pair[1]["age_ms"].as_u64() > pair[0]["age_ms"].as_u64(),
+            "{idle:?}"
+        );
+    }
+    assert!(idle.iter().all(|e| e["last_line"] == 7), "{idle:?}");
+    assert!(idle[0]["age_ms"].as_u64() >= Some(1000), "{idle:?}");
+    let ending = events.last().unwrap();
+    assert_eq!(ending["reason"], "terminated-after-result");
+    assert_eq!(ending["exit_code"], 0);
+    assert_eq!(ending["agent_signal"], "SIGTERM");
+}
+
+#[test]
+fn events_show_a_tool_call_running_with_its_age_until_tool_timeout_ends_it() {
+    let dir = Scratch::new("events-stall");
+    let path = dir.path("events.ndjson");
+    let ran = run(
+        "stalls-mid-tool.sh",
+        &[
+            "--events",
+            path.to_str().unwrap(),
+            "--events-interval",
+            "100ms",
+            "--tool-timeout",
+            "1s",
+        ],
+        &[],
+    );
+    ran.ended(124, "tool-timeout");
+    let events = events_in(&path);
+    let running: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "tool-running")
+        .collect();
+    assert!(running.len() >= 2, "{events:?}");
+    for e in &running {
+        assert_eq!(e["call_id"], "toolu_01Lnt7QwErTy5UiOp3AsDfGh");
+        assert_eq!(e["name"], "shellToolCall");
+        assert_eq!(e["kind"], "shell");
+        assert_eq!(e["line"], 4);
+    }
+    for pair in running.windows(2) {
+        assert!(
+            pair[1]["age_ms"].as_u64() > pair[0]["age_ms"].as_u64(),
+            "{running:?}"
+        );
+    }
+    // A running call is never idleness.
+    assert!(!names(&events).contains(&"idle"), "{events:?}");
+    let ending = events.last().unwrap();
+    assert_eq!(ending["event"], "ending");
+    assert_eq!(ending["reason"], "tool-timeout");
+    assert_eq!(ending["exit_code"], 124);
+}
+
+/// `sh -c 'sjlint run ARGS… -- AGENT REDIRECTIONS'`: a descriptor opened by the shell.
+fn run_in_shell(args: &str, agent_name: &str, redirections: &str, dir: &Scratch) -> (i32, String) {
+    let script = format!("exec \"$0\" run --color never {args} -- \"$1\" {redirections}");
+    let out = std::process::Command::new("sh")
+        .current_dir(&dir.0)
+        .args([
+            "-c",
+            &script,
+            env!("CARGO_BIN_EXE_sjlint"),
+            &agent(agent_name),
+        ])
+        .env("PIDS", dir.path("pids"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn events_go_to_a_descriptor_the_shell_opened() {
+    let dir = Scratch::new("events-fd");
+    let (code, stderr) = run_in_shell(
+        "--events 3",
+        "exits.sh",
+        "> /dev/null 3> events.ndjson",
+        &dir,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let events = events_in(&dir.path("events.ndjson"));
+    assert_eq!(once(&events), ["started", "agent", "result-seen", "ending"]);
+    none_outlived(&dir.path("pids"));
+}
+
+#[test]
+fn a_bad_events_descriptor_or_path_is_a_usage_error_before_the_agent_starts() {
+    let dir = Scratch::new("events-bad");
+    let cases = [
+        (
+            "--events 9",
+            "> /dev/null 9>&-",
+            "file descriptor 9 is not open",
+        ),
+        (
+            "--events 3",
+            "> /dev/null 3< /dev/null",
+            "file descriptor 3 is open for reading only",
+        ),
+        (
+            "--events 1",
+            "> /dev/null",
+            "0, 1 and 2 are sjlint's own standard streams",
+        ),
+        (
+            "--events no/such/dir/events.ndjson",
+            "> /dev/null",
+            "cannot open the --events file no/such/dir/events.ndjson: No such file or directory",
+        ),
+    ];
+    for (args, redirections, says) in cases {
+        let (code, stderr) = run_in_shell(args, "exits.sh", redirections, &dir);
+        assert_eq!(code, 2, "{args}: {stderr}");
+        assert!(stderr.contains(says), "{args}: {stderr}");
+        assert!(
+            !dir.path("pids").exists(),
+            "{args}: the agent was started\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_closed_events_reader_stops_the_events_and_the_run_goes_on() {
+    let dir = Scratch::new("events-closed");
+    // The reader takes one byte and goes away; the run writes idle lines after that.
+    let (code, stderr) = run_in_shell(
+        "--events 3 --events-interval 50ms --after-result 1500ms --summary summary.json --save run.ndjson",
+        "hangs-after-result.sh",
+        "3>&1 > /dev/null | head -c 1 > /dev/null",
+        &dir,
+    );
+    // The shell's status is head's; the run's is in its summary.
+    assert_eq!(code, 0, "{stderr}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["ended"], "terminated-after-result", "{stderr}");
+    assert_eq!(summary["exit_code"], 0, "{stderr}");
+    assert_eq!(std::fs::read(dir.path("run.ndjson")).unwrap(), session());
+    assert!(!stderr.contains("events"), "{stderr}");
+    none_outlived(&dir.path("pids"));
+}
+
+/// The sidecar of `transcript`: its header and its `(line, t)` entries.
+fn arrivals_of(transcript: &std::path::Path) -> (Value, Vec<(u64, u64)>) {
+    let mut p = transcript.as_os_str().to_owned();
+    p.push(".arrivals");
+    let text = std::fs::read_to_string(p).expect("the sidecar is written");
+    let mut lines = text.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    let entries = lines
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["line"].as_u64().unwrap(), v["t"].as_u64().unwrap())
+        })
+        .collect();
+    (header, entries)
+}
+
+#[test]
+fn run_save_keeps_the_arrival_time_of_every_record_beside_the_transcript() {
+    let dir = Scratch::new("arrivals");
+    let save = dir.path("run.ndjson");
+    let ran = run("exits.sh", &["--save", save.to_str().unwrap()], &[]);
+    ran.ended(0, "exited");
+    let (header, entries) = arrivals_of(&save);
+    assert_eq!(header["sjlint_arrivals"], 1);
+    let started = header["started_unix_ms"].as_u64().unwrap();
+    // One entry per record, on the line it starts on (each record is one line here).
+    let records = std::fs::read_to_string(&save).unwrap().lines().count() as u64;
+    let lines: Vec<u64> = entries.iter().map(|e| e.0).collect();
+    assert_eq!(lines, (1..=records).collect::<Vec<_>>());
+    let mut last = started;
+    for &(_, t) in &entries {
+        assert!(t >= last, "{entries:?} (started {started})");
+        last = t;
+    }
+    // A transcript that is no regular file has nothing beside it.
+    let ran = run("exits.sh", &["--save", "/dev/null"], &[]);
+    ran.ended(0, "exited");
+    let beside = std::path::Path::new("/dev/null.arrivals");
+    let wrote = beside.exists();
+    let _ = std::fs::remove_file(beside);
+    assert!(!wrote, "{}", ran.describe());
+}
+
+#[test]
+fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
+    let dir = Scratch::new("arrivals-codex");
+    let save = dir.path("codex.ndjson");
+    let save_s = save.to_str().unwrap();
+    let live_page = dir.path("live.html");
+    let ran = run(
+        "codex-slow-tool.sh",
+        &["--save", save_s, "--report", live_page.to_str().unwrap()],
+        &[],
+    );
+    ran.ended(0, "exited");
+    // The page `run --report` writes is laid out by the arrival times too.
+    let html = std::fs::read_to_string(&live_page).unwrap();
+    assert!(!html.contains("id=\"no-clock\""), "the page has a clock");
+    let stats = |what: &str| {
+        let out = exec(&["stats", "--format", "json", save_s], None);
+        assert_eq!(out.code, 0, "{what}: {}", out.describe());
+        let v: Value = serde_json::from_str(&out.stdout()).unwrap();
+        (v["files"][0].clone(), out.stderr())
+    };
+    let (timed, stderr) = stats("with arrival times");
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(timed["agent"], "codex");
+    let shell = &timed["tool_calls"][0];
+    assert_eq!(shell["duration_ms"]["timed"], 1, "{timed:#}");
+    assert!(shell["duration_ms"]["max"].as_u64() > Some(0), "{timed:#}");
+    assert!(timed["duration_ms"].as_u64() > Some(0), "{timed:#}");
+    let page = dir.path("page.html");
+    let report = |what: &str| {
+        let out = exec(&["report", save_s, "-o", page.to_str().unwrap()], None);
+        assert_eq!(out.code, 0, "{what}: {}", out.describe());
+        (std::fs::read_to_string(&page).unwrap(), out.stderr())
+    };
+    let (html, _) = report("with arrival times");
+    assert!(!html.contains("id=\"no-clock\""), "the page has a clock");
+
+    let sidecar = format!("{save_s}.arrivals");
+    std::fs::rename(&sidecar, dir.path("kept")).unwrap();
+    let (untimed, _) = stats("without arrival times");
+    assert_eq!(
+        untimed["tool_calls"][0]["duration_ms"]["timed"], 0,
+        "{untimed:#}"
+    );
+    assert_eq!(untimed["duration_ms"], 0, "{untimed:#}");
+    let (html, _) = report("without arrival times");
+    assert!(html.contains("id=\"no-clock\""));
+
+    // A sidecar that is not one: a warning, and what there is without it.
+    std::fs::write(&sidecar, "{\"line\":1}\nnot json\n").unwrap();
+    let (corrupt, stderr) = stats("with a corrupt sidecar");
+    assert_eq!(corrupt, untimed);
+    assert!(
+        stderr.contains("warning: ignoring the arrival times in") && stderr.contains(".arrivals"),
+        "{stderr}"
+    );
+    let (html, stderr) = report("with a corrupt sidecar");
+    assert!(html.contains("id=\"no-clock\""));
+    assert!(
+        stderr.contains("warning: ignoring the arrival times"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_events_reader_that_never_reads_holds_back_neither_the_timers_nor_the_forwarding() {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    let mut fds = [0; 2];
+    // Close-on-exec: no other test's child may hold it (dup2 below clears it on descriptor 3).
+    // SAFETY: `fds` is valid for two descriptors.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: both descriptors were just opened and are owned here only.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // A small pipe that nobody reads fills within a few lines.
+    // SAFETY: F_SETPIPE_SZ on a pipe descriptor owned here.
+    unsafe { libc::fcntl(write.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    let dir = Scratch::new("events-stuck");
+    let started = Instant::now();
+    let mut cmd = sjlint();
+    let raw = write.as_raw_fd();
+    cmd.args(["run", "--color", "never", "--summary"])
+        .arg(dir.path("summary.json"))
+        .args([
+            "--events",
+            "3",
+            "--events-interval",
+            "10ms",
+            "--tool-timeout",
+            "2s",
+            "--",
+        ])
+        .arg(agent("stalls-mid-tool.sh"))
+        .env("PIDS", dir.path("pids"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: dup2 is async-signal-safe; it puts the pipe's write end on descriptor 3.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(raw, 3) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    drop(write);
+    let ran = finish(child, dir, started);
+    ran.ended(124, "tool-timeout");
+    assert_eq!(ran.stdout, {
+        let s = std::fs::read_to_string(testdata("agents/session.ndjson")).unwrap();
+        s.lines()
+            .take(4)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    });
+    // What the pipe took is whole lines, from the start.
+    let mut held = String::new();
+    std::fs::File::from(read).read_to_string(&mut held).unwrap();
+    let first = held.lines().next().unwrap();
+    assert!(first.starts_with("{\"event\":\"started\""), "{held}");
+    assert!(held.lines().count() >= 2, "{held}");
+}

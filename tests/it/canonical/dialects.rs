@@ -2,7 +2,7 @@
 //! finding at the same line whichever dialect it is written in.
 
 use super::{Finding, check, check_with, sjlint, testdata};
-use sjlint::event::Dialect;
+use sjlint::unstable::event::Dialect;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! filters, `--to json`, a closed pipe, and the real captures of the corpus.
 
 use super::{Finding, check, corpus, sjlint, testdata};
-use sjlint::rules::{Group, Rule};
+use sjlint::unstable::rules::{Group, Rule};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

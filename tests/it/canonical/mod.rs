@@ -59,17 +59,20 @@ pub(crate) fn sjlint(args: &[&str], stdin: &[u8]) -> Output {
 pub(crate) struct Finding {
     pub rule: &'static str,
     pub line: u64,
-    pub severity: sjlint::rules::Severity,
+    pub severity: sjlint::unstable::rules::Severity,
 }
 
 /// Every finding `check` reports on `input` (all rules, auto dialect unless `dialect`).
-pub(crate) fn check_with(input: &[u8], dialect: Option<sjlint::event::Dialect>) -> Vec<Finding> {
-    let opts = sjlint::check::CheckOptions {
+pub(crate) fn check_with(
+    input: &[u8],
+    dialect: Option<sjlint::unstable::event::Dialect>,
+) -> Vec<Finding> {
+    let opts = sjlint::unstable::check::CheckOptions {
         dialect,
         ..Default::default()
     };
     let mut out = Vec::new();
-    sjlint::check::check(input, &opts, &mut |d| {
+    sjlint::unstable::check::check(input, &opts, &mut |d| {
         out.push(Finding {
             rule: d.rule.name(),
             line: d.line,

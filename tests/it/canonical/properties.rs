@@ -4,8 +4,8 @@
 
 use super::fmt::adds_no_finding;
 use proptest::prelude::*;
-use sjlint::check::CheckOptions;
-use sjlint::fmt::{FmtOptions, Target};
+use sjlint::unstable::check::CheckOptions;
+use sjlint::unstable::fmt::{FmtOptions, Target};
 
 /// One step of a generated run, written in any dialect.
 #[derive(Clone, Debug)]
@@ -485,7 +485,7 @@ fn spaced(line: &str) -> String {
 
 fn fmt(input: &[u8], opts: FmtOptions) -> Vec<u8> {
     let mut out = Vec::new();
-    sjlint::fmt::format(
+    sjlint::unstable::fmt::format(
         input,
         &CheckOptions::default(),
         &opts,

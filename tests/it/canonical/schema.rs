@@ -4,12 +4,12 @@
 
 use super::{check, corpus, sjlint, testdata};
 use serde_json::Value;
-use sjlint::rules::{Group, Rule, Severity};
+use sjlint::unstable::rules::{Group, Rule, Severity};
 use std::collections::BTreeSet;
 use std::path::Path;
 
 fn validator() -> jsonschema::Validator {
-    let text = sjlint::schema::find("events")
+    let text = sjlint::unstable::schema::find("events")
         .expect("the events schema is bundled")
         .text;
     let schema: Value = serde_json::from_str(text).unwrap();
@@ -57,10 +57,10 @@ fn agree(v: &jsonschema::Validator, what: &str, input: &[u8]) -> BTreeSet<u64> {
 
 fn fmt(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    sjlint::fmt::format(
+    sjlint::unstable::fmt::format(
         input,
-        &sjlint::check::CheckOptions::default(),
-        &sjlint::fmt::FmtOptions::default(),
+        &sjlint::unstable::check::CheckOptions::default(),
+        &sjlint::unstable::fmt::FmtOptions::default(),
         &mut out,
         &mut |_| Ok(()),
     )

@@ -85,7 +85,7 @@ macro_rules! rules {
                 group: Group::$group,
                 severity: Severity::$severity,
                 summary: $summary,
-                doc: include_str!(concat!("rules/", $name, ".md")),
+                doc: include_str!(concat!($name, ".md")),
             },)*
         ];
     };
