@@ -1,0 +1,273 @@
+//! `sjlint._native`: the compiled half of the Python package, a thin layer over the crate's
+//! facade (`sjlint::Options`, `sjlint::Stream`, `sjlint::check_bytes`, …).
+//!
+//! It owns the conversion of Python arguments into the facade's options and of the facade's
+//! findings and events into JSON text, which the pure-Python half (`sjlint/__init__.py`) turns
+//! into `Finding` and `Event` objects. Every call that reads bytes lets go of the interpreter
+//! (`Python::detach`) for the whole of its work, JSON included, so that other Python threads run
+//! meanwhile. It must not read files, decide what a path is, or interpret findings: the Python
+//! half does that, and the facade checks.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::ops::ControlFlow;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+// Named `sjlint.Error` in tracebacks: the package re-exports it.
+create_exception!(
+    sjlint,
+    Error,
+    PyValueError,
+    "Bad options (an unknown agent, rule or severity level): the command line's message."
+);
+
+fn to_py(e: sjlint::Error) -> PyErr {
+    Error::new_err(e.to_string())
+}
+
+/// The facade's options from the arguments of a call, each as the command line's option of
+/// the same name says it.
+fn options(
+    agent: Option<&str>,
+    select: Option<Vec<String>>,
+    ignore: Option<Vec<String>>,
+    severity: Option<Vec<(String, String)>>,
+) -> PyResult<sjlint::Options> {
+    let mut opts = sjlint::Options::new();
+    if let Some(agent) = agent {
+        opts = opts.agent(agent).map_err(to_py)?;
+    }
+    if let Some(select) = select {
+        let names: Vec<&str> = select.iter().map(String::as_str).collect();
+        opts = opts.select(&names).map_err(to_py)?;
+    }
+    if let Some(ignore) = ignore {
+        let names: Vec<&str> = ignore.iter().map(String::as_str).collect();
+        opts = opts.ignore(&names).map_err(to_py)?;
+    }
+    for (rule, level) in severity.unwrap_or_default() {
+        opts = opts.severity(&rule, &level).map_err(to_py)?;
+    }
+    Ok(opts)
+}
+
+/// Items as JSON text: `kinds` holds one letter per item (`f` a finding, `e` an event) and
+/// `json` the items as one JSON array, so that the Python half parses them in one call.
+#[derive(Default)]
+struct Collected {
+    kinds: String,
+    json: String,
+    /// Findings still taken before the sink breaks the check (`None`: no limit).
+    left: Option<usize>,
+    /// Whether common events are made and kept (making them is most of a stream's work).
+    events: bool,
+}
+
+impl Collected {
+    fn push(&mut self, kind: char, json: &str) {
+        self.json
+            .push(if self.kinds.is_empty() { '[' } else { ',' });
+        self.json.push_str(json);
+        self.kinds.push(kind);
+    }
+
+    fn done(mut self) -> (String, String) {
+        if self.kinds.is_empty() {
+            self.json.push('[');
+        }
+        self.json.push(']');
+        (self.kinds, self.json)
+    }
+}
+
+impl sjlint::Sink for Collected {
+    fn finding(&mut self, f: sjlint::Finding) -> ControlFlow<()> {
+        if self.left == Some(0) {
+            return ControlFlow::Break(());
+        }
+        self.push('f', &f.to_json());
+        match &mut self.left {
+            Some(left) => {
+                *left -= 1;
+                if *left == 0 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            }
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    fn event(&mut self, e: sjlint::Event) -> ControlFlow<()> {
+        self.push('e', &e.to_json());
+        ControlFlow::Continue(())
+    }
+
+    fn wants_events(&self) -> bool {
+        self.events
+    }
+}
+
+/// Only the findings: no event is made (checking alone is faster).
+struct FindingsOnly(Collected);
+
+impl sjlint::Sink for FindingsOnly {
+    fn finding(&mut self, f: sjlint::Finding) -> ControlFlow<()> {
+        self.0.finding(f)
+    }
+}
+
+/// `check(data, agent, select, ignore, severity, limit) -> (json, records, bytes, agent)`:
+/// the findings of `data` as one JSON array (each without "file"), and the totals.
+#[pyfunction]
+#[pyo3(signature = (data, agent=None, select=None, ignore=None, severity=None, limit=None))]
+fn check(
+    py: Python<'_>,
+    data: &[u8],
+    agent: Option<&str>,
+    select: Option<Vec<String>>,
+    ignore: Option<Vec<String>>,
+    severity: Option<Vec<(String, String)>>,
+    limit: Option<usize>,
+) -> PyResult<(String, u64, u64, Option<&'static str>)> {
+    let opts = options(agent, select, ignore, severity)?;
+    Ok(py.detach(|| {
+        let mut sink = FindingsOnly(Collected {
+            left: limit,
+            ..Collected::default()
+        });
+        let totals = sjlint::check_bytes(data, &opts, &mut sink);
+        let (_, json) = sink.0.done();
+        (json, totals.records, totals.bytes, totals.agent)
+    }))
+}
+
+/// `to_common(data, agent) -> [line, …]`: the `fmt --to common` lines of `data`.
+#[pyfunction]
+#[pyo3(signature = (data, agent=None))]
+fn to_common(py: Python<'_>, data: &[u8], agent: Option<&str>) -> PyResult<String> {
+    let opts = options(agent, None, None, None)?;
+    Ok(py.detach(|| {
+        let mut all = Collected {
+            events: true,
+            ..Collected::default()
+        };
+        for e in sjlint::to_common(data, &opts) {
+            all.push('e', &e.to_json());
+        }
+        all.done().1
+    }))
+}
+
+/// `stats(data, file, agent) -> json`: one element of `stats --format json`'s "files".
+#[pyfunction]
+#[pyo3(signature = (data, file, agent=None))]
+fn stats(py: Python<'_>, data: &[u8], file: &str, agent: Option<&str>) -> PyResult<String> {
+    // `sjlint stats` counts the findings of every rule, the opt-in ones included, whatever
+    // the configuration says; `Options::new()` holds the default rules only.
+    let every: Vec<String> = sjlint::rules().map(|r| r.name.to_owned()).collect();
+    let opts = options(agent, Some(every), None, None)?;
+    Ok(py.detach(|| sjlint::stats_json(data, file, &opts)))
+}
+
+/// `rules() -> [(name, group, severity, summary), …]`, as `sjlint rules` lists them.
+#[pyfunction]
+fn rules() -> Vec<(String, String, String, String)> {
+    sjlint::rules()
+        .map(|r| {
+            (
+                r.name.to_string(),
+                r.group.to_string(),
+                r.severity.to_string(),
+                r.summary.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// One stream fed piece by piece: `feed` and `finish` return `(kinds, json)` (see
+/// `Collected`). After `finish`, the stream is gone and `feed` raises. The lock makes the
+/// class shareable between Python threads (the facade's `Stream` is `Send`, not `Sync`): calls
+/// from two threads on one stream take turns, each without the interpreter's lock.
+#[pyclass(module = "sjlint._native")]
+struct Stream {
+    inner: Mutex<Option<sjlint::Stream>>,
+    events: bool,
+}
+
+const FINISHED: &str = "the stream is finished: nothing is fed to it after finish()";
+
+fn lock(m: &Mutex<Option<sjlint::Stream>>) -> MutexGuard<'_, Option<sjlint::Stream>> {
+    // A panic while feeding leaves no broken invariant this layer relies on.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[pymethods]
+impl Stream {
+    #[new]
+    #[pyo3(signature = (agent=None, select=None, ignore=None, severity=None, events=true))]
+    fn new(
+        agent: Option<&str>,
+        select: Option<Vec<String>>,
+        ignore: Option<Vec<String>>,
+        severity: Option<Vec<(String, String)>>,
+        events: bool,
+    ) -> PyResult<Self> {
+        let opts = options(agent, select, ignore, severity)?;
+        Ok(Stream {
+            inner: Mutex::new(Some(sjlint::Stream::new(&opts))),
+            events,
+        })
+    }
+
+    fn feed(&self, py: Python<'_>, data: &[u8]) -> PyResult<(String, String)> {
+        py.detach(|| {
+            let mut guard = lock(&self.inner);
+            let inner = guard.as_mut().ok_or(FINISHED)?;
+            let mut sink = Collected {
+                events: self.events,
+                ..Collected::default()
+            };
+            let _ = inner.feed(data, &mut sink);
+            Ok(sink.done())
+        })
+        .map_err(|e: &str| PyValueError::new_err(e))
+    }
+
+    fn finish(&self, py: Python<'_>) -> PyResult<Finished> {
+        py.detach(|| {
+            let inner = lock(&self.inner).take().ok_or(FINISHED)?;
+            let mut sink = Collected {
+                events: self.events,
+                ..Collected::default()
+            };
+            let totals = inner.finish(&mut sink);
+            let (kinds, json) = sink.done();
+            Ok((kinds, json, totals.records, totals.bytes, totals.agent))
+        })
+        .map_err(|e: &str| PyValueError::new_err(e))
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        lock(&self.inner).is_none()
+    }
+}
+
+/// What `finish` returns: the last items (as `feed`), then the records and bytes read and the
+/// agent the stream was checked as.
+type Finished = (String, String, u64, u64, Option<&'static str>);
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(to_common, m)?)?;
+    m.add_function(wrap_pyfunction!(stats, m)?)?;
+    m.add_function(wrap_pyfunction!(rules, m)?)?;
+    m.add_class::<Stream>()?;
+    m.add("SJLINT_VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
