@@ -9,7 +9,6 @@ that need it are skipped with a message, except under CI=true, where they fail.
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 from pathlib import Path
@@ -104,19 +103,3 @@ def require_corpus() -> None:
             pytest.fail(msg + " (required when CI=true)")
         pytest.skip(msg)
 
-
-def same(got, want) -> bool:
-    """Equal JSON values, floats to 1e-9 relative: a cost computed as a difference of sums can
-    differ in its last bits between builds of other optimisation levels (the binary CI builds
-    for its tests and the package's), never more."""
-    if isinstance(got, float) or isinstance(want, float):
-        return (
-            isinstance(got, (int, float))
-            and isinstance(want, (int, float))
-            and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
-        )
-    if isinstance(got, dict) and isinstance(want, dict):
-        return list(got) == list(want) and all(same(got[k], want[k]) for k in got)
-    if isinstance(got, list) and isinstance(want, list):
-        return len(got) == len(want) and all(same(g, w) for g, w in zip(got, want))
-    return type(got) is type(want) and got == want
