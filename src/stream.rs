@@ -235,15 +235,13 @@ impl Finding {
 
 /// One event of the common vocabulary (`docs/common-form.md`), owned: what every agent's
 /// records come to. It serialises to exactly its line of `sjlint fmt --to common`.
-#[derive(Clone, Debug, Serialize)]
-#[serde(transparent)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Event {
-    #[serde(skip)]
     kind: &'static str,
-    #[serde(skip)]
     line: u64,
-    json: Box<RawValue>,
+    /// Its line of the common form, without the line end: JSON by construction.
+    json: String,
 }
 
 impl Event {
@@ -259,13 +257,20 @@ impl Event {
 
     /// The event as its `fmt --to common` line, without the line end.
     pub fn to_json(&self) -> String {
-        self.json.get().to_owned()
+        self.json.clone()
+    }
+
+    /// The same, borrowed.
+    pub fn as_json(&self) -> &str {
+        &self.json
     }
 }
 
-impl PartialEq for Event {
-    fn eq(&self, other: &Event) -> bool {
-        self.json.get() == other.json.get()
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Read back only when serialised: most consumers take the text as it is.
+        let raw: &RawValue = serde_json::from_str(&self.json).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
     }
 }
 
@@ -396,15 +401,13 @@ impl Consumer for ToQueue {
         self.with(|q| {
             q.line.clear();
             q.named.write(ev, &mut q.line);
-            // The wire form is JSON by construction, and one line.
-            let text = String::from_utf8_lossy(q.line.trim_ascii_end()).into_owned();
-            if let Ok(json) = RawValue::from_string(text) {
-                q.items.push_back(Pending::Event(Event {
-                    kind: ev.kind.as_str(),
-                    line: ev.line,
-                    json,
-                }));
-            }
+            // The wire form is JSON by construction (UTF-8), and one line.
+            let json = String::from_utf8_lossy(q.line.trim_ascii_end()).into_owned();
+            q.items.push_back(Pending::Event(Event {
+                kind: ev.kind.as_str(),
+                line: ev.line,
+                json,
+            }));
         });
     }
 }

@@ -101,7 +101,7 @@ impl sjlint::Sink for Collected {
     }
 
     fn event(&mut self, e: sjlint::Event) -> ControlFlow<()> {
-        self.push('e', &e.to_json());
+        self.push('e', e.as_json());
         ControlFlow::Continue(())
     }
 
@@ -155,7 +155,7 @@ fn to_common(py: Python<'_>, data: &[u8], agent: Option<&str>) -> PyResult<Strin
             ..Collected::default()
         };
         for e in sjlint::to_common(data, &opts) {
-            all.push('e', &e.to_json());
+            all.push('e', e.as_json());
         }
         all.done().1
     }))
