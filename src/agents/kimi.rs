@@ -19,7 +19,7 @@
 //! appended). A tool's failure is read from the CLI's `<system>ERROR` mark in its result.
 //! State is owned and bounded. It must not print.
 
-use super::{Agent, Calls, Emit, Opened, Progress, Raw, Sink, Want, expect, line_pos, require};
+use super::{Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require};
 use super::{unfinished, view};
 use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
@@ -339,27 +339,10 @@ impl Validator {
             return false;
         };
         let name = function.name.as_str().unwrap_or("?");
-        let opened = match self.calls.open(id, pos, bytes, name) {
-            Opened::Ok => true,
-            Opened::AlreadyOpen(at) => {
-                emit(
-                    Diagnostic::new(
-                        Rule::DuplicateCallId,
-                        pos,
-                        format!("tool call {:?} is already open", Excerpt(id)),
-                    )
-                    .with_related(at, "opened here")
-                    .with_snippet(bytes),
-                );
-                false
-            }
-            Opened::OverBudget(max) => {
-                if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                    emit(d);
-                }
-                false
-            }
-        };
+        let opened =
+            self.calls
+                .open(id, pos, bytes, name)
+                .report("tool call", id, pos, bytes, emit);
         if let Some(sink) = sink
             && ok
         {

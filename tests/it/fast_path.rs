@@ -10,10 +10,10 @@
 
 use crate::generator as streams;
 
-use crate::common::{corpus_dir, manifest_dir};
+use crate::common::{corpus_dir, files_under, manifest_dir};
 use proptest::prelude::*;
 use sjlint::unstable::event::{self, Dialect};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const READINGS: [Option<Dialect>; 4] = [
     None,
@@ -41,21 +41,6 @@ fn records(bytes: &[u8]) -> impl Iterator<Item = &str> {
     bytes
         .split(|&b| b == b'\n')
         .filter_map(|l| std::str::from_utf8(l.strip_suffix(b"\r").unwrap_or(l)).ok())
-}
-
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            files_under(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
 }
 
 /// Deterministic small edits of a record: a byte-level mutator for the file-based runs.

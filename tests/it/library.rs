@@ -3,27 +3,18 @@
 //! --to common` writes, for every file in `testdata/` and the real captures; a sink stops it;
 //! options say what the command line's flags say.
 
-use crate::common::{corpus_dir, exec, manifest_dir};
+use crate::common::{corpus_dir, exec, files_under, manifest_dir};
 use sjlint::{Finding, Item, Options, Sink, Stream};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 fn streams_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            streams_under(&path, out);
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "ndjson" || e == "jsonl")
-        {
-            out.push(path);
-        }
-    }
+    let mut all = Vec::new();
+    files_under(dir, &mut all);
+    out.extend(
+        all.into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "ndjson" || e == "jsonl")),
+    );
 }
 
 /// Every stream of `testdata/` and of the corpus (when it is there).

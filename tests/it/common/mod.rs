@@ -376,3 +376,19 @@ pub(crate) fn assert_plain_text_lines(plain: &[&str], broken: &[&str]) {
         assert_ne!(f.message, "the line is plain text, not JSON", "{line}");
     }
 }
+
+/// Every file under `dir`, depth first, in name order.
+pub(crate) fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
