@@ -55,6 +55,7 @@ fuzz_target!(|input: &[u8]| {
         drop_deltas: knobs & 4 != 0,
         to: Target::Ndjson,
         lossless: false,
+        otlp_content: false,
     };
     let once = format(data, &check, &opts);
 
@@ -80,6 +81,7 @@ fuzz_target!(|input: &[u8]| {
         drop_deltas: false,
         to: Target::Ndjson,
         lossless: false,
+        otlp_content: false,
     };
     let again = format(&once, &check, &canonical);
     if opts.keep_invalid == canonical.keep_invalid && !opts.drop_thinking && !opts.drop_deltas {
