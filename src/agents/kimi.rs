@@ -70,6 +70,56 @@ view! {
     }
 }
 
+/// A line as the pipeline's lanes read it: its view, and its `tool_calls` read already, each
+/// call's `arguments` parsed, so that the checker, which works in order, reads no JSON of its own
+/// (an assistant message's calls are most of a Kimi CLI stream's bytes).
+#[derive(Debug, Default)]
+pub struct Record<'a> {
+    pub line: Line<'a>,
+    /// The elements of `tool_calls` when it is an array.
+    pub calls: &'a [ToolCall<'a>],
+    /// What each call's `function.arguments` held, beside `calls`.
+    pub args: &'a [Args<'a>],
+}
+
+/// A call's `function.arguments`, read.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Args<'a> {
+    /// Not a string (the call's shape says what is wrong).
+    #[default]
+    Unread,
+    /// JSON; `None` for an empty string.
+    Json(Option<&'a RawValue>),
+    /// A string that is not JSON (read again, in order, for the message).
+    Bad,
+}
+
+impl<'a> Record<'a> {
+    /// Reads `text` into `self`, a default record, as [`super::parse_into`] reads a view, then
+    /// its calls into `arena`.
+    pub(crate) fn parse_into(
+        &mut self,
+        text: &'a str,
+        arena: &'a Bump,
+    ) -> Result<(), serde_json::Error> {
+        super::parse_into(text, arena, &mut self.line)?;
+        if self.line.tool_calls.json_type() == Some(JsonType::Array) {
+            let raw = self.line.tool_calls.get().unwrap_or("[]");
+            let mut list = bumpalo::collections::Vec::new_in(arena);
+            super::parse_array::<ToolCall<'a>>(raw, arena, &mut list);
+            let calls: &'a [ToolCall<'a>] = list.into_bump_slice();
+            self.args = arena.alloc_slice_fill_iter(calls.iter().map(|call| {
+                match call.function.arguments.as_str() {
+                    Some(text) => arguments(text).map_or(Args::Bad, Args::Json),
+                    None => Args::Unread,
+                }
+            }));
+            self.calls = calls;
+        }
+        Ok(())
+    }
+}
+
 /// The roles of the chat messages Kimi CLI prints (`user` and `system` are OpenAI's, not
 /// documented as printed). Others are `unknown-event-type` information.
 pub const ROLES: &[&str] = &["assistant", "tool", "user", "system", "meta"];
@@ -136,7 +186,7 @@ impl Progress for Validator {
 }
 
 impl Validator {
-    /// Checks one record read into `line` already (from its text `json`, the record's own
+    /// Checks one record read into `record` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
     #[expect(
         clippy::too_many_arguments,
@@ -147,11 +197,12 @@ impl Validator {
         pos: Position,
         bytes: &[u8],
         _json: &'a str,
-        line: &Line<'a>,
+        record: &Record<'a>,
         arena: &'a Bump,
         emit: Emit<'_>,
         mut sink: Sink<'_, '_>,
     ) -> Option<JsonType> {
+        let line = &record.line;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -173,7 +224,7 @@ impl Validator {
             self.begin(pos, &mut sink);
         }
         match role {
-            "assistant" => self.assistant(pos, bytes, line, arena, emit, &mut sink),
+            "assistant" => self.assistant(pos, bytes, record, arena, emit, &mut sink),
             "tool" => self.tool(pos, bytes, line, arena, emit, &mut sink),
             _ => {
                 content(pos, bytes, line, false, emit);
@@ -213,11 +264,12 @@ impl Validator {
         &mut self,
         pos: Position,
         bytes: &[u8],
-        line: &Line<'a>,
+        record: &Record<'a>,
         arena: &'a Bump,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
     ) {
+        let line = &record.line;
         let with_calls = line
             .tool_calls
             .json_type()
@@ -242,11 +294,8 @@ impl Validator {
         match line.tool_calls.json_type() {
             None | Some(JsonType::Null) => {}
             Some(JsonType::Array) => {
-                let raw = line.tool_calls.get().unwrap_or("[]");
-                let mut list = bumpalo::collections::Vec::new_in(arena);
-                super::parse_array::<ToolCall<'a>>(raw, arena, &mut list);
-                for (i, call) in list.iter().enumerate() {
-                    calls |= self.tool_call(pos, bytes, i, call, emit, sink);
+                for (i, (call, args)) in record.calls.iter().zip(record.args).enumerate() {
+                    calls |= self.tool_call(pos, bytes, i, (call, *args), emit, sink);
                 }
             }
             Some(t) => emit(super::wrong_type(
@@ -269,7 +318,7 @@ impl Validator {
         pos: Position,
         bytes: &[u8],
         i: usize,
-        call: &ToolCall<'_>,
+        (call, read): (&ToolCall<'_>, Args<'_>),
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
     ) -> bool {
@@ -321,13 +370,15 @@ impl Validator {
                         }
                     }
                 }
-                if let Some(text) = function.arguments.as_str() {
-                    match arguments(text) {
-                        Ok(raw) => args = raw,
-                        Err(e) => {
+                match read {
+                    Args::Json(raw) => args = raw,
+                    Args::Bad => {
+                        let text = function.arguments.as_str().unwrap_or_default();
+                        if let Err(e) = arguments(text) {
                             emit(bad_arguments(pos, bytes, i, &e));
                         }
                     }
+                    Args::Unread => {}
                 }
             }
             Some(t) => {

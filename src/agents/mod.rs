@@ -326,7 +326,7 @@ pub(crate) enum Line<'a> {
     Pi(pi::Line<'a>),
     Copilot(copilot::Line<'a>),
     Droid(droid::Line<'a>),
-    Kimi(kimi::Line<'a>),
+    Kimi(kimi::Record<'a>),
     /// Qwen Code's and Amp's records are read into Claude Code's view.
     Qwen(claude::Line<'a>),
     Amp(claude::Line<'a>),
@@ -348,7 +348,7 @@ impl<'a> Line<'a> {
             Agent::Pi => Line::Pi(pi::Line::default()),
             Agent::Copilot => Line::Copilot(copilot::Line::default()),
             Agent::Droid => Line::Droid(droid::Line::default()),
-            Agent::Kimi => Line::Kimi(kimi::Line::default()),
+            Agent::Kimi => Line::Kimi(kimi::Record::default()),
             Agent::Qwen => Line::Qwen(claude::Line::default()),
             Agent::Amp => Line::Amp(claude::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
@@ -404,7 +404,7 @@ impl<'a> Line<'a> {
                     },
                 )
             }),
-            Line::Kimi(l) => kimi::marked(&l.role, &l.ty),
+            Line::Kimi(l) => kimi::marked(&l.line.role, &l.line.ty),
             Line::Common(_) => false,
         }
     }
@@ -441,7 +441,7 @@ impl<'a> Line<'a> {
             Line::Pi(l) => parse_into(json, arena, l),
             Line::Copilot(l) => parse_into(json, arena, l),
             Line::Droid(l) => parse_into(json, arena, l),
-            Line::Kimi(l) => parse_into(json, arena, l),
+            Line::Kimi(l) => l.parse_into(json, arena),
             Line::Common(l) => parse_into(json, arena, l),
         }
     }
@@ -458,7 +458,7 @@ impl<'a> Line<'a> {
             Line::Copilot(l) => l.ty.as_str(),
             Line::Droid(l) => l.ty.as_str(),
             // Its records' discriminator is `role`; only `meta` lines have a `type`.
-            Line::Kimi(l) => l.ty.as_str().or_else(|| l.role.as_str()),
+            Line::Kimi(l) => l.line.ty.as_str().or_else(|| l.line.role.as_str()),
             Line::Common(l) => l.ty.as_str(),
         }
     }
