@@ -124,8 +124,8 @@ fn agents_streams_allocate_nothing_per_record() {
     // tool names once, and read content blocks into the record's arena.
     for agent in generator::agents::Agent::ALL {
         eprintln!("{}", agent.name());
-        let small = generator::agents::stream(agent, 11, 2 << 20);
-        let large = generator::agents::stream(agent, 11, 16 << 20);
+        let small = generator::agents::stream(agent, 11, 1 << 20);
+        let large = generator::agents::stream(agent, 11, 8 << 20);
         nothing_per_record(&small, &large, &CheckOptions::default());
     }
 }

@@ -120,15 +120,14 @@ fn every_fixture_and_corpus_file_as_a_file() {
     });
 }
 
+/// On standard input, `json` under each way of threading a pipe (`--no-mmap` is what a pipe
+/// gets anyway); the other formats print the same findings whatever the input is, and are
+/// compared on files above.
 #[test]
 fn every_fixture_and_corpus_file_on_stdin() {
     for_each_file(&fixture_files(), |file| {
         let input = std::fs::read(file).unwrap();
-        each_format(
-            |format, variants| same_output(&["--format", format], Some(&input), variants),
-            &THREADS,
-            THREADS[2],
-        );
+        same_output(&["--format", "json"], Some(&input), &THREADS[..3]);
     });
 }
 
@@ -137,11 +136,15 @@ fn every_fixture_one_after_the_other_under_tee() {
     // --tee checks several files one at a time, each on several threads.
     let files = fixture_files();
     let paths: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
-    for format in FORMATS {
-        let mut args = vec!["--tee", "--format", format];
-        args.extend_from_slice(&paths);
-        same_output(&args, None, &THREADS);
-    }
+    each_format(
+        |format, variants| {
+            let mut args = vec!["--tee", "--format", format];
+            args.extend_from_slice(&paths);
+            same_output(&args, None, variants);
+        },
+        &THREADS,
+        THREADS[2],
+    );
 }
 
 /// A stream that takes every path of the check at least once: records repaired for raw
@@ -331,7 +334,7 @@ fn large_records_across_many_batches_and_reads() {
 fn generated_streams_as_files_and_on_stdin() {
     let dir = TempDir::new("generated");
     for (seed, raw) in [(1, false), (2, true)] {
-        let input = generator::stream(seed, 3 << 20, raw);
+        let input = generator::stream(seed, 1 << 20, raw);
         let file = dir.0.join(format!("gen{seed}.ndjson"));
         std::fs::write(&file, &input).unwrap();
         let path = file.to_str().unwrap();
@@ -367,7 +370,7 @@ fn every_agents_generated_stream_as_a_file_and_on_stdin() {
     for agent in Agent::ALL {
         let mut input = Vec::new();
         for seed in 0..3u64 {
-            input.extend_from_slice(&stream(agent, seed, 400 << 10));
+            input.extend_from_slice(&stream(agent, seed, 160 << 10));
             input.extend_from_slice(one_run(agent, seed, &[1, 0, 2], Some(1)).0.as_bytes());
             input.extend_from_slice(b"{not json\n{\"type\":\"x\",\"a\":\"raw\nnewline\"}\n");
             input.extend_from_slice(b"{\"type\":\"x\",\"n\":1e400}\n");
