@@ -121,7 +121,7 @@ fn every_generator_writes_a_clean_stream_of_its_own_agent() {
     std::fs::create_dir_all(&dir.0).unwrap();
     for agent in Agent::ALL {
         let file = dir.0.join(format!("{}.ndjson", agent.name()));
-        std::fs::write(&file, stream(agent, 3, 3 << 20)).unwrap();
+        std::fs::write(&file, stream(agent, 3, 1 << 20)).unwrap();
         let path = file.to_str().unwrap();
         for jobs in ["1", "2"] {
             let run = exec(&["check", "--strict", "--jobs", jobs, path], None);

@@ -306,10 +306,10 @@ fn endless_stdin(jobs: &str) {
         seen,
         ["-:2:1: error[invalid-json] the line is plain text, not JSON"]
     );
-    // 64 MiB of healthy sessions later, another one, and memory has not grown with the input.
+    // 48 MiB of healthy sessions later, another one, and memory has not grown with the input.
     let sample = sample();
     let block = sample.repeat((1 << 20) / sample.len() + 1);
-    for _ in 0..64 {
+    for _ in 0..48 {
         stdin.write_all(&block).unwrap();
     }
     writeln!(stdin, "still not json").unwrap();
@@ -322,7 +322,7 @@ fn endless_stdin(jobs: &str) {
             .ends_with(":1: error[invalid-json] the line is plain text, not JSON")
     );
     let peak = peak_kib(child.id());
-    assert!(peak < 32 << 10, "peak memory {peak} KiB after 64 MiB");
+    assert!(peak < 32 << 10, "peak memory {peak} KiB after 48 MiB");
     drop(stdin);
     let status = wait(&mut child);
     assert_eq!(status.code(), Some(1), "{}", stderr.join().unwrap());

@@ -348,6 +348,9 @@ fn walks_honour_ignore_files_hidden_files_and_globs() {
     ] {
         write(&dir.join(name), &orphan());
     }
+    // A repository of its own: `.gitignore` counts inside one only, wherever the scratch
+    // folder is.
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
     write(&dir.join(".gitignore"), "ignored/\n");
     write(&dir.join("sub/.ignore"), "f.ndjson\n");
     write(

@@ -1387,6 +1387,17 @@ fn a_rate_limit_notice_after_the_result_does_not_keep_claude_code_running() {
 
 /// Each agent you run (not cursor-agent, whose fake agents are above, nor the common form) with
 /// its `tool-run.ndjson`: a whole run with at least one tool call.
+/// Runs `each` for every runnable agent, each on a thread of its own: the runs mostly wait for
+/// their timers.
+fn each_agent_at_once(each: impl Fn(&str, &std::path::Path) + Sync) {
+    let each = &each;
+    std::thread::scope(|scope| {
+        for (name, file) in runnable_agents() {
+            scope.spawn(move || each(&name, &file));
+        }
+    });
+}
+
 fn runnable_agents() -> Vec<(String, PathBuf)> {
     let listed = exec(&["agents", "--format", "json"], None);
     let v: Value = serde_json::from_slice(&listed.stdout).unwrap();
@@ -1439,8 +1450,8 @@ fn every_agent_run_to_its_end_is_forwarded_and_succeeds() {
 
 #[test]
 fn every_agent_hanging_after_its_run_ended_is_ended() {
-    for (name, file) in runnable_agents() {
-        let events = common_events(&file);
+    each_agent_at_once(|name, file| {
+        let events = common_events(file);
         let stream = file.to_str().unwrap();
         let ran = run(
             "replay.sh",
@@ -1454,7 +1465,7 @@ fn every_agent_hanging_after_its_run_ended_is_ended() {
             ],
             &[("STREAM", stream), ("THEN", "hang")],
         );
-        assert_eq!(ran.stdout, std::fs::read(&file).unwrap(), "{name}");
+        assert_eq!(ran.stdout, std::fs::read(file).unwrap(), "{name}");
         // Kimi CLI writes no end (its resume hint is newer than this fixture): its run is over
         // only when its input ends, so a hang after it is idleness (its README row says so).
         let end_known_live = name != "kimi";
@@ -1475,13 +1486,13 @@ fn every_agent_hanging_after_its_run_ended_is_ended() {
             // An agent that writes no end: only idleness can tell the run is over.
             ran.ended(124, "idle-timeout");
         }
-    }
+    });
 }
 
 #[test]
 fn every_agent_stalled_in_a_tool_call_is_ended_naming_the_call() {
-    for (name, file) in runnable_agents() {
-        let events = common_events(&file);
+    each_agent_at_once(|name, file| {
+        let events = common_events(file);
         let start = events
             .iter()
             .find(|e| e["type"] == "tool_start")
@@ -1491,7 +1502,7 @@ fn every_agent_stalled_in_a_tool_call_is_ended_naming_the_call() {
         let ends_at_once = events.iter().any(|e| {
             e["type"] == "tool_end" && e["line"] == line && e["call_id"] == start["call_id"]
         });
-        let text = std::fs::read_to_string(&file).unwrap();
+        let text = std::fs::read_to_string(file).unwrap();
         let dir = Scratch::new(&format!("stall-{name}"));
         let cut = dir.path("cut.ndjson");
         let head: String = text.split_inclusive('\n').take(line as usize).collect();
@@ -1504,7 +1515,7 @@ fn every_agent_stalled_in_a_tool_call_is_ended_naming_the_call() {
         assert_eq!(ran.stdout, head.as_bytes(), "{name}");
         if ends_at_once {
             ran.ended(124, "idle-timeout");
-            continue;
+            return;
         }
         ran.ended(124, "tool-timeout");
         let running = &ran.summary["stall"]["running"][0];
@@ -1521,7 +1532,7 @@ fn every_agent_stalled_in_a_tool_call_is_ended_naming_the_call() {
             "{name}: the stall names the call\n{}",
             ran.describe()
         );
-    }
+    });
 }
 
 // ------------------------------------------------------------------------------------------
