@@ -28,6 +28,7 @@ use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
 use claude::family;
+use std::borrow::Cow;
 
 view! {
     /// What the agents' evidence functions read of a record: the keys that tell them apart.
@@ -344,16 +345,62 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
     (other != this).then_some(other)
 }
 
+/// What [`Mixed`] needs of a record, read apart from the order of the stream (by a lane of the
+/// pipeline, beside the record's view): its evidence, and its type for the fallback by type.
+#[derive(Debug, Default)]
+pub enum Sniffed<'a> {
+    /// Not read: [`Mixed::admits`] reads the record's text itself.
+    #[default]
+    Unread,
+    /// Not a readable object: admitted (the checker reports what it cannot read).
+    Admitted,
+    /// An object, and what it says.
+    Read {
+        evidence: Evidence,
+        ty: Option<&'a str>,
+        /// Kimi CLI's records are named by their `role`: they have no `type`.
+        role: Option<&'a str>,
+    },
+}
+
+impl<'a> Sniffed<'a> {
+    /// Reads the record `text`, its unescaped strings into `arena`.
+    pub fn read(text: &'a str, arena: &'a bumpalo::Bump) -> Sniffed<'a> {
+        match parse::<Sniff<'a>>(text, arena) {
+            Ok(s) if s.shape == Some(JsonType::Object) => {
+                // Borrowed from the text or the arena, but for the rare record the strict
+                // reader read: its strings are copied into the arena.
+                let keep = |f: &Field<'a>| match f.to_cow()? {
+                    Cow::Borrowed(b) => Some(b),
+                    Cow::Owned(o) => Some(&*arena.alloc_str(&o)),
+                };
+                Sniffed::Read {
+                    evidence: Evidence::of(&s),
+                    ty: keep(&s.ty),
+                    role: keep(&s.role),
+                }
+            }
+            _ => Sniffed::Admitted,
+        }
+    }
+}
+
 /// Whether a stream whose agent is known has turned to another agent's records: the one
 /// `mixed-agents` finding, and which records are not checked as the stream's agent's.
 #[derive(Default)]
 pub struct Mixed {
+    run: Run,
+    /// The unescaped strings of the record being read (reset for each).
+    arena: bumpalo::Bump,
+}
+
+/// The state of [`Mixed`].
+#[derive(Default)]
+struct Run {
     /// The finding was given (once per stream).
     said: bool,
     /// The agent of the run the last records belong to, when it is not the stream's.
     other: Option<Agent>,
-    /// The unescaped strings of the record being read (reset for each).
-    arena: bumpalo::Bump,
 }
 
 impl Mixed {
@@ -361,24 +408,47 @@ impl Mixed {
     /// with another agent's mark that outweighs this agent's (or, lacking marks, a type this
     /// agent never writes) starts a run of that agent: the first such record of the stream is
     /// reported, and the records after it are not checked either until one with this agent's
-    /// mark, or one of a type this agent writes and the other does not.
+    /// mark, or one of a type this agent writes and the other does not. `sniffed` is the record
+    /// read already, or [`Sniffed::Unread`].
     pub fn admits(
         &mut self,
         this: Agent,
         pos: Position,
         text: &str,
+        sniffed: &Sniffed<'_>,
         emit: &mut dyn FnMut(Diagnostic),
     ) -> bool {
-        self.arena.reset();
-        let Ok(s) = parse::<Sniff<'_>>(text, &self.arena) else {
-            // The checker reports what it cannot read.
+        if let Sniffed::Unread = sniffed {
+            self.arena.reset();
+            let read = Sniffed::read(text, &self.arena);
+            return self.run.admits(this, pos, &read, emit);
+        }
+        self.run.admits(this, pos, sniffed, emit)
+    }
+
+    /// The records are this agent's so far (no run of another agent is going on).
+    pub fn settled(&self) -> bool {
+        self.run.other.is_none()
+    }
+}
+
+impl Run {
+    fn admits(
+        &mut self,
+        this: Agent,
+        pos: Position,
+        sniffed: &Sniffed<'_>,
+        emit: &mut dyn FnMut(Diagnostic),
+    ) -> bool {
+        let Sniffed::Read {
+            evidence: e,
+            ty,
+            role,
+        } = sniffed
+        else {
             return true;
         };
-        if s.shape != Some(JsonType::Object) {
-            return true;
-        }
-        let e = Evidence::of(&s);
-        let ty = s.ty.as_str();
+        let ty = *ty;
         let other = e.against(this).or_else(|| {
             (e.score(this) < MARK)
                 .then(|| ty.and_then(|t| foreign(t, this)))
@@ -386,8 +456,7 @@ impl Mixed {
         });
         if let Some(other) = other {
             if !std::mem::replace(&mut self.said, true) {
-                // Kimi CLI's records are named by their `role`: they have no `type`.
-                let what = ty.or_else(|| s.role.as_str()).unwrap_or_default();
+                let what = ty.or(*role).unwrap_or_default();
                 emit(mixed(pos, this, other, what));
             }
             self.other = Some(other);
@@ -408,11 +477,6 @@ impl Mixed {
                 true
             }
         }
-    }
-
-    /// The records are this agent's so far (no run of another agent is going on).
-    pub fn settled(&self) -> bool {
-        self.other.is_none()
     }
 }
 
@@ -680,18 +744,19 @@ mod tests {
         let mut emit = |d: Diagnostic| found.push(d);
         let pos = Position::default();
         let claude_init = r#"{"type":"system","subtype":"init","session_id":"s","tools":[],"claude_code_version":"2.1.0","uuid":"u"}"#;
-        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &mut emit));
-        assert!(!m.admits(Agent::Cursor, pos, claude_init, &mut emit));
+        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &Sniffed::Unread, &mut emit));
+        assert!(!m.admits(Agent::Cursor, pos, claude_init, &Sniffed::Unread, &mut emit));
         // Claude Code's records with no mark of cursor's are not checked either.
         assert!(!m.admits(
             Agent::Cursor,
             pos,
             r#"{"type":"result","subtype":"success","session_id":"s"}"#,
+            &Sniffed::Unread,
             &mut emit
         ));
         // A cursor init ends the run of the other agent; a second Claude run is not reported.
-        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &mut emit));
-        assert!(!m.admits(Agent::Cursor, pos, claude_init, &mut emit));
+        assert!(m.admits(Agent::Cursor, pos, CURSOR_INIT, &Sniffed::Unread, &mut emit));
+        assert!(!m.admits(Agent::Cursor, pos, claude_init, &Sniffed::Unread, &mut emit));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].rule, Rule::MixedAgents);
     }

@@ -46,7 +46,7 @@ mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use detect::{
-    Evidence, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, count_marks, foreign,
+    Evidence, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks, foreign,
     is_codex_type, marks, mixed, read,
 };
 pub use fields::{

@@ -713,13 +713,19 @@ impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
 /// The pure half of a record: what can be known about it without the records before it, so
 /// that it can be worked out on another thread. Borrows the record's bytes.
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "filled in place in the slot of its record, reused batch after batch: a box would allocate per record"
+)]
 pub(crate) enum Examined<'a> {
     /// Valid UTF-8 that parsed at the first attempt as cursor-agent's event: the text, its shape
     /// and the event view of an object.
     Cursor(&'a str, Shape, Event<'a>),
-    /// Valid UTF-8 that parsed as the record of another agent: the text and the agent's view
-    /// (which knows the value's shape).
-    Agent(&'a str, agents::Line<'a>),
+    /// Valid UTF-8 that parsed as the record of another agent: the text, the agent's view
+    /// (which knows the value's shape), and, when the view has none of its agent's own marks,
+    /// the record read for what [`agents::Mixed`] needs (a lane's work, not the in-order
+    /// stage's: most records of some agents carry no mark of their own).
+    Agent(&'a str, agents::Line<'a>, agents::Sniffed<'a>),
     /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
     /// the strict parse refuses (not JSON, raw control characters; for cursor's events, numbers
     /// beyond the f64 range and unpaired surrogates too). Rare, and redone in order by
@@ -753,11 +759,15 @@ pub(crate) fn examine<'a>(
             event::parse_into(text, dialect, ev, arena).map(|s| *shape = s)
         }
         Some(agent) => {
-            *slot = Examined::Agent(text, agents::Line::empty(agent));
-            let Examined::Agent(_, line) = slot else {
+            *slot = Examined::Agent(text, agents::Line::empty(agent), agents::Sniffed::Unread);
+            let Examined::Agent(_, line, sniffed) = slot else {
                 unreachable!("just set")
             };
-            line.parse_into(text, arena)
+            let parsed = line.parse_into(text, arena);
+            if parsed.is_ok() && !line.own_mark() {
+                *sniffed = agents::Sniffed::read(text, arena);
+            }
+            parsed
         }
     };
     if parsed.is_err() {

@@ -11,7 +11,7 @@
 //! agent's rules (`validate`, `agents`).
 
 use super::{Consumer, Examined, InOrder, Totals, View, framing, known_text};
-use crate::agents::{self, Agent, Evidence, Mixed, Reading, cursor};
+use crate::agents::{self, Agent, Evidence, Mixed, Reading, Sniffed, cursor};
 use crate::diagnostic::Diagnostic;
 use crate::event::Dialect;
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
@@ -323,9 +323,11 @@ pub(super) fn agent_record(
     consumer: &mut impl Consumer,
 ) {
     let text = match examined {
-        Some(Examined::Agent(text, line)) if line.agent() == checker.agent() => {
+        Some(Examined::Agent(text, line, sniffed)) if line.agent() == checker.agent() => {
             if (side.mixed.settled() && line.own_mark())
-                || side.mixed.admits(checker.agent(), rec.pos, text, emit)
+                || side
+                    .mixed
+                    .admits(checker.agent(), rec.pos, text, sniffed, emit)
             {
                 agent_checked(
                     rec, rec.bytes, text, line, checker, side.arena, emit, consumer,
@@ -334,7 +336,7 @@ pub(super) fn agent_record(
             return;
         }
         // Read as another agent's, or as cursor's, before the agent was known.
-        Some(Examined::Agent(text, _) | Examined::Cursor(text, _, _)) => Some(*text),
+        Some(Examined::Agent(text, ..) | Examined::Cursor(text, ..)) => Some(*text),
         Some(Examined::SlowPath) => None,
         None if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) => None,
         None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
@@ -369,7 +371,7 @@ fn agent_event(
     let mut line = agents::Line::empty(checker.agent());
     let parsed = line.parse_into(json, arena).is_ok();
     let own = parsed && mixed.settled() && line.own_mark();
-    if !own && !mixed.admits(checker.agent(), rec.pos, json, emit) {
+    if !own && !mixed.admits(checker.agent(), rec.pos, json, &Sniffed::Unread, emit) {
         return true;
     }
     if !parsed {
@@ -437,7 +439,7 @@ pub(super) fn classified(
                         }
                         _ => false,
                     };
-                if !own && !mixed.admits(Agent::Cursor, rec.pos, json, emit) {
+                if !own && !mixed.admits(Agent::Cursor, rec.pos, json, &Sniffed::Unread, emit) {
                     return;
                 }
                 validator.check(rec, bytes, ev, emit);
