@@ -265,6 +265,55 @@ pub fn read(text: &str, arena: &bumpalo::Bump) -> Reading {
     reading(&s)
 }
 
+/// The agent the first records of a stream name, read ahead of the stage that decides (which
+/// holds and weighs the same records on its own): a hint for the pipeline's lanes, so that they
+/// read the records as that agent's from the first batch on, not as cursor-agent's until the
+/// decision comes back to them. A record that decides nothing is weighed with the next ones,
+/// [`Guess::RECORDS`] of them at most; records that do not parse (a raw newline in a string
+/// cuts one in two) count for nothing.
+#[derive(Default)]
+pub struct Guess {
+    evidence: Evidence,
+    records: usize,
+    arena: bumpalo::Bump,
+}
+
+impl Guess {
+    /// How many records are read at most.
+    pub const RECORDS: usize = 16;
+
+    /// Reads one more record: `Some(Some(agent))` once the records so far decide, `Some(None)`
+    /// while they may still, `None` when they no longer will.
+    pub fn record(&mut self, bytes: &[u8]) -> Option<Option<Agent>> {
+        if bytes.trim_ascii().is_empty() {
+            return Some(None);
+        }
+        self.arena.reset();
+        if let Ok(text) = std::str::from_utf8(bytes)
+            && let Reading::Scored(e) = read(text, &self.arena)
+        {
+            self.evidence.add(&e);
+            if let Some(agent) = self.evidence.decisive() {
+                return Some(Some(agent));
+            }
+        }
+        self.records += 1;
+        (self.records < Self::RECORDS).then_some(None)
+    }
+
+    /// The agent the first lines of an input in memory name, if they decide.
+    pub fn head(input: &[u8]) -> Option<Agent> {
+        let mut guess = Guess::default();
+        // Blank lines count for nothing, but are not read without end either.
+        for line in input.split(|&b| b == b'\n').take(4 * Self::RECORDS) {
+            if let Some(decided) = guess.record(line)? {
+                return Some(decided);
+            }
+        }
+        None
+    }
+}
+
 /// What a parsed record says of its agent.
 fn reading(s: &Sniff<'_>) -> Reading {
     if s.shape != Some(JsonType::Object) {
@@ -516,6 +565,23 @@ mod tests {
     }
 
     const CURSOR_INIT: &str = r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/","session_id":"s","model":"m","permissionMode":"default"}"#;
+
+    #[test]
+    fn a_guess_reads_the_first_lines_until_they_decide() {
+        let codex = "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n";
+        // Records that decide nothing (`error` is several agents'), a blank line and a line that
+        // is not JSON before the one that decides.
+        let head = format!("\n{{\"type\":\"error\"}}\nnot json\n{codex}{{\"type\":\"x\"");
+        assert_eq!(Guess::head(head.as_bytes()), Some(Agent::Codex));
+        assert_eq!(
+            Guess::head(format!("{CURSOR_INIT}\n").as_bytes()),
+            Some(Agent::Cursor)
+        );
+        // Past its records it gives up, as the in-order stage decides by then without it.
+        let late = format!("{}{codex}", "{\"type\":\"error\"}\n".repeat(Guess::RECORDS));
+        assert_eq!(Guess::head(late.as_bytes()), None);
+        assert_eq!(Guess::head(b""), None);
+    }
 
     #[test]
     fn a_mark_decides() {

@@ -46,8 +46,8 @@ mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use detect::{
-    Evidence, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks, foreign,
-    is_codex_type, marks, mixed, read,
+    Evidence, Guess, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks,
+    foreign, is_codex_type, marks, mixed, read,
 };
 pub use fields::{
     Emit, NoType, Sink, Typed, Want, count, expect, expect_count, known_type, missing, own_type,

@@ -26,7 +26,7 @@
 //! segments start, the lanes' splitters of them, the joiner) is the child module `segments`;
 //! what a batch holds, and the examining of its records, is the child module `batch`.
 
-use crate::agents::Agent;
+use crate::agents::{Agent, Guess};
 use crate::check::{CheckOptions, Consumer, InOrder, Totals};
 use crate::diagnostic::Diagnostic;
 use crate::event::Dialect;
@@ -161,7 +161,7 @@ pub fn check_in_place<C: Consumer>(
     let segment = settings.segment_bytes.max(1);
     let max = opts.max_record_bytes;
     let cancel = AtomicBool::new(false);
-    let hint = Hint::new(opts.agent);
+    let hint = Hint::ahead(opts, whole.bytes());
     let read = ReadAs::new(opts.dialect, &hint);
     std::thread::scope(|scope| {
         let mut from_lanes = Vec::new();
@@ -314,6 +314,16 @@ impl Hint {
         let hint = Hint(AtomicU8::new(0));
         hint.set(agent);
         hint
+    }
+
+    /// For an input in memory, whose lanes start ahead of the in-order stage: `--agent`, or the
+    /// agent the input's first lines name (see [`Guess`]), so that the first segments are read
+    /// as its records, not as cursor-agent's and then again in order.
+    fn ahead(opts: &CheckOptions, input: &[u8]) -> Self {
+        Hint::new(match (opts.agent, opts.dialect) {
+            (None, None) => Guess::head(input),
+            (agent, _) => agent,
+        })
     }
 
     fn get(&self) -> Option<Agent> {
@@ -511,10 +521,26 @@ fn read_stage<R: Read>(
         cancel,
     };
     let mut splitter = Splitter::new(gate, max_record_bytes).checking_utf8();
+    // Until the in-order stage has decided, the first records tell the lanes how to read the
+    // batches (see `Guess`), unless `--agent` or `--dialect` said.
+    let mut guess = {
+        let read_as = handoff.borrow().read_as;
+        (read_as.dialect.is_none() && read_as.hint.get().is_none()).then(Guess::default)
+    };
     let error = loop {
         match splitter.next_frame() {
             Ok(Some(frame)) => {
                 let mut h = handoff.borrow_mut();
+                if let (Some(g), Frame::Record(rec)) = (&mut guess, &frame) {
+                    match g.record(rec.bytes) {
+                        Some(None) => {}
+                        Some(Some(agent)) => {
+                            h.read_as.hint.set(Some(agent));
+                            guess = None;
+                        }
+                        None => guess = None,
+                    }
+                }
                 h.batch.push(&frame, None, 0);
                 if h.batch.size() >= h.budget.limit && h.hand_on().is_err() {
                     return;
