@@ -270,7 +270,8 @@ pub fn read(text: &str, arena: &bumpalo::Bump) -> Reading {
 /// read the records as that agent's from the first batch on, not as cursor-agent's until the
 /// decision comes back to them. A record that decides nothing is weighed with the next ones,
 /// [`Guess::RECORDS`] of them at most; records that do not parse (a raw newline in a string
-/// cuts one in two) count for nothing.
+/// cuts one in two) count for nothing, and so do records over [`Guess::RECORD_BYTES`], which are
+/// not read: a guess costs a few small records' reading, whatever the input holds.
 #[derive(Default)]
 pub struct Guess {
     evidence: Evidence,
@@ -281,6 +282,8 @@ pub struct Guess {
 impl Guess {
     /// How many records are read at most.
     pub const RECORDS: usize = 16;
+    /// The largest record read, and how far into an input in memory lines are looked for.
+    pub const RECORD_BYTES: usize = 64 << 10;
 
     /// Reads one more record: `Some(Some(agent))` once the records so far decide, `Some(None)`
     /// while they may still, `None` when they no longer will.
@@ -289,7 +292,8 @@ impl Guess {
             return Some(None);
         }
         self.arena.reset();
-        if let Ok(text) = std::str::from_utf8(bytes)
+        if bytes.len() <= Self::RECORD_BYTES
+            && let Ok(text) = std::str::from_utf8(bytes)
             && let Reading::Scored(e) = read(text, &self.arena)
         {
             self.evidence.add(&e);
@@ -301,13 +305,29 @@ impl Guess {
         (self.records < Self::RECORDS).then_some(None)
     }
 
-    /// The agent the first lines of an input in memory name, if they decide.
+    /// The agent the first lines of an input in memory name, if they decide. Lines are looked
+    /// for within [`Guess::RECORD_BYTES`] of the last one: a longer line ends the guess.
     pub fn head(input: &[u8]) -> Option<Agent> {
         let mut guess = Guess::default();
+        let mut rest = input;
         // Blank lines count for nothing, but are not read without end either.
-        for line in input.split(|&b| b == b'\n').take(4 * Self::RECORDS) {
+        for _ in 0..4 * Self::RECORDS {
+            let window = &rest[..rest.len().min(Self::RECORD_BYTES + 1)];
+            let line = match memchr::memchr(b'\n', window) {
+                Some(end) => {
+                    let line = &rest[..end];
+                    rest = &rest[end + 1..];
+                    line
+                }
+                // The input's last line, or one too long to read.
+                None if window.len() == rest.len() => std::mem::take(&mut rest),
+                None => return None,
+            };
             if let Some(decided) = guess.record(line)? {
                 return Some(decided);
+            }
+            if rest.is_empty() {
+                return None;
             }
         }
         None
@@ -581,6 +601,12 @@ mod tests {
         let late = format!("{}{codex}", "{\"type\":\"error\"}\n".repeat(Guess::RECORDS));
         assert_eq!(Guess::head(late.as_bytes()), None);
         assert_eq!(Guess::head(b""), None);
+        // A line too long to read ends the guess; one within the bound is read.
+        let long = |n: usize| format!("{{\"type\":\"x\",\"s\":\"{}\"}}\n{codex}", "a".repeat(n));
+        assert_eq!(Guess::head(long(Guess::RECORD_BYTES).as_bytes()), None);
+        assert_eq!(Guess::head(long(1000).as_bytes()), Some(Agent::Codex));
+        // The last line needs no newline.
+        assert_eq!(Guess::head(codex.trim_end().as_bytes()), Some(Agent::Codex));
     }
 
     #[test]
