@@ -2,8 +2,9 @@
 //!
 //! This module owns the threads of one input and what passes between them. The larger part of
 //! checking is the pure half of each record (`crate::check::examine`: UTF-8 and the strict parse
-//! into the view of the input's agent); lanes do it side by side. They read records as
-//! cursor-agent's events until the in-order stage has recognised the agent, which it then tells
+//! into the view of the input's agent); lanes do it side by side. They read records as the
+//! agent's that `--agent` names, or that the input's first lines name (`agents::Guess`), or as
+//! cursor-agent's events, until the in-order stage has recognised the agent, which it then tells
 //! them (`Hint`). The calling thread takes the results strictly in input order and does the
 //! stateful half (`InOrder`: the validator, runs of binary records, the consumer and the
 //! findings), so that the findings, their order and what the consumer sees are those of a
