@@ -170,9 +170,17 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Creates (or truncates) the sidecar of `transcript` and writes its header.
-    pub fn create(transcript: &Path, started_unix_ms: u64) -> io::Result<Writer> {
-        let mut out = BufWriter::new(File::create(sidecar_path(transcript))?);
+    /// Creates (or truncates) the sidecar of `transcript` and writes its header; `exclusive`:
+    /// only a new file is created (the sidecar of a temporary transcript), never one that is
+    /// there, nor through a link.
+    pub fn create(transcript: &Path, started_unix_ms: u64, exclusive: bool) -> io::Result<Writer> {
+        let path = sidecar_path(transcript);
+        let file = if exclusive {
+            File::options().write(true).create_new(true).open(path)?
+        } else {
+            File::create(path)?
+        };
+        let mut out = BufWriter::new(file);
         writeln!(
             out,
             "{{\"sjlint_arrivals\":{VERSION},\"started_unix_ms\":{started_unix_ms}}}"

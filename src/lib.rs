@@ -86,4 +86,5 @@ use unstable::{
 mod fmt_files;
 mod json;
 mod json_str;
+mod out_file;
 mod report_html;

@@ -157,6 +157,13 @@ pub trait Consumer {
     ) {
         let _ = (rec, json, ty, subtype);
     }
+
+    /// A record of another agent's run inside the stream (the `mixed-agents` finding names the
+    /// first): it is not checked and gives no event, and `rec.bytes` are all there is of it. A
+    /// consumer that writes the stream out copies it, or says it was left out.
+    fn foreign(&mut self, rec: &Record<'_>) {
+        let _ = rec;
+    }
 }
 
 /// Checking alone.
@@ -199,6 +206,9 @@ impl<C: Consumer + ?Sized> Consumer for &mut C {
         subtype: Option<&str>,
     ) {
         (**self).agent_record(rec, json, ty, subtype);
+    }
+    fn foreign(&mut self, rec: &Record<'_>) {
+        (**self).foreign(rec);
     }
 }
 

@@ -332,6 +332,8 @@ pub(super) fn agent_record(
                 agent_checked(
                     rec, rec.bytes, text, line, checker, side.arena, emit, consumer,
                 );
+            } else {
+                consumer.foreign(rec);
             }
             return;
         }
@@ -372,6 +374,7 @@ fn agent_event(
     let parsed = line.parse_into(json, arena).is_ok();
     let own = parsed && mixed.settled() && line.own_mark();
     if !own && !mixed.admits(checker.agent(), rec.pos, json, &Sniffed::Unread, emit) {
+        consumer.foreign(rec);
         return true;
     }
     if !parsed {
@@ -440,6 +443,7 @@ pub(super) fn classified(
                         _ => false,
                     };
                 if !own && !mixed.admits(Agent::Cursor, rec.pos, json, &Sniffed::Unread, emit) {
+                    consumer.foreign(rec);
                     return;
                 }
                 validator.check(rec, bytes, ev, emit);

@@ -102,6 +102,16 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
                     other_agent(totals.agent).map_or_else(String::new, a_stream_of),
                 )?;
             }
+            Ok(totals) if totals.foreign > 0 => {
+                findings = true;
+                sink::note_exit(EXIT_FINDINGS);
+                writeln!(
+                    io::stderr(),
+                    "sjlint: {}: {}",
+                    escape_untrusted(&name),
+                    foreign(&totals)
+                )?;
+            }
             Ok(totals) if totals.unfinished > 0 => {
                 findings = true;
                 sink::note_exit(EXIT_FINDINGS);
@@ -441,6 +451,14 @@ impl EachFile<'_> {
             writeln!(io::stderr(), "sjlint: {shown}: left as is: {why}")?;
             return Ok(Some(Verdict::Unchanged));
         }
+        if totals.foreign > 0 {
+            writeln!(
+                io::stderr(),
+                "sjlint: {shown}: not written: {}",
+                foreign(totals)
+            )?;
+            return Ok(Some(not_done(EXIT_FINDINGS)));
+        }
         if self.mode == Mode::Write && totals.invalid > 0 && !self.opts.keep_invalid {
             // Writing would drop them: nothing is lost without being asked for.
             writeln!(
@@ -470,6 +488,20 @@ fn a_stream_of(agent: Agent) -> String {
     } else {
         format!("a {} stream", agent.display_name())
     }
+}
+
+/// What became of the records of another agent's run inside a stream that this output has no
+/// place for.
+fn foreign(totals: &fmt::FmtTotals) -> String {
+    let records = if totals.foreign == 1 {
+        "1 record".to_owned()
+    } else {
+        format!("{} records", totals.foreign)
+    };
+    format!(
+        "{records} of another agent's run (from line {}, see `sjlint check`: mixed-agents) left out: this output holds one agent's events",
+        totals.foreign_line
+    )
 }
 
 /// A file not done, its exit code noted for a run that a closed stdout cuts short.

@@ -57,7 +57,29 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         std::fs::create_dir_all(&args.output)
             .with_context(|| format!("cannot create {}", args.output.display()))?;
     }
+    // No page may replace an input: refused before anything is written.
+    let input_files: Vec<PathBuf> = list
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) => Some(p.clone()),
+            Input::Stdin => None,
+        })
+        .collect();
+    let pages: Vec<PathBuf> = if many {
+        (0..list.len())
+            .map(|i| args.output.join(page_name(i, &list[i])))
+            .chain([args.output.join("index.html")])
+            .collect()
+    } else {
+        vec![args.output.clone()]
+    };
+    for page in &pages {
+        if let Some(input) = crate::out_file::names_an_input(page, &input_files) {
+            return Err(crate::out_file::names_input_error("the page", page, input).into());
+        }
+    }
     let mut summaries = Vec::new();
+    let mut written_pages = 0;
     for (i, (item, settings)) in list.iter().zip(&per_input).enumerate() {
         let run = match read_one(item, stdin_name, &check, settings) {
             Ok(run) => run,
@@ -75,6 +97,15 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         } else {
             write_file(&args.output, &report_html::page(&run, None))?;
         }
+        written_pages += 1;
+    }
+    if written_pages == 0 {
+        // Nothing was read: a page from an earlier run is left as it is, and not called new.
+        writeln!(
+            io::stderr(),
+            "sjlint: nothing written: no input could be read"
+        )?;
+        return Ok(EXIT_USAGE);
     }
     let written = if many {
         let path = args.output.join("index.html");
@@ -150,6 +181,12 @@ fn page_name(i: usize, item: &Input) -> String {
     format!("{:03}-{safe}.html", i + 1)
 }
 
+/// Writes a page whole or not at all (through a temporary file renamed over it).
 fn write_file(path: &Path, html: &str) -> anyhow::Result<()> {
-    std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))
+    crate::out_file::write_whole(path, html.as_bytes()).with_context(|| {
+        format!(
+            "cannot write {}",
+            escape_untrusted(&path.display().to_string())
+        )
+    })
 }

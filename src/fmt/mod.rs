@@ -85,6 +85,21 @@ pub struct FmtTotals {
     pub texts_left_out: u64,
     /// The agent the stream was recognised as (`None`: none was, and it was read as cursor's).
     pub agent: Option<Agent>,
+    /// Records of another agent's run inside the stream (`mixed-agents`) that were left out:
+    /// the canonical form copies them as they are, the other targets have no place for them.
+    pub foreign: u64,
+    /// The line of the first of them.
+    pub foreign_line: u64,
+}
+
+impl FmtTotals {
+    /// Counts a record of another agent's run that was not written.
+    pub(crate) fn left_out_foreign(&mut self, line: u64) {
+        if self.foreign == 0 {
+            self.foreign_line = line;
+        }
+        self.foreign += 1;
+    }
 }
 
 /// The findings `fmt` reports: the ones that mean a record could not be written as an event.

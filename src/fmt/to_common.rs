@@ -8,7 +8,7 @@ use super::FmtTotals;
 use crate::agents::Agent;
 use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
-use crate::input::record::Position;
+use crate::input::record::{Position, Record};
 use crate::vocab::{Event, Named};
 use std::io::{self, Read, Write};
 
@@ -39,6 +39,10 @@ impl<W: Write> Writer<'_, W> {
 impl<W: Write> Consumer for Writer<'_, W> {
     fn invalid(&mut self, _pos: Position, _bytes: &[u8]) {
         self.totals.invalid += 1;
+    }
+
+    fn foreign(&mut self, rec: &Record<'_>) {
+        self.totals.left_out_foreign(rec.pos.line);
     }
 
     fn agent(&mut self, agent: Option<Agent>) {

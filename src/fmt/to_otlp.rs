@@ -11,7 +11,7 @@ use super::FmtTotals;
 use crate::agents::Agent;
 use crate::check::{self, CheckOptions, Consumer};
 use crate::diagnostic::Diagnostic;
-use crate::input::record::Position;
+use crate::input::record::{Position, Record};
 use crate::otlp::{Builder, JsonRequest, Options};
 use crate::vocab::Event;
 use std::io::{self, Read, Write};
@@ -20,6 +20,8 @@ struct Writer<'o, W: Write, A: FnMut(u64) -> Option<u64>> {
     out: JsonRequest<&'o mut W>,
     builder: Builder<A>,
     invalid: u64,
+    /// Records of another agent's run inside the stream, which no span holds.
+    foreign: FmtTotals,
     failed: Option<io::Error>,
 }
 
@@ -40,6 +42,10 @@ impl<W: Write, A: FnMut(u64) -> Option<u64>> Writer<'_, W, A> {
 impl<W: Write, A: FnMut(u64) -> Option<u64>> Consumer for Writer<'_, W, A> {
     fn invalid(&mut self, _pos: Position, _bytes: &[u8]) {
         self.invalid += 1;
+    }
+
+    fn foreign(&mut self, rec: &Record<'_>) {
+        self.foreign.left_out_foreign(rec.pos.line);
     }
 
     fn agent(&mut self, agent: Option<Agent>) {
@@ -74,6 +80,7 @@ pub fn format<R: Read, W: Write>(
         out: JsonRequest::new(out),
         builder: Builder::new(Options { content }, arrival).max_open_calls(check.max_open_calls),
         invalid: 0,
+        foreign: FmtTotals::default(),
         failed: None,
     };
     let totals = check::check_with(reader, check, emit, &mut writer);
@@ -92,6 +99,8 @@ pub fn format<R: Read, W: Write>(
         records: totals.records,
         written: spans,
         invalid: writer.invalid,
+        foreign: writer.foreign.foreign,
+        foreign_line: writer.foreign.foreign_line,
         ..FmtTotals::default()
     })
 }

@@ -210,6 +210,25 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         self.write_bytes(bytes);
     }
 
+    /// Another agent's record inside a cursor-agent stream is copied as it is: it has no
+    /// canonical form here, and leaving it out would lose it. In any other output it is counted
+    /// as left out, which the caller reports.
+    fn foreign(&mut self, rec: &Record<'_>) {
+        if self.stopped.get() {
+            return;
+        }
+        self.totals.records += 1;
+        if self.opts.to != Target::Ndjson || self.other_agent {
+            self.totals.left_out_foreign(rec.pos.line);
+            return;
+        }
+        self.release_held(None);
+        self.line.clear();
+        self.line.extend_from_slice(rec.bytes);
+        self.line.push(b'\n');
+        self.write_line();
+    }
+
     fn invalid(&mut self, _pos: Position, bytes: &[u8]) {
         if self.stopped.get() {
             return;

@@ -9,10 +9,8 @@
 //! caller.
 
 use std::borrow::Cow;
-use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions, Permissions};
-use std::io::{self, BufWriter, Read, Write};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -228,39 +226,12 @@ impl Temp {
     /// under that name makes it fail, not be written through), readable by no more than the
     /// target is.
     fn beside(target: &Path, mode: u32) -> io::Result<Temp> {
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        // Room for the prefix and suffix within a file name's 255 bytes.
-        let stem = target
-            .file_name()
-            .map_or(&b"stream"[..], |n| &n.as_bytes()[..n.len().min(200)]);
-        let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
-        for _ in 0..16 {
-            let mut name = b".".to_vec();
-            name.extend_from_slice(stem);
-            name.extend_from_slice(format!(".sjlint-{:016x}.tmp", random()).as_bytes());
-            let path = dir.join(OsString::from_vec(name));
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(mode & 0o777)
-                .custom_flags(libc::O_CLOEXEC)
-                .open(&path)
-            {
-                Ok(file) => {
-                    return Ok(Temp {
-                        path,
-                        file: BufWriter::with_capacity(1 << 16, file),
-                        kept: false,
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last)
+        let (path, file) = crate::out_file::create_beside(target, "tmp", mode)?;
+        Ok(Temp {
+            path,
+            file: BufWriter::with_capacity(1 << 16, file),
+            kept: false,
+        })
     }
 
     fn kept(mut self) {
@@ -288,27 +259,4 @@ impl Drop for Temp {
             let _ = fs::remove_file(&self.path);
         }
     }
-}
-
-/// 64 bits nobody can guess ahead: from the kernel, or failing that from the standard
-/// library's randomly keyed hasher over the time, the process and a counter.
-fn random() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut bytes = [0u8; 8];
-    if File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .is_ok()
-    {
-        return u64::from_ne_bytes(bytes);
-    }
-    let mut h = std::hash::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    h.write_u128(now);
-    h.write_u32(std::process::id());
-    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    h.finish()
 }

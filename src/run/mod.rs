@@ -213,23 +213,29 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     // The handlers write to this descriptor for the rest of the process: it is never closed.
     interrupt::install_waking(wake.into_raw_fd())?;
 
-    let save = match transcript_path(opts) {
-        Some(path) => Some(create(&path)?),
-        None => None,
+    // Every output is checked before the agent starts: none names another, and each can be
+    // created.
+    check_outputs(opts)?;
+    let (save, transcript) = match open_transcript(opts)? {
+        Some((file, path)) => (Some(file), Some(path)),
+        None => (None, None),
     };
     // Beside a transcript that is a file only: `--save /dev/full` or a FIFO has no "beside".
     let regular = save
         .as_ref()
         .is_some_and(|f| f.metadata().is_ok_and(|m| m.is_file()));
-    let arrivals = match transcript_path(opts).filter(|_| regular) {
+    let arrivals = match transcript.as_deref().filter(|_| regular) {
+        // The temporary transcript's sidecar is created as exclusively as the transcript.
         Some(path) => Some(Mutex::new(
-            crate::arrivals::Writer::create(&path, start_unix_ms).map_err(|e| {
-                let shown = crate::arrivals::sidecar_path(&path).display().to_string();
-                io::Error::new(
-                    e.kind(),
-                    format!("cannot create {}: {e}", escape_untrusted(&shown)),
-                )
-            })?,
+            crate::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none()).map_err(
+                |e| {
+                    let shown = crate::arrivals::sidecar_path(&path).display().to_string();
+                    io::Error::new(
+                        e.kind(),
+                        format!("cannot create {}: {e}", escape_untrusted(&shown)),
+                    )
+                },
+            )?,
         )),
         None => None,
     };
@@ -459,7 +465,12 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             note(&notes, &warning);
         }
     }
-    let code = finish(opts, &supervisor, checked, stderr_seen, &notes, pid, start);
+    let ended_run = Ended {
+        sup: &supervisor,
+        stderr_seen,
+        transcript: transcript.as_deref(),
+    };
+    let code = finish(opts, ended_run, checked, &notes, pid, start);
     if let Some(events) = &events {
         let status = exit_status(&supervisor);
         let exit_code = code.as_ref().map_or(outcome::EXIT_USAGE, |c| *c);
@@ -534,15 +545,27 @@ fn receive_signals(signals: OwnedFd, tx: &Sender<Msg>) {
     clippy::too_many_lines,
     reason = "the end of a run: its findings, its summary and its exit code, in that order"
 )]
+/// What `finish` reads of a run that ended besides what its stdout gave.
+struct Ended<'s, 'r> {
+    sup: &'s Supervisor<'r>,
+    stderr_seen: StderrSeen,
+    /// Where the agent's stdout was saved (`--save`, or `--report`'s temporary file).
+    transcript: Option<&'s std::path::Path>,
+}
+
 fn finish(
     opts: &RunOptions,
-    sup: &Supervisor<'_>,
+    ended_run: Ended<'_, '_>,
     mut checked: Checked,
-    stderr_seen: StderrSeen,
     notes: &Notes,
     pid: u32,
     start: Instant,
 ) -> io::Result<u8> {
+    let Ended {
+        sup,
+        stderr_seen,
+        transcript,
+    } = ended_run;
     let status = exit_status(sup);
     let ending = ended(sup);
     match (&checked.out_error, &checked.read) {
@@ -748,19 +771,19 @@ fn finish(
         outcome::closing_line(&summary, status).trim_start_matches("sjlint run: "),
     );
     if let Some(path) = &opts.summary {
-        let written = create(path).and_then(|f| {
-            let mut w = BufWriter::new(f);
-            serde_json::to_writer_pretty(&mut w, &summary)?;
-            w.write_all(b"\n")?;
-            w.flush()
-        });
+        let written = serde_json::to_vec_pretty(&summary)
+            .map_err(io::Error::other)
+            .and_then(|mut json| {
+                json.push(b'\n');
+                crate::out_file::write_whole(path, &json)
+            });
         if let Err(e) = written {
             note(notes, &format!("cannot write the summary: {e}"));
             return Ok(outcome::EXIT_USAGE.max(code));
         }
     }
     if let Some(page) = &opts.report
-        && let Err(e) = write_report(opts, page)
+        && let Err(e) = write_report(opts, page, transcript.unwrap_or(page))
     {
         note(notes, &format!("cannot write the report: {e}"));
         return Ok(outcome::EXIT_USAGE.max(code));
@@ -768,21 +791,83 @@ fn finish(
     Ok(code)
 }
 
-/// Where the agent's stdout is saved: `--save`, else, for `--report`, `PAGE.stream.tmp`
-/// (removed once the page is written).
-fn transcript_path(opts: &RunOptions) -> Option<PathBuf> {
-    opts.save.clone().or_else(|| {
-        let mut p = opts.report.as_ref()?.as_os_str().to_owned();
-        p.push(".stream.tmp");
-        Some(PathBuf::from(p))
-    })
+/// Where the agent's stdout is saved, open: `--save`, else, for `--report`, a temporary file
+/// beside the page, created exclusively under a fresh name (removed once the page is written).
+fn open_transcript(opts: &RunOptions) -> io::Result<Option<(File, PathBuf)>> {
+    if let Some(path) = &opts.save {
+        return Ok(Some((create(path)?, path.clone())));
+    }
+    let Some(page) = &opts.report else {
+        return Ok(None);
+    };
+    let (path, file) = crate::out_file::create_beside(page, "stream.tmp", 0o600).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot create the transcript of --report beside {}: {e}",
+                escape_untrusted(&page.display().to_string())
+            ),
+        )
+    })?;
+    Ok(Some((file, path)))
+}
+
+/// The files `run` writes, refused before the agent starts when one names another (by identity
+/// when both exist, else by folder and name), or when one cannot be created (its folder is
+/// missing or not a folder, or it is a folder itself).
+fn check_outputs(opts: &RunOptions) -> io::Result<()> {
+    let mut outputs: Vec<(&str, PathBuf)> = Vec::new();
+    if let Some(p) = &opts.save {
+        outputs.push(("--save", p.clone()));
+        outputs.push(("--save's arrival times", crate::arrivals::sidecar_path(p)));
+        if opts.save_stderr {
+            outputs.push(("--save-stderr", stderr_path(p)));
+        }
+    }
+    for (what, p) in [
+        ("--output-file", &opts.output_file),
+        ("--summary", &opts.summary),
+        ("--report", &opts.report),
+    ] {
+        if let Some(p) = p {
+            outputs.push((what, p.clone()));
+        }
+    }
+    for (i, (what, path)) in outputs.iter().enumerate() {
+        let shown = || escape_untrusted(&path.display().to_string()).into_owned();
+        if let Some((other, _)) = outputs[..i]
+            .iter()
+            .find(|(_, p)| crate::out_file::same_destination(p, path))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{what} {} names the same file as {other}: nothing started",
+                    shown()
+                ),
+            ));
+        }
+        // `--save` may be a FIFO or a device, which are written as they are.
+        if matches!(*what, "--summary" | "--report") {
+            crate::out_file::can_create(path).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot write {what} {}: {e}: nothing started", shown()),
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// `--report`: the page of the run, read back from its saved transcript with the findings its
 /// settings report (what the supervisor found about the process is in the closing line, not
 /// on the page).
-fn write_report(opts: &RunOptions, page: &std::path::Path) -> io::Result<()> {
-    let transcript = transcript_path(opts).unwrap_or_default();
+fn write_report(
+    opts: &RunOptions,
+    page: &std::path::Path,
+    transcript: &std::path::Path,
+) -> io::Result<()> {
     let read = || -> io::Result<String> {
         let settings = opts
             .settings()
@@ -806,10 +891,10 @@ fn write_report(opts: &RunOptions, page: &std::path::Path) -> io::Result<()> {
                     ..d.clone()
                 })
         };
-        let arrivals = crate::arrivals::Arrivals::load(&transcript)?;
+        let arrivals = crate::arrivals::Arrivals::load(transcript)?;
         let run = crate::report_html::read(
             &name,
-            File::open(&transcript)?,
+            File::open(transcript)?,
             &check,
             &mut keep,
             arrivals.as_ref(),
@@ -818,8 +903,8 @@ fn write_report(opts: &RunOptions, page: &std::path::Path) -> io::Result<()> {
     };
     let html = read();
     if opts.save.is_none() {
-        let _ = std::fs::remove_file(&transcript);
-        let _ = std::fs::remove_file(crate::arrivals::sidecar_path(&transcript));
+        let _ = std::fs::remove_file(transcript);
+        let _ = std::fs::remove_file(crate::arrivals::sidecar_path(transcript));
     }
-    std::fs::write(page, html?)
+    crate::out_file::write_whole(page, html?.as_bytes())
 }

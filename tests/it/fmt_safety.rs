@@ -477,3 +477,105 @@ fn check_still_reads_a_fifo_named_on_the_command_line() {
         run.describe()
     );
 }
+
+/// One healthy run of each agent, cursor-agent's in a form that is already canonical and one
+/// that is not (spaces between tokens).
+fn one_run_of_each_agent() -> Vec<(&'static str, Vec<u8>)> {
+    let mut runs = vec![
+        ("cursor", fs::read(testdata("sample.ndjson")).unwrap()),
+        ("cursor-spaced", spaced_stream(3).into_bytes()),
+        (
+            "common",
+            fs::read(testdata("agents/common/gemini-tool-run.ndjson")).unwrap(),
+        ),
+    ];
+    for agent in [
+        "claude", "codex", "gemini", "grok", "copilot", "opencode", "pi", "droid", "kimi", "qwen",
+        "amp",
+    ] {
+        let path = testdata(&format!("agents/{agent}/tool-run.ndjson"));
+        runs.push((agent, fs::read(path).unwrap()));
+    }
+    runs
+}
+
+/// Every record of `bytes`, as JSON values, sorted: what a lossless rewrite keeps.
+fn records_of(bytes: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap_or_else(|e| panic!("{e}: {l}"))
+                .to_string()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_file_that_mixes_agents_loses_no_record_to_write_and_check_agrees() {
+    let dir = scratch("mixed-pairs");
+    let runs = one_run_of_each_agent();
+    let mut rewritten = 0;
+    for (a, first) in &runs {
+        for (b, second) in &runs {
+            if a == b || (a.starts_with("cursor") && b.starts_with("cursor")) {
+                continue;
+            }
+            let mut both = first.clone();
+            both.extend_from_slice(second);
+            let path = dir.join(format!("{a}-then-{b}.ndjson"));
+            fs::write(&path, &both).unwrap();
+            let check = exec(&["fmt", "--check", s(&path)], None);
+            let diff = exec(&["fmt", "--diff", s(&path)], None);
+            let write = exec(&["fmt", "--write", s(&path)], None);
+            let after = fs::read(&path).unwrap();
+            let context = format!(
+                "{a} then {b}\n--- check\n{}\n--- write\n{}",
+                check.describe(),
+                write.describe()
+            );
+            // Not a record is lost, whatever was done.
+            assert_eq!(records_of(&after), records_of(&both), "{context}");
+            let changed = after != both;
+            // `--check` and `--diff` say what `--write` did.
+            assert_eq!(check.code, i32::from(changed), "{context}");
+            assert_eq!(diff.code, i32::from(changed), "{context}");
+            assert_eq!(diff.stdout().is_empty(), !changed, "{context}");
+            assert_eq!(write.code, 0, "{context}");
+            if changed {
+                rewritten += 1;
+                assert!(*a == "cursor-spaced", "{context}");
+                // The other agent's records are copied byte for byte.
+                let tail = &after[after.len() - second.len()..];
+                assert_eq!(tail, &second[..], "{context}");
+            }
+        }
+    }
+    // Every agent after the spaced cursor-agent stream.
+    assert_eq!(rewritten, runs.len() - 2);
+}
+
+#[test]
+fn a_translation_of_a_mixed_file_says_which_records_it_left_out() {
+    let dir = scratch("mixed-translation");
+    let mut both = fs::read(testdata("agents/opencode/tool-run.ndjson")).unwrap();
+    let opencode_lines = both.iter().filter(|&&b| b == b'\n').count();
+    both.extend_from_slice(&fs::read(testdata("sample.ndjson")).unwrap());
+    let path = dir.join("mixed.ndjson");
+    fs::write(&path, &both).unwrap();
+    for to in ["common", "otlp", "ndjson"] {
+        let run = exec(&["fmt", "--to", to, s(&path)], None);
+        assert_eq!(run.code, 1, "--to {to}: {}", run.describe());
+        assert!(
+            run.stderr().contains(&format!(
+                "20 records of another agent's run (from line {},",
+                opencode_lines + 1
+            )),
+            "--to {to}: {}",
+            run.describe()
+        );
+    }
+}

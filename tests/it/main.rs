@@ -39,6 +39,7 @@ mod library;
 mod linter;
 mod live;
 mod many_files;
+mod nothing_lost;
 mod otlp;
 mod outputs_hold;
 mod properties;
