@@ -193,22 +193,26 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
-/// The tokens of a run: from its `assistant.usage` lines when it has any, else the output
-/// tokens of its messages.
+/// The tokens of a run: its `assistant.usage` lines, each said as a `usage` event as it comes
+/// (what `run`'s budgets act on), or when it has none, the output tokens of its messages, said
+/// at its end.
 #[derive(Default)]
 struct RunTokens {
-    calls: Option<Tokens>,
+    /// An `assistant.usage` line was read: its tokens were said already.
+    calls: bool,
     message_output: Option<u64>,
 }
 
 impl RunTokens {
+    /// What is still to be said at the run's end.
     fn take(&mut self) -> Option<Tokens> {
         let t = std::mem::take(self);
-        t.calls.or_else(|| {
-            t.message_output.map(|output| Tokens {
-                output,
-                ..Tokens::default()
-            })
+        if t.calls {
+            return None;
+        }
+        t.message_output.map(|output| Tokens {
+            output,
+            ..Tokens::default()
         })
     }
 }
@@ -423,7 +427,7 @@ impl Validator {
                 self.whole(pos, Stream::Reasoning, d, ms, sink);
             }
             "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, sink),
-            "assistant.usage" => self.usage(pos, bytes, d, emit),
+            "assistant.usage" => self.usage(pos, bytes, d, emit, sink),
             "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, sink),
             "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
             "abort" => {
@@ -809,8 +813,15 @@ impl Validator {
         self.whole(pos, Stream::Message, d, ms, sink);
     }
 
-    /// `assistant.usage`: one API call's tokens, summed for the run.
-    fn usage(&mut self, pos: Position, bytes: &[u8], d: &Data<'_>, emit: Emit<'_>) {
+    /// `assistant.usage`: one API call's tokens, a `usage` event of their own.
+    fn usage(
+        &mut self,
+        pos: Position,
+        bytes: &[u8],
+        d: &Data<'_>,
+        emit: Emit<'_>,
+        sink: &mut Sink<'_, '_>,
+    ) {
         let what = "an `assistant.usage`";
         let mut t = Tokens::default();
         for (name, f, slot) in [
@@ -839,12 +850,12 @@ impl Validator {
                 emit,
             );
         }
-        let sum = self.tokens.calls.get_or_insert_with(Tokens::default);
-        sum.input = sum.input.saturating_add(t.input);
-        sum.output = sum.output.saturating_add(t.output);
-        sum.cache_read = sum.cache_read.saturating_add(t.cache_read);
-        sum.cache_write = sum.cache_write.saturating_add(t.cache_write);
-        sum.reasoning = sum.reasoning.saturating_add(t.reasoning);
+        self.tokens.calls = true;
+        if let Some(sink) = sink {
+            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            ev.usage = Some(t);
+            sink(&ev);
+        }
     }
 
     fn tool_start(

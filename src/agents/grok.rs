@@ -128,6 +128,9 @@ pub struct Validator {
     mixed: bool,
     /// The text since the last tool call, for the common `end` (kept only for common events).
     answer: super::Answer,
+    /// The tokens the run's `usage` lines said so far, each as it came: the terminal record's
+    /// total adds only what it has beyond them.
+    said: Tokens,
 }
 
 impl Progress for Validator {
@@ -220,7 +223,14 @@ impl Validator {
                 self.tool_call(pos, bytes, line, emit, &mut sink);
             }
             "tool_call_update" => self.tool_call_update(pos, bytes, line, emit, &mut sink),
-            "usage" => usage(&line.usage, pos, bytes, emit),
+            "usage" => {
+                usage(&line.usage, pos, bytes, emit);
+                // One turn's tokens, said as they come (what `run`'s budgets act on).
+                if let (Some(sink), Some(t)) = (sink.as_deref_mut(), tokens_of(&line.usage)) {
+                    self.said = self.said.plus(t);
+                    usage_tokens(pos, t, sink);
+                }
+            }
             "error" => self.error(pos, bytes, line, emit, &mut sink),
             "end" => self.end(pos, bytes, line, emit, &mut sink),
             _ => {}
@@ -501,7 +511,7 @@ impl Validator {
         self.calls.drain();
         self.state = State::Ended(pos.line);
         if let Some(sink) = sink {
-            usage_event(pos, line, sink);
+            self.usage_event(pos, line, sink);
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(false);
             ev.text = line.message.to_cow();
@@ -545,7 +555,7 @@ impl Validator {
         }
         self.state = State::Ended(pos.line);
         if let Some(sink) = sink {
-            usage_event(pos, line, sink);
+            self.usage_event(pos, line, sink);
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(stop == Some("end_turn"));
             ev.session_id = line.session_id.to_cow();
@@ -646,20 +656,41 @@ fn usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
     }
 }
 
-/// The run's total tokens, once, from the spend fields of its terminal record.
-fn usage_event(pos: Position, line: &Line<'_>, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
-    let u = &line.usage;
+/// The tokens of a `usage` object, when it is one.
+fn tokens_of(u: &Usage<'_>) -> Option<Tokens> {
     if u.shape != Some(JsonType::Object) {
-        return;
+        return None;
     }
     let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
-    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
-    ev.usage = Some(Tokens {
+    Some(Tokens {
         input: n(&u.input_tokens),
         output: n(&u.output_tokens),
         cache_read: n(&u.cache_read),
         cache_write: n(&u.cache_write),
         reasoning: n(&u.reasoning),
-    });
+    })
+}
+
+fn usage_tokens(pos: Position, t: Tokens, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+    ev.usage = Some(t);
     sink(&ev);
+}
+
+impl Validator {
+    /// The run's total from the spend fields of its terminal record: what it has beyond the
+    /// turns' `usage` lines said already.
+    fn usage_event(
+        &mut self,
+        pos: Position,
+        line: &Line<'_>,
+        sink: &mut dyn FnMut(&vocab::Event<'_>),
+    ) {
+        let said = std::mem::take(&mut self.said);
+        if let Some(t) = tokens_of(&line.usage).map(|t| t.beyond(said))
+            && !t.is_zero()
+        {
+            usage_tokens(pos, t, sink);
+        }
+    }
 }

@@ -622,15 +622,11 @@ impl Checker {
         }
     }
 
-    /// The input ended: the common events still due (a Claude Code session's tokens when it has
-    /// no `result`, the `end` of an OpenCode run whose last step stopped, the tokens of a Copilot CLI
-    /// run cut short), before
-    /// no `result`, the `end` of an OpenCode run whose last step stopped, of a Kimi CLI run that
-    /// completed), before
-    /// [`Self::finish`].
+    /// The input ended: the common events still due (the `end` of an OpenCode run whose last
+    /// step stopped, the tokens of a Copilot CLI run cut short, the `end` of a Kimi CLI run that
+    /// completed), before [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
         match self {
-            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish_common(sink),
             Checker::OpenCode(v) => v.finish_common(sink),
             Checker::Copilot(v) => v.finish_common(sink),
             Checker::Kimi(v) => v.finish_common(sink),

@@ -748,6 +748,8 @@ impl Validator {
                 cache_write: n(&t.cache.write),
                 reasoning: n(&t.reasoning),
             });
+            // This step's part of the run's cost, known now (the `end` says the sum).
+            ev.cost_usd = p.cost.as_f64();
             sink(&ev);
         }
         if stopped {

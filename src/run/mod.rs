@@ -440,6 +440,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     if let Some(live) = live {
         live.finish();
     }
+    supervisor.settle_budget();
     supervisor.report_leftovers();
     supervisor.place_interrupt();
     if let Some(w) = &arrivals {

@@ -96,14 +96,15 @@ impl Supervisor<'_> {
             }
             // The signal before the note: a note may wait for a stderr nobody reads.
             self.end_group(now, libc::SIGTERM);
-            self.announce(ending);
+            self.announce(ending, true);
             return None;
         }
         next
     }
 
-    /// Says why the group is being ended, and keeps the finding that reports it.
-    fn announce(&mut self, ending: Ending) {
+    /// Says why the group is being ended (`signalled`: sjlint sends it SIGTERM; else it had
+    /// ended by itself already), and keeps the finding that reports it.
+    fn announce(&mut self, ending: Ending, signalled: bool) {
         let opts = self.opts;
         let stall = self.stall.take();
         let last_event = stall.as_ref().and_then(|s| s.last_event.as_ref());
@@ -179,13 +180,12 @@ impl Supervisor<'_> {
                 (Rule::AgentStalled, stall_line, short, what, help)
             }
         };
-        note(
-            self.notes,
-            &format!(
-                "{}; sending SIGTERM to its process group",
-                escape_untrusted(&short)
-            ),
-        );
+        let then = if signalled {
+            "sending SIGTERM to its process group"
+        } else {
+            "the agent had exited already"
+        };
+        note(self.notes, &format!("{}; {then}", escape_untrusted(&short)));
         let at = Position {
             byte: 0,
             line,
@@ -197,6 +197,26 @@ impl Supervisor<'_> {
 }
 
 impl Supervisor<'_> {
+    /// Once the stream is read: a budget the stream went past ends the run as over budget
+    /// whatever the timing, also when the agent exited before the timers could end it (a
+    /// runaway that wrote its last record and exited at once is still over budget). The
+    /// verdict is a function of the stream, not of scheduling.
+    pub(super) fn settle_budget(&mut self) {
+        if !matches!(self.ending, None | Some(Ending::Exited)) {
+            return;
+        }
+        let over = self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .over_budget
+            .is_some();
+        if over {
+            self.ending = Some(Ending::Budget);
+            self.announce(Ending::Budget, false);
+        }
+    }
+
     /// Once the stream is read: when the agent exited by itself after its session's end, but
     /// processes it left in its group held its stdout open, a reader waiting for the end of
     /// the stream would have waited for them without sjlint. Reported as the hang after the

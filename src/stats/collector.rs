@@ -58,6 +58,11 @@ pub struct Collector {
     /// session has begun before (the first is timed from the agent's start).
     session_since: Option<u64>,
     sessions_begun: bool,
+    /// The cost the open session's `usage` events said (US dollars): replaced by its `end`'s
+    /// cost when that says one.
+    session_cost: Option<f64>,
+    /// The cost of the sessions that ended.
+    ended_cost: Option<f64>,
 }
 
 impl Default for Collector {
@@ -74,6 +79,8 @@ impl Default for Collector {
             arrivals: None,
             session_since: None,
             sessions_begun: false,
+            session_cost: None,
+            ended_cost: None,
         }
     }
 }
@@ -306,6 +313,13 @@ impl Consumer for Collector {
             Kind::ToolStart => self.tool_start(ev),
             Kind::ToolEnd => self.tool_end(ev),
             Kind::Usage => {
+                // A message's cost counts as it comes; the session's `end` says the sum.
+                if let Some(c) = ev.cost_usd.filter(|c| c.is_finite()) {
+                    let session = *self
+                        .session_cost
+                        .insert(self.session_cost.unwrap_or(0.0) + c);
+                    self.stats.cost_usd = Some(self.ended_cost.unwrap_or(0.0) + session);
+                }
                 if let Some(u) = ev.usage {
                     let t = &mut self.stats.tokens;
                     self.usage_since_end = true;
@@ -338,8 +352,11 @@ impl Consumer for Collector {
                 if arrived.is_some() {
                     self.session_since = arrived;
                 }
-                if let Some(c) = ev.cost_usd {
-                    *self.stats.cost_usd.get_or_insert(0.0) += c;
+                // The session's cost, in place of its messages' counted so far.
+                let session = self.session_cost.take();
+                if let Some(c) = ev.cost_usd.or(session) {
+                    let ended = *self.ended_cost.insert(self.ended_cost.unwrap_or(0.0) + c);
+                    self.stats.cost_usd = Some(ended);
                 }
                 // The session is over: what is still open will never complete.
                 self.close_open_calls();

@@ -87,6 +87,46 @@ pub struct Tokens {
     pub reasoning: u64,
 }
 
+impl Tokens {
+    /// Count by count, the larger of the two.
+    pub fn max(self, o: Tokens) -> Tokens {
+        Tokens {
+            input: self.input.max(o.input),
+            output: self.output.max(o.output),
+            cache_read: self.cache_read.max(o.cache_read),
+            cache_write: self.cache_write.max(o.cache_write),
+            reasoning: self.reasoning.max(o.reasoning),
+        }
+    }
+
+    /// Count by count, the sum (saturating).
+    pub fn plus(self, o: Tokens) -> Tokens {
+        Tokens {
+            input: self.input.saturating_add(o.input),
+            output: self.output.saturating_add(o.output),
+            cache_read: self.cache_read.saturating_add(o.cache_read),
+            cache_write: self.cache_write.saturating_add(o.cache_write),
+            reasoning: self.reasoning.saturating_add(o.reasoning),
+        }
+    }
+
+    /// Count by count, what `self` has beyond `o` (0 where it has less).
+    pub fn beyond(self, o: Tokens) -> Tokens {
+        Tokens {
+            input: self.input.saturating_sub(o.input),
+            output: self.output.saturating_sub(o.output),
+            cache_read: self.cache_read.saturating_sub(o.cache_read),
+            cache_write: self.cache_write.saturating_sub(o.cache_write),
+            reasoning: self.reasoning.saturating_sub(o.reasoning),
+        }
+    }
+
+    /// No count at all.
+    pub fn is_zero(&self) -> bool {
+        *self == Tokens::default()
+    }
+}
+
 /// What a tool does, across agents' tool names: Claude Code's and Amp's (`Bash`, `Read`,
 /// `Edit`, `Task`, `mcp__server__tool`, …), Codex's item types (`command_execution`,
 /// `file_change`, …), Gemini CLI's and Qwen Code's (`run_shell_command`, `replace`,
@@ -186,7 +226,10 @@ pub struct Event<'a> {
     /// `tool_end` of a read: the lines the file has, when the agent reports it.
     pub lines: Option<u64>,
     pub usage: Option<Tokens>,
-    /// `end`: the cost of this session or turn in US dollars, when the agent reports it.
+    /// `end`: the cost of this session or turn in US dollars, when the agent reports it;
+    /// `usage`: this message's or step's part of it, where the agent reports cost as it goes
+    /// (the `end` after them says their sum: a session's cost is its `end`'s, else the sum of
+    /// its `usage` costs).
     pub cost_usd: Option<f64>,
     /// `tool_end`: how long the call took, when timestamps tell; `end`: the run's duration.
     pub duration_ms: Option<u64>,

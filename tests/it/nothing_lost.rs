@@ -188,3 +188,98 @@ fn run_refuses_output_paths_before_the_agent_starts() {
         );
     }
 }
+
+/// Where each agent's fixture first reports what it spent: the record a budget of 1 token (or
+/// of a millionth of a dollar, for the agents that report cost as they go) is passed on. The
+/// lines are the fixtures' own: the first assistant line with `usage` (Claude Code, Qwen Code,
+/// Amp), `assistant.usage` (Copilot CLI), the first assistant `message_end` (Pi),
+/// `step_finish` (OpenCode), `usage` (Grok Build), and the terminal record of the agents that
+/// report spend only there (Codex, Gemini CLI, droid).
+const FIRST_SPEND: [(&str, &str, u64, bool); 10] = [
+    ("claude", "agents/claude/tool-run.ndjson", 2, false),
+    ("qwen", "agents/qwen/tool-run.ndjson", 2, false),
+    ("amp", "agents/amp/tool-run.ndjson", 3, false),
+    ("copilot", "agents/copilot/usage.ndjson", 8, false),
+    ("pi", "agents/pi/tool-run.ndjson", 14, true),
+    ("opencode", "agents/opencode/tool-run.ndjson", 5, true),
+    ("grok", "agents/grok/tool-run.ndjson", 8, false),
+    ("codex", "agents/codex/tool-run.ndjson", 6, false),
+    ("gemini", "agents/gemini/tool-run.ndjson", 14, false),
+    ("droid", "agents/droid/tool-run.ndjson", 10, false),
+];
+
+/// `sjlint run` with `budget` of an agent that writes the first `lines` lines of `fixture`,
+/// then `after` (a shell command): the exit code and the summary.
+fn run_budget(
+    dir: &Path,
+    fixture: &str,
+    lines: u64,
+    after: &str,
+    budget: &[&str],
+) -> (crate::common::Run, serde_json::Value) {
+    let summary = dir.join(format!("summary-{}.json", unique()));
+    let script = format!("head -n {lines} '{}'; {after}", testdata(fixture).display());
+    let mut args = vec!["run", "--color", "never", "--summary", s(&summary)];
+    args.extend_from_slice(budget);
+    args.extend_from_slice(&["--", "sh", "-c", &script]);
+    let run = exec(&args, None);
+    let json = fs::read(&summary)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (run, json)
+}
+
+/// A number no other call in this process gets.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+#[test]
+fn a_budget_acts_on_the_record_that_passes_it_whatever_the_agent_does_next() {
+    let dir = scratch("budgets");
+    let mut cases = Vec::new();
+    for (agent, fixture, line, cost) in FIRST_SPEND {
+        cases.push((agent, fixture, line, ["--max-tokens", "1"], "tokens"));
+        if cost {
+            cases.push((agent, fixture, line, ["--max-cost", "0.000001"], "cost"));
+        }
+    }
+    // The agent exits right after the record (10 tries each: the verdict may not depend on
+    // which of sjlint's threads hears of it first), or hangs after it.
+    let mut runs = Vec::new();
+    for &(agent, fixture, line, budget, kind) in &cases {
+        for _ in 0..10 {
+            runs.push((agent, fixture, line, budget, kind, "exit 0"));
+        }
+        runs.push((agent, fixture, line, budget, kind, "exec sleep 60"));
+    }
+    let queue = std::sync::Mutex::new(runs);
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            scope.spawn(|| {
+                loop {
+                    let Some((agent, fixture, line, budget, kind, after)) =
+                        queue.lock().unwrap().pop()
+                    else {
+                        return;
+                    };
+                    let started = std::time::Instant::now();
+                    let (run, summary) = run_budget(&dir, fixture, line, after, &budget);
+                    let context = format!("{agent} {budget:?}, then `{after}`: {}", run.describe());
+                    assert_eq!(run.code, 4, "{context}");
+                    assert_eq!(summary["ended"], "over-budget", "{context}\n{summary}");
+                    assert_eq!(summary["budget"]["kind"], kind, "{context}\n{summary}");
+                    assert_eq!(summary["budget"]["line"], line, "{context}\n{summary}");
+                    // A hang after the record is ended by the budget, not waited out.
+                    assert!(
+                        started.elapsed() < std::time::Duration::from_secs(30),
+                        "{context}"
+                    );
+                }
+            });
+        }
+    });
+}

@@ -38,6 +38,7 @@ pub(crate) use view::Line;
 use view::{Block, Usage, nth_value, raw_content, result_text};
 
 pub mod family;
+mod spent;
 mod view;
 
 /// Event types only Claude Code writes (Qwen Code's source has none of them; Amp documents none).
@@ -123,12 +124,8 @@ pub struct Validator {
     mismatched_id: String,
     pub(super) calls: Calls,
     last_line: u64,
-    /// The last `message.id` whose usage was counted (bounded prefix).
-    counted_message: String,
-    /// The usage of the open session's messages, once per `message.id`: the session's tokens
-    /// when it ends without a `result.usage`, which is otherwise the count (the messages' own
-    /// `output_tokens` are those known when their first line was written).
-    message_tokens: Option<Tokens>,
+    /// What the open session's messages have spent, reported as it comes (see [`spent`]).
+    spent: spent::Spent,
     /// `total_cost_usd` is cumulative over a process: the last one seen, and its session.
     cost_seen: f64,
     cost_session: String,
@@ -286,6 +283,7 @@ impl Validator {
             self.state = State::Open(pos.line);
             self.session_id.clear();
             self.mismatched_id.clear();
+            self.spent.reset();
         }
         if let Some(id) = line.session_id.as_str() {
             set_bounded(&mut self.session_id, id);
@@ -428,8 +426,10 @@ impl Validator {
                 None => d,
             });
         }
-        if ty == "assistant" && sink.is_some() {
-            self.count_usage(msg);
+        if ty == "assistant"
+            && let Some(sink) = sink.as_deref_mut()
+        {
+            self.count_usage(pos, msg, parent.is_none(), sink);
         }
         match msg.content.shape {
             Some(JsonType::Array) => {}
@@ -480,25 +480,28 @@ impl Validator {
         }
     }
 
-    /// An assistant message's usage, counted once per `message.id` for a session that ends
-    /// without a `result.usage`. Amp's messages have no `id` (and its results no `usage`): each
-    /// of its assistant lines counts its own.
-    fn count_usage(&mut self, msg: &view::Message<'_>) {
+    /// An assistant line's usage: what it adds to its message's (once per `message.id`), as
+    /// a `usage` event. Claude Code's and Qwen Code's lines without an `id` are not counted (the
+    /// result's total has them); Amp's messages have none, and each of its lines counts.
+    fn count_usage(
+        &mut self,
+        pos: Position,
+        msg: &view::Message<'_>,
+        main: bool,
+        sink: &mut dyn FnMut(&vocab::Event<'_>),
+    ) {
         if msg.usage.shape != Some(JsonType::Object) {
             return;
         }
-        match msg.id.as_str() {
-            Some(id) if id_prefix(id) == self.counted_message => return,
-            Some(id) => set_bounded(&mut self.counted_message, id),
-            None if self.profile != Profile::Amp => return,
-            None => {}
+        let id = msg.id.as_str().map(id_prefix);
+        if id.is_none() && self.profile != Profile::Amp {
+            return;
         }
-        let t = self.message_tokens.get_or_insert_with(Tokens::default);
-        let u = tokens(&msg.usage);
-        t.input += u.input;
-        t.output += u.output;
-        t.cache_read += u.cache_read;
-        t.cache_write += u.cache_write;
+        if let Some(added) = self.spent.message(id, tokens(&msg.usage), main) {
+            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            ev.usage = Some(added);
+            sink(&ev);
+        }
     }
 
     #[expect(
@@ -737,11 +740,10 @@ impl Validator {
         self.conversation(pos, bytes, "result", line, emit);
         self.close_calls(emit);
         self.state = State::Ended(pos.line);
-        let counted = self.message_tokens.take();
+        let reported = (line.usage.shape == Some(JsonType::Object)).then(|| tokens(&line.usage));
+        let rest = self.spent.result(reported);
         if let Some(sink) = sink {
-            let reported =
-                (line.usage.shape == Some(JsonType::Object)).then(|| tokens(&line.usage));
-            if let Some(usage) = reported.or(counted) {
+            if let Some(usage) = rest {
                 let mut ev = vocab::Event::new(Kind::Usage, pos.line);
                 ev.usage = Some(usage);
                 sink(&ev);
@@ -837,15 +839,6 @@ impl Validator {
     fn emit_deferred_init(&mut self, emit: Emit<'_>) {
         if let Some(d) = self.deferred_init.take() {
             emit(d);
-        }
-    }
-
-    /// The input ended: a session with no `result` still counts its messages' tokens.
-    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
-        if let (State::Open(_), Some(usage)) = (self.state, self.message_tokens.take()) {
-            let mut ev = vocab::Event::new(Kind::Usage, self.last_line);
-            ev.usage = Some(usage);
-            sink(&ev);
         }
     }
 

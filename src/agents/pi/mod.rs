@@ -871,6 +871,8 @@ impl Validator {
                         cache_write: n(&u.cache_write),
                         reasoning: 0,
                     });
+                    // This message's part of the run's cost, known now (the `end` says the sum).
+                    ev.cost_usd = u.cost.total.as_f64();
                     sink(&ev);
                 }
             }
