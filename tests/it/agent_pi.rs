@@ -88,8 +88,15 @@ fn the_session_header_alone_is_pis() {
     let header = &lines_of("tool-run.ndjson")[0];
     let input = join(&[header]);
     assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "pi");
+    // A run that never started is a broken run, as every other agent's cut stream is.
     let (run, findings) = check_json(&[], Some(input.as_bytes()));
-    assert_eq!(run.code, 0, "{}", show(&findings));
+    assert_eq!(run.code, 1, "{}", show(&findings));
+    assert_eq!(
+        crate::common::lines_of(&findings, "missing-result"),
+        [1],
+        "{}",
+        show(&findings)
+    );
     // A session that never ran: one `session_start`, no end.
     let events = common_of(&input);
     assert_eq!(events.len(), 1, "{events:?}");

@@ -666,7 +666,8 @@ fn render_shows_each_agents_run() {
         "· Claude Code",
         "→ (subagent) Read file ",
         "EISDIR",
-        "✓ success in 42.8 s · tokens: 16 in, 956 out, 58,826 cache read, 11,907 cache write · $",
+        // The result's usage is the main thread's (16 in); the subagents' messages add theirs.
+        "✓ success in 42.8 s · tokens: 7,031 in, 965 out, 73,564 cache read, 21,848 cache write · $",
     ] {
         assert!(out.contains(want), "{want:?} in\n{out}");
     }

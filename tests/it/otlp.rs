@@ -122,7 +122,8 @@ fn otlp_fmt_one_agent_span_a_chat_span_per_turn_and_a_tool_span_per_call() {
 #[test]
 fn otlp_fmt_tokens_are_counted_once_as_stats_counts_them() {
     // Claude Code repeats a message's usage on every content block (msg_01 here), and its
-    // result sums them; the root holds the tokens once.
+    // result's usage is the main thread's (100 in, 19 out); the subagent's messages (msg_02 and
+    // msg_03) add their own 75 in and 17 out. The root holds the tokens once.
     let spans = otlp(&[SUBAGENT]);
     let root = named(&spans, "invoke_agent claude")[0];
     assert_eq!(attr_int(root, "gen_ai.usage.input_tokens"), Some(175));

@@ -1682,11 +1682,11 @@ fn the_summary_has_what_an_orchestrator_acts_on() {
 fn a_run_past_its_budget_is_ended_there() {
     let stream = testdata("agents/claude/tool-run.ndjson");
     let stream = stream.to_str().unwrap();
-    // Claude Code's result reports $0.0042 and 32 + 9 tokens (its messages' usage is counted
-    // once, with the result); its one call is on line 2.
+    // Claude Code's result reports $0.0042; its messages' tokens count as they come (12 + 5 on
+    // line 2, 20 + 4 on line 4: 41 by line 4); its one call is on line 2.
     for (args, kind, line) in [
         (&["--max-cost", "0.001"][..], "cost", 5),
-        (&["--max-tokens", "30"], "tokens", 5),
+        (&["--max-tokens", "30"], "tokens", 4),
         (&["--max-tool-calls", "0"], "tool_calls", 2),
     ] {
         let ran = run("replay.sh", args, &[("STREAM", stream), ("THEN", "hang")]);

@@ -165,6 +165,9 @@ pub struct Validator {
     mixed: bool,
     /// A `missing-init` was said for this stream's run without `agent_start`.
     said_no_start: bool,
+    /// The line of the session header no run has followed yet: a stream that ends there is a
+    /// run that never started.
+    header_only: Option<u64>,
     /// The turn under way: the line of its `turn_start`.
     turn: Option<u64>,
     /// The message under way: the line of its `message_start`, and whose it is.
@@ -328,6 +331,7 @@ impl Validator {
     /// A run begins: the common `session_start`, unless the header just said it.
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
         self.state = State::Open(pos.line);
+        self.header_only = None;
         self.reset_run();
         if !std::mem::take(&mut self.started) {
             self.session_start(pos, None, sink);
@@ -403,6 +407,7 @@ impl Validator {
         let ms = line.timestamp.as_str().and_then(parse_timestamp);
         self.session_start(pos, ms, sink);
         self.started = true;
+        self.header_only = Some(pos.line);
     }
 
     fn agent_start(
@@ -1135,6 +1140,19 @@ impl Validator {
     }
 
     pub fn finish(&mut self, emit: Emit<'_>) {
+        if let (State::Before, Some(at)) = (self.state, self.header_only) {
+            if !self.calls.unreadable_after(self.last_line) {
+                emit(
+                    Diagnostic::new(
+                        Rule::MissingResult,
+                        line_pos(self.last_line),
+                        format!("the input ends after the session header of line {at}, before any run: no `agent_start`, no `agent_end`"),
+                    )
+                    .with_help("Pi writes its session header, then `agent_start` when the run begins and `agent_end` when it ends; a process that stopped after its header never ran (it failed to start, or was killed)"),
+                );
+            }
+            return;
+        }
         let (since, help) = match self.state {
             State::Open(since) => (
                 since,
