@@ -313,6 +313,26 @@ pub trait Progress {
     fn open_calls(&self) -> Vec<(String, u64, String)>;
 }
 
+/// `duplicate-key`: the record repeats a top-level key its agent's checker reads (which value
+/// a consumer takes depends on its JSON reader: most take the last, some the first).
+#[cold]
+fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
+    let key = views::first_repeated_key(json).unwrap_or_default();
+    let d = Diagnostic::new(
+        crate::rules::Rule::DuplicateKey,
+        pos,
+        format!(
+            "key {:?} appears more than once in the record; consumers disagree on which value wins",
+            crate::text::Excerpt(&key)
+        ),
+    )
+    .with_help("JSON readers differ on a repeated key: most keep the last value, some the first, some refuse the record");
+    match crate::locate::value(bytes, &[&key]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
 /// One record read into its agent's view (cursor's is [`crate::event::Event`]): the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
 /// Read in place, in the slot of its record, and never moved: a box would allocate per record.
@@ -406,6 +426,23 @@ impl<'a> Line<'a> {
             }),
             Line::Kimi(l) => kimi::marked(&l.line.role, &l.line.ty),
             Line::Common(_) => false,
+        }
+    }
+
+    /// A key the record's view reads appears twice at its top level.
+    #[inline]
+    pub(crate) fn has_duplicate_key(&self) -> bool {
+        match self {
+            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.dup,
+            Line::Codex(l) => l.dup,
+            Line::Gemini(l) => l.dup,
+            Line::Grok(l) => l.dup,
+            Line::OpenCode(l) => l.dup,
+            Line::Pi(l) => l.dup,
+            Line::Copilot(l) => l.dup,
+            Line::Droid(l) => l.dup,
+            Line::Kimi(l) => l.line.dup,
+            Line::Common(l) => l.dup,
         }
     }
 
@@ -574,6 +611,9 @@ impl Checker {
         emit: &mut dyn FnMut(Diagnostic),
         common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
     ) -> Result<Option<JsonType>, OtherAgent> {
+        if line.has_duplicate_key() {
+            emit(duplicate_key(pos, bytes, json));
+        }
         Ok(match (self, line) {
             (Checker::Claude(v), Line::Claude(l))
             | (Checker::Qwen(v), Line::Qwen(l))

@@ -421,3 +421,29 @@ mod tests {
         );
     }
 }
+
+/// The first top-level key of the object `json` that appears a second time: read only once a
+/// view has said that one does (the cold path of `duplicate-key`).
+#[cold]
+pub(super) fn first_repeated_key(json: &str) -> Option<String> {
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<String>, A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            let mut first = None;
+            while let Some(k) = map.next_key::<Key<'de>>()? {
+                map.next_value::<IgnoredAny>()?;
+                if first.is_none() && !seen.insert(k.0.clone().into_owned()) {
+                    first = Some(k.0.into_owned());
+                }
+            }
+            Ok(first)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(json);
+    de.deserialize_map(Keys).ok().flatten()
+}

@@ -139,7 +139,7 @@ rules! {
     UnknownToolKind: "unknown-tool-kind", Schema, Info,
         "a tool kind that is not in the list of known kinds";
     DuplicateKey: "duplicate-key", Schema, Warning,
-        "the event object or its `tool_call` repeats a key";
+        "a record (or cursor-agent's `tool_call`) repeats a key";
     ResultFlagMismatch: "result-flag-mismatch", Schema, Error,
         "`subtype` and `is_error` of a result disagree";
     MissingInit: "missing-init", Lifecycle, Error,

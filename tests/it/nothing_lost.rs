@@ -283,3 +283,50 @@ fn a_budget_acts_on_the_record_that_passes_it_whatever_the_agent_does_next() {
         }
     });
 }
+
+#[test]
+fn a_repeated_key_is_a_duplicate_key_for_every_agent() {
+    let mut fixtures = vec![
+        "sample.ndjson".to_owned(),
+        "agents/common/gemini-tool-run.ndjson".to_owned(),
+    ];
+    for agent in [
+        "claude", "codex", "gemini", "grok", "copilot", "opencode", "pi", "droid", "kimi", "qwen",
+        "amp",
+    ] {
+        fixtures.push(format!("agents/{agent}/tool-run.ndjson"));
+    }
+    for fixture in fixtures {
+        let text = fs::read_to_string(testdata(&fixture)).unwrap();
+        let (first, rest) = text.split_once('\n').unwrap();
+        // The first key and its string value, written twice: `{"type":"x","type":"x",…`.
+        let key_end = first[2..].find('"').unwrap() + 2;
+        let key = &first[2..key_end];
+        let value_end = first[key_end + 3..].find('"').unwrap() + key_end + 4;
+        let pair = &first[1..value_end];
+        let doubled = format!("{{{pair},{}\n{rest}", &first[1..]);
+        let run = exec(
+            &["check", "--format", "json", "-"],
+            Some(doubled.as_bytes()),
+        );
+        let found: Vec<_> = run
+            .findings()
+            .into_iter()
+            .filter(|f| f.rule == "duplicate-key")
+            .collect();
+        assert_eq!(found.len(), 1, "{fixture}: {}", run.describe());
+        assert_eq!(found[0].line, 1, "{fixture}: {}", run.describe());
+        assert!(
+            found[0].message.contains(&format!("{key:?}")),
+            "{fixture}: {}",
+            run.describe()
+        );
+        // The untouched fixture has none.
+        let clean = exec(&["check", "--format", "json", "-"], Some(text.as_bytes()));
+        assert!(
+            clean.findings().iter().all(|f| f.rule != "duplicate-key"),
+            "{fixture}: {}",
+            clean.describe()
+        );
+    }
+}
