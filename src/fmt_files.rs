@@ -418,14 +418,9 @@ pub(crate) fn would_reformat<W: Write>(shown: &str, out: &mut W) -> io::Result<(
 pub(crate) fn temp_file() -> io::Result<File> {
     let dir = std::env::temp_dir();
     let mut last = None;
-    for attempt in 0..100u32 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = dir.join(format!(
-            "sjlint-diff-{}-{nanos:x}-{attempt}",
-            std::process::id()
-        ));
+    for _ in 0..100u32 {
+        // A name nobody can guess ahead, created exclusively: nothing planted is written.
+        let path = dir.join(format!("sjlint-diff-{:016x}", crate::out_file::random()));
         match File::options()
             .read(true)
             .write(true)

@@ -402,26 +402,6 @@ pub fn parse_array<'a, T: Deserialize<'a>>(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_text_with_an_unpaired_surrogate_keeps_its_escape() {
-        let text = |json: &str| {
-            let raw: &RawValue = serde_json::from_str(json).unwrap();
-            Raw(Some(raw)).text().map(Cow::into_owned)
-        };
-        assert_eq!(text(r#""a\ud800b""#).as_deref(), Some(r"a\ud800b"));
-        assert_eq!(text(r#""\udc00\n""#).as_deref(), Some("\\udc00\n"));
-        // A pair and an escaped backslash are read as ever.
-        assert_eq!(
-            text(r#""\ud83d\ude00 \\ud800""#).as_deref(),
-            Some("\u{1f600} \\ud800")
-        );
-    }
-}
-
 /// The first top-level key of the object `json` that appears a second time: read only once a
 /// view has said that one does (the cold path of `duplicate-key`).
 #[cold]
@@ -446,4 +426,24 @@ pub(super) fn first_repeated_key(json: &str) -> Option<String> {
     }
     let mut de = serde_json::Deserializer::from_str(json);
     de.deserialize_map(Keys).ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_with_an_unpaired_surrogate_keeps_its_escape() {
+        let text = |json: &str| {
+            let raw: &RawValue = serde_json::from_str(json).unwrap();
+            Raw(Some(raw)).text().map(Cow::into_owned)
+        };
+        assert_eq!(text(r#""a\ud800b""#).as_deref(), Some(r"a\ud800b"));
+        assert_eq!(text(r#""\udc00\n""#).as_deref(), Some("\\udc00\n"));
+        // A pair and an escaped backslash are read as ever.
+        assert_eq!(
+            text(r#""\ud83d\ude00 \\ud800""#).as_deref(),
+            Some("\u{1f600} \\ud800")
+        );
+    }
 }

@@ -92,43 +92,11 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             &mut out,
             &mut emit,
         ) {
-            Ok(totals) if opts.to == To::Json && other_agent(totals.agent).is_some() => {
-                unreadable = true;
-                sink::note_exit(EXIT_USAGE);
-                writeln!(
-                    io::stderr(),
-                    "sjlint: {}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is {} (--to common writes any agent's events)",
-                    escape_untrusted(&name),
-                    other_agent(totals.agent).map_or_else(String::new, a_stream_of),
-                )?;
-            }
-            Ok(totals) if totals.foreign > 0 => {
-                findings = true;
-                sink::note_exit(EXIT_FINDINGS);
-                writeln!(
-                    io::stderr(),
-                    "sjlint: {}: {}",
-                    escape_untrusted(&name),
-                    foreign(&totals)
-                )?;
-            }
-            Ok(totals) if totals.unfinished > 0 => {
-                findings = true;
-                sink::note_exit(EXIT_FINDINGS);
-                writeln!(
-                    io::stderr(),
-                    "sjlint: {}: {} with no `result`; nothing written for them",
-                    escape_untrusted(&name),
-                    sessions(totals.unfinished),
-                )?;
-            }
-            Ok(totals) if totals.texts_left_out > 0 => writeln!(
-                io::stderr(),
-                "sjlint: {}: {} with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
-                escape_untrusted(&name),
-                sessions(totals.texts_left_out),
-            )?,
-            Ok(_) => {}
+            Ok(totals) => match said_of(&name, &totals, opts.to)? {
+                Some(EXIT_USAGE) => unreadable = true,
+                Some(_) => findings = true,
+                None => {}
+            },
             Err(e) => match input_failure(&name, e)? {
                 Some(code) => return Ok(code),
                 None => unreadable = true,
@@ -142,6 +110,45 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// What is said of one input `fmt` wrote to stdout, on stderr: the records or sessions it left
+/// out, or why it wrote nothing. The exit code that calls for (noted already), if any.
+fn said_of(name: &str, totals: &fmt::FmtTotals, to: To) -> io::Result<Option<u8>> {
+    let name = escape_untrusted(name);
+    if to == To::Json
+        && let Some(agent) = other_agent(totals.agent)
+    {
+        sink::note_exit(EXIT_USAGE);
+        writeln!(
+            io::stderr(),
+            "sjlint: {name}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is {} (--to common writes any agent's events)",
+            a_stream_of(agent),
+        )?;
+        return Ok(Some(EXIT_USAGE));
+    }
+    if totals.foreign > 0 {
+        sink::note_exit(EXIT_FINDINGS);
+        writeln!(io::stderr(), "sjlint: {name}: {}", foreign(totals))?;
+        return Ok(Some(EXIT_FINDINGS));
+    }
+    if totals.unfinished > 0 {
+        sink::note_exit(EXIT_FINDINGS);
+        writeln!(
+            io::stderr(),
+            "sjlint: {name}: {} with no `result`; nothing written for them",
+            sessions(totals.unfinished),
+        )?;
+        return Ok(Some(EXIT_FINDINGS));
+    }
+    if totals.texts_left_out > 0 {
+        writeln!(
+            io::stderr(),
+            "sjlint: {name}: {} with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
+            sessions(totals.texts_left_out),
+        )?;
+    }
+    Ok(None)
 }
 
 /// `fmt --check | --diff | --write`: each input formatted and compared with its bytes; see

@@ -178,6 +178,20 @@ impl CheckConfig {
         // itself and findings go to stderr.
         let (findings, stream) = match &args.output_file {
             Some(path) => {
+                // Creating it truncates it: an output that is an input would be lost unread.
+                let named: Vec<std::path::PathBuf> = inputs
+                    .list
+                    .iter()
+                    .filter_map(|i| match i {
+                        Input::File(p) => Some(p.clone()),
+                        Input::Stdin => None,
+                    })
+                    .collect();
+                if let Some(input) = crate::out_file::names_an_input(path, &named) {
+                    return Err(
+                        crate::out_file::names_input_error("--output-file", path, input).into(),
+                    );
+                }
                 let file = File::create(path)
                     .with_context(|| format!("cannot write {}", path.display()))?;
                 (Findings::File(file), Stream::File)

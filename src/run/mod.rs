@@ -229,7 +229,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         Some(path) => Some(Mutex::new(
             crate::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none()).map_err(
                 |e| {
-                    let shown = crate::arrivals::sidecar_path(&path).display().to_string();
+                    let shown = crate::arrivals::sidecar_path(path).display().to_string();
                     io::Error::new(
                         e.kind(),
                         format!("cannot create {}: {e}", escape_untrusted(&shown)),
@@ -541,11 +541,6 @@ fn receive_signals(signals: OwnedFd, tx: &Sender<Msg>) {
     }
 }
 
-/// After the run: the findings' summary, the closing line, `--summary`, the exit code.
-#[expect(
-    clippy::too_many_lines,
-    reason = "the end of a run: its findings, its summary and its exit code, in that order"
-)]
 /// What `finish` reads of a run that ended besides what its stdout gave.
 struct Ended<'s, 'r> {
     sup: &'s Supervisor<'r>,
@@ -554,6 +549,11 @@ struct Ended<'s, 'r> {
     transcript: Option<&'s std::path::Path>,
 }
 
+/// After the run: the findings' summary, the closing line, `--summary`, the exit code.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the end of a run: its findings, its summary and its exit code, in that order"
+)]
 fn finish(
     opts: &RunOptions,
     ended_run: Ended<'_, '_>,

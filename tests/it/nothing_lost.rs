@@ -330,3 +330,17 @@ fn a_repeated_key_is_a_duplicate_key_for_every_agent() {
         );
     }
 }
+
+#[test]
+fn check_never_writes_its_findings_over_an_input() {
+    let dir = scratch("check-output");
+    let (input, bytes) = transcript(&dir);
+    let link = dir.join("findings.txt");
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    for output in [&input, &link] {
+        let run = exec(&["check", s(&input), "--output-file", s(output)], None);
+        assert_eq!(run.code, 2, "{}", run.describe());
+        assert!(run.stderr().contains("is the input"), "{}", run.describe());
+        assert_eq!(fs::read(&input).unwrap(), bytes);
+    }
+}
