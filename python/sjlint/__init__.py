@@ -39,7 +39,7 @@ __all__ = [
 
 __version__ = _native.SJLINT_VERSION
 
-Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # The name `file` takes for bytes given directly, as the command line names its stdin.
 STDIN = "-"
@@ -47,19 +47,18 @@ STDIN = "-"
 
 def _read(source: Source) -> Tuple[bytes, str]:
     """The bytes of a source and its name in findings: bytes as they are ("-"), a path read
-    whole (its name as given). An unreadable path raises OSError (FileNotFoundError, ...)."""
+    whole (its name as given, as the command line writes it: a name that is not UTF-8, given
+    as bytes or as a str of ``os.fsdecode``, has U+FFFD for each broken sequence). An
+    unreadable path raises OSError (FileNotFoundError, ...)."""
     if isinstance(source, bytes):
         return source, STDIN
     if isinstance(source, (bytearray, memoryview)):
         return bytes(source), STDIN
     if isinstance(source, str) or hasattr(source, "__fspath__"):
         path = os.fspath(source)
-        if isinstance(path, bytes):
-            name = os.fsdecode(path)
-        else:
-            name = path
         with open(path, "rb") as f:
-            return f.read(), name
+            data = f.read()
+        return data, _native.file_name(os.fsencode(path))
     raise TypeError(
         "source must be bytes (the stream itself) or a str or os.PathLike (the path of a file), "
         f"not {type(source).__name__}"
@@ -93,7 +92,8 @@ class Finding:
     ``column`` and ``end_column`` (1-based, or None), ``record`` (1-based, or None when the
     finding is about no record), ``byte`` (offset in the input, or None), ``message``,
     ``related`` (list of dicts), ``help`` (or None), and
-    ``file``: the path given, or "-" for bytes.
+    ``file``: the path given (as the command line writes it: U+FFFD for bytes of the name that
+    are not UTF-8), or "-" for bytes.
     """
 
     __slots__ = ("_d",)

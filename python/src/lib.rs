@@ -4,10 +4,11 @@
 //! It owns the conversion of Python arguments into the facade's options and of the facade's
 //! findings, events and statistics into Python dicts and lists (through their JSON text, read
 //! by `objects` at any depth), which the pure-Python half (`sjlint/__init__.py`) wraps in
-//! `Finding` and `Event` objects. Every call that reads bytes lets go of the interpreter
-//! (`Python::detach`) for the whole of its check, JSON text included, and takes it back only to
-//! make the objects. It must not read files, decide what a path is, or interpret findings: the
-//! Python half does that, and the facade checks.
+//! `Finding` and `Event` objects; and a file's name as the command line writes it. Every call
+//! that reads bytes lets go of the interpreter (`Python::detach`) for the whole of its check,
+//! JSON text included, and takes it back only to make the objects. It must not read files,
+//! decide what a path is, or interpret findings: the Python half does that, and the facade
+//! checks.
 
 mod objects;
 
@@ -171,7 +172,8 @@ fn to_common<'py>(
     objects::from_json(py, &json)
 }
 
-/// `stats(data, file, agent) -> dict`: one element of `stats --format json`'s "files".
+/// `stats(data, file, agent) -> dict`: one element of `stats --format json`'s "files", where
+/// `file` is the name as the command line writes it (see `file_name`).
 #[pyfunction]
 #[pyo3(signature = (data, file, agent=None))]
 fn stats<'py>(
@@ -186,6 +188,14 @@ fn stats<'py>(
     let opts = options(agent, Some(every), None, None)?;
     let json = py.detach(|| sjlint::stats_json(data, file, &opts));
     objects::from_json(py, &json)
+}
+
+/// `file_name(path) -> str`: a path's bytes (`os.fsencode`) as the command line names the file
+/// in its output (`Path::display`): what is not UTF-8 becomes U+FFFD, one for each broken
+/// sequence, so the name is always a str that encodes.
+#[pyfunction]
+fn file_name(path: &[u8]) -> String {
+    String::from_utf8_lossy(path).into_owned()
 }
 
 /// `rules() -> [(name, group, severity, summary), …]`, as `sjlint rules` lists them.
@@ -288,6 +298,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_common, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
+    m.add_function(wrap_pyfunction!(file_name, m)?)?;
     m.add_class::<Stream>()?;
     m.add("SJLINT_VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
