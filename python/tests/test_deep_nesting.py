@@ -192,3 +192,26 @@ def test_deep_as_the_cli_reads_it_and_no_further(cli, tmp_path):
     assert [f.as_dict() for f in sjlint.check(path)] == cli.json(
         "check", "--isolated", "--format", "json", str(path)
     )
+
+
+def test_scalars_are_read_as_json_loads_reads_them(cli, tmp_path):
+    # The objects are made in Rust now: every kind of scalar an argument can hold, read back
+    # from the command line's line by json.loads (shallow here), must come out the same.
+    args = (
+        '{"big":123456789012345678901234567890,"neg":-5,"zero":-0,"f":1.5e300,"tiny":5e-324,'
+        '"frac":0.1,"exp":2E3,"s":"\\u00e9\u00e9\\ud83d\\ude00\\n\\"\\\\\\/\\t\\u0001",'
+        '"lone":"\\ud800","lone2":"a\\udc00b","nul":null,"t":true,"no":false,"arr":[1,[],{}],'
+        '"":"","dup":1,"dup":2}'
+    )
+    data = claude(1).replace(b'{"a":1}', args.encode())
+    assert args.encode() in data
+    path = tmp_path / "scalars.ndjson"
+    path.write_bytes(data)
+    want = cli.lines("fmt", "--isolated", "--to", "common", str(path))
+    got = sjlint.to_common(path)
+    assert got == want
+    start = next(e for e in got if e["type"] == "tool_start")
+    assert start["args"]["lone"] == "\ud800" and start["args"]["dup"] == 2
+    s = sjlint.Stream()
+    events = [i.as_dict() for i in s.feed(data) + s.finish() if isinstance(i, sjlint.Event)]
+    assert events == want
