@@ -7,6 +7,12 @@ does not run); it lets go of the interpreter while it works, so threads and
 ``asyncio.to_thread`` check several inputs at once. This module must not re-implement a rule,
 or change a value the command line would write: every ``as_dict()`` is the command line's JSON.
 
+Values come as deep as the command line reads them (a tool call's arguments nested thousands
+of levels): ``_native`` makes the dicts and lists without recursion, and this module copies and
+compares them without recursion too, so no call of the package stops at Python's recursion
+limit. (Python's own recursive operations on such a value, ``==`` between two dicts, ``repr``,
+``json.dumps`` or ``copy.deepcopy``, still do; ``Event``'s ``==`` and ``as_dict()`` do not.)
+
 >>> import sjlint
 >>> for f in sjlint.check("run.ndjson"):                       # doctest: +SKIP
 ...     print(f.line, f.severity, f.rule, f.message)
@@ -14,7 +20,6 @@ or change a value the command line would write: every ``as_dict()`` is the comma
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -34,7 +39,7 @@ __all__ = [
 
 __version__ = _native.SJLINT_VERSION
 
-Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # The name `file` takes for bytes given directly, as the command line names its stdin.
 STDIN = "-"
@@ -42,19 +47,18 @@ STDIN = "-"
 
 def _read(source: Source) -> Tuple[bytes, str]:
     """The bytes of a source and its name in findings: bytes as they are ("-"), a path read
-    whole (its name as given). An unreadable path raises OSError (FileNotFoundError, ...)."""
+    whole (its name as given, as the command line writes it: a name that is not UTF-8, given
+    as bytes or as a str of ``os.fsdecode``, has U+FFFD for each broken sequence). An
+    unreadable path raises OSError (FileNotFoundError, ...)."""
     if isinstance(source, bytes):
         return source, STDIN
     if isinstance(source, (bytearray, memoryview)):
         return bytes(source), STDIN
     if isinstance(source, str) or hasattr(source, "__fspath__"):
         path = os.fspath(source)
-        if isinstance(path, bytes):
-            name = os.fsdecode(path)
-        else:
-            name = path
         with open(path, "rb") as f:
-            return f.read(), name
+            data = f.read()
+        return data, _native.file_name(os.fsencode(path))
     raise TypeError(
         "source must be bytes (the stream itself) or a str or os.PathLike (the path of a file), "
         f"not {type(source).__name__}"
@@ -88,7 +92,8 @@ class Finding:
     ``column`` and ``end_column`` (1-based, or None), ``record`` (1-based, or None when the
     finding is about no record), ``byte`` (offset in the input, or None), ``message``,
     ``related`` (list of dicts), ``help`` (or None), and
-    ``file``: the path given, or "-" for bytes.
+    ``file``: the path given (as the command line writes it: U+FFFD for bytes of the name that
+    are not UTF-8), or "-" for bytes.
     """
 
     __slots__ = ("_d",)
@@ -146,12 +151,12 @@ class Finding:
 
     def as_dict(self) -> Dict[str, Any]:
         """The finding as ``sjlint check --format json`` writes it (a new dict each call)."""
-        return json.loads(json.dumps(self._d))
+        return _copy(self._d)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Finding):
             return NotImplemented
-        return self._d == other._d
+        return _equal(self._d, other._d)
 
     def __hash__(self) -> int:
         return hash((self.file, self.line, self.column, self.rule, self.message))
@@ -168,6 +173,7 @@ class Event:
 
     ``type`` ("session_start", "tool_start", ...), ``line`` (the line of the transcript it
     comes from) and ``as_dict()``, the whole line; ``event["field"]`` reads one field.
+    Values are nested as deep as in the transcript (see the module's documentation).
     """
 
     __slots__ = ("_d",)
@@ -191,12 +197,12 @@ class Event:
 
     def as_dict(self) -> Dict[str, Any]:
         """The event as its ``fmt --to common`` line (a new dict each call)."""
-        return json.loads(json.dumps(self._d))
+        return _copy(self._d)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Event):
             return NotImplemented
-        return self._d == other._d
+        return _equal(self._d, other._d)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -204,13 +210,59 @@ class Event:
         return f"Event(type={self.type!r}, line={self.line})"
 
 
-def _findings(json_text: str, file: str) -> List[Finding]:
-    return [Finding({"file": file, **d}) for d in json.loads(json_text)]
+def _copy(d: Dict[str, Any]) -> Dict[str, Any]:
+    """A copy of a JSON value's dicts and lists (their scalars are immutable), of any depth:
+    the containers still to fill wait on a list, not on Python's stack."""
+    top: Dict[str, Any] = {}
+    todo: List[Tuple[Any, Any]] = [(d, top)]
+    while todo:
+        src, dst = todo.pop()
+        pairs = src.items() if type(src) is dict else enumerate(src)
+        for k, v in pairs:
+            if type(v) is dict:
+                new: Any = {}
+            elif type(v) is list:
+                new = []
+            else:
+                new = v
+            if type(dst) is dict:
+                dst[k] = new
+            else:
+                dst.append(new)
+            if new is not v:
+                todo.append((v, new))
+    return top
 
 
-def _items(kinds: str, json_text: str) -> List[Union[Finding, Event]]:
+def _equal(a: Any, b: Any) -> bool:
+    """``a == b`` for JSON values (dicts, lists, scalars), of any depth."""
+    todo = [(a, b)]
+    while todo:
+        x, y = todo.pop()
+        if x is y:
+            continue  # as Python's own == of containers: a value is its own equal
+        if type(x) is dict and type(y) is dict:
+            if x.keys() != y.keys():
+                return False
+            todo.extend((v, y[k]) for k, v in x.items())
+        elif type(x) is list and type(y) is list:
+            if len(x) != len(y):
+                return False
+            todo.extend(zip(x, y))
+        elif type(x) in (dict, list) or type(y) in (dict, list):
+            return False
+        elif x != y:
+            return False
+    return True
+
+
+def _findings(found: List[Dict[str, Any]], file: str) -> List[Finding]:
+    return [Finding({"file": file, **d}) for d in found]
+
+
+def _items(kinds: str, found: List[Dict[str, Any]]) -> List[Union[Finding, Event]]:
     out: List[Union[Finding, Event]] = []
-    for kind, d in zip(kinds, json.loads(json_text)):
+    for kind, d in zip(kinds, found):
         out.append(Finding({"file": STDIN, **d}) if kind == "f" else Event(d))
     return out
 
@@ -236,23 +288,24 @@ def check(
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise ValueError("limit is a number of findings, 0 or more")
     data, file = _read(source)
-    text, _records, _bytes, _agent = _native.check(
+    found, _records, _bytes, _agent = _native.check(
         data, agent, _names(select, "select"), _names(ignore, "ignore"), _levels(severity), limit
     )
-    return _findings(text, file)
+    return _findings(found, file)
 
 
 def to_common(source: Source, *, agent: Optional[str] = None) -> List[Dict[str, Any]]:
-    """The transcript in the common form: one dict per line of ``sjlint fmt --to common``."""
+    """The transcript in the common form: one dict per line of ``sjlint fmt --to common``,
+    nested as deep as the transcript's values."""
     data, _file = _read(source)
-    return json.loads(_native.to_common(data, agent))
+    return _native.to_common(data, agent)
 
 
 def stats(source: Source, *, agent: Optional[str] = None) -> Dict[str, Any]:
     """What one transcript holds: one element of ``sjlint stats --format json``'s "files"
     (records, sessions, events, tool calls, tokens, cost, findings, ...)."""
     data, file = _read(source)
-    return json.loads(_native.stats(data, file, agent))
+    return _native.stats(data, file, agent)
 
 
 def rules() -> List[Dict[str, str]]:
@@ -300,8 +353,8 @@ class Stream:
         return _items(*self._inner.feed(data))
 
     def finish(self) -> List[Union[Finding, Event]]:
-        kinds, text, self.records, self.bytes, self.agent = self._inner.finish()
-        return _items(kinds, text)
+        kinds, found, self.records, self.bytes, self.agent = self._inner.finish()
+        return _items(kinds, found)
 
     @property
     def finished(self) -> bool:

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 __version__: str
 
-Source = Union[bytes, bytearray, memoryview, str, os.PathLike[str]]
+Source = Union[bytes, bytearray, memoryview, str, os.PathLike[str], os.PathLike[bytes]]
 
 class Error(ValueError): ...
 

@@ -2,11 +2,15 @@
 //! facade (`sjlint::Options`, `sjlint::Stream`, `sjlint::check_bytes`, …).
 //!
 //! It owns the conversion of Python arguments into the facade's options and of the facade's
-//! findings and events into JSON text, which the pure-Python half (`sjlint/__init__.py`) turns
-//! into `Finding` and `Event` objects. Every call that reads bytes lets go of the interpreter
-//! (`Python::detach`) for the whole of its work, JSON included, so that other Python threads run
-//! meanwhile. It must not read files, decide what a path is, or interpret findings: the Python
-//! half does that, and the facade checks.
+//! findings, events and statistics into Python dicts and lists (through their JSON text, read
+//! by `objects` at any depth), which the pure-Python half (`sjlint/__init__.py`) wraps in
+//! `Finding` and `Event` objects; and a file's name as the command line writes it. Every call
+//! that reads bytes lets go of the interpreter (`Python::detach`) for the whole of its check,
+//! JSON text included, and takes it back only to make the objects. It must not read files,
+//! decide what a path is, or interpret findings: the Python half does that, and the facade
+//! checks.
+
+mod objects;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -53,7 +57,8 @@ fn options(
 }
 
 /// Items as JSON text: `kinds` holds one letter per item (`f` a finding, `e` an event) and
-/// `json` the items as one JSON array, so that the Python half parses them in one call.
+/// `json` the items as one JSON array, read into Python objects in one call once the check is
+/// done.
 #[derive(Default)]
 struct Collected {
     kinds: String,
@@ -119,37 +124,42 @@ impl sjlint::Sink for FindingsOnly {
     }
 }
 
-/// `check(data, agent, select, ignore, severity, limit) -> (json, records, bytes, agent)`:
-/// the findings of `data` as one JSON array (each without "file"), and the totals.
+/// `check(data, agent, select, ignore, severity, limit) -> ([dict], records, bytes, agent)`:
+/// the findings of `data` (each without "file"), and the totals.
 #[pyfunction]
 #[pyo3(signature = (data, agent=None, select=None, ignore=None, severity=None, limit=None))]
-fn check(
-    py: Python<'_>,
+fn check<'py>(
+    py: Python<'py>,
     data: &[u8],
     agent: Option<&str>,
     select: Option<Vec<String>>,
     ignore: Option<Vec<String>>,
     severity: Option<Vec<(String, String)>>,
     limit: Option<usize>,
-) -> PyResult<(String, u64, u64, Option<&'static str>)> {
+) -> PyResult<(Bound<'py, PyAny>, u64, u64, Option<&'static str>)> {
     let opts = options(agent, select, ignore, severity)?;
-    Ok(py.detach(|| {
+    let (json, totals) = py.detach(|| {
         let mut sink = FindingsOnly(Collected {
             left: limit,
             ..Collected::default()
         });
         let totals = sjlint::check_bytes(data, &opts, &mut sink);
-        let (_, json) = sink.0.done();
-        (json, totals.records, totals.bytes, totals.agent)
-    }))
+        (sink.0.done().1, totals)
+    });
+    let findings = objects::from_json(py, &json)?;
+    Ok((findings, totals.records, totals.bytes, totals.agent))
 }
 
-/// `to_common(data, agent) -> [line, …]`: the `fmt --to common` lines of `data`.
+/// `to_common(data, agent) -> [dict, …]`: the `fmt --to common` lines of `data`.
 #[pyfunction]
 #[pyo3(signature = (data, agent=None))]
-fn to_common(py: Python<'_>, data: &[u8], agent: Option<&str>) -> PyResult<String> {
+fn to_common<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    agent: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
     let opts = options(agent, None, None, None)?;
-    Ok(py.detach(|| {
+    let json = py.detach(|| {
         let mut all = Collected {
             events: true,
             ..Collected::default()
@@ -158,18 +168,34 @@ fn to_common(py: Python<'_>, data: &[u8], agent: Option<&str>) -> PyResult<Strin
             all.push('e', e.as_json());
         }
         all.done().1
-    }))
+    });
+    objects::from_json(py, &json)
 }
 
-/// `stats(data, file, agent) -> json`: one element of `stats --format json`'s "files".
+/// `stats(data, file, agent) -> dict`: one element of `stats --format json`'s "files", where
+/// `file` is the name as the command line writes it (see `file_name`).
 #[pyfunction]
 #[pyo3(signature = (data, file, agent=None))]
-fn stats(py: Python<'_>, data: &[u8], file: &str, agent: Option<&str>) -> PyResult<String> {
+fn stats<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    file: &str,
+    agent: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
     // `sjlint stats` counts the findings of every rule, the opt-in ones included, whatever
     // the configuration says; `Options::new()` holds the default rules only.
     let every: Vec<String> = sjlint::rules().map(|r| r.name.to_owned()).collect();
     let opts = options(agent, Some(every), None, None)?;
-    Ok(py.detach(|| sjlint::stats_json(data, file, &opts)))
+    let json = py.detach(|| sjlint::stats_json(data, file, &opts));
+    objects::from_json(py, &json)
+}
+
+/// `file_name(path) -> str`: a path's bytes (`os.fsencode`) as the command line names the file
+/// in its output (`Path::display`): what is not UTF-8 becomes U+FFFD, one for each broken
+/// sequence, so the name is always a str that encodes.
+#[pyfunction]
+fn file_name(path: &[u8]) -> String {
+    String::from_utf8_lossy(path).into_owned()
 }
 
 /// `rules() -> [(name, group, severity, summary), …]`, as `sjlint rules` lists them.
@@ -187,7 +213,7 @@ fn rules() -> Vec<(String, String, String, String)> {
         .collect()
 }
 
-/// One stream fed piece by piece: `feed` and `finish` return `(kinds, json)` (see
+/// One stream fed piece by piece: `feed` and `finish` return `(kinds, [dict])` (see
 /// `Collected`). After `finish`, the stream is gone and `feed` raises. The lock makes the
 /// class shareable between Python threads (the facade's `Stream` is `Send`, not `Sync`): calls
 /// from two threads on one stream take turns, each without the interpreter's lock.
@@ -222,32 +248,37 @@ impl Stream {
         })
     }
 
-    fn feed(&self, py: Python<'_>, data: &[u8]) -> PyResult<(String, String)> {
-        py.detach(|| {
-            let mut guard = lock(&self.inner);
-            let inner = guard.as_mut().ok_or(FINISHED)?;
-            let mut sink = Collected {
-                events: self.events,
-                ..Collected::default()
-            };
-            let _ = inner.feed(data, &mut sink);
-            Ok(sink.done())
-        })
-        .map_err(|e: &str| PyValueError::new_err(e))
+    fn feed<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<(String, Bound<'py, PyAny>)> {
+        let (kinds, json) = py
+            .detach(|| {
+                let mut guard = lock(&self.inner);
+                let inner = guard.as_mut().ok_or(FINISHED)?;
+                let mut sink = Collected {
+                    events: self.events,
+                    ..Collected::default()
+                };
+                let _ = inner.feed(data, &mut sink);
+                Ok(sink.done())
+            })
+            .map_err(|e: &str| PyValueError::new_err(e))?;
+        Ok((kinds, objects::from_json(py, &json)?))
     }
 
-    fn finish(&self, py: Python<'_>) -> PyResult<Finished> {
-        py.detach(|| {
-            let inner = lock(&self.inner).take().ok_or(FINISHED)?;
-            let mut sink = Collected {
-                events: self.events,
-                ..Collected::default()
-            };
-            let totals = inner.finish(&mut sink);
-            let (kinds, json) = sink.done();
-            Ok((kinds, json, totals.records, totals.bytes, totals.agent))
-        })
-        .map_err(|e: &str| PyValueError::new_err(e))
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Finished<'py>> {
+        let (kinds, json, totals) = py
+            .detach(|| {
+                let inner = lock(&self.inner).take().ok_or(FINISHED)?;
+                let mut sink = Collected {
+                    events: self.events,
+                    ..Collected::default()
+                };
+                let totals = inner.finish(&mut sink);
+                let (kinds, json) = sink.done();
+                Ok((kinds, json, totals))
+            })
+            .map_err(|e: &str| PyValueError::new_err(e))?;
+        let items = objects::from_json(py, &json)?;
+        Ok((kinds, items, totals.records, totals.bytes, totals.agent))
     }
 
     #[getter]
@@ -258,7 +289,7 @@ impl Stream {
 
 /// What `finish` returns: the last items (as `feed`), then the records and bytes read and the
 /// agent the stream was checked as.
-type Finished = (String, String, u64, u64, Option<&'static str>);
+type Finished<'py> = (String, Bound<'py, PyAny>, u64, u64, Option<&'static str>);
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -267,6 +298,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_common, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
+    m.add_function(wrap_pyfunction!(file_name, m)?)?;
     m.add_class::<Stream>()?;
     m.add("SJLINT_VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
