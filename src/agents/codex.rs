@@ -608,10 +608,12 @@ fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
     }
 }
 
+/// The thread's running total, in the common form's meaning: Codex's `input_tokens` holds
+/// its `cached_input_tokens`, which the common form counts apart.
 fn tokens(u: &Usage<'_>) -> Tokens {
     let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
     Tokens {
-        input: n(&u.input_tokens),
+        input: n(&u.input_tokens).saturating_sub(n(&u.cached_input_tokens)),
         output: n(&u.output_tokens),
         cache_read: n(&u.cached_input_tokens),
         cache_write: n(&u.cache_write_input_tokens),

@@ -850,6 +850,8 @@ impl Validator {
                 emit,
             );
         }
+        // `inputTokens` holds the `cacheReadTokens`, which are counted apart.
+        t.input = t.input.saturating_sub(t.cache_read);
         self.tokens.calls = true;
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::Usage, pos.line);

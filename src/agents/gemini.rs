@@ -610,7 +610,8 @@ impl Validator {
                 let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
                 let mut ev = vocab::Event::new(Kind::Usage, pos.line);
                 ev.usage = Some(Tokens {
-                    input: n(&s.input_tokens),
+                    // `input_tokens` holds the `cached` ones, which are counted apart.
+                    input: n(&s.input_tokens).saturating_sub(n(&s.cached)),
                     output: n(&s.output_tokens),
                     cache_read: n(&s.cached),
                     cache_write: 0,

@@ -631,7 +631,9 @@ fn stats_of_subagents_codex_and_gemini() {
     }
     let s = stats_of("testdata/agents/gemini/tool-run.ndjson");
     assert_eq!(s["agent"], "gemini");
-    assert_eq!(s["usage"]["input_tokens"], 10210);
+    // `input_tokens` holds the `cached` ones, which are counted apart.
+    assert_eq!(s["usage"]["input_tokens"], 10210 - 4096);
+    assert_eq!(s["usage"]["cache_read_tokens"], 4096);
     let shell = s["tool_calls"]
         .as_array()
         .unwrap()

@@ -49,4 +49,5 @@ mod run;
 mod run_faults;
 mod signals;
 mod threads;
+mod tokens;
 mod vocabulary;
