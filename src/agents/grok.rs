@@ -557,7 +557,8 @@ impl Validator {
         if let Some(sink) = sink {
             self.usage_event(pos, line, sink);
             let mut ev = vocab::Event::new(Kind::End, pos.line);
-            ev.ok = Some(stop == Some("end_turn"));
+            // Older builds spell it as the Rust variant, `EndTurn`.
+            ev.ok = Some(matches!(stop, Some("end_turn" | "EndTurn")));
             ev.session_id = line.session_id.to_cow();
             ev.text = self.answer.text();
             ev.cost_usd = line.total_cost_usd.as_f64();

@@ -127,6 +127,14 @@ fn said_of(name: &str, totals: &fmt::FmtTotals, to: To) -> io::Result<Option<u8>
         )?;
         return Ok(Some(EXIT_USAGE));
     }
+    if to == To::Common && totals.agent.is_none() && totals.written == 0 && totals.records > 0 {
+        sink::note_exit(EXIT_USAGE);
+        writeln!(
+            io::stderr(),
+            "sjlint: {name}: nothing written: no agent sjlint knows wrote this stream, so it has no common form (`sjlint check` says what its records are; --agent names the agent when detection cannot)",
+        )?;
+        return Ok(Some(EXIT_USAGE));
+    }
     if totals.foreign > 0 {
         sink::note_exit(EXIT_FINDINGS);
         writeln!(io::stderr(), "sjlint: {name}: {}", foreign(totals))?;

@@ -46,6 +46,7 @@ impl<W: Write> Consumer for Writer<'_, W> {
     }
 
     fn agent(&mut self, agent: Option<Agent>) {
+        self.totals.agent = agent;
         self.named
             .set(agent.filter(|&a| a != Agent::Common).map(Agent::as_str));
     }

@@ -40,6 +40,7 @@ mod linter;
 mod live;
 mod many_files;
 mod nothing_lost;
+mod one_account;
 mod otlp;
 mod outputs_hold;
 mod properties;

@@ -1,0 +1,39 @@
+//! One account of a run: what each output says of a run is what the run was. Each case was
+//! once wrong (a success counted a failure, a translation that wrote nothing and said nothing).
+
+use crate::common::{exec, testdata};
+use serde_json::Value;
+
+#[test]
+fn a_stream_of_no_known_agent_has_no_common_form_and_says_so() {
+    let input = b"{\"type\":\"foo\",\"x\":1}\n{\"type\":\"bar\"}\n";
+    let run = exec(&["fmt", "--to", "common", "-"], Some(input));
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    assert!(
+        run.stderr()
+            .contains("no agent sjlint knows wrote this stream"),
+        "{}",
+        run.describe()
+    );
+    // An empty input is no stream of anyone's: nothing to say.
+    let run = exec(&["fmt", "--to", "common", "-"], Some(b""));
+    assert_eq!(run.code, 0, "{}", run.describe());
+}
+
+#[test]
+fn grok_builds_older_end_turn_spelling_is_a_success() {
+    let text = std::fs::read_to_string(testdata("agents/grok/tool-run.ndjson")).unwrap();
+    assert!(text.contains("\"stopReason\":\"end_turn\",\"sessionId\""));
+    let older = text.replace(
+        "\"stopReason\":\"end_turn\",\"sessionId\"",
+        "\"stopReason\":\"EndTurn\",\"sessionId\"",
+    );
+    for input in [&text, &older] {
+        let run = exec(&["stats", "--format", "json", "-"], Some(input.as_bytes()));
+        let stats: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let results = &stats["files"][0]["results"];
+        assert_eq!(results["success"], 1, "{}", run.describe());
+        assert_eq!(results["error"], 0, "{}", run.describe());
+    }
+}
