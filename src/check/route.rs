@@ -414,6 +414,15 @@ fn agent_checked<'a>(
     }
 }
 
+/// A message line of the Claude Code family (Claude Code, Qwen Code, Amp): its envelope ends
+/// with `parent_tool_use_id` (then `session_id`, `uuid`), a key cursor-agent never writes. Only
+/// the record's tail is looked at, so the cost per record stays constant: such a line in a
+/// cursor-agent stream is read again for whose it is, as another agent's run beginning.
+fn claude_envelope(json: &str) -> bool {
+    let b = json.as_bytes();
+    memchr::memmem::find(&b[b.len().saturating_sub(256)..], b"\"parent_tool_use_id\"").is_some()
+}
+
 /// `bytes` are the record's own bytes (for columns and snippets), `json` the text parsed.
 pub(super) fn classified(
     rec: &Record<'_>,
@@ -434,7 +443,8 @@ pub(super) fn classified(
                 // read again, as every `system` record and every other type is.
                 let own = mixed.settled()
                     && match ev.ty.as_str() {
-                        Some("assistant" | "user" | "result") => true,
+                        Some("assistant" | "user") => !claude_envelope(json),
+                        Some("result") => true,
                         Some("thinking" | "tool_call") => {
                             ev.timestamp_ms.is_present()
                                 || ev.call_id.is_present()

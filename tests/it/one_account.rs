@@ -37,3 +37,25 @@ fn grok_builds_older_end_turn_spelling_is_a_success() {
         assert_eq!(results["error"], 0, "{}", run.describe());
     }
 }
+
+#[test]
+fn a_claude_family_run_after_a_cursor_agent_session_is_another_agents() {
+    for agent in ["claude", "qwen", "amp"] {
+        let mut both = std::fs::read(testdata("sample.ndjson")).unwrap();
+        let cursor_lines = both.iter().filter(|&&b| b == b'\n').count() as u64;
+        both.extend(std::fs::read(testdata(&format!("agents/{agent}/tool-run.ndjson"))).unwrap());
+        let run = exec(&["check", "--format", "json", "-"], Some(&both));
+        let mixed: Vec<_> = run
+            .findings()
+            .into_iter()
+            .filter(|f| f.rule == "mixed-agents")
+            .collect();
+        assert_eq!(mixed.len(), 1, "{agent}: {}", run.describe());
+        // At its init, or at its first message when its init carries no mark of its own.
+        assert!(
+            (cursor_lines + 1..=cursor_lines + 2).contains(&mixed[0].line),
+            "{agent}: {}",
+            run.describe()
+        );
+    }
+}
