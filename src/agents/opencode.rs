@@ -519,18 +519,24 @@ impl Validator {
         ) {
             status = self.tool_state(pos, bytes, state, emit);
         }
-        if !require(
-            p.call_id.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["part", "callID"],
-            emit,
-        ) {
-            return;
-        }
-        let id = p.call_id.as_str().unwrap_or_default();
+        // OpenCode 2.0 names the call by the part's own `id`, and writes no `callID`.
+        let id = match (p.call_id.is_present(), p.id.as_str()) {
+            (false, Some(id)) => id,
+            _ => {
+                if !require(
+                    p.call_id.json_type(),
+                    Want::Str,
+                    what,
+                    pos,
+                    bytes,
+                    &["part", "callID"],
+                    emit,
+                ) {
+                    return;
+                }
+                p.call_id.as_str().unwrap_or_default()
+            }
+        };
         let name = p.tool.as_str().unwrap_or("?");
         if self.calls.was_seen(id) == Some(true) {
             let d = Diagnostic::new(

@@ -59,3 +59,28 @@ fn a_claude_family_run_after_a_cursor_agent_session_is_another_agents() {
         );
     }
 }
+
+#[test]
+fn opencode_2_names_a_call_by_its_part_id() {
+    // `tool-run-2.0.ndjson` is `tool-run.ndjson` as OpenCode 2.0 writes it: each tool part names
+    // its call in `part.id` and has no `part.callID`.
+    let new = "testdata/agents/opencode/tool-run-2.0.ndjson";
+    let text = std::fs::read_to_string(testdata("agents/opencode/tool-run-2.0.ndjson")).unwrap();
+    assert!(!text.contains("callID"));
+    let run = exec(&["check", "--format", "json", new], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let stats = |path: &str| -> Value {
+        serde_json::from_slice(&exec(&["stats", "--format", "json", path], None).stdout).unwrap()
+    };
+    let calls = |s: &Value| -> u64 {
+        s["files"][0]["tool_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["count"].as_u64().unwrap())
+            .sum()
+    };
+    let old = stats("testdata/agents/opencode/tool-run.ndjson");
+    assert_eq!(calls(&stats(new)), calls(&old));
+    assert_eq!(calls(&old), 2);
+}
