@@ -84,3 +84,21 @@ fn opencode_2_names_a_call_by_its_part_id() {
     assert_eq!(calls(&stats(new)), calls(&old));
     assert_eq!(calls(&old), 2);
 }
+
+#[test]
+fn pis_delta_only_updates_are_a_healthy_run() {
+    // `delta-only-updates.ndjson` is `tool-run.ndjson` as Pi writes it since July 2026: its
+    // `message_update` lines carry the delta alone, without the growing `message`.
+    let new = "testdata/agents/pi/delta-only-updates.ndjson";
+    let text = std::fs::read_to_string(testdata("agents/pi/delta-only-updates.ndjson")).unwrap();
+    assert!(text.contains("\"type\":\"message_update\""));
+    assert!(
+        text.lines()
+            .filter(|l| l.contains("\"type\":\"message_update\""))
+            .all(|l| !l.contains("\"message\":"))
+    );
+    let run = exec(&["check", new], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let common = |path: &str| exec(&["fmt", "--to", "common", path], None).stdout();
+    assert_eq!(common(new), common("testdata/agents/pi/tool-run.ndjson"));
+}
