@@ -102,3 +102,43 @@ fn pis_delta_only_updates_are_a_healthy_run() {
     let common = |path: &str| exec(&["fmt", "--to", "common", path], None).stdout();
     assert_eq!(common(new), common("testdata/agents/pi/tool-run.ndjson"));
 }
+
+#[test]
+fn a_claude_result_that_says_success_but_whose_turn_died_is_a_failure() {
+    let text = std::fs::read_to_string(testdata("agents/claude/tool-run.ndjson")).unwrap();
+    let marker = "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,";
+    assert!(text.contains(marker));
+    for (reason, ok) in [
+        ("completed", true),
+        ("max_turns", false),
+        ("hook_stopped", false),
+        ("api_error", false),
+        ("budget_exhausted", false),
+        ("prompt_too_long", false),
+        ("blocking_limit", false),
+        ("model_error", false),
+        ("malformed_tool_use_exhausted", false),
+        ("structured_output_retry_exhausted", false),
+        ("tool_deferred_unavailable", false),
+        ("turn_setup_failed", false),
+        ("image_error", false),
+        ("rapid_refill_breaker", false),
+    ] {
+        let input = text.replace(
+            marker,
+            &format!("{marker}\"terminal_reason\":\"{reason}\","),
+        );
+        let common = exec(&["fmt", "--to", "common", "-"], Some(input.as_bytes())).stdout();
+        let end: Value = common
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["type"] == "end")
+            .unwrap();
+        assert_eq!(end["ok"], ok, "{reason}: {end}");
+        let run = exec(&["stats", "--format", "json", "-"], Some(input.as_bytes()));
+        let stats: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let results = &stats["files"][0]["results"];
+        assert_eq!(results["success"], u64::from(ok), "{reason}: {results}");
+        assert_eq!(results["error"], u64::from(!ok), "{reason}: {results}");
+    }
+}

@@ -749,7 +749,13 @@ impl Validator {
                 sink(&ev);
             }
             let mut ev = vocab::Event::new(Kind::End, pos.line);
-            ev.ok = Some(line.is_error.as_bool() != Some(true));
+            // Claude Code 2.1 writes `subtype: "success"`, `is_error: false` for a turn that
+            // died, and says how it ended in `terminal_reason`: `completed` is the healthy one.
+            let died = line
+                .terminal_reason
+                .as_str()
+                .is_some_and(|r| r != "completed");
+            ev.ok = Some(line.is_error.as_bool() != Some(true) && !died);
             ev.text = line.result.text().or_else(|| {
                 (self.profile == Profile::Qwen)
                     .then(|| line.error.message.to_cow())

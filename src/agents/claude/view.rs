@@ -29,6 +29,7 @@ view! {
         "model" => model: Field<'a>,
         "event" => event: StreamEvent<'a>,
         "error" => error: ErrorObj<'a>,
+        "terminal_reason" => terminal_reason: Field<'a>,
     }
 }
 
