@@ -497,6 +497,10 @@ impl Validator {
                         && !matches!(item.exit_code, Field::Int(n) if n != 0),
                 );
                 ev.text = item.aggregated_output.text();
+                ev.exit_code = match item.exit_code {
+                    Field::Int(n) => Some(n),
+                    _ => super::count(&item.exit_code).and_then(|n| i64::try_from(n).ok()),
+                };
                 sink(&ev);
                 return;
             }

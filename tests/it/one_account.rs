@@ -142,3 +142,28 @@ fn a_claude_result_that_says_success_but_whose_turn_died_is_a_failure() {
         assert_eq!(results["error"], u64::from(!ok), "{reason}: {results}");
     }
 }
+
+#[test]
+fn codexs_exit_code_and_claudes_cwd_reach_the_common_form() {
+    let first = |path: &str, ty: &str| -> Value {
+        exec(&["fmt", "--to", "common", path], None)
+            .stdout()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["type"] == ty)
+            .unwrap()
+    };
+    // The fixtures' own values.
+    let codex = std::fs::read_to_string(testdata("agents/codex/tool-run.ndjson")).unwrap();
+    let item: Value = codex
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["type"] == "item.completed" && r["item"]["type"] == "command_execution")
+        .unwrap();
+    let end = first("testdata/agents/codex/tool-run.ndjson", "tool_end");
+    assert_eq!(end["exit_code"], item["item"]["exit_code"], "{end}");
+    let claude = std::fs::read_to_string(testdata("agents/claude/tool-run.ndjson")).unwrap();
+    let init: Value = serde_json::from_str(claude.lines().next().unwrap()).unwrap();
+    let start = first("testdata/agents/claude/tool-run.ndjson", "session_start");
+    assert_eq!(start["cwd"], init["cwd"], "{start}");
+}

@@ -293,6 +293,7 @@ impl Validator {
             ev.agent = Some(self.agent().as_str());
             ev.session_id = line.session_id.to_cow();
             ev.model = line.model.to_cow();
+            ev.cwd = line.cwd.to_cow();
             sink(&ev);
         }
     }

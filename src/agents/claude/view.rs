@@ -30,6 +30,7 @@ view! {
         "event" => event: StreamEvent<'a>,
         "error" => error: ErrorObj<'a>,
         "terminal_reason" => terminal_reason: Field<'a>,
+        "cwd" => cwd: Field<'a>,
     }
 }
 
