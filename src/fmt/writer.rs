@@ -354,12 +354,10 @@ impl<W: Write> Writer<'_, '_, W> {
         // The validator follows assistant events that have a text only.
         let assistant =
             next.is_some_and(|ev| ev.ty.as_str() == Some("assistant") && ev.message.text.is_some());
+        // Known by what it repeats, whatever fields it carries (newer builds stamp the flush
+        // before a tool call with `model_call_id` and `timestamp_ms`).
         let repeated = next.is_some_and(|ev| {
-            assistant
-                && !self.released
-                && !ev.timestamp_ms.is_present()
-                && !ev.model_call_id.is_present()
-                && ev.message.text.as_deref() == Some(&*self.held_text)
+            assistant && !self.released && ev.message.text.as_deref() == Some(&*self.held_text)
         });
         // A non-delta assistant event ends the run of deltas; any other event only interrupts it.
         if assistant {

@@ -167,3 +167,69 @@ fn codexs_exit_code_and_claudes_cwd_reach_the_common_form() {
     let start = first("testdata/agents/claude/tool-run.ndjson", "session_start");
     assert_eq!(start["cwd"], init["cwd"], "{start}");
 }
+
+/// The text of every `assistant_text` of the common form of `path`, joined by the rule the
+/// common form writes down: a piece with `delta` continues, anything else starts a message.
+fn joined_messages(path: &str) -> Vec<String> {
+    let mut messages: Vec<String> = Vec::new();
+    for line in exec(&["fmt", "--to", "common", path], None)
+        .stdout()
+        .lines()
+    {
+        let ev: Value = serde_json::from_str(line).unwrap();
+        if ev["type"] != "assistant_text" {
+            continue;
+        }
+        let text = ev["text"].as_str().unwrap_or_default();
+        match messages.last_mut() {
+            Some(last) if ev["delta"] == true => last.push_str(text),
+            _ => messages.push(text.to_owned()),
+        }
+    }
+    messages
+}
+
+#[test]
+fn cursor_agents_partial_output_is_said_once_whichever_fields_its_flush_carries() {
+    for path in [
+        "testdata/healthy/partial-output-deltas-then-flush.ndjson",
+        // Newer builds stamp the flush before a tool call with `model_call_id` and
+        // `timestamp_ms`, and leave `timestamp_ms` off the last one.
+        "testdata/healthy/partial-output-flush-stamped-before-a-tool-call.ndjson",
+    ] {
+        let text = std::fs::read_to_string(manifest(path)).unwrap();
+        let result: Value = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|r| r["type"] == "result")
+            .unwrap();
+        let messages = joined_messages(path);
+        assert_eq!(messages.len(), 2, "{path}: {messages:?}");
+        // cursor-agent's result is its messages' text, one after the other.
+        assert_eq!(messages.concat(), result["result"], "{path}");
+        let plain = exec(&["render", "--plain", path], None).stdout();
+        assert_eq!(
+            plain.matches(messages[0].as_str()).count(),
+            1,
+            "{path}: {plain}"
+        );
+        // `--drop deltas` leaves out the deltas the flush repeats, and keeps the flush.
+        let dropped = exec(&["fmt", "--drop", "deltas", path], None).stdout();
+        assert_eq!(
+            dropped.matches("\"timestamp_ms\":17810064000").count(),
+            0,
+            "{path}"
+        );
+        let said = dropped
+            .lines()
+            .filter(|l| {
+                l.starts_with("{\"type\":\"assistant\"") && l.contains(messages[0].as_str())
+            })
+            .count();
+        assert_eq!(said, 1, "{path}: {dropped}");
+    }
+}
+
+fn manifest(rel: &str) -> std::path::PathBuf {
+    crate::common::manifest_dir().join(rel)
+}

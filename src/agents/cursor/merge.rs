@@ -50,8 +50,9 @@ impl TextMerge {
             Piece::Flush | Piece::Segment => {
                 let pending = std::mem::take(&mut self.pending);
                 let n = pending.len as usize;
-                let repeats = piece == Piece::Flush
-                    && n > 0
+                // Known by what it repeats: newer builds stamp the flush before a tool call
+                // with `model_call_id` and `timestamp_ms`, as a segment.
+                let repeats = n > 0
                     && text.is_char_boundary(n.min(text.len()))
                     && text.len() >= n
                     && TextHash::of(&text.as_bytes()[..n]) == pending;
