@@ -233,6 +233,8 @@ pub struct Validator {
     turns_forgotten: bool,
     /// The run's tokens so far, for its one common `usage`.
     tokens: RunTokens,
+    /// Open calls of an MCP server (bounded id prefixes): their completions are `mcp` too.
+    mcp_calls: Vec<String>,
     /// The run was aborted (`abort`): its open calls are said as warnings.
     aborted: bool,
     /// The message of the run's last `session.error` (bounded), for the `end` of a failed run.
@@ -897,7 +899,15 @@ impl Validator {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
             ev.name = Some(Cow::Borrowed(name));
-            ev.tool_kind = Some(kind_of(name, d.mcp_server_name.is_present()));
+            let mcp = d.mcp_server_name.is_present();
+            ev.tool_kind = Some(kind_of(name, mcp));
+            if mcp {
+                // Its completion names no server: it takes the start's kind.
+                if self.mcp_calls.len() == MAX_PENDING {
+                    self.mcp_calls.remove(0);
+                }
+                self.mcp_calls.push(super::id_prefix(id).to_owned());
+            }
             ev.args = d.arguments.0;
             ev.parent = d.parent_tool_call_id.to_cow();
             ev.timestamp_ms = ms;
@@ -979,7 +989,18 @@ impl Validator {
             ev.call_id = Some(Cow::Borrowed(id));
             if let Some(c) = &open {
                 let name = self.calls.name(c).to_owned();
-                ev.tool_kind = Some(vocab::tool_kind(&name));
+                let mcp = match self
+                    .mcp_calls
+                    .iter()
+                    .position(|m| m == super::id_prefix(id))
+                {
+                    Some(i) => {
+                        self.mcp_calls.remove(i);
+                        true
+                    }
+                    None => false,
+                };
+                ev.tool_kind = Some(kind_of(&name, mcp));
                 ev.name = Some(Cow::Owned(name));
                 ev.duration_ms = match (c.start_ms, ms) {
                     (Some(a), Some(b)) => Some(b.saturating_sub(a)),

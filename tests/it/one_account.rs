@@ -233,3 +233,34 @@ fn cursor_agents_partial_output_is_said_once_whichever_fields_its_flush_carries(
 fn manifest(rel: &str) -> std::path::PathBuf {
     crate::common::manifest_dir().join(rel)
 }
+
+#[test]
+fn a_copilot_mcp_call_is_mcp_at_both_ends() {
+    let kinds: Vec<(String, String)> = exec(
+        &[
+            "fmt",
+            "--to",
+            "common",
+            "testdata/agents/copilot/usage.ndjson",
+        ],
+        None,
+    )
+    .stdout()
+    .lines()
+    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    .filter(|e| e["type"] == "tool_start" || e["type"] == "tool_end")
+    .map(|e| {
+        (
+            e["type"].as_str().unwrap().to_owned(),
+            e["tool_kind"].as_str().unwrap().to_owned(),
+        )
+    })
+    .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("tool_start".to_owned(), "mcp".to_owned()),
+            ("tool_end".to_owned(), "mcp".to_owned())
+        ]
+    );
+}
