@@ -757,7 +757,7 @@ fn finish(
             checked.listed_more,
         ),
         stderr_bytes: stderr_seen.bytes,
-        stderr_tail: outcome::stderr_tail(&stderr_seen.tail),
+        stderr_tail: outcome::stderr_tail(stderr_seen.tail.lines()),
         stderr_dropped: notes.dropped(),
         saved: opts
             .save
