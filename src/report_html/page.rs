@@ -522,10 +522,8 @@ fn kept_rows(run: &Run, calls: &[usize]) -> Vec<Option<usize>> {
             *m = Some(0);
         }
     }
-    let mut next = 0;
-    for m in map.iter_mut().flatten() {
+    for (next, m) in map.iter_mut().flatten().enumerate() {
         *m = next;
-        next += 1;
     }
     map
 }
