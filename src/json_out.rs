@@ -1,9 +1,9 @@
 //! JSON written for other tools to read (the json, json-lines and sarif reports, `stats --format
-//! json`, the common form of `fmt --to common`): `serde_json`, with the characters that reorder
+//! json`, the common form of `fmt --to common`, `fmt --to otlp`, `run --summary`): `serde_json`, with the characters that reorder
 //! or hide text escaped, in raw JSON text kept from a record too.
 //!
-//! Text quoted from a record may hold bidi overrides and isolates, C1 controls, U+2028/U+2029 or
-//! zero-width characters. `serde_json` writes them raw, which is valid JSON, but a reader's
+//! Text quoted from a record may hold bidi overrides and isolates, C1 controls, U+2028/U+2029,
+//! zero-width, tag or other format characters. `serde_json` writes them raw, which is valid JSON, but a reader's
 //! terminal or editor obeys them; here every character [`crate::text`] would escape for a
 //! terminal is written as `\uXXXX` instead, so the value read back is the same and the bytes on
 //! the wire show nothing. This module owns that spelling for every JSON output; it must not
@@ -43,8 +43,8 @@ fn escaped(c: char) -> bool {
 struct Safe<F>(F);
 
 /// Writes `fragment` (text `serde_json` needs no escape for) with every character a terminal must
-/// not see as is written as `\uXXXX` (two escapes for a character beyond the BMP, never needed
-/// today).
+/// not see as is written as `\uXXXX` (two escapes, a surrogate pair, for a character beyond the
+/// BMP: a tag character, U+E0041, is `\uDB40\uDC41`).
 #[cold]
 fn write_escaped<W: ?Sized + Write>(out: &mut W, fragment: &str) -> io::Result<()> {
     let mut start = 0;

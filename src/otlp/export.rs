@@ -11,6 +11,8 @@
 use super::{Span, request};
 use prost::Message;
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -191,7 +193,8 @@ fn hex(c: u8) -> Option<u8> {
 pub struct Outcome {
     /// Spans the collector accepted.
     pub sent: u64,
-    /// Spans dropped: the queue was full, or their request failed.
+    /// Spans not sent: the queue was full, their request failed, or they were still waiting
+    /// for the collector when the run ended.
     pub dropped: u64,
     /// The first failure, said once.
     pub first_error: Option<String>,
@@ -222,6 +225,12 @@ pub struct Exporter {
     tx: Option<SyncSender<Span>>,
     /// Spans dropped because the queue was full.
     full: u64,
+    /// Spans handed to the exporter thread.
+    queued: u64,
+    /// Spans the collector accepted so far, counted by the exporter thread as each request
+    /// succeeds: what is not counted here when the run ends was lost, whichever way the
+    /// thread ended (or did not end in time).
+    sent: Arc<AtomicU64>,
     thread: Option<JoinHandle<Outcome>>,
     done: Receiver<()>,
     url: String,
@@ -237,10 +246,12 @@ impl Exporter {
         let (tx, rx) = mpsc::sync_channel(QUEUE_SPANS);
         let (done_tx, done) = mpsc::channel();
         let url = settings.url.clone();
+        let sent = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&sent);
         let thread = std::thread::Builder::new()
             .name("otlp-export".into())
             .spawn(move || {
-                let outcome = send_loop(&settings, &rx, &agent);
+                let outcome = send_loop(&settings, &rx, &agent, &counted);
                 let _ = done_tx.send(());
                 outcome
             })
@@ -248,6 +259,8 @@ impl Exporter {
         Exporter {
             tx: Some(tx),
             full: 0,
+            queued: 0,
+            sent,
             thread,
             done,
             url,
@@ -258,7 +271,7 @@ impl Exporter {
     pub fn send(&mut self, span: Span) {
         if let Some(tx) = &self.tx {
             match tx.try_send(span) {
-                Ok(()) => {}
+                Ok(()) => self.queued += 1,
                 Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => self.full += 1,
             }
         }
@@ -269,7 +282,8 @@ impl Exporter {
         &self.url
     }
 
-    /// Sends what is queued, waiting at most a few seconds, and says how the export went.
+    /// Sends what is queued, waiting at most a few seconds, and says how the export went:
+    /// every span queued and not accepted by the collector by then is counted as not sent.
     pub fn finish(mut self) -> Outcome {
         drop(self.tx.take());
         let mut outcome = match self.done.recv_timeout(FINISH_TIMEOUT) {
@@ -284,7 +298,8 @@ impl Exporter {
                 ..Outcome::default()
             },
         };
-        outcome.dropped += self.full;
+        outcome.sent = self.sent.load(Ordering::Acquire).min(self.queued);
+        outcome.dropped = self.full + (self.queued - outcome.sent);
         if self.full > 0 && outcome.first_error.is_none() {
             outcome.first_error = Some("the queue of spans was full".to_owned());
         }
@@ -298,6 +313,7 @@ fn send_loop(
     settings: &Settings,
     rx: &Receiver<Span>,
     agent: &std::sync::Mutex<Option<&'static str>>,
+    sent: &AtomicU64,
 ) -> Outcome {
     let agent_config = ureq::Agent::config_builder()
         .timeout_global(Some(REQUEST_TIMEOUT))
@@ -328,7 +344,10 @@ fn send_loop(
             let spans = std::mem::take(&mut batch);
             let n = spans.len() as u64;
             match post(&client, settings, name, spans) {
-                Ok(()) => outcome.sent += n,
+                Ok(()) => {
+                    outcome.sent += n;
+                    sent.fetch_add(n, Ordering::Release);
+                }
                 Err(e) => {
                     outcome.dropped += n;
                     outcome.first_error.get_or_insert(e);

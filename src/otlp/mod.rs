@@ -155,14 +155,14 @@ impl<W: Write> JsonRequest<W> {
     pub fn span(&mut self, agent: Option<&str>, span: &Span) -> io::Result<()> {
         if self.spans == 0 {
             self.out.write_all(b"{\"resourceSpans\":[{\"resource\":")?;
-            serde_json::to_writer(&mut self.out, &json_value(&resource(agent)))?;
+            crate::json_out::to_writer(&mut self.out, &json_value(&resource(agent)))?;
             self.out.write_all(b",\"scopeSpans\":[{\"scope\":")?;
-            serde_json::to_writer(&mut self.out, &json_value(&scope()))?;
+            crate::json_out::to_writer(&mut self.out, &json_value(&scope()))?;
             self.out.write_all(b",\"spans\":[")?;
         } else {
             self.out.write_all(b",")?;
         }
-        serde_json::to_writer(&mut self.out, &json_value(span))?;
+        crate::json_out::to_writer(&mut self.out, &json_value(span))?;
         self.spans += 1;
         Ok(())
     }

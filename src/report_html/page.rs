@@ -24,6 +24,27 @@ const ITEM_TEXT_BUDGET: usize = 1_200_000;
 const ITEM_TEXT_MAX: usize = 2_000;
 /// Points of the token curve.
 const CURVE_POINTS: usize = 240;
+/// Tool calls the timeline's data holds at most: the first and the last ones; those between are
+/// counted on the page. With the text budgets above, this is what keeps a page of any run within
+/// about 5 MB.
+const CALLS_HEAD: usize = 2_000;
+const CALLS_TAIL: usize = 1_000;
+/// Text segments and idle gaps the timeline's data holds at most, the first and the last ones.
+const SPANS_HEAD: usize = 2_000;
+const SPANS_TAIL: usize = 1_000;
+/// Findings listed at most (the page counts the others).
+const FINDINGS_SHOWN: usize = 2_000;
+
+/// The indices of `n` things that a page holds: all when they are few, else the first `head`
+/// and the last `tail`.
+fn kept(n: usize, head: usize, tail: usize) -> impl Iterator<Item = usize> {
+    let (a, b) = if n > head + tail {
+        (head, n - tail)
+    } else {
+        (n, n)
+    };
+    (0..a).chain(b..n)
+}
 
 /// A number hard to guess, so that only the page's own script runs (`script-src 'nonce-…'`).
 pub(crate) fn nonce() -> String {
@@ -243,6 +264,15 @@ fn timeline(out: &mut String, run: &Run) {
     } else {
         out.push_str("<p class=\"note\" id=\"no-clock\">This stream has no timestamps: calls are laid out by sequence (record line), not by time.</p>\n");
     }
+    let left = run.calls.len().saturating_sub(CALLS_HEAD + CALLS_TAIL);
+    if left > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\" id=\"calls-left-out\">The timeline draws the first {CALLS_HEAD} and the last {CALLS_TAIL} of the {} tool calls; the {} in between are counted in the numbers above, not drawn.</p>",
+            run.calls.len(),
+            left
+        );
+    }
     out.push_str("<div class=\"controls\"><button type=\"button\" data-zoom=\"in\">zoom in</button><button type=\"button\" data-zoom=\"out\">zoom out</button><button type=\"button\" data-zoom=\"reset\">whole run</button><span class=\"hint\">wheel: zoom · drag: pan · keys + − ← → on the timeline</span></div>\n<ul class=\"legend\">");
     for k in KINDS {
         let _ = write!(out, "<li><i class=\"sw k-{k}\"></i>{k}</li>");
@@ -267,7 +297,7 @@ fn findings(out: &mut String, run: &Run) {
         out.push_str("<p class=\"note\">None.</p>");
     }
     out.push_str("<ol class=\"findings\">");
-    for (i, f) in run.findings.iter().enumerate() {
+    for (i, f) in run.findings.iter().enumerate().take(FINDINGS_SHOWN) {
         let _ = write!(
             out,
             "<li id=\"finding-{i}\" class=\"sev-{sev}\" data-rule=\"{rule}\" data-line=\"{line}\"><span class=\"sev\">{sev}</span> <code>{rule}</code> ",
@@ -287,11 +317,11 @@ fn findings(out: &mut String, run: &Run) {
         out.push_str("</li>");
     }
     out.push_str("</ol>");
-    if run.findings_left_out > 0 {
+    let more = run.findings_left_out + run.findings.len().saturating_sub(FINDINGS_SHOWN) as u64;
+    if more > 0 {
         let _ = write!(
             out,
-            "<p class=\"note\">{} more findings not listed.</p>",
-            run.findings_left_out
+            "<p class=\"note\">{more} more findings not listed.</p>"
         );
     }
     out.push_str("</section>\n");
@@ -321,6 +351,7 @@ fn transcript(out: &mut String, run: &Run) {
     for (i, f) in run.findings.iter().enumerate() {
         if let Some(e) = entry_for(run, f.line)
             && e < shown
+            && i < FINDINGS_SHOWN
         {
             if marks.len() <= e {
                 marks.resize_with(e + 1, Vec::new);
@@ -480,13 +511,32 @@ fn short(c: &Cut, max: usize) -> String {
     visible(prefix(&c.text, max)).into_owned()
 }
 
+/// The rows the kept calls lie on (the main agent's first row always), each row's new index.
+fn kept_rows(run: &Run, calls: &[usize]) -> Vec<Option<usize>> {
+    let mut map = vec![None; run.rows.len()];
+    if let Some(first) = map.first_mut() {
+        *first = Some(0);
+    }
+    for &k in calls {
+        if let Some(m) = map.get_mut(run.calls[k].row) {
+            *m = Some(0);
+        }
+    }
+    for (next, m) in map.iter_mut().flatten().enumerate() {
+        *m = next;
+    }
+    map
+}
+
 /// The timeline's data for the page's script.
 fn data(run: &Run) -> Value {
-    let max = (CALL_TEXT_BUDGET / run.calls.len().max(1)).min(CALL_TEXT_MAX) / 2;
-    let calls: Vec<Value> = run
-        .calls
+    let shown: Vec<usize> = kept(run.calls.len(), CALLS_HEAD, CALLS_TAIL).collect();
+    let row_of = kept_rows(run, &shown);
+    let max = (CALL_TEXT_BUDGET / shown.len().max(1)).min(CALL_TEXT_MAX) / 2;
+    let calls: Vec<Value> = shown
         .iter()
-        .map(|c| {
+        .map(|&k| {
+            let c = &run.calls[k];
             let start = run.pos(c.start).saturating_sub(run.t0);
             let end = run.end_pos(c).saturating_sub(run.t0);
             let flags = u8::from(c.ok == Some(false)) | (u8::from(c.end.is_none()) << 1);
@@ -497,7 +547,7 @@ fn data(run: &Run) -> Value {
                 start,
                 end,
                 flags,
-                c.row,
+                row_of.get(c.row).copied().flatten().unwrap_or(0),
                 c.start.line,
             ]);
             if max > 0
@@ -514,7 +564,9 @@ fn data(run: &Run) -> Value {
     let rows: Vec<Value> = run
         .rows
         .iter()
-        .map(|r| match r.group {
+        .zip(&row_of)
+        .filter(|(_, m)| m.is_some())
+        .map(|(r, _)| match r.group {
             None if r.lane == 0 => json!(["main agent", 0]),
             None => json!(["", 0]),
             Some(_) if r.lane > 0 => json!(["", 1]),
@@ -524,9 +576,8 @@ fn data(run: &Run) -> Value {
             }
         })
         .collect();
-    let segs: Vec<Value> = run
-        .segments
-        .iter()
+    let segs: Vec<Value> = kept(run.segments.len(), SPANS_HEAD, SPANS_TAIL)
+        .map(|i| &run.segments[i])
         .map(|s| {
             json!([
                 u8::from(s.thinking),
@@ -535,15 +586,15 @@ fn data(run: &Run) -> Value {
             ])
         })
         .collect();
-    let idle: Vec<Value> = run
-        .idle
-        .iter()
+    let idle: Vec<Value> = kept(run.idle.len(), SPANS_HEAD, SPANS_TAIL)
+        .map(|i| &run.idle[i])
         .map(|&(a, b)| json!([a.saturating_sub(run.t0), b.saturating_sub(run.t0)]))
         .collect();
     let marks: Vec<Value> = run
         .findings
         .iter()
         .enumerate()
+        .take(FINDINGS_SHOWN)
         .map(|(i, f)| {
             let pos = match entry_for(run, f.line) {
                 Some(e) => item_pos(run, e),

@@ -758,7 +758,7 @@ fn finish(
             checked.listed_more,
         ),
         stderr_bytes: stderr_seen.bytes,
-        stderr_tail: outcome::stderr_tail(&stderr_seen.tail),
+        stderr_tail: outcome::stderr_tail(stderr_seen.tail.lines()),
         stderr_dropped: notes.dropped(),
         saved: opts
             .save
@@ -772,12 +772,12 @@ fn finish(
         outcome::closing_line(&summary, status).trim_start_matches("sjlint run: "),
     );
     if let Some(path) = &opts.summary {
-        let written = serde_json::to_vec_pretty(&summary)
-            .map_err(io::Error::other)
-            .and_then(|mut json| {
-                json.push(b'\n');
-                crate::out_file::write_whole(path, &json)
-            });
+        // Escaped as every JSON output is: the summary quotes the stream and stderr.
+        let mut json = Vec::with_capacity(4096);
+        let written = crate::json_out::to_writer_pretty(&mut json, &summary).and_then(|()| {
+            json.push(b'\n');
+            crate::out_file::write_whole(path, &json)
+        });
         if let Err(e) = written {
             note(notes, &format!("cannot write the summary: {e}"));
             return Ok(outcome::EXIT_USAGE.max(code));

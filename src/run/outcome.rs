@@ -7,6 +7,7 @@
 use crate::stats::{Findings, Stats};
 use crate::text::{escape_untrusted, thousands};
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::time::Duration;
 
 /// The agent ended and sjlint found nothing wrong (a run ended after a successful `result` is
@@ -188,7 +189,7 @@ pub struct ResultSummary {
 pub const RESULT_TEXT_CHARS: usize = 4000;
 /// Most lines of the agent's stderr a summary keeps, and characters of each.
 pub const STDERR_TAIL_LINES: usize = 20;
-pub const STDERR_LINE_CHARS: usize = 500;
+pub const STDERR_LINE_CHARS: usize = 1_000;
 /// Most findings a summary lists (all are counted).
 pub const FINDINGS_LISTED: usize = 100;
 
@@ -342,17 +343,20 @@ impl FindingCounts {
     }
 }
 
-/// The last lines of `tail` (the end of the agent's stderr), escaped and cut.
-pub fn stderr_tail(tail: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(tail);
-    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let skip = lines.len().saturating_sub(STDERR_TAIL_LINES);
-    lines.drain(..skip);
+/// The last lines of the agent's stderr (each its kept start and its whole length in bytes),
+/// escaped, each cut to [`STDERR_LINE_CHARS`] characters with a marker saying its length.
+pub fn stderr_tail<'a>(lines: impl Iterator<Item = (&'a [u8], u64)>) -> Vec<String> {
     lines
-        .into_iter()
-        .map(|l| {
-            let cut: String = l.chars().take(STDERR_LINE_CHARS).collect();
-            crate::text::escape_untrusted(&cut).into_owned()
+        .map(|(kept, len)| {
+            let text = String::from_utf8_lossy(kept);
+            let text = text.trim_end();
+            let cut: String = text.chars().take(STDERR_LINE_CHARS).collect();
+            let whole = cut.len() == text.len() && kept.len() as u64 == len;
+            let mut line = escape_untrusted(&cut).into_owned();
+            if !whole {
+                let _ = write!(line, "… (cut: {} bytes in all)", thousands(len));
+            }
+            line
         })
         .collect()
 }

@@ -13,28 +13,59 @@ mod excerpt;
 pub use excerpt::{EXCERPT_CHARS, Excerpt};
 
 /// Whether `c` must not reach a terminal as is: it moves the cursor, starts an escape sequence,
-/// reorders the text around it, or is invisible (zero-width characters and marks, which can make
-/// two different texts look the same). The JSON outputs escape the same characters
-/// ([`crate::json_out`]).
+/// reorders the text around it, or is invisible (every format character, general category Cf:
+/// bidi controls, zero-width characters and marks, the soft hyphen, the tag characters that can
+/// hide a prompt inside text, which can make two different texts look the same). The JSON
+/// outputs escape the same characters ([`crate::json_out`]).
+#[inline]
 pub fn is_unsafe_char(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0}'..='\u{1f}'
-            | '\u{7f}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}'
-    )
+    let cp = u32::from(c);
+    if cp < 0xad {
+        return cp < 0x20 || (0x7f..=0x9f).contains(&cp);
+    }
+    cp == 0x2028 || cp == 0x2029 || is_format(cp)
 }
 
-/// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, Unicode bidi
-/// overrides/isolates/marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width
-/// characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E) and U+2028/U+2029 become visible escapes
-/// like `\n`, `\t`, `\u{1b}`; everything else is unchanged. Returns `Cow::Borrowed` when nothing changes.
+/// The format characters (general category Cf) of Unicode 16.0, and the whole tag block
+/// U+E0000–U+E007F (its unassigned code points too), as sorted, disjoint, inclusive ranges.
+const FORMAT: [(u32, u32); 20] = [
+    (0xad, 0xad),
+    (0x600, 0x605),
+    (0x61c, 0x61c),
+    (0x6dd, 0x6dd),
+    (0x70f, 0x70f),
+    (0x890, 0x891),
+    (0x8e2, 0x8e2),
+    (0x180e, 0x180e),
+    (0x200b, 0x200f),
+    (0x202a, 0x202e),
+    (0x2060, 0x2064),
+    (0x2066, 0x206f),
+    (0xfeff, 0xfeff),
+    (0xfff9, 0xfffb),
+    (0x110bd, 0x110bd),
+    (0x110cd, 0x110cd),
+    (0x13430, 0x1343f),
+    (0x1bca0, 0x1bca3),
+    (0x1d173, 0x1d17a),
+    (0xe0000, 0xe007f),
+];
+
+/// Whether code point `cp` is in [`FORMAT`]: a binary search, after one comparison for the
+/// text between the Latin-1 controls and the Arabic block that most text is written in.
+#[inline]
+fn is_format(cp: u32) -> bool {
+    if (0xae..0x600).contains(&cp) {
+        return false;
+    }
+    let i = FORMAT.partition_point(|&(_, last)| last < cp);
+    FORMAT.get(i).is_some_and(|&(first, _)| first <= cp)
+}
+
+/// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, every format character
+/// (bidi overrides, isolates and marks, zero-width characters, the soft hyphen, tag characters:
+/// [`FORMAT`]) and U+2028/U+2029 become visible escapes like `\n`, `\t`, `\u{1b}`,
+/// `\u{e0041}`; everything else is unchanged. Returns `Cow::Borrowed` when nothing changes.
 pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
     let Some(first) = s.find(is_unsafe_char) else {
         return Cow::Borrowed(s);
@@ -141,10 +172,46 @@ mod tests {
             assert_eq!(escaped, format!("\\u{{{:x}}}", c as u32));
         }
         assert_eq!(escape_untrusted("\u{2028}\u{2029}"), "\\u{2028}\\u{2029}");
+        assert_eq!(escape_untrusted("\u{2027}\u{202f}\u{2065}").len(), 9);
+    }
+
+    #[test]
+    fn escape_makes_format_and_tag_characters_visible() {
+        assert_eq!(escape_untrusted("soft\u{ad}hyphen"), "soft\\u{ad}hyphen");
         assert_eq!(
-            escape_untrusted("\u{2027}\u{202f}\u{2065}\u{206a}").len(),
-            12
+            escape_untrusted("ok\u{e0001}\u{e0069}\u{e007f}"),
+            "ok\\u{e0001}\\u{e0069}\\u{e007f}"
         );
+        assert_eq!(escape_untrusted("\u{206a}\u{1d173}"), "\\u{206a}\\u{1d173}");
+    }
+
+    /// The format characters of Unicode 16.0 (`UnicodeData.txt`, field 2 `Cf`), spelled apart
+    /// from [`FORMAT`], and the tag block.
+    const CF_16: &str = "ad 600-605 61c 6dd 70f 890-891 8e2 180e 200b-200f 202a-202e 2060-2064 \
+        2066-206f feff fff9-fffb 110bd 110cd 13430-1343f 1bca0-1bca3 1d173-1d17a e0001 \
+        e0020-e007f";
+
+    fn in_cf_16(cp: u32) -> bool {
+        let tag_block = (0xe0000..=0xe007f).contains(&cp);
+        tag_block
+            || CF_16.split_whitespace().any(|r| {
+                let (a, b) = r.split_once('-').unwrap_or((r, r));
+                let hex = |h: &str| u32::from_str_radix(h, 16).unwrap();
+                (hex(a)..=hex(b)).contains(&cp)
+            })
+    }
+
+    #[test]
+    fn every_code_point_is_unsafe_exactly_when_a_control_a_separator_or_cf() {
+        let windows_hold = FORMAT.windows(2).all(|w| w[0].1 < w[1].0);
+        assert!(windows_hold && FORMAT.iter().all(|&(a, b)| a <= b));
+        let cf: Vec<u32> = (0..=0x10_ffff).filter(|&cp| in_cf_16(cp)).collect();
+        for c in (0..=0x10_ffffu32).filter_map(char::from_u32) {
+            let cp = u32::from(c);
+            let want =
+                c.is_control() || cp == 0x2028 || cp == 0x2029 || cf.binary_search(&cp).is_ok();
+            assert_eq!(is_unsafe_char(c), want, "U+{cp:04X}");
+        }
     }
 
     #[test]

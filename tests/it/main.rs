@@ -46,6 +46,7 @@ mod outputs_hold;
 mod properties;
 mod registry;
 mod report;
+mod report_size;
 mod run;
 mod run_faults;
 mod signals;

@@ -1,7 +1,8 @@
 //! OpenTelemetry traces through the real binary: `fmt --to otlp` (the spans of a transcript:
 //! their kinds, parents, tokens, statuses, times and contents, and the same output every time)
 //! and `run --otlp-endpoint` (the run sent to a small OTLP/HTTP receiver in the test, in
-//! protobuf and in JSON, and a dead collector that costs one warning and nothing else).
+//! protobuf and in JSON, and a dead or silent collector that costs one warning, which counts
+//! every span lost, and nothing else).
 
 use crate::common::{exec, run_cmd, sjlint, testdata};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -443,6 +444,12 @@ fn otlp_run_with_a_dead_collector_warns_once_and_the_run_goes_on() {
         ran.stdout,
         std::fs::read(testdata("agents/claude/subagent.ndjson")).unwrap()
     );
+    let warning = export_warning(&ran);
+    assert!(warning.contains("8 spans not sent"), "{warning}");
+}
+
+/// The one `OTLP export` warning of `ran`'s stderr.
+fn export_warning(ran: &crate::common::Run) -> String {
     let warnings: Vec<String> = ran
         .stderr()
         .lines()
@@ -450,7 +457,34 @@ fn otlp_run_with_a_dead_collector_warns_once_and_the_run_goes_on() {
         .map(str::to_owned)
         .collect();
     assert_eq!(warnings.len(), 1, "{}", ran.describe());
-    assert!(warnings[0].contains("8 spans not sent"), "{}", warnings[0]);
+    warnings[0].clone()
+}
+
+#[test]
+fn otlp_run_with_a_collector_that_never_answers_counts_every_span_lost() {
+    // Accepts every connection and reads what comes, but never answers: each request waits
+    // until the exporter gives up on it, and the run ends before then.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            std::thread::spawn(move || {
+                let mut sink = [0u8; 4096];
+                while conn.read(&mut sink).is_ok_and(|n| n > 0) {}
+            });
+        }
+    });
+    let started = std::time::Instant::now();
+    let ran = run_replay(&["--otlp-endpoint", &url], "agents/claude/subagent.ndjson");
+    assert_eq!(ran.code, 0, "{}", ran.describe());
+    // The run does not wait on the collector for long.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let warning = export_warning(&ran);
+    assert!(
+        warning.contains("8 spans not sent") && warning.contains("; 0 sent"),
+        "{warning}"
+    );
 }
 
 #[test]

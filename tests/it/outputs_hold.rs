@@ -1,6 +1,6 @@
 //! Nothing lost, nothing hung: what every output format keeps whatever happens to its reader
 //! (the exit code through a closed stdout), what it never passes on raw (bidi and C1 controls,
-//! line separators quoted from a record), and verdicts that once were wrong (numbers out of
+//! line separators, format and tag characters quoted from a record), and verdicts that once were wrong (numbers out of
 //! `f64` range, counts that are not counts, one cause reported three times, a misspelt rule
 //! name without a suggestion).
 
@@ -171,6 +171,102 @@ fn no_output_carries_bidi_or_c1_controls_raw() {
             .ends_with("name\u{202e}\u{85}.ndjson"),
         "{findings}"
     );
+}
+
+/// Format characters (general category Cf: soft hyphen, invisible operators, Arabic and Syriac
+/// marks, musical formatting, interlinear annotation, Egyptian hieroglyph controls, the byte
+/// order mark) and the tag block, which can hide a prompt inside text: no output may carry them
+/// raw.
+fn hidden(c: char) -> bool {
+    matches!(c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e007f}')
+}
+
+/// `sjlint run` replaying `stream`: its stderr (notes and findings) and its `--summary`.
+fn run_outputs(stream: &std::path::Path, dir: &std::path::Path) -> [(String, Vec<u8>); 2] {
+    let summary = dir.join("summary.json");
+    let out = sjlint()
+        .args(["run", "--progress", "never", "--summary"])
+        .arg(&summary)
+        .arg("--")
+        .arg(testdata("agents/replay.sh"))
+        .env("STREAM", stream)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.stdout.is_empty(), "{out:?}");
+    let summary = std::fs::read(&summary).unwrap();
+    [
+        ("run (stderr)".to_owned(), out.stderr),
+        ("run --summary".to_owned(), summary),
+    ]
+}
+
+#[test]
+fn no_output_carries_format_or_tag_characters_raw() {
+    // A Claude session whose prompt, unknown type, tool call id, name and command hold format
+    // characters of every kind and tag characters (U+E0001, U+E0041, U+E007F), raw.
+    let dir = std::env::temp_dir().join(format!("sjlint-outputs-cf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = testdata("regressions/format-and-tag-characters-in-quoted-names.ndjson");
+    let input = std::fs::read_to_string(&file).unwrap();
+    assert!(input.contains('\u{e0041}') && input.contains('\u{ad}'));
+    let file_arg = file.to_str().unwrap();
+    let mut runs: Vec<(String, Vec<u8>)> = Vec::new();
+    for format in FORMATS {
+        let run = exec(&["check", "--format", format, file_arg], None);
+        assert_eq!(run.code, 1, "{format}: {}", run.describe());
+        runs.push((format!("check --format {format}"), run.stdout));
+    }
+    for args in [
+        &["render", file_arg][..],
+        &["stats", "--format", "json", file_arg],
+        &["stats", file_arg],
+        &["fmt", "--to", "common", file_arg],
+        &["fmt", "--to", "otlp", file_arg],
+    ] {
+        let run = exec(args, None);
+        assert!(!run.stdout.is_empty(), "{args:?}: {}", run.describe());
+        runs.push((args.join(" "), run.stdout));
+    }
+    let page = dir.join("page.html");
+    let report = exec(&["report", "-o", page.to_str().unwrap(), file_arg], None);
+    assert!(page.exists(), "{}", report.describe());
+    runs.push(("report".to_owned(), std::fs::read(&page).unwrap()));
+    runs.extend(run_outputs(&file, &dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (what, out) in &runs {
+        let text = String::from_utf8_lossy(out);
+        let raw: Vec<String> = text
+            .chars()
+            .filter(|&c| hidden(c))
+            .map(|c| format!("U+{:04X}", u32::from(c)))
+            .collect();
+        assert!(raw.is_empty(), "{what} wrote {raw:?} raw:\n{text:.3000}");
+    }
+    // Escaped, not dropped: the JSON read back holds the tag characters.
+    let findings: serde_json::Value = serde_json::from_slice(&runs[2].1).unwrap();
+    assert!(findings.to_string().contains("Bash\u{ad}"), "{findings}");
+    assert!(String::from_utf8_lossy(&runs[0].1).contains("\\u{e0041}"));
 }
 
 #[test]

@@ -1676,6 +1676,44 @@ fn the_summary_has_what_an_orchestrator_acts_on() {
     );
 }
 
+/// Long lines before the agent's last word do not cut it: the summary keeps the last lines,
+/// each bounded and marked when cut, and the last one whole.
+#[test]
+fn the_stderr_tail_keeps_the_last_error_line_whole_after_long_lines() {
+    let ran = run("stderr-long-lines.sh", &[], &[]);
+    ran.ended(3, "exited");
+    let tail: Vec<&str> = ran.summary["stderr_tail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(tail.len(), 20, "{}", ran.describe());
+    assert_eq!(
+        tail[19],
+        "Error: Authentication required. Please run 'agent login' first."
+    );
+    let trace = tail[18];
+    assert!(trace.starts_with("trace 0000"), "{trace:.80}");
+    assert!(
+        trace.ends_with("… (cut: 100,006 bytes in all)"),
+        "{}",
+        &trace[trace.len() - 60..]
+    );
+    assert_eq!(
+        trace.chars().count(),
+        1_000 + "… (cut: 100,006 bytes in all)".len() - 2
+    );
+    // The eighteen log lines before it are the last ones, each cut the same way.
+    for (i, line) in tail[..18].iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("log {} 000", 12 + i)),
+            "{line:.40}"
+        );
+        assert!(line.ends_with("0… (cut: 3,007 bytes in all)"), "{line:.40}");
+    }
+}
+
 /// Budgets act on the record that passes them: cost, tokens and tool calls, each with its own
 /// ending, exit code 4 and one finding.
 #[test]
