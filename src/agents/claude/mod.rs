@@ -749,31 +749,37 @@ impl Validator {
                 ev.usage = Some(usage);
                 sink(&ev);
             }
-            let mut ev = vocab::Event::new(Kind::End, pos.line);
-            // Claude Code 2.1 writes `subtype: "success"`, `is_error: false` for a turn that
-            // died, and says how it ended in `terminal_reason`: `completed` is the healthy one.
-            let died = line
-                .terminal_reason
-                .as_str()
-                .is_some_and(|r| r != "completed");
-            ev.ok = Some(line.is_error.as_bool() != Some(true) && !died);
-            ev.text = line.result.text().or_else(|| {
-                (self.profile == Profile::Qwen)
-                    .then(|| line.error.message.to_cow())
-                    .flatten()
-            });
-            ev.duration_ms = super::count(&line.duration_ms);
-            ev.session_id = line.session_id.to_cow();
-            // `total_cost_usd` adds up over the sessions of one process (same session id).
-            if let Some(cost) = line.total_cost_usd.as_f64() {
-                let sid = line.session_id.as_str().map(id_prefix).unwrap_or_default();
-                let same = sid == self.cost_session && cost >= self.cost_seen;
-                ev.cost_usd = Some(if same { cost - self.cost_seen } else { cost });
-                self.cost_seen = cost;
-                set_bounded(&mut self.cost_session, sid);
-            }
+            let ev = self.end_event(pos, line);
             sink(&ev);
         }
+    }
+
+    /// The common `end` of a `result`.
+    fn end_event<'l>(&mut self, pos: Position, line: &Line<'l>) -> vocab::Event<'l> {
+        let mut ev = vocab::Event::new(Kind::End, pos.line);
+        // Claude Code 2.1 writes `subtype: "success"`, `is_error: false` for a turn that
+        // died, and says how it ended in `terminal_reason`: `completed` is the healthy one.
+        let died = line
+            .terminal_reason
+            .as_str()
+            .is_some_and(|r| r != "completed");
+        ev.ok = Some(line.is_error.as_bool() != Some(true) && !died);
+        ev.text = line.result.text().or_else(|| {
+            (self.profile == Profile::Qwen)
+                .then(|| line.error.message.to_cow())
+                .flatten()
+        });
+        ev.duration_ms = super::count(&line.duration_ms);
+        ev.session_id = line.session_id.to_cow();
+        // `total_cost_usd` adds up over the sessions of one process (same session id).
+        if let Some(cost) = line.total_cost_usd.as_f64() {
+            let sid = line.session_id.as_str().map(id_prefix).unwrap_or_default();
+            let same = sid == self.cost_session && cost >= self.cost_seen;
+            ev.cost_usd = Some(if same { cost - self.cost_seen } else { cost });
+            self.cost_seen = cost;
+            set_bounded(&mut self.cost_session, sid);
+        }
+        ev
     }
 
     /// What Qwen Code's result has of its own: its subtypes, and `error{type?, message}` on an
