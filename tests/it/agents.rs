@@ -348,7 +348,10 @@ fn broken_opencode_streams_get_their_finding() {
     let text = std::fs::read_to_string(testdata("agents/opencode/tool-run.ndjson")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
-    let no_call_id = lines[3].replace(r#""callID":"toolu_01Bash8kLmN3pQrS5tUvW7xYz2","#, "");
+    // Neither `callID` nor the part's `id`, by which OpenCode 2.0 names the call.
+    let no_call_id = lines[3]
+        .replace(r#""callID":"toolu_01Bash8kLmN3pQrS5tUvW7xYz2","#, "")
+        .replace(r#""id":"prt_a63e1c6d1001Vb3nM5qW8eRt6y","#, "");
     let running = lines[3].replace(r#""status":"completed""#, r#""status":"running""#);
     let no_output = lines[3].replace(
         r#""output":"running 12 tests\n............\ntest result: ok. 12 passed; 0 failed\n","#,

@@ -637,6 +637,7 @@ healthy_tests! {
     openai_call_ids_with_escaped_newline => "openai-call-ids-with-escaped-newline.ndjson",
     two_sessions_appended => "two-sessions-appended.ndjson",
     partial_output_deltas_then_flush => "partial-output-deltas-then-flush.ndjson",
+    partial_output_flush_stamped_before_a_tool_call => "partial-output-flush-stamped-before-a-tool-call.ndjson",
     web_search_only_completes_announced_by_query => "web-search-only-completes-announced-by-query.ndjson",
     rejected_edit_completed_without_args => "rejected-edit-completed-without-args.ndjson",
     tool_call_sibling_keys => "tool-call-sibling-keys.ndjson",
