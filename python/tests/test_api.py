@@ -154,7 +154,8 @@ def test_stream_items_come_as_records_complete():
     lines = data.splitlines(keepends=True)
     s = sjlint.Stream()
     got = s.feed(b"".join(lines[:2]))
-    assert [(i.type, i.line) for i in got] == [("session_start", 1), ("tool_start", 2)]
+    # The assistant line's usage is said as it comes, before its tool call.
+    assert [(i.type, i.line) for i in got] == [("session_start", 1), ("usage", 2), ("tool_start", 2)]
     # The third record is known when its newline comes, not before.
     assert s.feed(lines[2][:-1]) == []
     assert [(i.type, i.line) for i in s.feed(lines[2][-1:])] == [("tool_end", 3)]

@@ -39,7 +39,13 @@ def test_check_matches_cli(cli, path, monkeypatch):
 
 @pytest.mark.parametrize("path", FILES, ids=transcript_ids)
 def test_to_common_matches_cli(cli, path):
-    want = cli.lines("fmt", "--isolated", "--to", "common", str(path))
+    p = cli.run("fmt", "--isolated", "--to", "common", str(path))
+    if p.returncode == 2 and b"no agent sjlint knows wrote this stream" in p.stderr:
+        # The command line says there is no common form; the library gives no event.
+        assert p.stdout == b""
+        want = []
+    else:
+        want = cli.lines("fmt", "--isolated", "--to", "common", str(path))
     got = sjlint.to_common(path)
     assert got == want
 
