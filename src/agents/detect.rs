@@ -73,6 +73,7 @@ view! {
         "qwen_code_version" => qwen_code_version: Field<'a>,
         "permission_mode" => permission_mode_snake: Field<'a>,
         "event" => event: SniffEvent<'a>,
+        "error" => error: Field<'a>,
     }
 }
 

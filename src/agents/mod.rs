@@ -235,6 +235,15 @@ impl Agent {
         self.entry().name
     }
 
+    /// Its stream says what a run cost in dollars (`end.cost_usd` of the common form): what
+    /// `run --max-cost` can act on.
+    pub fn reports_cost(self) -> bool {
+        matches!(
+            self,
+            Agent::Claude | Agent::Grok | Agent::Pi | Agent::OpenCode | Agent::Common
+        )
+    }
+
     /// The name people know the CLI by, for messages.
     pub fn display_name(self) -> &'static str {
         self.entry().display

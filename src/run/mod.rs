@@ -426,6 +426,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             subreaper,
             stdout_probe,
             left_holding_stdout: false,
+            said_no_cost: false,
             events: events.as_ref(),
             arrivals: arrivals.as_ref(),
             said: events::Said::default(),

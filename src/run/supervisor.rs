@@ -57,6 +57,8 @@ pub(super) struct Supervisor<'a> {
     pub(super) stdout_probe: std::os::fd::OwnedFd,
     /// The agent exited, and processes it left in its group held its stdout open.
     pub(super) left_holding_stdout: bool,
+    /// `--max-cost` was said to be unable to act, the agent reporting no cost (said once).
+    pub(super) said_no_cost: bool,
     /// `--events`, and what was said there (see `events`).
     pub(super) events: Option<&'a super::events::Events>,
     pub(super) said: super::events::Said,

@@ -18,8 +18,33 @@ use crate::text::escape_untrusted;
 use std::time::{Duration, Instant};
 
 impl Supervisor<'_> {
+    /// Once the agent is known: `--max-cost` on an agent whose stream reports no cost cannot
+    /// act, and is said so at once rather than found out at the bill.
+    fn say_when_cost_cannot_act(&mut self) {
+        let Some(max) = self.opts.budgets.max_cost.filter(|_| !self.said_no_cost) else {
+            return;
+        };
+        let agent = self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .agent;
+        let Some(agent) = agent.filter(|a| !a.reports_cost()) else {
+            return;
+        };
+        self.said_no_cost = true;
+        note(
+            self.notes,
+            &format!(
+                "--max-cost {max} cannot act: {} reports no cost in its stream; --max-tokens holds it",
+                agent.display_name()
+            ),
+        );
+    }
+
     /// The timers of a running agent: ends the group when one is due, else returns the next.
     pub(super) fn watch(&mut self, now: Instant) -> Option<Instant> {
+        self.say_when_cost_cannot_act();
         let opts = self.opts;
         let mut next = None;
         let mut due: Option<(Ending, Instant)> = None;
@@ -202,6 +227,8 @@ impl Supervisor<'_> {
     /// runaway that wrote its last record and exited at once is still over budget). The
     /// verdict is a function of the stream, not of scheduling.
     pub(super) fn settle_budget(&mut self) {
+        // An agent that exited before the timers looked is said of now.
+        self.say_when_cost_cannot_act();
         if !matches!(self.ending, None | Some(Ending::Exited)) {
             return;
         }

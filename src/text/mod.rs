@@ -64,7 +64,7 @@ fn is_format(cp: u32) -> bool {
 
 /// Escapes untrusted text for a terminal: C0 controls, DEL, C1 controls, every format character
 /// (bidi overrides, isolates and marks, zero-width characters, the soft hyphen, tag characters:
-/// [`FORMAT`]) and U+2028/U+2029 become visible escapes like `\n`, `\t`, `\u{1b}`,
+/// `FORMAT`) and U+2028/U+2029 become visible escapes like `\n`, `\t`, `\u{1b}`,
 /// `\u{e0041}`; everything else is unchanged. Returns `Cow::Borrowed` when nothing changes.
 pub fn escape_untrusted(s: &str) -> Cow<'_, str> {
     let Some(first) = s.find(is_unsafe_char) else {

@@ -344,3 +344,21 @@ fn check_never_writes_its_findings_over_an_input() {
         assert_eq!(fs::read(&input).unwrap(), bytes);
     }
 }
+
+#[test]
+fn a_cost_budget_on_an_agent_that_reports_no_cost_says_so() {
+    let dir = scratch("no-cost");
+    for (fixture, says) in [
+        ("agents/codex/tool-run.ndjson", true),
+        ("agents/gemini/tool-run.ndjson", true),
+        ("agents/claude/tool-run.ndjson", false),
+    ] {
+        let (run, _) = run_budget(&dir, fixture, 1000, "exit 0", &["--max-cost", "5"]);
+        assert_eq!(
+            run.stderr().contains("--max-cost 5 cannot act"),
+            says,
+            "{fixture}: {}",
+            run.describe()
+        );
+    }
+}

@@ -264,3 +264,18 @@ fn a_copilot_mcp_call_is_mcp_at_both_ends() {
         ]
     );
 }
+
+#[test]
+fn a_lone_qwen_error_result_is_qwen_codes() {
+    let text = std::fs::read_to_string(testdata("agents/qwen/max-turns.ndjson")).unwrap();
+    let result = text
+        .lines()
+        .find(|l| l.starts_with("{\"type\":\"result\""))
+        .unwrap();
+    let run = exec(
+        &["stats", "--format", "json", "-"],
+        Some(format!("{result}\n").as_bytes()),
+    );
+    let stats: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(stats["files"][0]["agent"], "qwen", "{}", run.describe());
+}

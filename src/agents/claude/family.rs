@@ -10,7 +10,8 @@
 //! - Claude Code: `claude_code_version` (every init since 2.0.25), `total_cost_usd` on a result
 //!   (Qwen Code's result type has none), its own types and `system` subtypes.
 //! - Qwen Code: `qwen_code_version` and `permission_mode` (Claude Code's is `permissionMode`),
-//!   both on every init its source builds, and a `stream_event` whose event is a `tool_progress`.
+//!   both on every init its source builds, a `stream_event` whose event is a `tool_progress`,
+//!   and an error result's `error` object (so a lone error result is Qwen Code's).
 //! - Amp: a session id that is a thread id, `T-` and a UUID, on every line that has one.
 //!
 //! No agent is told by what it leaves out (Amp's missing `uuid`, Qwen Code's missing `cost`):
@@ -117,6 +118,10 @@ pub fn qwen(s: &Sniff<'_>) -> u32 {
             s.qwen_code_version.is_present(),
             ty == "system" && s.permission_mode_snake.is_present(),
             ty == "stream_event" && s.event.ty.as_str() == Some("tool_progress"),
+            // Its error result's `error{type?, message}` (Claude Code's has `errors`, strings).
+            ty == "result"
+                && s.num_turns.is_present()
+                && s.error.json_type() == Some(crate::event::JsonType::Object),
         ])
 }
 
