@@ -660,6 +660,8 @@ impl Validator {
         };
         // The text is read (unescaped) only for the common form, which alone needs it.
         let text = sink.as_ref().and_then(|_| d.delta_content.text());
+        // The first piece of a message begins it in the common form; the others continue it.
+        let mut first = false;
         if let Some(id) = id.as_str() {
             let id = super::id_prefix(id);
             let i = match self
@@ -684,6 +686,7 @@ impl Validator {
                     self.pieces.len() - 1
                 }
             };
+            first = self.pieces[i].len == 0;
             if let Some(t) = &text {
                 let p = &mut self.pieces[i];
                 p.len = p.len.saturating_add(t.len());
@@ -703,7 +706,7 @@ impl Validator {
             };
             let mut ev = vocab::Event::new(kind, pos.line);
             ev.text = text;
-            ev.delta = true;
+            ev.delta = !first;
             ev.parent = d.parent_tool_call_id.to_cow();
             ev.timestamp_ms = ms;
             sink(&ev);

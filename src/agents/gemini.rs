@@ -102,6 +102,11 @@ pub struct Validator {
     /// `end` (kept only for common events).
     session: String,
     answer: super::Answer,
+    /// The record before this one was a piece of the assistant's text: a piece continues the
+    /// message in the common form only then, and the first piece begins it.
+    text_continues: bool,
+    /// This record is a piece of the assistant's text.
+    text_open: bool,
 }
 
 /// The types Gemini CLI writes.
@@ -162,6 +167,7 @@ impl Validator {
         let ms = self.timestamp(pos, bytes, line, emit);
         self.lifecycle(pos, bytes, ty, emit);
         self.last_line = pos.line;
+        self.text_continues = std::mem::take(&mut self.text_open);
         match ty {
             "init" => {
                 let what = "an `init`";
@@ -379,7 +385,9 @@ impl Validator {
             };
             let mut ev = vocab::Event::new(kind, pos.line);
             ev.text = line.content.text();
-            ev.delta = assistant && line.delta.as_bool() == Some(true);
+            let piece = assistant && line.delta.as_bool() == Some(true);
+            ev.delta = piece && self.text_continues;
+            self.text_open = piece;
             ev.timestamp_ms = ms;
             sink(&ev);
         }

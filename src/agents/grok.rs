@@ -131,6 +131,9 @@ pub struct Validator {
     /// The tokens the run's `usage` lines said so far, each as it came: the terminal record's
     /// total adds only what it has beyond them.
     said: Tokens,
+    /// The type of the last record when it was a chunk of text or thought: a chunk continues
+    /// the message in the common form only after one of its own type; the first begins it.
+    last_chunk: Option<bool>,
 }
 
 impl Progress for Validator {
@@ -201,6 +204,7 @@ impl Validator {
         };
         self.lifecycle(pos, bytes, ty, emit, &mut sink);
         self.last_line = pos.line;
+        let last_chunk = self.last_chunk.take();
         match ty {
             "available_commands" => {
                 for (name, f) in [("tools", &line.tools), ("commands", &line.commands)] {
@@ -215,7 +219,10 @@ impl Validator {
                 {
                     self.answer.push(&text);
                 }
-                Self::chunk(pos, bytes, ty, line, emit, &mut sink);
+                let is_text = ty == "text";
+                self.last_chunk = Some(is_text);
+                let continues = last_chunk == Some(is_text);
+                Self::chunk(pos, bytes, ty, line, continues, emit, &mut sink);
             }
             "tool_call" => {
                 // The text before a call is not the run's final answer.
@@ -295,6 +302,7 @@ impl Validator {
         bytes: &[u8],
         ty: &str,
         line: &Line<'_>,
+        continues: bool,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
     ) {
@@ -320,7 +328,7 @@ impl Validator {
             };
             let mut ev = vocab::Event::new(kind, pos.line);
             ev.text = line.data.text();
-            ev.delta = true;
+            ev.delta = continues;
             sink(&ev);
         }
     }

@@ -279,3 +279,44 @@ fn a_lone_qwen_error_result_is_qwen_codes() {
     let stats: Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(stats["files"][0]["agent"], "qwen", "{}", run.describe());
 }
+
+#[test]
+fn every_agents_messages_join_by_one_rule_into_the_runs_answer() {
+    // Every fixture of every agent (cursor-agent's result is all its messages, tested above):
+    // joined by the rule (a `delta` piece continues, anything else begins a message), the
+    // main thread's last message is the text the healthy run ends with.
+    let mut compared = 0;
+    for agent in [
+        "claude", "codex", "gemini", "grok", "copilot", "opencode", "pi", "droid", "kimi", "qwen",
+        "amp",
+    ] {
+        let dir = testdata(&format!("agents/{agent}"));
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let path = path.to_str().unwrap();
+            let mut messages: Vec<String> = Vec::new();
+            let mut answer = None;
+            for line in exec(&["fmt", "--to", "common", path], None)
+                .stdout()
+                .lines()
+            {
+                let ev: Value = serde_json::from_str(line).unwrap();
+                if ev["type"] == "assistant_text" && ev.get("parent").is_none() {
+                    let text = ev["text"].as_str().unwrap_or_default();
+                    match messages.last_mut() {
+                        Some(last) if ev["delta"] == true => last.push_str(text),
+                        _ => messages.push(text.to_owned()),
+                    }
+                }
+                if ev["type"] == "end" && ev["ok"] == true {
+                    answer = ev["text"].as_str().map(str::to_owned);
+                }
+            }
+            if let Some(answer) = answer {
+                assert_eq!(messages.last(), Some(&answer), "{path}: {messages:?}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 20, "{compared} runs compared");
+}

@@ -176,6 +176,11 @@ pub struct Validator {
     /// them in the common form.
     text_deltas: bool,
     thinking_deltas: bool,
+    /// The last record was a delta of this kind and content block: a delta continues the text
+    /// in the common form only after one of its own block; the first begins it.
+    last_piece: Option<(Kind, Option<u64>)>,
+    /// The piece the record being read is, if it is one.
+    this_piece: Option<(Kind, Option<u64>)>,
     /// The session id of the header (a bounded prefix).
     session: String,
     /// The header said the common `session_start` of the run that comes next.
@@ -243,6 +248,7 @@ impl Validator {
             self.inside_run(pos, bytes, ty, &mut sink, emit);
         }
         self.last_line = pos.line;
+        self.last_piece = self.this_piece.take();
         match ty {
             "session" => self.header(pos, bytes, line, emit, &mut sink),
             "agent_start" => self.agent_start(pos, bytes, &mut sink, emit),
@@ -783,10 +789,12 @@ impl Validator {
         } else {
             self.thinking_deltas = true;
         }
+        let piece = (kind, super::count(&e.content_index));
+        self.this_piece = Some(piece);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(kind, pos.line);
             ev.text = e.delta.to_cow();
-            ev.delta = true;
+            ev.delta = self.last_piece == Some(piece);
             sink(&ev);
         }
     }
