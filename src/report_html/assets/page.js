@@ -81,8 +81,9 @@
     });
     var seen = [];
     data.calls.forEach(function (c, i) { if (c[4] >= v0 && c[3] <= v1) { seen.push(i); } });
-    if (seen.length > MOST_BARS) {
-      // Too many to draw one by one: one block per row and pixel column, with its count.
+    if (seen.length >= MOST_BARS) {
+      // Too many to draw one by one (a page holds 3,000 calls of a longer run: as many as
+      // MOST_BARS): one block per row and pixel column, with its count.
       var cells = new Map();
       seen.forEach(function (i) {
         var c = data.calls[i], a = Math.floor(Math.max(x(c[3]), 0)), b = Math.floor(Math.min(x(c[4]), W));
