@@ -37,6 +37,21 @@ impl TempFile {
         })
     }
 
+    /// Where the file is.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file (what was written through [`Write`] may still be buffered).
+    pub(crate) fn get_ref(&self) -> &File {
+        self.file.get_ref()
+    }
+
+    /// Leaves the file where it is when this is dropped (a rename took it).
+    pub(crate) fn keep(&mut self) {
+        self.kept = true;
+    }
+
     /// Writes out what is buffered, and renames the file over `dest` (which becomes this file,
     /// whatever it was: a link there is replaced, not written through).
     pub(crate) fn commit(mut self, dest: &Path) -> io::Result<()> {

@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 use std::fs::{self, File, Metadata, OpenOptions, Permissions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -119,10 +119,9 @@ impl Target {
     /// Replaces the file with `temp`, given the file's owner, group and mode first, if the file
     /// is still what was read.
     pub(crate) fn replace(&self, mut temp: Temp) -> Result<(), NotWritten> {
-        temp.file
-            .flush()
+        temp.flush()
             .map_err(|e| NotWritten::failed("cannot write", &e))?;
-        let file = temp.file.get_ref();
+        let file = temp.get_ref();
         let mine = file
             .metadata()
             .map_err(|e| NotWritten::failed("cannot write", &e))?;
@@ -143,8 +142,8 @@ impl Target {
                 "the file changed while it was being formatted (run again once nothing writes to it)",
             ));
         }
-        fs::rename(&temp.path, &self.path).map_err(|e| NotWritten::failed("cannot write", &e))?;
-        temp.kept();
+        fs::rename(temp.path(), &self.path).map_err(|e| NotWritten::failed("cannot write", &e))?;
+        temp.keep();
         Ok(())
     }
 
@@ -214,49 +213,6 @@ fn not_regular(meta: &Metadata) -> Result<(), NotWritten> {
     )))
 }
 
-/// The temporary file a new form is written to; removed unless it replaced its target.
-pub(crate) struct Temp {
-    path: PathBuf,
-    file: BufWriter<File>,
-    kept: bool,
-}
-
-impl Temp {
-    /// Creates `.NAME.sjlint-RANDOM.tmp` beside `target`, exclusively (a file or link planted
-    /// under that name makes it fail, not be written through), readable by no more than the
-    /// target is.
-    fn beside(target: &Path, mode: u32) -> io::Result<Temp> {
-        let (path, file) = crate::out_file::create_beside(target, "tmp", mode)?;
-        Ok(Temp {
-            path,
-            file: BufWriter::with_capacity(1 << 16, file),
-            kept: false,
-        })
-    }
-
-    fn kept(mut self) {
-        self.kept = true;
-    }
-}
-
-impl Write for Temp {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.write_all(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if !self.kept {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
+/// The temporary file a new form is written to, beside its target (created exclusively under
+/// an unpredictable name, with the target's mode); removed unless it replaced its target.
+pub(crate) type Temp = crate::out_file::TempFile;

@@ -1,0 +1,149 @@
+//! The files a run writes besides its stdout: where the agent's stdout is saved (`--save`, or
+//! `--report`'s temporary transcript beside the page), the checks every output path passes
+//! before the agent starts (none names another, each can be created), and the page `--report`
+//! writes from the saved transcript once the run ended. It must not supervise the agent nor
+//! decide the run's verdict.
+
+use super::RunOptions;
+use crate::check::CheckOptions;
+use crate::diagnostic::Diagnostic;
+use crate::text::escape_untrusted;
+use std::fs::File;
+use std::io;
+use std::path::PathBuf;
+
+pub(super) fn create(path: &std::path::Path) -> io::Result<File> {
+    File::create(path).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot create {}: {e}",
+                escape_untrusted(&path.display().to_string())
+            ),
+        )
+    })
+}
+
+pub(super) fn stderr_path(save: &std::path::Path) -> PathBuf {
+    let mut p = save.as_os_str().to_owned();
+    p.push(".stderr");
+    PathBuf::from(p)
+}
+
+/// Where the agent's stdout is saved, open: `--save`, else, for `--report`, a temporary file
+/// beside the page, created exclusively under a fresh name (removed once the page is written).
+pub(super) fn open_transcript(opts: &RunOptions) -> io::Result<Option<(File, PathBuf)>> {
+    if let Some(path) = &opts.save {
+        return Ok(Some((create(path)?, path.clone())));
+    }
+    let Some(page) = &opts.report else {
+        return Ok(None);
+    };
+    let (path, file) = crate::out_file::create_beside(page, "stream.tmp", 0o600).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot create the transcript of --report beside {}: {e}",
+                escape_untrusted(&page.display().to_string())
+            ),
+        )
+    })?;
+    Ok(Some((file, path)))
+}
+
+/// The files `run` writes, refused before the agent starts when one names another (by identity
+/// when both exist, else by folder and name), or when one cannot be created (its folder is
+/// missing or not a folder, or it is a folder itself).
+pub(super) fn check_outputs(opts: &RunOptions) -> io::Result<()> {
+    let mut outputs: Vec<(&str, PathBuf)> = Vec::new();
+    if let Some(p) = &opts.save {
+        outputs.push(("--save", p.clone()));
+        outputs.push(("--save's arrival times", crate::arrivals::sidecar_path(p)));
+        if opts.save_stderr {
+            outputs.push(("--save-stderr", stderr_path(p)));
+        }
+    }
+    for (what, p) in [
+        ("--output-file", &opts.output_file),
+        ("--summary", &opts.summary),
+        ("--report", &opts.report),
+    ] {
+        if let Some(p) = p {
+            outputs.push((what, p.clone()));
+        }
+    }
+    for (i, (what, path)) in outputs.iter().enumerate() {
+        let shown = || escape_untrusted(&path.display().to_string()).into_owned();
+        if let Some((other, _)) = outputs[..i]
+            .iter()
+            .find(|(_, p)| crate::out_file::same_destination(p, path))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{what} {} names the same file as {other}: nothing started",
+                    shown()
+                ),
+            ));
+        }
+        // `--save` may be a FIFO or a device, which are written as they are.
+        if matches!(*what, "--summary" | "--report") {
+            crate::out_file::can_create(path).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot write {what} {}: {e}: nothing started", shown()),
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// `--report`: the page of the run, read back from its saved transcript with the findings its
+/// settings report (what the supervisor found about the process is in the closing line, not
+/// on the page).
+pub(super) fn write_report(
+    opts: &RunOptions,
+    page: &std::path::Path,
+    transcript: &std::path::Path,
+) -> io::Result<()> {
+    let read = || -> io::Result<String> {
+        let settings = opts
+            .settings()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let name = opts
+            .save
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+        let check = CheckOptions {
+            enabled: settings.enabled,
+            max_record_bytes: opts.max_record_bytes,
+            dialect: opts.dialect,
+            agent: opts.agent,
+            max_open_calls: opts.max_open_calls,
+        };
+        let mut keep = |d: &Diagnostic| {
+            settings
+                .reports(d.rule, std::path::Path::new(&name))
+                .then(|| Diagnostic {
+                    severity: settings.severity_for(d),
+                    ..d.clone()
+                })
+        };
+        let arrivals = crate::arrivals::Arrivals::load(transcript)?;
+        let run = crate::report_html::read(
+            &name,
+            File::open(transcript)?,
+            &check,
+            &mut keep,
+            arrivals.as_ref(),
+        )?;
+        Ok(crate::report_html::page(&run, None))
+    };
+    let html = read();
+    if opts.save.is_none() {
+        let _ = std::fs::remove_file(transcript);
+        let _ = std::fs::remove_file(crate::arrivals::sidecar_path(transcript));
+    }
+    crate::out_file::write_whole(page, html?.as_bytes())
+}
