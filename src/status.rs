@@ -219,7 +219,7 @@ impl crate::check::Consumer for &Live {
             }
             Kind::End => {
                 s.running.clear();
-                s.complete = true;
+                s.complete = ev.outcome != Some(crate::vocab::Outcome::NoResult);
             }
             _ => {}
         }

@@ -227,3 +227,34 @@ def test_rules_are_listed():
     assert "unfinished-tool-call" in names and "invalid-json" in names
     assert len(names) == len(set(names))
     assert all(r["severity"] in ("error", "warning", "info") for r in sjlint.rules())
+
+
+def test_every_session_says_how_it_ended():
+    """The outcome of each Claude Code session, as its `terminal_reason` says, in `to_common`,
+    `stats` and the events of a `Stream`; a cut run ends `no_result`."""
+    path = REPO / "testdata" / "agents" / "claude" / "terminal-reasons.ndjson"
+    import json
+
+    reasons = [
+        json.loads(line)["terminal_reason"]
+        for line in path.read_text().splitlines()
+        if json.loads(line)["type"] == "result"
+    ]
+    healthy = {"completed": "completed", "max_turns": "max_turns", "hook_stopped": "hook_stopped"}
+    ends = [e for e in sjlint.to_common(path) if e["type"] == "end"]
+    assert len(ends) == len(reasons)
+    for end, reason in zip(ends, reasons):
+        if reason in healthy:
+            assert end["outcome"] == healthy[reason]
+        elif reason not in ("budget_exhausted", "aborted_streaming", "aborted_tools"):
+            assert (end["outcome"], end["reason"]) == ("failed", reason)
+    outcomes = sjlint.stats(path)["outcomes"]
+    assert outcomes["completed"] == 1 and outcomes["max_turns"] == 1
+
+    cut = b"\n".join(
+        line for line in path.read_bytes().splitlines()[:3]
+    ) + b"\n"
+    s = sjlint.Stream(events=True)
+    items = s.feed(cut) + s.finish()
+    last = [i for i in items if isinstance(i, sjlint.Event)][-1]
+    assert (last.type, last["outcome"]) == ("end", "no_result")

@@ -11,7 +11,7 @@ use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
 use crate::text::Excerpt;
-use crate::vocab::{Event, Kind, TOOL_KINDS, Tokens, VERSION};
+use crate::vocab::{Event, Kind, Outcome, TOOL_KINDS, Tokens, VERSION};
 use bumpalo::Bump;
 
 view! {
@@ -31,6 +31,9 @@ view! {
         "args" => args: Raw<'a>,
         "ok" => ok: Field<'a>,
         "rejected" => rejected: Field<'a>,
+        "outcome" => outcome: Field<'a>,
+        "reason" => reason: Field<'a>,
+        "denied" => denied: Field<'a>,
         "exit_code" => exit_code: Field<'a>,
         "lines" => lines: Field<'a>,
         "text" => text: Field<'a>,
@@ -147,6 +150,7 @@ impl Validator {
             ("timestamp_ms", &l.timestamp_ms),
             ("exit_code", &l.exit_code),
             ("lines", &l.lines),
+            ("denied", &l.denied),
         ] {
             expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit);
         }
@@ -156,6 +160,8 @@ impl Validator {
             ("name", &l.name),
             ("session_id", &l.session_id),
             ("cwd", &l.cwd),
+            ("reason", &l.reason),
+            ("outcome", &l.outcome),
         ] {
             expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
         }
@@ -188,6 +194,7 @@ impl Validator {
             }
             Kind::End => {
                 self.ended = true;
+                end_outcome(&l.outcome, pos, bytes, emit);
                 // A failed run may abandon its calls; a run that went well ends them.
                 let open = self.calls.drain();
                 if l.ok.as_bool() != Some(false) {
@@ -266,6 +273,9 @@ impl Validator {
         ev.args = l.args.0;
         ev.ok = l.ok.as_bool();
         ev.rejected = l.rejected.as_bool() == Some(true);
+        ev.outcome = l.outcome.as_str().and_then(Outcome::from_name);
+        ev.reason = l.reason.to_cow();
+        ev.denied = super::count(&l.denied);
         ev.exit_code = l
             .exit_code
             .as_f64()
@@ -298,6 +308,36 @@ impl Validator {
                 "a `tool_start` is ended by a `tool_end` with its `call_id`",
             ));
         }
+    }
+}
+
+/// `outcome` of an `end`: one of the vocabulary's; `no_result` is a session that never finished,
+/// which the source's check found (`missing-result`) and the common form keeps.
+fn end_outcome(f: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diagnostic)) {
+    let Some(name) = f.as_str() else {
+        return;
+    };
+    let at = |d: Diagnostic| match crate::locate::value(bytes, &["outcome"]) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    };
+    match Outcome::from_name(name) {
+        Some(Outcome::NoResult) => emit(at(Diagnostic::new(
+            Rule::MissingResult,
+            pos,
+            "the session never finished: its source ended without the agent's last record (outcome `no_result`)",
+        )
+        .with_help("the agent was cut off, or its final record was lost; the run's outcome is unknown"))),
+        Some(_) => {}
+        None => emit(at(Diagnostic::new(
+            Rule::UnknownSubtype,
+            pos,
+            format!(
+                "an `end` with outcome {:?}, which is not one of the common form's ({})",
+                Excerpt(name),
+                Outcome::ALL.map(Outcome::as_str).join(", ")
+            ),
+        ))),
     }
 }
 

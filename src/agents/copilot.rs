@@ -237,6 +237,8 @@ pub struct Validator {
     mcp_calls: Vec<String>,
     /// The run was aborted (`abort`): its open calls are said as warnings.
     aborted: bool,
+    /// That abort was for credit (`autopilot_credit_limit`), not the user's.
+    abort_for_credit: bool,
     /// The message of the run's last `session.error` (bounded), for the `end` of a failed run.
     last_error: String,
     /// The assistant's last message since the last tool call, for the common `end` (kept only
@@ -434,6 +436,7 @@ impl Validator {
             "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
             "abort" => {
                 self.aborted = true;
+                self.abort_for_credit = d.reason.as_str() == Some("autopilot_credit_limit");
                 if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(Kind::Error, pos.line);
                     ev.text = Some(Cow::Owned(format!(
@@ -1114,7 +1117,12 @@ impl Validator {
                 sink(&ev);
             }
             let mut ev = vocab::Event::new(Kind::End, pos.line);
-            ev.ok = Some(ok);
+            ev.ok = Some(ok && !self.aborted);
+            ev.outcome = Some(match (self.aborted, self.abort_for_credit) {
+                (true, true) => vocab::Outcome::Budget,
+                (true, false) => vocab::Outcome::Cancelled,
+                (false, _) => vocab::Outcome::of_ok(Some(ok)),
+            });
             ev.session_id = line.session_id.to_cow();
             ev.text = if ok || self.last_error.is_empty() {
                 self.answer.text()

@@ -629,6 +629,14 @@ impl Validator {
             }
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(!failed);
+            if failed {
+                ev.reason = line.error.ty.to_cow();
+                ev.outcome = Some(match line.error.ty.as_str() {
+                    Some("FatalTurnLimitedError") => vocab::Outcome::MaxTurns,
+                    Some("FatalCancellationError") => vocab::Outcome::Cancelled,
+                    _ => vocab::Outcome::Failed,
+                });
+            }
             ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
             ev.text = if failed {
                 line.error.message.to_cow()

@@ -134,6 +134,8 @@ pub struct Validator {
     /// The type of the last record when it was a chunk of text or thought: a chunk continues
     /// the message in the common form only after one of its own type; the first begins it.
     last_chunk: Option<bool>,
+    /// `max_turns_reached` came in the run under way: its `end` ended it for that.
+    max_turns: bool,
 }
 
 impl Progress for Validator {
@@ -240,6 +242,7 @@ impl Validator {
             }
             "error" => self.error(pos, bytes, line, emit, &mut sink),
             "end" => self.end(pos, bytes, line, emit, &mut sink),
+            "max_turns_reached" => self.max_turns = true,
             _ => {}
         }
         None
@@ -290,6 +293,7 @@ impl Validator {
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
         self.state = State::Open(pos.line);
         self.answer.clear();
+        self.max_turns = false;
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Grok.as_str());
@@ -566,7 +570,22 @@ impl Validator {
             self.usage_event(pos, line, sink);
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             // Older builds spell it as the Rust variant, `EndTurn`.
-            ev.ok = Some(matches!(stop, Some("end_turn" | "EndTurn")));
+            let outcome = match stop {
+                _ if self.max_turns => vocab::Outcome::MaxTurns,
+                Some("end_turn" | "EndTurn") => vocab::Outcome::Completed,
+                Some("cancelled" | "Cancelled") => vocab::Outcome::Cancelled,
+                Some("refusal" | "Refusal") => vocab::Outcome::Refused,
+                Some("max_turn_requests" | "MaxTurnRequests" | "max_turns") => {
+                    vocab::Outcome::MaxTurns
+                }
+                _ => vocab::Outcome::Failed,
+            };
+            ev.ok = Some(outcome == vocab::Outcome::Completed);
+            ev.outcome = Some(outcome);
+            ev.reason = line
+                .stop_reason
+                .to_cow()
+                .filter(|_| !ev.ok.unwrap_or(false));
             ev.session_id = line.session_id.to_cow();
             ev.text = self.answer.text();
             ev.cost_usd = line.total_cost_usd.as_f64();

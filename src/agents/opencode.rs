@@ -834,6 +834,10 @@ impl Validator {
             if !was_ended {
                 let mut ev = vocab::Event::new(Kind::End, pos.line);
                 ev.ok = Some(false);
+                ev.reason = e.name.to_cow().or_else(|| e.ty.to_cow());
+                if ev.reason.as_deref() == Some("MessageAbortedError") {
+                    ev.outcome = Some(vocab::Outcome::Cancelled);
+                }
                 ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
                 ev.text = text;
                 ev.cost_usd = self.cost;

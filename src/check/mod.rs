@@ -16,6 +16,7 @@
 //! that do the pure half of records side by side, in the view of the input's agent, and this
 //! module's in-order stage.
 
+mod accounted;
 mod binary;
 mod framing;
 #[doc(hidden)]
@@ -337,7 +338,7 @@ impl<E: Emit> Sink<E> {
 pub(crate) struct InOrder<E, C> {
     opts: CheckOptions,
     sink: Sink<E>,
-    consumer: C,
+    consumer: accounted::Accounted<C>,
     validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).
     scratch: Vec<u8>,
@@ -377,7 +378,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
                 enabled: opts.enabled,
                 failed: None,
             },
-            consumer,
+            consumer: accounted::Accounted::new(consumer),
             validator: Validator::new(opts.enabled).max_open_calls(opts.max_open_calls),
             scratch: Vec::new(),
             lenient: Vec::new(),
@@ -691,6 +692,12 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             let consumer = &mut self.consumer;
             checker.finish_common(&mut |ev| consumer.common(ev));
         }
+        let open = match &self.route {
+            Route::Agent(checker) => !checker.progress().ended(),
+            Route::Undecided | Route::Cursor => self.validator.session_open(),
+            Route::Unknown | Route::Array(_) => false,
+        };
+        self.consumer.input_ended(open);
         let sink = &mut self.sink;
         match &mut self.route {
             Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),

@@ -254,13 +254,20 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
                     add_event(&mut s.root, "error", at, attributes);
                 }
             }
+            // The end of the input says the session is unfinished, as it ends it.
+            Kind::End if ev.outcome == Some(crate::vocab::Outcome::NoResult) => {}
             Kind::End => {
                 let id = ev.session_id.as_deref().map(bounded);
                 let text = ev.text.as_deref().filter(|_| self.opts.content).map(cut);
                 let text = text.map(str::to_owned);
+                let outcome = ev.outcome.unwrap_or(crate::vocab::Outcome::of_ok(ev.ok));
                 self.end_session(at, ev.ok, id, true);
-                if let (Some(text), Some(root)) = (text, self.done.last_mut()) {
-                    root.attributes.push(kv_str("output.value", &text));
+                if let Some(root) = self.done.last_mut() {
+                    root.attributes
+                        .push(kv_str("sjlint.outcome", outcome.as_str()));
+                    if let Some(text) = text {
+                        root.attributes.push(kv_str("output.value", &text));
+                    }
                 }
             }
         }

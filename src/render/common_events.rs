@@ -12,6 +12,7 @@ use super::calls::{Call, Tone, common_target, cut, target};
 use super::{Block, Open, Renderer};
 use crate::stats::duration;
 use crate::text::{Excerpt, escape_untrusted, thousands};
+use crate::validate::TextHash;
 use crate::vocab;
 use std::io::Write;
 
@@ -122,7 +123,9 @@ impl<W: Write> Renderer<'_, W> {
                 if !(ev.delta && self.last == Block::Text) {
                     self.start(Block::Text);
                     self.push_styled(sub, self.styles.dim);
+                    self.message_hash = TextHash::default();
                 }
+                self.message_hash = self.message_hash.append(TextHash::of(text.as_bytes()));
                 self.push_lines(text, None);
                 self.text_shown = true;
             }
@@ -312,9 +315,16 @@ impl<W: Write> Renderer<'_, W> {
     }
 
     fn common_end(&mut self, ev: &vocab::Event<'_>) {
+        let outcome = ev.outcome.unwrap_or(vocab::Outcome::of_ok(ev.ok));
+        if outcome == vocab::Outcome::NoResult {
+            // The end of the input says it, with the calls left open.
+            return;
+        }
         self.unfinished_calls();
-        let error = ev.ok == Some(false);
-        let text = ev.text.as_deref().filter(|t| !t.is_empty());
+        let error = ev.ok == Some(false) || !outcome.is_success();
+        // A failed session's text that repeats its last message is not shown twice.
+        let repeats = |t: &str| self.text_shown && TextHash::of(t.as_bytes()) == self.message_hash;
+        let text = ev.text.as_deref().filter(|t| !t.is_empty() && !repeats(t));
         if !error
             && !self.text_shown
             && let Some(text) = text
@@ -330,12 +340,17 @@ impl<W: Write> Renderer<'_, W> {
             }
         } else {
             self.start(Block::Result);
-            let (mark, style) = if error {
-                ("✗ error", self.styles.bad)
-            } else {
-                ("✓ success", self.styles.ok)
+            let (mark, style) = match outcome {
+                vocab::Outcome::Completed => ("✓", self.styles.ok),
+                vocab::Outcome::Denied | vocab::Outcome::Empty => ("!", self.styles.warn),
+                _ => ("✗", self.styles.bad),
             };
-            self.push_styled(mark, style);
+            self.push_styled(&format!("{mark} {}", outcome.as_str()), style);
+            if let Some(reason) = ev.reason.as_deref().filter(|r| *r != outcome.as_str()) {
+                self.push_styled(" (", style);
+                self.push_escaped(&cut(reason), style);
+                self.push_styled(")", style);
+            }
             if let Some(ms) = ev.duration_ms {
                 self.push_styled(&format!(" in {}", duration(ms)), None);
             }
@@ -351,6 +366,19 @@ impl<W: Write> Renderer<'_, W> {
             }
             if let Some(c) = ev.cost_usd {
                 self.push_styled(&format!(" · ${c:.4}"), self.styles.dim);
+            }
+            match (outcome, ev.denied) {
+                (vocab::Outcome::Empty, _) => {
+                    self.push_styled(": no tool call, no text", style);
+                }
+                (_, Some(n)) if n > 0 => {
+                    let calls = if n == 1 { "call" } else { "calls" };
+                    self.push_styled(
+                        &format!(" · {} tool {calls} refused permission", thousands(n)),
+                        style,
+                    );
+                }
+                _ => {}
             }
             if error && let Some(text) = text {
                 self.push_styled(": ", None);
@@ -392,7 +420,7 @@ mod tests {
         let out = rendered(&input, RenderOptions::default());
         assert_eq!(
             out,
-            "session s · M · /w · cursor-agent\n\n> hi\n> there \\u{1b}[31m\n\nHello\n\\u{1b}[2J\n\n✓ success in 1.2 s\n"
+            "session s · M · /w · cursor-agent\n\n> hi\n> there \\u{1b}[31m\n\nHello\n\\u{1b}[2J\n\n✓ completed in 1.2 s\n"
         );
         assert!(!out.contains('\u{1b}'));
     }

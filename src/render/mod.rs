@@ -191,6 +191,9 @@ pub struct Renderer<'s, W: Write> {
     in_session: bool,
     /// Assistant text was shown in the current session.
     text_shown: bool,
+    /// A hash of the last message shown (its pieces joined): a failed session's `end` that
+    /// repeats it is not shown again.
+    message_hash: crate::validate::TextHash,
     /// Another agent's token usage reported in the current session, shown with its end.
     tokens: Option<crate::vocab::Tokens>,
     /// What `check` found true of the whole input, not yet shown.
@@ -225,6 +228,7 @@ impl<'s, W: Write> Renderer<'s, W> {
             scratch: String::new(),
             in_session: false,
             text_shown: false,
+            message_hash: crate::validate::TextHash::default(),
             tokens: None,
             said: None,
             said_shown: false,

@@ -22,6 +22,8 @@ pub(crate) struct Summary {
     pub tokens: u64,
     pub cost_usd: Option<f64>,
     pub verdict: &'static str,
+    /// How its last session ended.
+    pub outcome: String,
     pub findings: usize,
 }
 
@@ -38,6 +40,7 @@ impl Summary {
             tokens: run.usage.total(),
             cost_usd: run.cost_usd,
             verdict: run.verdict(),
+            outcome: run.outcome.clone().unwrap_or_else(|| "—".into()),
             findings: run.findings.len(),
         }
     }
@@ -67,6 +70,7 @@ pub(crate) fn index(runs: &[Summary]) -> String {
         ("cost", "num"),
         ("findings", "num"),
         ("verdict", "text"),
+        ("outcome", "text"),
     ] {
         let _ = write!(
             out,
@@ -119,10 +123,12 @@ fn row(out: &mut String, i: usize, r: &Summary) {
         &r.cost_usd.map_or("—".into(), |c| format!("${c:.4}")),
     );
     cell(out, Some(r.findings as u64), &r.findings.to_string());
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "<td class=\"v-{v}\">{}</td></tr>",
+        "<td class=\"v-{v}\">{}</td>",
         text(r.verdict),
         v = r.verdict
     );
+    cell(out, None, &r.outcome);
+    out.push_str("</tr>\n");
 }

@@ -9,10 +9,12 @@
 //! cap, with counts of what was left out. It must not read input nor write HTML.
 
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Outcome;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::fmt::Write as _;
 
 /// The normalised tool kinds, in the order of the page's legend ("other" last).
 pub(crate) use crate::vocab::TOOL_KINDS as KINDS;
@@ -50,6 +52,12 @@ pub(crate) struct Ev<'a> {
     pub args: Option<&'a RawValue>,
     #[serde(default)]
     pub ok: Option<bool>,
+    /// `end`: how the session ended (the common form's outcome).
+    #[serde(borrow, default)]
+    pub outcome: Option<Cow<'a, str>>,
+    /// `end`: the agent's own word for it.
+    #[serde(borrow, default)]
+    pub reason: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub text: Option<Cow<'a, str>>,
     #[serde(default)]
@@ -156,6 +164,8 @@ pub(crate) enum Entry {
     Error(Cut),
     End {
         ok: Option<bool>,
+        /// The outcome, with the agent's word for it (`max_turns (error_max_turns)`).
+        outcome: String,
         text: Cut,
     },
 }
@@ -214,6 +224,8 @@ pub(crate) struct Run {
     pub curve: Vec<(u64, u64)>,
     pub cost_usd: Option<f64>,
     pub ok: Option<bool>,
+    /// How the last session of the main thread ended, with the agent's word for it.
+    pub outcome: Option<String>,
     pub findings: Vec<Finding>,
     pub findings_left_out: u64,
     /// Stretches (in position units) with no event, longer than the idle threshold.
@@ -564,8 +576,25 @@ impl Builder {
             let key = ev.session_id.as_deref().unwrap_or("").to_owned();
             self.costs.insert(key, c);
         }
+        let said = ev
+            .outcome
+            .as_deref()
+            .and_then(Outcome::from_name)
+            .unwrap_or(Outcome::of_ok(ev.ok));
+        let mut outcome = said.as_str().to_owned();
+        if let Some(r) = ev.reason.as_deref() {
+            let _ = write!(outcome, " ({})", crate::agents::id_prefix(r));
+        }
+        self.run.outcome = Some(outcome.clone());
         let c = self.cut(text);
-        self.item(ev.line, Entry::End { ok: ev.ok, text: c });
+        self.item(
+            ev.line,
+            Entry::End {
+                ok: ev.ok,
+                outcome,
+                text: c,
+            },
+        );
     }
 
     /// Takes one finding.

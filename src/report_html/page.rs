@@ -116,6 +116,7 @@ fn header(out: &mut String, run: &Run) {
     fact("session", run.session_id.as_deref().unwrap_or("—"));
     fact("start", &run.first_ms.map_or("—".into(), utc));
     fact("verdict", run.verdict());
+    fact("outcome", run.outcome.as_deref().unwrap_or("—"));
     fact("records", &run.records.to_string());
     out.push_str("</dl></header>\n");
 }
@@ -441,14 +442,16 @@ fn entry(out: &mut String, run: &Run, i: usize, item: &super::model::Item, max: 
             push_cut(out, c, max);
             out.push_str("</pre>");
         }
-        Entry::End { ok, text } => {
+        Entry::End { ok, outcome, text } => {
             open(out, "end");
             let word = match ok {
-                Some(true) => "result: success",
+                Some(true) => "result",
                 Some(false) => "result: error",
                 None => "result",
             };
-            let _ = write!(out, "<p><b>{word}</b></p>");
+            let _ = write!(out, "<p><b>{word}: ");
+            push_text(out, outcome);
+            out.push_str("</b></p>");
             if !text.text.is_empty() {
                 out.push_str("<pre>");
                 push_cut(out, text, max);

@@ -100,6 +100,9 @@ fn model_event<'e>(ev: &'e vocab::Event<'_>, agent: Option<&'static str>) -> Ev<
         tool_kind: ev.tool_kind.map(Cow::Borrowed),
         args: ev.args,
         ok: ev.ok,
+        outcome: (ev.kind == vocab::Kind::End)
+            .then(|| Cow::Borrowed(ev.outcome.unwrap_or(vocab::Outcome::of_ok(ev.ok)).as_str())),
+        reason: ev.reason.as_deref().map(Cow::Borrowed),
         text: ev.text.as_deref().map(Cow::Borrowed),
         delta: ev.delta,
         usage: ev.usage.map(|u| Usage {

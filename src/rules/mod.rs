@@ -172,6 +172,8 @@ rules! {
         "an `interaction_query` request with no response by its session's end";
     ResultTextMismatch: "result-text-mismatch", Result, Warning,
         "`result.result` differs from the assistant text of the session";
+    DidNothing: "did-nothing", Result, Warning,
+        "a session ends in success having called no tool and written no text";
     UnknownAgent: "unknown-agent", Schema, Warning,
         "the records match none of the agents sjlint knows; reported once, nothing else is checked";
     MixedAgents: "mixed-agents", Schema, Error,

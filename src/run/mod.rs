@@ -671,10 +671,16 @@ fn finish(
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .result
         .clone();
+    let last_end = checked.stats.last_end.clone();
+    let last = last_end.as_ref().map(|(o, _)| *o);
     let verdict = Verdict {
         ending,
         status,
-        result_error: result.as_ref().map(|r| r.is_error),
+        // A result that says success of a session that failed (Claude Code's `terminal_reason`)
+        // is the agent's failure.
+        result_error: result
+            .as_ref()
+            .map(|r| r.is_error || last.is_some_and(|o| !o.is_success())),
         findings: verdict_findings,
         strict: opts.strict,
     };
@@ -692,6 +698,8 @@ fn finish(
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
         ended: ending.as_str(),
+        outcome: outcome::run_outcome(ending, status, last).as_str(),
+        reason: last_end.and_then(|(_, r)| r).map(String::from),
         exit_code: code,
         duration_ms: start.elapsed().as_millis() as u64,
         agent: outcome::Agent {

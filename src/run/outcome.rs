@@ -6,6 +6,7 @@
 
 use crate::stats::{Findings, Stats};
 use crate::text::{escape_untrusted, thousands};
+use crate::vocab::Outcome;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -130,6 +131,10 @@ pub struct RunSummary {
     pub version: u32,
     pub command: Vec<String>,
     pub ended: &'static str,
+    /// How the run ended, in the words of the common form (see [`run_outcome`]).
+    pub outcome: &'static str,
+    /// The agent's own word for how its last session ended.
+    pub reason: Option<String>,
     pub exit_code: u8,
     pub duration_ms: u64,
     pub agent: Agent,
@@ -373,6 +378,24 @@ pub fn duration(d: Duration) -> String {
     }
 }
 
+/// How the run ended, in the words of the common form's `end`: what sjlint did to end it, else
+/// how the agent's last session ended (`last`), else how its process ended.
+pub fn run_outcome(ending: Ending, status: Status, last: Option<Outcome>) -> Outcome {
+    match ending {
+        Ending::Budget => Outcome::Budget,
+        Ending::FirstOutput | Ending::Idle | Ending::ToolTimeout | Ending::Timeout => {
+            Outcome::Stalled
+        }
+        Ending::Interrupted(_) => Outcome::Cancelled,
+        Ending::OutputClosed | Ending::OutputFailed => Outcome::Killed,
+        Ending::Exited | Ending::AfterResult => match last {
+            Some(o) if o != Outcome::NoResult => o,
+            _ if status.signal.is_some() => Outcome::Killed,
+            _ => Outcome::NoResult,
+        },
+    }
+}
+
 /// How the agent's process ended, in words.
 pub fn describe_status(status: Status) -> String {
     match (status.code, status.signal) {
@@ -406,6 +429,14 @@ pub fn closing_line(s: &RunSummary, status: Status) -> String {
             if r.is_error { " (is_error)" } else { "" }
         ),
         None => "no result".to_owned(),
+    };
+    let result = match &s.reason {
+        Some(reason) => format!(
+            "{result} · outcome {} ({})",
+            s.outcome,
+            escape_untrusted(reason)
+        ),
+        None => format!("{result} · outcome {}", s.outcome),
     };
     let mut parts = vec![
         ended,

@@ -165,6 +165,8 @@ impl Session {
     /// ([`Session::observe_record`]). Returns whether the timers may have changed.
     pub fn observe_common(&mut self, ev: &vocab::Event<'_>, now: Instant) -> bool {
         match ev.kind {
+            // The end of the input said a session was left open: no result came.
+            Kind::End if ev.outcome == Some(vocab::Outcome::NoResult) => false,
             Kind::End => {
                 // A cursor-agent result, read already, names itself by its subtype.
                 let subtype = if self.last.line == ev.line {

@@ -467,7 +467,7 @@ impl Consumer for Observer<'_> {
                 {
                     said.model = Some(crate::agents::id_prefix(m).to_owned());
                 }
-                if ev.kind == vocab::Kind::End {
+                if ev.kind == vocab::Kind::End && ev.outcome != Some(vocab::Outcome::NoResult) {
                     said.result_text = ev.text.as_deref().map(|t| {
                         t.chars()
                             .take(super::outcome::RESULT_TEXT_CHARS)

@@ -200,7 +200,8 @@ impl Collector {
         let t = &mut self.stats.tools[tool];
         t.count += 1;
         t.names[name].count += 1;
-        if std::mem::take(&mut self.rejected) {
+        // cursor-agent's record says it beside the event; the common form says it on the event.
+        if std::mem::take(&mut self.rejected) || ev.rejected {
             t.rejected += 1;
         } else if ev.ok == Some(false) {
             t.failed += 1;
@@ -220,6 +221,38 @@ impl Collector {
 }
 
 impl Collector {
+    /// How the session that `ev` ends ended: counted, and listed (bounded).
+    fn session_ended(&mut self, ev: &vocab::Event<'_>) {
+        let outcome = ev.outcome.unwrap_or(vocab::Outcome::of_ok(ev.ok));
+        let s = &mut self.stats;
+        s.outcomes[outcome as usize] += 1;
+        let reason = ev
+            .reason
+            .as_deref()
+            .map(crate::agents::id_prefix)
+            .map(Into::into);
+        s.last_end = Some((outcome, reason));
+        s.denied += ev.denied.unwrap_or(0);
+        if s.ended.len() < super::MAX_SESSIONS {
+            s.ended.push(super::SessionEnd {
+                session_id: ev
+                    .session_id
+                    .as_deref()
+                    .map(crate::agents::id_prefix)
+                    .map(Into::into),
+                line: ev.line,
+                outcome,
+                reason: ev
+                    .reason
+                    .as_deref()
+                    .map(crate::agents::id_prefix)
+                    .map(Into::into),
+            });
+        } else {
+            s.ended_more += 1;
+        }
+    }
+
     /// An event of an input no agent sjlint knows wrote: counted by its own names.
     fn unknown_event(&mut self, ev: &Event<'_>) {
         let ty = ev.ty.as_str().unwrap_or("(no type)");
@@ -296,7 +329,10 @@ impl Consumer for Collector {
     /// `fmt --to common` form count the same, and the events and tools of every agent are
     /// named alike.
     fn common(&mut self, ev: &vocab::Event<'_>) {
-        *self.stats.event_slot(ev.kind.as_str(), None) += 1;
+        // The `end` the end of the input gives a session left open is no event of the stream.
+        if ev.kind != Kind::End || ev.outcome != Some(vocab::Outcome::NoResult) {
+            *self.stats.event_slot(ev.kind.as_str(), None) += 1;
+        }
         self.any_event = true;
         // The common form names the agent that wrote its source.
         if let Some(a) = ev.agent {
@@ -329,7 +365,14 @@ impl Consumer for Collector {
                     t.cache_write += u.cache_write;
                 }
             }
+            // The input ended with the session open: no record of the agent's ended it, so
+            // there is no result to count nor time; what it said it spent stays counted.
+            Kind::End if ev.outcome == Some(vocab::Outcome::NoResult) => {
+                self.session_ended(ev);
+                self.close_open_calls();
+            }
             Kind::End => {
+                self.session_ended(ev);
                 if std::mem::take(&mut self.usage_since_end) {
                     self.stats.tokens.results += 1;
                 }

@@ -24,6 +24,7 @@ pub use table::write_tables;
 pub use wire::{file_json, write_json};
 
 use crate::rules::Severity;
+use crate::vocab::Outcome;
 
 /// Most distinct event types (or type/subtype pairs) and tool kinds kept by name.
 pub const MAX_KEYS: usize = 64;
@@ -71,6 +72,32 @@ pub struct Stats {
     pub unlisted: Vec<UnlistedCount>,
     /// Those beyond [`MAX_KEYS`] (or beyond what one input names), counted only.
     pub unlisted_more: u64,
+    /// How the sessions ended: a count per outcome, indexed as [`Outcome::ALL`].
+    pub outcomes: [u64; Outcome::ALL.len()],
+    /// The sessions of one input as they ended, in order, at most [`MAX_SESSIONS`] (a total
+    /// over inputs keeps none: each input has its own).
+    pub ended: Vec<SessionEnd>,
+    /// Those beyond [`MAX_SESSIONS`], counted only.
+    pub ended_more: u64,
+    /// How the last session ended, and the agent's word for it.
+    pub last_end: Option<(Outcome, Option<Box<str>>)>,
+    /// Tool calls refused permission, over the sessions (each session's larger count: the
+    /// agent's own, or its refused calls).
+    pub denied: u64,
+}
+
+/// Most sessions one input's statistics list one by one.
+pub const MAX_SESSIONS: usize = 1000;
+
+/// How one session ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionEnd {
+    pub session_id: Option<Box<str>>,
+    /// The line of its `end` (or of its last event, when it has none).
+    pub line: u64,
+    pub outcome: Outcome,
+    /// The agent's own word for it.
+    pub reason: Option<Box<str>>,
 }
 
 /// A field or event type not in the agent's schema, and the inputs that carry it.
@@ -203,6 +230,13 @@ impl Stats {
             self.add_unlisted(&u.what, u.files);
         }
         self.unlisted_more += other.unlisted_more;
+        for (a, b) in self.outcomes.iter_mut().zip(other.outcomes) {
+            *a += b;
+        }
+        self.denied += other.denied;
+        if other.last_end.is_some() {
+            self.last_end.clone_from(&other.last_end);
+        }
     }
 
     /// Counts `files` inputs carrying `what`, which their agent's schema does not list.

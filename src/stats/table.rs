@@ -130,10 +130,29 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         None => "none sjlint knows".to_owned(),
     };
     let cost = s.cost_usd.map(|c| format!("${c:.4}"));
+    let ended: Vec<String> = crate::vocab::Outcome::ALL
+        .iter()
+        .zip(s.outcomes)
+        .filter(|(_, n)| *n > 0)
+        .map(|(o, n)| format!("{} {}", thousands(n), o.as_str()))
+        .collect();
+    let mut outcomes = if ended.is_empty() {
+        "none".to_owned()
+    } else {
+        ended.join(", ")
+    };
+    if s.denied > 0 {
+        let _ = write!(
+            outcomes,
+            "; {} refused permission",
+            plural(s.denied, "tool call", "tool calls")
+        );
+    }
     for (label, value) in [
         ("agent", agent),
         ("records", records),
         ("sessions", sessions),
+        ("outcomes", outcomes),
         ("duration", time),
         ("thinking", thinking),
         ("tokens", tokens),

@@ -8,6 +8,7 @@
 //! a change of the schema, made in both.
 
 use super::{Stats, sorted_events, sorted_tools, total};
+use crate::vocab::Outcome;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -49,6 +50,39 @@ struct WireStats<'a> {
     duration_api_ms: u64,
     findings: WireFindings,
     not_in_schema: WireUnlisted<'a>,
+    outcomes: WireOutcomes,
+    denied: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_outcomes: Option<WireSessions<'a>>,
+}
+
+/// Sessions by outcome: every outcome of the vocabulary, in its order, with its count.
+struct WireOutcomes([u64; Outcome::ALL.len()]);
+
+impl Serialize for WireOutcomes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (o, n) in Outcome::ALL.iter().zip(self.0) {
+            map.serialize_entry(o.as_str(), &n)?;
+        }
+        map.end()
+    }
+}
+
+/// One input's sessions as they ended, in order.
+#[derive(Serialize)]
+struct WireSessions<'a> {
+    sessions: Vec<WireSession<'a>>,
+    more: u64,
+}
+
+#[derive(Serialize)]
+struct WireSession<'a> {
+    session_id: Option<&'a str>,
+    line: u64,
+    outcome: &'static str,
+    reason: Option<&'a str>,
 }
 
 /// What the records carry that the agent's schema does not list.
@@ -128,7 +162,8 @@ struct WireFindings {
     info: u64,
 }
 
-fn wire(s: &Stats) -> WireStats<'_> {
+/// One input's statistics (with its sessions one by one), or a total (`listed` false).
+fn wire(s: &Stats, listed: bool) -> WireStats<'_> {
     WireStats {
         agent: s.agent.as_deref(),
         cost_usd: s.cost_usd,
@@ -206,6 +241,21 @@ fn wire(s: &Stats) -> WireStats<'_> {
                 .collect(),
             more: s.unlisted_more,
         },
+        outcomes: WireOutcomes(s.outcomes),
+        denied: s.denied,
+        session_outcomes: listed.then(|| WireSessions {
+            sessions: s
+                .ended
+                .iter()
+                .map(|e| WireSession {
+                    session_id: e.session_id.as_deref(),
+                    line: e.line,
+                    outcome: e.outcome.as_str(),
+                    reason: e.reason.as_deref(),
+                })
+                .collect(),
+            more: s.ended_more,
+        }),
     }
 }
 
@@ -218,12 +268,12 @@ pub fn write_json<W: Write>(out: &mut W, files: &[(String, Stats)]) -> io::Resul
             .iter()
             .map(|(file, s)| WireFile {
                 file,
-                stats: wire(s),
+                stats: wire(s, true),
             })
             .collect(),
         total: WireTotal {
             files: files.len() as u64,
-            stats: wire(&total),
+            stats: wire(&total, false),
         },
     };
     crate::json_out::to_writer_pretty(&mut *out, &doc)?;
@@ -235,7 +285,7 @@ pub fn file_json(file: &str, s: &Stats) -> String {
     let mut out = Vec::new();
     let one = WireFile {
         file,
-        stats: wire(s),
+        stats: wire(s, true),
     };
     crate::json_out::to_writer(&mut out, &one).expect("writing to a Vec cannot fail");
     String::from_utf8(out).expect("JSON is UTF-8")

@@ -37,6 +37,11 @@ impl TextTracker {
         self.pending = TextHash::default();
     }
 
+    /// Some assistant text came.
+    pub(super) fn any(&self) -> bool {
+        self.any
+    }
+
     /// A message when `result` matches none of the joins.
     pub(super) fn mismatch(&self, result: &str) -> Option<String> {
         if !self.any {

@@ -52,6 +52,8 @@ pub(super) struct Session {
     /// Line of the first `thinking`/`delta` of a thinking phase not yet completed.
     thinking_since: Option<u64>,
     pub(super) text: TextTracker,
+    /// Tool calls started in the session.
+    pub(super) calls: u64,
     /// Line of the last record of the session (or just before it began) that could not be read
     /// as an event. It may have been any event, so the findings it could cause are not made:
     /// no `unfinished-tool-call` for a call started before it, no orphan completions, no
@@ -76,6 +78,7 @@ impl Session {
             last_timestamp: None,
             thinking_since: None,
             text: TextTracker::default(),
+            calls: 0,
             unreadable: None,
             mismatched_id: None,
             stray_reported: false,

@@ -30,6 +30,7 @@ mod schema;
 mod tool_calls;
 
 pub(crate) use assistant_text::TextHash;
+pub(crate) use result::did_nothing_finding;
 pub use schema::KNOWN_TOOL_KINDS;
 
 use crate::diagnostic::Diagnostic;
@@ -172,7 +173,10 @@ impl Validator {
         let unreadable = session.unreadable.is_some();
         match (ty, subtype) {
             (Some("assistant"), _) => result::track_assistant_text(&mut session.text, ev),
-            (Some("tool_call"), Some("started")) => self.pairing.started(&mut ctx, ev),
+            (Some("tool_call"), Some("started")) => {
+                session.calls += 1;
+                self.pairing.started(&mut ctx, ev);
+            }
             (Some("tool_call"), Some("completed")) => {
                 self.pairing.completed(&mut ctx, ev, unreadable);
             }
@@ -185,6 +189,7 @@ impl Validator {
             (Some("result"), _) => {
                 session.result_line = Some(line);
                 result::result_text_mismatch(&mut ctx, session, ev);
+                result::did_nothing(&mut ctx, session, ev);
                 self.close_session(&mut ctx);
             }
             _ => {}
@@ -211,6 +216,13 @@ impl Validator {
             Some("connection" | "retry") => self.session.is_none(),
             _ => false,
         }
+    }
+
+    /// A session has begun and its `result` has not come.
+    pub fn session_open(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| s.result_line.is_none())
     }
 
     /// End of input: the findings that wait for it.

@@ -21,6 +21,35 @@ pub(super) fn track_assistant_text(text: &mut TextTracker, ev: &Event<'_>) {
     }
 }
 
+/// `did-nothing`: a successful result with no text, in a session that called no tool and wrote
+/// no assistant text. After a record that could not be read, the call or the text may be lost.
+pub(super) fn did_nothing(
+    ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>,
+    session: &Session,
+    ev: &Event<'_>,
+) {
+    if ev.is_error.as_bool() != Some(true)
+        && ev.subtype.as_str() != Some("error")
+        && session.unreadable.is_none()
+        && session.calls == 0
+        && !session.text.any()
+        && ev.result.as_str().is_some_and(|r| r.trim().is_empty())
+    {
+        ctx.emit_at(did_nothing_finding(ctx.pos), &["result"], false);
+    }
+}
+
+/// The finding of `did-nothing` at `pos`, for every agent that can tell.
+#[cold]
+pub(crate) fn did_nothing_finding(pos: crate::input::record::Position) -> Diagnostic {
+    Diagnostic::new(
+        Rule::DidNothing,
+        pos,
+        "the session ends in success, but it called no tool and wrote no text",
+    )
+    .with_help("the agent did nothing: an empty prompt, a prompt it ignored, or its output was lost; the outcome is `empty`")
+}
+
 /// `result-text-mismatch`: a successful result whose `result` is none of the joins of the
 /// session's assistant text. An error result's text is the error message, not the assistant's
 /// text; after a record that could not be read, some text may be missing.

@@ -11,8 +11,12 @@
 //! The vocabulary (`type`): `session_start`, `user_prompt`, `assistant_text`, `thinking`,
 //! `tool_start`, `tool_end`, `usage`, `error`, `end`.
 
+mod account;
+mod outcome;
 mod wire;
 
+pub use account::Account;
+pub use outcome::Outcome;
 pub use wire::{Named, write_line};
 
 use serde_json::value::RawValue;
@@ -221,6 +225,14 @@ pub struct Event<'a> {
     pub ok: Option<bool>,
     /// `tool_end`: the call was refused (by the user or a permission rule), not run.
     pub rejected: bool,
+    /// `end`: how the session ended, when the agent's record says more than `ok` (else
+    /// [`Outcome::of_ok`] of `ok`).
+    pub outcome: Option<Outcome>,
+    /// `end`: the agent's own word for how it ended (`terminal_reason`, `stopReason`, an error
+    /// type), when it gives one.
+    pub reason: Option<Cow<'a, str>>,
+    /// `end`: the tool calls the agent reports were denied permission in the session.
+    pub denied: Option<u64>,
     /// `tool_end` of a command: its exit code, when the agent reports it.
     pub exit_code: Option<i64>,
     /// `tool_end` of a read: the lines the file has, when the agent reports it.
@@ -256,6 +268,9 @@ impl<'a> Event<'a> {
             args: None,
             ok: None,
             rejected: false,
+            outcome: None,
+            reason: None,
+            denied: None,
             exit_code: None,
             lines: None,
             usage: None,

@@ -39,6 +39,12 @@ struct Wire<'e> {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     rejected: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'e str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    denied: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     exit_code: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lines: Option<u64>,
@@ -86,6 +92,10 @@ pub fn write_line(ev: &Event<'_>, out: &mut Vec<u8>) {
         args: ev.args,
         ok: ev.ok,
         rejected: ev.rejected,
+        outcome: (ev.kind == super::Kind::End)
+            .then(|| ev.outcome.unwrap_or(super::Outcome::of_ok(ev.ok)).as_str()),
+        reason: ev.reason.as_deref(),
+        denied: ev.denied,
         exit_code: ev.exit_code,
         lines: ev.lines,
         text: ev.text.as_deref(),

@@ -456,7 +456,7 @@ fn stats_count_tokens_once_and_no_cost() {
     );
     assert_eq!(end["session_id"], "d41a7c3e-9b2f-4e6d-8a15-3f7c9e2b0d68");
     let out = exec(&["render"], Some(failed.as_bytes())).stdout();
-    assert!(out.contains("✗ error"), "{out}");
+    assert!(out.contains("✗ failed"), "{out}");
 }
 
 /// `fmt --to common` of every fixture: each line follows the common schema, reads back clean

@@ -97,10 +97,14 @@ fn the_session_header_alone_is_pis() {
         "{}",
         show(&findings)
     );
-    // A session that never ran: one `session_start`, no end.
+    // A session that never ran: one `session_start`, and the `end` that says no result came.
     let events = common_of(&input);
-    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events.len(), 2, "{events:?}");
     assert_eq!(events[0]["type"], "session_start");
+    assert_eq!(
+        (&events[1]["type"], &events[1]["outcome"]),
+        (&"end".into(), &"no_result".into())
+    );
     assert_eq!(
         events[0]["session_id"],
         "019a8f3c-5b2e-7c41-9d3a-6e2f1b8c4d70"
@@ -591,7 +595,7 @@ fn render_shows_a_pi_run() {
         "{out}"
     );
     assert!(out.contains("Searched for `retryDelay`"), "{out}");
-    assert!(out.contains("✓ success"), "{out}");
+    assert!(out.contains("✓ completed"), "{out}");
 }
 
 /// `sjlint schema pi`: every line of every fixture follows it, and names only top-level keys

@@ -8,7 +8,7 @@ use crate::common::{Finding, Run, check_json, exec, testdata};
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 const RESULT: &str =
-    r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}"#;
+    r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}"#;
 /// A valid event whose only finding is a `duplicate-key` warning naming `canary`.
 const CANARY: &str = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s","canary":1,"canary":2}"#;
 
@@ -300,7 +300,7 @@ fn huge_numbers_and_exponents_are_valid_json() {
         "{}",
         run.describe()
     );
-    let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s","duration_ms":1E400,"duration_api_ms":-1e400,"usage":{"inputTokens":1e400}}"#;
+    let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s","duration_ms":1E400,"duration_api_ms":-1e400,"usage":{"inputTokens":1e400}}"#;
     let input = [INIT, "\n", CANARY, "\n", result, "\n"].concat();
     let (run, findings) = check(input.as_bytes(), &[]);
     // Valid JSON; a token count of 1e400 is a number but no count (more than 2^64−1).

@@ -791,7 +791,7 @@ fn a_tool_call_event_of_unknown_subtype_needs_no_tool_call_field() {
         "\n",
         r#"{"type":"tool_call","subtype":"progress","percent":40,"session_id":"s1","timestamp_ms":1000}"#,
         "\n",
-        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"","session_id":"s1","request_id":"r1"}"#,
+        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"ok","session_id":"s1","request_id":"r1"}"#,
         "\n",
     );
     let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
@@ -1903,7 +1903,7 @@ fn snapshot_wide_characters_before_the_mark() {
         "\n",
         r#"{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1010}"#,
         "\n",
-        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"","session_id":"s1","request_id":"r1"}"#,
+        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"ok","session_id":"s1","request_id":"r1"}"#,
         "\n",
     );
     let out = human(&["--stdin-filename", "wide.ndjson"], Some(input.as_bytes()));
@@ -1922,7 +1922,7 @@ fn carets_follow_the_display_width_of_emoji_and_combining_marks() {
         "\n",
         r#"{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1010}"#,
         "\n",
-        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"","session_id":"s1","request_id":"r1"}"#,
+        r#"{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"ok","session_id":"s1","request_id":"r1"}"#,
         "\n",
     );
     let out = human(

@@ -342,7 +342,7 @@ fn render_reads_standard_input_and_names_files_when_several() {
     assert_eq!(
         r.stdout,
         "session 22222222-0000-4000-8000-000000000003 · cursor-agent\n\n\
-         The README describes a CLI that checks agent streams.\n\n✓ success in 1.2 s\n"
+         The README describes a CLI that checks agent streams.\n\n✓ completed in 1.2 s\n"
     );
 
     let out = sjlint_ok(

@@ -107,7 +107,7 @@ fn a_claude_stream_with_partial_messages_is_checked_and_counted_right() {
     let out = exec(&["render", "--color", "never", CLAUDE_PARTIAL], None).stdout();
     assert!(
         out.ends_with(
-            "✓ success in 8.4 s · tokens: 5 in, 57 out, 38,174 cache read, 6,142 cache write · $0.0431\n"
+            "✓ completed in 8.4 s · tokens: 5 in, 57 out, 38,174 cache read, 6,142 cache write · $0.0431\n"
         ),
         "{out}"
     );

@@ -42,6 +42,7 @@ mod many_files;
 mod nothing_lost;
 mod one_account;
 mod otlp;
+mod outcomes;
 mod outputs_hold;
 mod properties;
 mod registry;

@@ -133,6 +133,8 @@ pub struct Validator {
     /// `missing-init` for a stream whose first line is a `result`: a finding only when another
     /// line follows, since a lone `result` is what `--output-format json` writes.
     deferred_init: Option<Diagnostic>,
+    /// The session under way started a tool call or wrote assistant text (for `did-nothing`).
+    did_something: bool,
 }
 
 impl Progress for Validator {
@@ -551,6 +553,7 @@ impl Validator {
                 );
                 let id = b.id.as_str().unwrap_or_default();
                 let name = b.name.as_str().unwrap_or("?");
+                self.did_something = true;
                 match self.calls.open(id, pos, bytes, name) {
                     Opened::Ok => {}
                     Opened::AlreadyOpen(at) => emit(
@@ -630,11 +633,16 @@ impl Validator {
                     }
                     ev.ok = Some(b.is_error.as_bool() != Some(true));
                     ev.text = result_text(&b.content, arena);
+                    ev.rejected =
+                        ev.ok == Some(false) && ev.text.as_deref().is_some_and(permission_refused);
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
                 }
             }
             (_, Some("text")) => {
+                if ty == "assistant" && !blank(&b.text) {
+                    self.did_something = true;
+                }
                 if let Some(sink) = sink {
                     let mut ev = vocab::Event::new(
                         if ty == "user" {
@@ -739,6 +747,18 @@ impl Validator {
             self.qwen_result(pos, bytes, line, emit);
         }
         self.conversation(pos, bytes, "result", line, emit);
+        if !std::mem::take(&mut self.did_something)
+            && line.is_error.as_bool() != Some(true)
+            && line.subtype.as_str().is_none_or(|s| s == "success")
+            && blank(&line.result)
+            && !self.calls.unreadable_seen()
+        {
+            let d = crate::validate::did_nothing_finding(pos);
+            emit(match crate::locate::value(bytes, &["result"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
         self.close_calls(emit);
         self.state = State::Ended(pos.line);
         let reported = (line.usage.shape == Some(JsonType::Object)).then(|| tokens(&line.usage));
@@ -759,11 +779,27 @@ impl Validator {
         let mut ev = vocab::Event::new(Kind::End, pos.line);
         // Claude Code 2.1 writes `subtype: "success"`, `is_error: false` for a turn that
         // died, and says how it ended in `terminal_reason`: `completed` is the healthy one.
-        let died = line
-            .terminal_reason
-            .as_str()
-            .is_some_and(|r| r != "completed");
-        ev.ok = Some(line.is_error.as_bool() != Some(true) && !died);
+        let terminal = line.terminal_reason.as_str();
+        let is_error = line.is_error.as_bool() == Some(true);
+        let outcome = vocab::Outcome::of_claude(
+            line.subtype.as_str(),
+            terminal,
+            line.stop_reason.as_str(),
+            is_error,
+        );
+        ev.ok = Some(!is_error && outcome.is_success());
+        ev.outcome = Some(outcome);
+        ev.reason = match (terminal, line.subtype.as_str()) {
+            (Some(r), _) if r != "completed" => line.terminal_reason.to_cow(),
+            (_, Some(st)) if st != "success" => line.subtype.to_cow(),
+            _ => line.error.ty.to_cow(),
+        };
+        ev.denied = line
+            .permission_denials
+            .get()
+            .and_then(|raw| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(raw).ok())
+            .map(|v| v.len() as u64)
+            .filter(|&n| n > 0);
         ev.text = line.result.text().or_else(|| {
             (self.profile == Profile::Qwen)
                 .then(|| line.error.message.to_cow())
@@ -908,4 +944,30 @@ fn tokens(u: &Usage<'_>) -> Tokens {
 fn set_bounded(to: &mut String, id: &str) {
     to.clear();
     to.push_str(id_prefix(id));
+}
+
+/// The text of an error `tool_result` that says the call was refused permission, not run:
+/// Claude Code's "Claude requested permissions to use Bash, but you haven't granted it yet."
+/// (headless runs without the permission), and the refusal a user or a permission rule gives
+/// ("The user doesn't want to proceed with this tool use. The tool use was rejected …").
+fn permission_refused(text: &str) -> bool {
+    const SAYINGS: [&str; 3] = [
+        "requested permissions to use",
+        "haven't granted it yet",
+        "tool use was rejected",
+    ];
+    let head = &text.as_bytes()[..text.len().min(400)];
+    SAYINGS
+        .iter()
+        .any(|s| memchr::memmem::find(head, s.as_bytes()).is_some())
+}
+
+/// A JSON string of white space only.
+fn blank(text: &super::Raw<'_>) -> bool {
+    text.get().is_some_and(|raw| {
+        raw.trim()
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .is_some_and(|inner| inner.trim().is_empty())
+    })
 }

@@ -30,6 +30,8 @@ view! {
         "event" => event: StreamEvent<'a>,
         "error" => error: ErrorObj<'a>,
         "terminal_reason" => terminal_reason: Field<'a>,
+        "stop_reason" => stop_reason: Field<'a>,
+        "permission_denials" => permission_denials: Raw<'a>,
         "cwd" => cwd: Field<'a>,
     }
 }

@@ -450,7 +450,11 @@ impl Validator {
 
     /// The run's outcome: its last assistant message's (from `agent_end.messages`, else from
     /// the last `message_end`): whether it stopped well, and its error.
-    fn outcome<'a>(&self, line: &Line<'a>, arena: &'a Bump) -> (bool, Option<Cow<'a, str>>) {
+    fn outcome<'a>(
+        &self,
+        line: &Line<'a>,
+        arena: &'a Bump,
+    ) -> (vocab::Outcome, Option<Cow<'a, str>>) {
         if let Some(raw) = line.messages.get() {
             let mut all = bumpalo::collections::Vec::new_in(arena);
             super::parse_array::<Head<'a>>(raw, arena, &mut all);
@@ -464,11 +468,16 @@ impl Validator {
                     stop.filter(|s| *s != "stop")
                         .map(|s| Cow::Owned(format!("Request {s}")))
                 });
-                return (stop == Some("stop"), error);
+                let outcome = match stop {
+                    Some("stop") => vocab::Outcome::Completed,
+                    Some("aborted") => vocab::Outcome::Cancelled,
+                    _ => vocab::Outcome::Failed,
+                };
+                return (outcome, error);
             }
         }
         let error = (!self.last_error.is_empty()).then(|| Cow::Owned(self.last_error.clone()));
-        (self.last_ok.unwrap_or(true), error)
+        (vocab::Outcome::of_ok(self.last_ok), error)
     }
 
     fn agent_end<'a>(
@@ -498,7 +507,8 @@ impl Validator {
             &["willRetry"],
             emit,
         );
-        let (ok, error) = self.outcome(line, arena);
+        let (outcome, error) = self.outcome(line, arena);
+        let ok = outcome == vocab::Outcome::Completed;
         let since = match self.state {
             State::Open(since) | State::Retrying { since, .. } => since,
             // The end of the stray events said already.
@@ -576,6 +586,7 @@ impl Validator {
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::End, pos.line);
             ev.ok = Some(ok);
+            ev.outcome = Some(outcome);
             ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
             ev.text = if ok { self.answer.text() } else { error };
             ev.cost_usd = self.cost;

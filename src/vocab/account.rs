@@ -1,0 +1,163 @@
+//! What a session earned, from its common events: the [`Account`] every stream's events pass
+//! through on their way to a consumer.
+//!
+//! An agent's checker reads its own `end` record into an [`Outcome`]; some outcomes need the
+//! whole session to tell. The account keeps, per session, how many tool calls began, how many
+//! were refused, and whether the assistant said anything, and gives the `end` of a session the
+//! agent calls a success `denied` (calls were refused permission) or `empty` (no call, no text).
+//! At the end of the input it says the session still open ended with `no_result`. It keeps a
+//! few counters, whatever the input's length.
+
+use super::{Event, Kind, Outcome};
+
+/// The session under way, as far as its outcome needs it.
+#[derive(Debug, Default)]
+pub struct Account {
+    /// An event of a session came since the last `end` (tokens and errors alone do not count).
+    open: bool,
+    calls: u64,
+    refused: u64,
+    said: bool,
+    /// The line of the last event, where an `end` the stream did not write is placed.
+    last_line: u64,
+}
+
+impl Account {
+    /// Passes `ev` on to `out`: an `end` with the outcome its session earned.
+    pub fn pass(&mut self, ev: &Event<'_>, out: &mut dyn FnMut(&Event<'_>)) {
+        self.last_line = self.last_line.max(ev.line);
+        match ev.kind {
+            Kind::End => {
+                let earned = self.earned(ev);
+                *self = Account {
+                    last_line: self.last_line,
+                    ..Account::default()
+                };
+                match earned {
+                    Some(e) => out(&e),
+                    None => out(ev),
+                }
+                return;
+            }
+            Kind::SessionStart => {
+                // A session that begins while one is open: the open one gets no account of its
+                // own (agents that write no `end` per session, a resumed session); its calls
+                // and text count toward the next `end`.
+            }
+            Kind::ToolStart => self.calls += 1,
+            Kind::ToolEnd => self.refused += u64::from(ev.rejected),
+            Kind::AssistantText => {
+                self.said |= ev.text.as_deref().is_some_and(|t| !t.trim().is_empty());
+            }
+            Kind::UserPrompt | Kind::Thinking => {}
+            // Tokens and errors said after an `end` (a shutdown's totals, a late error) open
+            // no session.
+            Kind::Usage | Kind::Error => {
+                out(ev);
+                return;
+            }
+        }
+        self.open = true;
+        out(ev);
+    }
+
+    /// An `end` of the input: a session still open ended without the agent's account of it,
+    /// and gets an `end` with outcome `no_result`.
+    pub fn finish(&mut self, out: &mut dyn FnMut(&Event<'_>)) {
+        if std::mem::take(&mut self.open) {
+            let mut ev = Event::new(Kind::End, self.last_line);
+            ev.ok = Some(false);
+            ev.outcome = Some(Outcome::NoResult);
+            out(&ev);
+        }
+    }
+
+    /// `ev` (an `end`) with the outcome its session earned, when that differs from what the
+    /// agent's record says.
+    fn earned<'a>(&self, ev: &Event<'a>) -> Option<Event<'a>> {
+        let said = ev.outcome.unwrap_or(Outcome::of_ok(ev.ok));
+        let denied = ev.denied.unwrap_or(0).max(self.refused);
+        let earned = match said {
+            Outcome::Completed if denied > 0 => Outcome::Denied,
+            Outcome::Completed
+                if self.calls == 0
+                    && !self.said
+                    && ev.text.as_deref().is_none_or(|t| t.trim().is_empty()) =>
+            {
+                Outcome::Empty
+            }
+            o => o,
+        };
+        if ev.outcome == Some(earned) && ev.denied == (denied > 0).then_some(denied) {
+            return None;
+        }
+        let mut e = ev.clone();
+        e.outcome = Some(earned);
+        e.denied = (denied > 0).then_some(denied);
+        Some(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    fn outcomes(events: &[Event<'_>]) -> Vec<(u64, Outcome)> {
+        let mut a = Account::default();
+        let mut got = Vec::new();
+        let mut out = |e: &Event<'_>| {
+            if e.kind == Kind::End {
+                got.push((e.line, e.outcome.unwrap_or(Outcome::of_ok(e.ok))));
+            }
+        };
+        for e in events {
+            a.pass(e, &mut out);
+        }
+        a.finish(&mut out);
+        got
+    }
+
+    fn ev(kind: Kind, line: u64) -> Event<'static> {
+        Event::new(kind, line)
+    }
+
+    #[test]
+    fn a_session_earns_its_outcome() {
+        let mut text = ev(Kind::AssistantText, 2);
+        text.text = Some(Cow::Borrowed("done"));
+        let mut end = ev(Kind::End, 3);
+        end.ok = Some(true);
+        let mut refused = ev(Kind::ToolEnd, 6);
+        refused.rejected = true;
+        let mut failed = ev(Kind::End, 9);
+        failed.ok = Some(false);
+        let got = outcomes(&[
+            ev(Kind::SessionStart, 1),
+            text,
+            end.clone(),
+            ev(Kind::SessionStart, 4),
+            ev(Kind::ToolStart, 5),
+            refused,
+            Event {
+                line: 7,
+                ..end.clone()
+            },
+            ev(Kind::SessionStart, 8),
+            Event { line: 8, ..end },
+            failed,
+            ev(Kind::SessionStart, 10),
+            ev(Kind::ToolStart, 11),
+        ]);
+        assert_eq!(
+            got,
+            [
+                (3, Outcome::Completed),
+                (7, Outcome::Denied),
+                (8, Outcome::Empty),
+                (9, Outcome::Failed),
+                (11, Outcome::NoResult)
+            ]
+        );
+    }
+}
