@@ -559,6 +559,11 @@ impl Builder {
         if ev.parent.is_some() {
             return;
         }
+        // The input ended with the session open: it stays unfinished, and says so.
+        if ev.outcome.as_deref() == Some(Outcome::NoResult.as_str()) {
+            self.run.outcome = Some(Outcome::NoResult.as_str().to_owned());
+            return;
+        }
         // What the session left running ends with it on the timeline, still unfinished.
         for (_, i) in self.open.drain() {
             self.run.calls[i].until = Some(at);
