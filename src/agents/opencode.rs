@@ -747,12 +747,15 @@ impl Validator {
         {
             let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
             let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            // OpenCode's `output` leaves out the reasoning (its `total` adds both): the common
+            // form's output is everything the model wrote, reasoning a part of it.
+            let reasoning = n(&t.reasoning);
             ev.usage = Some(Tokens {
                 input: n(&t.input),
-                output: n(&t.output),
+                output: n(&t.output).saturating_add(reasoning),
                 cache_read: n(&t.cache.read),
                 cache_write: n(&t.cache.write),
-                reasoning: n(&t.reasoning),
+                reasoning,
             });
             // This step's part of the run's cost, known now (the `end` says the sum).
             ev.cost_usd = p.cost.as_f64();

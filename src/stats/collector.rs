@@ -327,6 +327,7 @@ impl Consumer for Collector {
                     t.output += u.output;
                     t.cache_read += u.cache_read;
                     t.cache_write += u.cache_write;
+                    t.reasoning += u.reasoning;
                 }
             }
             Kind::End => {

@@ -901,7 +901,8 @@ fn tokens(u: &Usage<'_>) -> Tokens {
         output: super::count(&u.output_tokens).unwrap_or(0),
         cache_read: super::count(&u.cache_read).unwrap_or(0),
         cache_write: super::count(&u.cache_write).unwrap_or(0),
-        reasoning: 0,
+        // A part of `output_tokens`, not beside them.
+        reasoning: super::count(&u.details.thinking_tokens).unwrap_or(0),
     }
 }
 
