@@ -320,3 +320,81 @@ fn every_agents_messages_join_by_one_rule_into_the_runs_answer() {
     }
     assert!(compared >= 20, "{compared} runs compared");
 }
+
+/// The records of a fixture, parsed.
+fn records_of(rel: &str) -> Vec<Value> {
+    std::fs::read_to_string(testdata(rel))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The common form of `path`, parsed.
+fn common_of(path: &str) -> Vec<Value> {
+    exec(&["fmt", "--to", "common", path], None)
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The first file of `stats --format json` of `args`.
+fn stats_of(args: &[&str], stdin: Option<&[u8]>) -> Value {
+    let mut all = vec!["stats", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = exec(&all, stdin);
+    let stats: Value = serde_json::from_slice(&run.stdout).unwrap();
+    stats["files"][0].clone()
+}
+
+#[test]
+fn a_copilot_runs_shutdown_totals_count_what_its_messages_did_not() {
+    // A run without `assistant.usage` lines: its messages say their output only, and the
+    // session's totals come at its `session.shutdown`, per model, the input holding the cache.
+    let fixture = "agents/copilot/shutdown-totals.ndjson";
+    let recs = records_of(fixture);
+    assert!(!recs.iter().any(|r| r["type"] == "assistant.usage"));
+    let shutdown = recs
+        .iter()
+        .find(|r| r["type"] == "session.shutdown")
+        .unwrap();
+    let n = |v: &Value, k: &str| v[k].as_u64().unwrap_or(0);
+    let mut want = [0u64; 4];
+    for m in shutdown["data"]["modelMetrics"]
+        .as_object()
+        .unwrap()
+        .values()
+    {
+        let u = &m["usage"];
+        let (read, write) = (n(u, "cacheReadTokens"), n(u, "cacheWriteTokens"));
+        want[0] += n(u, "inputTokens") - read - write;
+        want[1] += n(u, "outputTokens");
+        want[2] += read;
+        want[3] += write;
+    }
+    let said: u64 = recs
+        .iter()
+        .filter(|r| r["type"] == "assistant.message")
+        .map(|r| n(&r["data"], "outputTokens"))
+        .sum();
+    want[1] = want[1].max(said);
+    assert!(want[0] > 0 && want[3] > 0, "{want:?}");
+    let path = testdata(fixture);
+    let u = &stats_of(&[path.to_str().unwrap()], None)["usage"];
+    let got = [
+        n(u, "input_tokens"),
+        n(u, "output_tokens"),
+        n(u, "cache_read_tokens"),
+        n(u, "cache_write_tokens"),
+    ];
+    assert_eq!(got, want, "{u}");
+    // Said as increments: the output the messages said is not said twice.
+    let usage: Vec<Value> = common_of(path.to_str().unwrap())
+        .into_iter()
+        .filter(|e| e["type"] == "usage")
+        .collect();
+    let output: u64 = usage.iter().map(|e| n(&e["usage"], "output_tokens")).sum();
+    assert_eq!(output, want[1], "{usage:?}");
+}

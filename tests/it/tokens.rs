@@ -126,24 +126,53 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
             }
         }
         "copilot" => {
-            // Without any `assistant.usage`, the messages' own output tokens.
-            if !recs.iter().any(|r| r["type"] == "assistant.usage") {
-                for r in recs.iter().filter(|r| r["type"] == "assistant.message") {
-                    total[1] += n(&r["data"], "outputTokens");
+            // Each call's `assistant.usage` (input holds the cache reads and writes); the
+            // shutdown's totals add what they have beyond the calls; without any call's usage,
+            // the messages' own output tokens add what is beyond both.
+            let beyond = |total: &mut Counts, t: Counts| {
+                for i in 0..5 {
+                    total[i] = total[i].max(t[i]);
                 }
-            }
+            };
             for r in recs.iter().filter(|r| r["type"] == "assistant.usage") {
                 let d = &r["data"];
                 add(
                     &mut total,
                     [
-                        n(d, "inputTokens") - n(d, "cacheReadTokens"),
+                        n(d, "inputTokens") - n(d, "cacheReadTokens") - n(d, "cacheWriteTokens"),
                         n(d, "outputTokens"),
                         n(d, "cacheReadTokens"),
                         n(d, "cacheWriteTokens"),
                         n(d, "reasoningTokens"),
                     ],
                 );
+            }
+            for r in recs.iter().filter(|r| r["type"] == "session.shutdown") {
+                let mut t = [0; 5];
+                for m in r["data"]["modelMetrics"].as_object().unwrap().values() {
+                    let u = &m["usage"];
+                    add(
+                        &mut t,
+                        [
+                            n(u, "inputTokens")
+                                - n(u, "cacheReadTokens")
+                                - n(u, "cacheWriteTokens"),
+                            n(u, "outputTokens"),
+                            n(u, "cacheReadTokens"),
+                            n(u, "cacheWriteTokens"),
+                            n(u, "reasoningTokens"),
+                        ],
+                    );
+                }
+                beyond(&mut total, t);
+            }
+            if !recs.iter().any(|r| r["type"] == "assistant.usage") {
+                let output = recs
+                    .iter()
+                    .filter(|r| r["type"] == "assistant.message")
+                    .map(|r| n(&r["data"], "outputTokens"))
+                    .sum();
+                beyond(&mut total, [0, output, 0, 0, 0]);
             }
         }
         "pi" => {
