@@ -398,3 +398,66 @@ fn a_copilot_runs_shutdown_totals_count_what_its_messages_did_not() {
     let output: u64 = usage.iter().map(|e| n(&e["usage"], "output_tokens")).sum();
     assert_eq!(output, want[1], "{usage:?}");
 }
+
+/// Milliseconds since the Unix epoch of a UTC time written `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn utc_ms(s: &str) -> u64 {
+    let num = |r: std::ops::Range<usize>| s[r].parse::<i64>().unwrap();
+    let (y, m, d) = (num(0..4), num(5..7), num(8..10));
+    // Days from the civil date (proleptic Gregorian), March-based years.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let ms =
+        ((days * 24 + num(11..13)) * 60 + num(14..16)) * 60_000 + num(17..19) * 1000 + num(20..23);
+    u64::try_from(ms).unwrap()
+}
+
+#[test]
+fn claude_code_lines_with_a_timestamp_time_their_tool_calls() {
+    let fixture = "agents/claude/thinking-timed.ndjson";
+    let recs = records_of(fixture);
+    let ms = |r: &Value| utc_ms(r["timestamp"].as_str().unwrap());
+    // The line of the `tool_use` and the line of its `tool_result`.
+    let start = recs
+        .iter()
+        .find(|r| r.to_string().contains("\"tool_use\""))
+        .unwrap();
+    let end = recs
+        .iter()
+        .find(|r| r.to_string().contains("\"tool_result\""))
+        .unwrap();
+    let took = ms(end) - ms(start);
+    assert!(took > 0);
+    let path = testdata(fixture);
+    let stats = stats_of(&[path.to_str().unwrap()], None);
+    let shell = &stats["tool_calls"][0];
+    assert_eq!(shell["duration_ms"]["timed"], 1, "{shell}");
+    assert_eq!(shell["duration_ms"]["max"], took, "{shell}");
+    // Each event of a stamped line carries its time.
+    let common = common_of(path.to_str().unwrap());
+    let tool_start = common.iter().find(|e| e["type"] == "tool_start").unwrap();
+    assert_eq!(tool_start["timestamp_ms"], ms(start), "{tool_start}");
+}
+
+#[test]
+fn opencodes_end_has_the_time_of_the_step_that_ended_the_run() {
+    for fixture in [
+        "agents/opencode/tool-run.ndjson",
+        "agents/opencode/reasoning.ndjson",
+    ] {
+        let recs = records_of(fixture);
+        let last = recs
+            .iter()
+            .rev()
+            .find(|r| r["type"] == "step_finish")
+            .unwrap();
+        let path = testdata(fixture);
+        let common = common_of(path.to_str().unwrap());
+        let end = common.iter().find(|e| e["type"] == "end").unwrap();
+        assert_eq!(end["timestamp_ms"], last["timestamp"], "{fixture}: {end}");
+    }
+}

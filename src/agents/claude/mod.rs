@@ -133,6 +133,8 @@ pub struct Validator {
     /// `missing-init` for a stream whose first line is a `result`: a finding only when another
     /// line follows, since a lone `result` is what `--output-format json` writes.
     deferred_init: Option<Diagnostic>,
+    /// When the line being read was written (its `timestamp`, newer versions), for its events.
+    ms: Option<u64>,
 }
 
 impl Progress for Validator {
@@ -151,6 +153,13 @@ impl Validator {
             profile,
             ..Validator::default()
         }
+    }
+
+    /// An event of the line being read, with its time when the line has one.
+    fn event<'e>(&self, kind: Kind, line: u64) -> vocab::Event<'e> {
+        let mut ev = vocab::Event::new(kind, line);
+        ev.timestamp_ms = self.ms;
+        ev
     }
 
     fn agent(&self) -> Agent {
@@ -177,6 +186,8 @@ impl Validator {
             return line.shape;
         }
         self.last_line = pos.line;
+        // Claude Code stamps its message lines since 2.1.211 (ISO 8601): their tool calls are timed.
+        self.ms = line.timestamp.as_str().and_then(super::parse_timestamp);
         if self.deferred_init.is_some() {
             self.emit_deferred_init(emit);
         }
@@ -289,7 +300,7 @@ impl Validator {
             set_bounded(&mut self.session_id, id);
         }
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            let mut ev = self.event(Kind::SessionStart, pos.line);
             ev.agent = Some(self.agent().as_str());
             ev.session_id = line.session_id.to_cow();
             ev.model = line.model.to_cow();
@@ -436,7 +447,7 @@ impl Validator {
             Some(JsonType::Array) => {}
             Some(JsonType::String) => {
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(
+                    let mut ev = self.event(
                         if ty == "user" {
                             Kind::UserPrompt
                         } else {
@@ -499,7 +510,7 @@ impl Validator {
             return;
         }
         if let Some(added) = self.spent.message(id, tokens(&msg.usage), main) {
-            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            let mut ev = self.event(Kind::Usage, pos.line);
             ev.usage = Some(added);
             sink(&ev);
         }
@@ -569,7 +580,7 @@ impl Validator {
                     }
                 }
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+                    let mut ev = self.event(Kind::ToolStart, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     ev.name = Some(Cow::Borrowed(name));
                     ev.tool_kind = Some(vocab::tool_kind(name));
@@ -621,7 +632,7 @@ impl Validator {
                     });
                 }
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+                    let mut ev = self.event(Kind::ToolEnd, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     if let Some(c) = &open {
                         let name = self.calls.name(c);
@@ -636,7 +647,7 @@ impl Validator {
             }
             (_, Some("text")) => {
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(
+                    let mut ev = self.event(
                         if ty == "user" {
                             Kind::UserPrompt
                         } else {
@@ -651,7 +662,7 @@ impl Validator {
             }
             ("assistant", Some("thinking" | "redacted_thinking")) => {
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
+                    let mut ev = self.event(Kind::Thinking, pos.line);
                     ev.text = b.thinking.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
@@ -745,7 +756,7 @@ impl Validator {
         let rest = self.spent.result(reported);
         if let Some(sink) = sink {
             if let Some(usage) = rest {
-                let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+                let mut ev = self.event(Kind::Usage, pos.line);
                 ev.usage = Some(usage);
                 sink(&ev);
             }
@@ -756,7 +767,7 @@ impl Validator {
 
     /// The common `end` of a `result`.
     fn end_event<'l>(&mut self, pos: Position, line: &Line<'l>) -> vocab::Event<'l> {
-        let mut ev = vocab::Event::new(Kind::End, pos.line);
+        let mut ev = self.event(Kind::End, pos.line);
         // Claude Code 2.1 writes `subtype: "success"`, `is_error: false` for a turn that
         // died, and says how it ended in `terminal_reason`: `completed` is the healthy one.
         let died = line

@@ -31,6 +31,7 @@ view! {
         "error" => error: ErrorObj<'a>,
         "terminal_reason" => terminal_reason: Field<'a>,
         "cwd" => cwd: Field<'a>,
+        "timestamp" => timestamp: Field<'a>,
     }
 }
 
