@@ -461,3 +461,35 @@ fn opencodes_end_has_the_time_of_the_step_that_ended_the_run() {
         assert_eq!(end["timestamp_ms"], last["timestamp"], "{fixture}: {end}");
     }
 }
+
+#[test]
+fn render_shows_the_agents_own_error_line_escaped() {
+    // An agent that fails prints its error on stdout, among its events (or before them).
+    let error = "RetriableError: Claude Code process exited with code 1: error: unknown option '--system-prompt' \u{1b}[31m(see --help)";
+    let shown = error.replace('\u{1b}', "\\u{1b}");
+    let events = std::fs::read_to_string(testdata("agents/claude/tool-run.ndjson")).unwrap();
+    let mut lines: Vec<&str> = events.lines().collect();
+    for (at, input) in [
+        (1, format!("{error}\n{events}")),
+        (3, {
+            lines.insert(2, error);
+            lines.join("\n") + "\n"
+        }),
+    ] {
+        for plain in [false, true] {
+            let mut args = vec!["render", "--color", "never"];
+            if plain {
+                args.push("--plain");
+            }
+            args.push("-");
+            let out = exec(&args, Some(input.as_bytes())).stdout();
+            let marker = format!("! line {at}: {shown}\n");
+            assert!(out.contains(&marker), "plain {plain}: {out}");
+            assert!(!out.contains("not a valid event"), "plain {plain}: {out}");
+        }
+    }
+    // A broken record is still no text of the agent's: `check` says what is wrong with it.
+    let broken = format!("{}\n{{\"type\":\"assistant\",\"mess\n", events.trim_end());
+    let out = exec(&["render", "-"], Some(broken.as_bytes())).stdout();
+    assert!(out.contains("not a valid event; skipped"), "{out}");
+}
