@@ -493,3 +493,37 @@ fn render_shows_the_agents_own_error_line_escaped() {
     let out = exec(&["render", "-"], Some(broken.as_bytes())).stdout();
     assert!(out.contains("not a valid event; skipped"), "{out}");
 }
+
+#[test]
+fn stats_of_a_stream_and_of_its_common_form_agree() {
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["agents", "healthy"] {
+        crate::common::files_under(&testdata(dir), &mut paths);
+    }
+    paths.retain(|p| p.extension().is_some_and(|e| e == "ndjson"));
+    paths.sort();
+    let mut compared = 0;
+    for path in paths {
+        let path = path.to_str().unwrap();
+        let common = exec(&["fmt", "--to", "common", path], None);
+        if common.code == 2 {
+            // No agent sjlint knows wrote it: it has no common form.
+            continue;
+        }
+        let source = stats_of(&[path], None);
+        let again = stats_of(&["-"], Some(&common.stdout));
+        for key in [
+            "usage",
+            "tool_calls",
+            "sessions",
+            "results",
+            "cost_usd",
+            "duration_ms",
+            "thinking",
+        ] {
+            assert_eq!(source[key], again[key], "{path}: {key}");
+        }
+        compared += 1;
+    }
+    assert!(compared >= 60, "{compared} fixtures compared");
+}
