@@ -18,6 +18,7 @@
 
 mod binary;
 mod framing;
+mod opening;
 #[doc(hidden)]
 pub mod pipeline;
 mod route;
@@ -337,7 +338,8 @@ impl<E: Emit> Sink<E> {
 pub(crate) struct InOrder<E, C> {
     opts: CheckOptions,
     sink: Sink<E>,
-    consumer: C,
+    /// The caller's consumer, whose common events each session begins with a `session_start`.
+    consumer: opening::Opening<C>,
     validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).
     scratch: Vec<u8>,
@@ -377,7 +379,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
                 enabled: opts.enabled,
                 failed: None,
             },
-            consumer,
+            consumer: opening::Opening::new(consumer),
             validator: Validator::new(opts.enabled).max_open_calls(opts.max_open_calls),
             scratch: Vec::new(),
             lenient: Vec::new(),

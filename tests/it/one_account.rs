@@ -527,3 +527,47 @@ fn stats_of_a_stream_and_of_its_common_form_agree() {
     }
     assert!(compared >= 60, "{compared} fixtures compared");
 }
+
+#[test]
+fn a_stream_without_its_start_record_has_a_session_start_and_one_session() {
+    // A lone Claude Code `result` (what `--output-format json` writes), and Codex turns without
+    // their `thread.started`.
+    let claude = std::fs::read_to_string(testdata("agents/claude/tool-run.ndjson")).unwrap();
+    let result = claude
+        .lines()
+        .find(|l| l.contains("\"type\":\"result\""))
+        .unwrap();
+    let codex = std::fs::read_to_string(testdata("agents/codex/tool-run.ndjson")).unwrap();
+    assert!(codex.lines().next().unwrap().contains("thread.started"));
+    let turns: String = codex.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let thread: Value = serde_json::from_str(codex.lines().next().unwrap()).unwrap();
+    for (agent, input) in [("claude", format!("{result}\n")), ("codex", turns)] {
+        let common = exec(&["fmt", "--to", "common", "-"], Some(input.as_bytes())).stdout();
+        let events: Vec<Value> = common
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(events[0]["type"], "session_start", "{agent}: {common}");
+        assert_eq!(events[0]["agent"], agent, "{agent}: {common}");
+        let starts = events
+            .iter()
+            .filter(|e| e["type"] == "session_start")
+            .count();
+        assert_eq!(starts, 1, "{agent}: {common}");
+        assert_eq!(
+            stats_of(&["-"], Some(input.as_bytes()))["sessions"],
+            1,
+            "{agent}"
+        );
+        // And its common form counts the same.
+        assert_eq!(
+            stats_of(&["-"], Some(common.as_bytes()))["sessions"],
+            1,
+            "{agent}"
+        );
+    }
+    // With its start, a stream has the start it had.
+    let whole = exec(&["fmt", "--to", "common", "-"], Some(codex.as_bytes())).stdout();
+    let first: Value = serde_json::from_str(whole.lines().next().unwrap()).unwrap();
+    assert_eq!(first["session_id"], thread["thread_id"]);
+}
