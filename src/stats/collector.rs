@@ -17,9 +17,11 @@ use super::{Findings, Stats};
 use crate::agents::Agent;
 use crate::arrivals::Arrivals;
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
+use crate::diagnostic::Diagnostic;
 use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::pairing;
+use crate::rules::Severity;
 use crate::vocab::{self, Kind};
 use std::collections::HashMap;
 use std::io::{self, Read};
@@ -354,6 +356,17 @@ pub fn collect_partial<R: Read>(
     opts: &CheckOptions,
     arrivals: Option<Arrivals>,
 ) -> (Stats, io::Result<()>) {
+    collect_judged(reader, opts, arrivals, &|d| Some(d.severity))
+}
+
+/// [`collect_partial`], with each finding counted at the severity `judge` gives it, or not at
+/// all when it gives none (`stats` judges them by the input's settings, as `check` does).
+pub fn collect_judged<R: Read>(
+    reader: R,
+    opts: &CheckOptions,
+    arrivals: Option<Arrivals>,
+    judge: &dyn Fn(&Diagnostic) -> Option<Severity>,
+) -> (Stats, io::Result<()>) {
     let mut collector = Collector::new()
         .max_open_calls(opts.max_open_calls)
         .arrivals(arrivals);
@@ -363,7 +376,9 @@ pub fn collect_partial<R: Read>(
         reader,
         opts,
         &mut |d| {
-            findings.count(d.severity);
+            if let Some(severity) = judge(&d) {
+                findings.count(severity);
+            }
             Ok(())
         },
         &mut collector,

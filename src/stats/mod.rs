@@ -18,7 +18,7 @@ pub mod histogram;
 mod table;
 mod wire;
 
-pub use collector::{Collector, collect, collect_partial};
+pub use collector::{Collector, collect, collect_judged, collect_partial};
 pub use durations::duration;
 pub use table::write_tables;
 pub use wire::{file_json, write_json};

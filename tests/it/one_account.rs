@@ -571,3 +571,74 @@ fn a_stream_without_its_start_record_has_a_session_start_and_one_session() {
     let first: Value = serde_json::from_str(whole.lines().next().unwrap()).unwrap();
     assert_eq!(first["session_id"], thread["thread_id"]);
 }
+
+#[test]
+fn stats_counts_the_findings_check_reports_under_the_same_configuration() {
+    let dir = std::env::temp_dir().join(format!("sjlint-oa-config-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let stream = std::fs::read(testdata("many-findings.ndjson")).unwrap();
+    std::fs::write(dir.join("runs/a.ndjson"), &stream).unwrap();
+    let counts = |findings: &[crate::common::Finding]| -> [u64; 3] {
+        let mut c = [0; 3];
+        for f in findings {
+            c[match f.severity.as_str() {
+                "error" => 0,
+                "warning" => 1,
+                _ => 2,
+            }] += 1;
+        }
+        c
+    };
+    let in_dir = |args: &[&str]| {
+        let mut cmd = crate::common::sjlint();
+        cmd.current_dir(&dir).args(args);
+        crate::common::run_cmd(cmd, None)
+    };
+    for toml in [
+        // The defaults: the rules off by default are not counted.
+        None,
+        // A rule turned off, another's severity changed, an info rule turned on.
+        Some(
+            "ignore = [\"blank-line\"]\n[severity]\norphan-completion = \"warning\"\nunknown-field = \"info\"\n",
+        ),
+    ] {
+        match toml {
+            Some(t) => std::fs::write(dir.join("sjlint.toml"), t).unwrap(),
+            None => {
+                let _ = std::fs::remove_file(dir.join("sjlint.toml"));
+            }
+        }
+        let check = in_dir(&["check", "--format", "json", "runs/a.ndjson"]);
+        let want = counts(&check.findings());
+        let stats = in_dir(&["stats", "--format", "json", "runs/a.ndjson"]);
+        let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+        let f = &stats["files"][0]["findings"];
+        let got = [
+            f["error"].as_u64().unwrap(),
+            f["warning"].as_u64().unwrap(),
+            f["info"].as_u64().unwrap(),
+        ];
+        assert_eq!(got, want, "{toml:?}: {}", check.describe());
+    }
+    // Read from standard input, under the settings found from the working directory.
+    let mut cmd = crate::common::sjlint();
+    cmd.current_dir(&dir)
+        .args(["check", "--format", "json", "-"]);
+    let check = crate::common::run_cmd(cmd, Some(&stream));
+    let mut cmd = crate::common::sjlint();
+    cmd.current_dir(&dir)
+        .args(["stats", "--format", "json", "-"]);
+    let stats: Value =
+        serde_json::from_slice(&crate::common::run_cmd(cmd, Some(&stream)).stdout).unwrap();
+    let f = &stats["files"][0]["findings"];
+    assert_eq!(
+        [
+            f["error"].as_u64().unwrap(),
+            f["warning"].as_u64().unwrap(),
+            f["info"].as_u64().unwrap()
+        ],
+        counts(&check.findings())
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
