@@ -17,8 +17,11 @@
 //! them (`assistant.message`, `assistant.reasoning`) by `messageId` / `reasoningId`. The pieces
 //! are the common form's `delta` text; the whole message adds only what the pieces lacked, so
 //! its text is counted once. `result.usage` has no tokens and no cost: tokens come from the
-//! per-call `assistant.usage` lines when the run has any, else from the output tokens of each
-//! `assistant.message`, summed over the run and said once at its end. Nothing carries a cost in
+//! per-call `assistant.usage` lines when the run has any, then from the session's totals in
+//! `session.shutdown` (what they have beyond the calls'), else from the output tokens of each
+//! `assistant.message`, summed over the run and said at its end (what they have beyond what the
+//! shutdown said). `inputTokens` holds the cache reads and writes, which are counted apart.
+//! Nothing carries a cost in
 //! dollars (`assistant.usage.cost` is a billing multiplier). The views of the records and the
 //! checks of their fields' shapes live in `shape`. State is owned and bounded. It must not print.
 
@@ -194,23 +197,34 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 /// The tokens of a run: its `assistant.usage` lines, each said as a `usage` event as it comes
-/// (what `run`'s budgets act on), or when it has none, the output tokens of its messages, said
-/// at its end.
+/// (what `run`'s budgets act on); at its `session.shutdown`, what the session's totals have
+/// beyond what those said; at its end, when it had no `assistant.usage`, what the output tokens
+/// of its messages have beyond what was said.
 #[derive(Default)]
 struct RunTokens {
     /// An `assistant.usage` line was read: its tokens were said already.
     calls: bool,
     message_output: Option<u64>,
+    /// What the run's `usage` events said so far.
+    said: Tokens,
 }
 
 impl RunTokens {
+    /// What `t` adds beyond what was said, now said too.
+    fn add(&mut self, t: Tokens) -> Option<Tokens> {
+        let rest = t.beyond(self.said);
+        self.said = self.said.plus(rest);
+        (!rest.is_zero()).then_some(rest)
+    }
+
     /// What is still to be said at the run's end.
     fn take(&mut self) -> Option<Tokens> {
-        let t = std::mem::take(self);
+        let mut t = std::mem::take(self);
         if t.calls {
             return None;
         }
-        t.message_output.map(|output| Tokens {
+        let output = t.message_output?;
+        t.add(Tokens {
             output,
             ..Tokens::default()
         })
@@ -432,6 +446,18 @@ impl Validator {
             }
             "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, sink),
             "assistant.usage" => self.usage(pos, bytes, d, emit, sink),
+            "session.shutdown" => {
+                // The session's totals: what they have beyond the calls' `usage` said.
+                if let Some(t) = shape::shutdown_tokens(d, arena)
+                    && let Some(rest) = self.tokens.add(t)
+                    && let Some(sink) = sink
+                {
+                    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+                    ev.usage = Some(rest);
+                    ev.timestamp_ms = ms;
+                    sink(&ev);
+                }
+            }
             "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, sink),
             "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
             "abort" => {
@@ -858,9 +884,14 @@ impl Validator {
                 emit,
             );
         }
-        // `inputTokens` holds the `cacheReadTokens`, which are counted apart.
-        t.input = t.input.saturating_sub(t.cache_read);
+        // `inputTokens` holds the `cacheReadTokens` and `cacheWriteTokens`, which are counted
+        // apart (a session's totals show it: its `tokenDetails` input is `inputTokens` less both).
+        t.input = t
+            .input
+            .saturating_sub(t.cache_read)
+            .saturating_sub(t.cache_write);
         self.tokens.calls = true;
+        self.tokens.said = self.tokens.said.plus(t);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::Usage, pos.line);
             ev.usage = Some(t);
@@ -1215,8 +1246,8 @@ mod tests {
     #[test]
     fn the_run_has_tokens_from_one_place() {
         let mut t = RunTokens {
-            calls: false,
             message_output: Some(70),
+            ..RunTokens::default()
         };
         assert_eq!(t.take().map(|t| (t.input, t.output)), Some((0, 70)));
         assert!(t.take().is_none());
@@ -1224,7 +1255,23 @@ mod tests {
         let mut t = RunTokens {
             calls: true,
             message_output: Some(70),
+            ..RunTokens::default()
         };
+        assert!(t.take().is_none());
+        // A session's totals add what they have beyond what was said; the messages' output,
+        // said by them, is not said again.
+        let mut t = RunTokens {
+            message_output: Some(25),
+            ..RunTokens::default()
+        };
+        let total = Tokens {
+            input: 3,
+            output: 25,
+            cache_write: 25_806,
+            ..Tokens::default()
+        };
+        assert_eq!(t.add(total), Some(total));
+        assert_eq!(t.add(total), None);
         assert!(t.take().is_none());
     }
 

@@ -170,6 +170,9 @@ pub struct Validator {
     /// The reason of the last `step_finish` of the run, when it was the run's last record, and
     /// its line (for a run whose last step stopped otherwise than with `stop`).
     last_finish: Option<(u64, bool)>,
+    /// The time of the last `step_finish` (its `timestamp`): the time of the `end` a stopping
+    /// step gives, which has no record of its own.
+    finish_ms: Option<u64>,
     /// The run's session id (a bounded prefix).
     session: String,
     /// The run's cost so far (the sum of its steps'), for the common `end`.
@@ -259,7 +262,10 @@ impl Validator {
             "step_start" => self.step_start(pos, bytes, line, emit),
             "text" | "reasoning" => self.text(pos, bytes, ty, line, ms, emit, &mut sink),
             "tool_use" => self.tool_use(pos, bytes, line, ms, emit, &mut sink),
-            "step_finish" => self.step_finish(pos, bytes, line, emit, &mut sink),
+            "step_finish" => {
+                self.finish_ms = ms;
+                self.step_finish(pos, bytes, line, emit, &mut sink);
+            }
             "error" => self.error(pos, bytes, line, ms, emit, &mut sink),
             _ => self.done(pos, bytes, line, ms, emit, &mut sink),
         }
@@ -382,6 +388,7 @@ impl Validator {
             ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
             ev.text = self.answer.text();
             ev.cost_usd = self.cost;
+            ev.timestamp_ms = self.finish_ms;
             sink(&ev);
         }
     }
@@ -747,15 +754,19 @@ impl Validator {
         {
             let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
             let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            // OpenCode's `output` leaves out the reasoning (its `total` adds both): the common
+            // form's output is everything the model wrote, reasoning a part of it.
+            let reasoning = n(&t.reasoning);
             ev.usage = Some(Tokens {
                 input: n(&t.input),
-                output: n(&t.output),
+                output: n(&t.output).saturating_add(reasoning),
                 cache_read: n(&t.cache.read),
                 cache_write: n(&t.cache.write),
-                reasoning: n(&t.reasoning),
+                reasoning,
             });
             // This step's part of the run's cost, known now (the `end` says the sum).
             ev.cost_usd = p.cost.as_f64();
+            ev.timestamp_ms = self.finish_ms;
             sink(&ev);
         }
         if stopped {

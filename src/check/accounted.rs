@@ -1,7 +1,8 @@
 //! The consumer as the check hands it events: each stream's common events pass through a
 //! [`vocab::Account`] first, so that every consumer (statistics, render, the common form, `run`,
-//! the report, the library) sees the same outcome on each `end`, and an `end` with outcome
-//! `no_result` where a session was left open at the end of the input.
+//! the report, the library) sees the same outcome on each `end`, an `end` with outcome
+//! `no_result` where a session was left open at the end of the input, and a `session_start`
+//! first in a stream whose start record is missing.
 
 use super::Consumer;
 use crate::agents::Agent;
@@ -47,6 +48,8 @@ impl<C: Consumer> Consumer for Accounted<C> {
         self.inner.over_limit_piece(bytes);
     }
     fn agent(&mut self, agent: Option<Agent>) {
+        self.account
+            .set_agent(agent.filter(|a| *a != Agent::Common).map(Agent::as_str));
         self.inner.agent(agent);
     }
     fn wants_common(&self) -> bool {

@@ -338,6 +338,7 @@ impl<E: Emit> Sink<E> {
 pub(crate) struct InOrder<E, C> {
     opts: CheckOptions,
     sink: Sink<E>,
+    /// The caller's consumer, whose common events pass through the stream's account first.
     consumer: accounted::Accounted<C>,
     validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).

@@ -9,17 +9,21 @@ use super::inputs::{Opened, input_failure, open_input, unreadable_input};
 use super::resolve::{ReadConfig, render_options};
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::cli::{RenderArgs, StatsArgs, StatsFormat};
+use crate::diagnostic::Diagnostic;
 use crate::interrupt;
 use crate::sink::Sink;
 use crate::terminal::Terminal;
 use crate::{render, stats};
 use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
 
 /// The input [`each_input`] hands on, and where it stands among them.
 struct Reading<'a> {
     name: &'a str,
     /// How many inputs were read before this one.
     index: usize,
+    /// Where it stands in the inputs' list (`ReadConfig::per_input` is in its order).
+    position: usize,
     /// Standard input: shown as it arrives.
     live: bool,
     /// More than one input is read.
@@ -37,7 +41,7 @@ fn each_input(
     let inputs = &config.inputs;
     let mut unreadable = inputs.unreadable;
     let mut index = 0;
-    for input in &inputs.list {
+    for (position, input) in inputs.list.iter().enumerate() {
         let Opened {
             name, reader, live, ..
         } = match open_input(input, &inputs.stdin_name, false) {
@@ -51,6 +55,7 @@ fn each_input(
         let reading = Reading {
             name: &name,
             index,
+            position,
             live,
             several: inputs.list.len() > 1,
             path: match input {
@@ -72,12 +77,19 @@ fn each_input(
 
 /// `sjlint stats`: the statistics of every input, as tables or one JSON document.
 pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result<u8> {
-    let config = ReadConfig::resolve(&args.input, terminal)?;
+    let config = ReadConfig::resolve_judged(&args.input, terminal)?;
     let mut files = Vec::new();
     let code = each_input(&config, |reading, reader| {
         // The arrival times `sjlint run --save` kept beside a file time what its records do not.
         let arrivals = reading.path.and_then(crate::arrivals::Arrivals::beside);
-        let (stats, read) = stats::collect_partial(reader, &config.check, arrivals);
+        // The findings `check` reports of this input, with their severities.
+        let settings = &config.per_input[reading.position];
+        let judge = |d: &Diagnostic| {
+            settings
+                .reports(d.rule, Path::new(reading.name))
+                .then(|| settings.severity_for(d))
+        };
+        let (stats, read) = stats::collect_judged(reader, &config.check, arrivals, &judge);
         // After Ctrl-C, what was read so far is still shown.
         if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
             files.push((reading.name.to_owned(), stats));

@@ -361,11 +361,17 @@ impl FmtConfig {
 /// What `stats` and `render`, which read streams without reporting findings, were asked for.
 pub(super) struct ReadConfig {
     pub inputs: Inputs,
-    /// Every rule runs: what they find is counted (stats) or shapes what is shown (render).
+    /// `render`: every rule runs, and what they find shapes what is shown. `stats`: the rules
+    /// some input's settings enable, as for `check`.
     pub check: CheckOptions,
+    /// `stats`: the settings of each input, in the order of `inputs.list` (the configuration
+    /// files `check` finds): the findings it counts are those `check` reports, with the
+    /// severities `check` gives them. Empty for `render`.
+    pub per_input: Vec<Arc<Settings>>,
 }
 
 impl ReadConfig {
+    /// `render`'s: every rule runs.
     pub(super) fn resolve(args: &InputArgs, terminal: &Terminal) -> anyhow::Result<ReadConfig> {
         let inputs = Inputs::walked(
             &args.paths,
@@ -375,14 +381,43 @@ impl ReadConfig {
         )?;
         Ok(ReadConfig {
             inputs,
-            check: CheckOptions {
-                enabled: RuleSet::all(),
-                max_record_bytes: args.max_record_bytes,
-                dialect: args.dialect.forced(),
-                agent: args.agent.forced(),
-                max_open_calls: args.max_open_calls,
-            },
+            check: Self::options(args, RuleSet::all()),
+            per_input: Vec::new(),
         })
+    }
+
+    /// `stats`'s: each input's findings judged by its settings, as `check` judges them.
+    pub(super) fn resolve_judged(
+        args: &InputArgs,
+        terminal: &Terminal,
+    ) -> anyhow::Result<ReadConfig> {
+        let mut configs = args
+            .walk
+            .configs(args.walk.overrides())
+            .map_err(anyhow::Error::msg)?;
+        let inputs = Inputs::resolve(
+            &args.paths,
+            &args.walk,
+            &mut configs,
+            args.stdin_filename.as_deref(),
+            terminal,
+        )?;
+        let per_input = settings_of(&inputs.list, &mut configs)?;
+        Ok(ReadConfig {
+            inputs,
+            check: Self::options(args, union_of(&per_input)),
+            per_input,
+        })
+    }
+
+    fn options(args: &InputArgs, enabled: RuleSet) -> CheckOptions {
+        CheckOptions {
+            enabled,
+            max_record_bytes: args.max_record_bytes,
+            dialect: args.dialect.forced(),
+            agent: args.agent.forced(),
+            max_open_calls: args.max_open_calls,
+        }
     }
 }
 

@@ -353,6 +353,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
                 "gen_ai.usage.cache_creation.input_tokens",
                 tokens.cache_write,
             ),
+            // Part of the output tokens, as the conventions count it: not added to them.
+            kv_int("gen_ai.usage.reasoning.output_tokens", tokens.reasoning),
             kv_int("llm.token_count.prompt", tokens.input),
             kv_int("llm.token_count.completion", tokens.output),
         ]);

@@ -202,9 +202,8 @@ pub struct Renderer<'s, W: Write> {
     said_shown: bool,
     /// An event has been seen.
     any_event: bool,
-    /// Markers of invalid records before the first event (position, whether it was too
-    /// large), and how many more.
-    held: Vec<(Position, bool)>,
+    /// Markers of invalid records before the first event, and how many more.
+    held: Vec<(Position, Skipped)>,
     held_more: u64,
 }
 
@@ -347,8 +346,8 @@ impl<'s, W: Write> Renderer<'s, W> {
 
     /// The markers held before the first event, now shown.
     fn release_markers(&mut self) {
-        for (pos, too_large) in std::mem::take(&mut self.held) {
-            self.marker(pos, if too_large { &[] } else { b"x" });
+        for (pos, skipped) in std::mem::take(&mut self.held) {
+            self.marker(pos, &skipped);
         }
         if self.held_more > 0 {
             self.start(Block::Marker);
@@ -419,19 +418,61 @@ impl<'s, W: Write> Renderer<'s, W> {
         }
     }
 
-    fn marker(&mut self, pos: Position, bytes: &[u8]) {
+    fn marker(&mut self, pos: Position, skipped: &Skipped) {
         self.start(Block::Marker);
-        let what = if bytes.is_empty() {
-            "a record too large to read"
-        } else {
-            "not a valid event"
-        };
-        let line = format!(
-            "! line {}: {what}; skipped (`sjlint check` says why)",
-            pos.line
-        );
-        self.push_styled(&line, self.styles.warn);
+        let warn = self.styles.warn;
+        match skipped {
+            Skipped::Text(text) => {
+                // The agent's own words (an error it printed on stdout), escaped like any text of
+                // the stream.
+                self.push_styled(&format!("! line {}: ", pos.line), warn);
+                self.push_escaped(text, warn);
+            }
+            Skipped::TooLarge | Skipped::Invalid => {
+                let what = if matches!(skipped, Skipped::TooLarge) {
+                    "a record too large to read"
+                } else {
+                    "not a valid event"
+                };
+                let line = format!(
+                    "! line {}: {what}; skipped (`sjlint check` says why)",
+                    pos.line
+                );
+                self.push_styled(&line, warn);
+            }
+        }
         self.newline();
+    }
+}
+
+/// The most characters of a line of plain text shown in its marker.
+const TEXT_CHARS: usize = 300;
+
+/// A record that is no event, as its marker tells it.
+enum Skipped {
+    /// Over `--max-record-bytes`: never read.
+    TooLarge,
+    /// JSON that is broken or no object: `check` says why.
+    Invalid,
+    /// A line of plain text, such as an error the agent printed on stdout: its first
+    /// [`TEXT_CHARS`] characters.
+    Text(String),
+}
+
+impl Skipped {
+    fn of(bytes: &[u8]) -> Skipped {
+        if bytes.is_empty() {
+            return Skipped::TooLarge;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.trim();
+        if text.is_empty() || text.starts_with(['{', '[', '"']) {
+            return Skipped::Invalid;
+        }
+        Skipped::Text(match text.char_indices().nth(TEXT_CHARS) {
+            Some((i, _)) => format!("{}…", &text[..i]),
+            None => text.to_owned(),
+        })
     }
 }
 
@@ -448,13 +489,13 @@ impl<W: Write> Consumer for Renderer<'_, W> {
         if !self.any_event {
             // Held until an event shows the input is a stream after all.
             if self.held.len() < HELD_MARKERS {
-                self.held.push((pos, bytes.is_empty()));
+                self.held.push((pos, Skipped::of(bytes)));
             } else {
                 self.held_more += 1;
             }
             return;
         }
-        self.marker(pos, bytes);
+        self.marker(pos, &Skipped::of(bytes));
         self.flush_buf(false);
     }
 
@@ -490,8 +531,13 @@ mod tests {
 
     #[test]
     fn invalid_records_get_a_marker() {
-        let out = rendered("{\"type\":\"user\"}\nnot json\n", RenderOptions::default());
+        let out = rendered(
+            "{\"type\":\"user\"}\n{\"type\":\"us\nnot json\n",
+            RenderOptions::default(),
+        );
         assert!(out.contains("! line 2: not a valid event"), "{out}");
+        // A line of plain text is shown as what it says.
+        assert!(out.contains("! line 3: not json\n"), "{out}");
     }
 
     /// A writer whose reader went away.

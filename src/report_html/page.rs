@@ -157,6 +157,15 @@ pub(crate) fn duration(ms: u64) -> String {
     }
 }
 
+/// The output tokens, with the part spent reasoning (already in them) when the agent says.
+fn output_tokens(u: &super::model::Usage) -> String {
+    if u.reasoning > 0 {
+        format!("{} ({} reasoning)", u.output, u.reasoning)
+    } else {
+        u.output.to_string()
+    }
+}
+
 fn numbers(out: &mut String, run: &Run) {
     out.push_str("<section id=\"numbers\"><h2>Numbers</h2><div class=\"cards\">");
     let u = &run.usage;
@@ -165,7 +174,7 @@ fn numbers(out: &mut String, run: &Run) {
         ("duration", run.duration_ms.map_or("—".into(), duration)),
         ("tool calls", run.calls.len().to_string()),
         ("input tokens", u.input.to_string()),
-        ("output tokens", u.output.to_string()),
+        ("output tokens", output_tokens(u)),
         ("cache read", u.cache_read.to_string()),
         ("cache write", u.cache_write.to_string()),
         ("cost", cost),

@@ -261,6 +261,8 @@ pub struct Tokens {
     pub output: u64,
     pub cache_read: u64,
     pub cache_write: u64,
+    /// The part of `output` spent reasoning (already in it).
+    pub reasoning: u64,
 }
 
 #[derive(Serialize, Debug)]
@@ -332,6 +334,7 @@ impl Tokens {
             output: t.output,
             cache_read: t.cache_read,
             cache_write: t.cache_write,
+            reasoning: t.reasoning,
         })
     }
 }

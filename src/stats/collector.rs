@@ -3,9 +3,10 @@
 //! This module owns what each event adds to the [`Stats`]: every agent's stream is counted from
 //! its events in the common vocabulary (`crate::vocab`): the event counters, sessions and
 //! results, tool calls paired by id from `tool_start` to `tool_end` (their outcome and duration)
-//! and counted by tool kind and name, tokens and durations of results. Of cursor-agent's records
-//! it reads beside them only what the common events do not say: thinking phases timed from
-//! their first delta, the API time of a result, rejected calls. Memory is bounded: one entry
+//! and counted by tool kind and name (a rejected call apart from a failed one), tokens, thinking
+//! phases timed from their first delta (the `thinking` without text that ends one) and durations
+//! of results. Of cursor-agent's records it reads beside them only what the common events do not
+//! say: the API time of a result. Memory is bounded: one entry
 //! per open tool call, at most the pipeline's `--max-open-calls`. When `sjlint run --save` kept
 //! the arrival times of the records ([`Arrivals`]), calls and results the stream does not time
 //! are timed by them: a call from its start's arrival to its end's, a result from the agent's
@@ -16,9 +17,11 @@ use super::{Findings, Stats};
 use crate::agents::Agent;
 use crate::arrivals::Arrivals;
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
+use crate::diagnostic::Diagnostic;
 use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::pairing;
+use crate::rules::Severity;
 use crate::vocab::{self, Kind};
 use std::collections::HashMap;
 use std::io::{self, Read};
@@ -42,13 +45,8 @@ pub struct Collector {
     max_open: usize,
     /// An event has been seen (so a session has begun, with or without `system`/`init`).
     any_event: bool,
-    /// `timestamp_ms` of the first delta of the thinking phase under way (cursor-agent).
-    thinking_since: Option<u64>,
     /// A `usage` came since the last `end`: that end is a result that reported tokens.
     usage_since_end: bool,
-    /// The cursor-agent record being read completes a call with a `rejected` result: its
-    /// `tool_end` counts as rejected, not failed.
-    rejected: bool,
     /// No agent sjlint knows wrote the input: its events have no common form, and are counted
     /// by their own `type` and `subtype`.
     unknown_agent: bool,
@@ -72,9 +70,7 @@ impl Default for Collector {
             open: HashMap::new(),
             max_open: pairing::DEFAULT_MAX_OPEN_CALLS,
             any_event: false,
-            thinking_since: None,
             usage_since_end: false,
-            rejected: false,
             unknown_agent: false,
             arrivals: None,
             session_since: None,
@@ -200,8 +196,7 @@ impl Collector {
         let t = &mut self.stats.tools[tool];
         t.count += 1;
         t.names[name].count += 1;
-        // cursor-agent's record says it beside the event; the common form says it on the event.
-        if std::mem::take(&mut self.rejected) || ev.rejected {
+        if ev.rejected {
             t.rejected += 1;
         } else if ev.ok == Some(false) {
             t.failed += 1;
@@ -274,41 +269,14 @@ impl Consumer for Collector {
     }
 
     /// What only cursor-agent's records say, beside their common events (which come after):
-    /// how long each thinking phase took (from its first delta to `thinking`/`completed`), the
-    /// API time of a result, and that a call was rejected.
+    /// the API time of a result.
     fn event(&mut self, _rec: &Record<'_>, _json: &str, ev: &Event<'_>) {
         if self.unknown_agent {
             self.unknown_event(ev);
             return;
         }
-        match (ev.ty.as_str(), ev.subtype.as_str()) {
-            (Some("thinking"), Some("delta")) => {
-                if self.thinking_since.is_none() {
-                    self.thinking_since = ev.timestamp_ms.as_millis();
-                }
-            }
-            (Some("thinking"), Some("completed")) => {
-                if let (Some(start), Some(end)) =
-                    (self.thinking_since.take(), ev.timestamp_ms.as_millis())
-                    && end >= start
-                {
-                    self.stats.thinking_phases += 1;
-                    self.stats.thinking_ms += end - start;
-                }
-            }
-            (ty, subtype) => {
-                // A phase that another event ends without `completed` is not measured.
-                self.thinking_since = None;
-                match (ty, subtype) {
-                    (Some("tool_call"), Some("completed")) => {
-                        self.rejected = ev.tool_call.outcome.as_deref() == Some("rejected");
-                    }
-                    (Some("result"), _) => {
-                        self.stats.duration_api_ms += ev.duration_api_ms.as_millis().unwrap_or(0);
-                    }
-                    _ => {}
-                }
-            }
+        if ev.ty.as_str() == Some("result") {
+            self.stats.duration_api_ms += ev.duration_api_ms.as_millis().unwrap_or(0);
         }
     }
 
@@ -363,6 +331,7 @@ impl Consumer for Collector {
                     t.output += u.output;
                     t.cache_read += u.cache_read;
                     t.cache_write += u.cache_write;
+                    t.reasoning += u.reasoning;
                 }
             }
             // The input ended with the session open: no record of the agent's ended it, so
@@ -404,6 +373,13 @@ impl Consumer for Collector {
                 // The session is over: what is still open will never complete.
                 self.close_open_calls();
             }
+            // The end of a phase of thinking, timed (cursor-agent's `thinking`/`completed`).
+            Kind::Thinking if ev.text.is_none() => {
+                if let Some(ms) = ev.duration_ms {
+                    self.stats.thinking_phases += 1;
+                    self.stats.thinking_ms += ms;
+                }
+            }
             Kind::UserPrompt | Kind::AssistantText | Kind::Thinking | Kind::Error => {}
         }
     }
@@ -422,6 +398,17 @@ pub fn collect_partial<R: Read>(
     opts: &CheckOptions,
     arrivals: Option<Arrivals>,
 ) -> (Stats, io::Result<()>) {
+    collect_judged(reader, opts, arrivals, &|d| Some(d.severity))
+}
+
+/// [`collect_partial`], with each finding counted at the severity `judge` gives it, or not at
+/// all when it gives none (`stats` judges them by the input's settings, as `check` does).
+pub fn collect_judged<R: Read>(
+    reader: R,
+    opts: &CheckOptions,
+    arrivals: Option<Arrivals>,
+    judge: &dyn Fn(&Diagnostic) -> Option<Severity>,
+) -> (Stats, io::Result<()>) {
     let mut collector = Collector::new()
         .max_open_calls(opts.max_open_calls)
         .arrivals(arrivals);
@@ -431,7 +418,9 @@ pub fn collect_partial<R: Read>(
         reader,
         opts,
         &mut |d| {
-            findings.count(d.severity);
+            if let Some(severity) = judge(&d) {
+                findings.count(severity);
+            }
             Ok(())
         },
         &mut collector,

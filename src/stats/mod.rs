@@ -18,7 +18,7 @@ pub mod histogram;
 mod table;
 mod wire;
 
-pub use collector::{Collector, collect, collect_partial};
+pub use collector::{Collector, collect, collect_judged, collect_partial};
 pub use durations::duration;
 pub use table::write_tables;
 pub use wire::{file_json, write_json};
@@ -155,6 +155,8 @@ pub struct Tokens {
     pub output: u64,
     pub cache_read: u64,
     pub cache_write: u64,
+    /// The part of `output` spent reasoning, where the agent says (already in `output`).
+    pub reasoning: u64,
 }
 
 /// Findings of the validator, by severity.
@@ -220,6 +222,7 @@ impl Stats {
         a.output += b.output;
         a.cache_read += b.cache_read;
         a.cache_write += b.cache_write;
+        a.reasoning += b.reasoning;
         self.duration_ms += other.duration_ms;
         self.durations_reported += other.durations_reported;
         self.duration_api_ms += other.duration_api_ms;

@@ -87,22 +87,30 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
     };
     let k = &s.tokens;
     let counted = k.input + k.output + k.cache_read + k.cache_write;
+    // Reasoning is part of the output: said inside it, never added to the total.
+    let wrote = if k.reasoning > 0 {
+        format!(
+            "{} out ({} reasoning)",
+            thousands(k.output),
+            thousands(k.reasoning)
+        )
+    } else {
+        format!("{} out", thousands(k.output))
+    };
     let tokens = if k.results == 0 && counted == 0 {
         "none reported".to_owned()
     } else if k.results == 0 {
         // A session that ended without its result: what its messages said.
         format!(
-            "{} in, {} out, {} cache read, {} cache write (no result reported them; counted from the messages)",
+            "{} in, {wrote}, {} cache read, {} cache write (no result reported them; counted from the messages)",
             thousands(k.input),
-            thousands(k.output),
             thousands(k.cache_read),
             thousands(k.cache_write),
         )
     } else {
         format!(
-            "{} in, {} out, {} cache read, {} cache write ({})",
+            "{} in, {wrote}, {} cache read, {} cache write ({})",
             thousands(k.input),
-            thousands(k.output),
             thousands(k.cache_read),
             thousands(k.cache_write),
             plural(k.results, "result", "results")

@@ -153,6 +153,7 @@ struct WireUsage {
     output_tokens: u64,
     cache_read_tokens: u64,
     cache_write_tokens: u64,
+    reasoning_tokens: u64,
 }
 
 #[derive(Serialize)]
@@ -221,6 +222,7 @@ fn wire(s: &Stats, listed: bool) -> WireStats<'_> {
             output_tokens: s.tokens.output,
             cache_read_tokens: s.tokens.cache_read,
             cache_write_tokens: s.tokens.cache_write,
+            reasoning_tokens: s.tokens.reasoning,
         },
         duration_ms: s.duration_ms,
         duration_api_ms: s.duration_api_ms,

@@ -5,14 +5,26 @@
 //! whole session to tell. The account keeps, per session, how many tool calls began, how many
 //! were refused, and whether the assistant said anything, and gives the `end` of a session the
 //! agent calls a success `denied` (calls were refused permission) or `empty` (no call, no text).
-//! At the end of the input it says the session still open ended with `no_result`. It keeps a
-//! few counters, whatever the input's length.
+//! At the end of the input it says the session still open ended with `no_result`.
+//!
+//! It also puts a `session_start` before the first event of a stream that has none: some
+//! streams begin without their start record (a lone Claude Code `result`, what
+//! `--output-format json` writes; Codex turns without their `thread.started`; a capture cut at
+//! its start), and each agent's mapping says only what its records say. Only the first: after an
+//! `end`, events without a start of their own continue the session (Codex's next turn in the
+//! same thread, Amp's next turn of `--stream-json-input`). It keeps a few counters, whatever the
+//! input's length.
 
 use super::{Event, Kind, Outcome};
 
 /// The session under way, as far as its outcome needs it.
 #[derive(Debug, Default)]
 pub struct Account {
+    /// The agent that wrote the input, as the common form names it, for a `session_start` put
+    /// before the first event (`None` for the common form read back, whose events name theirs).
+    agent: Option<&'static str>,
+    /// An event was passed on.
+    begun: bool,
     /// An event of a session came since the last `end` (tokens and errors alone do not count).
     open: bool,
     calls: u64,
@@ -23,16 +35,29 @@ pub struct Account {
 }
 
 impl Account {
-    /// Passes `ev` on to `out`: an `end` with the outcome its session earned.
+    /// The agent that wrote the input, once known.
+    pub fn set_agent(&mut self, agent: Option<&'static str>) {
+        self.agent = agent;
+    }
+
+    /// Passes `ev` on to `out`: an `end` with the outcome its session earned, and the first
+    /// event of a stream after a `session_start`.
     pub fn pass(&mut self, ev: &Event<'_>, out: &mut dyn FnMut(&Event<'_>)) {
         self.last_line = self.last_line.max(ev.line);
+        if !std::mem::replace(&mut self.begun, true) && ev.kind != Kind::SessionStart {
+            let mut start = Event::new(Kind::SessionStart, ev.line);
+            start.agent = ev.agent.or(self.agent);
+            start.session_id.clone_from(&ev.session_id);
+            start.timestamp_ms = ev.timestamp_ms;
+            out(&start);
+        }
         match ev.kind {
             Kind::End => {
                 let earned = self.earned(ev);
-                *self = Account {
-                    last_line: self.last_line,
-                    ..Account::default()
-                };
+                self.open = false;
+                self.calls = 0;
+                self.refused = 0;
+                self.said = false;
                 match earned {
                     Some(e) => out(&e),
                     None => out(ev),

@@ -133,12 +133,28 @@ fn otlp_fmt_tokens_are_counted_once_as_stats_counts_them() {
         attr_int(root, "gen_ai.usage.cache_read.input_tokens"),
         Some(100)
     );
-    // Every agent's run: the tokens of the roots are the statistics' tokens.
-    for agent in [
-        "claude", "codex", "gemini", "grok", "opencode", "pi", "copilot", "droid", "kimi", "qwen",
-        "amp",
+    // Every agent's run: the tokens of the roots are the statistics' tokens; the reasoning, a
+    // part of the output, is said apart where the agent reports it.
+    for path in [
+        "claude/tool-run",
+        "codex/tool-run",
+        "gemini/tool-run",
+        "grok/tool-run",
+        "opencode/tool-run",
+        "pi/tool-run",
+        "copilot/tool-run",
+        "droid/tool-run",
+        "kimi/tool-run",
+        "qwen/tool-run",
+        "amp/tool-run",
+        "claude/thinking-timed",
+        "pi/reasoning",
+        "opencode/reasoning",
+        "copilot/usage",
+        "codex/edit-and-answer",
     ] {
-        let path = format!("testdata/agents/{agent}/tool-run.ndjson");
+        let agent = path;
+        let path = format!("testdata/agents/{path}.ndjson");
         let stats = exec(&["stats", "--format", "json", &path], None);
         let stats: Value = serde_json::from_str(&stats.stdout()).unwrap();
         let tokens = &stats["files"][0]["usage"];
@@ -160,7 +176,29 @@ fn otlp_fmt_tokens_are_counted_once_as_stats_counts_them() {
             tokens["output_tokens"].as_u64().unwrap(),
             "{agent}"
         );
+        assert_eq!(
+            sum("gen_ai.usage.reasoning.output_tokens"),
+            tokens["reasoning_tokens"].as_u64().unwrap(),
+            "{agent}"
+        );
     }
+    // The fixture's own count: the result's, which is the session's (one thread, no subagent).
+    let text = std::fs::read_to_string(testdata("agents/claude/thinking-timed.ndjson")).unwrap();
+    let result: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["type"] == "result")
+        .unwrap();
+    let thinking = result["usage"]["output_tokens_details"]["thinking_tokens"]
+        .as_u64()
+        .unwrap();
+    assert!(thinking > 0);
+    let spans = otlp(&["testdata/agents/claude/thinking-timed.ndjson"]);
+    let root = named(&spans, "invoke_agent claude")[0];
+    assert_eq!(
+        attr_int(root, "gen_ai.usage.reasoning.output_tokens"),
+        Some(thinking)
+    );
 }
 
 #[test]

@@ -1,13 +1,14 @@
 //! One meaning per token count: every agent's fixtures through `stats --format json`, with the
 //! totals derived here from the records themselves by the rules `docs/common-form.md` writes
-//! down (input not read from a cache, each reported count once), not copied from sjlint.
+//! down (input not read from a cache, each reported count once, reasoning a part of the output),
+//! not copied from sjlint.
 
 use crate::common::{exec, testdata};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// Input, output, cache read, cache write.
-type Counts = [u64; 4];
+/// Input, output, cache read, cache write, reasoning (a part of output).
+type Counts = [u64; 5];
 
 fn n(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
@@ -31,9 +32,9 @@ fn records(fixture: &str) -> Vec<Value> {
 /// Claude Code's family: a message counts once (its largest copy); the result's usage is the
 /// main thread's, so a subagent's messages add to it; Amp's lines have no id and each counts.
 fn claude_family(recs: &[Value]) -> Counts {
-    let mut total = [0; 4];
+    let mut total = [0; 5];
     let mut messages: HashMap<String, (Counts, bool)> = HashMap::new();
-    let mut anonymous = [0; 4];
+    let mut anonymous = [0; 5];
     for r in recs {
         let counts = |u: &Value| {
             [
@@ -41,6 +42,7 @@ fn claude_family(recs: &[Value]) -> Counts {
                 n(u, "output_tokens"),
                 n(u, "cache_read_input_tokens"),
                 n(u, "cache_creation_input_tokens"),
+                n(&u["output_tokens_details"], "thinking_tokens"),
             ]
         };
         match r["type"].as_str() {
@@ -51,7 +53,7 @@ fn claude_family(recs: &[Value]) -> Counts {
                 let main = r["parent_tool_use_id"].is_null();
                 match r["message"]["id"].as_str() {
                     Some(id) => {
-                        let e = messages.entry(id.into()).or_insert(([0; 4], main));
+                        let e = messages.entry(id.into()).or_insert(([0; 5], main));
                         for (x, y) in e.0.iter_mut().zip(counts(u)) {
                             *x = (*x).max(y);
                         }
@@ -60,21 +62,21 @@ fn claude_family(recs: &[Value]) -> Counts {
                 }
             }
             Some("result") => {
-                let mut main = [0; 4];
+                let mut main = [0; 5];
                 let mut sub = anonymous;
                 for (c, is_main) in messages.values() {
                     add(if *is_main { &mut main } else { &mut sub }, *c);
                 }
                 if let Some(u) = r.get("usage").filter(|u| u.is_object()) {
                     let reported = counts(u);
-                    for i in 0..4 {
+                    for i in 0..5 {
                         main[i] = main[i].max(reported[i]);
                     }
                 }
                 add(&mut total, main);
                 add(&mut total, sub);
                 messages.clear();
-                anonymous = [0; 4];
+                anonymous = [0; 5];
             }
             _ => {}
         }
@@ -88,7 +90,7 @@ fn claude_family(recs: &[Value]) -> Counts {
     reason = "one short arm per agent, each its own fields"
 )]
 fn derived(agent: &str, recs: &[Value]) -> Counts {
-    let mut total = [0; 4];
+    let mut total = [0; 5];
     match agent {
         "claude" | "qwen" | "amp" => return claude_family(recs),
         "codex" => {
@@ -104,6 +106,7 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                     n(u, "output_tokens"),
                     n(u, "cached_input_tokens"),
                     n(u, "cache_write_input_tokens"),
+                    n(u, "reasoning_output_tokens"),
                 ];
             }
         }
@@ -117,28 +120,59 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                         n(s, "output_tokens"),
                         n(s, "cached"),
                         0,
+                        0,
                     ],
                 );
             }
         }
         "copilot" => {
-            // Without any `assistant.usage`, the messages' own output tokens.
-            if !recs.iter().any(|r| r["type"] == "assistant.usage") {
-                for r in recs.iter().filter(|r| r["type"] == "assistant.message") {
-                    total[1] += n(&r["data"], "outputTokens");
+            // Each call's `assistant.usage` (input holds the cache reads and writes); the
+            // shutdown's totals add what they have beyond the calls; without any call's usage,
+            // the messages' own output tokens add what is beyond both.
+            let beyond = |total: &mut Counts, t: Counts| {
+                for i in 0..5 {
+                    total[i] = total[i].max(t[i]);
                 }
-            }
+            };
             for r in recs.iter().filter(|r| r["type"] == "assistant.usage") {
                 let d = &r["data"];
                 add(
                     &mut total,
                     [
-                        n(d, "inputTokens") - n(d, "cacheReadTokens"),
+                        n(d, "inputTokens") - n(d, "cacheReadTokens") - n(d, "cacheWriteTokens"),
                         n(d, "outputTokens"),
                         n(d, "cacheReadTokens"),
                         n(d, "cacheWriteTokens"),
+                        n(d, "reasoningTokens"),
                     ],
                 );
+            }
+            for r in recs.iter().filter(|r| r["type"] == "session.shutdown") {
+                let mut t = [0; 5];
+                for m in r["data"]["modelMetrics"].as_object().unwrap().values() {
+                    let u = &m["usage"];
+                    add(
+                        &mut t,
+                        [
+                            n(u, "inputTokens")
+                                - n(u, "cacheReadTokens")
+                                - n(u, "cacheWriteTokens"),
+                            n(u, "outputTokens"),
+                            n(u, "cacheReadTokens"),
+                            n(u, "cacheWriteTokens"),
+                            n(u, "reasoningTokens"),
+                        ],
+                    );
+                }
+                beyond(&mut total, t);
+            }
+            if !recs.iter().any(|r| r["type"] == "assistant.usage") {
+                let output = recs
+                    .iter()
+                    .filter(|r| r["type"] == "assistant.message")
+                    .map(|r| n(&r["data"], "outputTokens"))
+                    .sum();
+                beyond(&mut total, [0, output, 0, 0, 0]);
             }
         }
         "pi" => {
@@ -154,6 +188,7 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                         n(u, "output"),
                         n(u, "cacheRead"),
                         n(u, "cacheWrite"),
+                        n(u, "reasoning"),
                     ],
                 );
             }
@@ -165,9 +200,11 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                     &mut total,
                     [
                         n(t, "input"),
-                        n(t, "output"),
+                        // OpenCode's `output` leaves its `reasoning` out (its `total` adds both).
+                        n(t, "output") + n(t, "reasoning"),
                         n(&t["cache"], "read"),
                         n(&t["cache"], "write"),
+                        n(t, "reasoning"),
                     ],
                 );
             }
@@ -179,18 +216,19 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                     n(u, "output_tokens"),
                     n(u, "cache_read_input_tokens"),
                     n(u, "cache_creation_input_tokens"),
+                    n(u, "reasoning_tokens"),
                 ]
             };
-            let mut lines = [0; 4];
+            let mut lines = [0; 5];
             for r in recs {
                 match r["type"].as_str() {
                     Some("usage") => add(&mut lines, counts(&r["usage"])),
                     Some("end" | "error") => {
                         let end = counts(&r["usage"]);
-                        for i in 0..4 {
+                        for i in 0..5 {
                             total[i] += lines[i].max(end[i]);
                         }
-                        lines = [0; 4];
+                        lines = [0; 5];
                     }
                     _ => {}
                 }
@@ -206,6 +244,7 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                         n(u, "output_tokens"),
                         n(u, "cache_read_input_tokens"),
                         n(u, "cache_creation_input_tokens"),
+                        n(u, "thinking_tokens"),
                     ],
                 );
             }
@@ -241,6 +280,7 @@ fn every_agents_tokens_mean_the_same_and_count_once() {
                 n(u, "output_tokens"),
                 n(u, "cache_read_tokens"),
                 n(u, "cache_write_tokens"),
+                n(u, "reasoning_tokens"),
             ];
             assert_eq!(got, want, "{fixture}: {u}");
             checked += 1;

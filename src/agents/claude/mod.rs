@@ -135,6 +135,8 @@ pub struct Validator {
     deferred_init: Option<Diagnostic>,
     /// The session under way started a tool call or wrote assistant text (for `did-nothing`).
     did_something: bool,
+    /// When the line being read was written (its `timestamp`, newer versions), for its events.
+    ms: Option<u64>,
 }
 
 impl Progress for Validator {
@@ -153,6 +155,13 @@ impl Validator {
             profile,
             ..Validator::default()
         }
+    }
+
+    /// An event of the line being read, with its time when the line has one.
+    fn event<'e>(&self, kind: Kind, line: u64) -> vocab::Event<'e> {
+        let mut ev = vocab::Event::new(kind, line);
+        ev.timestamp_ms = self.ms;
+        ev
     }
 
     fn agent(&self) -> Agent {
@@ -179,6 +188,8 @@ impl Validator {
             return line.shape;
         }
         self.last_line = pos.line;
+        // Claude Code stamps its message lines since 2.1.211 (ISO 8601): their tool calls are timed.
+        self.ms = line.timestamp.as_str().and_then(super::parse_timestamp);
         if self.deferred_init.is_some() {
             self.emit_deferred_init(emit);
         }
@@ -291,7 +302,7 @@ impl Validator {
             set_bounded(&mut self.session_id, id);
         }
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
+            let mut ev = self.event(Kind::SessionStart, pos.line);
             ev.agent = Some(self.agent().as_str());
             ev.session_id = line.session_id.to_cow();
             ev.model = line.model.to_cow();
@@ -438,7 +449,7 @@ impl Validator {
             Some(JsonType::Array) => {}
             Some(JsonType::String) => {
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(
+                    let mut ev = self.event(
                         if ty == "user" {
                             Kind::UserPrompt
                         } else {
@@ -501,7 +512,7 @@ impl Validator {
             return;
         }
         if let Some(added) = self.spent.message(id, tokens(&msg.usage), main) {
-            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            let mut ev = self.event(Kind::Usage, pos.line);
             ev.usage = Some(added);
             sink(&ev);
         }
@@ -572,7 +583,7 @@ impl Validator {
                     }
                 }
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+                    let mut ev = self.event(Kind::ToolStart, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     ev.name = Some(Cow::Borrowed(name));
                     ev.tool_kind = Some(vocab::tool_kind(name));
@@ -624,7 +635,7 @@ impl Validator {
                     });
                 }
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+                    let mut ev = self.event(Kind::ToolEnd, pos.line);
                     ev.call_id = Some(Cow::Borrowed(id));
                     if let Some(c) = &open {
                         let name = self.calls.name(c);
@@ -644,7 +655,7 @@ impl Validator {
                     self.did_something = true;
                 }
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(
+                    let mut ev = self.event(
                         if ty == "user" {
                             Kind::UserPrompt
                         } else {
@@ -659,7 +670,7 @@ impl Validator {
             }
             ("assistant", Some("thinking" | "redacted_thinking")) => {
                 if let Some(sink) = sink {
-                    let mut ev = vocab::Event::new(Kind::Thinking, pos.line);
+                    let mut ev = self.event(Kind::Thinking, pos.line);
                     ev.text = b.thinking.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
@@ -765,7 +776,7 @@ impl Validator {
         let rest = self.spent.result(reported);
         if let Some(sink) = sink {
             if let Some(usage) = rest {
-                let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+                let mut ev = self.event(Kind::Usage, pos.line);
                 ev.usage = Some(usage);
                 sink(&ev);
             }
@@ -776,7 +787,7 @@ impl Validator {
 
     /// The common `end` of a `result`.
     fn end_event<'l>(&mut self, pos: Position, line: &Line<'l>) -> vocab::Event<'l> {
-        let mut ev = vocab::Event::new(Kind::End, pos.line);
+        let mut ev = self.event(Kind::End, pos.line);
         // Claude Code 2.1 writes `subtype: "success"`, `is_error: false` for a turn that
         // died, and says how it ended in `terminal_reason`: `completed` is the healthy one.
         let terminal = line.terminal_reason.as_str();
@@ -937,7 +948,8 @@ fn tokens(u: &Usage<'_>) -> Tokens {
         output: super::count(&u.output_tokens).unwrap_or(0),
         cache_read: super::count(&u.cache_read).unwrap_or(0),
         cache_write: super::count(&u.cache_write).unwrap_or(0),
-        reasoning: 0,
+        // A part of `output_tokens`, not beside them.
+        reasoning: super::count(&u.details.thinking_tokens).unwrap_or(0),
     }
 }
 

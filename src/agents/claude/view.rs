@@ -33,6 +33,7 @@ view! {
         "stop_reason" => stop_reason: Field<'a>,
         "permission_denials" => permission_denials: Raw<'a>,
         "cwd" => cwd: Field<'a>,
+        "timestamp" => timestamp: Field<'a>,
     }
 }
 
@@ -176,6 +177,15 @@ view! {
         "output_tokens" => output_tokens: Field<'a>,
         "cache_read_input_tokens" => cache_read: Field<'a>,
         "cache_creation_input_tokens" => cache_write: Field<'a>,
+        "output_tokens_details" => details: OutputDetails<'a>,
+    }
+}
+
+view! {
+    /// `usage.output_tokens_details` (Claude Code 2.1.x): the part of `output_tokens` spent
+    /// thinking, already counted in them.
+    pub struct OutputDetails<'a> {
+        "thinking_tokens" => thinking_tokens: Field<'a>,
     }
 }
 

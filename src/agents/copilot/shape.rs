@@ -8,6 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::event::{Field, JsonType};
 use crate::input::record::Position;
 use crate::rules::Rule;
+use crate::vocab::Tokens;
 use bumpalo::Bump;
 
 view! {
@@ -70,11 +71,117 @@ view! {
         "agentName" => agent_name: Raw<'a>,
         "shutdownType" => shutdown_type: Raw<'a>,
         "modelMetrics" => model_metrics: Raw<'a>,
+        "tokenDetails" => token_details: TokenDetails<'a>,
         "codeChanges" => code_changes: Raw<'a>,
         "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
         "aborted" => aborted: Field<'a>,
         "phase" => phase: Raw<'a>,
     }
+}
+
+view! {
+    /// `data.tokenDetails` of a `session.shutdown` (1.0.6x): the session's tokens, its input
+    /// net of the cache.
+    pub struct TokenDetails<'a> {
+        "input" => input: TokenCount<'a>,
+        "output" => output: TokenCount<'a>,
+        "cache_read" => cache_read: TokenCount<'a>,
+        "cache_write" => cache_write: TokenCount<'a>,
+    }
+}
+
+view! {
+    /// One count of `data.tokenDetails`.
+    pub struct TokenCount<'a> {
+        "tokenCount" => token_count: Field<'a>,
+    }
+}
+
+view! {
+    /// One model's entry of a `session.shutdown`'s `data.modelMetrics` (older versions have
+    /// `requests` only, a count or `{count, cost}`).
+    pub struct ModelMetric<'a> {
+        "usage" => usage: MetricUsage<'a>,
+    }
+}
+
+view! {
+    /// `usage` of one model's entry of `data.modelMetrics`: its `inputTokens` hold the cache
+    /// reads and writes.
+    pub struct MetricUsage<'a> {
+        "inputTokens" => input_tokens: Field<'a>,
+        "outputTokens" => output_tokens: Field<'a>,
+        "cacheReadTokens" => cache_read_tokens: Field<'a>,
+        "cacheWriteTokens" => cache_write_tokens: Field<'a>,
+        "reasoningTokens" => reasoning_tokens: Field<'a>,
+    }
+}
+
+/// The sum of the models' `usage` in `data.modelMetrics`, each model's input less its cache
+/// reads and writes; `None` when no model has a `usage` object.
+struct Metrics(Option<Tokens>);
+
+impl<'de> serde::Deserialize<'de> for Metrics {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Metrics;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of models")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Metrics, A::Error> {
+                let mut sum: Option<Tokens> = None;
+                while let Some((_, m)) =
+                    map.next_entry::<serde::de::IgnoredAny, ModelMetric<'de>>()?
+                {
+                    let u = &m.usage;
+                    if u.shape != Some(JsonType::Object) {
+                        continue;
+                    }
+                    let n = |f: &Field<'_>| super::super::count(f).unwrap_or(0);
+                    let (read, write) = (n(&u.cache_read_tokens), n(&u.cache_write_tokens));
+                    let t = Tokens {
+                        input: n(&u.input_tokens)
+                            .saturating_sub(read)
+                            .saturating_sub(write),
+                        output: n(&u.output_tokens),
+                        cache_read: read,
+                        cache_write: write,
+                        reasoning: n(&u.reasoning_tokens),
+                    };
+                    sum = Some(sum.unwrap_or_default().plus(t));
+                }
+                Ok(Metrics(sum))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The session's tokens a `session.shutdown` reports: its `tokenDetails` (input net of the
+/// cache) when it has them, with the reasoning of its `modelMetrics`; else the sum of the
+/// models' `usage` in `modelMetrics`; `None` when it has neither.
+pub(super) fn shutdown_tokens<'a>(d: &Data<'a>, arena: &'a Bump) -> Option<Tokens> {
+    let metrics = d
+        .model_metrics
+        .get()
+        .and_then(|raw| super::super::parse::<Metrics>(raw, arena).ok())
+        .and_then(|m| m.0);
+    let t = &d.token_details;
+    if t.shape != Some(JsonType::Object) {
+        return metrics;
+    }
+    let n = |c: &TokenCount<'_>| super::super::count(&c.token_count).unwrap_or(0);
+    Some(Tokens {
+        input: n(&t.input),
+        output: n(&t.output),
+        cache_read: n(&t.cache_read),
+        cache_write: n(&t.cache_write),
+        reasoning: metrics.map_or(0, |m| m.reasoning),
+    })
 }
 
 view! {

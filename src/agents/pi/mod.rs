@@ -894,7 +894,8 @@ impl Validator {
                         output: n(&u.output),
                         cache_read: n(&u.cache_read),
                         cache_write: n(&u.cache_write),
-                        reasoning: 0,
+                        // Newer pi-ai versions say it, as part of `output`.
+                        reasoning: n(&u.reasoning),
                     });
                     // This message's part of the run's cost, known now (the `end` says the sum).
                     ev.cost_usd = u.cost.total.as_f64();

@@ -167,6 +167,7 @@ pub(super) fn assistant(pos: Position, bytes: &[u8], m: &Message<'_>, whole: boo
         ("cacheRead", &u.cache_read),
         ("cacheWrite", &u.cache_write),
         ("totalTokens", &u.total_tokens),
+        ("reasoning", &u.reasoning),
     ] {
         let path = ["message", "usage", name];
         if expect(f.json_type(), Want::Num, false, pos, bytes, &path, emit) {

@@ -68,6 +68,7 @@ view! {
         "cacheRead" => cache_read: Field<'a>,
         "cacheWrite" => cache_write: Field<'a>,
         "totalTokens" => total_tokens: Field<'a>,
+        "reasoning" => reasoning: Field<'a>,
         "cost" => cost: Cost<'a>,
     }
 }
