@@ -1,11 +1,14 @@
-//! The newest formats: what Claude Code 2.1 writes that sjlint once took for unknown (types,
-//! `system` subtypes, fields), each known, checked and mapped into the common form.
+//! The newest formats: what Claude Code 2.1 and the newer Codex write that sjlint once took for
+//! unknown (types, `system` subtypes, fields, items), each known, checked and mapped into the
+//! common form; and detection that waits for a record that decides, as a Grok Build stream
+//! opening with many chunks of thought and text needs.
 
 use crate::common::{check_json, exec, show, testdata};
 use serde_json::Value;
 
 const CLAUDE_NEWER: &str = "testdata/agents/claude/newer-records-2.1.ndjson";
 const CLAUDE_API_ERROR: &str = "testdata/agents/claude/api-error-2.1.ndjson";
+const CODEX_NEWER: &str = "testdata/agents/codex/newer-items.ndjson";
 
 fn common_events(path: &str) -> Vec<Value> {
     let run = exec(&["fmt", "--to", "common", path], None);
@@ -13,6 +16,28 @@ fn common_events(path: &str) -> Vec<Value> {
     run.stdout()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn stats(path: &str) -> Value {
+    let run = exec(&["stats", "--format", "json", path], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let v: Value = serde_json::from_slice(&run.stdout).unwrap();
+    v["files"][0].clone()
+}
+
+/// `(kind, count)` of each kind of tool call `stats` counts.
+fn tool_kinds(stats: &Value) -> Vec<(String, u64)> {
+    stats["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["kind"].as_str().unwrap().to_owned(),
+                t["count"].as_u64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -139,4 +164,92 @@ fn claude_codes_errors_that_do_not_end_the_run_are_common_errors() {
         "{}",
         run.describe()
     );
+}
+
+#[test]
+fn codexs_newer_items_are_tool_calls_and_text() {
+    let (run, findings) = check_json(&["--select", "all", CODEX_NEWER], None);
+    assert_eq!(run.code, 0, "{}", show(&findings));
+    assert!(findings.is_empty(), "{}", show(&findings));
+    let s = stats(CODEX_NEWER);
+    assert_eq!(
+        tool_kinds(&s),
+        [
+            // `request_user_input`
+            ("other".to_owned(), 1),
+            // `collab_tool_call`: spawn_agent, wait
+            ("subagent".to_owned(), 2),
+            ("web_search".to_owned(), 1),
+        ],
+        "{s}"
+    );
+    let events = common_events(CODEX_NEWER);
+    let ask = events
+        .iter()
+        .find(|e| e["type"] == "tool_start" && e["name"] == "request_user_input")
+        .expect("request_user_input is a tool call");
+    assert_eq!(ask["call_id"], "call_Qm3vX8kT2pL6nR9w");
+    assert_eq!(ask["args"]["questions"][0]["id"], "scope");
+    // Plan mode's plan is said once (its deltas are not repeated), and is the run's answer when
+    // no agent message follows it, as it is Codex's own final message.
+    let plan = "1. Reproduce the empty-input failure with a test.\n2. Return an empty list from `parse` for empty input.\n3. Run the whole suite.";
+    let texts: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "assistant_text")
+        .collect();
+    assert_eq!(texts.len(), 1, "{events:?}");
+    assert_eq!(texts[0]["text"], plan);
+    let end = events.iter().find(|e| e["type"] == "end").unwrap();
+    assert_eq!(end["text"], plan);
+    // The warning item is an error event, the run still a success.
+    assert_eq!(end["ok"], true);
+    assert!(events.iter().any(|e| e["type"] == "error"));
+}
+
+#[test]
+fn codexs_cache_writes_are_input_counted_apart() {
+    // `input_tokens` is the whole input: what was read from a cache and what was written to
+    // one are its parts, each counted once.
+    let s = stats(CODEX_NEWER);
+    let u = &s["usage"];
+    assert_eq!(u["input_tokens"], 48_213 - 40_960 - 6_144, "{u}");
+    assert_eq!(u["cache_read_tokens"], 40_960, "{u}");
+    assert_eq!(u["cache_write_tokens"], 6_144, "{u}");
+    assert_eq!(u["output_tokens"], 1_290, "{u}");
+}
+
+#[test]
+fn codexs_newer_items_and_events_are_type_checked() {
+    let input = [
+        r#"{"type":"thread.started","thread_id":"t"}"#,
+        r#"{"type":"turn.started"}"#,
+        r#"{"type":"item.started","item":{"id":"item_0","type":"collab_tool_call","sender_thread_id":"t","receiver_thread_ids":"u","status":"in_progress"}}"#,
+        r#"{"type":"item.completed","item":{"id":"item_0","type":"collab_tool_call","tool":"wait","status":"completed"}}"#,
+        r#"{"type":"item.completed","item":{"id":"item_1","type":"web_search","query":3}}"#,
+        r#"{"type":"item.plan.delta","item_id":"item_2"}"#,
+        r#"{"type":"request_user_input","id":"1","questions":{}}"#,
+        r#"{"type":"item.completed","item":{"id":"item_2","type":"plan"}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}"#,
+    ]
+    .join("\n");
+    let (_, findings) = check_json(&["-"], Some(input.as_bytes()));
+    let mut got: Vec<(u64, String)> = findings
+        .iter()
+        .map(|f| {
+            let field = f.message.rsplit('`').nth(1).unwrap_or_default().to_owned();
+            (f.line, format!("{} {field}", f.rule))
+        })
+        .collect();
+    got.sort();
+    let want = [
+        (3, "missing-field item.tool"),
+        (3, "wrong-field-type item.receiver_thread_ids"),
+        (5, "wrong-field-type item.query"),
+        (6, "missing-field delta"),
+        (7, "missing-field call_id"),
+        (7, "wrong-field-type questions"),
+        (8, "missing-field item.text"),
+    ];
+    let want: Vec<(u64, String)> = want.iter().map(|&(l, m)| (l, m.to_owned())).collect();
+    assert_eq!(got, want, "{}", show(&findings));
 }
