@@ -253,3 +253,68 @@ fn codexs_newer_items_and_events_are_type_checked() {
     let want: Vec<(u64, String)> = want.iter().map(|&(l, m)| (l, m.to_owned())).collect();
     assert_eq!(got, want, "{}", show(&findings));
 }
+
+#[test]
+fn detection_waits_past_many_records_that_decide_nothing() {
+    // A Grok Build run that opens with 41 chunks of thought and text (which several agents'
+    // types share) before its first tool call: it was `unknown-agent` when detection gave up
+    // after 16 records.
+    let path = "testdata/agents/grok/opens-with-many-chunks.ndjson";
+    let text = std::fs::read(testdata("agents/grok/opens-with-many-chunks.ndjson")).unwrap();
+    let opening = text
+        .split(|&b| b == b'\n')
+        .take_while(|l| {
+            l.starts_with(b"{\"type\":\"thought\"") || l.starts_with(b"{\"type\":\"text\"")
+        })
+        .count();
+    assert!(opening > 16, "{opening}");
+    // A mapped file and standard input alike.
+    for (args, stdin) in [
+        (&["--format", "json", path][..], None),
+        (&["--format", "json", "-"][..], Some(&text[..])),
+    ] {
+        let mut all = vec!["check"];
+        all.extend_from_slice(args);
+        let run = exec(&all, stdin);
+        assert_eq!(run.code, 0, "{}", run.describe());
+        assert!(run.findings().is_empty(), "{}", show(&run.findings()));
+        let mut all = vec!["stats"];
+        all.extend_from_slice(args);
+        let run = exec(&all, stdin);
+        let v: Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(v["files"][0]["agent"], "grok", "{}", run.describe());
+        assert_eq!(v["files"][0]["results"]["success"], 1, "{}", run.describe());
+    }
+}
+
+#[test]
+fn detection_that_reaches_its_bound_says_so() {
+    let chunk = "{\"type\":\"thought\",\"data\":\"thinking\"}\n";
+    // Within the bound, a record that decides is waited for.
+    let late = format!(
+        "{}{}",
+        chunk.repeat(200),
+        "{\"type\":\"end\",\"stopReason\":\"end_turn\",\"sessionId\":\"s\",\"requestId\":\"\"}\n"
+    );
+    let (run, findings) = check_json(&["-"], Some(late.as_bytes()));
+    assert_eq!(run.code, 0, "{}", show(&findings));
+    assert!(findings.is_empty(), "{}", show(&findings));
+    // Past it, the stream is no known agent's, and the finding says how far it was read.
+    let never = chunk.repeat(300);
+    let (_, findings) = check_json(&["-"], Some(never.as_bytes()));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert_eq!(findings[0].rule, "unknown-agent");
+    assert!(
+        findings[0].message.contains("no record of the first 256"),
+        "{}",
+        findings[0].message
+    );
+    // An input that ends before the bound is read whole: nothing to say of a bound.
+    let (_, findings) = check_json(&["-"], Some(chunk.repeat(20).as_bytes()));
+    assert_eq!(findings.len(), 1, "{}", show(&findings));
+    assert!(
+        !findings[0].message.contains("first"),
+        "{}",
+        findings[0].message
+    );
+}
