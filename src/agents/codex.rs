@@ -33,6 +33,11 @@ view! {
         "error" => error: ErrorObj<'a>,
         "item" => item: Item<'a>,
         "message" => message: Field<'a>,
+        "item_id" => item_id: Field<'a>,
+        "delta" => delta: Field<'a>,
+        "id" => id: Field<'a>,
+        "call_id" => call_id: Field<'a>,
+        "questions" => questions: Raw<'a>,
     }
 }
 
@@ -70,6 +75,11 @@ view! {
         "arguments" => arguments: Raw<'a>,
         "changes" => changes: Raw<'a>,
         "query" => query: Field<'a>,
+        "action" => action: Field<'a>,
+        "sender_thread_id" => sender_thread_id: Field<'a>,
+        "receiver_thread_ids" => receiver_thread_ids: Field<'a>,
+        "prompt" => prompt: Field<'a>,
+        "agents_states" => agents_states: Field<'a>,
     }
 }
 
@@ -113,6 +123,9 @@ pub struct Validator {
     mixed: bool,
     /// The turn's last `agent_message`, for the common `end` (kept only for common events).
     answer: super::Answer,
+    /// The turn's last `plan` (plan mode's proposed plan): the common `end`'s text when the
+    /// turn has no `agent_message`, as Codex's own final message is.
+    plan: super::Answer,
 }
 
 impl Progress for Validator {
@@ -174,10 +187,12 @@ impl Validator {
             "turn.started" | "turn.completed" | "turn.failed" | "error"
         ) || ty.starts_with("item.");
         if !known {
-            // item.plan.delta and request_user_input are documented, with nothing to check a
-            // consumer relies on; what comes next is forward-compatible, said as information.
-            if !matches!(ty, "item.plan.delta" | "request_user_input") {
-                emit(super::unknown_type(Agent::Codex, ty, pos, bytes));
+            match ty {
+                "request_user_input" => {
+                    request_user_input(pos, bytes, line, arena, emit, &mut sink);
+                }
+                // What comes next is forward-compatible, said as information.
+                _ => emit(super::unknown_type(Agent::Codex, ty, pos, bytes)),
             }
             return None;
         }
@@ -209,10 +224,11 @@ impl Validator {
                     let mut ev = vocab::Event::new(Kind::End, pos.line);
                     ev.ok = Some(true);
                     ev.session_id = self.session_id();
-                    ev.text = self.answer.text();
+                    ev.text = self.answer.text().or_else(|| self.plan.text());
                     sink(&ev);
                 }
                 self.answer.clear();
+                self.plan.clear();
             }
             "turn.failed" => {
                 if require(
@@ -243,6 +259,7 @@ impl Validator {
                     sink(&ev);
                 }
                 self.answer.clear();
+                self.plan.clear();
             }
             "error" => {
                 require(
@@ -263,6 +280,7 @@ impl Validator {
             "item.started" | "item.updated" | "item.completed" => {
                 self.item(pos, bytes, ty, &line.item, arena, emit, &mut sink);
             }
+            "item.plan.delta" => plan_delta(pos, bytes, line, emit),
             _ => {}
         }
         None
@@ -301,6 +319,7 @@ impl Validator {
             self.tokens_seen = Tokens::default();
         }
         self.answer.clear();
+        self.plan.clear();
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
             ev.agent = Some(Agent::Codex.as_str());
@@ -381,6 +400,7 @@ impl Validator {
         }
         let id = item.id.as_str().unwrap_or_default();
         let item_ty = item.ty.as_str().unwrap_or_default();
+        item_fields(pos, bytes, ty, item_ty, item, emit);
         match ty {
             "item.started" => match self.calls.open(id, pos, bytes, item_ty) {
                 Opened::Ok => {
@@ -428,10 +448,15 @@ impl Validator {
                 }
                 if let Some(sink) = sink {
                     self.completed(pos.line, id, item_ty, item, open.is_some(), arena, sink);
-                    if item_ty == "agent_message" {
-                        self.answer.clear();
+                    let last = match item_ty {
+                        "agent_message" => Some(&mut self.answer),
+                        "plan" => Some(&mut self.plan),
+                        _ => None,
+                    };
+                    if let Some(last) = last {
+                        last.clear();
                         if let Some(text) = item.text.text() {
-                            self.answer.push(&text);
+                            last.push(&text);
                         }
                     }
                 }
@@ -478,7 +503,8 @@ impl Validator {
         sink: &mut dyn FnMut(&vocab::Event<'_>),
     ) {
         let kind = match item_ty {
-            "agent_message" => Kind::AssistantText,
+            // Plan mode's proposed plan is what the agent says to the user, as its message is.
+            "agent_message" | "plan" => Kind::AssistantText,
             "reasoning" => Kind::Thinking,
             "error" => Kind::Error,
             t if is_tool(t) => {
@@ -583,6 +609,151 @@ fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>, arena: &'a Bump) -
     ev
 }
 
+/// The fields of the newer items, by item type: a collaboration call's (`collab_tool_call`:
+/// spawning, messaging, waiting for and closing other agents), a web search's, a plan's, and a
+/// warning's (`error`). Older items were checked by their use before; their fields stay so.
+fn item_fields(
+    pos: Position,
+    bytes: &[u8],
+    ty: &str,
+    item_ty: &str,
+    item: &Item<'_>,
+    emit: Emit<'_>,
+) {
+    let what = match ty {
+        "item.started" => "an `item.started` item",
+        "item.updated" => "an `item.updated` item",
+        _ => "an `item.completed` item",
+    };
+    let fields: &[(&str, Option<JsonType>, Want, bool, bool)] = match item_ty {
+        "collab_tool_call" => &[
+            ("tool", item.tool.json_type(), Want::Str, true, false),
+            (
+                "sender_thread_id",
+                item.sender_thread_id.json_type(),
+                Want::Str,
+                false,
+                false,
+            ),
+            (
+                "receiver_thread_ids",
+                item.receiver_thread_ids.json_type(),
+                Want::Arr,
+                false,
+                false,
+            ),
+            ("prompt", item.prompt.json_type(), Want::Str, false, true),
+            (
+                "agents_states",
+                item.agents_states.json_type(),
+                Want::Obj,
+                false,
+                false,
+            ),
+            ("status", item.status.json_type(), Want::Str, false, false),
+        ],
+        "web_search" => &[
+            ("query", item.query.json_type(), Want::Str, true, false),
+            ("action", item.action.json_type(), Want::Obj, false, false),
+        ],
+        "plan" => &[("text", item.text.json_type(), Want::Str, true, false)],
+        "error" => &[("message", item.message.json_type(), Want::Str, true, false)],
+        _ => return,
+    };
+    for &(name, t, want, required, nullable) in fields {
+        let path = ["item", name];
+        if required {
+            require(t, want, what, pos, bytes, &path, emit);
+        } else {
+            expect(t, want, nullable, pos, bytes, &path, emit);
+        }
+    }
+}
+
+/// `item.plan.delta`: a piece of a plan item's text as it streams. The common form has the
+/// plan once, from its `item.completed`.
+fn plan_delta(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
+    let what = "an `item.plan.delta`";
+    require(
+        line.item_id.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["item_id"],
+        emit,
+    );
+    require(
+        line.delta.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["delta"],
+        emit,
+    );
+}
+
+/// `request_user_input`: the model calls its tool of that name to ask the user questions. In
+/// the common form it is a tool call that starts and ends on this record (kind `other`, its
+/// `questions` in `args`): the stream does not carry the answers, so its end has no `ok`.
+fn request_user_input<'a>(
+    pos: Position,
+    bytes: &[u8],
+    line: &Line<'a>,
+    arena: &'a Bump,
+    emit: Emit<'_>,
+    sink: &mut Sink<'_, '_>,
+) {
+    let what = "a `request_user_input`";
+    let called = require(
+        line.call_id.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["call_id"],
+        emit,
+    );
+    expect(
+        line.id.json_type(),
+        Want::Str,
+        false,
+        pos,
+        bytes,
+        &["id"],
+        emit,
+    );
+    require(
+        line.questions.json_type(),
+        Want::Arr,
+        what,
+        pos,
+        bytes,
+        &["questions"],
+        emit,
+    );
+    let (Some(sink), true) = (sink, called) else {
+        return;
+    };
+    let name = "request_user_input";
+    let call_id = line.call_id.to_cow();
+    let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
+    ev.call_id.clone_from(&call_id);
+    ev.name = Some(Cow::Borrowed(name));
+    ev.tool_kind = Some(vocab::tool_kind(name));
+    ev.args = line.questions.get().and_then(|q| {
+        let text = arena.alloc_str(&format!("{{\"questions\":{q}}}"));
+        serde_json::from_str::<&RawValue>(text).ok()
+    });
+    sink(&ev);
+    let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
+    ev.call_id = call_id;
+    ev.name = Some(Cow::Borrowed(name));
+    ev.tool_kind = Some(vocab::tool_kind(name));
+    sink(&ev);
+}
+
 #[cold]
 fn orphan(pos: Position, bytes: &[u8], id: &str, what: &str) -> Diagnostic {
     let d = Diagnostic::new(
@@ -612,12 +783,15 @@ fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
     }
 }
 
-/// The thread's running total, in the common form's meaning: Codex's `input_tokens` holds
-/// its `cached_input_tokens`, which the common form counts apart.
+/// The thread's running total, in the common form's meaning: Codex's `input_tokens` is the
+/// whole input (its total is input and output), so it holds the `cached_input_tokens` read from
+/// a cache and the `cache_write_input_tokens` written to one, which the common form counts apart.
 fn tokens(u: &Usage<'_>) -> Tokens {
     let n = |f: &Field<'_>| super::count(f).unwrap_or(0);
     Tokens {
-        input: n(&u.input_tokens).saturating_sub(n(&u.cached_input_tokens)),
+        input: n(&u.input_tokens)
+            .saturating_sub(n(&u.cached_input_tokens))
+            .saturating_sub(n(&u.cache_write_input_tokens)),
         output: n(&u.output_tokens),
         cache_read: n(&u.cached_input_tokens),
         cache_write: n(&u.cache_write_input_tokens),

@@ -281,8 +281,9 @@ pub struct Guess {
 }
 
 impl Guess {
-    /// How many records are read at most.
-    pub const RECORDS: usize = 16;
+    /// How many records are read at most: as many as the in-order stage holds while it waits
+    /// for the record that decides.
+    pub const RECORDS: usize = 256;
     /// The largest record read, and how far into an input in memory lines are looked for.
     pub const RECORD_BYTES: usize = 64 << 10;
 

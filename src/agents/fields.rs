@@ -181,6 +181,7 @@ pub enum Want {
     Num,
     Bool,
     Obj,
+    Arr,
 }
 
 impl Want {
@@ -190,6 +191,7 @@ impl Want {
             Want::Num => "a number",
             Want::Bool => "a boolean",
             Want::Obj => "an object",
+            Want::Arr => "an array",
         }
     }
 
@@ -200,6 +202,7 @@ impl Want {
                 | (Want::Num, JsonType::Number)
                 | (Want::Bool, JsonType::Bool)
                 | (Want::Obj, JsonType::Object)
+                | (Want::Arr, JsonType::Array)
         )
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! This module owns which checker an input's records go to: the one `--agent` or `--dialect`
 //! forces, or the agent the evidence of the first records decides (a record with one agent's
-//! mark decides at once; the records that decide nothing are held until one does, a bounded
-//! number, and replayed in order; at the bound or the end the highest score wins); an input no agent sjlint
+//! mark decides at once; the records that decide nothing are held until one does, at most
+//! [`HOLD_RECORDS`] of them or [`HOLD_BYTES`], and replayed in order; at the bound or the end
+//! the highest score wins, and a stream none scores is no known agent's, said once, with the
+//! bound when it was reached); an input no agent sjlint
 //! knows wrote, and one that is a pretty-printed JSON array or object (events saved as an array,
 //! Gemini CLI's `--output-format json`), each reported once. It also owns
 //! where a record that parsed goes: cursor's validator, an agent's checker, or nowhere. It must
@@ -21,14 +23,22 @@ use crate::vocab;
 use bumpalo::Bump;
 use std::io;
 
-/// The finding for an input that no agent sjlint knows wrote.
+/// The finding for an input that no agent sjlint knows wrote; `held` says how much was read
+/// for it when the hold was full before the input ended.
 #[cold]
-fn unknown_agent(pos: Position, ty: &str) -> Diagnostic {
+fn unknown_agent(pos: Position, ty: &str, held: Option<(usize, usize)>) -> Diagnostic {
+    let waited = match held {
+        Some((records, bytes)) => format!(
+            "; no record of the first {records} ({}) named an agent, and sjlint holds no more while it waits for one",
+            crate::text::format_bytes(bytes as u64)
+        ),
+        None => String::new(),
+    };
     Diagnostic::new(
         Rule::UnknownAgent,
         pos,
         format!(
-            "no agent sjlint knows writes events like this one (`type` {:?}); the stream is not checked beyond its framing",
+            "no agent sjlint knows writes events like this one (`type` {:?}){waited}; the stream is not checked beyond its framing",
             crate::text::Excerpt(ty)
         ),
     )
@@ -121,8 +131,11 @@ pub(super) enum Route {
     Array(Whole),
 }
 
-/// How many records are held at most while the agent is not known, and how many bytes.
-const HOLD_RECORDS: usize = 16;
+/// How many records are held at most while the agent is not known, and how many bytes: a
+/// stream may open with many records that several agents write (Grok Build's with tens of
+/// chunks of thought and text before its first tool call), and the wait for the one that
+/// decides is bounded by both. The lanes' guess reads as many ([`agents::Guess::RECORDS`]).
+const HOLD_RECORDS: usize = agents::Guess::RECORDS;
 const HOLD_BYTES: usize = 1 << 20;
 
 /// Frames held until a record names the agent, replayed in order once it is known.
@@ -135,6 +148,8 @@ pub(super) struct Held {
     unknown: Option<(Position, String)>,
     /// What the held records say of their agent, added up.
     evidence: Evidence,
+    /// The hold was full before a record decided: how many records and bytes it held.
+    full: Option<(usize, usize)>,
 }
 
 impl Held {
@@ -194,7 +209,7 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
             self.decide(Some(agent));
         } else if let Some((pos, ty)) = self.held.unknown.take() {
             self.decide(None);
-            self.pending.push(unknown_agent(pos, &ty));
+            self.pending.push(unknown_agent(pos, &ty, self.held.full));
         } else {
             self.decide(Some(Agent::Cursor));
         }
@@ -250,6 +265,7 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
         self.held.records += 1;
         self.held.bytes += rec.bytes.len();
         if self.held.records >= HOLD_RECORDS || self.held.bytes >= HOLD_BYTES {
+            self.held.full = Some((self.held.records, self.held.bytes));
             self.decide_from_held();
             return Hold::Flush;
         }

@@ -39,6 +39,7 @@ mod library;
 mod linter;
 mod live;
 mod many_files;
+mod newest_formats;
 mod nothing_lost;
 mod one_account;
 mod otlp;

@@ -101,8 +101,11 @@ fn derived(agent: &str, recs: &[Value]) -> Counts {
                 .find(|r| r["type"] == "turn.completed")
                 .map(|r| &r["usage"])
             {
+                // The whole input: what was read from and written to a cache is counted apart.
                 total = [
-                    n(u, "input_tokens") - n(u, "cached_input_tokens"),
+                    n(u, "input_tokens")
+                        - n(u, "cached_input_tokens")
+                        - n(u, "cache_write_input_tokens"),
                     n(u, "output_tokens"),
                     n(u, "cached_input_tokens"),
                     n(u, "cache_write_input_tokens"),

@@ -28,7 +28,7 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::event::JsonType;
 use crate::input::record::Position;
-use crate::rules::Rule;
+use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -38,6 +38,7 @@ pub(crate) use view::Line;
 use view::{Block, Usage, nth_value, raw_content, result_text};
 
 pub mod family;
+mod notices;
 mod spent;
 mod view;
 
@@ -49,6 +50,7 @@ pub const OWN_TYPES: &[&str] = &[
     "auth_status",
     "prompt_suggestion",
     "conversation_reset",
+    "command_lifecycle",
 ];
 
 /// Event types the family writes (see [`family`]): Claude Code and Qwen Code write
@@ -72,6 +74,8 @@ const QWEN_RESULT_SUBTYPES: &[&str] = &[
 
 /// `system` subtypes only Claude Code writes. Not `compact_boundary`: Qwen Code's system lines
 /// carry the same `compact_metadata{trigger, pre_tokens}`, very likely under the same subtype.
+/// Not `task_notification`, which cursor-agent writes too, nor `informational` and
+/// `notification`, names too plain to tell a writer by.
 const OWN_SUBTYPES: &[&str] = &[
     "hook_started",
     "hook_progress",
@@ -87,6 +91,17 @@ const OWN_SUBTYPES: &[&str] = &[
     "permission_denied",
     "local_command_output",
     "files_persisted",
+    "model_refusal_fallback",
+    "model_refusal_no_fallback",
+    "mirror_error",
+    "plugin_install",
+    "control_request_progress",
+    "worker_shutting_down",
+    "memory_recall",
+    "vcs_state_changed",
+    "code_change_published",
+    "commands_changed",
+    "elicitation_complete",
 ];
 
 /// How strongly a record is Claude Code's (see `agents::detect` and [`family`]): its own types,
@@ -137,6 +152,8 @@ pub struct Validator {
     did_something: bool,
     /// When the line being read was written (its `timestamp`, newer versions), for its events.
     ms: Option<u64>,
+    /// The assistant line being read is an API error message: its text is the error's.
+    api_error: bool,
 }
 
 impl Progress for Validator {
@@ -225,12 +242,15 @@ impl Validator {
             emit,
         );
         match ty {
-            "system" => self.system(pos, bytes, line, emit, &mut sink),
+            "system" => self.system(pos, bytes, json, line, emit, &mut sink),
             "assistant" | "user" => {
                 self.conversation(pos, bytes, ty, line, emit);
+                self.api_error = ty == "assistant"
+                    && assistant_fields(pos, bytes, json, line, arena, emit, &mut sink);
                 self.message(pos, bytes, json, ty, line, arena, emit, &mut sink);
+                self.api_error = false;
             }
-            "result" => self.result(pos, bytes, line, emit, &mut sink),
+            "result" => self.result(pos, bytes, line, arena, emit, &mut sink),
             "stream_event" => {
                 require(
                     line.event.shape,
@@ -246,6 +266,9 @@ impl Validator {
             "conversation_reset" if self.profile == Profile::Claude => {
                 self.session_id.clear();
                 self.mismatched_id.clear();
+            }
+            "command_lifecycle" if self.profile == Profile::Claude => {
+                notices::command_lifecycle(pos, bytes, json, emit);
             }
             // Documented, with nothing to check that a consumer relies on.
             "rate_limit_event" | "tool_progress" | "tool_use_summary" | "auth_status"
@@ -263,6 +286,7 @@ impl Validator {
         &mut self,
         pos: Position,
         bytes: &[u8],
+        json: &str,
         line: &Line<'_>,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
@@ -278,8 +302,13 @@ impl Validator {
         ) {
             return;
         }
-        if line.subtype.as_str() != Some("init") {
-            return;
+        match line.subtype.as_str() {
+            Some("init") => {}
+            Some(st) if notices::knows(st) => {
+                notices::system(st, pos, bytes, json, emit, sink);
+                return;
+            }
+            _ => return,
         }
         require(
             line.session_id.json_type(),
@@ -449,14 +478,7 @@ impl Validator {
             Some(JsonType::Array) => {}
             Some(JsonType::String) => {
                 if let Some(sink) = sink {
-                    let mut ev = self.event(
-                        if ty == "user" {
-                            Kind::UserPrompt
-                        } else {
-                            Kind::AssistantText
-                        },
-                        pos.line,
-                    );
+                    let mut ev = self.event(self.text_kind(ty), pos.line);
                     ev.text = raw_content(json, arena).and_then(|raw| raw.text());
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
@@ -491,6 +513,16 @@ impl Validator {
         super::parse_array::<Block<'a>>(content, arena, &mut blocks);
         for (i, b) in blocks.iter().enumerate() {
             self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
+        }
+    }
+
+    /// What the text of a line of type `ty` is in the common form: a user's prompt, the
+    /// assistant's text, or the error of an API error message.
+    fn text_kind(&self, ty: &str) -> Kind {
+        match ty {
+            "user" => Kind::UserPrompt,
+            _ if self.api_error => Kind::Error,
+            _ => Kind::AssistantText,
         }
     }
 
@@ -655,14 +687,7 @@ impl Validator {
                     self.did_something = true;
                 }
                 if let Some(sink) = sink {
-                    let mut ev = self.event(
-                        if ty == "user" {
-                            Kind::UserPrompt
-                        } else {
-                            Kind::AssistantText
-                        },
-                        pos.line,
-                    );
+                    let mut ev = self.event(self.text_kind(ty), pos.line);
                     ev.text = b.text.text();
                     ev.parent = parent.map(Cow::Borrowed);
                     sink(&ev);
@@ -680,11 +705,12 @@ impl Validator {
         }
     }
 
-    fn result(
+    fn result<'a>(
         &mut self,
         pos: Position,
         bytes: &[u8],
-        line: &Line<'_>,
+        line: &Line<'a>,
+        arena: &'a Bump,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
     ) {
@@ -754,6 +780,7 @@ impl Validator {
         ) {
             check_usage(&line.usage, pos, bytes, &["usage"], emit);
         }
+        result_fields(pos, bytes, line, arena, emit);
         if self.profile == Profile::Qwen {
             self.qwen_result(pos, bytes, line, emit);
         }
@@ -917,6 +944,167 @@ impl Validator {
             );
         }
         self.close_calls(emit);
+    }
+}
+
+/// What an assistant line says beside its message (2.1): `error`, the API error it stands for;
+/// `is_api_error_message`; `supersedes`, the messages a refusal's fallback replaces. An API
+/// error message (a `<synthetic>` message, or one marked `is_api_error_message`) says its
+/// error in its text, which the common form gives as `error` events: the return value. Another
+/// line with an `error` (a message cut at `max_output_tokens`) keeps its text, and its error
+/// is an `error` event before it.
+fn assistant_fields<'a>(
+    pos: Position,
+    bytes: &[u8],
+    json: &'a str,
+    line: &Line<'a>,
+    arena: &'a Bump,
+    emit: Emit<'_>,
+    sink: &mut Sink<'_, '_>,
+) -> bool {
+    expect(
+        line.error.shape,
+        Want::Str,
+        false,
+        pos,
+        bytes,
+        &["error"],
+        emit,
+    );
+    expect(
+        line.supersedes.json_type(),
+        Want::Arr,
+        false,
+        pos,
+        bytes,
+        &["supersedes"],
+        emit,
+    );
+    // Seen in captures of 2.1.2xx, not in the SDK's types: a wrong type is information.
+    expect(
+        line.is_api_error_message.json_type(),
+        Want::Bool,
+        false,
+        pos,
+        bytes,
+        &["is_api_error_message"],
+        &mut |mut d: Diagnostic| {
+            d.severity = Severity::Info;
+            emit(d);
+        },
+    );
+    if line.error.shape != Some(JsonType::String) {
+        return false;
+    }
+    let synthetic = line.is_api_error_message.as_bool() == Some(true)
+        || line.message.model.as_str() == Some("<synthetic>");
+    if !synthetic && let Some(sink) = sink.as_deref_mut() {
+        let mut ev = vocab::Event::new(Kind::Error, pos.line);
+        ev.text = view::error_code(json, arena);
+        ev.parent = line.parent_tool_use_id.to_cow();
+        sink(&ev);
+    }
+    synthetic
+}
+
+/// The fields of a result that 2.1 added: `terminal_reason`, `api_error_status`, `ttft_ms`,
+/// `deferred_tool_use` and each of `permission_denials` (what they mean for the run is the
+/// common `end`'s business, not this check's).
+fn result_fields<'a>(
+    pos: Position,
+    bytes: &[u8],
+    line: &Line<'a>,
+    arena: &'a Bump,
+    emit: Emit<'_>,
+) {
+    for (name, f, want, nullable) in [
+        ("terminal_reason", &line.terminal_reason, Want::Str, false),
+        ("api_error_status", &line.api_error_status, Want::Num, true),
+        ("ttft_ms", &line.ttft_ms, Want::Num, false),
+    ] {
+        expect(f.json_type(), want, nullable, pos, bytes, &[name], emit);
+    }
+    let deferred = &line.deferred_tool_use;
+    if expect(
+        deferred.json_type(),
+        Want::Obj,
+        false,
+        pos,
+        bytes,
+        &["deferred_tool_use"],
+        emit,
+    ) && let Some(raw) = deferred.get()
+    {
+        let mut d = view::Deferred::default();
+        if crate::agents::parse_into(raw, arena, &mut d).is_ok() {
+            let what = "a result's `deferred_tool_use`";
+            for (name, f, want) in [
+                ("id", &d.id, Want::Str),
+                ("name", &d.name, Want::Str),
+                ("input", &d.input, Want::Obj),
+            ] {
+                require(
+                    f.json_type(),
+                    want,
+                    what,
+                    pos,
+                    bytes,
+                    &["deferred_tool_use", name],
+                    emit,
+                );
+            }
+        }
+    }
+    let denials = &line.permission_denials;
+    if !expect(
+        denials.json_type(),
+        Want::Arr,
+        false,
+        pos,
+        bytes,
+        &["permission_denials"],
+        emit,
+    ) {
+        return;
+    }
+    // Most results refused nothing.
+    let Some(raw) = denials.get().filter(|r| r.trim() != "[]") else {
+        return;
+    };
+    let mut list = bumpalo::collections::Vec::new_in(arena);
+    crate::agents::parse_array::<view::Denial<'a>>(raw, arena, &mut list);
+    let what = "a permission denial";
+    for d in &list {
+        if let Some(t) = d.shape.filter(|&t| t != JsonType::Object) {
+            let d = Diagnostic::new(
+                Rule::WrongFieldType,
+                pos,
+                format!(
+                    "an element of `permission_denials` is {}, expected an object",
+                    t.as_str()
+                ),
+            );
+            emit(match crate::locate::value(bytes, &["permission_denials"]) {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+            continue;
+        }
+        for (name, f, want) in [
+            ("tool_name", &d.tool_name, Want::Str),
+            ("tool_use_id", &d.tool_use_id, Want::Str),
+            ("tool_input", &d.tool_input, Want::Obj),
+        ] {
+            require(
+                f.json_type(),
+                want,
+                what,
+                pos,
+                bytes,
+                &["permission_denials", name],
+                emit,
+            );
+        }
     }
 }
 

@@ -31,9 +31,40 @@ view! {
         "error" => error: ErrorObj<'a>,
         "terminal_reason" => terminal_reason: Field<'a>,
         "stop_reason" => stop_reason: Field<'a>,
-        "permission_denials" => permission_denials: Raw<'a>,
         "cwd" => cwd: Field<'a>,
         "timestamp" => timestamp: Field<'a>,
+        "permission_denials" => permission_denials: Raw<'a>,
+        "deferred_tool_use" => deferred_tool_use: Raw<'a>,
+        "ttft_ms" => ttft_ms: Field<'a>,
+        "api_error_status" => api_error_status: Field<'a>,
+        "is_api_error_message" => is_api_error_message: Field<'a>,
+        "supersedes" => supersedes: Field<'a>,
+    }
+}
+
+view! {
+    /// A line read again for its `error` as a string: an assistant line's, the API error it
+    /// stands for (the [`Line`]'s `error` is read as Qwen Code's object).
+    pub struct ErrorLine<'a> {
+        "error" => error: Field<'a>,
+    }
+}
+
+view! {
+    /// One of a result's `permission_denials`: a tool call a permission rule refused.
+    pub struct Denial<'a> {
+        "tool_name" => tool_name: Field<'a>,
+        "tool_use_id" => tool_use_id: Field<'a>,
+        "tool_input" => tool_input: Field<'a>,
+    }
+}
+
+view! {
+    /// A result's `deferred_tool_use`: the tool call the turn stopped at, for the caller to run.
+    pub struct Deferred<'a> {
+        "id" => id: Field<'a>,
+        "name" => name: Field<'a>,
+        "input" => input: Field<'a>,
     }
 }
 
@@ -225,6 +256,14 @@ pub(super) fn raw_content<'a>(json: &'a str, arena: &'a Bump) -> Option<Raw<'a>>
     let mut line = RawLine::default();
     crate::agents::parse_into(json, arena, &mut line).ok()?;
     Some(line.message.content)
+}
+
+/// The `error` of the line `json` when it is a string, read again (see [`ErrorLine`]).
+#[cold]
+pub(super) fn error_code<'a>(json: &'a str, arena: &'a Bump) -> Option<Cow<'a, str>> {
+    let mut line = ErrorLine::default();
+    crate::agents::parse_into(json, arena, &mut line).ok()?;
+    line.error.to_cow()
 }
 
 /// The text of a tool result's `content`: a string, or the texts of an array of parts.
