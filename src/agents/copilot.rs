@@ -1044,7 +1044,12 @@ impl Validator {
                     _ => None,
                 };
             }
-            ev.ok = Some(ok != Some(false));
+            // A command that ran and exited non-zero is a call that did not go well, though
+            // Copilot CLI says `success` of it (the tool ran).
+            if ev.tool_kind == Some("shell") {
+                ev.exit_code = exit_code(bytes);
+            }
+            ev.ok = Some(ok != Some(false) && ev.exit_code.is_none_or(|c| c == 0));
             ev.text = if ok == Some(false) {
                 d.error.message.text().or_else(|| d.result.content.text())
             } else {
@@ -1225,6 +1230,22 @@ impl Validator {
             ));
         }
     }
+}
+
+/// The exit code a shell call's completion reports, wherever its record puts it: the
+/// `exitCode` of a `terminal` content or of its shell execution's telemetry. The sources
+/// disagree on the place ([D] lines only), so the first integer `exitCode` of the record counts.
+fn exit_code(bytes: &[u8]) -> Option<i64> {
+    const KEY: &[u8] = b"\"exitCode\":";
+    let at = memchr::memmem::find(bytes, KEY)? + KEY.len();
+    let rest = &bytes[at..];
+    let rest = &rest[rest.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
+    let len = rest
+        .iter()
+        .enumerate()
+        .take_while(|&(i, b)| b.is_ascii_digit() || (i == 0 && *b == b'-'))
+        .count();
+    std::str::from_utf8(&rest[..len]).ok()?.parse().ok()
 }
 
 #[cfg(test)]

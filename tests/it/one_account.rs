@@ -642,3 +642,32 @@ fn stats_counts_the_findings_check_reports_under_the_same_configuration() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A Copilot CLI shell call that ran and exited non-zero says `success: true` (the tool ran);
+/// the exit code its completion reports makes it a call that did not go well.
+#[test]
+fn a_copilot_command_that_exits_non_zero_is_not_ok() {
+    let text = std::fs::read_to_string(testdata("agents/copilot/tool-run.ndjson")).unwrap();
+    let shell_done = "\"success\":true,\"result\":{\"content\":\"running 12 tests";
+    assert!(text.contains(shell_done));
+    let failing = text.replace(
+        shell_done,
+        "\"success\":true,\"result\":{\"contents\":[{\"type\":\"terminal\",\"text\":\"1 failed\",\"exitCode\":1}],\"content\":\"running 12 tests",
+    );
+    let shell = |input: &str| -> (u64, u64) {
+        let run = exec(&["stats", "--format", "json", "-"], Some(input.as_bytes()));
+        let stats: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let tools = stats["files"][0]["tool_calls"].as_array().unwrap().clone();
+        let t = tools.iter().find(|t| t["kind"] == "shell").unwrap();
+        (t["count"].as_u64().unwrap(), t["failed"].as_u64().unwrap())
+    };
+    assert_eq!(shell(&text), (1, 0));
+    assert_eq!(shell(&failing), (1, 1));
+    let common = exec(&["fmt", "--to", "common", "-"], Some(failing.as_bytes())).stdout();
+    let end: Value = common
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "tool_end" && e["tool_kind"] == "shell")
+        .unwrap();
+    assert_eq!((&end["exit_code"], &end["ok"]), (&1.into(), &false.into()));
+}
