@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-binary timings on a generated stream: sjlint (one thread, all cores, from a pipe; the pipe
-# alone) beside jq and a Python per-line loop. Prints a Markdown table of medians; see README "Performance".
+# alone) beside jq and a Python per-line loop. Prints a Markdown table of medians; see docs/performance.md.
 #   bash benches/compare.sh [SIZE]      (default 1G; needs jq and python3 for those rows)
 set -euo pipefail
 cd "$(dirname "$0")/.."

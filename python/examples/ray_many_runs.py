@@ -12,7 +12,7 @@ one JSON object (what the tests compare with ``sjlint check`` and ``sjlint stats
 
 Without ``--address`` (and without RAY_ADDRESS in the environment), Ray starts on this
 machine; with either, the same code runs on that cluster, whose workers need the sjlint wheel
-installed (see the README's "Many runs").
+installed (see "On a cluster" in docs/python.md).
 """
 
 from __future__ import annotations

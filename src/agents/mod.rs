@@ -112,7 +112,7 @@ pub struct Entry {
     /// The bundled schema of its events (`sjlint schema NAME`).
     pub schema: &'static str,
     /// The folder of `testdata/` holding clean streams of it, every one recognised as this
-    /// agent (the tests hold each line to its fixtures, schema and README row).
+    /// agent (the tests hold each line to its fixtures, schema and row of docs/agents.md).
     pub fixtures: &'static str,
 }
 

@@ -1,7 +1,7 @@
 //! The bad-input catalogue: every way a stream arrives broken, with what sjlint says about it,
 //! through the real binary. Each case also proves that the record after the bad input is still
 //! checked: a "canary" event that repeats a key is placed after it, and its `duplicate-key`
-//! warning must be reported on the canary's own line. The README's "Bad input" table is this
+//! warning must be reported on the canary's own line. The table of docs/bad-input.md is this
 //! file in prose.
 
 use crate::common::{Finding, Run, check_json, exec, testdata};

@@ -6,8 +6,8 @@
 //! character inside a string is repaired with a `raw-control-character` warning (by design:
 //! real runs write raw newlines inside `call_id`). Where RFC 8259 leaves the choice to the
 //! implementation (numbers beyond the f64 range, unpaired surrogate escapes, a byte-order mark,
-//! duplicate keys, nesting depth), the case says which choice sjlint made; the README's "JSON
-//! conformance choices" lists them.
+//! duplicate keys, nesting depth), the case says which choice sjlint made; "JSON conformance
+//! choices" in docs/internals.md lists them.
 //!
 //! Every case is checked on its own through the library, and all one-line cases once more
 //! through the real binary as one stream, one case per line, the way conformance suites are run

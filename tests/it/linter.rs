@@ -3,7 +3,7 @@
 //! tool kinds, no cascades after an unreadable record, directory walks like ripgrep's,
 //! configuration files (found upwards, nested, their globs relative to them), `--severity`,
 //! `--level`, `--statistics`, `--max-diagnostics` in every format, the outputs, `fmt` on files,
-//! help, and the README's examples and outputs held to what the binary does.
+//! help, and the examples and outputs of README.md and docs/ held to what the binary does.
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
@@ -1409,33 +1409,69 @@ fn fmt_write_writes_through_a_symbolic_link() {
 }
 
 // ------------------------------------------------------------------------------------------
-// The README's examples, verbatim.
+// The README's and docs/'s examples, verbatim.
 
-/// The fenced blocks of README.md whose info string is `lang`, each as its lines.
-fn readme_blocks(lang: &str) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+/// README.md and every page of `docs/`, each as (path from the crate's root, text), README first.
+fn doc_pages() -> Vec<(String, String)> {
+    let root = manifest_dir();
+    let mut pages: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    pages.sort();
+    pages.insert(0, "README.md".to_owned());
+    pages
+        .into_iter()
+        .map(|page| {
+            let text = std::fs::read_to_string(root.join(&page)).unwrap();
+            (page, text)
+        })
+        .collect()
+}
+
+/// The text of one page (`README.md`, `docs/check.md`, …).
+fn doc_page(page: &str) -> String {
+    std::fs::read_to_string(manifest_dir().join(page)).unwrap_or_else(|e| panic!("{page}: {e}"))
+}
+
+/// The fenced blocks of README.md and the pages of `docs/` whose info string is `lang`, each as
+/// the page it is on and its lines.
+fn doc_blocks(lang: &str) -> Vec<(String, Vec<String>)> {
     let mut blocks = Vec::new();
-    // The info string and the lines of the block being read.
-    let mut current: Option<(String, Vec<String>)> = None;
-    for line in text.lines() {
-        match (current.take(), line.strip_prefix("```")) {
-            (None, Some(info)) => current = Some((info.trim().to_owned(), Vec::new())),
-            (None, None) => {}
-            (Some((info, block)), Some(_)) => {
-                if info == lang {
-                    blocks.push(block);
+    for (page, text) in doc_pages() {
+        // The info string and the lines of the block being read.
+        let mut current: Option<(String, Vec<String>)> = None;
+        for line in text.lines() {
+            match (current.take(), line.strip_prefix("```")) {
+                (None, Some(info)) => current = Some((info.trim().to_owned(), Vec::new())),
+                (None, None) => {}
+                (Some((info, block)), Some(_)) => {
+                    if info == lang {
+                        blocks.push((page.clone(), block));
+                    }
                 }
-            }
-            (Some((info, mut block)), None) => {
-                block.push(line.to_owned());
-                current = Some((info, block));
+                (Some((info, mut block)), None) => {
+                    block.push(line.to_owned());
+                    current = Some((info, block));
+                }
             }
         }
     }
     blocks
 }
 
-/// A directory to run README commands in: `testdata` there is the crate's, and what the
+/// Whether a `sjlint run` command starts a real agent's CLI, which needs its own install and
+/// network (a saved stream given to `cat` or `sh` stands in for an agent, and runs).
+fn runs_an_agent_cli(command: &str) -> bool {
+    let agent = command
+        .split_once(" -- ")
+        .map_or("", |(_, agent)| agent.trim_start());
+    !(agent.starts_with("cat ") || agent.starts_with("sh "))
+}
+
+/// A directory to run the pages' commands in: `testdata` there is the crate's, and what the
 /// commands write stays there.
 fn readme_dir(name: &str) -> PathBuf {
     let dir = scratch(name);
@@ -1465,12 +1501,15 @@ fn run_shell(command: &str, dir: &Path) -> Run {
     run_cmd(cmd, None)
 }
 
+/// Every `sh` line of README.md and docs/ that runs sjlint runs, verbatim; a live pipe from an
+/// agent runs with the sample standing in for the agent.
 #[cfg(unix)]
 #[test]
 fn the_readme_shell_examples_run_verbatim() {
     let dir = readme_dir("readme-sh");
     let mut ran = 0;
-    for block in readme_blocks("sh") {
+    let mut ran_in_readme = 0;
+    for (page, block) in doc_blocks("sh") {
         for line in block {
             // Aligned comments go; a `#` inside the command stays.
             let command = match line.find("  #") {
@@ -1479,8 +1518,8 @@ fn the_readme_shell_examples_run_verbatim() {
             };
             let command = if let Some(args) = command.strip_prefix("cargo run --release -- ") {
                 format!("sjlint {args}")
-            } else if command.starts_with("sjlint run ") {
-                // `sjlint run` starts an agent's CLI, which needs its own install and network.
+            } else if command.starts_with("sjlint run ") && runs_an_agent_cli(command) {
+                // `sjlint run` of an agent's CLI, which needs its own install and network.
                 continue;
             } else if command.starts_with("sjlint ") || command == "sjlint" {
                 command.to_owned()
@@ -1498,59 +1537,67 @@ fn the_readme_shell_examples_run_verbatim() {
                 assert_eq!(
                     run.code,
                     0,
-                    "README example `{command}`\n{}",
+                    "{page} example `{command}`\n{}",
                     run.describe()
                 );
                 assert_eq!(
                     run.stdout,
                     sample().into_bytes(),
-                    "README example `{command}`"
+                    "{page} example `{command}`"
                 );
                 ran += 1;
                 continue;
             } else {
                 // Not run: `cargo test` and `cargo install` (a build of their own, the latter
-                // outside the project).
+                // outside the project), and what needs another program installed.
                 continue;
             };
             let run = run_shell(&command, &dir);
             assert!(
                 run.code == 0 || run.code == 1,
-                "README example `{command}`\n{}",
+                "{page} example `{command}`\n{}",
                 run.describe()
             );
             for bad in ["panicked", "error: ", "cannot read", "no files matched"] {
                 assert!(
                     !run.stderr().contains(bad),
-                    "README example `{command}`\n{}",
+                    "{page} example `{command}`\n{}",
                     run.describe()
                 );
             }
             ran += 1;
+            if page == "README.md" {
+                ran_in_readme += 1;
+            }
         }
     }
-    assert!(ran >= 10, "only {ran} README examples were run");
+    assert!(ran >= 20, "only {ran} shell examples were run");
+    assert!(
+        ran_in_readme >= 6,
+        "only {ran_in_readme} README shell examples were run"
+    );
 }
 
-/// Blocks that show a command (`$ sjlint …`) and its output: the command runs, and where the
-/// output is shown whole (no `…`), it is what the command prints.
+/// Blocks that show a command (`$ sjlint …`) and its output, in README.md and docs/: the command
+/// runs, and where the output is shown whole (no `…`), it is what the command prints.
 #[cfg(unix)]
 #[test]
 fn the_readme_sample_outputs_are_what_sjlint_prints() {
     let dir = readme_dir("readme-out");
     let mut compared = 0;
-    for block in readme_blocks("") {
+    let mut compared_in_readme = 0;
+    for (page, block) in doc_blocks("") {
         let Some(command) = block.first().and_then(|l| l.strip_prefix("$ ")) else {
             continue;
         };
-        if command.starts_with("sjlint run ") {
+        if command.starts_with("sjlint run ") && runs_an_agent_cli(command) {
             // It starts an agent's CLI, which needs its own install and network.
             continue;
         }
         let run = run_shell(command, &dir);
         assert!(
             run.code == 0 || run.code == 1,
-            "`{command}`\n{}",
+            "{page}: `{command}`\n{}",
             run.describe()
         );
         let shown = block[1..].join("\n") + "\n";
@@ -1559,20 +1606,27 @@ fn the_readme_sample_outputs_are_what_sjlint_prints() {
             // Lines left out: the lines shown are printed, in that order.
             let mut rest = out.as_str();
             for line in block[1..].iter().filter(|l| *l != "…") {
-                let at = rest
-                    .find(&format!("{line}\n"))
-                    .unwrap_or_else(|| panic!("`{command}` does not print {line:?}:\n{out}"));
+                let at = rest.find(&format!("{line}\n")).unwrap_or_else(|| {
+                    panic!("{page}: `{command}` does not print {line:?}:\n{out}")
+                });
                 rest = &rest[at + line.len()..];
             }
         } else {
-            assert_eq!(out, shown, "`{command}`");
+            assert_eq!(out, shown, "{page}: `{command}`");
         }
         compared += 1;
+        if page == "README.md" {
+            compared_in_readme += 1;
+        }
     }
-    assert!(compared >= 4, "only {compared} outputs compared");
+    assert!(compared >= 10, "only {compared} outputs compared");
+    assert!(
+        compared_in_readme >= 7,
+        "only {compared_in_readme} README outputs compared"
+    );
 
     // The first run the README shows.
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let text = doc_page("README.md");
     let run = exec(&["check", "testdata/sample-with-problem.ndjson"], None);
     assert_eq!(run.code, 1);
     assert!(
@@ -1582,11 +1636,11 @@ fn the_readme_sample_outputs_are_what_sjlint_prints() {
     );
 }
 
-/// The CI formats section shows one finding in each format, cut where it says `…`: each piece
-/// is what that format prints for the file it names.
+/// The CI formats section of docs/check.md shows one finding in each format, cut where it says
+/// `…`: each piece is what that format prints for the file it names.
 #[test]
 fn the_readme_ci_format_examples_are_what_sjlint_prints() {
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let text = doc_page("docs/check.md");
     let section = &text[text.find("## CI formats").unwrap()..];
     let file = "testdata/rules/orphan-completion/fails.ndjson";
     assert!(
@@ -1608,11 +1662,12 @@ fn the_readme_ci_format_examples_are_what_sjlint_prints() {
     assert_eq!(formats, 3);
 }
 
-/// The README's list of commands names each subcommand, in the order of `sjlint --help`.
+/// The README's list of commands names each subcommand, in the order of `sjlint --help`, and its
+/// tour has a section for each.
 #[test]
 fn the_readme_lists_the_commands_in_the_order_of_help() {
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
-    let section = &text[text.find("## Commands and options").unwrap()..];
+    let text = doc_page("README.md");
+    let section = &text[text.find("## A tour of the commands").unwrap()..];
     let block = section.split("```\n").nth(1).unwrap();
     let readme: Vec<&str> = block
         .lines()
@@ -1633,28 +1688,122 @@ fn the_readme_lists_the_commands_in_the_order_of_help() {
         .filter(|c| *c != "help")
         .collect();
     assert_eq!(readme, listed);
+    let toured: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .flat_map(|l| l.split(" and "))
+        .collect();
+    for command in &listed {
+        assert!(
+            toured.contains(command),
+            "the README's tour has no `### {command}`"
+        );
+    }
 }
 
-/// The README speaks to users: no name of the project's own test data or tooling that a user
-/// cannot look up.
+/// The README stays short: at most 300 lines, no table row over 300 characters; and it links
+/// every page of docs/.
+#[test]
+fn the_readme_is_short_and_links_every_page() {
+    let text = doc_page("README.md");
+    let lines = text.lines().count();
+    assert!(lines <= 300, "README.md has {lines} lines");
+    for (i, line) in text.lines().enumerate() {
+        assert!(
+            !line.starts_with('|') || line.chars().count() <= 300,
+            "README.md line {} is a table row of {} characters",
+            i + 1,
+            line.chars().count()
+        );
+    }
+    for (page, _) in doc_pages().iter().skip(1) {
+        assert!(
+            text.contains(&format!("]({page})")),
+            "README.md does not link {page}"
+        );
+    }
+}
+
+/// The links between README.md and the pages of docs/ lead to a file that is there, and a link
+/// to a heading (`page.md#heading`) to a heading of that page.
+#[test]
+fn the_links_between_the_pages_resolve() {
+    let root = manifest_dir();
+    // GitHub's anchor of a heading: lower case, spaces as `-`, punctuation dropped.
+    let anchor = |heading: &str| -> String {
+        heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    for (page, text) in doc_pages() {
+        let dir = Path::new(&page).parent().unwrap().to_path_buf();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let target = &rest[..rest.find(')').unwrap()];
+            if target.starts_with("http") || target.contains(' ') {
+                continue;
+            }
+            let (file, heading) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() {
+                PathBuf::from(&page)
+            } else {
+                dir.join(file)
+            };
+            assert!(
+                root.join(&file).exists(),
+                "{page} links {target}, which is not there"
+            );
+            if !heading.is_empty() {
+                let linked = std::fs::read_to_string(root.join(&file)).unwrap();
+                // Headings, outside fenced blocks.
+                let mut fenced = false;
+                let headings: Vec<String> = linked
+                    .lines()
+                    .filter(|l| {
+                        if l.starts_with("```") {
+                            fenced = !fenced;
+                        }
+                        !fenced && l.starts_with('#')
+                    })
+                    .map(|l| anchor(l.trim_start_matches('#')))
+                    .collect();
+                assert!(
+                    headings.iter().any(|h| h == heading),
+                    "{page} links {target}: no such heading"
+                );
+            }
+        }
+    }
+}
+
+/// The README and docs/ speak to users: no name of the project's own test data or tooling that a
+/// user cannot look up.
 #[test]
 fn the_readme_has_no_word_a_user_cannot_look_up() {
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
-    for word in [
-        "seed 0",
-        "Seed 0",
-        "corpus",
-        "../shared",
-        "SPEC.md",
-        "DESIGN.md",
-    ] {
-        let at: Vec<usize> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.contains(word))
-            .map(|(i, _)| i + 1)
-            .collect();
-        assert!(at.is_empty(), "README.md says {word:?} on lines {at:?}");
+    for (page, text) in doc_pages() {
+        for word in [
+            "seed 0",
+            "Seed 0",
+            "corpus",
+            "../shared",
+            "SPEC.md",
+            "DESIGN.md",
+        ] {
+            let at: Vec<usize> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains(word))
+                .map(|(i, _)| i + 1)
+                .collect();
+            assert!(at.is_empty(), "{page} says {word:?} on lines {at:?}");
+        }
     }
 }
 
@@ -1667,7 +1816,7 @@ fn the_readme_asks_for_the_rust_version_of_the_manifest() {
         .find_map(|l| l.strip_prefix("rust-version = "))
         .expect("Cargo.toml declares rust-version")
         .trim_matches('"');
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let text = doc_page("README.md");
     assert!(
         text.contains(&format!("a Rust toolchain ({version} or newer)")),
         "the README does not ask for Rust {version}"
@@ -1680,7 +1829,7 @@ fn the_readme_asks_for_the_rust_version_of_the_manifest() {
 fn the_readme_names_every_bundled_schema() {
     let listed = exec(&["schema"], None).stdout();
     let listed: Vec<&str> = listed.lines().collect();
-    let text = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let text = doc_page("README.md");
     let line = text
         .lines()
         .find(|l| l.starts_with("sjlint schema ") && l.contains("# the names: "))
@@ -1694,12 +1843,15 @@ fn the_readme_names_every_bundled_schema() {
     assert_eq!(named, listed);
 }
 
+/// The configuration example of docs/check.md (the one `toml` block of README.md and docs/) is a
+/// valid configuration file, read as it says.
 #[test]
 fn the_readme_configuration_example_is_valid() {
-    let blocks = readme_blocks("toml");
+    let blocks = doc_blocks("toml");
     assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0].0, "docs/check.md");
     let dir = scratch("readme-toml");
-    write(&dir.join("sjlint.toml"), &(blocks[0].join("\n") + "\n"));
+    write(&dir.join("sjlint.toml"), &(blocks[0].1.join("\n") + "\n"));
     let mut cmd = sjlint();
     cmd.current_dir(&dir).arg("config");
     let run = run_cmd(cmd, None);

@@ -1,5 +1,5 @@
 //! The agents' registry, held to what a user relies on: every agent `sjlint agents` lists can be
-//! named with `--agent`, has its schema bundled, a row in the README's table of supported agents,
+//! named with `--agent`, has its schema bundled, a row in the table of docs/agents.md,
 //! and a folder of clean fixtures that `sjlint` recognises as that agent without being told. An
 //! agent added to the registry without one of these fails here, naming what is missing.
 
@@ -47,12 +47,12 @@ fn the_text_listing_names_every_agent_of_the_json_one() {
 }
 
 #[test]
-fn every_agent_has_a_schema_a_readme_row_and_an_agent_flag() {
-    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
-    let table = readme
-        .split("## Supported agents")
+fn every_agent_has_a_schema_a_row_in_the_agents_page_and_an_agent_flag() {
+    let page = std::fs::read_to_string(manifest_dir().join("docs/agents.md")).unwrap();
+    let table = page
+        .split("## The agents")
         .nth(1)
-        .expect("README has a Supported agents section");
+        .expect("docs/agents.md has a section of the agents");
     for a in listed() {
         let schema = exec(&["schema", &a.schema], None);
         assert_eq!(
@@ -68,7 +68,7 @@ fn every_agent_has_a_schema_a_readme_row_and_an_agent_flag() {
         );
         assert!(
             table.contains(&format!("\n| {} |", a.display_name)),
-            "{}: the README's table of supported agents has no row `| {} |`",
+            "{}: the table of docs/agents.md has no row `| {} |`",
             a.name,
             a.display_name
         );
