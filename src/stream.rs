@@ -572,8 +572,9 @@ impl<S: Source> Core<S> {
 ///         Item::Finding(_) => None,
 ///     })
 ///     .collect();
-/// assert_eq!(kinds, ["session_start", "assistant_text"]);
-/// // The run was cut before its result: one finding says so.
+/// // The run was cut before its result: its `end` says so (outcome `no_result`), and so does
+/// // one finding.
+/// assert_eq!(kinds, ["session_start", "assistant_text", "end"]);
 /// assert!(items.iter().any(|i| matches!(i, Item::Finding(f) if f.rule == "missing-result")));
 /// ```
 pub struct Stream {

@@ -281,9 +281,12 @@ pub struct Guess {
 }
 
 impl Guess {
-    /// How many records are read at most: as many as the in-order stage holds while it waits
-    /// for the record that decides.
-    pub const RECORDS: usize = 256;
+    /// How many records are read at most. A hint needs no more: the in-order stage holds more
+    /// while it waits for the record that decides, and reads again what the lanes read as
+    /// another agent's. The reader stage keeps what the guess has not read past, so a longer
+    /// guess costs memory on every input whose first records decide nothing (cursor-agent's
+    /// records name no agent).
+    pub const RECORDS: usize = 16;
     /// The largest record read, and how far into an input in memory lines are looked for.
     pub const RECORD_BYTES: usize = 64 << 10;
 

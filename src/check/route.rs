@@ -134,8 +134,9 @@ pub(super) enum Route {
 /// How many records are held at most while the agent is not known, and how many bytes: a
 /// stream may open with many records that several agents write (Grok Build's with tens of
 /// chunks of thought and text before its first tool call), and the wait for the one that
-/// decides is bounded by both. The lanes' guess reads as many ([`agents::Guess::RECORDS`]).
-const HOLD_RECORDS: usize = agents::Guess::RECORDS;
+/// decides is bounded by both. The lanes' guess reads fewer ([`agents::Guess::RECORDS`]): it is
+/// a hint, and what it reads the reader stage keeps.
+const HOLD_RECORDS: usize = 256;
 const HOLD_BYTES: usize = 1 << 20;
 
 /// Frames held until a record names the agent, replayed in order once it is known.
