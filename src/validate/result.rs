@@ -16,8 +16,9 @@ use crate::rules::Rule;
 pub(super) fn track_assistant_text(text: &mut TextTracker, ev: &Event<'_>) {
     if let Some(t) = ev.message.text.as_deref() {
         let delta = ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
-        let flush = !ev.timestamp_ms.is_present() && !ev.model_call_id.is_present();
-        text.push(t, delta, flush);
+        // Any whole message that repeats the deltas before it is their flush: newer builds stamp
+        // the one before a tool call with `model_call_id` and `timestamp_ms`.
+        text.push(t, delta, !delta);
     }
 }
 

@@ -276,8 +276,10 @@ fn render(d: D, ops: &[Op], dress: Dress) -> Vec<u8> {
                 });
             }
             (Op::Segment(t), _) => {
-                // Only cursor's segments carry `model_call_id`; elsewhere they read as flushes.
-                text.push(t, false, d != D::Cursor);
+                // Only cursor's segments carry `model_call_id`. A segment that repeats the deltas
+                // before it is their flush, stamped or not (newer cursor-agent builds stamp the
+                // one before a tool call), and the result says the text once.
+                text.push(t, false, true);
                 let extra = if d == D::Cursor {
                     format!(r#",{sid},"model_call_id":"m1","timestamp_ms":{ts}"#)
                 } else {
