@@ -182,10 +182,9 @@ fn stats<'py>(
     file: &str,
     agent: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    // `sjlint stats` counts the findings of every rule, the opt-in ones included, whatever
-    // the configuration says; `Options::new()` holds the default rules only.
-    let every: Vec<String> = sjlint::rules().map(|r| r.name.to_owned()).collect();
-    let opts = options(agent, Some(every), None, None)?;
+    // The findings `check` gives with no configuration (`sjlint stats --isolated`): the rules on
+    // by default, at their default severities.
+    let opts = options(agent, None, None, None)?;
     let json = py.detach(|| sjlint::stats_json(data, file, &opts));
     objects::from_json(py, &json)
 }
