@@ -10,9 +10,9 @@ mod common;
 use bumpalo::Bump;
 use common::Variant;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sjlint::unstable::agents::cursor::view::{self, Event};
 use sjlint::unstable::check::pipeline::{self, Settings, SharedInput};
 use sjlint::unstable::check::{self, CheckOptions};
-use sjlint::unstable::event::{self, Event};
 use sjlint::unstable::input::record::Frame;
 use sjlint::unstable::input::split::{Source, Splitter};
 use std::hint::black_box;
@@ -144,7 +144,7 @@ fn bench(c: &mut Criterion) {
                 arena.reset();
                 let text = simdutf8::basic::from_utf8(black_box(r)).unwrap();
                 let mut ev = Event::default();
-                black_box(event::parse_into(text, None, &mut ev, &arena).unwrap());
+                black_box(view::parse_into(text, None, &mut ev, &arena).unwrap());
                 black_box(&ev);
             }
         });

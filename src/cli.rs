@@ -3,7 +3,7 @@
 //! This module owns what the user can type and what it means (`check` as the default command,
 //! size suffixes, rule lists). It must not read inputs or print findings; `commands` does.
 
-use crate::event::Dialect;
+use crate::agents::cursor::view::Dialect;
 use crate::report::Format;
 use crate::rules::RuleSet;
 use crate::terminal::{ColorChoice, ProgressChoice};

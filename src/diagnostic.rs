@@ -2,7 +2,7 @@
 //!
 //! Diagnostics are built on the cold path only. This module owns the data and the helpers that
 //! turn a byte offset inside a record into a column and a snippet; it must not print anything
-//! (that is `report/`) and must not decide when a rule fires (that is `validate`/`event`).
+//! (that is `report/`) and must not decide when a rule fires (that is the agents' checkers).
 
 use crate::input::record::Position;
 use crate::rules::{Rule, Severity};

@@ -57,12 +57,12 @@
 //! # Inside
 //!
 //! The pipeline is split → classify → validate → report, one record at a time: `input` (the
-//! splitter and mapped files) finds records in a reused buffer, `event` gives a borrowed view of
-//! each cursor-agent record, `validate` keeps the small state the lifecycle and pairing rules
-//! need, and `report` prints what was found. `check` wires them together for one input, on one
-//! thread or several (`check::pipeline`). `agents` is the registry of the twelve agents: each
-//! recognises its stream, checks it with its own rules and maps it into the common vocabulary
-//! (`vocab`), which `stats`, `render`, `run` and `fmt --to common` read; `fmt` also writes
+//! splitter and mapped files) finds records in a reused buffer, `json` reads a record's text,
+//! and `agents` is the registry of the twelve agents: each recognises its stream, reads a record
+//! into a borrowed view, checks it with its own rules and small bounded state, and maps it into
+//! the common vocabulary (`vocab`), which `stats`, `render`, `run` and `fmt --to common` read.
+//! `report` prints what was found, and `check` wires it all together for one input, on one
+//! thread or several (`check::pipeline`). `fmt` also writes
 //! cursor-agent's canonical form; `schema` carries the JSON Schemas; `run` starts an agent and
 //! supervises it. They live in [`unstable`]: public for the binary, the benches, the fuzz
 //! targets and the tests only, hidden from the documentation, and no stable API.
@@ -76,15 +76,72 @@ pub use stream::{
 mod stream;
 
 #[doc(hidden)]
+pub mod agents;
+#[doc(hidden)]
+pub mod arrivals;
+#[doc(hidden)]
+pub mod check;
+#[doc(hidden)]
+pub mod cli;
+#[doc(hidden)]
+pub mod commands;
+#[doc(hidden)]
+pub mod config;
+#[doc(hidden)]
+pub mod diagnostic;
+#[doc(hidden)]
+pub mod drift;
+#[doc(hidden)]
+pub mod fmt;
+#[doc(hidden)]
+pub mod input;
+#[doc(hidden)]
+pub mod interrupt;
+#[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
+pub mod json_out;
+#[doc(hidden)]
+pub mod lint;
+#[doc(hidden)]
+pub mod locate;
+#[doc(hidden)]
+pub mod otlp;
+#[doc(hidden)]
+pub mod pairing;
+#[doc(hidden)]
+pub mod preamble;
+#[doc(hidden)]
+pub mod render;
+#[doc(hidden)]
+pub mod report;
+#[doc(hidden)]
+pub mod rules;
+#[doc(hidden)]
+pub mod run;
+#[doc(hidden)]
+pub mod schema;
+#[doc(hidden)]
+pub mod sink;
+#[doc(hidden)]
+pub mod stats;
+#[doc(hidden)]
+pub mod status;
+#[doc(hidden)]
+pub mod terminal;
+#[doc(hidden)]
+pub mod text;
+#[doc(hidden)]
+pub mod units;
+#[doc(hidden)]
+pub mod vocab;
+#[doc(hidden)]
+pub mod walk;
+
+#[doc(hidden)]
 pub mod unstable;
-use unstable::{
-    agents, arrivals, check, cli, config, diagnostic, drift, event, fmt, input, interrupt,
-    json_out, lint, locate, otlp, pairing, preamble, render, report, rules, run, schema, sink,
-    stats, status, terminal, text, units, validate, vocab, walk,
-};
 
 mod fmt_files;
-mod json;
 mod json_str;
 mod out_file;
 mod report_html;

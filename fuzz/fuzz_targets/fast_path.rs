@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::unstable::event::{self, Dialect};
+use sjlint::unstable::agents::cursor::view::{self, Dialect};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
         0 => None,
         n => Some(Dialect::ALL[usize::from(n) - 1]),
     };
-    if let Err(e) = event::readers_agree(text, forced) {
+    if let Err(e) = view::readers_agree(text, forced) {
         panic!("{e}");
     }
 });

@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sjlint::unstable::check::{self, CheckOptions};
-use sjlint::unstable::event::{Dialect, Parsed, parse};
+use sjlint::unstable::agents::cursor::view::{Dialect, Parsed, parse};
 use sjlint::unstable::fmt::{self, FmtOptions, Target};
 use sjlint::unstable::rules::{Group, Rule};
 use std::collections::BTreeMap;

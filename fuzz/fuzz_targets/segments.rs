@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sjlint::unstable::check::{self, Consumer, CheckOptions, Totals};
-use sjlint::unstable::event::Event;
+use sjlint::unstable::agents::cursor::view::Event;
 use sjlint::unstable::check::pipeline::{self, Settings, SharedInput};
 use sjlint::unstable::input::record::{Position, Record};
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 
 use super::{Agent, Calls, Opened, Progress, Raw, Want, expect, require, view};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{Event, Kind, Outcome, TOOL_KINDS, Tokens, VERSION};

@@ -30,8 +30,8 @@ use super::{
     parse_timestamp, require, unfinished,
 };
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};

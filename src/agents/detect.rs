@@ -23,8 +23,8 @@ use super::{
     Agent, claude, codex, common, copilot, droid, gemini, grok, kimi, opencode, parse, pi, view,
 };
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 use claude::family;

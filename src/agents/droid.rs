@@ -17,8 +17,8 @@ use super::{
     unfinished, view,
 };
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};

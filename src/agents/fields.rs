@@ -9,8 +9,8 @@
 
 use super::{Agent, foreign, mixed};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::vocab;
 
@@ -136,7 +136,7 @@ fn not_a_count(pos: Position, bytes: &[u8], path: &[&str]) -> Diagnostic {
     let d = Diagnostic::new(
         Rule::WrongFieldType,
         pos,
-        crate::event::not_a_count(&path.join("."), value),
+        crate::json::not_a_count(&path.join("."), value),
     );
     match span {
         Some(span) => d.at(bytes, span),

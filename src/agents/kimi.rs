@@ -22,8 +22,8 @@
 use super::{Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require};
 use super::{unfinished, view};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind};

@@ -13,7 +13,7 @@
 //! own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
 //! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
-//! `crate::event` (three dialects) and checked by `crate::validate`, and `cursor` maps them into
+//! `cursor::view` (three dialects) and checked by `cursor::validate`, and `cursor` maps them into
 //! the vocabulary. See `docs/adding-an-agent.md` for what a new agent takes.
 //!
 //! Detection is per input and by evidence, never by one field: each agent scores the first
@@ -57,8 +57,8 @@ pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_int
 pub(crate) use views::{non_object_visits, view};
 
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use std::fmt;
 
 /// Declares the registry: the [`Agent`] enum and, per agent, its names, its command line, the
@@ -342,7 +342,7 @@ fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
     }
 }
 
-/// One record read into its agent's view (cursor's is [`crate::event::Event`]): the pure half
+/// One record read into its agent's view (cursor's is [`crate::agents::cursor::view::Event`]): the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
 /// Read in place, in the slot of its record, and never moved: a box would allocate per record.
 #[derive(Debug)]
@@ -532,7 +532,7 @@ impl<'a> Line<'a> {
 #[derive(Debug)]
 pub(crate) struct OtherAgent;
 
-/// The checker of one agent's stream (cursor's lives in `validate`).
+/// The checker of one agent's stream (cursor's lives in `cursor::validate`).
 pub enum Checker {
     Claude(Box<claude::Validator>),
     Codex(Box<codex::Validator>),
@@ -553,7 +553,7 @@ pub enum Checker {
 impl Checker {
     /// The checker of `agent`'s stream, keeping at most `max_open_calls` tool calls open
     /// (`--max-open-calls`; past it `too-many-open-calls` is said once a session); `None` for
-    /// cursor-agent, whose checker is `validate`.
+    /// cursor-agent, whose checker is `cursor::validate`.
     pub fn new(agent: Agent, max_open_calls: usize) -> Option<Checker> {
         let mut c = match agent {
             Agent::Cursor => return None,

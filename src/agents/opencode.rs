@@ -18,8 +18,8 @@ use super::{
     view,
 };
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};

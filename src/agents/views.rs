@@ -10,7 +10,7 @@
 //! substituted copy in the arena, as cursor's events are (`event::lenient`): no view rejects a
 //! valid JSON text for them.
 
-use crate::event::{Field, JsonType};
+use crate::json::{Field, JsonType};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -161,7 +161,7 @@ macro_rules! view {
         #[allow(unreachable_pub, reason = "a view is public where its agent re-exports it, private elsewhere")]
         pub struct $name<'a> {
             /// The JSON type of the value; `None` when absent.
-            pub shape: Option<$crate::event::JsonType>,
+            pub shape: Option<$crate::json::JsonType>,
             /// A listed key appears twice.
             pub dup: bool,
             $($(#[$fm])* pub $field: $ty,)*
@@ -176,7 +176,7 @@ macro_rules! view {
         }
 
         impl $crate::agents::SetShape for $name<'_> {
-            fn set_shape(&mut self, t: $crate::event::JsonType) {
+            fn set_shape(&mut self, t: $crate::json::JsonType) {
                 self.shape = Some(t);
             }
         }
@@ -206,7 +206,7 @@ macro_rules! view {
                         #[allow(unused_imports, reason = "not every expansion of the macro uses the trait")]
                         use $crate::agents::Slot as _;
                         let v = self.0;
-                        v.shape = Some($crate::event::JsonType::Object);
+                        v.shape = Some($crate::json::JsonType::Object);
                         while let Some(k) = map.next_key::<$crate::agents::Key<'de>>()? {
                             match &*k.0 {
                                 $($key => {
@@ -237,32 +237,32 @@ pub(crate) use view;
 macro_rules! non_object_visits {
     () => {
         fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::Bool);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::Bool);
             Ok(())
         }
         fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::Number);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::Number);
             Ok(())
         }
         fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::Number);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::Number);
             Ok(())
         }
         fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::Number);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::Number);
             Ok(())
         }
         fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::String);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::String);
             Ok(())
         }
         fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::Null);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::Null);
             Ok(())
         }
         fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
             while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-            $crate::agents::SetShape::set_shape(self.0, $crate::event::JsonType::Array);
+            $crate::agents::SetShape::set_shape(self.0, $crate::json::JsonType::Array);
             Ok(())
         }
     };
@@ -304,7 +304,7 @@ pub fn parse_into<'a, T: Deserialize<'a> + Default>(
         de.end()
     };
     match strict(text, place) {
-        Err(e) => match crate::event::substituted_in(text, &e, arena) {
+        Err(e) => match crate::agents::cursor::view::substituted_in(text, &e, arena) {
             // Valid JSON `serde_json` refuses (numbers beyond the f64 range, unpaired
             // surrogate escapes): read as cursor's events read it.
             Some(copy) => {
@@ -332,10 +332,12 @@ pub fn parse<'a, T: Deserialize<'a>>(
         de.end()?;
         Ok(v)
     };
-    strict(text).or_else(|e| match crate::event::substituted_in(text, &e, arena) {
-        Some(copy) => strict(copy),
-        None => Err(e),
-    })
+    strict(text).or_else(
+        |e| match crate::agents::cursor::view::substituted_in(text, &e, arena) {
+            Some(copy) => strict(copy),
+            None => Err(e),
+        },
+    )
 }
 
 /// Reads the array at `raw` element by element into `out` (an arena vector, so that nothing is

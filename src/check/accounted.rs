@@ -6,7 +6,7 @@
 
 use super::Consumer;
 use crate::agents::Agent;
-use crate::event::Event;
+use crate::agents::cursor::view::Event;
 use crate::input::record::{Position, Record};
 use crate::vocab;
 

@@ -13,9 +13,10 @@
 mod invalid_json;
 
 use super::{Consumer, View};
+use crate::agents::cursor::view::{self, Dialect};
 use crate::diagnostic::Diagnostic;
-use crate::event::{self, Dialect, JsonType};
 use crate::input::record::{ENDS_IN_STRING, JOIN_FAILED, MULTILINE, Position, Record};
+use crate::json::JsonType;
 use crate::rules::Rule;
 use invalid_json::json_diagnostic;
 
@@ -70,7 +71,7 @@ pub(super) fn slow_record(
             return;
         }
     };
-    match event::parse(text, dialect, Some(&mut *lenient)) {
+    match view::parse(text, dialect, Some(&mut *lenient)) {
         Ok(parsed) => check.classified(rec, bytes, text, (&parsed).into(), emit, consumer),
         Err(e) if is_control_char_error(&e) => {
             repaired_record(rec, &e, dialect, check, scratch, lenient, emit, consumer);
@@ -120,7 +121,7 @@ fn repaired_record(
         emit(json_diagnostic(rec, bytes, e));
         return;
     };
-    match event::parse(repaired, dialect, Some(&mut *lenient)) {
+    match view::parse(repaired, dialect, Some(&mut *lenient)) {
         Ok(parsed) => {
             emit(raw_control_character(rec, first));
             // Fields are located in the original bytes, so columns and snippets name the

@@ -25,17 +25,18 @@ mod route;
 
 pub use binary::BINARY_SHOWN;
 
+use crate::agents::cursor::validate::Validator;
+use crate::agents::cursor::view::Parsed;
+use crate::agents::cursor::view::{self, Dialect, Event, Shape};
 use crate::agents::{self, Agent, cursor};
 use crate::diagnostic::Diagnostic;
-use crate::event::{self, Dialect, Event, Shape};
-use crate::event::{JsonType, Parsed};
 use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
 };
 use crate::input::split::{Item, Source, Splitter};
+use crate::json::JsonType;
 use crate::preamble::Preamble;
 use crate::rules::{Rule, RuleSet};
-use crate::validate::Validator;
 use crate::vocab;
 use binary::BinaryRun;
 use bumpalo::Bump;
@@ -92,7 +93,7 @@ pub trait Consumer {
     /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
     /// repaired copy when they held raw control characters inside strings. `ev` borrows from
     /// `json`, or from a copy of it of the same length when `json` holds numbers beyond the f64
-    /// range or unpaired surrogate escapes (see [`event::parse`]).
+    /// range or unpaired surrogate escapes (see [`view::parse`]).
     fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
         let _ = (rec, json, ev);
     }
@@ -343,7 +344,7 @@ pub(crate) struct InOrder<E, C> {
     validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).
     scratch: Vec<u8>,
-    /// The copy [`event::parse`] parses when the strict parse refuses valid JSON (reused).
+    /// The copy [`view::parse`] parses when the strict parse refuses valid JSON (reused).
     lenient: Vec<u8>,
     /// The findings of the current frame, held until it is known whether it belongs to a run of
     /// binary records (reused, so the steady state allocates nothing).
@@ -774,7 +775,7 @@ pub(crate) fn examine<'a>(
             let Examined::Cursor(_, shape, ev) = slot else {
                 unreachable!("just set")
             };
-            event::parse_into(text, dialect, ev, arena).map(|s| *shape = s)
+            view::parse_into(text, dialect, ev, arena).map(|s| *shape = s)
         }
         Some(agent) => {
             *slot = Examined::Agent(text, agents::Line::empty(agent), agents::Sniffed::Unread);

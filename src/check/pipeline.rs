@@ -27,10 +27,10 @@
 //! segments start, the lanes' splitters of them, the joiner) is the child module `segments`;
 //! what a batch holds, and the examining of its records, is the child module `batch`.
 
+use crate::agents::cursor::view::Dialect;
 use crate::agents::{Agent, Guess};
 use crate::check::{CheckOptions, Consumer, InOrder, Totals};
 use crate::diagnostic::Diagnostic;
-use crate::event::Dialect;
 use crate::input::record::{Frame, Position};
 use crate::input::split::Splitter;
 use std::cell::RefCell;
@@ -779,7 +779,12 @@ mod tests {
     struct Seen(String);
 
     impl Consumer for Seen {
-        fn event(&mut self, rec: &Record<'_>, json: &str, ev: &crate::event::Event<'_>) {
+        fn event(
+            &mut self,
+            rec: &Record<'_>,
+            json: &str,
+            ev: &crate::agents::cursor::view::Event<'_>,
+        ) {
             self.0 += &format!("event {:?} {} {json} {:?}\n", rec.pos, rec.lines, ev.ty);
         }
         fn invalid(&mut self, pos: Position, bytes: &[u8]) {

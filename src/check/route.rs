@@ -10,15 +10,15 @@
 //! Gemini CLI's `--output-format json`), each reported once. It also owns
 //! where a record that parsed goes: cursor's validator, an agent's checker, or nowhere. It must
 //! not split records nor apply the framing rules (the parent and `framing` do), nor hold any
-//! agent's rules (`validate`, `agents`).
+//! agent's rules (`agents`).
 
 use super::{Consumer, Examined, InOrder, Totals, View, framing, known_text};
+use crate::agents::cursor::validate::Validator;
+use crate::agents::cursor::view::Dialect;
 use crate::agents::{self, Agent, Evidence, Mixed, Reading, Sniffed, cursor};
 use crate::diagnostic::Diagnostic;
-use crate::event::Dialect;
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
 use crate::rules::Rule;
-use crate::validate::Validator;
 use crate::vocab;
 use bumpalo::Bump;
 use std::io;
@@ -121,7 +121,7 @@ pub(super) fn array_diagnostic(whole: Whole, records: u64) -> Diagnostic {
 pub(super) enum Route {
     /// The agent is not known yet: frames are held (see [`Held`]).
     Undecided,
-    /// cursor-agent, in any of its dialects: the classifier of `event` and `validate`.
+    /// cursor-agent, in any of its dialects: the view and checker of `agents::cursor`.
     Cursor,
     /// Claude Code, Codex or Gemini CLI.
     Agent(agents::Checker),

@@ -7,14 +7,14 @@
 //!
 //! This module owns the mapping of one record, given its event and the kind its call started
 //! with. It must not decide which records are written (that is `writer`'s) nor keep state
-//! between records; it moves fields the way the classifier of `event` maps them.
+//! between records; it moves fields the way the classifier of `agents::cursor::view` maps them.
 
 pub(super) mod parts;
 
 use super::json_text::{entries, minifies_to, minify};
 use super::payload::payload;
 use super::sdk::sdk;
-use crate::event::{self, Dialect, Event, Parsed};
+use crate::agents::cursor::view::{self, Dialect, Event, Parsed};
 
 pub(super) use parts::error_flag;
 
@@ -49,7 +49,7 @@ pub(super) fn canonical(
         let Ok(text) = std::str::from_utf8(&once) else {
             break;
         };
-        let Ok(Parsed::Event(next)) = event::parse(text, forced, Some(&mut scratch)) else {
+        let Ok(Parsed::Event(next)) = view::parse(text, forced, Some(&mut scratch)) else {
             break;
         };
         if next.dialect == Dialect::Cursor {

@@ -2,17 +2,17 @@
 //! level, `toolCall` into `call_id` and `tool_call.<kind>`, `thinking`'s `content` into `text`,
 //! `prompt` into `message`.
 //!
-//! This module owns that mapping, as `event::map_payload` reads the same record; the two
+//! This module owns that mapping, as `view::map_payload` reads the same record; the two
 //! change together. It must not map another dialect nor keep state between records.
 
 use super::canonical::parts::{message, role_of, text_content};
 use super::json_text::{Entries, Obj, entries, is_object, is_string, minify};
-use crate::event::{self, Event};
+use crate::agents::cursor::view::{self, Event};
 use serde_json::value::RawValue;
 
 /// Payload dialect (seed 002): the wrapper's keys move to the top level, where a key that is
 /// already there keeps the wrapper's copy in the wrapper (unless the two are equal); then the
-/// same moves as `event::map_payload`.
+/// same moves as `view::map_payload`.
 pub(super) fn payload(
     top: &Entries<'_>,
     ev: &Event<'_>,
@@ -130,7 +130,7 @@ fn payload_tool_call(o: &mut Obj<'_>, c: &PayloadCtx<'_>, v: &RawValue) {
         o.raw("call_id", tc[i].1);
     }
     let subtype = c.ev.subtype.as_str();
-    let names_kind = tc.iter().any(|(k, _)| event::is_kind_key(k));
+    let names_kind = tc.iter().any(|(k, _)| view::is_kind_key(k));
     // A completion that names no kind is written with its start's.
     let fill = match subtype {
         Some("completed") if !names_kind => c.started_kind,
@@ -157,7 +157,7 @@ fn payload_tool_call(o: &mut Obj<'_>, c: &PayloadCtx<'_>, v: &RawValue) {
             }
             continue;
         }
-        if subtype == Some("started") && event::is_kind_key(k) && is_object(v) {
+        if subtype == Some("started") && view::is_kind_key(k) && is_object(v) {
             w.key(k);
             kind_body(v, w.out);
         } else {

@@ -2,16 +2,17 @@
 //! `-completed` as `tool_call` events with `call_id` and `tool_call.<kind>{name, args, result}`,
 //! top-level `text` deltas as `message.content`, a result's `error` as its `result` text.
 //!
-//! This module owns that mapping, as `event::map_sdk` reads the same record; the two change
+//! This module owns that mapping, as `view::map_sdk` reads the same record; the two change
 //! together. It must not map another dialect nor keep state between records.
 
 use super::canonical::parts::{error_flag, text_content};
 use super::json_text::{Entries, Obj, entries, is_object, write_str};
-use crate::event::{self, Event, Field};
+use crate::agents::cursor::view::{self, Event};
+use crate::json::Field;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-/// Sdk dialect (seed 004, cloud SDK): the same moves as `event::map_sdk`.
+/// Sdk dialect (seed 004, cloud SDK): the same moves as `view::map_sdk`.
 pub(super) fn sdk(
     top: &Entries<'_>,
     ev: &Event<'_>,
@@ -106,13 +107,12 @@ fn sdk_tool_call(top: &Entries<'_>, ev: &Event<'_>, started_kind: Option<&str>, 
         Some(v) => string_value(v),
         None => in_camel("type").and_then(string_value),
     };
-    let kind: Option<Cow<'_, str>> =
-        named.as_deref().and_then(event::sdk_tool_kind).or_else(|| {
-            (ev.subtype.as_str() == Some("completed"))
-                .then_some(started_kind)
-                .flatten()
-                .map(Cow::Borrowed)
-        });
+    let kind: Option<Cow<'_, str>> = named.as_deref().and_then(view::sdk_tool_kind).or_else(|| {
+        (ev.subtype.as_str() == Some("completed"))
+            .then_some(started_kind)
+            .flatten()
+            .map(Cow::Borrowed)
+    });
     let args = last("parameters").or_else(|| in_camel("args"));
     let result = last("result").or_else(|| in_camel("result"));
     let mut o = Obj::open(out);

@@ -8,7 +8,7 @@
 use super::FmtTotals;
 use super::canonical::{canonical, error_flag};
 use super::json_text::{Obj, entries, write_str};
-use crate::event::{Dialect, Event};
+use crate::agents::cursor::view::{Dialect, Event};
 
 /// `--to json`: follows the session's text; at its `result`, puts the result object in `line`
 /// and returns true.

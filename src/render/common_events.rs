@@ -10,9 +10,9 @@
 
 use super::calls::{Call, Tone, common_target, cut, target};
 use super::{Block, Open, Renderer};
+use crate::agents::cursor::validate::TextHash;
 use crate::stats::duration;
 use crate::text::{Excerpt, escape_untrusted, thousands};
-use crate::validate::TextHash;
 use crate::vocab;
 use std::io::Write;
 

@@ -22,9 +22,9 @@ mod calls;
 mod ci_log;
 mod common_events;
 
+use crate::agents::cursor::view::Event;
 use crate::check::{self, Consumer};
 use crate::diagnostic::Diagnostic;
-use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::rules::Rule;
 use crate::text::escape_untrusted;
@@ -193,7 +193,7 @@ pub struct Renderer<'s, W: Write> {
     text_shown: bool,
     /// A hash of the last message shown (its pieces joined): a failed session's `end` that
     /// repeats it is not shown again.
-    message_hash: crate::validate::TextHash,
+    message_hash: crate::agents::cursor::validate::TextHash,
     /// Another agent's token usage reported in the current session, shown with its end.
     tokens: Option<crate::vocab::Tokens>,
     /// What `check` found true of the whole input, not yet shown.
@@ -227,7 +227,7 @@ impl<'s, W: Write> Renderer<'s, W> {
             scratch: String::new(),
             in_session: false,
             text_shown: false,
-            message_hash: crate::validate::TextHash::default(),
+            message_hash: crate::agents::cursor::validate::TextHash::default(),
             tokens: None,
             said: None,
             said_shown: false,

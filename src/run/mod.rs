@@ -34,10 +34,10 @@ mod timers;
 mod tracing;
 
 use crate::agents::Agent;
+use crate::agents::cursor::view::Dialect;
 use crate::check::CheckOptions;
 use crate::config::{Configs, Overrides, Settings};
 use crate::diagnostic::Diagnostic;
-use crate::event::Dialect;
 use crate::interrupt;
 use crate::report::{self, Format, Printer};
 use crate::rules::{Rule, Severity};

@@ -300,7 +300,7 @@ fn set(slot: &mut Option<String>, value: Option<&str>) {
 mod tests {
     use super::*;
     use crate::agents::cursor::ToCommon;
-    use crate::event::{Parsed, parse};
+    use crate::agents::cursor::view::{Parsed, parse};
 
     /// A cursor-agent record on line `n`, as `run` reads it: the record, then its common events
     /// (with a fresh mapping of its own, which is enough for these records).

@@ -15,10 +15,10 @@
 
 use super::{Findings, Stats};
 use crate::agents::Agent;
+use crate::agents::cursor::view::Event;
 use crate::arrivals::Arrivals;
 use crate::check::{CheckOptions, Consumer, Totals, check_into};
 use crate::diagnostic::Diagnostic;
-use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::pairing;
 use crate::rules::Severity;
@@ -435,11 +435,11 @@ pub(super) mod tests {
     use super::*;
 
     /// The statistics of `input`, with every rule.
-    pub(in crate::unstable::stats) fn stats_of(input: &str) -> Stats {
+    pub(in crate::stats) fn stats_of(input: &str) -> Stats {
         collect(input.as_bytes(), &CheckOptions::default()).unwrap()
     }
 
-    pub(in crate::unstable::stats) const INIT: &str =
+    pub(in crate::stats) const INIT: &str =
         r#"{"type":"system","subtype":"init","session_id":"s"}"#;
 
     #[test]

@@ -12,7 +12,7 @@ use crate::generator as streams;
 
 use crate::common::{corpus_dir, files_under, manifest_dir};
 use proptest::prelude::*;
-use sjlint::unstable::event::{self, Dialect};
+use sjlint::unstable::agents::cursor::view::{self, Dialect};
 use std::path::PathBuf;
 
 const READINGS: [Option<Dialect>; 4] = [
@@ -28,7 +28,7 @@ const READINGS: [Option<Dialect>; 4] = [
 fn same(text: &str) -> bool {
     let mut accepted = false;
     for forced in READINGS {
-        match event::readers_agree(text, forced) {
+        match view::readers_agree(text, forced) {
             Ok(fast) => accepted |= fast,
             Err(e) => panic!("{e}"),
         }

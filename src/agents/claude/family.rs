@@ -121,7 +121,7 @@ pub fn qwen(s: &Sniff<'_>) -> u32 {
             // Its error result's `error{type?, message}` (Claude Code's has `errors`, strings).
             ty == "result"
                 && s.num_turns.is_present()
-                && s.error.json_type() == Some(crate::event::JsonType::Object),
+                && s.error.json_type() == Some(crate::json::JsonType::Object),
         ])
 }
 

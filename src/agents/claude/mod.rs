@@ -26,8 +26,8 @@ use super::{
     require, unfinished,
 };
 use crate::diagnostic::Diagnostic;
-use crate::event::JsonType;
 use crate::input::record::Position;
+use crate::json::JsonType;
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -791,7 +791,7 @@ impl Validator {
             && blank(&line.result)
             && !self.calls.unreadable_seen()
         {
-            let d = crate::validate::did_nothing_finding(pos);
+            let d = crate::agents::cursor::validate::did_nothing_finding(pos);
             emit(match crate::locate::value(bytes, &["result"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),

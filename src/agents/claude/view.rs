@@ -7,7 +7,7 @@
 //! once and nothing is unescaped or allocated to check it. It must not check anything.
 
 use crate::agents::{Raw, view};
-use crate::event::{Field, JsonType};
+use crate::json::{Field, JsonType};
 use bumpalo::Bump;
 use std::borrow::Cow;
 

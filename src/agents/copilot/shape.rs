@@ -5,8 +5,8 @@
 
 use super::super::{Emit, Raw, Want, expect, expect_count, require, view};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Field, JsonType};
 use crate::input::record::Position;
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::vocab::Tokens;
 use bumpalo::Bump;

@@ -6,8 +6,8 @@
 //! carries each piece of text once. Memory is constant: only a hash of the deltas since the last
 //! flush is kept, never their text. It must not write anything.
 
-use crate::event::Event;
-use crate::validate::TextHash;
+use crate::agents::cursor::validate::TextHash;
+use crate::agents::cursor::view::Event;
 
 /// What an assistant event is, by the fields real runs set (FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use super::{Line, Message, Role, STOP_REASONS};
 use crate::agents::{Emit, Raw, Want, expect, require};
 use crate::diagnostic::Diagnostic;
-use crate::event::JsonType;
 use crate::input::record::Position;
+use crate::json::JsonType;
 use crate::rules::Rule;
 use crate::text::Excerpt;
 

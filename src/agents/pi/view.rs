@@ -3,7 +3,7 @@
 //! check anything (that is the checker's, `super`, and the field shapes', `super::shape`).
 
 use crate::agents::{Raw, view};
-use crate::event::{Field, JsonType};
+use crate::json::{Field, JsonType};
 use bumpalo::Bump;
 use std::borrow::Cow;
 

@@ -3,7 +3,7 @@
 //! data, CR line endings, concatenated files, NaN).
 //!
 //! This module owns the wording and the span of those findings, built on the cold path from the
-//! parser's error. It must not decide whether a record is JSON (the parent and `event` do), nor
+//! parser's error. It must not decide whether a record is JSON (the parent and the agents' views do), nor
 //! keep anything from record to record.
 
 use super::{Strings, open_string, unrepaired_offset};

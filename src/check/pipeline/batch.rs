@@ -8,8 +8,8 @@
 
 use super::SharedInput;
 use crate::agents::Agent;
+use crate::agents::cursor::view::Dialect;
 use crate::check::{Examined, examine};
-use crate::event::Dialect;
 use crate::input::record::{Frame, Position, Record};
 use bumpalo::Bump;
 use std::ops::Range;

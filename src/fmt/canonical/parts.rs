@@ -5,19 +5,19 @@
 //! of `fmt` but the JSON building blocks, so `payload`, `sdk` and `to_json` use it while
 //! `canonical` uses them, and nothing here leads back. It must not keep state between records.
 
-use crate::event::Event;
+use crate::agents::cursor::view::Event;
 use crate::fmt::json_text::{Obj, entries, is_string, minify, write_str};
 use serde_json::value::RawValue;
 
 /// `[{"type":"text","text":<text>}]`: a text where cursor writes `message.content`.
-pub(in crate::unstable::fmt) fn text_content(text: &RawValue, out: &mut Vec<u8>) {
+pub(in crate::fmt) fn text_content(text: &RawValue, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"[{"type":"text","text":"#);
     minify(text.get(), out);
     out.extend_from_slice(b"}]");
 }
 
 /// `message` with `role` (from the event type, when missing) and its content as an array.
-pub(in crate::unstable::fmt) fn message(v: &RawValue, role: Option<&str>, out: &mut Vec<u8>) {
+pub(in crate::fmt) fn message(v: &RawValue, role: Option<&str>, out: &mut Vec<u8>) {
     let Some(m) = entries(v.get()) else {
         minify(v.get(), out);
         return;
@@ -40,12 +40,12 @@ pub(in crate::unstable::fmt) fn message(v: &RawValue, role: Option<&str>, out: &
     o.close();
 }
 
-pub(in crate::unstable::fmt) fn role_of(ty: Option<&str>) -> Option<&str> {
+pub(in crate::fmt) fn role_of(ty: Option<&str>) -> Option<&str> {
     ty.filter(|t| matches!(*t, "user" | "assistant"))
 }
 
 /// `is_error` as the subtype says it.
-pub(in crate::unstable::fmt) fn error_flag(ev: &Event<'_>) -> Option<&'static str> {
+pub(in crate::fmt) fn error_flag(ev: &Event<'_>) -> Option<&'static str> {
     match ev.subtype.as_str() {
         Some("success") => Some("false"),
         Some("error") => Some("true"),

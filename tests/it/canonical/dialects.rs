@@ -2,7 +2,7 @@
 //! finding at the same line whichever dialect it is written in.
 
 use super::{Finding, check, check_with, sjlint, testdata};
-use sjlint::unstable::event::Dialect;
+use sjlint::unstable::agents::cursor::view::Dialect;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -65,7 +65,7 @@ pub(crate) struct Finding {
 /// Every finding `check` reports on `input` (all rules, auto dialect unless `dialect`).
 pub(crate) fn check_with(
     input: &[u8],
-    dialect: Option<sjlint::unstable::event::Dialect>,
+    dialect: Option<sjlint::unstable::agents::cursor::view::Dialect>,
 ) -> Vec<Finding> {
     let opts = sjlint::unstable::check::CheckOptions {
         dialect,

@@ -1,17 +1,20 @@
 //! A validating JSON reader over one record's text: the fast path of classification.
 //!
 //! This module owns reading a record's text as one JSON value through serde's `Deserializer`
-//! interface, so that the visitors of `event` (which hold the dialect logic, written once) run
+//! interface, so that the visitors of the agents' views (which hold the dialect logic, written once) run
 //! over it exactly as they run over `serde_json`. It validates fully (RFC 8259 grammar, string
 //! escapes, no raw control characters, nothing after the value but whitespace), borrows strings
 //! without escapes, and skips ignored values with the block scan of `json_str`.
 //!
 //! It is a fast path only: whatever it accepts it must read exactly as `serde_json` does, and
-//! whatever is unusual it rejects without saying why (`Rejected`), for `event` to run `serde_json`,
+//! whatever is unusual it rejects without saying why (`Rejected`), for the view to run `serde_json`,
 //! which gives the exact error and position. Rejected on purpose: numbers `serde_json` reads in a
 //! way of its own are handed to `serde_json`'s number parser rather than parsed here; nesting
-//! deeper than [`MAX_DEPTH`]; unpaired surrogate escapes anywhere; and every `deserialize_*`
+//! deeper than `MAX_DEPTH` (100); unpaired surrogate escapes anywhere; and every `deserialize_*`
 //! method the visitors do not use.
+
+mod field;
+pub use field::{Field, JsonType, not_a_count};
 
 use crate::json_str::{self, Level};
 use bumpalo::Bump;
@@ -324,7 +327,7 @@ fn unescape_in<'a>(body: &str, arena: &'a Bump) -> Result<&'a str, Rejected> {
     Ok(out.into_bump_str())
 }
 
-/// `deserialize_*` methods the visitors of `event` never call: rejected, so that a visitor that
+/// `deserialize_*` methods the visitors of the agents' views never call: rejected, so that a visitor that
 /// starts to call one runs on `serde_json` until this reader learns it.
 macro_rules! rejected {
     // The typed requests no visitor of the classifier makes (it asks for any value, a string,

@@ -16,10 +16,10 @@
 //! The visitors are generic over serde's `Deserializer`, so the dialect logic is written once and
 //! runs over two readers, both of which deserialize straight into these borrowed structs without
 //! an intermediate tape and without rewriting the input (which `--tee` and snippets need intact):
-//! the fast reader of `json.rs` first, and serde_json for whatever the fast reader does not
+//! the fast reader of `crate::json` first, and `serde_json` for whatever the fast reader does not
 //! accept, which gives the exact errors and positions. Whatever the fast reader accepts it must
-//! read exactly as serde_json does (`tests/it/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
-//! `benches/pipeline.rs` keeps the comparison against bare serde_json and simd-json loops on
+//! read exactly as `serde_json` does (`tests/it/fast_path.rs`, `fuzz/fuzz_targets/fast_path.rs`).
+//! `benches/pipeline.rs` keeps the comparison against bare `serde_json` and simd-json loops on
 //! realistic streams.
 //!
 //! Two entry points: [`parse`], which gives a record's view boxed (strict, or lenient given a
@@ -33,8 +33,9 @@
 //! - `payload`, `sdk`: what each other dialect means in the canonical view (a new dialect is a
 //!   module beside them: its shape test, its mapping, and its keys in `record`);
 //! - `visit`: keys, repeated keys, scalar fields, the macros that give a view its visitor;
-//! - `lenient`: the substituted copy of valid JSON that serde_json refuses.
+//! - `lenient`: the substituted copy of valid JSON that `serde_json` refuses.
 
+use crate::json::{Field, JsonType};
 use bumpalo::Bump;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
@@ -53,124 +54,6 @@ use cursor::Outcome;
 pub(crate) use cursor::is_kind_key;
 use record::TopVisitor;
 pub(crate) use sdk::sdk_tool_kind;
-
-/// The JSON type of a value, for "expected X, found Y" findings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JsonType {
-    Null,
-    Bool,
-    Number,
-    String,
-    Array,
-    Object,
-}
-
-impl JsonType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JsonType::Null => "null",
-            JsonType::Bool => "a boolean",
-            JsonType::Number => "a number",
-            JsonType::String => "a string",
-            JsonType::Array => "an array",
-            JsonType::Object => "an object",
-        }
-    }
-}
-
-/// A scalar field as it appeared in the record.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Field<'a> {
-    #[default]
-    Absent,
-    Str(Cow<'a, str>),
-    UInt(u64),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    /// Present with a type that is not kept (null, array, object).
-    Other(JsonType),
-}
-
-impl<'a> Field<'a> {
-    pub fn is_present(&self) -> bool {
-        !matches!(self, Field::Absent)
-    }
-
-    pub fn json_type(&self) -> Option<JsonType> {
-        Some(match self {
-            Field::Absent => return None,
-            Field::Str(_) => JsonType::String,
-            Field::UInt(_) | Field::Int(_) | Field::Float(_) => JsonType::Number,
-            Field::Bool(_) => JsonType::Bool,
-            Field::Other(t) => *t,
-        })
-    }
-
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Field::Str(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The string, borrowed from the record as [`Field::Str`] holds it (owned when it was
-    /// unescaped), for a view that outlives this field.
-    pub fn to_cow(&self) -> Option<std::borrow::Cow<'a, str>> {
-        match self {
-            Field::Str(s) => Some(s.clone()),
-            _ => None,
-        }
-    }
-
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Field::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
-    /// The value as a number, when it is one.
-    pub fn as_f64(&self) -> Option<f64> {
-        match *self {
-            Field::UInt(n) => Some(n as f64),
-            Field::Int(n) => Some(n as f64),
-            Field::Float(n) => Some(n),
-            _ => None,
-        }
-    }
-
-    /// A number that [`Field::as_millis`] does not read as a count (negative, with a fraction,
-    /// 2^64 or more): `wrong-field-type` for a field that counts ([`not_a_count`]).
-    pub fn is_number_but_no_count(&self) -> bool {
-        matches!(self, Field::UInt(_) | Field::Int(_) | Field::Float(_))
-            && self.as_millis().is_none()
-    }
-
-    /// A whole, non-negative millisecond count (timestamps, durations).
-    pub fn as_millis(&self) -> Option<u64> {
-        match *self {
-            Field::UInt(n) => Some(n),
-            Field::Float(n) if n >= 0.0 && n.fract() == 0.0 && n < u64::MAX as f64 => {
-                Some(n as u64)
-            }
-            _ => None,
-        }
-    }
-}
-
-/// The message of `wrong-field-type` for a number at `path` (`usage.input_tokens`) that is no
-/// count, in every agent's streams; `value` is the number as written, when it was found.
-#[cold]
-pub fn not_a_count(path: &str, value: Option<&[u8]>) -> String {
-    let value = value
-        .and_then(|v| std::str::from_utf8(v).ok())
-        .map(|v| crate::text::Excerpt(v).to_string());
-    match value {
-        Some(v) => format!("`{path}` is {v}: a count must be a whole number from 0 to 2^64−1"),
-        None => format!("`{path}` is no count: a count must be a whole number from 0 to 2^64−1"),
-    }
-}
 
 /// The `tool_call` object of a tool call event.
 #[derive(Clone, Debug, Default)]
@@ -333,7 +216,7 @@ pub enum Parsed<'a> {
 /// view of an object, each record classified by its own shape, or read as `dialect` when given
 /// (`--dialect`: only that dialect's shapes are mapped).
 ///
-/// The record is read by the fast reader of `json.rs` first; whatever it does not accept (errors,
+/// The record is read by the fast reader of `crate::json` first; whatever it does not accept (errors,
 /// and the few things it leaves to `serde_json`) is read again by `serde_json`, which gives the
 /// exact error and position.
 ///

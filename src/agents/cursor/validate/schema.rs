@@ -7,8 +7,9 @@
 //! session ([`Required`]), not here.
 
 use super::Ctx;
+use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
-use crate::event::{Event, Field, JsonType};
+use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 
@@ -533,7 +534,7 @@ fn expect(
 #[cold]
 fn not_a_count(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, path: &[&str]) {
     let value = crate::locate::in_any_dialect(ctx.bytes, path, true).map(|s| &ctx.bytes[s]);
-    let message = crate::event::not_a_count(&path.join("."), value);
+    let message = crate::json::not_a_count(&path.join("."), value);
     let d = Diagnostic::new(Rule::WrongFieldType, ctx.pos, message);
     ctx.emit_at(d, path, true);
 }

@@ -1,18 +1,21 @@
 //! cursor-agent's events in the common vocabulary.
 //!
 //! This module owns the mapping of cursor-agent's records (in any of its dialects, as
-//! `crate::event` reads them) into [`crate::vocab::Event`]s, with the little state it needs: when
+//! `view` reads them) into [`crate::vocab::Event`]s, with the little state it needs: when
 //! each open tool call started, whether the stream's session has begun, when the thinking phase
 //! under way began, and (in `merge`) what `--stream-partial-output` deltas said, so that the
 //! flush repeating them adds only what they did not say. Every fact a consumer shows is in the
 //! events: the working directory, exit codes, lines read, rejections, how long thinking took.
 //! `check` runs it after cursor's validator has seen a record, for the consumers that read common
-//! events. It must not check anything (that is `crate::validate`'s).
+//! events. It must not check anything (that is `validate`'s).
 
 mod merge;
+pub mod validate;
+pub mod view;
 
 use super::{Agent, id_prefix};
-use crate::event::{Event as CursorEvent, JsonType};
+use crate::agents::cursor::view::Event as CursorEvent;
+use crate::json::JsonType;
 use crate::vocab::{Event, Kind, Tokens, tool_kind};
 use merge::{Piece, TextMerge};
 use std::borrow::Cow;

@@ -33,8 +33,8 @@ pub(crate) use assistant_text::TextHash;
 pub(crate) use result::did_nothing_finding;
 pub use schema::KNOWN_TOOL_KINDS;
 
+use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
-use crate::event::Event;
 use crate::input::record::{Position, Record};
 use crate::locate;
 use crate::rules::{Rule, RuleSet};
@@ -59,7 +59,7 @@ pub struct Validator {
     /// Records that were events (every call of [`Validator::check`]).
     events: u64,
     /// The dialect of the last event.
-    last_dialect: crate::event::Dialect,
+    last_dialect: crate::agents::cursor::view::Dialect,
     /// A record that could not be read as an event came after the last session ended (or
     /// before the first began): it may have been the next `system`/`init`.
     unreadable_between: Option<u64>,
@@ -84,7 +84,7 @@ impl Validator {
             spare_session_id: String::new(),
             records: 0,
             events: 0,
-            last_dialect: crate::event::Dialect::Cursor,
+            last_dialect: crate::agents::cursor::view::Dialect::Cursor,
             unreadable_between: None,
             deferred_missing_init: None,
             typed: false,
@@ -98,7 +98,7 @@ impl Validator {
     }
 
     /// The dialect of the last event checked.
-    pub fn last_dialect(&self) -> crate::event::Dialect {
+    pub fn last_dialect(&self) -> crate::agents::cursor::view::Dialect {
         self.last_dialect
     }
 

@@ -9,9 +9,10 @@
 
 use super::schema::unknown_tool_kind;
 use super::{Ctx, Map, Set};
+use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
-use crate::event::{Event, Field};
 use crate::input::record::Position;
+use crate::json::Field;
 use crate::locate;
 use crate::pairing::{ShownKey, key_of};
 use crate::rules::Rule;

@@ -7,8 +7,8 @@
 use super::Ctx;
 use super::assistant_text::TextTracker;
 use super::lifecycle::Session;
+use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
-use crate::event::Event;
 use crate::rules::Rule;
 
 /// Folds an `assistant` event's text into the session's running hashes.

@@ -9,8 +9,8 @@
 use super::assistant_text::TextTracker;
 use super::schema::Required;
 use super::{Ctx, Validator, describe, line_pos};
+use crate::agents::cursor::view::{Dialect, Event};
 use crate::diagnostic::Diagnostic;
-use crate::event::{Dialect, Event};
 use crate::rules::Rule;
 use crate::text::Excerpt;
 
