@@ -5,6 +5,7 @@
 //! (that is `report/`) and must not decide when a rule fires (that is the agents' checkers).
 
 use crate::input::record::Position;
+use crate::rules::messages::Message;
 use crate::rules::{Rule, Severity};
 use std::ops::Range;
 
@@ -69,6 +70,25 @@ impl Diagnostic {
             message: message.into(),
             related: Vec::new(),
             help: None,
+            snippet: None,
+        }
+    }
+
+    /// A finding at the start of the record at `pos`, in the words of its rule's builder
+    /// ([`crate::rules::messages`]), with the rule's default severity.
+    #[cold]
+    pub fn from_message(pos: Position, message: Message) -> Diagnostic {
+        let (rule, message, help) = message.into_parts();
+        Diagnostic {
+            rule,
+            severity: rule.severity(),
+            line: pos.line,
+            column: None,
+            record: pos.record,
+            byte: pos.byte,
+            message,
+            related: Vec::new(),
+            help,
             snippet: None,
         }
     }
@@ -190,7 +210,7 @@ mod tests {
     fn column_counts_characters_not_bytes() {
         let rec = "{\"a\":\"é→\",\"call_id\":1}".as_bytes();
         let at = rec.windows(9).position(|w| w == b"\"call_id\"").unwrap();
-        let d = Diagnostic::new(Rule::WrongFieldType, pos(), "x").at(rec, at..at + 9);
+        let d = Diagnostic::new(Rule::InvalidJson, pos(), "x").at(rec, at..at + 9);
         assert_eq!(d.column, Some(11));
         assert_eq!(d.byte, 100 + at as u64);
         let s = d.snippet.unwrap();

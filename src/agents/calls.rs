@@ -11,7 +11,7 @@ use super::{Emit, MAX_KNOWN_IDS, id_prefix};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::rules::Rule;
-use crate::text::Excerpt;
+use crate::rules::messages::{self, Id, Pairing};
 use std::collections::HashMap;
 
 /// One open tool call.
@@ -89,18 +89,24 @@ pub enum Opened {
 }
 
 impl Opened {
-    /// Reports what opening the call `id` found: `duplicate-call-id` (its record names it
-    /// `what`, e.g. "`tool_call`") or the first time past the budget of open calls. Returns
-    /// whether the call is open now.
-    pub fn report(self, what: &str, id: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) -> bool {
+    /// Reports what opening the call `id` found: `duplicate-call-id` (its record is the
+    /// `pairing`'s opener) or the first time past the budget of open calls. Returns whether the
+    /// call is open now.
+    pub fn report(
+        self,
+        pairing: &Pairing<'_>,
+        id: &str,
+        pos: Position,
+        bytes: &[u8],
+        emit: Emit<'_>,
+    ) -> bool {
         match self {
             Opened::Ok => true,
             Opened::AlreadyOpen(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::DuplicateCallId,
+                    Diagnostic::from_message(
                         pos,
-                        format!("{what} {:?} is already open", Excerpt(id)),
+                        messages::duplicate_call_id(pairing.opener, Id::Text(id), true, None),
                     )
                     .with_related(at, "opened here")
                     .with_snippet(bytes),
@@ -314,20 +320,15 @@ impl Calls {
     }
 }
 
-/// The finding for a call that opened but never closed: it points at the record that started
-/// it, its id marked when the kept start of that record holds it.
+/// The finding for a call that opened but never closed (`pairing` says how the agent's calls
+/// pair): it points at the record that started it, its id marked when the kept start of that
+/// record holds it.
 #[cold]
-pub fn unfinished(call: &Unfinished, what: &str) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::UnfinishedToolCall,
+pub fn unfinished(call: &Unfinished, pairing: &Pairing<'_>) -> Diagnostic {
+    let d = Diagnostic::from_message(
         call.call.start,
-        format!(
-            "tool call {:?} ({}) never completes",
-            Excerpt(&call.id),
-            Excerpt(&call.name)
-        ),
-    )
-    .with_help(format!("pairing is by id: {what}"));
+        messages::unfinished_tool_call(Id::Text(&call.id), Some(&call.name), pairing, None),
+    );
     let head = &call.head[..];
     let id = call.id.as_bytes();
     match memchr::memmem::find_iter(head, id).find(|&at| at_quotes(head, at, at + id.len())) {

@@ -18,11 +18,20 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`item.started`",
+    closer: "`item.completed`",
+    key: "`item.id`",
+    before: None,
+};
 
 view! {
     /// One line of the stream.
@@ -305,7 +314,7 @@ impl Validator {
         );
         if let State::Open(since) = self.state {
             // The run before never ended; this one (a resume, or a new capture) begins.
-            self.unended(since, self.last_line, emit);
+            self.unended(since, self.last_line, Some("a `thread.started`"), emit);
         }
         self.state = State::Open(pos.line);
         let thread = line
@@ -349,7 +358,10 @@ impl Validator {
         for call in self.calls.drain() {
             emit(unfinished(
                 &call,
-                "an `item.started` is followed by an `item.completed` with its item id before the turn ends",
+                &Pairing {
+                    before: Some("the turn ends"),
+                    ..PAIRING
+                },
             ));
         }
         self.state = State::Ended(pos.line);
@@ -411,10 +423,9 @@ impl Validator {
                     }
                 }
                 Opened::AlreadyOpen(at) => emit(
-                    Diagnostic::new(
-                        Rule::DuplicateCallId,
+                    Diagnostic::from_message(
                         pos,
-                        format!("item {:?} starts again while it is open", Excerpt(id)),
+                        messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
                     )
                     .with_related(at, "started here")
                     .with_snippet(bytes),
@@ -427,7 +438,7 @@ impl Validator {
             },
             "item.updated" => match self.calls.get(id) {
                 None if self.calls.unreadable_seen() => {}
-                None => emit(orphan(pos, bytes, id, "is updated but was never started")),
+                None => emit(orphan(pos, bytes, id, "`item.updated`")),
                 Some(c) if self.calls.name(c) != item_ty => {
                     emit(self.other_type(pos, bytes, id, item_ty, c, "is updated"));
                 }
@@ -442,7 +453,7 @@ impl Validator {
                     Some(_) => {}
                     // Not after a record that could not be read: it may have been the start.
                     None if STARTED_FIRST.contains(&item_ty) && !self.calls.unreadable_seen() => {
-                        emit(orphan(pos, bytes, id, "completes but was never started"));
+                        emit(orphan(pos, bytes, id, "`item.completed`"));
                     }
                     None => {}
                 }
@@ -546,35 +557,40 @@ impl Validator {
         (!self.thread.is_empty()).then_some(Cow::Borrowed(self.thread.as_str()))
     }
 
-    /// A run that began on `since` has no terminal event; `at` is its last line.
-    fn unended(&mut self, since: u64, at: u64, emit: Emit<'_>) {
+    /// A run that began on `since` has no terminal event; `at` is its last line, `cut_by` the
+    /// record that begins another run, when one does.
+    fn unended(&mut self, since: u64, at: u64, cut_by: Option<&str>, emit: Emit<'_>) {
         // Not when the run's last record could not be read: it may have been its end.
         if !self.calls.unreadable_after(at) {
-            self.missing_end(since, at, emit);
+            self.missing_end(since, at, cut_by, emit);
         }
         for call in self.calls.drain() {
-            emit(unfinished(
-                &call,
-                "an `item.started` is followed by an `item.completed` with its item id",
-            ));
+            emit(unfinished(&call, &PAIRING));
         }
     }
 
+    /// `missing-result`: the run that began on `since` has no terminal event when the input
+    /// ends, or when `cut_by` begins another; `at` is its last line.
     #[cold]
-    fn missing_end(&self, since: u64, at: u64, emit: Emit<'_>) {
-        emit(
-            Diagnostic::new(
-                Rule::MissingResult,
-                line_pos(at),
-                format!("the run that began on line {since} never ends: no `turn.completed` or `turn.failed`"),
-            )
-            .with_help("an interrupted, hung or killed `codex exec` stops without a terminal event"),
-        );
+    fn missing_end(&self, since: u64, at: u64, cut_by: Option<&str>, emit: Emit<'_>) {
+        emit(Diagnostic::from_message(
+            line_pos(at),
+            messages::missing_result(
+                &Unended::new(
+                    Agent::Codex.display_name(),
+                    "run",
+                    Some(since),
+                    "`turn.completed` or `turn.failed`",
+                )
+                .cut_by(cut_by)
+                .note("an interrupted, hung or killed `codex exec` stops without a terminal event"),
+            ),
+        ));
     }
 
     pub fn finish(&mut self, emit: Emit<'_>) {
         if let State::Open(since) = self.state {
-            self.unended(since, self.last_line, emit);
+            self.unended(since, self.last_line, None, emit);
             self.state = State::Before;
         }
     }
@@ -754,14 +770,17 @@ fn request_user_input<'a>(
     sink(&ev);
 }
 
+/// `orphan-completion`: `record` (`item.updated`, `item.completed`) names the item `id`, which
+/// no `item.started` opened.
 #[cold]
-fn orphan(pos: Position, bytes: &[u8], id: &str, what: &str) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::OrphanCompletion,
+fn orphan(pos: Position, bytes: &[u8], id: &str, record: &str) -> Diagnostic {
+    let d = Diagnostic::from_message(
         pos,
-        format!("item {:?} {what}", Excerpt(id)),
-    )
-    .with_help("commands, MCP calls and agent calls first write `item.started` with their item id");
+        messages::orphan_completion(&Orphan {
+            note: Some("commands, MCP calls and agent calls first write `item.started`"),
+            ..Orphan::call(Agent::Codex.display_name(), record, id, false, &PAIRING)
+        }),
+    );
     match crate::locate::value(bytes, &["item", "id"]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

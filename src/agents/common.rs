@@ -10,9 +10,18 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{Event, Kind, Outcome, TOOL_KINDS, Tokens, VERSION};
 use bumpalo::Bump;
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_start`",
+    closer: "`tool_end`",
+    key: "`call_id`",
+    before: None,
+};
 
 view! {
     /// One record of the common form, read back.
@@ -201,7 +210,10 @@ impl Validator {
                     for call in open {
                         emit(super::unfinished(
                             &call,
-                            "a `tool_start` is ended by a `tool_end` with its `call_id` before the `end`",
+                            &Pairing {
+                                before: Some("the `end`"),
+                                ..PAIRING
+                            },
                         ));
                     }
                 }
@@ -229,10 +241,9 @@ impl Validator {
                     .open(id, pos, bytes, l.name.as_str().unwrap_or("?"))
             {
                 emit(
-                    Diagnostic::new(
-                        Rule::DuplicateCallId,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`tool_start` {:?} is already open", Excerpt(id)),
+                        messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
                     )
                     .with_related(at, "opened here")
                     .with_snippet(bytes),
@@ -240,10 +251,15 @@ impl Validator {
             }
         } else if self.calls.close(id).is_none() && !self.calls.unreadable_seen() {
             emit(
-                Diagnostic::new(
-                    Rule::OrphanCompletion,
+                Diagnostic::from_message(
                     pos,
-                    format!("`tool_end` {:?} has no open `tool_start`", Excerpt(id)),
+                    messages::orphan_completion(&Orphan::call(
+                        Agent::Common.display_name(),
+                        "`tool_end`",
+                        id,
+                        false,
+                        &PAIRING,
+                    )),
                 )
                 .with_snippet(bytes),
             );
@@ -303,10 +319,7 @@ impl Validator {
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
         for call in self.calls.drain() {
-            emit(super::unfinished(
-                &call,
-                "a `tool_start` is ended by a `tool_end` with its `call_id`",
-            ));
+            emit(super::unfinished(&call, &PAIRING));
         }
     }
 }
@@ -322,12 +335,20 @@ fn end_outcome(f: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(
         None => d.with_snippet(bytes),
     };
     match Outcome::from_name(name) {
-        Some(Outcome::NoResult) => emit(at(Diagnostic::new(
-            Rule::MissingResult,
+        Some(Outcome::NoResult) => emit(at(Diagnostic::from_message(
             pos,
-            "the session never finished: its source ended without the agent's last record (outcome `no_result`)",
-        )
-        .with_help("the agent was cut off, or its final record was lost; the run's outcome is unknown"))),
+            messages::missing_result(
+                &Unended::new(
+                    Agent::Common.display_name(),
+                    "session",
+                    None,
+                    "`end` of a known outcome",
+                )
+                .cut_by("an `end` of outcome `no_result`")
+                .why("its source ended without the agent's last record")
+                .note("`no_result` says the agent was cut off, or its final record was lost; the run's outcome is unknown"),
+            ),
+        ))),
         Some(_) => {}
         None => emit(at(Diagnostic::new(
             Rule::UnknownSubtype,

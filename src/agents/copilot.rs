@@ -40,9 +40,18 @@ use std::borrow::Cow;
 
 mod shape;
 
+use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
 pub use shape::{Data, Line, RunUsage};
 use shape::{
     array, count_field, kind_of, object_shape, run_usage, shapes, strings, text, tool_requests,
+};
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool.execution_start`",
+    closer: "`tool.execution_complete`",
+    key: "`data.toolCallId`",
+    before: None,
 };
 
 /// The session event types the notes name (their §3), each checked, with the words a finding
@@ -660,15 +669,19 @@ impl Validator {
         if self.turns_forgotten || self.calls.unreadable_seen() {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::OrphanCompletion,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "`assistant.turn_end` of turn {:?}, which no `assistant.turn_start` opened",
-                Excerpt(id)
-            ),
-        )
-        .with_help("turns pair by `data.turnId`: each `assistant.turn_start` is closed by one `assistant.turn_end` with its id");
+            messages::orphan_completion(&Orphan {
+                agent: Agent::Copilot.display_name(),
+                record: "`assistant.turn_end`",
+                id: Some(Id::Text(id)),
+                again: false,
+                opener: "`assistant.turn_start`",
+                closer: "`assistant.turn_end`",
+                key: Some("`data.turnId`"),
+                note: None,
+            }),
+        );
         emit(at(d, bytes, &["data", "turnId"]));
     }
 
@@ -918,10 +931,9 @@ impl Validator {
         match self.calls.open_at(id, pos, bytes, name, ms) {
             Opened::Ok => {}
             Opened::AlreadyOpen(line) => {
-                let d = Diagnostic::new(
-                    Rule::DuplicateCallId,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!("`toolCallId` {:?} is already open", Excerpt(id)),
+                    messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
                 )
                 .with_related(line, "opened here");
                 emit(at(d, bytes, &["data", "toolCallId"]));
@@ -1002,22 +1014,16 @@ impl Validator {
         if open.is_none() && !self.calls.unreadable_seen() {
             let again = self.calls.was_seen(id);
             if again.is_some() {
-                let d = Diagnostic::new(
-                    Rule::OrphanCompletion,
+                let d = Diagnostic::from_message(
                     pos,
-                    if again == Some(true) {
-                        format!(
-                            "`tool.execution_complete` for {:?}, which has completed already",
-                            Excerpt(id)
-                        )
-                    } else {
-                        format!(
-                            "`tool.execution_complete` for {:?}, which no `tool.execution_start` opened",
-                            Excerpt(id)
-                        )
-                    },
-                )
-                .with_help("pairing is by `data.toolCallId`: each `tool.execution_start` is completed once by a `tool.execution_complete` with its id");
+                    messages::orphan_completion(&Orphan::call(
+                        Agent::Copilot.display_name(),
+                        "`tool.execution_complete`",
+                        id,
+                        again == Some(true),
+                        &PAIRING,
+                    )),
+                );
                 emit(at(d, bytes, &["data", "toolCallId"]));
             }
         }
@@ -1106,7 +1112,7 @@ impl Validator {
                         bytes,
                         &["exitCode"],
                         JsonType::Number,
-                        "an integer",
+                        &[Want::Int],
                     ));
                     None
                 }
@@ -1137,7 +1143,10 @@ impl Validator {
         for call in self.calls.drain() {
             let mut d = unfinished(
                 &call,
-                "each `tool.execution_start` is completed by a `tool.execution_complete` with its `toolCallId` before the run's `result`",
+                &Pairing {
+                    before: Some("the run's `result`"),
+                    ..PAIRING
+                },
             );
             if cut {
                 d.severity = Severity::Warning;
@@ -1214,20 +1223,19 @@ impl Validator {
         };
         // Not when the last record could not be read: it may have been the `result`.
         if !self.calls.unreadable_after(self.last_line) {
-            emit(
-                Diagnostic::new(
-                    Rule::MissingResult,
-                    line_pos(self.last_line),
-                    format!("the input ends while the run that began on line {since} has no `result`"),
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&Unended::new(
+                    Agent::Copilot.display_name(),
+                    "run",
+                    Some(since),
+                    "`result`",
                 )
-                .with_help("`copilot -p … --output-format json` ends every run with a `result` line (`sessionId`, `exitCode`); a killed, crashed or cut-off run has none"),
-            );
+                .note("`copilot -p … --output-format json` writes it with the run's `sessionId` and `exitCode`; a killed, crashed or cut-off run has none")),
+            ));
         }
         for call in self.calls.drain() {
-            emit(unfinished(
-                &call,
-                "each `tool.execution_start` is completed by a `tool.execution_complete` with its `toolCallId`",
-            ));
+            emit(unfinished(&call, &PAIRING));
         }
     }
 }

@@ -20,10 +20,19 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_call`",
+    closer: "`tool_result`",
+    key: "`id`",
+    before: None,
+};
 
 view! {
     /// One line of the stream.
@@ -311,23 +320,30 @@ impl Validator {
         );
         match line.tools.json_type() {
             None | Some(JsonType::Array) => {}
-            Some(t) => emit(super::wrong_type(pos, bytes, &["tools"], t, "an array")),
+            Some(t) => emit(super::wrong_type(pos, bytes, &["tools"], t, &[Want::Arr])),
         }
         if let State::Open(at) = self.state {
             emit(
-                Diagnostic::new(
-                    Rule::DuplicateInit,
+                Diagnostic::from_message(
                     pos,
-                    "`system`/`init` inside a run that has no `completion` yet",
+                    messages::duplicate_init(&Reopened::new(
+                        Agent::Droid.display_name(),
+                        "run",
+                        "`system`/`init`",
+                        at,
+                        "`completion` (or `error`)",
+                    )),
                 )
                 .with_related(at, "the run began here")
-                .with_help("droid opens a run with one `system`/`init` and ends it with `completion` (or `error`); a second init means two runs were interleaved or the first was cut off")
                 .with_snippet(bytes),
             );
             for call in self.calls.drain() {
                 emit(unfinished(
                     &call,
-                    "each `tool_call` gets a `tool_result` with its `id` before the run ends",
+                    &Pairing {
+                        before: Some("the run ends"),
+                        ..PAIRING
+                    },
                 ));
             }
         }
@@ -437,7 +453,7 @@ impl Validator {
                 bytes,
                 &["parameters"],
                 t,
-                "an object",
+                &[Want::Obj],
             )),
         }
         if !require(
@@ -455,7 +471,7 @@ impl Validator {
         let name = line.tool_name.as_str().unwrap_or("?");
         self.calls
             .open_at(id, pos, bytes, name, ms)
-            .report("`tool_call`", id, pos, bytes, emit);
+            .report(&PAIRING, id, pos, bytes, emit);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
@@ -494,7 +510,7 @@ impl Validator {
                 bytes,
                 &["value"],
                 t,
-                "a string or an object",
+                &[Want::Str, Want::Obj],
             )),
         }
         if !require(
@@ -562,7 +578,10 @@ impl Validator {
             if !failed {
                 emit(unfinished(
                     &call,
-                    "each `tool_call` gets a `tool_result` with its `id` before the run's `completion`",
+                    &Pairing {
+                        before: Some("the run's `completion`"),
+                        ..PAIRING
+                    },
                 ));
             }
         }
@@ -674,22 +693,18 @@ impl Validator {
         };
         // Not when the last record could not be read: it may have been the `completion`.
         if !self.calls.unreadable_after(self.last_line) {
-            emit(
-                Diagnostic::new(
-                    Rule::MissingResult,
-                    line_pos(self.last_line),
-                    format!(
-                        "the input ends while the run that began on line {since} has no `completion`"
-                    ),
-                )
-                .with_help("droid ends every run with `completion` (or `error`); a killed or cut-off run has neither"),
-            );
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&Unended::new(
+                    Agent::Droid.display_name(),
+                    "run",
+                    Some(since),
+                    "`completion` (or `error`)",
+                )),
+            ));
         }
         for call in self.calls.drain() {
-            emit(unfinished(
-                &call,
-                "each `tool_call` gets a `tool_result` with its `id`",
-            ));
+            emit(unfinished(&call, &PAIRING));
         }
     }
 }
@@ -834,22 +849,16 @@ fn ids(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
 
 #[cold]
 fn orphan(pos: Position, bytes: &[u8], id: &str, again: bool, emit: Emit<'_>) {
-    let d = Diagnostic::new(
-        Rule::OrphanCompletion,
+    let d = Diagnostic::from_message(
         pos,
-        if again {
-            format!(
-                "`tool_result` for {:?}, which has its result already",
-                Excerpt(id)
-            )
-        } else {
-            format!(
-                "`tool_result` for {:?}, which no `tool_call` opened",
-                Excerpt(id)
-            )
-        },
-    )
-    .with_help("pairing is by `id`: each `tool_call` gets one `tool_result` with the same `id`");
+        messages::orphan_completion(&Orphan::call(
+            Agent::Droid.display_name(),
+            "`tool_result`",
+            id,
+            again,
+            &PAIRING,
+        )),
+    );
     emit(match crate::locate::value(bytes, &["id"]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

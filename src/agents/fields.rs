@@ -12,6 +12,8 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+pub use crate::rules::messages::Want;
+use crate::rules::messages::{self, Found};
 use crate::vocab;
 
 /// Where an agent's checker sends its findings.
@@ -133,10 +135,9 @@ pub fn expect_count(f: &Field<'_>, pos: Position, bytes: &[u8], path: &[&str], e
 fn not_a_count(pos: Position, bytes: &[u8], path: &[&str]) -> Diagnostic {
     let span = crate::locate::value(bytes, path);
     let value = span.clone().map(|s| &bytes[s]);
-    let d = Diagnostic::new(
-        Rule::WrongFieldType,
+    let d = Diagnostic::from_message(
         pos,
-        crate::json::not_a_count(&path.join("."), value),
+        messages::wrong_field_type(path, Found::NotACount(value), &[Want::Num]),
     );
     match span {
         Some(span) => d.at(bytes, span),
@@ -144,24 +145,18 @@ fn not_a_count(pos: Position, bytes: &[u8], path: &[&str]) -> Diagnostic {
     }
 }
 
-/// The checks every agent makes of a field's type: a finding when `f` is present with a type
-/// not in `ok` (`null` is accepted when `nullable`).
+/// `wrong-field-type`: the field at `path` is a `found` where one of `want` belongs.
 #[cold]
 pub fn wrong_type(
     pos: Position,
     bytes: &[u8],
     path: &[&str],
     found: JsonType,
-    want: &str,
+    want: &[Want],
 ) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::WrongFieldType,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "`{}` is {}, expected {want}",
-            path.join("."),
-            found.as_str()
-        ),
+        messages::wrong_field_type(path, Found::Type(found), want),
     );
     match crate::locate::value(bytes, path) {
         Some(span) => d.at(bytes, span),
@@ -169,42 +164,10 @@ pub fn wrong_type(
     }
 }
 
+/// `missing-field`: `what` (the record, "a `thread.started`") has no `field`.
 #[cold]
 pub fn missing(pos: Position, bytes: &[u8], what: &str, field: &str) -> Diagnostic {
-    Diagnostic::new(Rule::MissingField, pos, format!("{what} has no `{field}`")).with_snippet(bytes)
-}
-
-/// The type a field must have.
-#[derive(Clone, Copy)]
-pub enum Want {
-    Str,
-    Num,
-    Bool,
-    Obj,
-    Arr,
-}
-
-impl Want {
-    fn name(self) -> &'static str {
-        match self {
-            Want::Str => "a string",
-            Want::Num => "a number",
-            Want::Bool => "a boolean",
-            Want::Obj => "an object",
-            Want::Arr => "an array",
-        }
-    }
-
-    fn accepts(self, t: JsonType) -> bool {
-        matches!(
-            (self, t),
-            (Want::Str, JsonType::String)
-                | (Want::Num, JsonType::Number)
-                | (Want::Bool, JsonType::Bool)
-                | (Want::Obj, JsonType::Object)
-                | (Want::Arr, JsonType::Array)
-        )
-    }
+    Diagnostic::from_message(pos, messages::missing_field(what, field, None)).with_snippet(bytes)
 }
 
 /// Checks the type of a present field (`null` allowed when `nullable`); absent fields pass.
@@ -222,12 +185,9 @@ pub fn expect(
         None => true,
         Some(t) if want.accepts(t) || (nullable && t == JsonType::Null) => true,
         Some(t) => {
-            let want = if nullable {
-                format!("{} or null", want.name())
-            } else {
-                want.name().to_owned()
-            };
-            emit(wrong_type(pos, bytes, path, t, &want));
+            let wants = [want, Want::Null];
+            let wants = if nullable { &wants[..] } else { &wants[..1] };
+            emit(wrong_type(pos, bytes, path, t, wants));
             false
         }
     }

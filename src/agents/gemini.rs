@@ -16,10 +16,18 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::text::Excerpt;
+use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_use`",
+    closer: "`tool_result`",
+    key: "`tool_id`",
+    before: None,
+};
 
 view! {
     /// One line of the stream.
@@ -282,10 +290,18 @@ impl Validator {
             }
             (State::Open(at), "init") => {
                 emit(
-                    Diagnostic::new(Rule::DuplicateInit, pos, "`init` inside a run that has no `result` yet")
-                        .with_related(at, "the run began here")
-                        .with_help("Gemini CLI writes one `init` per run; a second one means two runs were interleaved or the first was cut off")
-                        .with_snippet(bytes),
+                    Diagnostic::from_message(
+                        pos,
+                        messages::duplicate_init(&Reopened::new(
+                            Agent::Gemini.display_name(),
+                            "run",
+                            "`init`",
+                            at,
+                            "`result`",
+                        )),
+                    )
+                    .with_related(at, "the run began here")
+                    .with_snippet(bytes),
                 );
                 self.state = State::Open(pos.line);
             }
@@ -440,7 +456,7 @@ impl Validator {
         let name = line.tool_name.as_str().unwrap_or("?");
         self.calls
             .open_at(id, pos, bytes, name, ms)
-            .report("`tool_id`", id, pos, bytes, emit);
+            .report(&PAIRING, id, pos, bytes, emit);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
@@ -506,23 +522,15 @@ impl Validator {
         // Not after a record that could not be read: it may have been the `tool_use`.
         if open.is_none() && !self.calls.unreadable_seen() {
             let again = self.calls.was_seen(id) == Some(true);
-            let d = Diagnostic::new(
-                Rule::OrphanCompletion,
+            let d = Diagnostic::from_message(
                 pos,
-                if again {
-                    format!(
-                        "`tool_result` for {:?}, which has its result already",
-                        Excerpt(id)
-                    )
-                } else {
-                    format!(
-                        "`tool_result` for {:?}, which no `tool_use` opened",
-                        Excerpt(id)
-                    )
-                },
-            )
-            .with_help(
-                "pairing is by `tool_id`: each `tool_use` gets one `tool_result` with its id",
+                messages::orphan_completion(&Orphan::call(
+                    Agent::Gemini.display_name(),
+                    "`tool_result`",
+                    id,
+                    again,
+                    &PAIRING,
+                )),
             );
             emit(match crate::locate::value(bytes, &["tool_id"]) {
                 Some(span) => d.at(bytes, span),
@@ -607,7 +615,10 @@ impl Validator {
             for call in open {
                 emit(unfinished(
                     &call,
-                    "each `tool_use` gets a `tool_result` with its `tool_id` before the run's `result`",
+                    &Pairing {
+                        before: Some("the run's `result`"),
+                        ..PAIRING
+                    },
                 ));
             }
         }
@@ -656,25 +667,21 @@ impl Validator {
                 self.missing_result(since, emit);
             }
             for call in self.calls.drain() {
-                emit(unfinished(
-                    &call,
-                    "each `tool_use` gets a `tool_result` with its `tool_id`",
-                ));
+                emit(unfinished(&call, &PAIRING));
             }
         }
     }
 
     #[cold]
     fn missing_result(&self, since: u64, emit: Emit<'_>) {
-        emit(
-            Diagnostic::new(
-                Rule::MissingResult,
-                line_pos(self.last_line),
-                format!("the input ends while the run that began on line {since} has no `result`"),
-            )
-            .with_help(
-                "Gemini CLI ends every run with one `result`; a killed or cut-off run has none",
-            ),
-        );
+        emit(Diagnostic::from_message(
+            line_pos(self.last_line),
+            messages::missing_result(&Unended::new(
+                Agent::Gemini.display_name(),
+                "run",
+                Some(since),
+                "`result`",
+            )),
+        ));
     }
 }

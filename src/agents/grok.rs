@@ -18,11 +18,19 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
+use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use crate::rules::{Rule, Severity};
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_call`",
+    closer: "`tool_call_update` of status `completed` or `failed`",
+    key: "`toolCallId`",
+    before: None,
+};
 
 view! {
     /// One line of the stream.
@@ -262,13 +270,17 @@ impl Validator {
             State::Open(_) | State::Stray(_) if ty != "available_commands" => {}
             State::Open(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::DuplicateInit,
+                    Diagnostic::from_message(
                         pos,
-                        "`available_commands` inside a run that has not ended",
+                        messages::duplicate_init(&Reopened::new(
+                            Agent::Grok.display_name(),
+                            "run",
+                            "`available_commands`",
+                            at,
+                            "`end` (or `error`)",
+                        )),
                     )
                     .with_related(at, "the run began here")
-                    .with_help("Grok Build opens a run with one `available_commands` and ends it with `end` or `error`; a second one means two runs were interleaved or the first was cut off")
                     .with_snippet(bytes),
                 );
                 self.begin(pos, sink);
@@ -383,7 +395,7 @@ impl Validator {
         let done = finishes(line.status.as_str());
         self.calls
             .open(id, pos, bytes, name)
-            .report("`toolCallId`", id, pos, bytes, emit);
+            .report(&PAIRING, id, pos, bytes, emit);
         if done {
             // Reported finished as it starts: remembered, not open.
             self.calls.close(id);
@@ -469,22 +481,16 @@ impl Validator {
     #[cold]
     fn orphan(&self, pos: Position, bytes: &[u8], id: &str, known: bool, emit: Emit<'_>) {
         let again = !known && self.calls.was_seen(id) == Some(true);
-        let d = Diagnostic::new(
-            Rule::OrphanCompletion,
+        let d = Diagnostic::from_message(
             pos,
-            if again {
-                format!(
-                    "`tool_call_update` finishing {:?}, which has finished already",
-                    Excerpt(id)
-                )
-            } else {
-                format!(
-                    "`tool_call_update` for {:?}, which no `tool_call` opened",
-                    Excerpt(id)
-                )
-            },
-        )
-        .with_help("pairing is by `toolCallId`: each `tool_call` gets updates with its id, the last of them `completed` or `failed`");
+            messages::orphan_completion(&Orphan::call(
+                Agent::Grok.display_name(),
+                "`tool_call_update`",
+                id,
+                again,
+                &PAIRING,
+            )),
+        );
         emit(match crate::locate::value(bytes, &["toolCallId"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),
@@ -558,7 +564,10 @@ impl Validator {
         for call in self.calls.drain() {
             let mut d = unfinished(
                 &call,
-                "each `tool_call` gets a `tool_call_update` with its `toolCallId` and status `completed` or `failed` before the run's `end`",
+                &Pairing {
+                    before: Some("the run's `end`"),
+                    ..PAIRING
+                },
             );
             if cut {
                 d.severity = Severity::Warning;
@@ -634,24 +643,22 @@ impl Validator {
                 self.missing_end(since, emit);
             }
             for call in self.calls.drain() {
-                emit(unfinished(
-                    &call,
-                    "each `tool_call` gets a `tool_call_update` with its `toolCallId` and status `completed` or `failed`",
-                ));
+                emit(unfinished(&call, &PAIRING));
             }
         }
     }
 
     #[cold]
     fn missing_end(&self, since: u64, emit: Emit<'_>) {
-        emit(
-            Diagnostic::new(
-                Rule::MissingResult,
-                line_pos(self.last_line),
-                format!("the input ends while the run that began on line {since} has no `end`"),
-            )
-            .with_help("Grok Build ends every run with `end` (or `error` in its place); a killed or cut-off run has neither"),
-        );
+        emit(Diagnostic::from_message(
+            line_pos(self.last_line),
+            messages::missing_result(&Unended::new(
+                Agent::Grok.display_name(),
+                "run",
+                Some(since),
+                "`end` (or `error`)",
+            )),
+        ));
     }
 }
 
@@ -660,7 +667,7 @@ fn arrays(f: &Raw<'_>, what: &str, name: &str, pos: Position, bytes: &[u8], emit
     match f.json_type() {
         None => emit(super::missing(pos, bytes, what, name)),
         Some(JsonType::Array) => {}
-        Some(t) => emit(super::wrong_type(pos, bytes, &[name], t, "an array")),
+        Some(t) => emit(super::wrong_type(pos, bytes, &[name], t, &[Want::Arr])),
     }
 }
 

@@ -25,11 +25,20 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Found, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_calls[]` entry",
+    closer: "`tool` message",
+    key: "`tool_call_id`",
+    before: None,
+};
 
 view! {
     /// One line of the stream: an OpenAI chat message, or a `meta` line.
@@ -303,7 +312,7 @@ impl Validator {
                 bytes,
                 &["tool_calls"],
                 t,
-                "an array",
+                &[Want::Arr],
             )),
         }
         self.last = Last::Assistant {
@@ -330,7 +339,7 @@ impl Validator {
                 bytes,
                 &format!("tool_calls[{i}]"),
                 t,
-                "an object",
+                Want::Obj,
             ));
             return false;
         }
@@ -343,7 +352,7 @@ impl Validator {
                 }
                 None | Some(JsonType::String) => {}
                 Some(t) => {
-                    emit(element_type(pos, bytes, &at(name), t, "a string"));
+                    emit(element_type(pos, bytes, &at(name), t, Want::Str));
                     ok = false;
                 }
             }
@@ -365,7 +374,7 @@ impl Validator {
                         }
                         Some(JsonType::String) => {}
                         Some(t) => {
-                            emit(element_type(pos, bytes, &path(), t, "a string (JSON)"));
+                            emit(element_type(pos, bytes, &path(), t, Want::JsonText));
                             ok = false;
                         }
                     }
@@ -382,7 +391,7 @@ impl Validator {
                 }
             }
             Some(t) => {
-                emit(element_type(pos, bytes, &at("function"), t, "an object"));
+                emit(element_type(pos, bytes, &at("function"), t, Want::Obj));
                 ok = false;
             }
         }
@@ -390,10 +399,10 @@ impl Validator {
             return false;
         };
         let name = function.name.as_str().unwrap_or("?");
-        let opened =
-            self.calls
-                .open(id, pos, bytes, name)
-                .report("tool call", id, pos, bytes, emit);
+        let opened = self
+            .calls
+            .open(id, pos, bytes, name)
+            .report(&PAIRING, id, pos, bytes, emit);
         if let Some(sink) = sink
             && ok
         {
@@ -434,22 +443,16 @@ impl Validator {
         // Not after a record that could not be read: it may have been the call.
         if open.is_none() && !self.calls.unreadable_seen() {
             let again = self.calls.was_seen(id) == Some(true);
-            let d = Diagnostic::new(
-                Rule::OrphanCompletion,
+            let d = Diagnostic::from_message(
                 pos,
-                if again {
-                    format!(
-                        "`tool` message for {:?}, which has its result already",
-                        Excerpt(id)
-                    )
-                } else {
-                    format!(
-                        "`tool` message for {:?}, which no assistant `tool_calls` opened",
-                        Excerpt(id)
-                    )
-                },
-            )
-            .with_help("pairing is by id: each `tool_calls[].id` of an assistant message is answered by one `tool` message with that `tool_call_id`");
+                messages::orphan_completion(&Orphan::call(
+                    Agent::Kimi.display_name(),
+                    "`tool` message",
+                    id,
+                    again,
+                    &PAIRING,
+                )),
+            );
             emit(match crate::locate::value(bytes, &["tool_call_id"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),
@@ -551,7 +554,10 @@ impl Validator {
         for call in self.calls.drain() {
             emit(unfinished(
                 &call,
-                "each `tool_calls[].id` is answered by a `tool` message with that `tool_call_id` before the run's resume hint",
+                &Pairing {
+                    before: Some("the run's resume hint"),
+                    ..PAIRING
+                },
             ));
         }
         self.state = State::Ended(pos.line);
@@ -592,22 +598,21 @@ impl Validator {
                 }
                 _ => "it has no assistant message",
             };
-            emit(
-                Diagnostic::new(
-                    Rule::MissingResult,
-                    line_pos(self.last_line),
-                    format!(
-                        "the input ends while the run that began on line {since} has not completed: {why}"
-                    ),
-                )
-                .with_help("Kimi CLI writes no terminal line: a run has completed when its last line is an assistant message that calls no tool, every call answered (newer versions add a `session.resume_hint` line); a stream cut after a tool call or its result was killed or lost its last lines"),
-            );
+            let unended = Unended::new(
+                Agent::Kimi.display_name(),
+                "run",
+                Some(since),
+                "final answer (an assistant message that calls no tool, every call answered)",
+            )
+            .why(why)
+            .note("it writes no terminal line (newer versions add a `session.resume_hint` line); a stream cut after a tool call or its result was killed or lost its last lines");
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&unended),
+            ));
         }
         for call in self.calls.drain() {
-            emit(unfinished(
-                &call,
-                "each `tool_calls[].id` is answered by a `tool` message with that `tool_call_id`",
-            ));
+            emit(unfinished(&call, &PAIRING));
         }
     }
 }
@@ -633,7 +638,7 @@ fn content(pos: Position, bytes: &[u8], line: &Line<'_>, null_ok: bool, emit: Em
             bytes,
             &["content"],
             t,
-            "a string or an array of parts",
+            &[Want::Str, Want::Parts],
         )),
     }
 }
@@ -717,12 +722,11 @@ fn element_type(
     bytes: &[u8],
     path: &str,
     found: JsonType,
-    want: &str,
+    want: Want,
 ) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::WrongFieldType,
+    let d = Diagnostic::from_message(
         pos,
-        format!("`{path}` is {}, expected {want}", found.as_str()),
+        messages::wrong_field_type(&[path], Found::Type(found), &[want]),
     );
     match crate::locate::value(bytes, &["tool_calls"]) {
         Some(span) => d.at(bytes, span),

@@ -21,6 +21,7 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Id, Orphan, Reopened, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -416,13 +417,22 @@ impl Validator {
         self.part(pos, bytes, "a `step_start`", line, emit);
         if let Some(at) = self.step.replace(pos.line) {
             emit(
-                Diagnostic::new(
-                    Rule::DuplicateInit,
+                Diagnostic::from_message(
                     pos,
-                    "`step_start` while the step that began before it has no `step_finish`",
+                    messages::duplicate_init(
+                        &Reopened::new(
+                            Agent::OpenCode.display_name(),
+                            "step",
+                            "`step_start`",
+                            at,
+                            "`step_finish`",
+                        )
+                        .note(
+                            "a step left open means the stream lost a line or the run was cut off",
+                        ),
+                    ),
                 )
                 .with_related(at, "that step began here")
-                .with_help("OpenCode closes each step with one `step_finish` before the next `step_start`; a step left open means the stream lost a line or the run was cut off")
                 .with_snippet(bytes),
             );
         }
@@ -546,12 +556,17 @@ impl Validator {
         };
         let name = p.tool.as_str().unwrap_or("?");
         if self.calls.was_seen(id) == Some(true) {
-            let d = Diagnostic::new(
-                Rule::DuplicateCallId,
+            let d = Diagnostic::from_message(
                 pos,
-                format!("`callID` {:?} was written already", Excerpt(id)),
-            )
-            .with_help("OpenCode writes each tool call once, when it has ended; a second `tool_use` with its `callID` repeats or overwrites it");
+                messages::duplicate_call_id(
+                    "`tool_use`",
+                    Id::Text(id),
+                    false,
+                    Some(
+                        "OpenCode writes each tool call once, when it has ended; a second `tool_use` with its `callID` repeats or overwrites it",
+                    ),
+                ),
+            );
             emit(match crate::locate::value(bytes, &["part", "callID"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),
@@ -692,12 +707,15 @@ impl Validator {
             None if self.calls.unreadable_seen() => {}
             None => {
                 emit(
-                    Diagnostic::new(
-                        Rule::OrphanCompletion,
+                    Diagnostic::from_message(
                         pos,
-                        "`step_finish` with no `step_start` open",
+                        messages::orphan_completion(&Orphan::unpaired(
+                            Agent::OpenCode.display_name(),
+                            "`step_finish`",
+                            "`step_start`",
+                            "`step_finish`",
+                        )),
                     )
-                    .with_help("OpenCode opens each step with `step_start` and closes it with one `step_finish`")
                     .with_snippet(bytes),
                 );
             }
@@ -878,7 +896,13 @@ impl Validator {
         );
         match line.rejected.json_type() {
             None | Some(JsonType::Array) => {}
-            Some(t) => emit(super::wrong_type(pos, bytes, &["rejected"], t, "an array")),
+            Some(t) => emit(super::wrong_type(
+                pos,
+                bytes,
+                &["rejected"],
+                t,
+                &[Want::Arr],
+            )),
         }
         match self.state {
             // After an `error`, which ended the run already.
@@ -929,14 +953,16 @@ impl Validator {
         if self.calls.unreadable_after(self.last_line) {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::MissingResult,
+        let d = Diagnostic::from_message(
             line_pos(self.last_line),
-            format!(
-                "the input ends while the run that began on line {since} has no `step_finish` with reason `stop`"
-            ),
-        )
-        .with_help("an OpenCode run ends with a `step_finish` of reason `stop` (or an `error`); a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines");
+            messages::missing_result(&Unended::new(
+                Agent::OpenCode.display_name(),
+                "run",
+                Some(since),
+                "`step_finish` of reason `stop` (or `error`)",
+            )
+            .note("a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines")),
+        );
         emit(d);
     }
 }

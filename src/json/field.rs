@@ -90,7 +90,7 @@ impl<'a> Field<'a> {
     }
 
     /// A number that [`Field::as_millis`] does not read as a count (negative, with a fraction,
-    /// 2^64 or more): `wrong-field-type` for a field that counts ([`not_a_count`]).
+    /// 2^64 or more): `wrong-field-type` for a field that counts.
     pub fn is_number_but_no_count(&self) -> bool {
         matches!(self, Field::UInt(_) | Field::Int(_) | Field::Float(_))
             && self.as_millis().is_none()
@@ -105,18 +105,5 @@ impl<'a> Field<'a> {
             }
             _ => None,
         }
-    }
-}
-
-/// The message of `wrong-field-type` for a number at `path` (`usage.input_tokens`) that is no
-/// count, in every agent's streams; `value` is the number as written, when it was found.
-#[cold]
-pub fn not_a_count(path: &str, value: Option<&[u8]>) -> String {
-    let value = value
-        .and_then(|v| std::str::from_utf8(v).ok())
-        .map(|v| crate::text::Excerpt(v).to_string());
-    match value {
-        Some(v) => format!("`{path}` is {v}: a count must be a whole number from 0 to 2^64−1"),
-        None => format!("`{path}` is no count: a count must be a whole number from 0 to 2^64−1"),
     }
 }

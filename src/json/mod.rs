@@ -14,7 +14,7 @@
 //! method the visitors do not use.
 
 mod field;
-pub use field::{Field, JsonType, not_a_count};
+pub use field::{Field, JsonType};
 
 use crate::json_str::{self, Level};
 use bumpalo::Bump;

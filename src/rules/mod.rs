@@ -4,6 +4,8 @@
 //! This is the one place that lists rules. It must not contain checking logic: the validator and
 //! the classifier decide when a rule fires; this module only says what each rule is.
 
+pub mod messages;
+
 use std::fmt;
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.

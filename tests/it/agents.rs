@@ -21,9 +21,10 @@ fn expected(file: &str) -> Option<(&'static [(&'static str, u64)], &'static str)
             (&[("invalid-json", 1)], "stderr")
         }
         // The turn never ends.
-        "codex/jnarowski__agentcmd__stream-output-multi-1.jsonl" => {
-            (&[("missing-result", 2)], "never ends")
-        }
+        "codex/jnarowski__agentcmd__stream-output-multi-1.jsonl" => (
+            &[("missing-result", 2)],
+            "has no `turn.completed` or `turn.failed`",
+        ),
         // Three inits and no result: the run never ends, said at the end.
         "claude/link-assistant__hive-mind__background-default.jsonl" => {
             (&[("missing-result", 49)], "no `result`")

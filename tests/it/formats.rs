@@ -117,9 +117,9 @@ fn json_findings(dir: &Path, args: &[&str]) -> Vec<(String, String, u64, Option<
 const BAD_GITHUB: [&str; 5] = [
     "::error file=bad.ndjson,line=2,col=1,title=sjlint(invalid-json)::the line is plain text, not JSON%0Ahelp: plain text between records usually means stderr was merged into stdout (2>&1)",
     "::notice file=bad.ndjson,line=3,title=sjlint(blank-line)::blank line between records",
-    "::error file=bad.ndjson,line=4,col=43,title=sjlint(orphan-completion)::tool call \"call_1\" completes but was never started%0Ahelp: pairing is by call_id: a `completed` needs an open `started` (or an `interaction_query` request whose args.toolCallId names it)",
+    "::error file=bad.ndjson,line=4,col=43,title=sjlint(orphan-completion)::`tool_call`/`completed` for \"call_1\", which no `tool_call`/`started` opened%0Ahelp: pairing is by `call_id`: each `tool_call`/`started` is ended by one `tool_call`/`completed` with its id; an `interaction_query` request whose `args.toolCallId` names the call opens it too",
     "::notice file=bad.ndjson,line=5,col=9,title=sjlint(unknown-event-type)::unknown event type \"50%25 done: a, b\\r\\nc\"%0Ahelp: new event types appear in new CLI versions; a consumer should skip what it does not know",
-    "::error file=bad.ndjson,line=5,title=sjlint(missing-result)::the input ends but the session has no `result`%0Anote: the session started here: line 1%0Ahelp: the agent may have crashed, been killed, or the capture was cut short",
+    "::error file=bad.ndjson,line=5,title=sjlint(missing-result)::the input ends while the session that began on line 1 has no `result`%0Anote: the session started here: line 1%0Ahelp: cursor-agent ends every session with `result`; a session that was killed, crashed or cut off has none",
 ];
 
 const WARN_GITHUB: &str = "::warning file=warn.ndjson,line=4,col=193,title=sjlint(timestamp-regression)::timestamp_ms 1000 is 200 ms earlier than the previous event's 1200%0Anote: the previous timestamp: line 3";

@@ -49,6 +49,7 @@ mod properties;
 mod registry;
 mod report;
 mod report_size;
+mod rule_fixtures;
 mod run;
 mod run_faults;
 mod signals;

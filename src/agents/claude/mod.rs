@@ -28,6 +28,7 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
+use crate::rules::messages::{self, Found, Id, Orphan, Pairing, Unended};
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -36,6 +37,14 @@ pub use family::Profile;
 use std::borrow::Cow;
 pub(crate) use view::Line;
 use view::{Block, Usage, nth_value, raw_content, result_text};
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_use`",
+    closer: "`tool_result`",
+    key: "`tool_use_id`",
+    before: None,
+};
 
 pub mod family;
 mod notices;
@@ -491,7 +500,7 @@ impl Validator {
                     bytes,
                     &["message", "content"],
                     t,
-                    "an array or a string",
+                    &[Want::Arr, Want::Str],
                 ));
                 return;
             }
@@ -600,10 +609,9 @@ impl Validator {
                 match self.calls.open(id, pos, bytes, name) {
                     Opened::Ok => {}
                     Opened::AlreadyOpen(at) => emit(
-                        Diagnostic::new(
-                            Rule::DuplicateCallId,
+                        Diagnostic::from_message(
                             pos,
-                            format!("`tool_use` id {:?} is already open", Excerpt(id)),
+                            messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
                         )
                         .with_related(at, "opened here")
                         .with_snippet(bytes),
@@ -651,16 +659,21 @@ impl Validator {
                 // Not after a record that could not be read: it may have been the `tool_use`.
                 if open.is_none() && !self.calls.unreadable_seen() {
                     let again = self.calls.was_seen(id) == Some(true);
-                    let d = Diagnostic::new(
-                        Rule::OrphanCompletion,
+                    let d = Diagnostic::from_message(
                         pos,
-                        if again {
-                            format!("`tool_result` for {:?}, which was answered before", Excerpt(id))
-                        } else {
-                            format!("`tool_result` for {:?}, which no `tool_use` opened", Excerpt(id))
-                        },
-                    )
-                    .with_help("pairing is by id: a `tool_result.tool_use_id` answers the `tool_use.id` of an earlier assistant line, once");
+                        messages::orphan_completion(&Orphan {
+                            note: Some(
+                                "a `tool_result` answers the `tool_use` of an earlier assistant line, once",
+                            ),
+                            ..Orphan::call(
+                                self.agent().display_name(),
+                                "`tool_result`",
+                                id,
+                                again,
+                                &PAIRING,
+                            )
+                        }),
+                    );
                     emit(match nth_value(bytes, i, "tool_use_id") {
                         Some(span) => d.at(bytes, span),
                         None => d.with_snippet(bytes),
@@ -916,7 +929,10 @@ impl Validator {
         for call in self.calls.drain() {
             emit(unfinished(
                 &call,
-                "a `tool_use` is answered by a `tool_result` with its id in a later user line, before the session's `result`",
+                &Pairing {
+                    before: Some("the session's `result`"),
+                    ..PAIRING
+                },
             ));
         }
     }
@@ -934,14 +950,15 @@ impl Validator {
         if let State::Open(since) = self.state
             && !self.calls.unreadable_after(self.last_line)
         {
-            emit(
-                Diagnostic::new(
-                    Rule::MissingResult,
-                    line_pos(self.last_line),
-                    format!("the input ends while the session that began on line {since} has no `result`"),
-                )
-                .with_help(format!("{} ends each session with a `result` line; a run that was killed, hung or cut off has none", self.agent().display_name())),
-            );
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&Unended::new(
+                    self.agent().display_name(),
+                    "session",
+                    Some(since),
+                    "`result`",
+                )),
+            ));
         }
         self.close_calls(emit);
     }
@@ -1076,13 +1093,9 @@ fn result_fields<'a>(
     let what = "a permission denial";
     for d in &list {
         if let Some(t) = d.shape.filter(|&t| t != JsonType::Object) {
-            let d = Diagnostic::new(
-                Rule::WrongFieldType,
+            let d = Diagnostic::from_message(
                 pos,
-                format!(
-                    "an element of `permission_denials` is {}, expected an object",
-                    t.as_str()
-                ),
+                messages::wrong_field_type(&["permission_denials[]"], Found::Type(t), &[Want::Obj]),
             );
             emit(match crate::locate::value(bytes, &["permission_denials"]) {
                 Some(span) => d.at(bytes, span),
@@ -1121,7 +1134,7 @@ fn check_usage(u: &Usage<'_>, pos: Position, bytes: &[u8], path: &[&str], emit: 
         if t != JsonType::Number && t != JsonType::Null {
             let mut p = path.to_vec();
             p.push(name);
-            emit(super::wrong_type(pos, bytes, &p, t, "a number"));
+            emit(super::wrong_type(pos, bytes, &p, t, &[Want::Num]));
         } else if f.is_number_but_no_count() {
             let mut p = path.to_vec();
             p.push(name);

@@ -7,7 +7,7 @@ use super::super::{Emit, Raw, Want, expect, expect_count, require, view};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
+use crate::rules::messages::{self, Found};
 use crate::vocab::Tokens;
 use bumpalo::Bump;
 
@@ -251,12 +251,12 @@ pub(super) fn tool_requests<'a>(
     for r in &reqs {
         let Some(JsonType::Object) = r.shape else {
             let t = r.shape.unwrap_or(JsonType::Null);
-            let d = Diagnostic::new(
-                Rule::WrongFieldType,
+            let d = Diagnostic::from_message(
                 pos,
-                format!(
-                    "an element of `data.toolRequests` is {}, expected an object",
-                    t.as_str()
+                messages::wrong_field_type(
+                    &["data", "toolRequests[]"],
+                    Found::Type(t),
+                    &[Want::Obj],
                 ),
             );
             emit(super::at(d, bytes, &path));
@@ -274,12 +274,12 @@ pub(super) fn tool_requests<'a>(
                 }
                 Some(JsonType::String) => {}
                 Some(t) => {
-                    let d = Diagnostic::new(
-                        Rule::WrongFieldType,
+                    let d = Diagnostic::from_message(
                         pos,
-                        format!(
-                            "`{name}` of a tool request is {}, expected a string",
-                            t.as_str()
+                        messages::wrong_field_type(
+                            &["data", "toolRequests[]", name],
+                            Found::Type(t),
+                            &[Want::Str],
                         ),
                     );
                     emit(super::at(d, bytes, &path));
@@ -532,7 +532,7 @@ pub(super) fn text(
     match f.json_type() {
         None if required => emit(super::super::missing(pos, bytes, what, &path.join("."))),
         None | Some(JsonType::String) => {}
-        Some(t) => emit(super::super::wrong_type(pos, bytes, path, t, "a string")),
+        Some(t) => emit(super::super::wrong_type(pos, bytes, path, t, &[Want::Str])),
     }
 }
 
@@ -555,7 +555,7 @@ pub(super) fn array(
         }
         Some(JsonType::Array) => true,
         Some(t) => {
-            emit(super::super::wrong_type(pos, bytes, path, t, "an array"));
+            emit(super::super::wrong_type(pos, bytes, path, t, &[Want::Arr]));
             false
         }
     }
@@ -573,7 +573,7 @@ pub(super) fn object(
     match f.json_type() {
         None => emit(super::super::missing(pos, bytes, what, &path.join("."))),
         Some(JsonType::Object) => {}
-        Some(t) => emit(super::super::wrong_type(pos, bytes, path, t, "an object")),
+        Some(t) => emit(super::super::wrong_type(pos, bytes, path, t, &[Want::Obj])),
     }
 }
 

@@ -28,7 +28,6 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -36,9 +35,18 @@ use std::borrow::Cow;
 mod shape;
 pub mod view;
 
+use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use shape::{array, compaction_end, message};
 pub use view::Line;
 use view::{Head, Message, content_text, message_of};
+
+/// How the tool calls of its stream pair, for the messages of the pairing rules.
+const PAIRING: Pairing<'static> = Pairing {
+    opener: "`tool_execution_start`",
+    closer: "`tool_execution_end`",
+    key: "`toolCallId`",
+    before: None,
+};
 
 /// The event types of `--mode json` Pi is known to write: `AgentEvent`, the session header and
 /// `AgentSessionEvent`'s own (older versions name compaction `auto_compaction_*`). Others are
@@ -393,15 +401,13 @@ impl Validator {
             expect(f.json_type(), want, false, pos, bytes, &[name], emit);
         }
         if let State::Open(since) | State::Retrying { since, .. } = self.state {
+            let reopened =
+                Reopened::new(Agent::Pi.display_name(), "run", "session header", since, "`agent_end`")
+                    .note("a session header opens the stream of one `pi` process: the run before it was cut off (were two captures concatenated?)");
             emit(
-                Diagnostic::new(
-                    Rule::DuplicateInit,
-                    pos,
-                    "a session header while the run that began before it has no `agent_end`",
-                )
-                .with_related(since, "that run began here")
-                .with_help("a session header opens the stream of one `pi` process; the run before it was cut off (were two captures concatenated?)")
-                .with_snippet(bytes),
+                Diagnostic::from_message(pos, messages::duplicate_init(&reopened))
+                    .with_related(since, "that run began here")
+                    .with_snippet(bytes),
             );
             self.calls.drain();
             self.state = State::Before;
@@ -426,13 +432,20 @@ impl Validator {
         match self.state {
             State::Open(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::DuplicateInit,
+                    Diagnostic::from_message(
                         pos,
-                        "`agent_start` inside a run that has no `agent_end`",
+                        messages::duplicate_init(
+                            &Reopened::new(
+                                Agent::Pi.display_name(),
+                                "run",
+                                "`agent_start`",
+                                at,
+                                "`agent_end`",
+                            )
+                            .note("the run before was cut off"),
+                        ),
                     )
                     .with_related(at, "the run began here")
-                    .with_help("Pi closes each run with `agent_end` before the next prompt's `agent_start`; the run before was cut off")
                     .with_snippet(bytes),
                 );
                 self.calls.drain();
@@ -480,6 +493,45 @@ impl Validator {
         (vocab::Outcome::of_ok(self.last_ok), error)
     }
 
+    /// `orphan-completion`: an `agent_end` that went well with no run open.
+    #[cold]
+    fn stray_end(&mut self, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+        if !self.calls.unreadable_seen() {
+            emit(
+                Diagnostic::from_message(
+                    pos,
+                    messages::orphan_completion(&Orphan::unpaired(
+                        Agent::Pi.display_name(),
+                        "`agent_end`",
+                        "`agent_start`",
+                        "`agent_end`",
+                    )),
+                )
+                .with_snippet(bytes),
+            );
+        }
+        self.state = State::Ended(pos.line);
+    }
+
+    /// `missing-result`: the turn or message still open when a run that went well ends.
+    #[cold]
+    fn left_open(&self, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+        let left = [
+            self.turn.map(|at| (at, "turn", "`turn_end`")),
+            self.message.map(|(at, _)| (at, "message", "`message_end`")),
+        ];
+        for (at, unit, closes) in left.into_iter().flatten() {
+            let unended = Unended::new(Agent::Pi.display_name(), unit, Some(at), closes)
+                .cut_by("`agent_end`")
+                .note("in a run that went well every `turn_start` has its `turn_end` and every `message_start` its `message_end` before `agent_end`");
+            emit(
+                Diagnostic::from_message(pos, messages::missing_result(&unended))
+                    .with_related(at, "opened here")
+                    .with_snippet(bytes),
+            );
+        }
+    }
+
     fn agent_end<'a>(
         &mut self,
         pos: Position,
@@ -523,18 +575,7 @@ impl Validator {
                 pos.line
             }
             _ => {
-                if !self.calls.unreadable_seen() {
-                    emit(
-                        Diagnostic::new(
-                            Rule::OrphanCompletion,
-                            pos,
-                            "`agent_end` with no run open",
-                        )
-                        .with_help("Pi opens each run with `agent_start` and closes it with one `agent_end`")
-                        .with_snippet(bytes),
-                    );
-                }
-                self.state = State::Ended(pos.line);
+                self.stray_end(pos, bytes, emit);
                 return;
             }
         };
@@ -559,26 +600,13 @@ impl Validator {
             for call in open {
                 emit(unfinished(
                     &call,
-                    "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId` before the run's `agent_end`",
+                    &Pairing {
+                        before: Some("the run's `agent_end`"),
+                        ..PAIRING
+                    },
                 ));
             }
-            let left = [
-                self.turn.map(|at| (at, "turn_start", "turn_end")),
-                self.message
-                    .map(|(at, _)| (at, "message_start", "message_end")),
-            ];
-            for (at, opened, closes) in left.into_iter().flatten() {
-                emit(
-                    Diagnostic::new(
-                        Rule::MissingResult,
-                        pos,
-                        format!("the run ends while the `{opened}` of line {at} has no `{closes}`"),
-                    )
-                    .with_related(at, "opened here")
-                    .with_help("in a run that went well every `turn_start` has its `turn_end` and every `message_start` its `message_end` before `agent_end`")
-                    .with_snippet(bytes),
-                );
-            }
+            self.left_open(pos, bytes, emit);
         }
         self.turn = None;
         self.message = None;
@@ -597,13 +625,20 @@ impl Validator {
     fn turn_start(&mut self, pos: Position, bytes: &[u8], emit: Emit<'_>) {
         if let Some(at) = self.turn.replace(pos.line) {
             emit(
-                Diagnostic::new(
-                    Rule::DuplicateInit,
+                Diagnostic::from_message(
                     pos,
-                    "`turn_start` while the turn that began before it has no `turn_end`",
+                    messages::duplicate_init(
+                        &Reopened::new(
+                            Agent::Pi.display_name(),
+                            "turn",
+                            "`turn_start`",
+                            at,
+                            "`turn_end`",
+                        )
+                        .note("a turn is one model call and its tools"),
+                    ),
                 )
                 .with_related(at, "that turn began here")
-                .with_help("Pi closes each turn (one model call and its tools) with `turn_end` before the next `turn_start`")
                 .with_snippet(bytes),
             );
         }
@@ -641,12 +676,15 @@ impl Validator {
         );
         if self.turn.take().is_none() && !self.calls.unreadable_seen() {
             emit(
-                Diagnostic::new(
-                    Rule::OrphanCompletion,
+                Diagnostic::from_message(
                     pos,
-                    "`turn_end` with no `turn_start` open",
+                    messages::orphan_completion(&Orphan::unpaired(
+                        Agent::Pi.display_name(),
+                        "`turn_end`",
+                        "`turn_start`",
+                        "`turn_end`",
+                    )),
                 )
-                .with_help("Pi opens each turn with `turn_start` and closes it with one `turn_end`")
                 .with_snippet(bytes),
             );
         }
@@ -656,7 +694,10 @@ impl Validator {
             if !failed {
                 emit(unfinished(
                     &call,
-                    "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId` before its turn's `turn_end`",
+                    &Pairing {
+                        before: Some("its turn's `turn_end`"),
+                        ..PAIRING
+                    },
                 ));
             }
         }
@@ -685,15 +726,17 @@ impl Validator {
         let role = Role::of(m.role.as_str());
         if let Some((at, _)) = self.message.replace((pos.line, role)) {
             emit(
-                Diagnostic::new(
-                    Rule::DuplicateInit,
+                Diagnostic::from_message(
                     pos,
-                    "`message_start` while the message that began before it has no `message_end`",
+                    messages::duplicate_init(&Reopened::new(
+                        Agent::Pi.display_name(),
+                        "message",
+                        "`message_start`",
+                        at,
+                        "`message_end`",
+                    )),
                 )
                 .with_related(at, "that message began here")
-                .with_help(
-                    "Pi closes each message with `message_end` before the next `message_start`",
-                )
                 .with_snippet(bytes),
             );
         }
@@ -710,12 +753,18 @@ impl Validator {
         self.message = Some((pos.line, Role::Assistant));
         if !self.calls.unreadable_seen() {
             emit(
-                Diagnostic::new(
-                    Rule::OrphanCompletion,
+                Diagnostic::from_message(
                     pos,
-                    format!("`{ty}` with no `message_start` open"),
+                    messages::orphan_completion(
+                        &Orphan::unpaired(
+                            Agent::Pi.display_name(),
+                            &format!("`{ty}`"),
+                            "`message_start`",
+                            "`message_end`",
+                        )
+                        .note("its updates come between the two"),
+                    ),
                 )
-                .with_help("Pi opens each message with `message_start`; its updates and its `message_end` follow")
                 .with_snippet(bytes),
             );
         }
@@ -951,7 +1000,7 @@ impl Validator {
         let name = line.tool_name.as_str().unwrap_or("?");
         self.calls
             .open(id, pos, bytes, name)
-            .report("`toolCallId`", id, pos, bytes, emit);
+            .report(&PAIRING, id, pos, bytes, emit);
         if let Some(sink) = sink {
             let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
             ev.call_id = Some(Cow::Borrowed(id));
@@ -966,19 +1015,17 @@ impl Validator {
     #[cold]
     fn orphan(&self, pos: Position, bytes: &[u8], ty: &str, id: &str, emit: Emit<'_>) {
         let again = self.calls.was_seen(id) == Some(true);
-        let d = Diagnostic::new(
-            Rule::OrphanCompletion,
+        let record = format!("`{ty}`");
+        let d = Diagnostic::from_message(
             pos,
-            if again {
-                format!("`{ty}` for {:?}, which has ended already", Excerpt(id))
-            } else {
-                format!(
-                    "`{ty}` for {:?}, which no `tool_execution_start` opened",
-                    Excerpt(id)
-                )
-            },
-        )
-        .with_help("pairing is by `toolCallId`: each `tool_execution_start` gets updates with its id and one `tool_execution_end`");
+            messages::orphan_completion(&Orphan::call(
+                Agent::Pi.display_name(),
+                &record,
+                id,
+                again,
+                &PAIRING,
+            )),
+        );
         emit(match crate::locate::value(bytes, &["toolCallId"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),
@@ -1163,48 +1210,41 @@ impl Validator {
     pub fn finish(&mut self, emit: Emit<'_>) {
         if let (State::Before, Some(at)) = (self.state, self.header_only) {
             if !self.calls.unreadable_after(self.last_line) {
-                emit(
-                    Diagnostic::new(
-                        Rule::MissingResult,
-                        line_pos(self.last_line),
-                        format!("the input ends after the session header of line {at}, before any run: no `agent_start`, no `agent_end`"),
+                emit(Diagnostic::from_message(
+                    line_pos(self.last_line),
+                    messages::missing_result(&Unended::new(
+                        Agent::Pi.display_name(),
+                        "session",
+                        Some(at),
+                        "run (`agent_start` … `agent_end`)",
                     )
-                    .with_help("Pi writes its session header, then `agent_start` when the run begins and `agent_end` when it ends; a process that stopped after its header never ran (it failed to start, or was killed)"),
-                );
+                    .note("a process that stopped after its session header never ran (it failed to start, or was killed)")),
+                ));
             }
             return;
         }
-        let (since, help) = match self.state {
-            State::Open(since) => (
-                since,
-                "Pi ends every run with `agent_end`; a killed or cut-off run has none".to_owned(),
-            ),
+        let (since, note) = match self.state {
+            State::Open(since) => (since, None),
             State::Retrying { since, at } => (
                 since,
-                format!(
+                Some(format!(
                     "the `agent_end` of line {at} announced a retry, whose `agent_start` never came: the run was cut off while it waited"
-                ),
+                )),
             ),
             _ => return,
         };
         // Not when the last record could not be read: it may have been the `agent_end`.
         if !self.calls.unreadable_after(self.last_line) {
-            emit(
-                Diagnostic::new(
-                    Rule::MissingResult,
-                    line_pos(self.last_line),
-                    format!(
-                        "the input ends while the run that began on line {since} has no `agent_end`"
-                    ),
-                )
-                .with_help(help),
-            );
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(
+                    &Unended::new(Agent::Pi.display_name(), "run", Some(since), "`agent_end`")
+                        .note(note.as_deref()),
+                ),
+            ));
         }
         for call in self.calls.drain() {
-            emit(unfinished(
-                &call,
-                "each `tool_execution_start` gets a `tool_execution_end` with its `toolCallId`",
-            ));
+            emit(unfinished(&call, &PAIRING));
         }
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn array(
             bytes,
             &[name],
             t,
-            "an array",
+            &[Want::Arr],
         )),
     }
 }
@@ -70,14 +70,14 @@ pub(super) fn message(pos: Position, bytes: &[u8], m: &Message<'_>, whole: bool,
             bytes,
             &["message", "content"],
             t,
-            "a string or an array",
+            &[Want::Str, Want::Arr],
         )),
         (_, Some(t)) => emit(crate::agents::wrong_type(
             pos,
             bytes,
             &["message", "content"],
             t,
-            "an array",
+            &[Want::Arr],
         )),
     }
     match role {

@@ -9,9 +9,11 @@
 use super::assistant_text::TextTracker;
 use super::schema::Required;
 use super::{Ctx, Validator, describe, line_pos};
+use crate::agents::Agent;
 use crate::agents::cursor::view::{Dialect, Event};
 use crate::diagnostic::Diagnostic;
 use crate::rules::Rule;
+use crate::rules::messages::{self, Reopened, Unended};
 use crate::text::Excerpt;
 
 /// How a session began, which decides the fields its events must have.
@@ -219,18 +221,24 @@ impl Validator {
             return;
         };
         let other_run = matches!((&s.id, ev.session_id.as_str()), (Some(a), Some(b)) if **a != *b);
-        let mut d = Diagnostic::new(
-            Rule::DuplicateInit,
+        let note = other_run.then_some(
+            "this one names another session_id: the previous run ended without a `result` (killed or crashed?) and a new one was appended",
+        );
+        let d = Diagnostic::from_message(
             ctx.pos,
-            "a second `system`/`init` inside a session that has no `result` yet",
+            messages::duplicate_init(
+                &Reopened::new(
+                    Agent::Cursor.display_name(),
+                    "session",
+                    "`system`/`init`",
+                    s.start_line,
+                    "`result`",
+                )
+                .note(note),
+            ),
         )
         .with_snippet(ctx.bytes)
         .with_related(s.start_line, "the session started here");
-        if other_run {
-            d = d.with_help(
-                "it names another session_id: the previous run ended without a `result` (killed or crashed?) and a new one was appended",
-            );
-        }
         ctx.emit(d);
         if other_run {
             self.close_session(ctx);
@@ -254,13 +262,16 @@ impl Validator {
             return;
         }
         ctx.emit(
-            Diagnostic::new(
-                Rule::MissingResult,
+            Diagnostic::from_message(
                 line_pos(last),
-                "the input ends but the session has no `result`",
+                messages::missing_result(&Unended::new(
+                    Agent::Cursor.display_name(),
+                    "session",
+                    Some(start),
+                    "`result`",
+                )),
             )
-            .with_related(start, "the session started here")
-            .with_help("the agent may have crashed, been killed, or the capture was cut short"),
+            .with_related(start, "the session started here"),
         );
     }
 }

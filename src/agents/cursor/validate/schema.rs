@@ -11,6 +11,7 @@ use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Found, Want};
 use crate::text::Excerpt;
 
 /// Tool kinds seen in real runs or reported by users of the CLI; any other kind is information.
@@ -204,13 +205,9 @@ fn missing_subtype(
     subtypes: Option<&[&str]>,
 ) {
     if let (Field::Absent, Some(known)) = (&ev.subtype, subtypes) {
-        let d = Diagnostic::new(
-            Rule::MissingField,
+        let d = Diagnostic::from_message(
             ctx.pos,
-            format!(
-                "the `{ty}` event has no `subtype` (one of: {})",
-                known.join(", ")
-            ),
+            messages::missing_field(&event_named(ty), "subtype", Some(known)),
         );
         ctx.emit_at(d, &["type"], true);
     }
@@ -506,12 +503,17 @@ fn raw_fields(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>, ty:
     }
 }
 
+/// How a message names an event of type `ty` (a known type: the stream's own text is not
+/// repeated).
+fn event_named(ty: &str) -> String {
+    format!("the `{ty}` event")
+}
+
 /// `missing-field`: the `what` event has no `field`.
 fn missing(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, what: &str, field: &str) {
-    let d = Diagnostic::new(
-        Rule::MissingField,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!("the `{what}` event has no `{field}`"),
+        messages::missing_field(&event_named(what), field, None),
     );
     ctx.emit_at(d, &[], false);
 }
@@ -534,8 +536,8 @@ fn expect(
 #[cold]
 fn not_a_count(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, path: &[&str]) {
     let value = crate::locate::in_any_dialect(ctx.bytes, path, true).map(|s| &ctx.bytes[s]);
-    let message = crate::json::not_a_count(&path.join("."), value);
-    let d = Diagnostic::new(Rule::WrongFieldType, ctx.pos, message);
+    let message = messages::wrong_field_type(path, Found::NotACount(value), &[Want::Num]);
+    let d = Diagnostic::from_message(ctx.pos, message);
     ctx.emit_at(d, path, true);
 }
 
@@ -547,10 +549,9 @@ fn wrong(
     found: JsonType,
     want: JsonType,
 ) {
-    let d = Diagnostic::new(
-        Rule::WrongFieldType,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!("`{name}` is {}, expected {}", found.as_str(), want.as_str()),
+        messages::wrong_field_type(&[name], Found::Type(found), &[want.into()]),
     );
     ctx.emit_at(d, path, true);
 }

@@ -9,6 +9,7 @@
 
 use super::schema::unknown_tool_kind;
 use super::{Ctx, Map, Set};
+use crate::agents::Agent;
 use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -16,7 +17,16 @@ use crate::json::Field;
 use crate::locate;
 use crate::pairing::{ShownKey, key_of};
 use crate::rules::Rule;
+use crate::rules::messages::{self, Id, Orphan, Pairing as CallPairing};
 use crate::text::Excerpt;
+
+/// How cursor-agent's tool calls pair, for the messages of the pairing rules.
+const PAIRING: CallPairing<'static> = CallPairing {
+    opener: "`tool_call`/`started`",
+    closer: "`tool_call`/`completed`",
+    key: "`call_id`",
+    before: None,
+};
 
 struct OpenCall {
     line: u64,
@@ -161,12 +171,21 @@ impl Pairing {
             // Its `started` may have been a record that could not be read, or one past the
             // budget that was not kept.
         } else {
-            let d = Diagnostic::new(
-                Rule::OrphanCompletion,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                format!("tool call {:?} completes but was never started", Excerpt(id)),
-            )
-            .with_help("pairing is by call_id: a `completed` needs an open `started` (or an `interaction_query` request whose args.toolCallId names it)");
+                messages::orphan_completion(&Orphan {
+                    agent: Agent::Cursor.display_name(),
+                    record: PAIRING.closer,
+                    id: Some(Id::Text(id)),
+                    again: false,
+                    opener: PAIRING.opener,
+                    closer: PAIRING.closer,
+                    key: Some(PAIRING.key),
+                    note: Some(
+                        "an `interaction_query` request whose `args.toolCallId` names the call opens it too",
+                    ),
+                }),
+            );
             ctx.emit_at(d, &["call_id"], false);
         }
     }
@@ -293,15 +312,18 @@ impl Pairing {
         open.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         for (line, id, head, start) in open {
             if line >= unreadable {
-                let d = Diagnostic::new(
-                    Rule::UnfinishedToolCall,
+                let d = Diagnostic::from_message(
                     start,
-                    format!(
-                        "tool call {:?} is started but never completed",
-                        ShownKey(&id)
+                    messages::unfinished_tool_call(
+                        Id::Key(&id),
+                        None,
+                        &CallPairing {
+                            before: Some("its session's `result`"),
+                            ..PAIRING
+                        },
+                        Some("was the agent stopped while the tool ran, or the event lost?"),
                     ),
-                )
-                .with_help("a call ends with a `completed` of the same call_id before its session's `result`; was the agent stopped while the tool ran, or the event lost?");
+                );
                 // The started record, its call id marked when it lies within what was kept.
                 let bytes = head.as_bytes();
                 ctx.emit(match locate::in_any_dialect(bytes, &["call_id"], true) {
@@ -356,13 +378,9 @@ fn duplicate_call_id(
     let Some(open) = calls.get(key) else {
         return false;
     };
-    let d = Diagnostic::new(
-        Rule::DuplicateCallId,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "tool call {:?} is started again while it is still open",
-            Excerpt(id)
-        ),
+        messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
     )
     .with_related(open.line, "first started here");
     ctx.emit_at(d, &["call_id"], false);
