@@ -3,11 +3,11 @@
 //! This module owns what the user can type and what it means (`check` as the default command,
 //! size suffixes, rule lists). It must not read inputs or print findings; `commands` does.
 
-use crate::agents::cursor::view::Dialect;
-use crate::report::Format;
-use crate::rules::RuleSet;
-use crate::terminal::{ColorChoice, ProgressChoice};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use sjlint_core::agents::cursor::view::Dialect;
+use sjlint_core::rules::RuleSet;
+use sjlint_outputs::report::Format;
+use sjlint_outputs::terminal::{ColorChoice, ProgressChoice};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -87,8 +87,8 @@ pub enum Command {
         #[arg(long, value_name = "RULES", value_delimiter = ',', value_parser = parse_rule_name, help_heading = "Rules")]
         ignore: Vec<String>,
         /// Set a rule's or group's severity, as `check --severity` does
-        #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg, help_heading = "Rules")]
-        severity: Vec<(String, crate::config::Level)>,
+        #[arg(long, value_name = "RULE=LEVEL", value_parser = sjlint_core::config::parse_severity_arg, help_heading = "Rules")]
+        severity: Vec<(String, sjlint_core::config::Level)>,
     },
     /// Run an agent, check its stream live, and end it when it hangs or stalls
     #[command(display_order = 11, after_help = crate::run::EXIT_CODES_HELP)]
@@ -155,7 +155,7 @@ impl From<ColorArg> for ColorChoice {
     }
 }
 
-/// `--progress`: whether the live status line is drawn on stderr ([`crate::terminal`] decides).
+/// `--progress`: whether the live status line is drawn on stderr ([`sjlint_outputs::terminal`] decides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ProgressArg {
     // When stderr is a terminal. (Plain comments: doc comments would change `--help`.)
@@ -202,11 +202,11 @@ impl DialectArg {
 
 /// `--agent`: which agent's stream the input is (`auto`, or a name of the agents' registry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AgentArg(Option<crate::agents::Agent>);
+pub struct AgentArg(Option<sjlint_core::agents::Agent>);
 
 impl AgentArg {
     /// The agent to force, if any.
-    pub fn forced(self) -> Option<crate::agents::Agent> {
+    pub fn forced(self) -> Option<sjlint_core::agents::Agent> {
         self.0
     }
 }
@@ -216,11 +216,11 @@ impl AgentArg {
 fn agent_arg() -> impl clap::builder::TypedValueParser<Value = AgentArg> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     let auto = PossibleValue::new("auto").help("Recognise the agent from its first records");
-    let named = crate::agents::REGISTRY
+    let named = sjlint_core::agents::REGISTRY
         .iter()
         .map(|e| PossibleValue::new(e.name).help(format!("{} (`{}`)", e.display, e.command)));
     PossibleValuesParser::new(std::iter::once(auto).chain(named))
-        .map(|name| AgentArg(crate::agents::Agent::from_name(&name)))
+        .map(|name| AgentArg(sjlint_core::agents::Agent::from_name(&name)))
 }
 
 #[derive(Args, Debug)]
@@ -242,8 +242,8 @@ pub struct CheckArgs {
 
     /// Set a rule's or group's severity: error, warning, info or off (repeatable; e.g.
     /// `--severity unknown-event-type=error`)
-    #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg, help_heading = "Rules")]
-    pub severity: Vec<(String, crate::config::Level)>,
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = sjlint_core::config::parse_severity_arg, help_heading = "Rules")]
+    pub severity: Vec<(String, sjlint_core::config::Level)>,
 
     /// Report only findings of this severity or above
     #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Rules")]
@@ -297,7 +297,7 @@ pub struct CheckArgs {
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
+    #[arg(long, value_name = "N", default_value_t = sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// Read records as this dialect; auto classifies each record by its own shape
@@ -350,12 +350,12 @@ pub struct CheckArgs {
 impl CheckArgs {
     /// The enabled rules of the command line alone: `--select` (default all) less `--ignore`.
     pub fn rules(&self) -> RuleSet {
-        crate::config::Settings::defaults(&self.overrides()).enabled
+        sjlint_core::config::Settings::defaults(&self.overrides()).enabled
     }
 
     /// What the command line lays over a configuration file.
-    pub fn overrides(&self) -> crate::config::Overrides {
-        crate::config::Overrides {
+    pub fn overrides(&self) -> sjlint_core::config::Overrides {
+        sjlint_core::config::Overrides {
             select: (!self.select.is_empty()).then(|| self.select.clone()),
             ignore: self.ignore.clone(),
             severity: self.severity.clone(),
@@ -377,11 +377,11 @@ pub enum LevelArg {
 }
 
 impl LevelArg {
-    pub fn severity(self) -> crate::rules::Severity {
+    pub fn severity(self) -> sjlint_core::rules::Severity {
         match self {
-            LevelArg::Info => crate::rules::Severity::Info,
-            LevelArg::Warning => crate::rules::Severity::Warning,
-            LevelArg::Error => crate::rules::Severity::Error,
+            LevelArg::Info => sjlint_core::rules::Severity::Info,
+            LevelArg::Warning => sjlint_core::rules::Severity::Warning,
+            LevelArg::Error => sjlint_core::rules::Severity::Error,
         }
     }
 }
@@ -429,9 +429,9 @@ fn parse_budget_cost(s: &str) -> Result<f64, String> {
 /// A rule or group name of `--select`/`--ignore`, with the nearest name on a typo.
 fn parse_rule_name(s: &str) -> Result<String, String> {
     let s = s.trim();
-    crate::config::rules_named(s)
+    sjlint_core::config::rules_named(s)
         .map(|_| s.to_owned())
-        .ok_or_else(|| crate::config::unknown_name(s))
+        .ok_or_else(|| sjlint_core::config::unknown_name(s))
 }
 
 /// What `fmt --drop` can leave out.
@@ -526,7 +526,7 @@ pub struct FmtArgs {
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
+    #[arg(long, value_name = "N", default_value_t = sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// The name standard input is reported under
@@ -555,7 +555,7 @@ pub struct InputArgs {
     /// Tool calls and interaction queries kept open at once per session; past that, the rest
     /// are not paired and `too-many-open-calls` says so once. Bounds the memory a stream that
     /// never completes its calls can take
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
+    #[arg(long, value_name = "N", default_value_t = sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..), help_heading = "Input")]
     pub max_open_calls: usize,
 
     /// The name standard input is shown under
@@ -653,25 +653,25 @@ impl WalkArgs {
     /// The configurations of a run whose command line lays `overrides` over them.
     pub fn configs(
         &self,
-        overrides: crate::config::Overrides,
-    ) -> Result<crate::config::Configs, String> {
-        crate::config::Configs::new(overrides, self.config.as_deref(), self.isolated)
+        overrides: sjlint_core::config::Overrides,
+    ) -> Result<sjlint_core::config::Configs, String> {
+        sjlint_core::config::Configs::new(overrides, self.config.as_deref(), self.isolated)
     }
 
     /// What the command line alone lays over a configuration file (commands with no rules).
-    pub fn overrides(&self) -> crate::config::Overrides {
-        crate::config::Overrides {
+    pub fn overrides(&self) -> sjlint_core::config::Overrides {
+        sjlint_core::config::Overrides {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
             ..Default::default()
         }
     }
 
-    pub fn filter(&self) -> crate::walk::Filter {
-        crate::walk::Filter {
+    pub fn filter(&self) -> sjlint_core::walk::Filter {
+        sjlint_core::walk::Filter {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
-            ..crate::walk::Filter::default()
+            ..sjlint_core::walk::Filter::default()
         }
         .honouring(self.no_ignore, self.hidden)
     }
@@ -805,8 +805,8 @@ pub struct RunArgs {
 
     /// Set a rule's or group's severity: error, warning, info or off (repeatable; e.g.
     /// `--severity agent-hung-after-result=info`)
-    #[arg(long, value_name = "RULE=LEVEL", value_parser = crate::config::parse_severity_arg)]
-    pub severity: Vec<(String, crate::config::Level)>,
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = sjlint_core::config::parse_severity_arg)]
+    pub severity: Vec<(String, sjlint_core::config::Level)>,
 
     /// Report only findings of this severity or above
     #[arg(long, value_enum, value_name = "LEVEL")]
@@ -831,7 +831,7 @@ pub struct RunArgs {
     pub strict: bool,
 
     /// Tool calls and interaction queries kept open at once per session (as for `check`)
-    #[arg(long, value_name = "N", default_value_t = crate::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_open_calls: usize,
 
     /// Largest record checked; longer ones are forwarded, skipped and reported (suffixes K, M, G, T)
@@ -880,11 +880,11 @@ impl From<RunArgs> for crate::run::RunOptions {
             idle_timeout: a.idle_timeout,
             first_output_timeout: a.first_output_timeout,
             to_common: a.to == Some(RunTo::Common),
-            otlp: crate::otlp::export::Flags {
+            otlp: crate::run::export::Flags {
                 endpoint: a.otlp_endpoint,
                 protocol: a.otlp_protocol.map(|p| match p {
-                    OtlpProtocolArg::HttpProtobuf => crate::otlp::export::Protocol::Protobuf,
-                    OtlpProtocolArg::HttpJson => crate::otlp::export::Protocol::Json,
+                    OtlpProtocolArg::HttpProtobuf => crate::run::export::Protocol::Protobuf,
+                    OtlpProtocolArg::HttpJson => crate::run::export::Protocol::Json,
                 }),
                 headers: a.otlp_header,
             },
@@ -904,7 +904,7 @@ impl From<RunArgs> for crate::run::RunOptions {
             save_stderr: a.save_stderr,
             output_file: a.output_file,
             format: a.format.map(Format::from),
-            overrides: crate::config::Overrides {
+            overrides: sjlint_core::config::Overrides {
                 select: (!a.select.is_empty()).then_some(a.select),
                 ignore: a.ignore,
                 severity: a.severity,
@@ -914,7 +914,7 @@ impl From<RunArgs> for crate::run::RunOptions {
             isolated: a.isolated,
             floor: a
                 .level
-                .map_or(crate::rules::Severity::Info, LevelArg::severity),
+                .map_or(sjlint_core::rules::Severity::Info, LevelArg::severity),
             no_collapse: a.no_collapse,
             strict: a.strict,
             quiet: a.quiet,
@@ -1010,7 +1010,7 @@ fn mistyped_subcommand(word: &str) -> Option<Meant> {
     }
     let near = SUBCOMMANDS
         .iter()
-        .map(|s| (crate::config::edit_distance(word, s), *s))
+        .map(|s| (sjlint_core::config::edit_distance(word, s), *s))
         .filter(|(d, s)| *d <= 2 && *d < s.len() / 2 + 1)
         .min()
         .map(|(_, s)| s);
@@ -1105,9 +1105,9 @@ mod tests {
         match parse(&["--select", "lifecycle", "--ignore", "missing-init"]).command {
             Command::Check(c) => {
                 let set = c.rules();
-                assert!(set.contains(crate::rules::Rule::MissingResult));
-                assert!(!set.contains(crate::rules::Rule::MissingInit));
-                assert!(!set.contains(crate::rules::Rule::InvalidJson));
+                assert!(set.contains(sjlint_core::rules::Rule::MissingResult));
+                assert!(!set.contains(sjlint_core::rules::Rule::MissingInit));
+                assert!(!set.contains(sjlint_core::rules::Rule::InvalidJson));
             }
             other => panic!("{other:?}"),
         }

@@ -8,10 +8,10 @@
 //! identical findings into one note. The stream's findings and those of the `run` group go
 //! through it alike. It must not print anything itself nor decide the exit code.
 
-use crate::config::Settings;
-use crate::diagnostic::Diagnostic;
-use crate::lint::Collapse;
-use crate::rules::{RuleSet, Severity};
+use sjlint_core::config::Settings;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::rules::{RuleSet, Severity};
+use sjlint_outputs::lint::Collapse;
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -20,6 +20,7 @@
 
 pub mod child;
 mod events;
+pub mod export;
 mod judge;
 mod notes;
 pub mod outcome;
@@ -33,23 +34,23 @@ mod ticks;
 mod timers;
 mod tracing;
 
-use crate::agents::Agent;
-use crate::agents::cursor::view::Dialect;
-use crate::check::CheckOptions;
-use crate::config::{Configs, Overrides, Settings};
-use crate::diagnostic::Diagnostic;
-use crate::interrupt;
-use crate::report::{self, Format, Printer};
-use crate::rules::{Rule, Severity};
-use crate::status::Live;
-use crate::terminal::{ColorChoice, ProgressChoice, Stream, Terminal};
-use crate::text::escape_untrusted;
 pub use events::EventsTarget;
 use judge::Judge;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
 pub use session::Budgets;
 use session::Session;
+use sjlint_core::agents::Agent;
+use sjlint_core::agents::cursor::view::Dialect;
+use sjlint_core::check::CheckOptions;
+use sjlint_core::config::{Configs, Overrides, Settings};
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::interrupt;
+use sjlint_core::rules::{Rule, Severity};
+use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::report::{self, Format, Printer};
+use sjlint_outputs::status::Live;
+use sjlint_outputs::terminal::{ColorChoice, ProgressChoice, Stream, Terminal};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -106,7 +107,7 @@ pub struct RunOptions {
     pub to_common: bool,
     /// `--otlp-endpoint`, `--otlp-protocol`, `--otlp-header`: where the run's spans go, over
     /// the standard `OTEL_EXPORTER_OTLP_*` variables.
-    pub otlp: crate::otlp::export::Flags,
+    pub otlp: crate::run::export::Flags,
     /// `--otlp-content`: prompts, texts and tool contents in the spans.
     pub otlp_content: bool,
     /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
@@ -126,7 +127,7 @@ pub struct RunOptions {
     /// arrival times of `--save` flushed (at least).
     pub events_interval: Duration,
     /// `--save`: where the agent's stdout is saved (with its arrival times beside it, see
-    /// [`crate::arrivals`]); `save_stderr`, its stderr too.
+    /// [`sjlint_core::arrivals`]); `save_stderr`, its stderr too.
     pub save: Option<PathBuf>,
     pub save_stderr: bool,
     /// `--output-file`: where the findings go instead of stderr.
@@ -229,15 +230,16 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     let arrivals = match transcript.as_deref().filter(|_| regular) {
         // The temporary transcript's sidecar is created as exclusively as the transcript.
         Some(path) => Some(Mutex::new(
-            crate::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none()).map_err(
-                |e| {
-                    let shown = crate::arrivals::sidecar_path(path).display().to_string();
+            sjlint_core::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none())
+                .map_err(|e| {
+                    let shown = sjlint_core::arrivals::sidecar_path(path)
+                        .display()
+                        .to_string();
                     io::Error::new(
                         e.kind(),
                         format!("cannot create {}: {e}", escape_untrusted(&shown)),
                     )
-                },
-            )?,
+                })?,
         )),
         None => None,
     };
@@ -255,7 +257,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         None => None,
     };
     // The export settings are read before the agent starts: a note about them comes first.
-    let otlp = crate::otlp::export::settings(
+    let otlp = crate::run::export::settings(
         &opts.otlp,
         |name| std::env::var(name).ok(),
         |w| {
@@ -450,7 +452,9 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         let mut w = w.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         w.flush();
         if let (Some(e), Some(path)) = (w.take_error(), &opts.save) {
-            let shown = crate::arrivals::sidecar_path(path).display().to_string();
+            let shown = sjlint_core::arrivals::sidecar_path(path)
+                .display()
+                .to_string();
             note(
                 &notes,
                 &format!(
@@ -591,13 +595,13 @@ fn finish(
     // said as notes of the stall.
     if let Some(stall) = found.first_mut() {
         for c in checked.consequences.drain(..) {
-            stall.related.push(crate::diagnostic::Related {
+            stall.related.push(sjlint_core::diagnostic::Related {
                 line: c.line,
                 message: format!("so {}: {}", c.rule, c.message),
             });
         }
         if checked.more_consequences > 0 {
-            stall.related.push(crate::diagnostic::Related {
+            stall.related.push(sjlint_core::diagnostic::Related {
                 line: stall.line,
                 message: format!(
                     "and {} more findings that follow from ending it",
@@ -704,7 +708,7 @@ fn finish(
         duration_ms: start.elapsed().as_millis() as u64,
         agent: outcome::Agent {
             pid,
-            kind: checked.totals.agent.map(crate::agents::Agent::as_str),
+            kind: checked.totals.agent.map(sjlint_core::agents::Agent::as_str),
             model: said.model,
             session_id: said.session_id,
             exit_code: status.code,
@@ -767,7 +771,7 @@ fn finish(
     if let Some(path) = &opts.summary {
         // Escaped as every JSON output is: the summary quotes the stream and stderr.
         let mut json = Vec::with_capacity(4096);
-        let written = crate::json_out::to_writer_pretty(&mut json, &summary).and_then(|()| {
+        let written = sjlint_core::json_out::to_writer_pretty(&mut json, &summary).and_then(|()| {
             json.push(b'\n');
             crate::out_file::write_whole(path, &json)
         });

@@ -11,8 +11,8 @@
 //! agent needs its mapping into the common vocabulary only. It must not signal processes nor
 //! decide exit codes.
 
-use crate::agents::id_prefix;
-use crate::vocab::{self, Kind};
+use sjlint_core::agents::id_prefix;
+use sjlint_core::vocab::{self, Kind};
 use std::time::Instant;
 
 /// At most this many running calls are remembered (the oldest are forgotten first): a stream
@@ -62,7 +62,7 @@ pub struct Session {
     pub last_at: Option<Instant>,
     pub events: u64,
     /// The agent the stream shows, once it is known.
-    pub agent: Option<crate::agents::Agent>,
+    pub agent: Option<sjlint_core::agents::Agent>,
     /// sjlint ended the agent's group because it did not exit after its result: whatever that
     /// cut short of the stream (a record half written) is sjlint's doing, not the stream's.
     pub cut_after_result: bool,
@@ -299,8 +299,8 @@ fn set(slot: &mut Option<String>, value: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::cursor::ToCommon;
-    use crate::agents::cursor::view::{Parsed, parse};
+    use sjlint_core::agents::cursor::ToCommon;
+    use sjlint_core::agents::cursor::view::{Parsed, parse};
 
     /// A cursor-agent record on line `n`, as `run` reads it: the record, then its common events
     /// (with a fresh mapping of its own, which is enough for these records).

@@ -14,15 +14,15 @@ use super::Msg;
 use super::judge::Judge;
 use super::pipe::PipeReader;
 use super::session::Session;
-use crate::agents::cursor::view::Event;
-use crate::check::{self, CheckOptions, Consumer, Tee};
-use crate::diagnostic::Diagnostic;
-use crate::input::record::{Position, Record};
-use crate::report::Printer;
-use crate::rules::Rule;
-use crate::stats::{Collector, Findings, Stats};
-use crate::status::Live;
-use crate::vocab;
+use sjlint_core::agents::cursor::view::Event;
+use sjlint_core::check::{self, CheckOptions, Consumer, Tee};
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::record::{Position, Record};
+use sjlint_core::rules::Rule;
+use sjlint_core::vocab;
+use sjlint_outputs::report::Printer;
+use sjlint_outputs::stats::{Collector, Findings, Stats};
+use sjlint_outputs::status::Live;
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Write};
@@ -67,7 +67,7 @@ pub(super) struct Checked {
     /// What the stream says of itself, for the summary.
     pub(super) said: Said,
     /// `--otlp-endpoint`: the exporter, with the run's last spans handed to it.
-    pub(super) exporter: Option<crate::otlp::export::Exporter>,
+    pub(super) exporter: Option<crate::run::export::Exporter>,
 }
 
 /// What the stream says that the summary reports: the ids to resume it, the model, the result
@@ -84,7 +84,7 @@ pub(super) struct Said {
 /// that completed the record returned.
 #[derive(Clone, Copy)]
 pub(super) struct Arrive<'a> {
-    pub(super) writer: &'a Mutex<crate::arrivals::Writer>,
+    pub(super) writer: &'a Mutex<sjlint_core::arrivals::Writer>,
     pub(super) activity: &'a super::pipe::Activity,
     pub(super) start_unix_ms: u64,
 }
@@ -410,14 +410,14 @@ impl Consumer for Observer<'_> {
         }
     }
 
-    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
-        self.cursor = agent == Some(crate::agents::Agent::Cursor);
+    fn agent(&mut self, agent: Option<sjlint_core::agents::Agent>) {
+        self.cursor = agent == Some(sjlint_core::agents::Agent::Cursor);
         self.stats.agent(agent);
         if let Some(t) = &mut self.tracing {
             t.agent(
                 agent
-                    .filter(|&a| a != crate::agents::Agent::Common)
-                    .map(crate::agents::Agent::as_str),
+                    .filter(|&a| a != sjlint_core::agents::Agent::Common)
+                    .map(sjlint_core::agents::Agent::as_str),
             );
         }
         if let Some(mut live) = self.live {
@@ -460,12 +460,12 @@ impl Consumer for Observer<'_> {
                 if said.session_id.is_none()
                     && let Some(id) = &ev.session_id
                 {
-                    said.session_id = Some(crate::agents::id_prefix(id).to_owned());
+                    said.session_id = Some(sjlint_core::agents::id_prefix(id).to_owned());
                 }
                 if said.model.is_none()
                     && let Some(m) = &ev.model
                 {
-                    said.model = Some(crate::agents::id_prefix(m).to_owned());
+                    said.model = Some(sjlint_core::agents::id_prefix(m).to_owned());
                 }
                 if ev.kind == vocab::Kind::End && ev.outcome != Some(vocab::Outcome::NoResult) {
                     said.result_text = ev.text.as_deref().map(|t| {

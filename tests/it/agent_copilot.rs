@@ -549,8 +549,10 @@ fn run_knows_the_end_of_a_copilot_run() {
 fn copilot_examples_of_the_rule_docs() {
     let mut seen = 0;
     for rule in documented_rules() {
-        let doc =
-            std::fs::read_to_string(manifest_dir().join(format!("src/rules/{rule}.md"))).unwrap();
+        let doc = std::fs::read_to_string(
+            manifest_dir().join(format!("crates/sjlint-core/src/rules/{rule}.md")),
+        )
+        .unwrap();
         let fails = "## Copilot CLI example that fails";
         if !doc.contains(fails) {
             continue;

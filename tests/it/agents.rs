@@ -137,8 +137,10 @@ fn a_deleted_claude_tool_result_is_found() {
 fn agent_examples_of_the_rule_docs() {
     let mut seen = 0;
     for rule in documented_rules() {
-        let doc =
-            std::fs::read_to_string(manifest_dir().join(format!("src/rules/{rule}.md"))).unwrap();
+        let doc = std::fs::read_to_string(
+            manifest_dir().join(format!("crates/sjlint-core/src/rules/{rule}.md")),
+        )
+        .unwrap();
         for (agent, name) in [
             ("claude", "Claude Code"),
             ("codex", "Codex"),
