@@ -35,15 +35,29 @@ pub fn write_tables<W: Write>(out: &mut W, files: &[(String, Stats)]) -> io::Res
     Ok(())
 }
 
-/// One block of the table: a title line, then the indented lines of `s`. Names and kinds come
-/// from the input and are escaped.
-#[expect(
-    clippy::too_many_lines,
-    reason = "the table's sections in the order they are printed"
-)]
+/// One block of the table: a title line, the summary's lines, then the events, the tool calls
+/// and what the schema does not list. Names and kinds come from the input and are escaped.
 fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> {
     let mut t = String::new();
     let _ = writeln!(t, "{}", escape_untrusted(title));
+    let cost = s.cost_usd.map(|c| format!("${c:.4}"));
+    for (label, value) in summary(s) {
+        if label == "findings"
+            && let Some(cost) = &cost
+        {
+            let _ = writeln!(t, "  {:<9} {cost}", "cost");
+        }
+        let _ = writeln!(t, "  {label:<9} {value}");
+    }
+    write_events(&mut t, s);
+    write_tools(&mut t, s);
+    write_unlisted(&mut t, s);
+    out.write_all(t.as_bytes())
+}
+
+/// The summary's lines, label and value, in the order they are printed (the cost, when known,
+/// goes before the findings).
+fn summary(s: &Stats) -> [(&'static str, String); 8] {
     let mut records = format!("{} ({})", thousands(s.records), format_bytes(s.bytes));
     if s.invalid_records > 0 {
         let _ = write!(records, ", {} invalid", thousands(s.invalid_records));
@@ -85,59 +99,14 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             plural(s.thinking_phases, "phase", "phases")
         )
     };
-    let k = &s.tokens;
-    let counted = k.input + k.output + k.cache_read + k.cache_write;
-    // Reasoning is part of the output: said inside it, never added to the total.
-    let wrote = if k.reasoning > 0 {
-        format!(
-            "{} out ({} reasoning)",
-            thousands(k.output),
-            thousands(k.reasoning)
-        )
-    } else {
-        format!("{} out", thousands(k.output))
-    };
-    let tokens = if k.results == 0 && counted == 0 {
-        "none reported".to_owned()
-    } else if k.results == 0 {
-        // A session that ended without its result: what its messages said.
-        format!(
-            "{} in, {wrote}, {} cache read, {} cache write (no result reported them; counted from the messages)",
-            thousands(k.input),
-            thousands(k.cache_read),
-            thousands(k.cache_write),
-        )
-    } else {
-        format!(
-            "{} in, {wrote}, {} cache read, {} cache write ({})",
-            thousands(k.input),
-            thousands(k.cache_read),
-            thousands(k.cache_write),
-            plural(k.results, "result", "results")
-        )
-    };
-    let f = &s.findings;
-    let findings = if f.errors + f.warnings + f.infos == 0 {
-        "none".to_owned()
-    } else {
-        [
-            (f.errors, "error", "errors"),
-            (f.warnings, "warning", "warnings"),
-            (f.infos, "info", "infos"),
-        ]
-        .iter()
-        .filter(|(n, _, _)| *n > 0)
-        .map(|(n, one, many)| plural(*n, one, many))
-        .collect::<Vec<_>>()
-        .join(", ")
-    };
+    let tokens = tokens_line(s);
+    let findings = findings_line(s);
     let agent = match s.agent.as_deref() {
         Some(a) => sjlint_core::agents::Agent::from_name(a)
             .map_or_else(|| a.to_owned(), |a| a.display_name().to_owned()),
         None if s.events.is_empty() => "none: the input holds no event".to_owned(),
         None => "none sjlint knows".to_owned(),
     };
-    let cost = s.cost_usd.map(|c| format!("${c:.4}"));
     let ended: Vec<String> = sjlint_core::vocab::Outcome::ALL
         .iter()
         .zip(s.outcomes)
@@ -156,7 +125,7 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             plural(s.denied, "tool call", "tool calls")
         );
     }
-    for (label, value) in [
+    [
         ("agent", agent),
         ("records", records),
         ("sessions", sessions),
@@ -165,15 +134,65 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
         ("thinking", thinking),
         ("tokens", tokens),
         ("findings", findings),
-    ] {
-        if label == "findings"
-            && let Some(cost) = &cost
-        {
-            let _ = writeln!(t, "  {:<9} {cost}", "cost");
-        }
-        let _ = writeln!(t, "  {label:<9} {value}");
-    }
+    ]
+}
 
+/// The `tokens` line: what the results reported, or what the messages said when no result did.
+fn tokens_line(s: &Stats) -> String {
+    let k = &s.tokens;
+    let counted = k.input + k.output + k.cache_read + k.cache_write;
+    // Reasoning is part of the output: said inside it, never added to the total.
+    let wrote = if k.reasoning > 0 {
+        format!(
+            "{} out ({} reasoning)",
+            thousands(k.output),
+            thousands(k.reasoning)
+        )
+    } else {
+        format!("{} out", thousands(k.output))
+    };
+    if k.results == 0 && counted == 0 {
+        "none reported".to_owned()
+    } else if k.results == 0 {
+        // A session that ended without its result: what its messages said.
+        format!(
+            "{} in, {wrote}, {} cache read, {} cache write (no result reported them; counted from the messages)",
+            thousands(k.input),
+            thousands(k.cache_read),
+            thousands(k.cache_write),
+        )
+    } else {
+        format!(
+            "{} in, {wrote}, {} cache read, {} cache write ({})",
+            thousands(k.input),
+            thousands(k.cache_read),
+            thousands(k.cache_write),
+            plural(k.results, "result", "results")
+        )
+    }
+}
+
+/// The `findings` line: how many of each severity.
+fn findings_line(s: &Stats) -> String {
+    let f = &s.findings;
+    if f.errors + f.warnings + f.infos == 0 {
+        "none".to_owned()
+    } else {
+        [
+            (f.errors, "error", "errors"),
+            (f.warnings, "warning", "warnings"),
+            (f.infos, "info", "infos"),
+        ]
+        .iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|(n, one, many)| plural(*n, one, many))
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+}
+
+/// The events by type, with their counts.
+fn write_events(t: &mut String, s: &Stats) {
     let events = sorted_events(s);
     if !events.is_empty() {
         let names: Vec<String> = events
@@ -191,7 +210,10 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             let _ = writeln!(t, "  {name:<w0$}  {count:>w1$}");
         }
     }
+}
 
+/// The tool calls by kind: count, rejected, failed, unfinished and durations.
+fn write_tools(t: &mut String, s: &Stats) {
     let tools = sorted_tools(s);
     if !tools.is_empty() {
         const HEAD: [&str; 8] = [
@@ -246,7 +268,10 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             t.push('\n');
         }
     }
+}
 
+/// The fields and event types the agent's schema does not list.
+fn write_unlisted(t: &mut String, s: &Stats) {
     if !s.unlisted.is_empty() {
         let names: Vec<String> = s
             .unlisted
@@ -265,7 +290,6 @@ fn write_table<W: Write>(out: &mut W, title: &str, s: &Stats) -> io::Result<()> 
             let _ = writeln!(t, "  … and {} more", thousands(s.unlisted_more));
         }
     }
-    out.write_all(t.as_bytes())
 }
 
 /// A name from the stream as a table shows it: a bounded excerpt, escaped for the terminal. So
