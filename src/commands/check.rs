@@ -345,23 +345,14 @@ impl<W: Write> Output<W> {
     /// Counts a finding and prints it unless `--max-diagnostics` were printed already; `live`
     /// inputs are flushed at once, so a watcher sees each finding as it is found.
     fn report(&mut self, name: &str, d: &Diagnostic, live: bool) -> io::Result<()> {
-        if !self.settings.reports(d.rule, Path::new(name)) {
+        let Some(d) = self
+            .settings
+            .grade(d, Path::new(name))
+            .filter(|d| d.severity >= self.floor)
+        else {
             return Ok(());
-        }
-        let severity = self.settings.severity_for(d);
-        let changed;
-        let d = if severity == d.severity {
-            d
-        } else {
-            changed = Diagnostic {
-                severity,
-                ..d.clone()
-            };
-            &changed
         };
-        if d.severity < self.floor {
-            return Ok(());
-        }
+        let d = &*d;
         if let Some(counts) = &mut self.statistics {
             counts[d.rule as usize][d.severity as usize] += 1;
         }

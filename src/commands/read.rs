@@ -88,8 +88,8 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
         let settings = &config.per_input[reading.position];
         let judge = |d: &Diagnostic| {
             settings
-                .reports(d.rule, Path::new(reading.name))
-                .then(|| settings.severity_for(d))
+                .grade(d, Path::new(reading.name))
+                .map(|d| d.severity)
         };
         let (stats, read) = stats::collect_judged(reader, &config.check, arrivals, &judge);
         // After Ctrl-C, what was read so far is still shown.

@@ -149,13 +149,7 @@ fn read_one(
 
 /// `d` as `check` would report it under `settings`: dropped, or with its severity set.
 pub(crate) fn graded(settings: &Settings, path: &Path, d: &Diagnostic) -> Option<Diagnostic> {
-    if !settings.reports(d.rule, path) {
-        return None;
-    }
-    Some(Diagnostic {
-        severity: settings.severity_for(d),
-        ..d.clone()
-    })
+    settings.grade(d, path).map(std::borrow::Cow::into_owned)
 }
 
 /// The file name of input `i`'s page in a directory: its number and its file stem, reduced to

@@ -127,11 +127,8 @@ pub(super) fn write_report(
         };
         let mut keep = |d: &Diagnostic| {
             settings
-                .reports(d.rule, std::path::Path::new(&name))
-                .then(|| Diagnostic {
-                    severity: settings.severity_for(d),
-                    ..d.clone()
-                })
+                .grade(d, std::path::Path::new(&name))
+                .map(std::borrow::Cow::into_owned)
         };
         let arrivals = sjlint_core::arrivals::Arrivals::load(transcript)?;
         let run = sjlint_outputs::report_html::read(

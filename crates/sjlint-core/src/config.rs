@@ -29,8 +29,10 @@
 //! This module owns reading and resolving settings. It must not read inputs or print findings:
 //! the caller applies [`Settings`] to what the checker reports.
 
+use crate::diagnostic::Diagnostic;
 use crate::rules::{Group, RULES, Rule, RuleSet, Severity};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -227,12 +229,26 @@ impl Settings {
     /// The severity `d` is reported with: its rule's when the settings set one, else the one
     /// the checker gave it (the rule's default, or less where the checker knows the stream
     /// allows it: the calls a cancelled Grok Build run or an aborted Copilot CLI run leaves open).
-    pub fn severity_for(&self, d: &crate::diagnostic::Diagnostic) -> Severity {
-        self.severity
-            .get(d.rule as usize)
-            .copied()
-            .flatten()
-            .unwrap_or(d.severity)
+    pub fn severity_for(&self, d: &Diagnostic) -> Severity {
+        graded_severity(&self.severity, d)
+    }
+
+    /// `d` as it is reported in the input at `path`: `None` when its rule is off there,
+    /// otherwise with the severity these settings give it ([`Settings::severity_for`]), borrowed
+    /// when that is the one it has. Every command grades its findings here.
+    pub fn grade<'d>(&self, d: &'d Diagnostic, path: &Path) -> Option<Cow<'d, Diagnostic>> {
+        if !self.reports(d.rule, path) {
+            return None;
+        }
+        let severity = self.severity_for(d);
+        Some(if severity == d.severity {
+            Cow::Borrowed(d)
+        } else {
+            Cow::Owned(Diagnostic {
+                severity,
+                ..d.clone()
+            })
+        })
     }
 
     /// Whether a finding of `rule` in the input at `path` is reported.
@@ -464,6 +480,15 @@ fn line_of(text: &str, at: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// The severity `d` is reported with under a table of severities set per rule (by discriminant):
+/// its rule's when the table sets one, else the one the checker gave it.
+pub fn graded_severity(set: &[Option<Severity>], d: &Diagnostic) -> Severity {
+    set.get(d.rule as usize)
+        .copied()
+        .flatten()
+        .unwrap_or(d.severity)
 }
 
 /// Reads the configuration file at `path` (any name: `pyproject.toml` is read for its

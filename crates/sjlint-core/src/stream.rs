@@ -143,11 +143,7 @@ impl Options {
     }
 
     fn severity_of(&self, d: &Diagnostic) -> Severity {
-        self.severity
-            .get(d.rule as usize)
-            .copied()
-            .flatten()
-            .unwrap_or(d.severity)
+        crate::config::graded_severity(&self.severity, d)
     }
 }
 
