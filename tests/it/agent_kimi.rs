@@ -348,7 +348,7 @@ fn after_result_acts_on_the_resume_hint_only() {
                 "--after-result",
                 "200ms",
                 "--idle-timeout",
-                "2s",
+                "800ms",
                 "--summary",
                 summary.to_str().unwrap(),
                 "--",
