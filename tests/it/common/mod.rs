@@ -1,6 +1,8 @@
 //! Helpers for the integration tests: running the real `sjlint` binary, reading its
 //! `--format json` findings, and finding fixtures, rule docs and the shared corpus.
 
+pub(crate) mod agent;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -245,6 +247,22 @@ pub(crate) fn serious_rules_of(findings: &[Finding]) -> BTreeSet<String> {
         .filter(|f| f.severity != "info")
         .map(|f| f.rule.clone())
         .collect()
+}
+
+/// A readable list of the findings of the library (`sjlint::Finding`) for assertion messages.
+pub(crate) fn show_lib(findings: &[sjlint::Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "  {}: {}[{}] {}",
+            f.line, f.severity, f.rule, f.message
+        );
+    }
+    if out.is_empty() {
+        out.push_str("  (no findings)\n");
+    }
+    out
 }
 
 /// A readable list of findings for assertion messages.
