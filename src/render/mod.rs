@@ -22,7 +22,6 @@ mod calls;
 mod ci_log;
 mod common_events;
 
-use crate::agents::cursor::view::Event;
 use crate::check::{self, Consumer};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{Position, Record};
@@ -477,9 +476,9 @@ impl Skipped {
 }
 
 impl<W: Write> Consumer for Renderer<'_, W> {
-    /// A record of an input no agent sjlint knows (every agent's records come as common events):
-    /// what is said of the whole input, once.
-    fn event(&mut self, _rec: &Record<'_>, _json: &str, _ev: &Event<'_>) {
+    /// A record, after its common events (an input no agent sjlint knows gives none): what is
+    /// said of the whole input, once.
+    fn agent_record(&mut self, _rec: &Record<'_>, _json: &str, _read: &check::Checked<'_, '_>) {
         self.first_event();
         self.flush_buf(false);
     }
