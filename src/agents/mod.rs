@@ -12,9 +12,9 @@
 //! Qwen Code and Amp write Claude Code's shape and are read by `claude` with a profile of their
 //! own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
-//! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
-//! `cursor::view` (three dialects) and checked by `cursor::validate`, and `cursor` maps them into
-//! the vocabulary. See `docs/adding-an-agent.md` for what a new agent takes.
+//! [`crate::vocab`]. cursor-agent is one of them, behind the same [`Line`] and [`Checker`]: its
+//! records are read by `cursor::view` (three dialects), checked by `cursor::validate`, and mapped
+//! into the vocabulary by `cursor`. See `docs/adding-an-agent.md` for what a new agent takes.
 //!
 //! Detection is per input and by evidence, never by one field: each agent scores the first
 //! records on the marks only it writes ([`marks`]); a record with one agent's mark decides at
@@ -348,7 +348,7 @@ fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
     }
 }
 
-/// One record read into its agent's view (cursor's is [`crate::agents::cursor::view::Event`]): the pure half
+/// One record read into its agent's view: the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
 /// Read in place, in the slot of its record, and never moved: a box would allocate per record.
 #[derive(Debug)]

@@ -5,10 +5,10 @@
 //! characters inside strings (and their repair), a value that is not an object, blank lines,
 //! byte-order marks, records over the limit and an input that holds no record; the exact
 //! findings of text that is not JSON are the child module's, `invalid_json`. A record that the
-//! pure half could not read takes the slow path here ([`slow_record`]), with the repair and the
-//! lenient parse that need scratch space. It must not keep state from record to record (runs of
-//! binary records are `binary`'s, the order of the findings is the parent's), nor classify or
-//! validate events.
+//! pure half could not read takes the slow path here ([`slow_record`]), with the repair that
+//! needs scratch space; the record is read by its route's own view (`Classify::read`). It must
+//! not keep state from record to record (runs of binary records are `binary`'s, the order of the
+//! findings is the parent's), nor read or check events.
 
 mod invalid_json;
 
