@@ -760,3 +760,60 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
         Ok(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a consumer is told, in order: `common LINE` and `record LINE`.
+    #[derive(Default)]
+    struct Order(Vec<(bool, u64)>);
+
+    impl Consumer for Order {
+        fn wants_common(&self) -> bool {
+            true
+        }
+        fn common(&mut self, ev: &vocab::Event<'_>) {
+            self.0.push((false, ev.line));
+        }
+        fn agent_record(&mut self, rec: &Record<'_>, _json: &str, _read: &Checked<'_, '_>) {
+            self.0.push((true, rec.pos.line));
+        }
+    }
+
+    /// Every agent's record comes after its common events, cursor-agent's as Claude Code's: no
+    /// common event of a line is told after that line's record.
+    #[test]
+    fn every_agents_record_follows_its_common_events() {
+        for (fixture, agent) in [
+            ("render/fix-the-cart.ndjson", Agent::Cursor),
+            ("agents/claude/tool-run.ndjson", Agent::Claude),
+            ("agents/codex/tool-run.ndjson", Agent::Codex),
+        ] {
+            let path = format!("{}/testdata/{fixture}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(&path).expect("fixture");
+            let mut order = Order::default();
+            let totals = check_with(
+                &bytes[..],
+                &CheckOptions::default(),
+                &mut |_| Ok(()),
+                &mut order,
+            )
+            .expect("read");
+            assert_eq!(totals.agent, Some(agent), "{fixture}");
+            let records: Vec<u64> = order.0.iter().filter(|e| e.0).map(|e| e.1).collect();
+            assert!(records.len() > 3, "{fixture}: {records:?}");
+            for (i, &(record, line)) in order.0.iter().enumerate() {
+                if record {
+                    assert!(
+                        !order.0[i + 1..].contains(&(false, line)),
+                        "{fixture}: a common event of line {line} after its record"
+                    );
+                }
+            }
+            // Records with common events were seen, so the order above was put to the test.
+            let firsts: Vec<u64> = order.0.iter().filter(|e| !e.0).map(|e| e.1).collect();
+            assert!(firsts.iter().any(|l| records.contains(l)), "{fixture}");
+        }
+    }
+}
