@@ -129,7 +129,9 @@ enum Block {
 
 /// A tool call started and not yet completed.
 struct Open {
-    kind: Box<str>,
+    action: calls::Action,
+    /// The tool's name as shown.
+    name: Box<str>,
     /// The target as shown (escaped, cut), from the `started` args.
     target: Option<String>,
     started_ms: Option<u64>,
@@ -393,7 +395,8 @@ impl<'s, W: Write> Renderer<'s, W> {
         open.sort_by_key(|o| o.line);
         for o in open {
             let call = Call {
-                kind: &o.kind,
+                action: o.action,
+                name: &o.name,
                 target: o.target.as_deref(),
                 outcome: None,
                 exit_code: None,
