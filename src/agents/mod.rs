@@ -12,7 +12,7 @@
 //! Qwen Code and Amp write Claude Code's shape and are read by `claude` with a profile of their
 //! own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
-//! [`crate::vocab`]. cursor-agent is one of them, behind the same [`Line`] and [`Checker`]: its
+//! [`crate::vocab`]. cursor-agent is one of them, behind the same `Line` and [`Checker`]: its
 //! records are read by `cursor::view` (three dialects), checked by `cursor::validate`, and mapped
 //! into the vocabulary by `cursor`. See `docs/adding-an-agent.md` for what a new agent takes.
 //!
