@@ -374,7 +374,7 @@ impl<'a> Line<'a> {
     /// `--dialect` forces one; other agents have one shape). Returned by value, not in an
     /// option, so that it is made where it goes: a view is some hundred bytes, and moving it
     /// costs as much as reading a short record.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn empty(agent: Agent, dialect: Option<cursor::view::Dialect>) -> Self {
         match agent {
             Agent::Cursor => Line::Cursor(cursor::Line::forced(dialect)),

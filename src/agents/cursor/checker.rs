@@ -41,11 +41,16 @@ impl Default for Line<'_> {
 }
 
 impl<'a> Line<'a> {
-    /// An empty view whose records are read as `dialect` (`None`: each by its shape).
+    /// An empty view whose records are read as `dialect` (`None`: each by its shape). Made
+    /// where it goes (inlined into the slot's assignment): the view is large, and a copy of it
+    /// per record costs as much as reading a short one.
+    #[inline(always)]
     pub(crate) fn forced(dialect: Option<Dialect>) -> Self {
         Line {
             forced: dialect,
-            ..Line::default()
+            shape: Shape::Object,
+            ev: Event::default(),
+            envelope: false,
         }
     }
 
