@@ -493,7 +493,7 @@ impl EachFile<'_> {
 
 /// The agent of a stream that is not cursor-agent's.
 fn other_agent(agent: Option<Agent>) -> Option<Agent> {
-    agent.filter(|a| *a != Agent::Cursor)
+    agent.filter(|a| *a != Agent::DEFAULT)
 }
 
 /// "a Claude Code stream".

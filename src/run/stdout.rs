@@ -14,7 +14,6 @@ use super::Msg;
 use super::judge::Judge;
 use super::pipe::PipeReader;
 use super::session::Session;
-use sjlint_core::agents::cursor::view::Event;
 use sjlint_core::check::{self, CheckOptions, Consumer, Tee};
 use sjlint_core::diagnostic::Diagnostic;
 use sjlint_core::input::record::{Position, Record};
@@ -203,7 +202,6 @@ pub(super) fn check_stdout(
         stats: Collector::new(),
         live,
         changed: false,
-        cursor: false,
         said: Said::default(),
         common_out,
         arrive,
@@ -375,8 +373,6 @@ struct Observer<'a> {
     live: Option<&'a Live>,
     /// A common event of the record being read changed the timers.
     changed: bool,
-    /// The input is cursor-agent's: its common events come after its record.
-    cursor: bool,
     said: Said,
     /// `--to common`: where the common events are written, each as it is known.
     common_out: Option<&'a RefCell<CommonOut>>,
@@ -395,23 +391,7 @@ impl Observer<'_> {
 }
 
 impl Consumer for Observer<'_> {
-    /// A cursor-agent record (or one of an agent sjlint does not know), before its common
-    /// events.
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
-        if let Some(a) = &self.arrive {
-            a.record(rec.pos.line);
-        }
-        self.stats.event(rec, json, ev);
-        let changed =
-            self.session()
-                .observe_cursor_record(rec.pos.line, ev.ty.as_str(), ev.subtype.as_str());
-        if changed {
-            let _ = self.tx.send(Msg::Changed);
-        }
-    }
-
     fn agent(&mut self, agent: Option<sjlint_core::agents::Agent>) {
-        self.cursor = agent == Some(sjlint_core::agents::Agent::Cursor);
         self.stats.agent(agent);
         if let Some(t) = &mut self.tracing {
             t.agent(
@@ -486,28 +466,21 @@ impl Consumer for Observer<'_> {
             let (tokens, cost) = self.stats.spent();
             changed |= self.session().spend(tokens, cost, ev.line);
         }
-        if self.cursor {
-            // No record follows: the timers hear of it now.
-            if changed {
-                let _ = self.tx.send(Msg::Changed);
-            }
-        } else {
-            self.changed |= changed;
-        }
+        // The record follows: the timers hear of both then.
+        self.changed |= changed;
     }
 
-    fn agent_record(
-        &mut self,
-        rec: &Record<'_>,
-        _json: &str,
-        ty: Option<&str>,
-        subtype: Option<&str>,
-    ) {
+    /// A record, after its common events (of an input no agent sjlint knows: the only word of
+    /// it).
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &check::Checked<'_, '_>) {
         if let Some(a) = &self.arrive {
             a.record(rec.pos.line);
         }
+        self.stats.agent_record(rec, json, read);
         // The record's own type names the last event, as the agent wrote it.
-        let goes_on = self.session().observe_record(rec.pos.line, ty, subtype);
+        let goes_on = self
+            .session()
+            .observe_record(rec.pos.line, read.ty(), read.subtype());
         if std::mem::take(&mut self.changed) | goes_on {
             let _ = self.tx.send(Msg::Changed);
         }

@@ -12,9 +12,9 @@
 //! Qwen Code and Amp write Claude Code's shape and are read by `claude` with a profile of their
 //! own) that reads a record into a small
 //! borrowed view, checks it with owned bounded state, and maps it into the common vocabulary of
-//! [`crate::vocab`]. cursor-agent is a line of the registry too; its records are read by
-//! `cursor::view` (three dialects) and checked by `cursor::validate`, and `cursor` maps them into
-//! the vocabulary. See `docs/adding-an-agent.md` for what a new agent takes.
+//! [`crate::vocab`]. cursor-agent is one of them, behind the same `Line` and [`Checker`]: its
+//! records are read by `cursor::view` (three dialects), checked by `cursor::validate`, and mapped
+//! into the vocabulary by `cursor`. See `docs/adding-an-agent.md` for what a new agent takes.
 //!
 //! Detection is per input and by evidence, never by one field: each agent scores the first
 //! records on the marks only it writes ([`marks`]); a record with one agent's mark decides at
@@ -224,6 +224,12 @@ agents! {
 }
 
 impl Agent {
+    /// cursor-agent, the agent sjlint first read: an input is read as its stream when nothing in
+    /// it names one (it holds no event, or only events without a type), `--dialect` means it,
+    /// `fmt` rewrites its records in their canonical form (every other agent's in the common
+    /// form), and the reports leave it unnamed, as they did before sjlint knew other agents.
+    pub const DEFAULT: Agent = Agent::Cursor;
+
     /// This agent's line of the registry.
     pub fn entry(self) -> &'static Entry {
         // The registry lists the variants in their order.
@@ -342,11 +348,12 @@ fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
     }
 }
 
-/// One record read into its agent's view (cursor's is [`crate::agents::cursor::view::Event`]): the pure half
+/// One record read into its agent's view: the pure half
 /// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
 /// Read in place, in the slot of its record, and never moved: a box would allocate per record.
 #[derive(Debug)]
 pub(crate) enum Line<'a> {
+    Cursor(cursor::Line<'a>),
     Claude(claude::Line<'a>),
     Codex(codex::Line<'a>),
     Gemini(gemini::Line<'a>),
@@ -363,12 +370,14 @@ pub(crate) enum Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    /// An empty view of `agent`'s records, which are not cursor-agent's (those are events).
-    /// Returned by value, not in an option, so that it is made where it goes: a view is
-    /// some hundred bytes, and moving it costs as much as reading a short record.
-    #[inline]
-    pub(crate) fn empty(agent: Agent) -> Self {
+    /// An empty view of `agent`'s records (cursor-agent's read as `dialect`, when
+    /// `--dialect` forces one; other agents have one shape). Returned by value, not in an
+    /// option, so that it is made where it goes: a view is some hundred bytes, and moving it
+    /// costs as much as reading a short record.
+    #[inline(always)]
+    pub(crate) fn empty(agent: Agent, dialect: Option<cursor::view::Dialect>) -> Self {
         match agent {
+            Agent::Cursor => Line::Cursor(cursor::Line::forced(dialect)),
             Agent::Claude => Line::Claude(claude::Line::default()),
             Agent::Codex => Line::Codex(codex::Line::default()),
             Agent::Gemini => Line::Gemini(gemini::Line::default()),
@@ -381,7 +390,6 @@ impl<'a> Line<'a> {
             Agent::Qwen => Line::Qwen(claude::Line::default()),
             Agent::Amp => Line::Amp(claude::Line::default()),
             Agent::Common => Line::Common(common::Line::default()),
-            Agent::Cursor => unreachable!("cursor-agent's records are read as events"),
         }
     }
 
@@ -391,6 +399,7 @@ impl<'a> Line<'a> {
     #[inline]
     pub(crate) fn own_mark(&self) -> bool {
         match self {
+            Line::Cursor(l) => l.own_mark(),
             Line::Claude(l) => claude::family::own_mark(l, claude::Profile::Claude),
             Line::Qwen(l) => claude::family::own_mark(l, claude::Profile::Qwen),
             Line::Amp(l) => claude::family::own_mark(l, claude::Profile::Amp),
@@ -438,10 +447,36 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// A record of an input no agent sjlint knows wrote: read with cursor-agent's view, which
+    /// reads any object's `type` and `subtype` (and those of its dialects' wrappers), for the
+    /// consumers that count or show what such records are. Nothing checks it.
+    pub(crate) fn unknown() -> Self {
+        Line::Cursor(cursor::Line::default())
+    }
+
+    /// The JSON type of a record read by [`Line::unknown`] whose value is no object.
+    pub(crate) fn unknown_shape(&self) -> Option<JsonType> {
+        match self {
+            Line::Cursor(l) => l.not_an_object(),
+            _ => None,
+        }
+    }
+
+    /// cursor-agent's view of the record, for the one consumer that rewrites its records
+    /// (`fmt`'s canonical writer); `None` for every other agent's.
+    pub(crate) fn cursor_event(&self) -> Option<&cursor::view::Event<'a>> {
+        match self {
+            Line::Cursor(l) => l.event(),
+            _ => None,
+        }
+    }
+
     /// A key the record's view reads appears twice at its top level.
     #[inline]
     pub(crate) fn has_duplicate_key(&self) -> bool {
         match self {
+            // cursor-agent's checker names a repeated key itself, with the event's schema.
+            Line::Cursor(_) => false,
             Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.dup,
             Line::Codex(l) => l.dup,
             Line::Gemini(l) => l.dup,
@@ -457,6 +492,7 @@ impl<'a> Line<'a> {
 
     pub(crate) fn agent(&self) -> Agent {
         match self {
+            Line::Cursor(_) => Agent::Cursor,
             Line::Claude(_) => Agent::Claude,
             Line::Codex(_) => Agent::Codex,
             Line::Gemini(_) => Agent::Gemini,
@@ -479,6 +515,7 @@ impl<'a> Line<'a> {
         arena: &'a bumpalo::Bump,
     ) -> Result<(), serde_json::Error> {
         match self {
+            Line::Cursor(l) => l.parse_into(json, arena),
             Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => parse_into(json, arena, l),
             Line::Codex(l) => parse_into(json, arena, l),
             Line::Gemini(l) => parse_into(json, arena, l),
@@ -495,6 +532,7 @@ impl<'a> Line<'a> {
     /// The record's `type`, when it is a string (Kimi CLI's: its `role`, but for `meta` lines).
     pub(crate) fn ty(&self) -> Option<&str> {
         match self {
+            Line::Cursor(l) => l.ev.ty.as_str(),
             Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.ty.as_str(),
             Line::Codex(l) => l.ty.as_str(),
             Line::Gemini(l) => l.ty.as_str(),
@@ -513,6 +551,7 @@ impl<'a> Line<'a> {
     /// `result` (Gemini CLI's `success` or `error`), or Copilot CLI's `exitCode` as either.
     pub(crate) fn subtype(&self) -> Option<&str> {
         match self {
+            Line::Cursor(l) => l.ev.subtype.as_str(),
             Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.subtype.as_str(),
             Line::Droid(l) => l.subtype.as_str(),
             Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
@@ -532,8 +571,9 @@ impl<'a> Line<'a> {
 #[derive(Debug)]
 pub(crate) struct OtherAgent;
 
-/// The checker of one agent's stream (cursor's lives in `cursor::validate`).
+/// The checker of one agent's stream.
 pub enum Checker {
+    Cursor(Box<cursor::Checker>),
     Claude(Box<claude::Validator>),
     Codex(Box<codex::Validator>),
     Gemini(Box<gemini::Validator>),
@@ -552,11 +592,13 @@ pub enum Checker {
 
 impl Checker {
     /// The checker of `agent`'s stream, keeping at most `max_open_calls` tool calls open
-    /// (`--max-open-calls`; past it `too-many-open-calls` is said once a session); `None` for
-    /// cursor-agent, whose checker is `cursor::validate`.
-    pub fn new(agent: Agent, max_open_calls: usize) -> Option<Checker> {
+    /// (`--max-open-calls`; past it `too-many-open-calls` is said once a session), with the
+    /// rules `enabled` (cursor-agent's checker asks before building some findings).
+    pub fn new(agent: Agent, max_open_calls: usize, enabled: crate::rules::RuleSet) -> Checker {
         let mut c = match agent {
-            Agent::Cursor => return None,
+            Agent::Cursor => {
+                return Checker::Cursor(Box::new(cursor::Checker::new(enabled, max_open_calls)));
+            }
             Agent::Claude => Checker::Claude(Box::default()),
             Agent::Codex => Checker::Codex(Box::default()),
             Agent::Gemini => Checker::Gemini(Box::default()),
@@ -581,13 +623,15 @@ impl Checker {
             Checker::Droid(v) => &mut v.calls,
             Checker::Kimi(v) => &mut v.calls,
             Checker::Common(v) => &mut v.calls,
+            Checker::Cursor(_) => unreachable!("returned above"),
         };
         calls.set_max_open(max_open_calls);
-        Some(c)
+        c
     }
 
     pub fn agent(&self) -> Agent {
         match self {
+            Checker::Cursor(_) => Agent::Cursor,
             Checker::Claude(_) => Agent::Claude,
             Checker::Codex(_) => Agent::Codex,
             Checker::Gemini(_) => Agent::Gemini,
@@ -624,6 +668,7 @@ impl Checker {
             emit(duplicate_key(pos, bytes, json));
         }
         Ok(match (self, line) {
+            (Checker::Cursor(v), Line::Cursor(l)) => v.check(pos, bytes, json, l, emit, common),
             (Checker::Claude(v), Line::Claude(l))
             | (Checker::Qwen(v), Line::Qwen(l))
             | (Checker::Amp(v), Line::Amp(l)) => v.check(pos, bytes, json, l, arena, emit, common),
@@ -656,6 +701,7 @@ impl Checker {
     #[cold]
     pub fn on_unreadable(&mut self, line: u64) {
         match self {
+            Checker::Cursor(v) => v.on_unreadable(line),
             Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => {
                 v.calls.on_unreadable(line);
             }
@@ -685,6 +731,7 @@ impl Checker {
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
         match self {
+            Checker::Cursor(v) => v.finish(emit),
             Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish(emit),
             Checker::Codex(v) => v.finish(emit),
             Checker::Gemini(v) => v.finish(emit),
@@ -698,9 +745,28 @@ impl Checker {
         }
     }
 
+    /// Called for every record of the stream, read or not, before [`Self::check`]: what waits
+    /// for a second record is said (cursor-agent's `missing-init` of a stream that opens with
+    /// its `result`, which alone is the `--output-format json` form).
+    pub fn on_record(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
+        if let Checker::Cursor(v) = self {
+            v.on_record(emit);
+        }
+    }
+
+    /// Whether the agent's schema describes the record checked last (`unknown-field` compares
+    /// only such records): cursor-agent's only in its canonical dialect.
+    pub fn schema_describes_last(&self) -> bool {
+        match self {
+            Checker::Cursor(v) => v.schema_describes_last(),
+            _ => true,
+        }
+    }
+
     /// The live state, for a supervisor.
     pub fn progress(&self) -> &dyn Progress {
         match self {
+            Checker::Cursor(v) => &**v,
             Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &**v,
             Checker::Codex(v) => &**v,
             Checker::Gemini(v) => &**v,

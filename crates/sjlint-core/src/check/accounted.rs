@@ -4,9 +4,8 @@
 //! `no_result` where a session was left open at the end of the input, and a `session_start`
 //! first in a stream whose start record is missing.
 
-use super::Consumer;
+use super::{Checked, Consumer};
 use crate::agents::Agent;
-use crate::agents::cursor::view::Event;
 use crate::input::record::{Position, Record};
 use crate::vocab;
 
@@ -35,9 +34,6 @@ impl<C: Consumer> Accounted<C> {
 }
 
 impl<C: Consumer> Consumer for Accounted<C> {
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
-        self.inner.event(rec, json, ev);
-    }
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
         self.inner.invalid(pos, bytes);
     }
@@ -65,14 +61,8 @@ impl<C: Consumer> Consumer for Accounted<C> {
     fn unlisted(&mut self, u: &crate::drift::Unlisted) {
         self.inner.unlisted(u);
     }
-    fn agent_record(
-        &mut self,
-        rec: &Record<'_>,
-        json: &str,
-        ty: Option<&str>,
-        subtype: Option<&str>,
-    ) {
-        self.inner.agent_record(rec, json, ty, subtype);
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &Checked<'_, '_>) {
+        self.inner.agent_record(rec, json, read);
     }
     fn foreign(&mut self, rec: &Record<'_>) {
         self.inner.foreign(rec);

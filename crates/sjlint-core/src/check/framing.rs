@@ -5,50 +5,51 @@
 //! characters inside strings (and their repair), a value that is not an object, blank lines,
 //! byte-order marks, records over the limit and an input that holds no record; the exact
 //! findings of text that is not JSON are the child module's, `invalid_json`. A record that the
-//! pure half could not read takes the slow path here ([`slow_record`]), with the repair and the
-//! lenient parse that need scratch space. It must not keep state from record to record (runs of
-//! binary records are `binary`'s, the order of the findings is the parent's), nor classify or
-//! validate events.
+//! pure half could not read takes the slow path here ([`slow_record`]), with the repair that
+//! needs scratch space; the record is read by its route's own view (`Classify::read`). It must
+//! not keep state from record to record (runs of binary records are `binary`'s, the order of the
+//! findings is the parent's), nor read or check events.
 
 mod invalid_json;
 
-use super::{Consumer, View};
-use crate::agents::cursor::view::{self, Dialect};
+use super::Consumer;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{ENDS_IN_STRING, JOIN_FAILED, MULTILINE, Position, Record};
 use crate::json::JsonType;
 use crate::rules::Rule;
 use invalid_json::json_diagnostic;
 
-/// Where a record goes once it is read (cursor's validator, an agent's checker, or nowhere),
-/// which is the route's to know (`route`), not the framing rules'.
+/// Where a record goes once it is read (its agent's checker, or nowhere), which is the
+/// route's to know (`route`), not the framing rules'.
 pub(super) trait Classify {
     /// A record on `line` that may have been an event could not be read: what its absence
     /// would cause is not reported.
     fn unreadable(&mut self, line: u64);
 
-    /// A record that was read: `bytes` are its own (for columns and snippets), `json` the text
-    /// read as `view`.
-    fn classified(
+    /// Reads `json` into the view of the route's agent and passes it on: `bytes` are the
+    /// record's own (for columns and snippets), `json` the text to read (the bytes, or their
+    /// repaired copy). `first`, when the text reads, is said before the record's own findings.
+    /// `Err` when the text is not JSON (nothing is said or passed then).
+    fn read(
         &mut self,
         rec: &Record<'_>,
         bytes: &[u8],
         json: &str,
-        view: View<'_, '_>,
+        first: Option<Diagnostic>,
         emit: &mut impl FnMut(Diagnostic),
         consumer: &mut impl Consumer,
-    );
+    ) -> Result<(), serde_json::Error>;
 }
 
-/// A record whose pure half found it [`super::Examined::SlowPath`]: every check again, with the repairs
-/// and the lenient parse that need scratch space.
+/// A record whose pure half found it [`super::Examined::SlowPath`] (or that its agent's view
+/// refused): every check again, with the repairs that need scratch space. The record is read
+/// by the route's own view only: the lenient reading of valid JSON `serde_json` refuses is
+/// every view's (`agents::parse_into`).
 #[cold]
 pub(super) fn slow_record(
     rec: &Record<'_>,
-    dialect: Option<Dialect>,
     check: &mut impl Classify,
     scratch: &mut Vec<u8>,
-    lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
@@ -71,10 +72,10 @@ pub(super) fn slow_record(
             return;
         }
     };
-    match view::parse(text, dialect, Some(&mut *lenient)) {
-        Ok(parsed) => check.classified(rec, bytes, text, (&parsed).into(), emit, consumer),
+    match check.read(rec, bytes, text, None, emit, consumer) {
+        Ok(()) => {}
         Err(e) if is_control_char_error(&e) => {
-            repaired_record(rec, &e, dialect, check, scratch, lenient, emit, consumer);
+            repaired_record(rec, &e, check, scratch, emit, consumer);
         }
         Err(e) => {
             unreadable(check, rec);
@@ -97,17 +98,11 @@ fn unreadable(check: &mut impl Classify, rec: &Record<'_>) {
 /// A record whose strings hold raw control characters (`e` is the strict parse's error): its
 /// repaired copy is parsed instead, and the record is read as that copy says.
 #[cold]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-)]
 fn repaired_record(
     rec: &Record<'_>,
     e: &serde_json::Error,
-    dialect: Option<Dialect>,
     check: &mut impl Classify,
     scratch: &mut Vec<u8>,
-    lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
@@ -121,14 +116,11 @@ fn repaired_record(
         emit(json_diagnostic(rec, bytes, e));
         return;
     };
-    match view::parse(repaired, dialect, Some(&mut *lenient)) {
-        Ok(parsed) => {
-            emit(raw_control_character(rec, first));
-            // Fields are located in the original bytes, so columns and snippets name the
-            // physical line the user sees.
-            let view = (&parsed).into();
-            check.classified(rec, bytes, repaired, view, emit, consumer);
-        }
+    // Fields are located in the original bytes, so columns and snippets name the physical line
+    // the user sees.
+    let said = raw_control_character(rec, first);
+    match check.read(rec, bytes, repaired, Some(said), emit, consumer) {
+        Ok(()) => {}
         Err(e) => {
             unreadable(check, rec);
             consumer.invalid(rec.pos, bytes);

@@ -10,9 +10,9 @@
 //! Beside it: the framing rules, what a record's bytes are before they are an event (`framing`,
 //! with the exact findings of text that is not JSON in `framing::invalid_json`); the input that
 //! is not a text stream at all (`binary`); and the routing of an input to its agent (`route`):
-//! records go to cursor's classifier and validator, or to the checker of Claude Code, Codex or
-//! Gemini CLI (`agents`), once the first record that names an agent is read. The framing rules
-//! are the same for every agent. And one input checked on several threads (`pipeline`): lanes
+//! records go to their agent's checker (`agents::Checker`, cursor-agent's as every other's),
+//! once the first record that names an agent is read. The framing rules are the same for every
+//! agent. And one input checked on several threads (`pipeline`): lanes
 //! that do the pure half of records side by side, in the view of the input's agent, and this
 //! module's in-order stage.
 
@@ -25,16 +25,13 @@ mod route;
 
 pub use binary::BINARY_SHOWN;
 
-use crate::agents::cursor::validate::Validator;
-use crate::agents::cursor::view::Parsed;
-use crate::agents::cursor::view::{self, Dialect, Event, Shape};
-use crate::agents::{self, Agent, cursor};
+use crate::agents::cursor::view::Dialect;
+use crate::agents::{self, Agent};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
 };
 use crate::input::split::{Item, Source, Splitter};
-use crate::json::JsonType;
 use crate::preamble::Preamble;
 use crate::rules::{Rule, RuleSet};
 use crate::vocab;
@@ -84,20 +81,36 @@ pub struct Totals {
     pub agent: Option<Agent>,
 }
 
-/// What else reads the stream beside the validator (the canonical writer, stats, render, the
-/// live status line, run, report). Each record reaches it once, after the validator has seen
-/// it: as the events of the common vocabulary ([`Consumer::common`], for every agent) when
-/// [`Consumer::wants_common`], and, of a cursor-agent stream, as the record's own view
-/// ([`Consumer::event`]) for the few consumers that need what only it says.
-pub trait Consumer {
-    /// A record that parsed as an event. `json` is its JSON text: the record's bytes, or their
-    /// repaired copy when they held raw control characters inside strings. `ev` borrows from
-    /// `json`, or from a copy of it of the same length when `json` holds numbers beyond the f64
-    /// range or unpaired surrogate escapes (see [`view::parse`]).
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
-        let _ = (rec, json, ev);
+/// What a record's checker read of it, for a consumer ([`Consumer::agent_record`]): its `type`
+/// and what it says of how its event went, as the view the checker read them from says.
+pub struct Checked<'r, 'a>(&'r agents::Line<'a>);
+
+impl<'a> Checked<'_, 'a> {
+    /// The record's `type`, when it is a string (Kimi CLI's: its `role`, but for `meta` lines).
+    pub fn ty(&self) -> Option<&str> {
+        self.0.ty()
     }
 
+    /// What the record says of how its event went: Claude Code's `subtype`, cursor-agent's,
+    /// the `status` of Gemini CLI's `result`, Copilot CLI's `exitCode` as `success` or `error`.
+    pub fn subtype(&self) -> Option<&str> {
+        self.0.subtype()
+    }
+
+    /// cursor-agent's view of the record (every dialect mapped into the canonical one), for the
+    /// writer that rewrites cursor-agent's records in their canonical form; `None` for another
+    /// agent's record.
+    pub fn cursor_event(&self) -> Option<&agents::cursor::view::Event<'a>> {
+        self.0.cursor_event()
+    }
+}
+
+/// What else reads the stream beside the checker (the canonical writer, stats, render, the
+/// live status line, run, report). Each record reaches it once, after its checker has seen it,
+/// in the same order for every agent: its events in the common vocabulary first
+/// ([`Consumer::common`], when [`Consumer::wants_common`]), then the record itself
+/// ([`Consumer::agent_record`]).
+pub trait Consumer {
     /// A record that is no event: not JSON, not UTF-8, not an object, or too large (then
     /// `bytes` is empty, since it was never buffered; when [`Consumer::passes_over_limit`], its
     /// bytes came before in [`Consumer::over_limit_piece`]s).
@@ -129,8 +142,8 @@ pub trait Consumer {
     }
 
     /// One event of a record in the common vocabulary (a record may give several, or none), of
-    /// every agent's stream: for cursor-agent after the record's [`Consumer::event`]. Only an
-    /// input that no agent sjlint knows wrote gives none.
+    /// every agent's stream, before the record's [`Consumer::agent_record`]. Only an input that
+    /// no agent sjlint knows wrote gives none.
     fn common(&mut self, ev: &vocab::Event<'_>) {
         let _ = ev;
     }
@@ -146,18 +159,13 @@ pub trait Consumer {
         let _ = u;
     }
 
-    /// A record of another agent than cursor-agent that its agent's checker read (after its
-    /// common events, if any were wanted), with its JSON text, its `type` and what it says of
-    /// how its event went (Claude Code's `subtype`, the `status` of Gemini CLI's `result`), as
-    /// the checker read them: a consumer need not parse the record again.
-    fn agent_record(
-        &mut self,
-        rec: &Record<'_>,
-        json: &str,
-        ty: Option<&str>,
-        subtype: Option<&str>,
-    ) {
-        let _ = (rec, json, ty, subtype);
+    /// A record that parsed as an object, which its agent's checker read (after its common
+    /// events, if any were wanted), with its JSON text and what the checker read of it: a
+    /// consumer need not parse the record again. `json` is the record's bytes, or their
+    /// repaired copy when they held raw control characters inside strings. A record of an input
+    /// no agent sjlint knows comes here too, unchecked, read for its `type` and `subtype`.
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &Checked<'_, '_>) {
+        let _ = (rec, json, read);
     }
 
     /// A record of another agent's run inside the stream (the `mixed-agents` finding names the
@@ -173,9 +181,6 @@ impl Consumer for () {}
 
 /// A consumer lent to the check.
 impl<C: Consumer + ?Sized> Consumer for &mut C {
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
-        (**self).event(rec, json, ev);
-    }
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
         (**self).invalid(pos, bytes);
     }
@@ -200,14 +205,8 @@ impl<C: Consumer + ?Sized> Consumer for &mut C {
     fn unlisted(&mut self, u: &crate::drift::Unlisted) {
         (**self).unlisted(u);
     }
-    fn agent_record(
-        &mut self,
-        rec: &Record<'_>,
-        json: &str,
-        ty: Option<&str>,
-        subtype: Option<&str>,
-    ) {
-        (**self).agent_record(rec, json, ty, subtype);
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &Checked<'_, '_>) {
+        (**self).agent_record(rec, json, read);
     }
     fn foreign(&mut self, rec: &Record<'_>) {
         (**self).foreign(rec);
@@ -341,11 +340,8 @@ pub(crate) struct InOrder<E, C> {
     sink: Sink<E>,
     /// The caller's consumer, whose common events pass through the stream's account first.
     consumer: accounted::Accounted<C>,
-    validator: Validator,
     /// The repaired copy of a record with raw control characters (reused).
     scratch: Vec<u8>,
-    /// The copy [`view::parse`] parses when the strict parse refuses valid JSON (reused).
-    lenient: Vec<u8>,
     /// The findings of the current frame, held until it is known whether it belongs to a run of
     /// binary records (reused, so the steady state allocates nothing).
     pending: Vec<Diagnostic>,
@@ -360,8 +356,6 @@ pub(crate) struct InOrder<E, C> {
     held: Held,
     /// Whether the records have turned to another agent's (reported once).
     mixed: crate::agents::Mixed,
-    /// cursor's records in the common vocabulary, for a consumer that wants them.
-    to_common: cursor::ToCommon,
     /// What was named of the fields not in the agent's schema, when the rule or the consumer
     /// asks for them.
     drift: Option<crate::drift::Drift>,
@@ -381,9 +375,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
                 failed: None,
             },
             consumer: accounted::Accounted::new(consumer),
-            validator: Validator::new(opts.enabled).max_open_calls(opts.max_open_calls),
             scratch: Vec::new(),
-            lenient: Vec::new(),
             pending: Vec::new(),
             arena: Bump::new(),
             binary: BinaryRun::default(),
@@ -391,7 +383,6 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             route: Route::Undecided,
             held: Held::default(),
             mixed: crate::agents::Mixed::default(),
-            to_common: cursor::ToCommon::new(opts.max_open_calls),
             drift,
         }
         .routed()
@@ -436,7 +427,6 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
     /// sjlint knows): what the pipeline's lanes read records as.
     pub(crate) fn agent(&self) -> Option<Agent> {
         match &self.route {
-            Route::Cursor => Some(Agent::Cursor),
             Route::Agent(checker) => Some(checker.agent()),
             Route::Undecided | Route::Unknown | Route::Array(_) => None,
         }
@@ -486,12 +476,9 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         if self.arena.allocated_bytes() > ARENA_KEPT {
             self.arena = Bump::new();
         }
-        let events = self.validator.events();
         let blank = matches!(frame, Frame::Blank { .. });
-        for buf in [&mut self.scratch, &mut self.lenient] {
-            if buf.capacity() > ARENA_KEPT {
-                *buf = Vec::new();
-            }
+        if self.scratch.capacity() > ARENA_KEPT {
+            self.scratch = Vec::new();
         }
         let pending = &mut self.pending;
         let mut hold = |d: Diagnostic| pending.push(d);
@@ -508,13 +495,9 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
                 if bom {
                     hold(framing::byte_order_mark(pos));
                 }
-                match &mut self.route {
-                    Route::Cursor => {
-                        self.validator.on_record(&mut hold);
-                        self.validator.on_unreadable(pos.line);
-                    }
-                    Route::Agent(checker) => checker.on_unreadable(pos.line),
-                    _ => {}
+                if let Route::Agent(checker) = &mut self.route {
+                    checker.on_record(&mut hold);
+                    checker.on_unreadable(pos.line);
                 }
                 self.consumer.invalid(pos, &[]);
                 let passed = self.consumer.passes_over_limit();
@@ -531,9 +514,8 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
                 self.record_frame(rec, examined);
             }
         }
-        if self.preamble.active()
-            && (self.validator.events() > events || !self.preamble.take(&mut self.pending, blank))
-        {
+        // An event, like any record that is not plain text, ends the wait (`take` says so).
+        if self.preamble.active() && !self.preamble.take(&mut self.pending, blank) {
             let sink = &mut self.sink;
             self.preamble.end(&mut |d| sink.send(d));
         }
@@ -546,8 +528,8 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         }
     }
 
-    /// A record through its route (cursor's classifier and validator, an agent's checker, or
-    /// the framing rules alone), then into the run of binary records it may be part of.
+    /// A record through its route (its agent's checker, or the framing rules alone), then into
+    /// the run of binary records it may be part of.
     fn record_frame(&mut self, rec: Record<'_>, examined: Option<&Examined<'_>>) {
         let opts = self.opts;
         let pending = &mut self.pending;
@@ -556,45 +538,28 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             hold(framing::byte_order_mark(rec.pos));
         }
         match &mut self.route {
-            Route::Agent(checker) => agent_record(
-                &rec,
-                examined,
-                opts.dialect,
-                checker,
-                route::AgentSide {
-                    arena: &self.arena,
-                    mixed: &mut self.mixed,
-                },
-                &mut self.scratch,
-                &mut self.lenient,
-                &mut hold,
-                &mut self.consumer,
-            ),
-            route => {
-                let mut check = match route {
-                    Route::Unknown => Check::Nothing,
-                    _ => {
-                        self.validator.on_record(&mut hold);
-                        Check::Cursor(&mut self.validator, &mut self.mixed, &mut self.to_common)
-                    }
-                };
-                let mut here = Examined::SlowPath;
-                let examined = match examined {
-                    Some(examined @ (Examined::Cursor(..) | Examined::SlowPath)) => examined,
-                    // Not examined yet, or examined as another agent's record before the agent
-                    // was known: examined here, as cursor's (in place: the view is not moved).
-                    Some(Examined::Agent(..)) | None => {
-                        examine(&rec, opts.dialect, None, &mut here, &self.arena);
-                        &here
-                    }
-                };
-                record(
+            Route::Agent(checker) => {
+                checker.on_record(&mut hold);
+                agent_record(
                     &rec,
                     examined,
-                    opts.dialect,
+                    checker,
+                    route::AgentSide {
+                        arena: &self.arena,
+                        mixed: &mut self.mixed,
+                        dialect: opts.dialect,
+                    },
+                    &mut self.scratch,
+                    &mut hold,
+                    &mut self.consumer,
+                );
+            }
+            _ => {
+                let mut check = Check::Nothing(&self.arena);
+                framing::slow_record(
+                    &rec,
                     &mut check,
                     &mut self.scratch,
-                    &mut self.lenient,
                     &mut hold,
                     &mut self.consumer,
                 );
@@ -613,9 +578,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
     #[cold]
     fn unlisted(&mut self, rec: &Record<'_>) {
         let agent = match &self.route {
-            Route::Agent(checker) => checker.agent(),
-            // Only the canonical dialect is what cursor-agent's schema describes.
-            Route::Cursor if self.validator.last_dialect() == Dialect::Cursor => Agent::Cursor,
+            Route::Agent(checker) if checker.schema_describes_last() => checker.agent(),
             _ => return,
         };
         let (Some(drift), true) = (&mut self.drift, self.mixed.settled()) else {
@@ -685,7 +648,6 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         }
         totals.agent = match &self.route {
             Route::Agent(checker) => Some(checker.agent()),
-            Route::Cursor => Some(Agent::Cursor),
             Route::Undecided | Route::Unknown | Route::Array(_) => None,
         };
         if let Route::Agent(checker) = &mut self.route
@@ -696,35 +658,17 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         }
         let open = match &self.route {
             Route::Agent(checker) => !checker.progress().ended(),
-            Route::Undecided | Route::Cursor => self.validator.session_open(),
-            Route::Unknown | Route::Array(_) => false,
+            Route::Undecided | Route::Unknown | Route::Array(_) => false,
         };
         self.consumer.input_ended(open);
         let sink = &mut self.sink;
         match &mut self.route {
             Route::Agent(checker) => checker.finish(&mut |d| sink.send(d)),
-            Route::Unknown | Route::Array(_) => {}
-            Route::Undecided | Route::Cursor => self.validator.finish(&mut |d| sink.send(d)),
+            Route::Undecided | Route::Unknown | Route::Array(_) => {}
         }
         match self.sink.failed.take() {
             Some(e) => Err(e),
             None => Ok(()),
-        }
-    }
-}
-
-/// What a record that parsed is: its event view, or the type of a value that is not an
-/// object.
-enum View<'e, 'a> {
-    Event(&'e Event<'a>),
-    NotAnObject(JsonType),
-}
-
-impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
-    fn from(parsed: &'e Parsed<'a>) -> Self {
-        match parsed {
-            Parsed::Event(ev) => View::Event(ev),
-            &Parsed::NotAnObject(t) => View::NotAnObject(t),
         }
     }
 }
@@ -737,25 +681,21 @@ impl<'e, 'a> From<&'e Parsed<'a>> for View<'e, 'a> {
     reason = "filled in place in the slot of its record, reused batch after batch: a box would allocate per record"
 )]
 pub(crate) enum Examined<'a> {
-    /// Valid UTF-8 that parsed at the first attempt as cursor-agent's event: the text, its shape
-    /// and the event view of an object.
-    Cursor(&'a str, Shape, Event<'a>),
-    /// Valid UTF-8 that parsed as the record of another agent: the text, the agent's view
-    /// (which knows the value's shape), and, when the view has none of its agent's own marks,
-    /// the record read for what [`agents::Mixed`] needs (a lane's work, not the in-order
-    /// stage's: most records of some agents carry no mark of their own).
+    /// Valid UTF-8 that parsed as the record of an agent: the text, the agent's view (which
+    /// knows the value's shape), and, when the view has none of its agent's own marks, the
+    /// record read for what [`agents::Mixed`] needs (a lane's work, not the in-order stage's:
+    /// most records of some agents carry no mark of their own).
     Agent(&'a str, agents::Line<'a>, agents::Sniffed<'a>),
     /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
-    /// the strict parse refuses (not JSON, raw control characters; for cursor's events, numbers
-    /// beyond the f64 range and unpaired surrogates too). Rare, and redone in order by
+    /// the strict parse refuses (not JSON, raw control characters). Rare, and redone in order by
     /// [`framing::slow_record`], which needs scratch space that outlives the record.
     SlowPath,
 }
 
-/// The pure half of [`record`]: UTF-8 validation and the strict parse into `slot` (which is
+/// The pure half of a record: UTF-8 validation and the strict parse into `slot` (which is
 /// [`Examined::SlowPath`], and is filled in place, so that the view is never moved), as
-/// cursor-agent's event when `agent` is `None` or cursor, as that agent's record otherwise. The
-/// view's unescaped strings go to `arena`, so that nothing is allocated.
+/// `agent`'s record (as [`Agent::DEFAULT`]'s while the agent is not known; `dialect` is
+/// `--dialect`). The view's unescaped strings go to `arena`, so that nothing is allocated.
 pub(crate) fn examine<'a>(
     rec: &Record<'a>,
     dialect: Option<Dialect>,
@@ -769,26 +709,19 @@ pub(crate) fn examine<'a>(
     let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()) else {
         return;
     };
-    let parsed = match agent {
-        None | Some(Agent::Cursor) => {
-            *slot = Examined::Cursor(text, Shape::Object, Event::default());
-            let Examined::Cursor(_, shape, ev) = slot else {
-                unreachable!("just set")
-            };
-            view::parse_into(text, dialect, ev, arena).map(|s| *shape = s)
-        }
-        Some(agent) => {
-            *slot = Examined::Agent(text, agents::Line::empty(agent), agents::Sniffed::Unread);
-            let Examined::Agent(_, line, sniffed) = slot else {
-                unreachable!("just set")
-            };
-            let parsed = line.parse_into(text, arena);
-            if parsed.is_ok() && !line.own_mark() {
-                *sniffed = agents::Sniffed::read(text, arena);
-            }
-            parsed
-        }
+    let agent = agent.unwrap_or(Agent::DEFAULT);
+    *slot = Examined::Agent(
+        text,
+        agents::Line::empty(agent, dialect),
+        agents::Sniffed::Unread,
+    );
+    let Examined::Agent(_, line, sniffed) = slot else {
+        unreachable!("just set")
     };
+    let parsed = line.parse_into(text, arena);
+    if parsed.is_ok() && !line.own_mark() {
+        *sniffed = agents::Sniffed::read(text, arena);
+    }
     if parsed.is_err() {
         *slot = Examined::SlowPath;
     }
@@ -804,32 +737,6 @@ fn known_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
     // `Splitter`, directly or copied into a pipeline batch with its flags), and only on bytes it
     // has validated as UTF-8 (`Splitter::check_utf8`).
     Some(unsafe { std::str::from_utf8_unchecked(rec.bytes) })
-}
-
-/// One record through the framing rules, the classifier and the validator, given its pure
-/// half (as cursor's event, or the slow path).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-)]
-fn record(
-    rec: &Record<'_>,
-    examined: &Examined<'_>,
-    dialect: Option<Dialect>,
-    check: &mut Check<'_>,
-    scratch: &mut Vec<u8>,
-    lenient: &mut Vec<u8>,
-    emit: &mut impl FnMut(Diagnostic),
-    consumer: &mut impl Consumer,
-) {
-    let (text, view) = match examined {
-        Examined::Cursor(text, Shape::Object, ev) => (*text, View::Event(ev)),
-        &Examined::Cursor(text, Shape::Other(t), _) => (text, View::NotAnObject(t)),
-        Examined::SlowPath | Examined::Agent(..) => {
-            return framing::slow_record(rec, dialect, check, scratch, lenient, emit, consumer);
-        }
-    };
-    route::classified(rec, rec.bytes, text, view, check, emit, consumer);
 }
 
 /// A reader that copies every chunk it reads to `out` and flushes it at once, for `--tee`:
@@ -851,5 +758,62 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
         self.out.write_all(&buf[..n])?;
         self.out.flush()?;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a consumer is told, in order: `common LINE` and `record LINE`.
+    #[derive(Default)]
+    struct Order(Vec<(bool, u64)>);
+
+    impl Consumer for Order {
+        fn wants_common(&self) -> bool {
+            true
+        }
+        fn common(&mut self, ev: &vocab::Event<'_>) {
+            self.0.push((false, ev.line));
+        }
+        fn agent_record(&mut self, rec: &Record<'_>, _json: &str, _read: &Checked<'_, '_>) {
+            self.0.push((true, rec.pos.line));
+        }
+    }
+
+    /// Every agent's record comes after its common events, cursor-agent's as Claude Code's: no
+    /// common event of a line is told after that line's record.
+    #[test]
+    fn every_agents_record_follows_its_common_events() {
+        for (fixture, agent) in [
+            ("render/fix-the-cart.ndjson", Agent::Cursor),
+            ("agents/claude/tool-run.ndjson", Agent::Claude),
+            ("agents/codex/tool-run.ndjson", Agent::Codex),
+        ] {
+            let path = format!("{}/testdata/{fixture}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(&path).expect("fixture");
+            let mut order = Order::default();
+            let totals = check_with(
+                &bytes[..],
+                &CheckOptions::default(),
+                &mut |_| Ok(()),
+                &mut order,
+            )
+            .expect("read");
+            assert_eq!(totals.agent, Some(agent), "{fixture}");
+            let records: Vec<u64> = order.0.iter().filter(|e| e.0).map(|e| e.1).collect();
+            assert!(records.len() > 3, "{fixture}: {records:?}");
+            for (i, &(record, line)) in order.0.iter().enumerate() {
+                if record {
+                    assert!(
+                        !order.0[i + 1..].contains(&(false, line)),
+                        "{fixture}: a common event of line {line} after its record"
+                    );
+                }
+            }
+            // Records with common events were seen, so the order above was put to the test.
+            let firsts: Vec<u64> = order.0.iter().filter(|e| !e.0).map(|e| e.1).collect();
+            assert!(firsts.iter().any(|l| records.contains(l)), "{fixture}");
+        }
     }
 }

@@ -779,13 +779,18 @@ mod tests {
     struct Seen(String);
 
     impl Consumer for Seen {
-        fn event(
+        fn agent_record(
             &mut self,
             rec: &Record<'_>,
             json: &str,
-            ev: &crate::agents::cursor::view::Event<'_>,
+            read: &crate::check::Checked<'_, '_>,
         ) {
-            self.0 += &format!("event {:?} {} {json} {:?}\n", rec.pos, rec.lines, ev.ty);
+            self.0 += &format!(
+                "record {:?} {} {json} {:?}\n",
+                rec.pos,
+                rec.lines,
+                read.ty()
+            );
         }
         fn invalid(&mut self, pos: Position, bytes: &[u8]) {
             self.0 += &format!("invalid {pos:?} {bytes:?}\n");

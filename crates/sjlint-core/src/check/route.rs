@@ -8,14 +8,13 @@
 //! bound when it was reached); an input no agent sjlint
 //! knows wrote, and one that is a pretty-printed JSON array or object (events saved as an array,
 //! Gemini CLI's `--output-format json`), each reported once. It also owns
-//! where a record that parsed goes: cursor's validator, an agent's checker, or nowhere. It must
-//! not split records nor apply the framing rules (the parent and `framing` do), nor hold any
-//! agent's rules (`agents`).
+//! where a record goes: its agent's checker (every agent's through the one interface of
+//! `agents::Checker`), or nowhere. It must not split records nor apply the framing rules (the
+//! parent and `framing` do), nor hold any agent's rules (`agents`).
 
-use super::{Consumer, Examined, InOrder, Totals, View, framing, known_text};
-use crate::agents::cursor::validate::Validator;
+use super::{Checked, Consumer, Examined, InOrder, Totals, framing, known_text};
 use crate::agents::cursor::view::Dialect;
-use crate::agents::{self, Agent, Evidence, Mixed, Reading, Sniffed, cursor};
+use crate::agents::{self, Agent, Evidence, Mixed, Reading, Sniffed};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
 use crate::rules::Rule;
@@ -121,9 +120,7 @@ pub(super) fn array_diagnostic(whole: Whole, records: u64) -> Diagnostic {
 pub(super) enum Route {
     /// The agent is not known yet: frames are held (see [`Held`]).
     Undecided,
-    /// cursor-agent, in any of its dialects: the view and checker of `agents::cursor`.
-    Cursor,
-    /// Claude Code, Codex or Gemini CLI.
+    /// The agent's checker.
     Agent(agents::Checker),
     /// No agent sjlint knows: reported once; records get the framing rules only.
     Unknown,
@@ -185,7 +182,7 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
         let opts = self.opts;
         match (opts.agent, opts.dialect) {
             (Some(agent), _) => self.decide(Some(agent)),
-            (None, Some(_)) => self.decide(Some(Agent::Cursor)),
+            (None, Some(_)) => self.decide(Some(Agent::DEFAULT)),
             (None, None) => {}
         }
         self
@@ -195,16 +192,19 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
     fn decide(&mut self, agent: Option<Agent>) {
         self.route = match agent {
             None => Route::Unknown,
-            Some(a) => agents::Checker::new(a, self.opts.max_open_calls)
-                .map_or(Route::Cursor, Route::Agent),
+            Some(a) => Route::Agent(agents::Checker::new(
+                a,
+                self.opts.max_open_calls,
+                self.opts.enabled,
+            )),
         };
         self.consumer.agent(agent);
     }
 
     /// Decides when no held record decided: the agent with the highest score (a tie goes to
-    /// cursor); when none scores, no agent when some record named a type no agent writes, and
-    /// cursor otherwise (the input holds no event at all, or only events without a type, which
-    /// is how sjlint read every input before it knew other agents).
+    /// [`Agent::DEFAULT`]); when none scores, no agent when some record named a type no agent
+    /// writes, and [`Agent::DEFAULT`] otherwise (the input holds no event at all, or only events
+    /// without a type).
     pub(super) fn decide_from_held(&mut self) {
         if let Some(agent) = self.held.evidence.likeliest() {
             self.decide(Some(agent));
@@ -212,7 +212,7 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
             self.decide(None);
             self.pending.push(unknown_agent(pos, &ty, self.held.full));
         } else {
-            self.decide(Some(Agent::Cursor));
+            self.decide(Some(Agent::DEFAULT));
         }
     }
 
@@ -283,59 +283,89 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
     }
 }
 
-/// Where a record that parsed goes: cursor's validator or an agent's checker (each with what
-/// tells another agent's records apart), or nowhere (no agent sjlint knows).
+/// Where a record that parsed goes: its agent's checker (with what tells another agent's
+/// records apart), or nowhere (no agent sjlint knows; the arena its reading borrows from).
 pub(super) enum Check<'c> {
-    Cursor(&'c mut Validator, &'c mut Mixed, &'c mut cursor::ToCommon),
     Agent(&'c mut agents::Checker, AgentSide<'c>),
-    /// Not checked (no agent sjlint knows); the consumer still gets the event.
-    Nothing,
+    /// Not checked (no agent sjlint knows); the consumer still gets the record.
+    Nothing(&'c Bump),
 }
 
-/// What an agent's checker is given besides the record: the arena its view borrows from, and
-/// what tells another agent's records apart.
+/// What an agent's checker is given besides the record: the arena its view borrows from,
+/// what tells another agent's records apart, and `--dialect`.
 pub(super) struct AgentSide<'c> {
     pub(super) arena: &'c Bump,
     pub(super) mixed: &'c mut Mixed,
+    pub(super) dialect: Option<Dialect>,
 }
 
 impl framing::Classify for Check<'_> {
     fn unreadable(&mut self, line: u64) {
         match self {
-            Check::Cursor(validator, _, _) => validator.on_unreadable(line),
             Check::Agent(checker, _) => checker.on_unreadable(line),
-            Check::Nothing => {}
+            Check::Nothing(_) => {}
         }
     }
 
-    fn classified(
+    fn read(
         &mut self,
         rec: &Record<'_>,
         bytes: &[u8],
         json: &str,
-        view: View<'_, '_>,
+        first: Option<Diagnostic>,
         emit: &mut impl FnMut(Diagnostic),
         consumer: &mut impl Consumer,
-    ) {
-        classified(rec, bytes, json, view, self, emit, consumer);
+    ) -> Result<(), serde_json::Error> {
+        match self {
+            Check::Agent(checker, side) => {
+                let mut line = agents::Line::empty(checker.agent(), side.dialect);
+                line.parse_into(json, side.arena)?;
+                emit_first(first, emit);
+                if (side.mixed.settled() && line.own_mark())
+                    || side
+                        .mixed
+                        .admits(checker.agent(), rec.pos, json, &Sniffed::Unread, emit)
+                {
+                    agent_checked(rec, bytes, json, &line, checker, side.arena, emit, consumer);
+                } else {
+                    consumer.foreign(rec);
+                }
+            }
+            Check::Nothing(arena) => {
+                let mut line = agents::Line::unknown();
+                line.parse_into(json, arena)?;
+                emit_first(first, emit);
+                // No agent sjlint knows: nothing is checked, and `stats` and `render` still see
+                // what the records are.
+                match line.unknown_shape() {
+                    None => consumer.agent_record(rec, json, &Checked(&line)),
+                    Some(t) => {
+                        consumer.invalid(rec.pos, bytes);
+                        emit(framing::not_an_object(rec, bytes, t));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
-/// A record of a stream of another agent than cursor-agent: its agent's checker reads it (in
-/// the view the pure half read it into, when it was read as this agent's), and cursor's
-/// classifier only when the record is not plain valid JSON (the slow path).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-)]
+/// The finding the slow path says once the record is read (a repaired control character).
+fn emit_first(first: Option<Diagnostic>, emit: &mut impl FnMut(Diagnostic)) {
+    if let Some(d) = first {
+        emit(d);
+    }
+}
+
+/// A record of the stream: its agent's checker reads it (in the view the pure half read it
+/// into, when it was read as this agent's), and the framing rules only when the record is not
+/// plain valid JSON (the slow path).
 pub(super) fn agent_record(
     rec: &Record<'_>,
     examined: Option<&Examined<'_>>,
-    dialect: Option<Dialect>,
     checker: &mut agents::Checker,
-    side: AgentSide<'_>,
+    mut side: AgentSide<'_>,
     scratch: &mut Vec<u8>,
-    lenient: &mut Vec<u8>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
@@ -354,54 +384,53 @@ pub(super) fn agent_record(
             }
             return;
         }
-        // Read as another agent's, or as cursor's, before the agent was known.
-        Some(Examined::Agent(text, ..) | Examined::Cursor(text, ..)) => Some(*text),
+        // Read as another agent's before the agent was known.
+        Some(Examined::Agent(text, ..)) => Some(*text),
         Some(Examined::SlowPath) => None,
         None if rec.has(JOIN_FAILED) || rec.has(ENDS_IN_STRING) => None,
         None => known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok()),
     };
     if let Some(text) = text
-        && agent_event(
-            rec, rec.bytes, text, checker, side.arena, side.mixed, emit, consumer,
-        )
+        && agent_event(rec, text, checker, &mut side, emit, consumer)
     {
         return;
     }
     let mut check = Check::Agent(checker, side);
-    framing::slow_record(rec, dialect, &mut check, scratch, lenient, emit, consumer);
+    framing::slow_record(rec, &mut check, scratch, emit, consumer);
 }
 
-/// An agent's record whose text is `json`; false when it does not parse. A record of another
-/// agent's is not checked (see [`Mixed`]).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-)]
+/// An agent's record whose text is `json`; false when it does not parse (the slow path then
+/// says why). A record of another agent's is not checked (see [`Mixed`]).
 fn agent_event(
     rec: &Record<'_>,
-    bytes: &[u8],
     json: &str,
     checker: &mut agents::Checker,
-    arena: &Bump,
-    mixed: &mut Mixed,
+    side: &mut AgentSide<'_>,
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) -> bool {
-    let mut line = agents::Line::empty(checker.agent());
-    let parsed = line.parse_into(json, arena).is_ok();
-    let own = parsed && mixed.settled() && line.own_mark();
-    if !own && !mixed.admits(checker.agent(), rec.pos, json, &Sniffed::Unread, emit) {
+    let mut line = agents::Line::empty(checker.agent(), side.dialect);
+    let parsed = line.parse_into(json, side.arena).is_ok();
+    let own = parsed && side.mixed.settled() && line.own_mark();
+    if !own
+        && !side
+            .mixed
+            .admits(checker.agent(), rec.pos, json, &Sniffed::Unread, emit)
+    {
         consumer.foreign(rec);
         return true;
     }
     if !parsed {
         return false;
     }
-    agent_checked(rec, bytes, json, &line, checker, arena, emit, consumer);
+    agent_checked(
+        rec, rec.bytes, json, &line, checker, side.arena, emit, consumer,
+    );
     true
 }
 
-/// An agent's record read into its view `line`, which is the checker's agent's.
+/// An agent's record read into its view `line`, which is the checker's agent's: its common
+/// events (when wanted), then the record, go to the consumer.
 #[expect(
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
@@ -423,84 +452,8 @@ fn agent_checked<'a>(
         checker.check(rec.pos, bytes, json, line, arena, emit, None)
     };
     match checked.expect("the view is the checker's agent's") {
-        None => consumer.agent_record(rec, json, line.ty(), line.subtype()),
+        None => consumer.agent_record(rec, json, &Checked(line)),
         Some(t) => {
-            consumer.invalid(rec.pos, bytes);
-            emit(framing::not_an_object(rec, bytes, t));
-        }
-    }
-}
-
-/// A message line of the Claude Code family (Claude Code, Qwen Code, Amp): its envelope ends
-/// with `parent_tool_use_id` (then `session_id`, `uuid`), a key cursor-agent never writes. Only
-/// the record's tail is looked at, so the cost per record stays constant: such a line in a
-/// cursor-agent stream is read again for whose it is, as another agent's run beginning.
-fn claude_envelope(json: &str) -> bool {
-    let b = json.as_bytes();
-    memchr::memmem::find(&b[b.len().saturating_sub(256)..], b"\"parent_tool_use_id\"").is_some()
-}
-
-/// `bytes` are the record's own bytes (for columns and snippets), `json` the text parsed.
-pub(super) fn classified(
-    rec: &Record<'_>,
-    bytes: &[u8],
-    json: &str,
-    view: View<'_, '_>,
-    check: &mut Check<'_>,
-    emit: &mut impl FnMut(Diagnostic),
-    consumer: &mut impl Consumer,
-) {
-    match view {
-        View::Event(ev) => match check {
-            Check::Cursor(validator, mixed, to_common) => {
-                // Once no other agent's run is going on, a record costs no second reading
-                // when it has cursor's own keys, or is a message or result: another agent's
-                // session in the stream begins with its own first record (Claude Code's
-                // `system`/`init`, Gemini CLI's `init`, Codex's `thread.started`), which is
-                // read again, as every `system` record and every other type is.
-                let own = mixed.settled()
-                    && match ev.ty.as_str() {
-                        Some("assistant" | "user") => !claude_envelope(json),
-                        Some("result") => true,
-                        Some("thinking" | "tool_call") => {
-                            ev.timestamp_ms.is_present()
-                                || ev.call_id.is_present()
-                                || ev.model_call_id.is_present()
-                        }
-                        _ => false,
-                    };
-                if !own && !mixed.admits(Agent::Cursor, rec.pos, json, &Sniffed::Unread, emit) {
-                    consumer.foreign(rec);
-                    return;
-                }
-                validator.check(rec, bytes, ev, emit);
-                consumer.event(rec, json, ev);
-                if consumer.wants_common() {
-                    to_common.map(rec.pos.line, json, ev, &mut |e| consumer.common(e));
-                }
-            }
-            Check::Agent(checker, side) => {
-                if !agent_event(
-                    rec, bytes, json, checker, side.arena, side.mixed, emit, consumer,
-                ) {
-                    // Valid JSON that cursor's classifier reads but the agent's view does not
-                    // (numbers beyond the f64 range and unpaired surrogates both read).
-                    consumer.invalid(rec.pos, bytes);
-                    emit(
-                        Diagnostic::new(
-                            Rule::InvalidJson,
-                            rec.pos,
-                            "the record holds JSON this agent's events never hold",
-                        )
-                        .with_snippet(bytes),
-                    );
-                }
-            }
-            // No agent sjlint knows: nothing is checked, and `stats` and `render` still see
-            // what the records are.
-            Check::Nothing => consumer.event(rec, json, ev),
-        },
-        View::NotAnObject(t) => {
             consumer.invalid(rec.pos, bytes);
             emit(framing::not_an_object(rec, bytes, t));
         }

@@ -245,6 +245,10 @@ pub struct Event<'a> {
     pub cost_usd: Option<f64>,
     /// `tool_end`: how long the call took, when timestamps tell; `end`: the run's duration.
     pub duration_ms: Option<u64>,
+    /// `end`: the part of the run's duration spent waiting on the model's API, when the agent
+    /// reports it (cursor-agent's `duration_api_ms`). Counted by `stats`; not part of the
+    /// common form's lines.
+    pub duration_api_ms: Option<u64>,
     /// When the agent stamps its records: milliseconds since the Unix epoch.
     pub timestamp_ms: Option<u64>,
     /// The tool call of the subagent this event belongs to.
@@ -276,6 +280,7 @@ impl<'a> Event<'a> {
             usage: None,
             cost_usd: None,
             duration_ms: None,
+            duration_api_ms: None,
             timestamp_ms: None,
             parent: None,
         }

@@ -14,7 +14,7 @@ use super::json_text::{minify_into, write_str};
 use super::to_json::{SessionText, json_event};
 use super::{FmtOptions, FmtTotals, Target};
 use sjlint_core::agents::cursor::view::{Dialect, Event};
-use sjlint_core::check::Consumer;
+use sjlint_core::check::{Checked, Consumer};
 use sjlint_core::input::record::{Position, Record};
 use sjlint_core::pairing;
 use std::cell::Cell;
@@ -77,7 +77,7 @@ pub(super) struct Writer<'c, 'w, W> {
 impl<W: Write> Consumer for Writer<'_, '_, W> {
     fn agent(&mut self, agent: Option<sjlint_core::agents::Agent>) {
         use sjlint_core::agents::Agent;
-        self.other_agent = !matches!(agent, Some(Agent::Cursor) | None);
+        self.other_agent = !matches!(agent, Some(Agent::DEFAULT) | None);
         self.totals.agent = agent;
     }
 
@@ -98,7 +98,12 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         self.write_line();
     }
 
-    fn event(&mut self, _rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+    /// A record, in cursor-agent's canonical form: what the writer rewrites is cursor-agent's
+    /// own view of it (every other agent's records are written from their common events).
+    fn agent_record(&mut self, _rec: &Record<'_>, json: &str, read: &Checked<'_, '_>) {
+        let Some(ev) = read.cursor_event() else {
+            return;
+        };
         if self.stopped.get() {
             return;
         }

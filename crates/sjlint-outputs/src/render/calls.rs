@@ -1,9 +1,11 @@
 //! What one tool call line of the transcript says: the call's action, its target, its outcome.
 //!
-//! This module owns the reading of a call's arguments into the target a line names (a command,
-//! a path, a pattern, a query, a URL, cut to [`MAX_TARGET_CHARS`] characters), the wording of a
-//! finished call ([`Call`]: "Ran `pytest -q`: exit 1 in 0.8 s", "Rejected: …", the `--plain`
-//! wording of the `text` output format) and its [`Tone`]. Every piece of input it quotes is
+//! This module owns what a call does as its line words it ([`Action`], from the common event's
+//! tool kind, and the tool's name where one kind covers several actions), the reading of a
+//! call's arguments into the target a line names (a command, a path, a pattern, a query, a URL,
+//! cut to [`MAX_TARGET_CHARS`] characters), the wording of a finished call ([`Call`]: "Ran
+//! `pytest -q`: exit 1 in 0.8 s", "Rejected: …", the `--plain` wording of the `text` output
+//! format) and its [`Tone`]. Every agent's calls are worded alike. Every piece of input it quotes is
 //! escaped here with `escape_untrusted`. It must not write to the output nor keep state between
 //! calls; the renderer pairs `started` with `completed` and chooses the styles.
 
@@ -15,6 +17,101 @@ use std::borrow::Cow;
 
 /// Tool call targets longer than this many characters are cut, so a call stays one line.
 const MAX_TARGET_CHARS: usize = 120;
+
+/// What a call does, as its line words it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Action {
+    Shell,
+    Read,
+    Write,
+    Edit,
+    Delete,
+    List,
+    Grep,
+    Glob,
+    CodeSearch,
+    WebFetch,
+    WebSearch,
+    Todo,
+    Plan,
+    Lints,
+    Question,
+    Mcp,
+    /// No words of its own: the line names the tool.
+    Other,
+}
+
+impl Action {
+    /// The action of a call of a tool of `tool_kind` (the common event's; `None`: the kind of
+    /// `name`) named `name`: the kind says it, but for the kinds that cover several actions,
+    /// where the tool's name tells them apart (a listing, a glob or a code search among the
+    /// searches, a deletion among the edits).
+    pub(super) fn of(tool_kind: Option<&str>, name: &str) -> Action {
+        let kind = tool_kind.unwrap_or_else(|| sjlint_core::vocab::tool_kind(name));
+        let lower = name.to_ascii_lowercase();
+        let n = lower.strip_suffix("toolcall").unwrap_or(&lower);
+        match (kind, n) {
+            ("shell", _) => Action::Shell,
+            ("read", _) => Action::Read,
+            ("write", _) => Action::Write,
+            ("edit", "delete") => Action::Delete,
+            ("edit", _) => Action::Edit,
+            ("search", "ls") => Action::List,
+            ("search", "glob") => Action::Glob,
+            ("search", "semsearch") => Action::CodeSearch,
+            ("search", _) => Action::Grep,
+            ("web_fetch", _) => Action::WebFetch,
+            ("web_search", _) => Action::WebSearch,
+            ("todo", _) => Action::Todo,
+            ("mcp", "mcp") => Action::Mcp,
+            (_, "createplan") => Action::Plan,
+            (_, "readlints") => Action::Lints,
+            (_, "askquestion") => Action::Question,
+            _ => Action::Other,
+        }
+    }
+
+    /// The words of a call carried out, and of one planned (a rejected or failed call).
+    fn words(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            Action::Shell => ("Ran", "run"),
+            Action::Read => ("Read file", "read file"),
+            Action::Write => ("Wrote file", "write file"),
+            Action::Edit => ("Edited file", "edit file"),
+            Action::Delete => ("Deleted file", "delete file"),
+            Action::List => ("Listed directory", "list directory"),
+            Action::Grep => ("Searched for", "search for"),
+            Action::Glob => ("Found files matching", "find files matching"),
+            Action::CodeSearch => ("Searched the codebase for", "search the codebase for"),
+            Action::WebFetch => ("Fetched", "fetch"),
+            Action::WebSearch => ("Searched the web for", "search the web for"),
+            Action::Todo => ("Updated the to-do list", "update the to-do list"),
+            Action::Plan => ("Created a plan", "create a plan"),
+            Action::Lints => ("Read the lints", "read the lints"),
+            Action::Question => ("Asked a question", "ask a question"),
+            Action::Mcp => ("Called MCP tool", "call MCP tool"),
+            Action::Other => return None,
+        })
+    }
+
+    /// Whether `--plain` has words of its own for it (the `text` output format's four).
+    pub(super) fn is_worded_plain(self) -> bool {
+        matches!(
+            self,
+            Action::Read | Action::Edit | Action::Shell | Action::Write
+        )
+    }
+}
+
+/// A tool's name as a line shows it: cut, and without the `ToolCall` its kind names end in
+/// (cursor-agent's `grepToolCall` is `grep`).
+pub(super) fn shown_name(name: &str) -> String {
+    let name = sjlint_core::text::Excerpt(name).to_string();
+    match name.strip_suffix("ToolCall") {
+        Some(short) => short.to_owned(),
+        None => name,
+    }
+}
 
 /// What a tool call of another agent acts on: the first of the argument keys that name it.
 pub(super) fn common_target(args: &RawValue) -> Option<String> {
@@ -130,9 +227,9 @@ impl Loose<'_> {
     }
 }
 
-/// The target a line names for a call of `kind` with `args`, escaped and cut to one line:
-/// `` `command` `` for a shell call, a path, `` `pattern` in path ``, a query, a URL.
-pub(super) fn target(kind: &str, args: &RawValue) -> Option<String> {
+/// The target a line names for a call that does `action` with `args`, escaped and cut to one
+/// line: `` `command` `` for a shell call, a path, `` `pattern` in path ``, a query, a URL.
+pub(super) fn target(action: Action, args: &RawValue) -> Option<String> {
     let a: Args<'_> = serde_json::from_str(args.get()).ok()?;
     let path = a
         .path
@@ -142,17 +239,17 @@ pub(super) fn target(kind: &str, args: &RawValue) -> Option<String> {
     let pattern = a.pattern.get().or(a.glob_pattern.get());
     let query = a.query.get().or(a.search_term.get());
     let code = |s: &str| format!("`{}`", cut(s));
-    Some(match kind {
-        "shellToolCall" => code(a.command.get().or(a.cmd.get())?),
-        "grepToolCall" | "globToolCall" => match (pattern, path) {
+    Some(match action {
+        Action::Shell => code(a.command.get().or(a.cmd.get())?),
+        Action::Grep | Action::Glob => match (pattern, path) {
             (Some(p), Some(dir)) => format!("{} under {}", code(p), cut(dir)),
             (Some(p), None) => code(p),
             (None, Some(dir)) => cut(dir),
             (None, None) => return None,
         },
-        "webSearchToolCall" | "semSearchToolCall" => code(query?),
-        "webFetchToolCall" => cut(a.url.get()?),
-        "mcpToolCall" => cut(a.tool_name.get().or(a.name.get())?),
+        Action::WebSearch | Action::CodeSearch => code(query?),
+        Action::WebFetch => cut(a.url.get()?),
+        Action::Mcp => cut(a.tool_name.get().or(a.name.get())?),
         _ => match (
             a.command.get().or(a.cmd.get()),
             path,
@@ -188,7 +285,9 @@ pub(super) enum Tone {
 
 /// One finished tool call, as its line describes it.
 pub(super) struct Call<'a> {
-    pub(super) kind: &'a str,
+    pub(super) action: Action,
+    /// The tool's name as shown ([`shown_name`]), for a call whose action has no words.
+    pub(super) name: &'a str,
     pub(super) target: Option<&'a str>,
     pub(super) outcome: Option<&'a str>,
     pub(super) exit_code: Option<i64>,
@@ -200,37 +299,11 @@ impl Call<'_> {
     /// What the call does: "Read file src/cart.py" when `done`, "read file src/cart.py" as a
     /// plan (for a rejected or failed call).
     pub(super) fn action(&self, done: bool) -> String {
-        let short = self.kind.strip_suffix("ToolCall").unwrap_or(self.kind);
-        let (past, plan) = match self.kind {
-            "shellToolCall" => ("Ran", "run"),
-            "readToolCall" => ("Read file", "read file"),
-            "writeToolCall" => ("Wrote file", "write file"),
-            "editToolCall" => ("Edited file", "edit file"),
-            "deleteToolCall" => ("Deleted file", "delete file"),
-            "lsToolCall" => ("Listed directory", "list directory"),
-            "grepToolCall" => ("Searched for", "search for"),
-            "globToolCall" => ("Found files matching", "find files matching"),
-            "semSearchToolCall" => ("Searched the codebase for", "search the codebase for"),
-            "webFetchToolCall" => ("Fetched", "fetch"),
-            "webSearchToolCall" => ("Searched the web for", "search the web for"),
-            "updateTodosToolCall" => ("Updated the to-do list", "update the to-do list"),
-            "createPlanToolCall" => ("Created a plan", "create a plan"),
-            "readLintsToolCall" => ("Read the lints", "read the lints"),
-            "askQuestionToolCall" => ("Asked a question", "ask a question"),
-            "mcpToolCall" => ("Called MCP tool", "call MCP tool"),
-            _ => ("", ""),
-        };
-        let mut s = if past.is_empty() {
-            let name = escape_untrusted(short);
-            if done {
-                format!("Used {name}")
-            } else {
-                format!("use {name}")
-            }
-        } else if done {
-            past.to_owned()
-        } else {
-            plan.to_owned()
+        let mut s = match self.action.words() {
+            None if done => format!("Used {}", escape_untrusted(self.name)),
+            None => format!("use {}", escape_untrusted(self.name)),
+            Some((past, _)) if done => past.to_owned(),
+            Some((_, plan)) => plan.to_owned(),
         };
         if let Some(target) = self.target {
             s.push(' ');
@@ -285,15 +358,12 @@ impl Call<'_> {
         if self.outcome != Some("success") {
             return None;
         }
-        Some(match self.kind {
-            "readToolCall" => "Read file".to_owned(),
-            "editToolCall" => "Edited file".to_owned(),
-            "shellToolCall" => "Ran terminal command".to_owned(),
-            "writeToolCall" => "Created new file".to_owned(),
-            kind => format!(
-                "Used tool {}",
-                escape_untrusted(kind.strip_suffix("ToolCall").unwrap_or(kind))
-            ),
+        Some(match self.action {
+            Action::Read => "Read file".to_owned(),
+            Action::Edit => "Edited file".to_owned(),
+            Action::Shell => "Ran terminal command".to_owned(),
+            Action::Write => "Created new file".to_owned(),
+            _ => format!("Used tool {}", escape_untrusted(self.name)),
         })
     }
 }
@@ -302,11 +372,46 @@ impl Call<'_> {
 mod tests {
     use super::*;
 
+    /// The same tool reads the same whoever called it: the words come from the common tool
+    /// kind, and the name only tells apart the actions one kind covers.
+    #[test]
+    fn every_agents_calls_are_worded_by_what_they_do() {
+        for (kind, name, action) in [
+            (Some("search"), "globToolCall", Action::Glob),
+            (None, "Glob", Action::Glob),
+            (None, "glob", Action::Glob),
+            (None, "LS", Action::List),
+            (None, "lsToolCall", Action::List),
+            (None, "Grep", Action::Grep),
+            (None, "search_file_content", Action::Grep),
+            (None, "Bash", Action::Shell),
+            (None, "shellToolCall", Action::Shell),
+            (None, "writeFileToolCall", Action::Write),
+            (None, "TodoWrite", Action::Todo),
+            (None, "deleteToolCall", Action::Delete),
+            (None, "mcpToolCall", Action::Mcp),
+            (None, "mcp__github__list", Action::Other),
+            (None, "createPlanToolCall", Action::Plan),
+        ] {
+            assert_eq!(Action::of(kind, name), action, "{name}");
+        }
+        let call = Call {
+            action: Action::Other,
+            name: &shown_name("frobnicateToolCall"),
+            target: None,
+            outcome: Some("success"),
+            exit_code: None,
+            total_lines: None,
+            took: None,
+        };
+        assert_eq!(call.action(true), "Used frobnicate");
+    }
+
     #[test]
     fn targets_are_cut_to_one_short_line() {
         let long = "x".repeat(500);
         let args = RawValue::from_string(format!("{{\"command\":\"{long}\"}}")).unwrap();
-        let t = target("shellToolCall", &args).unwrap();
+        let t = target(Action::Shell, &args).unwrap();
         assert_eq!(t.chars().count(), MAX_TARGET_CHARS + 3);
         assert!(t.ends_with("…`"));
         let args = RawValue::from_string(
@@ -314,10 +419,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            target("globToolCall", &args).as_deref(),
+            target(Action::Glob, &args).as_deref(),
             Some("`*.rs` under d")
         );
         let args = RawValue::from_string(r#""a string""#.into()).unwrap();
-        assert_eq!(target("function", &args), None);
+        assert_eq!(target(Action::Other, &args), None);
     }
 }

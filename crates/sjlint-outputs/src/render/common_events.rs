@@ -3,12 +3,12 @@
 //! This module owns the wording of the agent-neutral events the agents' checkers map their
 //! records into (`session_start`, `user_prompt`, `assistant_text`, `thinking`, `tool_start`,
 //! `tool_end`, `usage`, `error`, `end`), a subagent's text and calls marked as such. A call gets
-//! one line, worded by its tool kind as cursor-agent's calls are (`calls`), so that every
-//! agent's transcript has the same shape, `--plain` included. It writes
+//! one line, worded by what it does (`calls::Action`, from the event's tool kind and name), so
+//! that every agent's transcript has the same shape, `--plain` included. It writes
 //! through the renderer's own line handling, so the same escaping and blank lines apply; it
 //! must not read records itself nor know one agent from another beyond its display name.
 
-use super::calls::{Call, Tone, common_target, cut, target};
+use super::calls::{Action, Call, Tone, common_target, cut, shown_name, target};
 use super::{Block, Open, Renderer};
 use crate::stats::duration;
 use sjlint_core::agents::cursor::validate::TextHash;
@@ -16,43 +16,11 @@ use sjlint_core::text::{Excerpt, escape_untrusted, thousands};
 use sjlint_core::vocab;
 use std::io::Write;
 
-/// The kind a call's line is worded by (`calls::Call`): cursor-agent's kind of the same tool kind
-/// when it has one, else the agent's own name of the tool ("Used `mcp__github__list`").
-fn wording_kind<'a>(tool_kind: Option<&'static str>, name: &'a str) -> &'a str {
-    // cursor-agent's own names word themselves.
-    if is_cursors(name) {
-        return name;
-    }
-    match tool_kind.unwrap_or_else(|| vocab::tool_kind(name)) {
-        "shell" => "shellToolCall",
-        "read" => "readToolCall",
-        "write" => "writeToolCall",
-        "edit" => "editToolCall",
-        "search" => "grepToolCall",
-        "web_fetch" => "webFetchToolCall",
-        "web_search" => "webSearchToolCall",
-        "todo" => "updateTodosToolCall",
-        _ => name,
-    }
-}
-
-/// Whether `--plain` has words of its own for a call worded as `kind` (the `text` output
-/// format's four).
-fn is_worded_plain(kind: &str) -> bool {
-    matches!(
-        kind,
-        "readToolCall" | "editToolCall" | "shellToolCall" | "writeToolCall"
-    )
-}
-
-/// Whether `name` is one of cursor-agent's tool kinds (`shellToolCall`), which word themselves.
+/// Whether `name` is one of cursor-agent's tool kinds (`shellToolCall`): its calls' ends always
+/// say how they went, so an end without `ok` had no result, and a failed command without an exit
+/// code never ran. Read for the outcome only; the words are every agent's.
 fn is_cursors(name: &str) -> bool {
     name.ends_with("ToolCall")
-}
-
-/// Whether a call worded as `kind` runs a command.
-fn wording_is_shell(kind: &str) -> bool {
-    kind == "shellToolCall"
 }
 
 /// The transcript of every agent's stream but cursor-agent's, from their common events.
@@ -138,18 +106,16 @@ impl<W: Write> Renderer<'_, W> {
                     return;
                 }
                 let name = ev.name.as_deref().unwrap_or("(none)");
-                let kind = wording_kind(ev.tool_kind, name);
-                // cursor-agent's kinds name their own arguments.
+                let action = Action::of(ev.tool_kind, name);
                 let target = ev
                     .args
-                    .and_then(|a| {
-                        target(kind, a).or_else(|| (!is_cursors(name)).then(|| common_target(a))?)
-                    })
+                    .and_then(|a| target(action, a).or_else(|| common_target(a)))
                     .or_else(|| ev.text.as_deref().map(cut));
                 self.open.insert(
                     sjlint_core::pairing::key_of(id, &mut self.scratch).into(),
                     Open {
-                        kind: Excerpt(kind).to_string().into(),
+                        action,
+                        name: shown_name(name).into(),
                         target,
                         started_ms: ev.timestamp_ms,
                         line: ev.line,
@@ -223,8 +189,8 @@ impl<W: Write> Renderer<'_, W> {
         }
     }
 
-    /// One line per call, worded as cursor-agent's calls are (`calls::Call`), from the tool's
-    /// kind: "Ran `cargo test` in 1.2 s", "Read file src/main.rs", "Failed: edit file x: …".
+    /// One line per call, worded by what it does (`calls::Call`): "Ran `cargo test` in 1.2 s",
+    /// "Read file src/main.rs", "Failed: edit file x: …".
     fn common_tool_end(&mut self, ev: &vocab::Event<'_>) {
         let open = ev.call_id.as_deref().and_then(|id| {
             self.open
@@ -233,9 +199,9 @@ impl<W: Write> Renderer<'_, W> {
         let name = ev.name.as_deref().unwrap_or("(none)");
         // The end's own name, when it gives one (it may differ from the start's: a
         // `tool-kind-mismatch` of cursor-agent's is worded as it completed).
-        let kind: String = match &open {
-            Some(o) if name == "(none)" => o.kind.to_string(),
-            _ => Excerpt(wording_kind(ev.tool_kind, name)).to_string(),
+        let (action, shown): (Action, String) = match &open {
+            Some(o) if name == "(none)" => (o.action, o.name.to_string()),
+            _ => (Action::of(ev.tool_kind, name), shown_name(name)),
         };
         let subagent = open.as_ref().map_or(ev.parent.is_some(), |o| o.subagent);
         let took = ev.duration_ms.or(
@@ -258,7 +224,8 @@ impl<W: Write> Renderer<'_, W> {
             Some("success")
         };
         let call = Call {
-            kind: &kind,
+            action,
+            name: &shown,
             target: open.as_ref().and_then(|o| o.target.as_deref()),
             outcome,
             exit_code: ev.exit_code,
@@ -272,13 +239,13 @@ impl<W: Write> Renderer<'_, W> {
             let shown = if is_cursors(name) || ev.rejected || ran {
                 // cursor-agent's calls are worded by their own kinds, as its `text` format does.
                 call.plain()
-            } else if failed && wording_is_shell(&kind) {
+            } else if failed && action == Action::Shell {
                 Call {
                     outcome: Some("success"),
                     ..call
                 }
                 .plain()
-            } else if !failed && !is_worded_plain(&kind) {
+            } else if !failed && !action.is_worded_plain() {
                 // The agent's own name says more than a kind.
                 Some(format!(
                     "Used tool {}",

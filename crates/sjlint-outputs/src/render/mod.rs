@@ -25,7 +25,6 @@ mod common_events;
 use calls::Call;
 use ci_log::no_command;
 use owo_colors::Style;
-use sjlint_core::agents::cursor::view::Event;
 use sjlint_core::check::{self, Consumer};
 use sjlint_core::diagnostic::Diagnostic;
 use sjlint_core::input::record::{Position, Record};
@@ -130,7 +129,9 @@ enum Block {
 
 /// A tool call started and not yet completed.
 struct Open {
-    kind: Box<str>,
+    action: calls::Action,
+    /// The tool's name as shown.
+    name: Box<str>,
     /// The target as shown (escaped, cut), from the `started` args.
     target: Option<String>,
     started_ms: Option<u64>,
@@ -394,7 +395,8 @@ impl<'s, W: Write> Renderer<'s, W> {
         open.sort_by_key(|o| o.line);
         for o in open {
             let call = Call {
-                kind: &o.kind,
+                action: o.action,
+                name: &o.name,
                 target: o.target.as_deref(),
                 outcome: None,
                 exit_code: None,
@@ -477,9 +479,9 @@ impl Skipped {
 }
 
 impl<W: Write> Consumer for Renderer<'_, W> {
-    /// A record of an input no agent sjlint knows (every agent's records come as common events):
-    /// what is said of the whole input, once.
-    fn event(&mut self, _rec: &Record<'_>, _json: &str, _ev: &Event<'_>) {
+    /// A record, after its common events (an input no agent sjlint knows gives none): what is
+    /// said of the whole input, once.
+    fn agent_record(&mut self, _rec: &Record<'_>, _json: &str, _read: &check::Checked<'_, '_>) {
         self.first_event();
         self.flush_buf(false);
     }

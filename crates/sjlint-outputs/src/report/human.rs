@@ -279,7 +279,7 @@ pub(super) fn write_summary<W: Write>(out: &mut W, s: &Summary, color: bool) -> 
 /// summary of a cursor run reads as it always has. Inputs no agent sjlint knows are counted as
 /// `unknown` beside the others.
 fn agents(s: &Summary) -> String {
-    let cursor = Agent::ALL.iter().position(|&a| a == Agent::Cursor);
+    let cursor = Agent::ALL.iter().position(|&a| a == Agent::DEFAULT);
     let others = s
         .agents
         .iter()

@@ -139,7 +139,7 @@ impl<W: Write> Printer<W> {
     /// cursor-agent's).
     pub fn file_agent(&mut self, agent: Option<Agent>) {
         if let Document::Junit(report) = &mut self.document {
-            report.agent(agent.filter(|&a| a != Agent::Cursor).map(Agent::as_str));
+            report.agent(agent.filter(|&a| a != Agent::DEFAULT).map(Agent::as_str));
         }
     }
 

@@ -2,17 +2,15 @@
 //! transcript entries, token curve, totals and findings.
 //!
 //! This module owns [`Builder`], which takes the events of the common vocabulary one at a time
-//! ([`Ev`], the JSON form of `schemas/common.schema.json`) and findings, and [`Run`], what it
+//! ([`vocab::Event`], every fact a checker maps a record into) and findings, and [`Run`], what it
 //! gives: positions (milliseconds or record lines), greedy lanes per group of calls (a subagent's
 //! calls form the group under the call that started it), idle gaps. Memory is bounded whatever
 //! the input: texts are cut as they arrive (shorter once a budget is spent) and every list has a
 //! cap, with counts of what was left out. It must not read input nor write HTML.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use sjlint_core::diagnostic::Diagnostic;
-use sjlint_core::vocab::Outcome;
-use std::borrow::Cow;
+use sjlint_core::vocab::{self, Kind, Outcome};
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::fmt::Write as _;
 
@@ -27,63 +25,13 @@ pub(crate) fn kind_index(kind: &str) -> usize {
         .unwrap_or(KINDS.len() - 1)
 }
 
-/// One common event as `fmt --to common` writes it; fields an event does not use are `None`.
-#[derive(Deserialize, Debug)]
-pub(crate) struct Ev<'a> {
-    #[serde(rename = "type", borrow)]
-    pub ty: Cow<'a, str>,
-    #[serde(default)]
-    pub line: u64,
-    #[serde(borrow, default)]
-    pub agent: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub session_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub parent: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub tool_kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub args: Option<&'a RawValue>,
-    #[serde(default)]
-    pub ok: Option<bool>,
-    /// `end`: how the session ended (the common form's outcome).
-    #[serde(borrow, default)]
-    pub outcome: Option<Cow<'a, str>>,
-    /// `end`: the agent's own word for it.
-    #[serde(borrow, default)]
-    pub reason: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub text: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub delta: bool,
-    #[serde(default)]
-    pub usage: Option<Usage>,
-    #[serde(default)]
-    pub cost_usd: Option<f64>,
-    #[serde(default)]
-    pub duration_ms: Option<u64>,
-    #[serde(default)]
-    pub timestamp_ms: Option<u64>,
-}
-
-/// Token counts of one `usage` event (and, summed, of the run).
-#[derive(Deserialize, Debug, Default, Clone, Copy)]
+/// Token counts of the run, summed over its `usage` events.
+#[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Usage {
-    #[serde(default, rename = "input_tokens")]
     pub input: u64,
-    #[serde(default, rename = "output_tokens")]
     pub output: u64,
-    #[serde(default, rename = "cache_read_tokens")]
     pub cache_read: u64,
-    #[serde(default, rename = "cache_write_tokens")]
     pub cache_write: u64,
-    #[serde(default, rename = "reasoning_tokens")]
     pub reasoning: u64,
 }
 
@@ -136,6 +84,12 @@ pub(crate) struct Call {
     /// An unfinished call's session ended here (else it runs to the end of the stream).
     pub until: Option<At>,
     pub ok: Option<bool>,
+    /// The call was refused (by the user or a permission rule), not run.
+    pub rejected: bool,
+    /// A command's exit code, when the agent reports it.
+    pub exit_code: Option<i64>,
+    /// The lines of the file a read read, when the agent reports them.
+    pub lines: Option<u64>,
     pub duration_ms: Option<u64>,
     pub args: Cut,
     /// The argument that says most (a command, a path, a pattern), as `render` shows it.
@@ -205,6 +159,8 @@ pub struct Run {
     pub(crate) agent: Option<String>,
     pub(crate) model: Option<String>,
     pub(crate) session_id: Option<String>,
+    /// The working directory the agent ran in, when its stream says.
+    pub(crate) cwd: Option<String>,
     /// Laid out in milliseconds (else by record line).
     pub(crate) clock: bool,
     /// First and last timestamp (clock) or line.
@@ -363,9 +319,15 @@ impl Builder {
         }
     }
 
-    /// Takes one event.
-    pub(crate) fn event(&mut self, ev: &Ev<'_>) {
-        if let Some(ms) = ev.timestamp_ms {
+    /// The agent that wrote the stream, when the check knows it before its events name it.
+    pub(crate) fn agent(&mut self, agent: &str) {
+        self.run.agent.get_or_insert_with(|| agent.to_owned());
+    }
+
+    /// Takes one event; `arrived_ms` is when its record arrived, for an event without a time of
+    /// its own.
+    pub(crate) fn event(&mut self, ev: &vocab::Event<'_>, arrived_ms: Option<u64>) {
+        if let Some(ms) = ev.timestamp_ms.or(arrived_ms) {
             if let Some(now) = self.now_ms {
                 self.ticks |= ms != now;
                 // Against the latest time seen, so that gaps never overlap where the clock
@@ -388,8 +350,13 @@ impl Builder {
         self.last = at;
         self.run.records = self.run.records.max(ev.line);
         self.in_subagent = ev.parent.is_some();
-        if let Some(a) = &ev.agent {
-            self.run.agent.get_or_insert_with(|| a.to_string());
+        if let Some(a) = ev.agent {
+            self.run.agent.get_or_insert_with(|| a.to_owned());
+        }
+        if let Some(d) = &ev.cwd {
+            self.run
+                .cwd
+                .get_or_insert_with(|| prefix(d, 400).to_owned());
         }
         if let Some(m) = &ev.model {
             self.run
@@ -402,16 +369,16 @@ impl Builder {
                 .get_or_insert_with(|| prefix(s, 200).to_owned());
         }
         let text = ev.text.as_deref().unwrap_or("");
-        match ev.ty.as_ref() {
-            "user_prompt" => {
+        match ev.kind {
+            Kind::UserPrompt => {
                 self.joining = None;
                 let c = self.cut(text);
                 self.item(ev.line, Entry::Prompt(c));
             }
-            "assistant_text" | "thinking" => self.text(ev, at, text),
-            "tool_start" => self.start(ev, at),
-            "tool_end" => self.end(ev, at),
-            "usage" => {
+            Kind::AssistantText | Kind::Thinking => self.text(ev, at, text),
+            Kind::ToolStart => self.start(ev, at),
+            Kind::ToolEnd => self.end(ev, at),
+            Kind::Usage => {
                 if let Some(u) = ev.usage {
                     let r = &mut self.run.usage;
                     r.input = r.input.saturating_add(u.input);
@@ -423,13 +390,13 @@ impl Builder {
                     self.curve(at, total);
                 }
             }
-            "error" => {
+            Kind::Error => {
                 self.joining = None;
                 let c = self.cut(text);
                 self.item(ev.line, Entry::Error(c));
             }
-            "end" => self.end_of_run(ev, at, text),
-            _ => {}
+            Kind::End => self.end_of_run(ev, at, text),
+            Kind::SessionStart => {}
         }
     }
 
@@ -457,8 +424,8 @@ impl Builder {
         }
     }
 
-    fn text(&mut self, ev: &Ev<'_>, at: At, text: &str) {
-        let thinking = ev.ty == "thinking";
+    fn text(&mut self, ev: &vocab::Event<'_>, at: At, text: &str) {
+        let thinking = ev.kind == Kind::Thinking;
         let joins = ev.delta && self.joining == Some(thinking);
         if joins {
             if let Some(seg) = self.run.segments.last_mut()
@@ -502,7 +469,7 @@ impl Builder {
         self.joining = ev.delta.then_some(thinking);
     }
 
-    fn start(&mut self, ev: &Ev<'_>, at: At) {
+    fn start(&mut self, ev: &vocab::Event<'_>, at: At) {
         self.joining = None;
         if self.run.calls.len() >= MAX_CALLS {
             self.run.calls_left_out += 1;
@@ -516,12 +483,15 @@ impl Builder {
         self.run.calls.push(Call {
             id: prefix(id, 200).to_owned(),
             name: prefix(ev.name.as_deref().unwrap_or(""), 200).to_owned(),
-            kind: kind_index(ev.tool_kind.as_deref().unwrap_or("other")),
+            kind: kind_index(ev.tool_kind.unwrap_or("other")),
             parent: ev.parent.as_deref().map(|p| prefix(p, 200).to_owned()),
             start: at,
             end: None,
             until: None,
             ok: None,
+            rejected: false,
+            exit_code: None,
+            lines: None,
             duration_ms: None,
             args,
             brief,
@@ -534,7 +504,7 @@ impl Builder {
         self.item(ev.line, Entry::Call(index));
     }
 
-    fn end(&mut self, ev: &Ev<'_>, at: At) {
+    fn end(&mut self, ev: &vocab::Event<'_>, at: At) {
         self.joining = None;
         let id = ev.call_id.as_deref().unwrap_or("");
         let Some(index) = self.open.remove(id) else {
@@ -544,6 +514,9 @@ impl Builder {
         let call = &mut self.run.calls[index];
         call.end = Some(at);
         call.ok = ev.ok;
+        call.rejected = ev.rejected;
+        call.exit_code = ev.exit_code;
+        call.lines = ev.lines;
         call.duration_ms = ev.duration_ms;
         call.output = output;
         // Without its own timestamp a call's start is its end less its duration.
@@ -554,13 +527,14 @@ impl Builder {
         }
     }
 
-    fn end_of_run(&mut self, ev: &Ev<'_>, at: At, text: &str) {
+    fn end_of_run(&mut self, ev: &vocab::Event<'_>, at: At, text: &str) {
         self.joining = None;
         if ev.parent.is_some() {
             return;
         }
         // The input ended with the session open: it stays unfinished, and says so.
-        if ev.outcome.as_deref() == Some(Outcome::NoResult.as_str()) {
+        let said = ev.outcome.unwrap_or(Outcome::of_ok(ev.ok));
+        if said == Outcome::NoResult {
             self.run.outcome = Some(Outcome::NoResult.as_str().to_owned());
             return;
         }
@@ -576,16 +550,12 @@ impl Builder {
         if let Some(d) = ev.duration_ms {
             self.run.duration_ms = Some(self.run.duration_ms.unwrap_or(0).saturating_add(d));
         }
-        if let Some(c) = ev.cost_usd {
+        // The common form leaves out a cost that is not a finite number.
+        if let Some(c) = ev.cost_usd.filter(|c| c.is_finite()) {
             // Counted once per session.
             let key = ev.session_id.as_deref().unwrap_or("").to_owned();
             self.costs.insert(key, c);
         }
-        let said = ev
-            .outcome
-            .as_deref()
-            .and_then(Outcome::from_name)
-            .unwrap_or(Outcome::of_ok(ev.ok));
         let mut outcome = said.as_str().to_owned();
         if let Some(r) = ev.reason.as_deref() {
             let _ = write!(outcome, " ({})", sjlint_core::agents::id_prefix(r));
@@ -769,12 +739,54 @@ impl Lanes {
     }
 }
 
+/// A common event of the common form's JSON line (the fields these tests use), as a checker
+/// gives it.
+#[cfg(test)]
+pub(crate) fn test_event(json: &str) -> vocab::Event<'_> {
+    use serde_json::Value;
+    #[derive(serde::Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow, default)]
+        args: Option<&'a RawValue>,
+    }
+    let v: Value = serde_json::from_str(json).expect("test event");
+    let kind = v["type"]
+        .as_str()
+        .and_then(Kind::from_name)
+        .expect("a kind");
+    let mut e = vocab::Event::new(kind, v["line"].as_u64().unwrap_or(0));
+    let text = |k: &str| v[k].as_str().map(|s| std::borrow::Cow::Owned(s.to_owned()));
+    e.call_id = text("call_id");
+    e.name = text("name");
+    e.parent = text("parent");
+    e.session_id = text("session_id");
+    e.text = text("text");
+    e.cwd = text("cwd");
+    e.tool_kind = v["tool_kind"].as_str().map(|k| {
+        *vocab::TOOL_KINDS
+            .iter()
+            .find(|t| **t == k)
+            .expect("a tool kind")
+    });
+    e.args = serde_json::from_str::<Args<'_>>(json)
+        .expect("test event")
+        .args;
+    e.ok = v["ok"].as_bool();
+    e.rejected = v["rejected"].as_bool().unwrap_or(false);
+    e.exit_code = v["exit_code"].as_i64();
+    e.lines = v["lines"].as_u64();
+    e.cost_usd = v["cost_usd"].as_f64();
+    e.duration_ms = v["duration_ms"].as_u64();
+    e.timestamp_ms = v["timestamp_ms"].as_u64();
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn ev(json: &str) -> Ev<'_> {
-        serde_json::from_str(json).expect("test event")
+    fn ev(json: &str) -> vocab::Event<'_> {
+        test_event(json)
     }
 
     #[test]
@@ -788,7 +800,7 @@ mod tests {
             r#"{"type":"tool_start","line":5,"call_id":"c"}"#,
             r#"{"type":"tool_end","line":6,"call_id":"c"}"#,
         ] {
-            b.event(&ev(line));
+            b.event(&ev(line), None);
         }
         let run = b.finish();
         assert!(!run.clock);
@@ -807,7 +819,7 @@ mod tests {
             r#"{"type":"tool_end","line":3,"call_id":"x","parent":"task","timestamp_ms":3000}"#,
             r#"{"type":"assistant_text","line":4,"text":"hi","timestamp_ms":20000}"#,
         ] {
-            b.event(&ev(line));
+            b.event(&ev(line), None);
         }
         let run = b.finish();
         assert!(run.clock);

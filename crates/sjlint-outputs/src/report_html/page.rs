@@ -10,6 +10,7 @@
 use super::html::{push_script_json, push_text, text, visible};
 use super::model::{Call, Cut, Entry, KINDS, Run, prefix};
 use serde_json::{Value, json};
+use sjlint_core::text::thousands;
 use std::fmt::Write as _;
 
 const CSS: &str = include_str!("assets/page.css");
@@ -114,6 +115,9 @@ fn header(out: &mut String, run: &Run) {
     fact("agent", run.agent.as_deref().unwrap_or("unknown"));
     fact("model", run.model.as_deref().unwrap_or("—"));
     fact("session", run.session_id.as_deref().unwrap_or("—"));
+    if let Some(cwd) = &run.cwd {
+        fact("directory", cwd);
+    }
     fact("start", &run.first_ms.map_or("—".into(), utc));
     fact("verdict", run.verdict());
     fact("outcome", run.outcome.as_deref().unwrap_or("—"));
@@ -488,6 +492,8 @@ fn call_line(out: &mut String, run: &Run, c: &Call, max: usize) {
     out.push_str("</code> ");
     match (c.end, c.ok) {
         (None, _) => out.push_str("<span class=\"st open\">… unfinished</span>"),
+        // Refused before it ran: not a failure of the tool.
+        _ if c.rejected => out.push_str("<span class=\"st open\">rejected</span>"),
         (_, Some(false)) => {
             out.push_str("<span class=\"st bad\">✗</span>");
             let first = c.output.text.lines().next().unwrap_or("");
@@ -499,6 +505,14 @@ fn call_line(out: &mut String, run: &Run, c: &Call, max: usize) {
         }
         (_, Some(true)) => out.push_str("<span class=\"st good\">✓</span>"),
         _ => out.push_str("<span class=\"st\">·</span>"),
+    }
+    if let Some(code) = c.exit_code {
+        let class = if code == 0 { "st" } else { "st bad" };
+        let _ = write!(out, " <span class=\"{class}\">exit {code}</span>");
+    }
+    if let Some(n) = c.lines {
+        let lines = if n == 1 { "line" } else { "lines" };
+        let _ = write!(out, " <span class=\"st\">{} {lines}</span>", thousands(n));
     }
     if c.end.is_some() && run.clock {
         let _ = write!(out, " {}", duration(run.end_pos(c) - run.pos(c.start)));
@@ -646,7 +660,7 @@ mod tests {
 
     #[test]
     fn a_huge_run_gives_a_page_of_a_few_megabytes() {
-        use super::super::model::{Builder, Ev};
+        use super::super::model::{Builder, test_event};
         let mut b = Builder::new("big");
         let big = "x".repeat(5_000);
         for i in 0..30_000u64 {
@@ -655,18 +669,18 @@ mod tests {
                 r#"{{"type":"tool_start","line":{line},"call_id":"call-{i}","tool_kind":"shell","args":{{"command":"{big}"}},"timestamp_ms":{}}}"#,
                 1_000_000 + i * 10
             );
-            b.event(&serde_json::from_str::<Ev<'_>>(&start).expect("event"));
+            b.event(&test_event(&start), None);
             let end = format!(
                 r#"{{"type":"tool_end","line":{},"call_id":"call-{i}","ok":true,"text":"{big}","timestamp_ms":{}}}"#,
                 line + 1,
                 1_000_005 + i * 10
             );
-            b.event(&serde_json::from_str::<Ev<'_>>(&end).expect("event"));
+            b.event(&test_event(&end), None);
             let text = format!(
                 r#"{{"type":"assistant_text","line":{},"text":"{big}"}}"#,
                 line + 2
             );
-            b.event(&serde_json::from_str::<Ev<'_>>(&text).expect("event"));
+            b.event(&test_event(&text), None);
         }
         let run = b.finish();
         assert_eq!(run.calls.len(), 30_000);
@@ -678,7 +692,7 @@ mod tests {
 
     #[test]
     fn clocks_at_the_edges_of_u64_do_not_panic() {
-        use super::super::model::{Builder, Ev};
+        use super::super::model::{Builder, test_event};
         let mut b = Builder::new("edges");
         for line in [
             r#"{"type":"tool_start","line":1,"call_id":"a","timestamp_ms":18446744073709551615}"#,
@@ -688,7 +702,7 @@ mod tests {
             r#"{"type":"end","line":5,"duration_ms":18446744073709551615,"cost_usd":1e308}"#,
             r#"{"type":"end","line":6,"duration_ms":18446744073709551615,"cost_usd":1e308,"session_id":"x"}"#,
         ] {
-            b.event(&serde_json::from_str::<Ev<'_>>(line).expect("event"));
+            b.event(&test_event(line), None);
         }
         let run = b.finish();
         assert!(page(&run, None).contains("data-kind"));

@@ -6,13 +6,12 @@
 //! This is the one adapter between the checker and the page. It owns only that plumbing: it
 //! must not lay out, count or write HTML.
 
-use super::model::{Builder, Ev, MAX_FINDINGS, Run, Usage};
+use super::model::{Builder, MAX_FINDINGS, Run};
 use sjlint_core::agents::Agent;
 use sjlint_core::arrivals::Arrivals;
 use sjlint_core::check::{self, CheckOptions, Consumer};
 use sjlint_core::diagnostic::Diagnostic;
 use sjlint_core::vocab;
-use std::borrow::Cow;
 use std::io::{self, Read};
 
 /// Reads a whole stream into a [`Run`] named `name`. `keep` says which findings the page shows
@@ -27,7 +26,6 @@ pub(crate) fn read_run(
 ) -> io::Result<Run> {
     let mut events = Events {
         builder: Builder::new(name),
-        agent: None,
         arrivals,
     };
     // Bounded as the model's list is: past the cap findings are only counted.
@@ -57,14 +55,14 @@ struct Events<'a> {
     builder: Builder,
     /// When each record arrived, for the events that carry no time.
     arrivals: Option<&'a Arrivals>,
-    /// The agent of the input, named on the first event (then `None`), as the common form
-    /// names it.
-    agent: Option<&'static str>,
 }
 
 impl Consumer for Events<'_> {
     fn agent(&mut self, agent: Option<Agent>) {
-        self.agent = agent.filter(|&a| a != Agent::Common).map(Agent::as_str);
+        // The common form names the agent of its source on its events.
+        if let Some(a) = agent.filter(|&a| a != Agent::Common) {
+            self.builder.agent(a.as_str());
+        }
     }
 
     fn wants_common(&self) -> bool {
@@ -72,49 +70,40 @@ impl Consumer for Events<'_> {
     }
 
     fn common(&mut self, ev: &vocab::Event<'_>) {
-        let agent = match self.agent.take() {
-            Some(a) if ev.agent.is_none() => Some(a),
-            _ => ev.agent,
-        };
-        let mut model = model_event(ev, agent);
-        if model.timestamp_ms.is_none()
-            && let Some(a) = self.arrivals
-        {
-            model.timestamp_ms = a.at(ev.line);
-        }
-        self.builder.event(&model);
+        let arrived = self.arrivals.and_then(|a| a.at(ev.line));
+        self.builder.event(ev, arrived);
     }
 }
 
-/// `ev` as the model reads it, with the fields the common form writes.
-fn model_event<'e>(ev: &'e vocab::Event<'_>, agent: Option<&'static str>) -> Ev<'e> {
-    Ev {
-        ty: Cow::Borrowed(ev.kind.as_str()),
-        line: ev.line,
-        agent: agent.map(Cow::Borrowed),
-        session_id: ev.session_id.as_deref().map(Cow::Borrowed),
-        model: ev.model.as_deref().map(Cow::Borrowed),
-        parent: ev.parent.as_deref().map(Cow::Borrowed),
-        call_id: ev.call_id.as_deref().map(Cow::Borrowed),
-        name: ev.name.as_deref().map(Cow::Borrowed),
-        tool_kind: ev.tool_kind.map(Cow::Borrowed),
-        args: ev.args,
-        ok: ev.ok,
-        outcome: (ev.kind == vocab::Kind::End)
-            .then(|| Cow::Borrowed(ev.outcome.unwrap_or(vocab::Outcome::of_ok(ev.ok)).as_str())),
-        reason: ev.reason.as_deref().map(Cow::Borrowed),
-        text: ev.text.as_deref().map(Cow::Borrowed),
-        delta: ev.delta,
-        usage: ev.usage.map(|u| Usage {
-            input: u.input,
-            output: u.output,
-            cache_read: u.cache_read,
-            cache_write: u.cache_write,
-            reasoning: u.reasoning,
-        }),
-        // The common form leaves out a cost that is not a finite number.
-        cost_usd: ev.cost_usd.filter(|c| c.is_finite()),
-        duration_ms: ev.duration_ms,
-        timestamp_ms: ev.timestamp_ms,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every fact cursor-agent's calls carry in the common events reaches the page: a refused
+    /// call, a command's exit code, the lines a read read, the directory the run worked in.
+    #[test]
+    fn the_page_says_what_each_call_did_and_where_the_run_worked() {
+        let stream = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/render/fix-the-cart.ndjson"
+        ))
+        .expect("fixture");
+        let run = read_run(
+            "fix-the-cart",
+            &stream[..],
+            &CheckOptions::default(),
+            &mut |_| None,
+            None,
+        )
+        .expect("read");
+        assert_eq!(run.cwd.as_deref(), Some("/home/dev/shop"));
+        assert!(run.calls.iter().any(|c| c.rejected && c.ok == Some(false)));
+        assert!(run.calls.iter().any(|c| c.exit_code == Some(1)));
+        assert!(run.calls.iter().any(|c| c.lines == Some(54)));
+        let html = super::super::page(&run, None);
+        assert!(html.contains("<dt>directory</dt><dd>/home/dev/shop</dd>"));
+        assert!(html.contains("<span class=\"st open\">rejected</span>"));
+        assert!(html.contains("<span class=\"st bad\">exit 1</span>"));
+        assert!(html.contains("<span class=\"st\">54 lines</span>"));
     }
 }

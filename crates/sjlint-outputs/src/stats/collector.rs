@@ -15,9 +15,8 @@
 
 use super::{Findings, Stats};
 use sjlint_core::agents::Agent;
-use sjlint_core::agents::cursor::view::Event;
 use sjlint_core::arrivals::Arrivals;
-use sjlint_core::check::{CheckOptions, Consumer, Totals, check_into};
+use sjlint_core::check::{CheckOptions, Checked, Consumer, Totals, check_into};
 use sjlint_core::diagnostic::Diagnostic;
 use sjlint_core::input::record::{Position, Record};
 use sjlint_core::pairing;
@@ -248,10 +247,9 @@ impl Collector {
         }
     }
 
-    /// An event of an input no agent sjlint knows wrote: counted by its own names.
-    fn unknown_event(&mut self, ev: &Event<'_>) {
-        let ty = ev.ty.as_str().unwrap_or("(no type)");
-        *self.stats.event_slot(ty, ev.subtype.as_str()) += 1;
+    /// A record of an input no agent sjlint knows wrote: counted by its own names.
+    fn unknown_record(&mut self, ty: Option<&str>, subtype: Option<&str>) {
+        *self.stats.event_slot(ty.unwrap_or("(no type)"), subtype) += 1;
         if !self.any_event {
             self.stats.sessions += 1;
         }
@@ -268,15 +266,11 @@ impl Consumer for Collector {
         self.stats.add_unlisted(u, 1);
     }
 
-    /// What only cursor-agent's records say, beside their common events (which come after):
-    /// the API time of a result.
-    fn event(&mut self, _rec: &Record<'_>, _json: &str, ev: &Event<'_>) {
+    /// A record of an input no agent sjlint knows wrote (every agent's records are counted from
+    /// their common events, which come before).
+    fn agent_record(&mut self, _rec: &Record<'_>, _json: &str, read: &Checked<'_, '_>) {
         if self.unknown_agent {
-            self.unknown_event(ev);
-            return;
-        }
-        if ev.ty.as_str() == Some("result") {
-            self.stats.duration_api_ms += ev.duration_api_ms.as_millis().unwrap_or(0);
+            self.unknown_record(read.ty(), read.subtype());
         }
     }
 
@@ -342,6 +336,7 @@ impl Consumer for Collector {
             }
             Kind::End => {
                 self.session_ended(ev);
+                self.stats.duration_api_ms += ev.duration_api_ms.unwrap_or(0);
                 if std::mem::take(&mut self.usage_since_end) {
                     self.stats.tokens.results += 1;
                 }

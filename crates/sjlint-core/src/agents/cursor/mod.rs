@@ -9,9 +9,12 @@
 //! `check` runs it after cursor's validator has seen a record, for the consumers that read common
 //! events. It must not check anything (that is `validate`'s).
 
+mod checker;
 mod merge;
 pub mod validate;
 pub mod view;
+
+pub use checker::{Checker, Line};
 
 use super::{Agent, id_prefix};
 use crate::agents::cursor::view::Event as CursorEvent;
@@ -210,6 +213,7 @@ impl ToCommon {
                 e.ok = Some(!error);
                 e.text = ev.result.to_cow();
                 e.duration_ms = ev.duration_ms.as_millis();
+                e.duration_api_ms = ev.duration_api_ms.as_millis();
                 e.session_id = ev.session_id.to_cow();
                 self.started.clear();
                 self.text = TextMerge::default();

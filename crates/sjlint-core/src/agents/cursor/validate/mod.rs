@@ -35,7 +35,7 @@ pub use schema::KNOWN_TOOL_KINDS;
 
 use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
-use crate::input::record::{Position, Record};
+use crate::input::record::Position;
 use crate::locate;
 use crate::rules::{Rule, RuleSet};
 use crate::text::Excerpt;
@@ -130,7 +130,7 @@ impl Validator {
     /// Checks one event. `bytes` are the bytes it was parsed from (used only to point at fields).
     pub fn check(
         &mut self,
-        rec: &Record<'_>,
+        pos: Position,
         bytes: &[u8],
         ev: &Event<'_>,
         emit: &mut impl FnMut(Diagnostic),
@@ -139,7 +139,7 @@ impl Validator {
         self.last_dialect = ev.dialect;
         let mut ctx = Ctx {
             enabled: self.enabled,
-            pos: rec.pos,
+            pos,
             bytes,
             emit,
         };
@@ -156,7 +156,7 @@ impl Validator {
             _ => Opening::of(ev, is_init),
         };
         schema::check(&mut ctx, ev, opening.required(ev));
-        let line = rec.pos.line;
+        let line = pos.line;
         if self.outside_sessions(ty, ev, line) {
             return;
         }
