@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// first records and runs the default rules.
 ///
 /// ```
+/// # use sjlint_core as sjlint; // the `sjlint` crate re-exports this API
 /// let opts = sjlint::Options::new()
 ///     .agent("claude")?
 ///     .ignore(&["unknown-event-type"])?
@@ -556,6 +557,7 @@ impl<S: Source> Core<S> {
 /// holds, and works on the caller's thread only: it fits an async task between two reads.
 ///
 /// ```
+/// # use sjlint_core as sjlint; // the `sjlint` crate re-exports this API
 /// use sjlint::{Item, Options, Stream};
 ///
 /// let mut stream = Stream::new(&Options::new());
@@ -630,6 +632,7 @@ impl Stream {
 /// finding and event in order. The same as feeding it to a [`Stream`] at once.
 ///
 /// ```
+/// # use sjlint_core as sjlint; // the `sjlint` crate re-exports this API
 /// let run = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\"}\n";
 /// let mut findings: Vec<sjlint::Finding> = Vec::new();
 /// let totals = sjlint::check_bytes(run, &sjlint::Options::new(), &mut findings);

@@ -790,7 +790,7 @@ mod tests {
             ("agents/claude/tool-run.ndjson", Agent::Claude),
             ("agents/codex/tool-run.ndjson", Agent::Codex),
         ] {
-            let path = format!("{}/testdata/{fixture}", env!("CARGO_MANIFEST_DIR"));
+            let path = format!("{}/../../testdata/{fixture}", env!("CARGO_MANIFEST_DIR"));
             let bytes = std::fs::read(&path).expect("fixture");
             let mut order = Order::default();
             let totals = check_with(

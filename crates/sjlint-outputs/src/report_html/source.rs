@@ -85,7 +85,7 @@ mod tests {
     fn the_page_says_what_each_call_did_and_where_the_run_worked() {
         let stream = std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/testdata/render/fix-the-cart.ndjson"
+            "/../../testdata/render/fix-the-cart.ndjson"
         ))
         .expect("fixture");
         let run = read_run(
