@@ -177,8 +177,8 @@ fn bench(c: &mut Criterion) {
 fn agents(c: &mut Criterion) {
     let cursor = common::generate(Variant::Clean, 42, SIZE);
     let mut inputs = vec![("cursor", cursor)];
-    for agent in common::agents::Agent::ALL {
-        inputs.push((agent.name(), common::agents::stream(agent, 42, SIZE)));
+    for agent in common::agents::generated() {
+        inputs.push((agent.as_str(), common::agents::stream(agent, 42, SIZE)));
     }
     for (name, input) in inputs {
         let mut g = c.benchmark_group("agents");

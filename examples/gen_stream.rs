@@ -27,9 +27,9 @@ fn main() {
                 let name = args
                     .next()
                     .expect("--agent NAME (an agent of the registry but cursor)");
-                agent = common::agents::Agent::ALL
+                agent = common::agents::generated()
                     .into_iter()
-                    .find(|a| a.name() == name);
+                    .find(|a| a.as_str() == name);
                 assert!(
                     agent.is_some(),
                     "--agent NAME (an agent of the registry but cursor)"

@@ -3,7 +3,7 @@
 //! into one concatenated stream).
 //!
 //! This module owns what happens to each file and the words said about it. It must not format
-//! (that is [`crate::fmt`]); the caller formats from a [`Compare::reader`] into a [`Compare`],
+//! (that is [`sjlint_outputs::fmt`]); the caller formats from a [`Compare::reader`] into a [`Compare`],
 //! which compares the new form with the input as both go, holding no more than the gap between
 //! them (about a record), and for `--write` streams it to a temporary file from the first byte
 //! that differs (an unchanged file costs no write). `--diff` of a file that changes writes its
@@ -11,7 +11,7 @@
 //! input is kept in one first ([`kept`]). `in_place` owns which files may be replaced and how:
 //! see there.
 
-use crate::text::escape_untrusted;
+use sjlint_core::text::escape_untrusted;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -399,7 +399,7 @@ impl<R: Read> Read for Tee<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.input.read(buf).inspect_err(|e| {
             // A stop (Ctrl-C) is no failure of the input.
-            if !crate::interrupt::is_stop(e) {
+            if !sjlint_core::interrupt::is_stop(e) {
                 self.state.borrow_mut().read_failed = true;
             }
         })?;

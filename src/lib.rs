@@ -54,94 +54,28 @@
 //! `sjlint` binary, its benches, fuzz targets and tests: they are in [`unstable`], hidden from
 //! the documentation, and may change in any release.
 //!
-//! # Inside
+//! # The workspace
 //!
-//! The pipeline is split → classify → validate → report, one record at a time: `input` (the
-//! splitter and mapped files) finds records in a reused buffer, `json` reads a record's text,
-//! and `agents` is the registry of the twelve agents: each recognises its stream, reads a record
-//! into a borrowed view, checks it with its own rules and small bounded state, and maps it into
-//! the common vocabulary (`vocab`), which `stats`, `render`, `run` and `fmt --to common` read.
-//! `report` prints what was found, and `check` wires it all together for one input, on one
-//! thread or several (`check::pipeline`). `fmt` also writes
-//! cursor-agent's canonical form; `schema` carries the JSON Schemas; `run` starts an agent and
-//! supervises it. They live in [`unstable`]: public for the binary, the benches, the fuzz
-//! targets and the tests only, hidden from the documentation, and no stable API.
+//! This crate is the binary (`cli`, `commands`, `run`) and the library that re-exports the
+//! other two: `sjlint-core` reads and checks streams (the push API above comes from it) and
+//! `sjlint-outputs` writes what is found and counted. `docs/internals.md` tells how they fit.
 
-pub use rules::Severity;
-pub use stream::{
-    Error, Event, Finding, Item, Options, Related, RuleRow, Sink, Stream, Totals, check,
-    check_bytes, rules, stats_json, to_common,
+pub use sjlint_core::{
+    Error, Event, Finding, Item, Options, Related, RuleRow, Severity, Sink, Stream, Totals, check,
+    check_bytes, rules, to_common,
 };
+pub use sjlint_outputs::stats_json;
 
-mod stream;
-
-#[doc(hidden)]
-pub mod agents;
-#[doc(hidden)]
-pub mod arrivals;
-#[doc(hidden)]
-pub mod check;
 #[doc(hidden)]
 pub mod cli;
 #[doc(hidden)]
 pub mod commands;
 #[doc(hidden)]
-pub mod config;
-#[doc(hidden)]
-pub mod diagnostic;
-#[doc(hidden)]
-pub mod drift;
-#[doc(hidden)]
-pub mod fmt;
-#[doc(hidden)]
-pub mod input;
-#[doc(hidden)]
-pub mod interrupt;
-#[doc(hidden)]
-pub mod json;
-#[doc(hidden)]
-pub mod json_out;
-#[doc(hidden)]
-pub mod lint;
-#[doc(hidden)]
-pub mod locate;
-#[doc(hidden)]
-pub mod otlp;
-#[doc(hidden)]
-pub mod pairing;
-#[doc(hidden)]
-pub mod preamble;
-#[doc(hidden)]
-pub mod render;
-#[doc(hidden)]
-pub mod report;
-#[doc(hidden)]
-pub mod rules;
-#[doc(hidden)]
 pub mod run;
 #[doc(hidden)]
-pub mod schema;
-#[doc(hidden)]
-pub mod sink;
-#[doc(hidden)]
-pub mod stats;
-#[doc(hidden)]
-pub mod status;
-#[doc(hidden)]
-pub mod terminal;
-#[doc(hidden)]
-pub mod text;
-#[doc(hidden)]
 pub mod units;
-#[doc(hidden)]
-pub mod vocab;
-#[doc(hidden)]
-pub mod walk;
-
 #[doc(hidden)]
 pub mod unstable;
 
 mod fmt_files;
-mod json_str;
 mod out_file;
-mod report_html;

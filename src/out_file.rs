@@ -190,7 +190,7 @@ pub(crate) fn same_destination(a: &Path, b: &Path) -> bool {
 
 /// The refusal for an output that names an input.
 pub(crate) fn names_input_error(what: &str, output: &Path, input: &Path) -> io::Error {
-    use crate::text::escape_untrusted;
+    use sjlint_core::text::escape_untrusted;
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!(

@@ -6,11 +6,14 @@
 //! Each module says at its top what it owns and what it must not do; the crate root's
 //! documentation tells how they fit.
 //!
-//! The modules are the crate root's own (each file of `src/` is the module of its name); this one
-//! gathers them under one name that says they are not API.
+//! They are the modules of the workspace's three crates, gathered under one name that says
+//! they are not API: the core's, the outputs' and the binary's own.
 
-pub use crate::{
-    agents, arrivals, check, cli, commands, config, diagnostic, drift, fmt, input, interrupt, json,
-    json_out, lint, locate, otlp, pairing, preamble, render, report, rules, run, schema, sink,
-    stats, status, terminal, text, units, vocab, walk,
+pub use crate::{cli, commands, run, units};
+pub use sjlint_core::{
+    agents, arrivals, check, config, diagnostic, drift, input, interrupt, json, json_out, locate,
+    pairing, preamble, rules, schema, text, vocab, walk,
+};
+pub use sjlint_outputs::{
+    fmt, lint, otlp, render, report, report_html, sink, stats, status, terminal,
 };

@@ -122,8 +122,8 @@ fn ignored_findings_allocate_nothing_per_record() {
 fn agents_streams_allocate_nothing_per_record() {
     // Claude Code, Codex and Gemini CLI runs: their checkers keep call ids in reused strings and
     // tool names once, and read content blocks into the record's arena.
-    for agent in generator::agents::Agent::ALL {
-        eprintln!("{}", agent.name());
+    for agent in generator::agents::generated() {
+        eprintln!("{}", agent.as_str());
         let small = generator::agents::stream(agent, 11, 1 << 20);
         let large = generator::agents::stream(agent, 11, 8 << 20);
         nothing_per_record(&small, &large, &CheckOptions::default());

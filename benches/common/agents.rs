@@ -18,53 +18,38 @@ use super::{Rng, text};
 
 mod others;
 
-/// Which agent's stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Agent {
-    Claude,
-    Codex,
-    Gemini,
-    Grok,
-    Copilot,
-    OpenCode,
-    Pi,
-    Droid,
-    Kimi,
-    Qwen,
-    Amp,
+/// The agents of the registry: the generators below cover every one but cursor-agent (whose
+/// generator is the parent's) and the common form, and the match in `generator` is over the
+/// registry's own enum, so a new agent does not compile here until it has one.
+pub(crate) use sjlint::unstable::agents::Agent;
+
+/// The agents with a generator here, in the registry's order.
+pub(crate) fn generated() -> impl Iterator<Item = Agent> {
+    Agent::ALL.into_iter().filter(|a| generator(*a).is_some())
 }
 
-impl Agent {
-    pub(crate) const ALL: [Agent; 11] = [
-        Agent::Claude,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Grok,
-        Agent::Copilot,
-        Agent::OpenCode,
-        Agent::Pi,
-        Agent::Droid,
-        Agent::Kimi,
-        Agent::Qwen,
-        Agent::Amp,
-    ];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Grok => "grok",
-            Agent::Copilot => "copilot",
-            Agent::OpenCode => "opencode",
-            Agent::Pi => "pi",
-            Agent::Droid => "droid",
-            Agent::Kimi => "kimi",
-            Agent::Qwen => "qwen",
-            Agent::Amp => "amp",
-        }
-    }
+/// The generator of one run of `agent`; `None` for cursor-agent (see `super::stream`) and for
+/// the common form, which is written from the others.
+fn generator(agent: Agent) -> Option<RunFn> {
+    Some(match agent {
+        Agent::Cursor | Agent::Common => return None,
+        Agent::Claude => claude_run,
+        Agent::Codex => codex_run,
+        Agent::Gemini => gemini_run,
+        Agent::Grok => grok_run,
+        Agent::Copilot => copilot_run,
+        Agent::OpenCode => others::opencode_run,
+        Agent::Pi => others::pi_run,
+        Agent::Droid => others::droid_run,
+        Agent::Kimi => others::kimi_run,
+        Agent::Qwen => others::qwen_run,
+        Agent::Amp => others::amp_run,
+    })
 }
+
+/// One run's generator: the run's number, the order its calls complete in, the call whose
+/// result is left out; returns the line each call opens on.
+type RunFn = fn(&mut Rng, u64, &[usize], Option<usize>, &mut String) -> Vec<u64>;
 
 /// About `size` bytes of whole runs of `agent`.
 pub(crate) fn stream(agent: Agent, seed: u64, size: usize) -> Vec<u8> {
@@ -115,19 +100,7 @@ fn run_of(
     skip: Option<usize>,
     out: &mut String,
 ) -> Vec<u64> {
-    let write = match agent {
-        Agent::Claude => claude_run,
-        Agent::Codex => codex_run,
-        Agent::Gemini => gemini_run,
-        Agent::Grok => grok_run,
-        Agent::Copilot => copilot_run,
-        Agent::OpenCode => others::opencode_run,
-        Agent::Pi => others::pi_run,
-        Agent::Droid => others::droid_run,
-        Agent::Kimi => others::kimi_run,
-        Agent::Qwen => others::qwen_run,
-        Agent::Amp => others::amp_run,
-    };
+    let write = generator(agent).expect("cursor-agent's streams come from the parent module");
     write(rng, run, order, skip, out)
 }
 

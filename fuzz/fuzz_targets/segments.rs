@@ -8,8 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sjlint::unstable::check::{self, Consumer, CheckOptions, Totals};
-use sjlint::unstable::agents::cursor::view::Event;
+use sjlint::unstable::check::{self, Checked, Consumer, CheckOptions, Totals};
 use sjlint::unstable::check::pipeline::{self, Settings, SharedInput};
 use sjlint::unstable::input::record::{Position, Record};
 use std::sync::Arc;
@@ -22,13 +21,13 @@ const BATCHES: [usize; 4] = [1, 100, 4096, pipeline::DEFAULT_BATCH_BYTES];
 struct Seen(String);
 
 impl Consumer for Seen {
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &Checked<'_, '_>) {
         self.0 += &format!(
-            "event {:?} {} {} {json} {:?}\n",
+            "record {:?} {} {} {json} {:?}\n",
             rec.pos,
             rec.lines,
             rec.flags & !sjlint::unstable::input::record::UTF8,
-            ev.ty
+            read.ty()
         );
     }
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {

@@ -1,5 +1,6 @@
-//! `sjlint._native`: the compiled half of the Python package, a thin layer over the crate's
-//! facade (`sjlint::Options`, `sjlint::Stream`, `sjlint::check_bytes`, …).
+//! `sjlint._native`: the compiled half of the Python package, a thin layer over the
+//! core crate's facade (`sjlint_core::Options`, `sjlint_core::Stream`, `sjlint_core::check_bytes`, …) and
+//! the outputs' `sjlint_outputs::stats_json`.
 //!
 //! It owns the conversion of Python arguments into the facade's options and of the facade's
 //! findings, events and statistics into Python dicts and lists (through their JSON text, read
@@ -26,7 +27,7 @@ create_exception!(
     "Bad options (an unknown agent, rule or severity level): the command line's message."
 );
 
-fn to_py(e: sjlint::Error) -> PyErr {
+fn to_py(e: sjlint_core::Error) -> PyErr {
     Error::new_err(e.to_string())
 }
 
@@ -37,8 +38,8 @@ fn options(
     select: Option<Vec<String>>,
     ignore: Option<Vec<String>>,
     severity: Option<Vec<(String, String)>>,
-) -> PyResult<sjlint::Options> {
-    let mut opts = sjlint::Options::new();
+) -> PyResult<sjlint_core::Options> {
+    let mut opts = sjlint_core::Options::new();
     if let Some(agent) = agent {
         opts = opts.agent(agent).map_err(to_py)?;
     }
@@ -86,8 +87,8 @@ impl Collected {
     }
 }
 
-impl sjlint::Sink for Collected {
-    fn finding(&mut self, f: sjlint::Finding) -> ControlFlow<()> {
+impl sjlint_core::Sink for Collected {
+    fn finding(&mut self, f: sjlint_core::Finding) -> ControlFlow<()> {
         if self.left == Some(0) {
             return ControlFlow::Break(());
         }
@@ -105,7 +106,7 @@ impl sjlint::Sink for Collected {
         }
     }
 
-    fn event(&mut self, e: sjlint::Event) -> ControlFlow<()> {
+    fn event(&mut self, e: sjlint_core::Event) -> ControlFlow<()> {
         self.push('e', e.as_json());
         ControlFlow::Continue(())
     }
@@ -118,8 +119,8 @@ impl sjlint::Sink for Collected {
 /// Only the findings: no event is made (checking alone is faster).
 struct FindingsOnly(Collected);
 
-impl sjlint::Sink for FindingsOnly {
-    fn finding(&mut self, f: sjlint::Finding) -> ControlFlow<()> {
+impl sjlint_core::Sink for FindingsOnly {
+    fn finding(&mut self, f: sjlint_core::Finding) -> ControlFlow<()> {
         self.0.finding(f)
     }
 }
@@ -143,7 +144,7 @@ fn check<'py>(
             left: limit,
             ..Collected::default()
         });
-        let totals = sjlint::check_bytes(data, &opts, &mut sink);
+        let totals = sjlint_core::check_bytes(data, &opts, &mut sink);
         (sink.0.done().1, totals)
     });
     let findings = objects::from_json(py, &json)?;
@@ -164,7 +165,7 @@ fn to_common<'py>(
             events: true,
             ..Collected::default()
         };
-        for e in sjlint::to_common(data, &opts) {
+        for e in sjlint_core::to_common(data, &opts) {
             all.push('e', e.as_json());
         }
         all.done().1
@@ -185,7 +186,7 @@ fn stats<'py>(
     // The findings `check` gives with no configuration (`sjlint stats --isolated`): the rules on
     // by default, at their default severities.
     let opts = options(agent, None, None, None)?;
-    let json = py.detach(|| sjlint::stats_json(data, file, &opts));
+    let json = py.detach(|| sjlint_outputs::stats_json(data, file, &opts));
     objects::from_json(py, &json)
 }
 
@@ -200,7 +201,7 @@ fn file_name(path: &[u8]) -> String {
 /// `rules() -> [(name, group, severity, summary), …]`, as `sjlint rules` lists them.
 #[pyfunction]
 fn rules() -> Vec<(String, String, String, String)> {
-    sjlint::rules()
+    sjlint_core::rules()
         .map(|r| {
             (
                 r.name.to_string(),
@@ -218,13 +219,13 @@ fn rules() -> Vec<(String, String, String, String)> {
 /// from two threads on one stream take turns, each without the interpreter's lock.
 #[pyclass(module = "sjlint._native")]
 struct Stream {
-    inner: Mutex<Option<sjlint::Stream>>,
+    inner: Mutex<Option<sjlint_core::Stream>>,
     events: bool,
 }
 
 const FINISHED: &str = "the stream is finished: nothing is fed to it after finish()";
 
-fn lock(m: &Mutex<Option<sjlint::Stream>>) -> MutexGuard<'_, Option<sjlint::Stream>> {
+fn lock(m: &Mutex<Option<sjlint_core::Stream>>) -> MutexGuard<'_, Option<sjlint_core::Stream>> {
     // A panic while feeding leaves no broken invariant this layer relies on.
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -242,7 +243,7 @@ impl Stream {
     ) -> PyResult<Self> {
         let opts = options(agent, select, ignore, severity)?;
         Ok(Stream {
-            inner: Mutex::new(Some(sjlint::Stream::new(&opts))),
+            inner: Mutex::new(Some(sjlint_core::Stream::new(&opts))),
             events,
         })
     }

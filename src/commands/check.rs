@@ -10,20 +10,20 @@
 use super::inputs::{Input, Opened, cannot_read, open_input, unreadable_input};
 use super::resolve::{CheckConfig, Findings, Reporting, Threads};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use crate::check::pipeline;
-use crate::check::{self, CheckOptions, Tee};
 use crate::cli::CheckArgs;
-use crate::config::Settings;
-use crate::diagnostic::Diagnostic;
-use crate::input::mapped::Mapped;
-use crate::input::simd::Kernel;
-use crate::input::split::{InPlace, Splitter};
-use crate::interrupt::{self, Interruptible};
-use crate::report::{Format, Printer, Summary};
-use crate::rules::{RULES, Severity};
-use crate::sink::{self, Sink};
-use crate::status::Live;
-use crate::terminal::Terminal;
+use sjlint_core::check::pipeline;
+use sjlint_core::check::{self, CheckOptions, Tee};
+use sjlint_core::config::Settings;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::mapped::Mapped;
+use sjlint_core::input::simd::Kernel;
+use sjlint_core::input::split::{InPlace, Splitter};
+use sjlint_core::interrupt::{self, Interruptible};
+use sjlint_core::rules::{RULES, Severity};
+use sjlint_outputs::report::{Format, Printer, Summary};
+use sjlint_outputs::sink::{self, Sink};
+use sjlint_outputs::status::Live;
+use sjlint_outputs::terminal::Terminal;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -289,12 +289,12 @@ struct Output<W: Write> {
     /// `--statistics`: findings per rule and severity, counted instead of printed.
     statistics: Option<Vec<[u64; 3]>>,
     /// `--max-diagnostics`, for the streaming formats: the findings kept until the end.
-    kept: Option<crate::lint::Kept>,
+    kept: Option<sjlint_outputs::lint::Kept>,
     /// The human format's collapsing of repeated identical findings (not with --no-collapse).
-    collapse: Option<crate::lint::Collapse>,
+    collapse: Option<sjlint_outputs::lint::Collapse>,
     /// junit with `--max-diagnostics`: where each input began and ended, replayed around the
     /// findings kept, since a suite holds its file's test cases.
-    brackets: Option<Vec<crate::lint::Bracket>>,
+    brackets: Option<Vec<sjlint_outputs::lint::Bracket>>,
 }
 
 impl<W: Write> Output<W> {
@@ -323,8 +323,10 @@ impl<W: Write> Output<W> {
             kept: reporting
                 .max
                 .filter(|_| reporting.keep)
-                .map(crate::lint::Kept::new),
-            collapse: reporting.collapse.then(crate::lint::Collapse::default),
+                .map(sjlint_outputs::lint::Kept::new),
+            collapse: reporting
+                .collapse
+                .then(sjlint_outputs::lint::Collapse::default),
             brackets: junit.then(Vec::new),
         }
     }
@@ -333,7 +335,7 @@ impl<W: Write> Output<W> {
     fn begin_file(&mut self, name: &str) -> io::Result<()> {
         match &mut self.brackets {
             Some(brackets) => {
-                brackets.push(crate::lint::Bracket::Begin(name.to_owned()));
+                brackets.push(sjlint_outputs::lint::Bracket::Begin(name.to_owned()));
                 Ok(())
             }
             None => self.printer.begin_file(name),
@@ -343,23 +345,14 @@ impl<W: Write> Output<W> {
     /// Counts a finding and prints it unless `--max-diagnostics` were printed already; `live`
     /// inputs are flushed at once, so a watcher sees each finding as it is found.
     fn report(&mut self, name: &str, d: &Diagnostic, live: bool) -> io::Result<()> {
-        if !self.settings.reports(d.rule, Path::new(name)) {
+        let Some(d) = self
+            .settings
+            .grade(d, Path::new(name))
+            .filter(|d| d.severity >= self.floor)
+        else {
             return Ok(());
-        }
-        let severity = self.settings.severity_for(d);
-        let changed;
-        let d = if severity == d.severity {
-            d
-        } else {
-            changed = Diagnostic {
-                severity,
-                ..d.clone()
-            };
-            &changed
         };
-        if d.severity < self.floor {
-            return Ok(());
-        }
+        let d = &*d;
         if let Some(counts) = &mut self.statistics {
             counts[d.rule as usize][d.severity as usize] += 1;
         }
@@ -406,7 +399,7 @@ impl<W: Write> Output<W> {
             }
         }
         match &mut self.brackets {
-            Some(brackets) => brackets.push(crate::lint::Bracket::End(
+            Some(brackets) => brackets.push(sjlint_outputs::lint::Bracket::End(
                 name.to_owned(),
                 totals.agent,
                 totals.records,
@@ -436,7 +429,7 @@ impl<W: Write> Output<W> {
         }
         self.flush_kept(format)?;
         if let Some(counts) = &self.statistics {
-            let mut table = crate::lint::statistics(counts, format == Format::Json);
+            let mut table = sjlint_outputs::lint::statistics(counts, format == Format::Json);
             if format == Format::Human && !quiet && !table.is_empty() {
                 // A blank line before the summary.
                 table.push('\n');
@@ -456,23 +449,22 @@ impl<W: Write> Output<W> {
         let note = match &mut self.kept {
             Some(kept) => {
                 let brackets = self.brackets.take().unwrap_or_default();
-                for step in crate::lint::interleave(brackets, kept.take()) {
+                for step in sjlint_outputs::lint::interleave(brackets, kept.take()) {
                     match step {
-                        crate::lint::Replay::Finding(name, d) => {
+                        sjlint_outputs::lint::Replay::Finding(name, d) => {
                             self.printer.diagnostic(&name, &d)?;
                             if let Some(annotations) = &mut self.annotations {
                                 annotations.diagnostic(&name, &d)?;
                             }
                         }
-                        crate::lint::Replay::Bracket(crate::lint::Bracket::Begin(name)) => {
+                        sjlint_outputs::lint::Replay::Bracket(
+                            sjlint_outputs::lint::Bracket::Begin(name),
+                        ) => {
                             self.printer.begin_file(&name)?;
                         }
-                        crate::lint::Replay::Bracket(crate::lint::Bracket::End(
-                            name,
-                            agent,
-                            records,
-                            bytes,
-                        )) => {
+                        sjlint_outputs::lint::Replay::Bracket(
+                            sjlint_outputs::lint::Bracket::End(name, agent, records, bytes),
+                        ) => {
                             self.printer
                                 .hidden(&name, kept.hidden_in(&name), kept.max());
                             self.printer.file_agent(agent);

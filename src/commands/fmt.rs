@@ -5,7 +5,7 @@
 //! `raw` (on stderr, exit 1), what is said of each file of `--check`, `--diff` and `--write`
 //! and the exit code it calls for (noted as it goes, so that a closed stdout keeps it), leaving
 //! alone a stream that has no lossless canonical form (another agent's), and refusing to write
-//! a file when that would lose records. The canonical form itself is `crate::fmt`'s; comparing
+//! a file when that would lose records. The canonical form itself is `sjlint_outputs::fmt`'s; comparing
 //! and writing files is `crate::fmt_files`'.
 
 use super::inputs::{
@@ -13,18 +13,18 @@ use super::inputs::{
 };
 use super::resolve::FmtConfig;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use crate::agents::Agent;
-use crate::check::CheckOptions;
 use crate::cli::FmtArgs;
-use crate::diagnostic::Diagnostic;
-use crate::fmt::{self, FmtOptions, Target as To};
 use crate::fmt_files::{Compare, Mode, NotWritten, Target, Window};
-use crate::report::{Format, Printer};
-use crate::rules::Severity;
-use crate::sink::{self, Sink};
-use crate::terminal::Terminal;
-use crate::text::escape_untrusted;
 use anyhow::Context;
+use sjlint_core::agents::Agent;
+use sjlint_core::check::CheckOptions;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::rules::Severity;
+use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::fmt::{self, FmtOptions, Target as To};
+use sjlint_outputs::report::{Format, Printer};
+use sjlint_outputs::sink::{self, Sink};
+use sjlint_outputs::terminal::Terminal;
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -75,7 +75,7 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
         } else {
             Box::new(BufWriter::new(Sink(io::stdout().lock())))
         };
-        let mut emit = |d: crate::diagnostic::Diagnostic| -> io::Result<()> {
+        let mut emit = |d: sjlint_core::diagnostic::Diagnostic| -> io::Result<()> {
             if d.severity == Severity::Error {
                 findings = true;
                 sink::note_exit(EXIT_FINDINGS);
@@ -400,7 +400,7 @@ impl EachFile<'_> {
         let input = Compare::reader(&window, target.file());
         let totals = match self.format(&name, input, &mut compared, Some(printer)) {
             Ok(totals) => totals,
-            Err(e) if crate::interrupt::is_stop(&e) || sink::is_write_error(&e) => {
+            Err(e) if sjlint_core::interrupt::is_stop(&e) || sink::is_write_error(&e) => {
                 return failed_input(&name, e);
             }
             Err(e) => {
@@ -493,7 +493,7 @@ impl EachFile<'_> {
 
 /// The agent of a stream that is not cursor-agent's.
 fn other_agent(agent: Option<Agent>) -> Option<Agent> {
-    agent.filter(|a| *a != Agent::Cursor)
+    agent.filter(|a| *a != Agent::DEFAULT)
 }
 
 /// "a Claude Code stream".
@@ -572,9 +572,9 @@ fn sessions(n: u64) -> String {
 
 /// The arrival times `sjlint run --save` kept beside a transcript: they time the spans of
 /// `--to otlp` for records that carry no time of their own.
-fn arrivals_of(input: &Input, to: To) -> Option<crate::arrivals::Arrivals> {
+fn arrivals_of(input: &Input, to: To) -> Option<sjlint_core::arrivals::Arrivals> {
     match input {
-        Input::File(path) if to == To::Otlp => crate::arrivals::Arrivals::beside(path),
+        Input::File(path) if to == To::Otlp => sjlint_core::arrivals::Arrivals::beside(path),
         _ => None,
     }
 }

@@ -8,12 +8,12 @@
 
 use super::{EXIT_USAGE, report_error};
 use crate::cli::WalkArgs;
-use crate::config::{Configs, Settings};
-use crate::input::mapped::Mapped;
-use crate::interrupt::{self, Interruptible};
-use crate::sink;
-use crate::text::escape_untrusted;
 use anyhow::{Context, bail};
+use sjlint_core::config::{Configs, Settings};
+use sjlint_core::input::mapped::Mapped;
+use sjlint_core::interrupt::{self, Interruptible};
+use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::sink;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ pub(super) enum Input {
 }
 
 /// The inputs `paths` name: `-` and no path at all are standard input (`stdin_is_terminal`: a
-/// usage error then, rather than waiting for typing), directories are walked ([`crate::walk`]).
+/// usage error then, rather than waiting for typing), directories are walked ([`sjlint_core::walk`]).
 /// An error is a usage error: a glob does not compile, a configuration cannot be used, or the
 /// paths matched no file at all (a run that checked nothing must not pass). Directories that
 /// cannot be walked are reported and set `unreadable`.
@@ -62,7 +62,7 @@ pub(super) fn resolve_inputs(
             // (a large list takes a while): not a third time here.
             filter = settings.filter().honouring(walk.no_ignore, walk.hidden);
             filter.nested = configs.nested_filters();
-            match crate::walk::walk(path, &filter) {
+            match sjlint_core::walk::walk(path, &filter) {
                 Ok((files, notes)) => {
                     if files.is_empty() {
                         empty.push(path);
@@ -110,14 +110,14 @@ pub(super) fn resolve_inputs(
 }
 
 /// Tells what a directory walk skipped; an entry that could not be read sets `unreadable`.
-fn walk_note(note: &crate::walk::Note, unreadable: &mut bool) -> io::Result<()> {
+fn walk_note(note: &sjlint_core::walk::Note, unreadable: &mut bool) -> io::Result<()> {
     match note {
-        crate::walk::Note::NotRegular(path, what) => writeln!(
+        sjlint_core::walk::Note::NotRegular(path, what) => writeln!(
             io::stderr(),
             "sjlint: note: skipped {}: {what}, not a regular file (name it to read it)",
             escape_untrusted(&path.display().to_string())
         ),
-        crate::walk::Note::Unreadable(e) => {
+        sjlint_core::walk::Note::Unreadable(e) => {
             *unreadable = true;
             writeln!(io::stderr(), "sjlint: cannot read {}", escape_untrusted(e))
         }
@@ -259,7 +259,7 @@ fn raise_pipe_buffer() {
     }
 }
 
-/// [`crate::check::pipeline::Ready`] for standard input: whether a read would not wait for the
+/// [`sjlint_core::check::pipeline::Ready`] for standard input: whether a read would not wait for the
 /// producer. After Ctrl-C it always would not, since the read then stops at once.
 pub(super) fn stdin_ready(timeout: std::time::Duration) -> bool {
     if interrupt::interrupted() {

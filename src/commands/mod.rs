@@ -6,7 +6,7 @@
 //! place an error that ends a command is reported. Each command has its module: `check`, `fmt`,
 //! `read` (stats and render), `report` (HTML pages), `reference` (rules, explain, schema, config, man, completions);
 //! `run` is [`crate::run`]'s. `resolve` turns their arguments into one configuration before any
-//! work, `inputs` opens what they read, and [`crate::terminal`] decides colour and the status
+//! work, `inputs` opens what they read, and [`sjlint_outputs::terminal`] decides colour and the status
 //! line.
 //!
 //! Errors: a command returns `anyhow::Result`; an error is a usage error or one that stopped
@@ -23,10 +23,10 @@ mod report;
 mod resolve;
 
 use crate::cli::{Cli, Command};
-use crate::interrupt;
-use crate::sink;
-use crate::terminal::Terminal;
-use crate::text::escape_untrusted;
+use sjlint_core::interrupt;
+use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::sink;
+use sjlint_outputs::terminal::Terminal;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -79,7 +79,7 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
             ignore,
             severity,
         } => {
-            let overrides = crate::config::Overrides {
+            let overrides = sjlint_core::config::Overrides {
                 select: (!select.is_empty()).then_some(select),
                 ignore,
                 severity,

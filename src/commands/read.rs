@@ -9,11 +9,11 @@ use super::inputs::{Opened, input_failure, open_input, unreadable_input};
 use super::resolve::{ReadConfig, render_options};
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::cli::{RenderArgs, StatsArgs, StatsFormat};
-use crate::diagnostic::Diagnostic;
-use crate::interrupt;
-use crate::sink::Sink;
-use crate::terminal::Terminal;
-use crate::{render, stats};
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::interrupt;
+use sjlint_outputs::sink::Sink;
+use sjlint_outputs::terminal::Terminal;
+use sjlint_outputs::{render, stats};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 
@@ -81,13 +81,15 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
     let mut files = Vec::new();
     let code = each_input(&config, |reading, reader| {
         // The arrival times `sjlint run --save` kept beside a file time what its records do not.
-        let arrivals = reading.path.and_then(crate::arrivals::Arrivals::beside);
+        let arrivals = reading
+            .path
+            .and_then(sjlint_core::arrivals::Arrivals::beside);
         // The findings `check` reports of this input, with their severities.
         let settings = &config.per_input[reading.position];
         let judge = |d: &Diagnostic| {
             settings
-                .reports(d.rule, Path::new(reading.name))
-                .then(|| settings.severity_for(d))
+                .grade(d, Path::new(reading.name))
+                .map(|d| d.severity)
         };
         let (stats, read) = stats::collect_judged(reader, &config.check, arrivals, &judge);
         // After Ctrl-C, what was read so far is still shown.

@@ -6,9 +6,9 @@
 
 use super::EXIT_OK;
 use crate::cli::{Cli, WalkArgs};
-use crate::rules::{Group, RULES, Rule};
-use crate::text::escape_untrusted;
 use anyhow::bail;
+use sjlint_core::rules::{Group, RULES, Rule};
+use sjlint_core::text::escape_untrusted;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -113,7 +113,7 @@ pub(super) fn explain(name: &str) -> anyhow::Result<u8> {
     if let Some(group) = Group::ALL.iter().find(|g| g.as_str() == name) {
         return explain_group(*group);
     }
-    let near = crate::config::closest_name(name)
+    let near = sjlint_core::config::closest_name(name)
         .map(|near| format!("; did you mean `{near}`?"))
         .unwrap_or_default();
     bail!("unknown rule or group `{name}`{near} (`sjlint rules` lists them all)")
@@ -139,7 +139,7 @@ fn explain_group(group: Group) -> anyhow::Result<u8> {
 pub(super) fn show_config(
     path: Option<&Path>,
     walk: &WalkArgs,
-    overrides: crate::config::Overrides,
+    overrides: sjlint_core::config::Overrides,
 ) -> anyhow::Result<u8> {
     let path = path.unwrap_or(Path::new("."));
     let settings = walk
@@ -147,7 +147,7 @@ pub(super) fn show_config(
         .and_then(|mut c| c.for_path(Some(path)))
         .map_err(anyhow::Error::msg)?;
     let mut out = io::stdout().lock();
-    for line in crate::config::describe(&settings).lines() {
+    for line in sjlint_core::config::describe(&settings).lines() {
         writeln!(out, "{}", escape_untrusted(line))?;
     }
     out.flush()?;
@@ -158,7 +158,7 @@ pub(super) fn show_config(
 /// `sjlint agents`: the registry, one line an agent, or as JSON.
 pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
     let mut out = BufWriter::new(io::stdout().lock());
-    let registry = crate::agents::REGISTRY;
+    let registry = sjlint_core::agents::REGISTRY;
     if json {
         #[derive(serde::Serialize)]
         struct Line {
@@ -178,7 +178,7 @@ pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
                 fixtures: format!("testdata/{}", e.fixtures),
             })
             .collect();
-        crate::json_out::to_writer(&mut out, &lines)?;
+        sjlint_core::json_out::to_writer(&mut out, &lines)?;
         writeln!(out)?;
     } else {
         let width = registry.iter().map(|e| e.name.len()).max().unwrap_or(0);
@@ -198,20 +198,23 @@ pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
 pub(super) fn print_schema(name: Option<&str>) -> anyhow::Result<u8> {
     let mut out = io::stdout().lock();
     let Some(name) = name else {
-        for s in crate::schema::SCHEMAS {
+        for s in sjlint_core::schema::SCHEMAS {
             writeln!(out, "{}", s.name)?;
         }
         out.flush()?;
         return Ok(EXIT_OK);
     };
-    match crate::schema::find(name) {
+    match sjlint_core::schema::find(name) {
         Some(s) => {
             out.write_all(s.text.as_bytes())?;
             out.flush()?;
             Ok(EXIT_OK)
         }
         None => {
-            let names: Vec<&str> = crate::schema::SCHEMAS.iter().map(|s| s.name).collect();
+            let names: Vec<&str> = sjlint_core::schema::SCHEMAS
+                .iter()
+                .map(|s| s.name)
+                .collect();
             bail!("no schema named `{name}` (bundled: {})", names.join(", "))
         }
     }

@@ -4,19 +4,19 @@
 //! This module owns the command's side effects: resolving inputs and the settings that choose
 //! which findings are shown (as `check` would report them), reading each input in turn (one that
 //! cannot be read is reported and the others are still written), naming the pages and writing
-//! the files. It must not lay out or escape anything; `crate::report_html` does.
+//! the files. It must not lay out or escape anything; `sjlint_outputs::report_html` does.
 
 use super::inputs::{Input, open_input, resolve_inputs, settings_of, unreadable_input};
 use super::{EXIT_OK, EXIT_USAGE};
-use crate::check::CheckOptions;
 use crate::cli::ReportArgs;
-use crate::config::Settings;
-use crate::diagnostic::Diagnostic;
-use crate::report_html::{self, Summary};
-use crate::rules::{Rule, RuleSet};
-use crate::terminal::Terminal;
-use crate::text::escape_untrusted;
 use anyhow::Context;
+use sjlint_core::check::CheckOptions;
+use sjlint_core::config::Settings;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::rules::{Rule, RuleSet};
+use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::report_html::{self, Summary};
+use sjlint_outputs::terminal::Terminal;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -134,7 +134,7 @@ fn read_one(
     let mut keep = |d: &Diagnostic| graded(settings, &path, d);
     // The arrival times `sjlint run --save` kept beside a file time what its records do not.
     let arrivals = match item {
-        Input::File(p) => crate::arrivals::Arrivals::beside(p),
+        Input::File(p) => sjlint_core::arrivals::Arrivals::beside(p),
         Input::Stdin => None,
     };
     report_html::read(
@@ -149,13 +149,7 @@ fn read_one(
 
 /// `d` as `check` would report it under `settings`: dropped, or with its severity set.
 pub(crate) fn graded(settings: &Settings, path: &Path, d: &Diagnostic) -> Option<Diagnostic> {
-    if !settings.reports(d.rule, path) {
-        return None;
-    }
-    Some(Diagnostic {
-        severity: settings.severity_for(d),
-        ..d.clone()
-    })
+    settings.grade(d, path).map(std::borrow::Cow::into_owned)
 }
 
 /// The file name of input `i`'s page in a directory: its number and its file stem, reduced to

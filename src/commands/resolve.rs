@@ -8,16 +8,16 @@
 //! commands only run what was resolved. It must not read inputs nor print findings.
 
 use super::inputs::{Input, resolve_inputs, settings_of};
-use crate::check::CheckOptions;
-use crate::check::pipeline;
 use crate::cli::{CheckArgs, DropArg, FmtArgs, InputArgs, RenderArgs, ToArg};
-use crate::config::Settings;
-use crate::fmt::{FmtOptions, Target};
 use crate::fmt_files::Mode;
-use crate::report::Format;
-use crate::rules::{Rule, RuleSet, Severity};
-use crate::terminal::{Stream, Terminal};
 use anyhow::{Context, bail};
+use sjlint_core::check::CheckOptions;
+use sjlint_core::check::pipeline;
+use sjlint_core::config::Settings;
+use sjlint_core::rules::{Rule, RuleSet, Severity};
+use sjlint_outputs::fmt::{FmtOptions, Target};
+use sjlint_outputs::report::Format;
+use sjlint_outputs::terminal::{Stream, Terminal};
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -35,7 +35,7 @@ impl Inputs {
     fn resolve(
         paths: &[std::path::PathBuf],
         walk: &crate::cli::WalkArgs,
-        configs: &mut crate::config::Configs,
+        configs: &mut sjlint_core::config::Configs,
         stdin_name: Option<&str>,
         terminal: &Terminal,
     ) -> anyhow::Result<Inputs> {
@@ -250,7 +250,7 @@ fn warn_of(per_input: &[Arc<Settings>]) -> std::io::Result<()> {
             writeln!(
                 std::io::stderr(),
                 "sjlint: warning: {}",
-                crate::text::escape_untrusted(warning)
+                sjlint_core::text::escape_untrusted(warning)
             )?;
         }
     }
@@ -333,7 +333,7 @@ impl FmtConfig {
         Ok(FmtConfig {
             inputs,
             check: CheckOptions {
-                enabled: crate::fmt::reported_rules(),
+                enabled: sjlint_outputs::fmt::reported_rules(),
                 max_record_bytes: args.max_record_bytes,
                 dialect: args.dialect.forced(),
                 agent: args.agent.forced(),
@@ -425,8 +425,8 @@ impl ReadConfig {
 pub(super) fn render_options(
     args: &RenderArgs,
     terminal: &Terminal,
-) -> crate::render::RenderOptions {
-    crate::render::RenderOptions {
+) -> sjlint_outputs::render::RenderOptions {
+    sjlint_outputs::render::RenderOptions {
         thinking: args.thinking,
         plain: args.plain,
         color: terminal.color(args.color.into(), Stream::Stdout),

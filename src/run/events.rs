@@ -11,8 +11,8 @@
 //! what it sees in the session, which the supervisor reads. It must not end the agent nor
 //! decide the exit code.
 
-use crate::text::escape_untrusted;
 use serde_json::{Value, json};
+use sjlint_core::text::escape_untrusted;
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs::File;

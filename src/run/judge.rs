@@ -8,10 +8,10 @@
 //! identical findings into one note. The stream's findings and those of the `run` group go
 //! through it alike. It must not print anything itself nor decide the exit code.
 
-use crate::config::Settings;
-use crate::diagnostic::Diagnostic;
-use crate::lint::Collapse;
-use crate::rules::{RuleSet, Severity};
+use sjlint_core::config::Settings;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::rules::{RuleSet, Severity};
+use sjlint_outputs::lint::Collapse;
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,21 +50,9 @@ impl Judge {
     /// `d` as it is reported (with the severity the settings give its rule), or `None` when
     /// it is not reported at all (its rule is off for this input, or it is below `--level`).
     pub(super) fn judge<'d>(&self, d: &'d Diagnostic) -> Option<Cow<'d, Diagnostic>> {
-        if !self.settings.reports(d.rule, &self.path) {
-            return None;
-        }
-        let severity = self.settings.severity_for(d);
-        if severity < self.floor {
-            return None;
-        }
-        Some(if severity == d.severity {
-            Cow::Borrowed(d)
-        } else {
-            Cow::Owned(Diagnostic {
-                severity,
-                ..d.clone()
-            })
-        })
+        self.settings
+            .grade(d, &self.path)
+            .filter(|d| d.severity >= self.floor)
     }
 
     /// Whether a reported finding is printed; otherwise it is counted for the note at the end.

@@ -20,6 +20,7 @@
 
 pub mod child;
 mod events;
+pub mod export;
 mod judge;
 mod notes;
 pub mod outcome;
@@ -33,23 +34,23 @@ mod ticks;
 mod timers;
 mod tracing;
 
-use crate::agents::Agent;
-use crate::agents::cursor::view::Dialect;
-use crate::check::CheckOptions;
-use crate::config::{Configs, Overrides, Settings};
-use crate::diagnostic::Diagnostic;
-use crate::interrupt;
-use crate::report::{self, Format, Printer};
-use crate::rules::{Rule, Severity};
-use crate::status::Live;
-use crate::terminal::{ColorChoice, ProgressChoice, Stream, Terminal};
-use crate::text::escape_untrusted;
 pub use events::EventsTarget;
 use judge::Judge;
 use outcome::{Ending, Status, Verdict};
 use pipe::{Activity, PipeReader, Stop};
 pub use session::Budgets;
 use session::Session;
+use sjlint_core::agents::Agent;
+use sjlint_core::agents::cursor::view::Dialect;
+use sjlint_core::check::CheckOptions;
+use sjlint_core::config::{Configs, Overrides, Settings};
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::interrupt;
+use sjlint_core::rules::{Rule, Severity};
+use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::report::{self, Format, Printer};
+use sjlint_outputs::status::Live;
+use sjlint_outputs::terminal::{ColorChoice, ProgressChoice, Stream, Terminal};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -106,7 +107,7 @@ pub struct RunOptions {
     pub to_common: bool,
     /// `--otlp-endpoint`, `--otlp-protocol`, `--otlp-header`: where the run's spans go, over
     /// the standard `OTEL_EXPORTER_OTLP_*` variables.
-    pub otlp: crate::otlp::export::Flags,
+    pub otlp: crate::run::export::Flags,
     /// `--otlp-content`: prompts, texts and tool contents in the spans.
     pub otlp_content: bool,
     /// What the run may spend, as its stream reports it (`--max-cost`, `--max-tokens`,
@@ -126,7 +127,7 @@ pub struct RunOptions {
     /// arrival times of `--save` flushed (at least).
     pub events_interval: Duration,
     /// `--save`: where the agent's stdout is saved (with its arrival times beside it, see
-    /// [`crate::arrivals`]); `save_stderr`, its stderr too.
+    /// [`sjlint_core::arrivals`]); `save_stderr`, its stderr too.
     pub save: Option<PathBuf>,
     pub save_stderr: bool,
     /// `--output-file`: where the findings go instead of stderr.
@@ -194,106 +195,35 @@ fn note(notes: &Notes, text: &str) {
 /// Runs the agent `opts.command` names; see the module documentation.
 #[expect(
     clippy::too_many_lines,
-    reason = "the steps of a supervised run in the order they happen"
+    reason = "the scope of the run's threads, which borrow what it made ready, kept in one place"
 )]
 pub fn run(opts: &RunOptions) -> io::Result<u8> {
-    let start = Instant::now();
-    let start_unix_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    // First of all: a descriptor named by number must be checked before sjlint opens any of
-    // its own, which could take its number.
-    let events_file = match &opts.events {
-        Some(target) => Some(target.open()?),
-        None => None,
-    };
-    // A configuration file that cannot be read is a usage error, before anything is started.
-    let settings = opts
-        .settings()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let (signals, wake) = pipe::pipe(true)?;
-    // The handlers write to this descriptor for the rest of the process: it is never closed.
-    interrupt::install_waking(wake.into_raw_fd())?;
-
-    // Every output is checked before the agent starts: none names another, and each can be
-    // created.
-    check_outputs(opts)?;
-    let (save, transcript) = match open_transcript(opts)? {
-        Some((file, path)) => (Some(file), Some(path)),
-        None => (None, None),
-    };
-    // Beside a transcript that is a file only: `--save /dev/full` or a FIFO has no "beside".
-    let regular = save
-        .as_ref()
-        .is_some_and(|f| f.metadata().is_ok_and(|m| m.is_file()));
-    let arrivals = match transcript.as_deref().filter(|_| regular) {
-        // The temporary transcript's sidecar is created as exclusively as the transcript.
-        Some(path) => Some(Mutex::new(
-            crate::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none()).map_err(
-                |e| {
-                    let shown = crate::arrivals::sidecar_path(path).display().to_string();
-                    io::Error::new(
-                        e.kind(),
-                        format!("cannot create {}: {e}", escape_untrusted(&shown)),
-                    )
-                },
-            )?,
-        )),
-        None => None,
-    };
-    let save_stderr = match (&opts.save, opts.save_stderr) {
-        (Some(path), true) => Some(create(&stderr_path(path))?),
-        _ => None,
-    };
-    let findings_file = match &opts.output_file {
-        Some(path) => Some(create(path)?),
-        None => None,
-    };
-
-    let events = match events_file {
-        Some(file) => Some(events::Events::start(file, start, start_unix_ms)?),
-        None => None,
-    };
-    // The export settings are read before the agent starts: a note about them comes first.
-    let otlp = crate::otlp::export::settings(
-        &opts.otlp,
-        |name| std::env::var(name).ok(),
-        |w| {
-            let _ = writeln!(io::stderr(), "sjlint run: {w}");
-        },
-    );
+    let Prepared {
+        start,
+        start_unix_ms,
+        settings,
+        signals,
+        opened:
+            Opened {
+                save,
+                transcript,
+                arrivals,
+                save_stderr,
+                findings_file,
+            },
+        events,
+        otlp,
+    } = prepare(opts)?;
 
     let subreaper = child::become_subreaper();
-    let mut agent = match child::spawn(&opts.command) {
+    let mut agent = match spawn(opts)? {
         Ok(agent) => agent,
-        Err(e) => {
-            let shown = opts.command[0].to_string_lossy();
-            writeln!(
-                io::stderr(),
-                "sjlint run: cannot run `{}`: {e}",
-                escape_untrusted(&shown)
-            )?;
-            return Ok(if e.kind() == io::ErrorKind::NotFound {
-                outcome::EXIT_NOT_FOUND
-            } else {
-                outcome::EXIT_CANNOT_EXECUTE
-            });
-        }
+        Err(code) => return Ok(code),
     };
     let pid = agent.id();
     let pgid = pid as i32;
     if let Some(events) = &events {
-        events.emit(
-            "started",
-            &[
-                ("pid", serde_json::json!(pid)),
-                (
-                    "argv0",
-                    serde_json::json!(opts.command[0].to_string_lossy()),
-                ),
-                ("agent", serde_json::json!(opts.agent.map(Agent::as_str))),
-            ],
-        );
+        emit_started(events, pid, opts);
     }
     let stdout: OwnedFd = agent.stdout.take().expect("piped").into();
     let stderr: OwnedFd = agent.stderr.take().expect("piped").into();
@@ -311,35 +241,13 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     // Everything written to stderr from now on goes through one writer thread, so that a
     // stderr nobody reads blocks that thread only.
     let notes = Notes::start(to_stderr(&live))?;
-    let format = opts.format.unwrap_or(Format::Human);
-    let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
-        Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
-        None => (notes.writer(), Stream::Stderr),
-    };
-    let color = format == Format::Human && terminal.color(opts.color, stream);
-    let printer = Printer::new(format, sink, color).strict(opts.strict);
-    // Under GitHub Actions, findings also become annotations unless a format was chosen, as
-    // with `check`.
-    let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
-    let annotations = (opts.format.is_none() && github_actions)
-        .then(|| Printer::new(Format::Github, notes.writer(), false));
-    let name = opts
-        .save
-        .as_ref()
-        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let judge = Judge::new(
-        settings,
-        &name,
-        opts.floor,
-        format == Format::Human && !opts.no_collapse,
-    );
-    let check = CheckOptions {
-        enabled: judge.enabled(),
-        max_record_bytes: opts.max_record_bytes,
-        dialect: opts.dialect,
-        agent: opts.agent,
-        max_open_calls: opts.max_open_calls,
-    };
+    let Reporting {
+        printer,
+        annotations,
+        name,
+        judge,
+        check,
+    } = reporting(opts, terminal, &notes, findings_file, settings);
 
     let (tx, rx) = mpsc::channel();
     {
@@ -391,22 +299,7 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             let tx = tx.clone();
             std::thread::Builder::new()
                 .name("sjlint-wait".into())
-                .spawn_scoped(scope, move || {
-                    // The agent and, as a subreaper, what it leaves behind, until none is left.
-                    loop {
-                        let msg = match child::reap(pgid, pgid) {
-                            child::Reaped::Agent(status) => Msg::Exited(status),
-                            child::Reaped::Other => Msg::Reaped,
-                            child::Reaped::None => break,
-                        };
-                        if tx.send(msg).is_err() {
-                            break;
-                        }
-                    }
-                    let _ = tx.send(Msg::Reaped);
-                    // The handle is not waited on: the agent was reaped above.
-                    drop(agent);
-                })?;
+                .spawn_scoped(scope, move || reap_all(pgid, agent, &tx))?;
         }
         let mut sup = Supervisor {
             opts,
@@ -447,27 +340,13 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     supervisor.report_leftovers();
     supervisor.place_interrupt();
     if let Some(w) = &arrivals {
-        let mut w = w.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        w.flush();
-        if let (Some(e), Some(path)) = (w.take_error(), &opts.save) {
-            let shown = crate::arrivals::sidecar_path(path).display().to_string();
-            note(
-                &notes,
-                &format!(
-                    "cannot write the arrival times {}: {e}; they are incomplete",
-                    escape_untrusted(&shown)
-                ),
-            );
-        }
+        flush_arrivals(w, opts, &notes);
     }
     let mut checked = checked;
     // The last spans are sent now that the agent is done (a few seconds at most); a failed
     // export is one note, and leaves the exit code alone.
     if let Some(exporter) = checked.exporter.take() {
-        let url = exporter.url().to_owned();
-        if let Some(warning) = exporter.finish().warning(&url) {
-            note(&notes, &warning);
-        }
+        send_last_spans(exporter, &notes);
     }
     let ended_run = Ended {
         sup: &supervisor,
@@ -476,21 +355,278 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     };
     let code = finish(opts, ended_run, checked, &notes, pid, start);
     if let Some(events) = &events {
-        let status = exit_status(&supervisor);
-        let exit_code = code.as_ref().map_or(outcome::EXIT_USAGE, |c| *c);
-        events.end(&[
-            ("reason", serde_json::json!(ended(&supervisor).as_str())),
-            ("exit_code", serde_json::json!(exit_code)),
-            ("agent_exit_code", serde_json::json!(status.code)),
-            (
-                "agent_signal",
-                serde_json::json!(status.signal.map(interrupt::signal_name)),
-            ),
-        ]);
+        emit_end(events, &supervisor, code.as_ref().ok().copied());
     }
     // What is still queued is written, unless nothing reads stderr.
     notes.finish();
     code
+}
+
+/// What is made ready before the agent starts.
+struct Prepared {
+    start: Instant,
+    start_unix_ms: u64,
+    settings: Arc<Settings>,
+    /// The read end of the pipe the signal handlers write to.
+    signals: OwnedFd,
+    opened: Opened,
+    events: Option<events::Events>,
+    otlp: Option<export::Settings>,
+}
+
+/// Everything checked and opened before the agent starts, in the order it must be: the
+/// `--events` descriptor, the configuration, the signal handlers, the outputs, the export's
+/// settings.
+fn prepare(opts: &RunOptions) -> io::Result<Prepared> {
+    let start = Instant::now();
+    let start_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    // First of all: a descriptor named by number must be checked before sjlint opens any of
+    // its own, which could take its number.
+    let events_file = match &opts.events {
+        Some(target) => Some(target.open()?),
+        None => None,
+    };
+    // A configuration file that cannot be read is a usage error, before anything is started.
+    let settings = opts
+        .settings()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let (signals, wake) = pipe::pipe(true)?;
+    // The handlers write to this descriptor for the rest of the process: it is never closed.
+    interrupt::install_waking(wake.into_raw_fd())?;
+
+    let opened = open_outputs(opts, start_unix_ms)?;
+    let events = match events_file {
+        Some(file) => Some(events::Events::start(file, start, start_unix_ms)?),
+        None => None,
+    };
+    // The export settings are read before the agent starts: a note about them comes first.
+    let otlp = crate::run::export::settings(
+        &opts.otlp,
+        |name| std::env::var(name).ok(),
+        |w| {
+            let _ = writeln!(io::stderr(), "sjlint run: {w}");
+        },
+    );
+    Ok(Prepared {
+        start,
+        start_unix_ms,
+        settings,
+        signals,
+        opened,
+        events,
+        otlp,
+    })
+}
+
+/// The `started` line of `--events`.
+fn emit_started(events: &events::Events, pid: u32, opts: &RunOptions) {
+    events.emit(
+        "started",
+        &[
+            ("pid", serde_json::json!(pid)),
+            (
+                "argv0",
+                serde_json::json!(opts.command[0].to_string_lossy()),
+            ),
+            ("agent", serde_json::json!(opts.agent.map(Agent::as_str))),
+        ],
+    );
+}
+
+/// The last line of `--events`; `code` is sjlint's exit code (`None`: an error ended the run).
+fn emit_end(events: &events::Events, supervisor: &Supervisor<'_>, code: Option<u8>) {
+    let status = exit_status(supervisor);
+    events.end(&[
+        ("reason", serde_json::json!(ended(supervisor).as_str())),
+        (
+            "exit_code",
+            serde_json::json!(code.unwrap_or(outcome::EXIT_USAGE)),
+        ),
+        ("agent_exit_code", serde_json::json!(status.code)),
+        (
+            "agent_signal",
+            serde_json::json!(status.signal.map(interrupt::signal_name)),
+        ),
+    ]);
+}
+
+/// How findings are reported: the printer and, under GitHub Actions, its annotations, the
+/// name findings are reported under, the judge of what is reported and the check's options.
+struct Reporting {
+    printer: stdout::FindingPrinter,
+    annotations: Option<stdout::FindingPrinter>,
+    name: String,
+    judge: Judge,
+    check: CheckOptions,
+}
+
+/// The printers, the judge and the check's options of a run.
+fn reporting(
+    opts: &RunOptions,
+    terminal: Terminal,
+    notes: &Arc<Notes>,
+    findings_file: Option<File>,
+    settings: Arc<Settings>,
+) -> Reporting {
+    let format = opts.format.unwrap_or(Format::Human);
+    let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
+        Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
+        None => (notes.writer(), Stream::Stderr),
+    };
+    let color = format == Format::Human && terminal.color(opts.color, stream);
+    let printer = Printer::new(format, sink, color).strict(opts.strict);
+    // Under GitHub Actions, findings also become annotations unless a format was chosen, as
+    // with `check`.
+    let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+    let annotations = (opts.format.is_none() && github_actions)
+        .then(|| Printer::new(Format::Github, notes.writer(), false));
+    let name = opts
+        .save
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+    let judge = Judge::new(
+        settings,
+        &name,
+        opts.floor,
+        format == Format::Human && !opts.no_collapse,
+    );
+    let check = CheckOptions {
+        enabled: judge.enabled(),
+        max_record_bytes: opts.max_record_bytes,
+        dialect: opts.dialect,
+        agent: opts.agent,
+        max_open_calls: opts.max_open_calls,
+    };
+    Reporting {
+        printer,
+        annotations,
+        name,
+        judge,
+        check,
+    }
+}
+
+/// Waits for the agent and, as a subreaper, for what it leaves behind, until none is left,
+/// telling the supervisor of each.
+fn reap_all(pgid: i32, agent: std::process::Child, tx: &Sender<Msg>) {
+    loop {
+        let msg = match child::reap(pgid, pgid) {
+            child::Reaped::Agent(status) => Msg::Exited(status),
+            child::Reaped::Other => Msg::Reaped,
+            child::Reaped::None => break,
+        };
+        if tx.send(msg).is_err() {
+            break;
+        }
+    }
+    let _ = tx.send(Msg::Reaped);
+    // The handle is not waited on: the agent was reaped above.
+    drop(agent);
+}
+
+/// Sends the spans still queued; a failed export is one note.
+fn send_last_spans(exporter: export::Exporter, notes: &Notes) {
+    let url = exporter.url().to_owned();
+    if let Some(warning) = exporter.finish().warning(&url) {
+        note(notes, &warning);
+    }
+}
+
+/// The files a run writes besides stdout, opened before the agent starts.
+struct Opened {
+    /// The transcript (`--save`, or `--report`'s temporary file), and its path.
+    save: Option<File>,
+    transcript: Option<std::path::PathBuf>,
+    /// The arrival times beside a transcript that is a regular file.
+    arrivals: Option<Mutex<sjlint_core::arrivals::Writer>>,
+    save_stderr: Option<File>,
+    findings_file: Option<File>,
+}
+
+/// Checks the outputs and opens them: every one is checked before the agent starts (none names
+/// another, and each can be created).
+fn open_outputs(opts: &RunOptions, start_unix_ms: u64) -> io::Result<Opened> {
+    check_outputs(opts)?;
+    let (save, transcript) = match open_transcript(opts)? {
+        Some((file, path)) => (Some(file), Some(path)),
+        None => (None, None),
+    };
+    // Beside a transcript that is a file only: `--save /dev/full` or a FIFO has no "beside".
+    let regular = save
+        .as_ref()
+        .is_some_and(|f| f.metadata().is_ok_and(|m| m.is_file()));
+    let arrivals = match transcript.as_deref().filter(|_| regular) {
+        // The temporary transcript's sidecar is created as exclusively as the transcript.
+        Some(path) => Some(Mutex::new(
+            sjlint_core::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none())
+                .map_err(|e| {
+                    let shown = sjlint_core::arrivals::sidecar_path(path)
+                        .display()
+                        .to_string();
+                    io::Error::new(
+                        e.kind(),
+                        format!("cannot create {}: {e}", escape_untrusted(&shown)),
+                    )
+                })?,
+        )),
+        None => None,
+    };
+    let save_stderr = match (&opts.save, opts.save_stderr) {
+        (Some(path), true) => Some(create(&stderr_path(path))?),
+        _ => None,
+    };
+    let findings_file = match &opts.output_file {
+        Some(path) => Some(create(path)?),
+        None => None,
+    };
+    Ok(Opened {
+        save,
+        transcript,
+        arrivals,
+        save_stderr,
+        findings_file,
+    })
+}
+
+/// Starts the agent; `Ok(Err(code))` when it cannot be (not found, or not executable), said on
+/// stderr.
+fn spawn(opts: &RunOptions) -> io::Result<Result<std::process::Child, u8>> {
+    Ok(match child::spawn(&opts.command) {
+        Ok(agent) => Ok(agent),
+        Err(e) => {
+            let shown = opts.command[0].to_string_lossy();
+            writeln!(
+                io::stderr(),
+                "sjlint run: cannot run `{}`: {e}",
+                escape_untrusted(&shown)
+            )?;
+            Err(if e.kind() == io::ErrorKind::NotFound {
+                outcome::EXIT_NOT_FOUND
+            } else {
+                outcome::EXIT_CANNOT_EXECUTE
+            })
+        }
+    })
+}
+
+/// Writes the last arrival times; a failure to is a note (the times are incomplete).
+fn flush_arrivals(w: &Mutex<sjlint_core::arrivals::Writer>, opts: &RunOptions, notes: &Notes) {
+    let mut w = w.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    w.flush();
+    if let (Some(e), Some(path)) = (w.take_error(), &opts.save) {
+        let shown = sjlint_core::arrivals::sidecar_path(path)
+            .display()
+            .to_string();
+        note(
+            notes,
+            &format!(
+                "cannot write the arrival times {}: {e}; they are incomplete",
+                escape_untrusted(&shown)
+            ),
+        );
+    }
 }
 
 /// How the agent's process ended.
@@ -535,10 +671,6 @@ struct Ended<'s, 'r> {
 }
 
 /// After the run: the findings' summary, the closing line, `--summary`, the exit code.
-#[expect(
-    clippy::too_many_lines,
-    reason = "the end of a run: its findings, its summary and its exit code, in that order"
-)]
 fn finish(
     opts: &RunOptions,
     ended_run: Ended<'_, '_>,
@@ -554,6 +686,76 @@ fn finish(
     } = ended_run;
     let status = exit_status(sup);
     let ending = ended(sup);
+    let save_error = note_failures(opts, &checked, &stderr_seen, notes);
+    let found = process_findings(sup, &mut checked, status, &stderr_seen);
+    let verdict_findings = print_findings(opts, &mut checked, &found)?;
+
+    let result = sup
+        .session
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .result
+        .clone();
+    let last = checked.stats.last_end.as_ref().map(|(o, _)| *o);
+    let verdict = Verdict {
+        ending,
+        status,
+        // A result that says success of a session that failed (Claude Code's `terminal_reason`)
+        // is the agent's failure.
+        result_error: result
+            .as_ref()
+            .map(|r| r.is_error || last.is_some_and(|o| !o.is_success())),
+        findings: verdict_findings,
+        strict: opts.strict,
+    };
+    let mut code = verdict.exit_code();
+    if save_error.is_some() {
+        // The transcript asked for is not whole: as when another file could not be written.
+        code = outcome::EXIT_USAGE.max(code);
+    }
+    let ran = Ran {
+        sup,
+        status,
+        ending,
+        pid,
+        start,
+        result,
+        code,
+    };
+    let summary = run_summary(opts, &ran, &mut checked, stderr_seen, notes, save_error);
+    note(
+        notes,
+        outcome::closing_line(&summary, status).trim_start_matches("sjlint run: "),
+    );
+    if let Some(path) = &opts.summary {
+        // Escaped as every JSON output is: the summary quotes the stream and stderr.
+        let mut json = Vec::with_capacity(4096);
+        let written = sjlint_core::json_out::to_writer_pretty(&mut json, &summary).and_then(|()| {
+            json.push(b'\n');
+            crate::out_file::write_whole(path, &json)
+        });
+        if let Err(e) = written {
+            note(notes, &format!("cannot write the summary: {e}"));
+            return Ok(outcome::EXIT_USAGE.max(code));
+        }
+    }
+    if let Some(page) = &opts.report
+        && let Err(e) = write_report(opts, page, transcript.unwrap_or(page))
+    {
+        note(notes, &format!("cannot write the report: {e}"));
+        return Ok(outcome::EXIT_USAGE.max(code));
+    }
+    Ok(code)
+}
+
+/// What the run's end says besides its findings: stdout that could not be written or read, a
+/// transcript that could not be written (returned: the summary says it too), the line cut short.
+fn note_failures(
+    opts: &RunOptions,
+    checked: &Checked,
+    stderr_seen: &StderrSeen,
+    notes: &Notes,
+) -> Option<String> {
     match (&checked.out_error, &checked.read) {
         (Some(e), _) if e.kind() != io::ErrorKind::BrokenPipe => {
             note(notes, &format!("cannot write to stdout: {e}"));
@@ -584,6 +786,17 @@ fn finish(
             ),
         );
     }
+    save_error
+}
+
+/// The findings of what sjlint saw the agent's process do (a stall with what follows from it
+/// as its notes, an agent that wrote no events), after the stream's own.
+fn process_findings(
+    sup: &Supervisor<'_>,
+    checked: &mut Checked,
+    status: Status,
+    stderr_seen: &StderrSeen,
+) -> Vec<Diagnostic> {
     // What sjlint saw the agent's process do, after the stream's findings. The exit code
     // follows its table: an agent ended after a successful result is a success, --strict too.
     let mut found: Vec<Diagnostic> = sup.finding.iter().cloned().collect();
@@ -591,13 +804,13 @@ fn finish(
     // said as notes of the stall.
     if let Some(stall) = found.first_mut() {
         for c in checked.consequences.drain(..) {
-            stall.related.push(crate::diagnostic::Related {
+            stall.related.push(sjlint_core::diagnostic::Related {
                 line: c.line,
                 message: format!("so {}: {}", c.rule, c.message),
             });
         }
         if checked.more_consequences > 0 {
-            stall.related.push(crate::diagnostic::Related {
+            stall.related.push(sjlint_core::diagnostic::Related {
                 line: stall.line,
                 message: format!(
                     "and {} more findings that follow from ending it",
@@ -614,13 +827,23 @@ fn finish(
         && sup.ending != Some(Ending::FirstOutput)
     {
         if checked.judge.enabled().contains(Rule::AgentWroteNoEvents) {
-            found.push(no_events(status, &stderr_seen, checked.totals.bytes));
+            found.push(no_events(status, stderr_seen, checked.totals.bytes));
         } else {
             found.extend(checked.empty.take());
         }
     }
+    found
+}
+
+/// Prints the process's findings, the collapsed notes, the file's end and the summary; returns
+/// the counts the verdict weighs (a hang after the result is not one of them).
+fn print_findings(
+    opts: &RunOptions,
+    checked: &mut Checked,
+    found: &[Diagnostic],
+) -> io::Result<sjlint_outputs::stats::Findings> {
     let mut verdict_findings = checked.findings;
-    for d in &found {
+    for d in found {
         let Some(d) = checked.judge.judge(d) else {
             continue;
         };
@@ -664,33 +887,43 @@ fn finish(
         checked.printer.summary(&s)?;
     }
     checked.printer.finish()?;
+    Ok(verdict_findings)
+}
 
-    let result = sup
-        .session
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .result
-        .clone();
+/// How the run went, for its summary.
+struct Ran<'s, 'r> {
+    sup: &'s Supervisor<'r>,
+    status: Status,
+    ending: Ending,
+    pid: u32,
+    start: Instant,
+    result: Option<session::ResultSeen>,
+    code: u8,
+}
+
+/// The run's summary (`--summary`, and the closing line).
+fn run_summary(
+    opts: &RunOptions,
+    ran: &Ran<'_, '_>,
+    checked: &mut Checked,
+    stderr_seen: StderrSeen,
+    notes: &Notes,
+    save_error: Option<String>,
+) -> outcome::RunSummary {
+    let Ran {
+        sup,
+        status,
+        ending,
+        pid,
+        start,
+        code,
+        ..
+    } = *ran;
+    let result = ran.result.clone();
     let last_end = checked.stats.last_end.clone();
     let last = last_end.as_ref().map(|(o, _)| *o);
-    let verdict = Verdict {
-        ending,
-        status,
-        // A result that says success of a session that failed (Claude Code's `terminal_reason`)
-        // is the agent's failure.
-        result_error: result
-            .as_ref()
-            .map(|r| r.is_error || last.is_some_and(|o| !o.is_success())),
-        findings: verdict_findings,
-        strict: opts.strict,
-    };
-    let mut code = verdict.exit_code();
-    if save_error.is_some() {
-        // The transcript asked for is not whole: as when another file could not be written.
-        code = outcome::EXIT_USAGE.max(code);
-    }
     let said = std::mem::take(&mut checked.said);
-    let summary = outcome::RunSummary {
+    outcome::RunSummary {
         version: outcome::SUMMARY_VERSION,
         command: opts
             .command
@@ -704,7 +937,7 @@ fn finish(
         duration_ms: start.elapsed().as_millis() as u64,
         agent: outcome::Agent {
             pid,
-            kind: checked.totals.agent.map(crate::agents::Agent::as_str),
+            kind: checked.totals.agent.map(sjlint_core::agents::Agent::as_str),
             model: said.model,
             session_id: said.session_id,
             exit_code: status.code,
@@ -759,28 +992,5 @@ fn finish(
             .filter(|_| save_error.is_none())
             .map(|p| p.display().to_string()),
         save_error,
-    };
-    note(
-        notes,
-        outcome::closing_line(&summary, status).trim_start_matches("sjlint run: "),
-    );
-    if let Some(path) = &opts.summary {
-        // Escaped as every JSON output is: the summary quotes the stream and stderr.
-        let mut json = Vec::with_capacity(4096);
-        let written = crate::json_out::to_writer_pretty(&mut json, &summary).and_then(|()| {
-            json.push(b'\n');
-            crate::out_file::write_whole(path, &json)
-        });
-        if let Err(e) = written {
-            note(notes, &format!("cannot write the summary: {e}"));
-            return Ok(outcome::EXIT_USAGE.max(code));
-        }
     }
-    if let Some(page) = &opts.report
-        && let Err(e) = write_report(opts, page, transcript.unwrap_or(page))
-    {
-        note(notes, &format!("cannot write the report: {e}"));
-        return Ok(outcome::EXIT_USAGE.max(code));
-    }
-    Ok(code)
 }

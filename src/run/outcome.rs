@@ -4,10 +4,10 @@
 //! `schemas/run-summary.schema.json`. It must not signal processes nor read pipes; the
 //! supervisor hands it what happened.
 
-use crate::stats::{Findings, Stats};
-use crate::text::{escape_untrusted, thousands};
-use crate::vocab::Outcome;
 use serde::Serialize;
+use sjlint_core::text::{escape_untrusted, thousands};
+use sjlint_core::vocab::Outcome;
+use sjlint_outputs::stats::{Findings, Stats};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -98,7 +98,7 @@ impl Verdict {
     /// own failure; findings; success.
     pub fn exit_code(&self) -> u8 {
         match self.ending {
-            Ending::Interrupted(n) => return crate::interrupt::exit_code_for(n),
+            Ending::Interrupted(n) => return sjlint_core::interrupt::exit_code_for(n),
             Ending::OutputClosed => return EXIT_OUTPUT_CLOSED,
             Ending::OutputFailed => return EXIT_USAGE,
             Ending::FirstOutput | Ending::Idle | Ending::ToolTimeout | Ending::Timeout => {
@@ -286,7 +286,7 @@ pub struct FindingItem {
 }
 
 impl FindingItem {
-    pub fn of(d: &crate::diagnostic::Diagnostic) -> FindingItem {
+    pub fn of(d: &sjlint_core::diagnostic::Diagnostic) -> FindingItem {
         FindingItem {
             rule: d.rule.name(),
             severity: d.severity.as_str(),
@@ -403,7 +403,7 @@ pub fn run_outcome(ending: Ending, status: Status, last: Option<Outcome>) -> Out
 pub fn describe_status(status: Status) -> String {
     match (status.code, status.signal) {
         (Some(code), _) => format!("exited with code {code}"),
-        (None, Some(n)) => format!("was killed by {}", crate::interrupt::signal_name(n)),
+        (None, Some(n)) => format!("was killed by {}", sjlint_core::interrupt::signal_name(n)),
         (None, None) => "ended".to_owned(),
     }
 }

@@ -5,9 +5,9 @@
 //! decide the run's verdict.
 
 use super::RunOptions;
-use crate::check::CheckOptions;
-use crate::diagnostic::Diagnostic;
-use crate::text::escape_untrusted;
+use sjlint_core::check::CheckOptions;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::text::escape_untrusted;
 use std::fs::File;
 use std::io;
 use std::path::PathBuf;
@@ -58,7 +58,10 @@ pub(super) fn check_outputs(opts: &RunOptions) -> io::Result<()> {
     let mut outputs: Vec<(&str, PathBuf)> = Vec::new();
     if let Some(p) = &opts.save {
         outputs.push(("--save", p.clone()));
-        outputs.push(("--save's arrival times", crate::arrivals::sidecar_path(p)));
+        outputs.push((
+            "--save's arrival times",
+            sjlint_core::arrivals::sidecar_path(p),
+        ));
         if opts.save_stderr {
             outputs.push(("--save-stderr", stderr_path(p)));
         }
@@ -124,26 +127,23 @@ pub(super) fn write_report(
         };
         let mut keep = |d: &Diagnostic| {
             settings
-                .reports(d.rule, std::path::Path::new(&name))
-                .then(|| Diagnostic {
-                    severity: settings.severity_for(d),
-                    ..d.clone()
-                })
+                .grade(d, std::path::Path::new(&name))
+                .map(std::borrow::Cow::into_owned)
         };
-        let arrivals = crate::arrivals::Arrivals::load(transcript)?;
-        let run = crate::report_html::read(
+        let arrivals = sjlint_core::arrivals::Arrivals::load(transcript)?;
+        let run = sjlint_outputs::report_html::read(
             &name,
             File::open(transcript)?,
             &check,
             &mut keep,
             arrivals.as_ref(),
         )?;
-        Ok(crate::report_html::page(&run, None))
+        Ok(sjlint_outputs::report_html::page(&run, None))
     };
     let html = read();
     if opts.save.is_none() {
         let _ = std::fs::remove_file(transcript);
-        let _ = std::fs::remove_file(crate::arrivals::sidecar_path(transcript));
+        let _ = std::fs::remove_file(sjlint_core::arrivals::sidecar_path(transcript));
     }
     crate::out_file::write_whole(page, html?.as_bytes())
 }

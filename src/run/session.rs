@@ -5,14 +5,13 @@
 //! checker recognises: every stream comes as the agent-neutral events its agent's mapping gives
 //! each record ([`Session::observe_common`]: `end`, `tool_start`, `tool_end`), so that result
 //! detection and call pairing follow that agent's own rules. Beside them, the record's own type
-//! names the last event: a cursor-agent record before its common events
-//! ([`Session::observe_cursor_record`]), any other agent's after them
-//! ([`Session::observe_record`], which also knows the records that may follow a result). A new
+//! names the last event, after them, for every agent ([`Session::observe_record`], which also
+//! knows the records that may follow a result). A new
 //! agent needs its mapping into the common vocabulary only. It must not signal processes nor
 //! decide exit codes.
 
-use crate::agents::id_prefix;
-use crate::vocab::{self, Kind};
+use sjlint_core::agents::id_prefix;
+use sjlint_core::vocab::{self, Kind};
 use std::time::Instant;
 
 /// At most this many running calls are remembered (the oldest are forgotten first): a stream
@@ -62,7 +61,7 @@ pub struct Session {
     pub last_at: Option<Instant>,
     pub events: u64,
     /// The agent the stream shows, once it is known.
-    pub agent: Option<crate::agents::Agent>,
+    pub agent: Option<sjlint_core::agents::Agent>,
     /// sjlint ended the agent's group because it did not exit after its result: whatever that
     /// cut short of the stream (a record half written) is sjlint's doing, not the stream's.
     pub cut_after_result: bool,
@@ -142,40 +141,16 @@ impl Session {
 }
 
 impl Session {
-    /// Takes a cursor-agent record of type `ty` (and `subtype`) on line `line` into account,
-    /// before its common events (see [`Session::observe_common`]): whatever follows a result
-    /// means the session goes on. Returns whether the timers may have changed.
-    pub fn observe_cursor_record(
-        &mut self,
-        line: u64,
-        ty: Option<&str>,
-        subtype: Option<&str>,
-    ) -> bool {
-        self.events += 1;
-        self.last_at = Some(Instant::now());
-        // The strings are reused: no allocation per record once they are long enough.
-        set(&mut self.last.ty, ty);
-        set(&mut self.last.subtype, subtype);
-        self.last.line = line;
-        std::mem::take(&mut self.ended)
-    }
-
-    /// Takes one common event of a record into account: of cursor-agent's, after the record
-    /// ([`Session::observe_cursor_record`]); of any other agent's, before it
+    /// Takes one common event of a record into account, before the record itself
     /// ([`Session::observe_record`]). Returns whether the timers may have changed.
     pub fn observe_common(&mut self, ev: &vocab::Event<'_>, now: Instant) -> bool {
         match ev.kind {
             // The end of the input said a session was left open: no result came.
             Kind::End if ev.outcome == Some(vocab::Outcome::NoResult) => false,
             Kind::End => {
-                // A cursor-agent result, read already, names itself by its subtype.
-                let subtype = if self.last.line == ev.line {
-                    self.last.subtype.clone()
-                } else {
-                    None
-                };
+                // The record that ended the session names the result when it comes, after this.
                 self.result = Some(ResultSeen {
-                    subtype,
+                    subtype: None,
                     is_error: ev.ok == Some(false),
                     line: ev.line,
                     at: now,
@@ -299,20 +274,21 @@ fn set(slot: &mut Option<String>, value: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::cursor::ToCommon;
-    use crate::agents::cursor::view::{Parsed, parse};
+    use sjlint_core::agents::cursor::ToCommon;
+    use sjlint_core::agents::cursor::view::{Parsed, parse};
 
-    /// A cursor-agent record on line `n`, as `run` reads it: the record, then its common events
-    /// (with a fresh mapping of its own, which is enough for these records).
+    /// A cursor-agent record on line `n`, as `run` reads it: its common events (with a fresh
+    /// mapping of its own, which is enough for these records), then the record.
     fn observe(s: &mut Session, line: &str, n: u64) -> bool {
         let Parsed::Event(ev) = parse(line, None, None).unwrap() else {
             panic!("not an event: {line}")
         };
-        let mut changed = s.observe_cursor_record(n, ev.ty.as_str(), ev.subtype.as_str());
+        let mut changed = false;
         let mut map = ToCommon::new(16);
         map.map(n, line, &ev, &mut |e| {
             changed |= s.observe_common(e, Instant::now());
         });
+        changed |= s.observe_record(n, ev.ty.as_str(), ev.subtype.as_str());
         changed
     }
 

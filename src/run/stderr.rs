@@ -12,9 +12,9 @@ use super::Notes;
 use super::outcome::{self, Status};
 use super::outcome::{STDERR_LINE_CHARS, STDERR_TAIL_LINES};
 use super::pipe::PipeReader;
-use crate::diagnostic::Diagnostic;
-use crate::input::record::Position;
-use crate::rules::Rule;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::record::Position;
+use sjlint_core::rules::Rule;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -154,7 +154,7 @@ pub(super) fn no_events(status: Status, seen: &StderrSeen, bytes: u64) -> Diagno
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
         .take(STDERR_QUOTED)
-        .map(|l| format!("{:?}", crate::text::Excerpt(l)));
+        .map(|l| format!("{:?}", sjlint_core::text::Excerpt(l)));
     let pos = Position {
         byte: 0,
         line: 0,

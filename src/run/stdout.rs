@@ -14,15 +14,14 @@ use super::Msg;
 use super::judge::Judge;
 use super::pipe::PipeReader;
 use super::session::Session;
-use crate::agents::cursor::view::Event;
-use crate::check::{self, CheckOptions, Consumer, Tee};
-use crate::diagnostic::Diagnostic;
-use crate::input::record::{Position, Record};
-use crate::report::Printer;
-use crate::rules::Rule;
-use crate::stats::{Collector, Findings, Stats};
-use crate::status::Live;
-use crate::vocab;
+use sjlint_core::check::{self, CheckOptions, Consumer, Tee};
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::record::{Position, Record};
+use sjlint_core::rules::Rule;
+use sjlint_core::vocab;
+use sjlint_outputs::report::Printer;
+use sjlint_outputs::stats::{Collector, Findings, Stats};
+use sjlint_outputs::status::Live;
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Write};
@@ -67,7 +66,7 @@ pub(super) struct Checked {
     /// What the stream says of itself, for the summary.
     pub(super) said: Said,
     /// `--otlp-endpoint`: the exporter, with the run's last spans handed to it.
-    pub(super) exporter: Option<crate::otlp::export::Exporter>,
+    pub(super) exporter: Option<crate::run::export::Exporter>,
 }
 
 /// What the stream says that the summary reports: the ids to resume it, the model, the result
@@ -84,7 +83,7 @@ pub(super) struct Said {
 /// that completed the record returned.
 #[derive(Clone, Copy)]
 pub(super) struct Arrive<'a> {
-    pub(super) writer: &'a Mutex<crate::arrivals::Writer>,
+    pub(super) writer: &'a Mutex<sjlint_core::arrivals::Writer>,
     pub(super) activity: &'a super::pipe::Activity,
     pub(super) start_unix_ms: u64,
 }
@@ -203,7 +202,6 @@ pub(super) fn check_stdout(
         stats: Collector::new(),
         live,
         changed: false,
-        cursor: false,
         said: Said::default(),
         common_out,
         arrive,
@@ -375,8 +373,6 @@ struct Observer<'a> {
     live: Option<&'a Live>,
     /// A common event of the record being read changed the timers.
     changed: bool,
-    /// The input is cursor-agent's: its common events come after its record.
-    cursor: bool,
     said: Said,
     /// `--to common`: where the common events are written, each as it is known.
     common_out: Option<&'a RefCell<CommonOut>>,
@@ -395,29 +391,13 @@ impl Observer<'_> {
 }
 
 impl Consumer for Observer<'_> {
-    /// A cursor-agent record (or one of an agent sjlint does not know), before its common
-    /// events.
-    fn event(&mut self, rec: &Record<'_>, json: &str, ev: &Event<'_>) {
-        if let Some(a) = &self.arrive {
-            a.record(rec.pos.line);
-        }
-        self.stats.event(rec, json, ev);
-        let changed =
-            self.session()
-                .observe_cursor_record(rec.pos.line, ev.ty.as_str(), ev.subtype.as_str());
-        if changed {
-            let _ = self.tx.send(Msg::Changed);
-        }
-    }
-
-    fn agent(&mut self, agent: Option<crate::agents::Agent>) {
-        self.cursor = agent == Some(crate::agents::Agent::Cursor);
+    fn agent(&mut self, agent: Option<sjlint_core::agents::Agent>) {
         self.stats.agent(agent);
         if let Some(t) = &mut self.tracing {
             t.agent(
                 agent
-                    .filter(|&a| a != crate::agents::Agent::Common)
-                    .map(crate::agents::Agent::as_str),
+                    .filter(|&a| a != sjlint_core::agents::Agent::Common)
+                    .map(sjlint_core::agents::Agent::as_str),
             );
         }
         if let Some(mut live) = self.live {
@@ -460,12 +440,12 @@ impl Consumer for Observer<'_> {
                 if said.session_id.is_none()
                     && let Some(id) = &ev.session_id
                 {
-                    said.session_id = Some(crate::agents::id_prefix(id).to_owned());
+                    said.session_id = Some(sjlint_core::agents::id_prefix(id).to_owned());
                 }
                 if said.model.is_none()
                     && let Some(m) = &ev.model
                 {
-                    said.model = Some(crate::agents::id_prefix(m).to_owned());
+                    said.model = Some(sjlint_core::agents::id_prefix(m).to_owned());
                 }
                 if ev.kind == vocab::Kind::End && ev.outcome != Some(vocab::Outcome::NoResult) {
                     said.result_text = ev.text.as_deref().map(|t| {
@@ -486,28 +466,21 @@ impl Consumer for Observer<'_> {
             let (tokens, cost) = self.stats.spent();
             changed |= self.session().spend(tokens, cost, ev.line);
         }
-        if self.cursor {
-            // No record follows: the timers hear of it now.
-            if changed {
-                let _ = self.tx.send(Msg::Changed);
-            }
-        } else {
-            self.changed |= changed;
-        }
+        // The record follows: the timers hear of both then.
+        self.changed |= changed;
     }
 
-    fn agent_record(
-        &mut self,
-        rec: &Record<'_>,
-        _json: &str,
-        ty: Option<&str>,
-        subtype: Option<&str>,
-    ) {
+    /// A record, after its common events (of an input no agent sjlint knows: the only word of
+    /// it).
+    fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &check::Checked<'_, '_>) {
         if let Some(a) = &self.arrive {
             a.record(rec.pos.line);
         }
+        self.stats.agent_record(rec, json, read);
         // The record's own type names the last event, as the agent wrote it.
-        let goes_on = self.session().observe_record(rec.pos.line, ty, subtype);
+        let goes_on = self
+            .session()
+            .observe_record(rec.pos.line, read.ty(), read.subtype());
         if std::mem::take(&mut self.changed) | goes_on {
             let _ = self.tx.send(Msg::Changed);
         }

@@ -13,8 +13,8 @@ use super::outcome::{self, Ending};
 use super::pipe::{Activity, Stop};
 use super::session::Session;
 use super::{Msg, Notes, RunOptions, child, note};
-use crate::diagnostic::Diagnostic;
-use crate::interrupt;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::interrupt;
 use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -63,7 +63,7 @@ pub(super) struct Supervisor<'a> {
     pub(super) events: Option<&'a super::events::Events>,
     pub(super) said: super::events::Said,
     /// The arrival times of `--save`, flushed each interval.
-    pub(super) arrivals: Option<&'a Mutex<crate::arrivals::Writer>>,
+    pub(super) arrivals: Option<&'a Mutex<sjlint_core::arrivals::Writer>>,
 }
 
 impl Supervisor<'_> {
@@ -253,14 +253,14 @@ impl Supervisor<'_> {
         // Placed once the stream is read (`place_interrupt`): the bytes the agent wrote before
         // the signal may not have been read yet.
         let line = 0;
-        let at = crate::input::record::Position {
+        let at = sjlint_core::input::record::Position {
             byte: 0,
             line,
             record: 0,
         };
         self.finding.get_or_insert_with(|| {
             Diagnostic::new(
-                crate::rules::Rule::RunInterrupted,
+                sjlint_core::rules::Rule::RunInterrupted,
                 at,
                 format!("the run was interrupted by {signal}; sjlint ended the agent"),
             )
@@ -278,7 +278,7 @@ impl Supervisor<'_> {
         let Some(d) = self
             .finding
             .as_mut()
-            .filter(|d| d.rule == crate::rules::Rule::RunInterrupted)
+            .filter(|d| d.rule == sjlint_core::rules::Rule::RunInterrupted)
         else {
             return;
         };

@@ -11,10 +11,10 @@ use super::note;
 use super::outcome::{self, Ending};
 use super::session::Session;
 use super::supervisor::{Supervisor, earliest};
-use crate::diagnostic::Diagnostic;
-use crate::input::record::Position;
-use crate::rules::Rule;
-use crate::text::escape_untrusted;
+use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::record::Position;
+use sjlint_core::rules::Rule;
+use sjlint_core::text::escape_untrusted;
 use std::time::{Duration, Instant};
 
 impl Supervisor<'_> {

@@ -4,12 +4,12 @@
 //! This module owns the link between the stdout thread and the OTLP exporter: the span builder
 //! of the run (its events timed by their arrival when their records carry no time, its trace
 //! ids salted with the run's own start so that two runs are two traces), and the hand-over of
-//! finished spans, which never waits (`crate::otlp::export`). It must not build spans itself,
+//! finished spans, which never waits (`crate::run::export`). It must not build spans itself,
 //! send anything, or print anything.
 
-use crate::otlp::export::Exporter;
-use crate::otlp::{Builder, Options};
-use crate::vocab::Event;
+use crate::run::export::Exporter;
+use sjlint_core::vocab::Event;
+use sjlint_outputs::otlp::{Builder, Options};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -31,7 +31,7 @@ pub(super) struct Tracing {
 
 impl Tracing {
     pub(super) fn start(
-        settings: crate::otlp::export::Settings,
+        settings: crate::run::export::Settings,
         content: bool,
         max_open_calls: usize,
     ) -> Tracing {

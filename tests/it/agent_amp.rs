@@ -5,86 +5,14 @@
 //! results carry none), no cost, and its tool kinds; with `--stream-json-input` each turn ends
 //! with its own `result`.
 
+use crate::common::agent::*;
 use crate::common::*;
 
 const DIR: &str = "agents/amp";
 
-fn fixtures() -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(testdata(DIR))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-}
-
-fn text_of(name: &str) -> String {
-    std::fs::read_to_string(testdata(&format!("{DIR}/{name}"))).unwrap()
-}
-
-fn join(ls: &[&str]) -> String {
-    ls.iter().map(|l| format!("{l}\n")).collect()
-}
-
-fn stats_of(args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
-    let mut all = vec!["stats", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = exec(&all, stdin);
-    assert_eq!(run.code, 0, "{}", run.describe());
-    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-    doc["files"][0].clone()
-}
-
-/// The findings (rule, severity, line) of `stream`, checked without `--agent`, and the exit code.
-/// A finding as these tests compare it: rule, severity, line.
-type Got = (String, String, u64);
-
-fn findings_of(stream: &str) -> (i32, Vec<Got>) {
-    let (run, findings) = check_json(&["--stdin-filename", "amp.ndjson"], Some(stream.as_bytes()));
-    let got = findings
-        .iter()
-        .map(|f| (f.rule.clone(), f.severity.clone(), f.line))
-        .collect();
-    (run.code, got)
-}
-
-fn common_of(stream: &str) -> Vec<serde_json::Value> {
-    let run = exec(&["fmt", "--to", "common"], Some(stream.as_bytes()));
-    assert_eq!(run.code, 0, "{}", run.describe());
-    run.stdout()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-#[test]
-fn amp_fixtures_are_clean_recognised_and_follow_the_schema() {
-    let run = exec(&["schema", "amp"], None);
-    let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let files = fixtures();
-    assert!(files.len() >= 4);
-    for path in files {
-        let p = path.to_str().unwrap();
-        let (run, findings) = check_json(&["--strict", p], None);
-        assert!(
-            findings.is_empty() && run.code == 0,
-            "{p}\n{}",
-            show(&findings)
-        );
-        assert_eq!(stats_of(&[p], None)["agent"], "amp", "{p}");
-        for line in std::fs::read_to_string(&path).unwrap().lines() {
-            let event: serde_json::Value = serde_json::from_str(line).unwrap();
-            if let Err(e) = validator.validate(&event) {
-                panic!("{p}: {line}\ndoes not follow the schema: {e}");
-            }
-        }
-    }
-}
-
 #[test]
 fn broken_amp_runs_get_their_finding_at_their_line() {
-    let text = text_of("tool-run.ndjson");
+    let text = fixture_text(DIR, "tool-run.ndjson");
     let l: Vec<&str> = text.lines().collect();
     let orphan = l[3].replace(
         "toolu_01HfQm3vXo8Rk2pWn7Ls4TcA",
@@ -142,7 +70,7 @@ fn broken_amp_runs_get_their_finding_at_their_line() {
         ),
     ];
     for (what, input, want) in cases {
-        let (code, got) = findings_of(&input);
+        let (code, got) = findings_of(&input, "amp.ndjson");
         assert_eq!(got, want, "{what}");
         assert_ne!(code, 0, "{what}");
         assert_eq!(
@@ -157,8 +85,8 @@ fn broken_amp_runs_get_their_finding_at_their_line() {
 /// `result`: two runs in the common form; a turn cut short is `missing-result`.
 #[test]
 fn amp_turns_each_end_with_a_result() {
-    let text = text_of("multi-turn.ndjson");
-    let ends: Vec<serde_json::Value> = common_of(&text)
+    let text = fixture_text(DIR, "multi-turn.ndjson");
+    let ends: Vec<serde_json::Value> = common_of(&text, &[])
         .into_iter()
         .filter(|e| e["type"] == "end")
         .collect();
@@ -167,7 +95,7 @@ fn amp_turns_each_end_with_a_result() {
     assert_eq!(ends[1]["text"], "11.");
     assert_eq!(ends[1]["line"], 7);
     let l: Vec<&str> = text.lines().collect();
-    let (_, got) = findings_of(&join(&l[..6]));
+    let (_, got) = findings_of(&join(&l[..6]), "amp.ndjson");
     assert_eq!(got, [("missing-result".to_owned(), "error".to_owned(), 6)]);
     let s = stats_of(&[], Some(text.as_bytes()));
     assert_eq!(s["results"]["success"], 2, "{s}");
@@ -175,7 +103,7 @@ fn amp_turns_each_end_with_a_result() {
 
 #[test]
 fn amp_runs_in_the_common_form_check_clean() {
-    for path in fixtures() {
+    for path in fixtures(DIR) {
         let p = path.to_str().unwrap();
         let form = exec(&["fmt", "--to", "common", p], None);
         assert_eq!(form.code, 0, "{}", form.describe());
@@ -211,7 +139,9 @@ fn amp_runs_are_counted() {
     assert_eq!(s["results"]["error"], 1, "{s}");
     assert_eq!(s["tool_calls"][0]["kind"], "web_fetch", "{s}");
     assert_eq!(s["tool_calls"][0]["failed"], 1, "{s}");
-    let end = common_of(&text_of("error.ndjson")).pop().unwrap();
+    let end = common_of(&fixture_text(DIR, "error.ndjson"), &[])
+        .pop()
+        .unwrap();
     assert_eq!(end["ok"], false);
     // `render` names the command of Amp's `Bash` (its `cmd`) and echoes the prompt.
     let p = testdata(&format!("{DIR}/tool-run.ndjson"));
@@ -228,12 +158,12 @@ fn amp_runs_are_counted() {
 /// a stream of the family whose ids are not thread ids is Claude Code's.
 #[test]
 fn amp_is_told_by_its_thread_id() {
-    let text = text_of("minimal.ndjson");
+    let text = fixture_text(DIR, "minimal.ndjson");
     // The init lost: the echoed prompt's thread id decides.
     let l: Vec<&str> = text.lines().collect();
     let input = join(&l[1..]);
     assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "amp");
-    let (_, got) = findings_of(&input);
+    let (_, got) = findings_of(&input, "amp.ndjson");
     assert_eq!(got, [("missing-init".to_owned(), "error".to_owned(), 1)]);
     let plain = text.replace(
         "T-2775dc92-90ed-4f85-8b73-8f9766029e83",

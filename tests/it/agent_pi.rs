@@ -4,59 +4,21 @@
 //! (per assistant message, from `message_end`) and its tools by kind; the run's end says how it
 //! went.
 
+use crate::common::agent::*;
 use crate::common::*;
 use serde_json::Value;
 
 const DIR: &str = "agents/pi";
 
-fn fixtures() -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(testdata(DIR))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ndjson"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn lines_of(name: &str) -> Vec<String> {
-    std::fs::read_to_string(testdata(&format!("{DIR}/{name}")))
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
-fn join(lines: &[&str]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
-}
-
-fn stats_of(args: &[&str], stdin: Option<&[u8]>) -> Value {
-    let mut all = vec!["stats", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = exec(&all, stdin);
-    assert_eq!(run.code, 0, "{}", run.describe());
-    let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
-    doc["files"][0].clone()
-}
-
-fn common_of(stdin: &str) -> Vec<Value> {
-    let run = exec(&["fmt", "--to", "common"], Some(stdin.as_bytes()));
-    assert_eq!(run.code, 0, "{}", run.describe());
-    run.stdout()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn of_type<'e>(events: &'e [Value], ty: &str) -> Vec<&'e Value> {
     events.iter().filter(|e| e["type"] == ty).collect()
 }
 
-/// Every fixture is clean under `--strict` and is Pi's without `--agent`.
+/// The fixtures hold a tool run, the least run, a failed one and one that counts usage; that
+/// each is clean and Pi's without `--agent` is the agent matrix's.
 #[test]
-fn fixtures_are_clean_and_pis() {
-    let files = fixtures();
+fn the_fixtures_hold_each_kind_of_run() {
+    let files = fixtures(DIR);
     assert!(files.len() >= 4, "{files:?}");
     let names: Vec<String> = files
         .iter()
@@ -70,22 +32,12 @@ fn fixtures_are_clean_and_pis() {
     ] {
         assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
     }
-    for f in &files {
-        let p = f.to_str().unwrap();
-        let (run, findings) = check_json(&["--strict", p], None);
-        assert_eq!(run.code, 0, "{p}: {}", show(&findings));
-        assert!(findings.is_empty(), "{p}: {}", show(&findings));
-        assert_eq!(stats_of(&[p], None)["agent"], "pi", "{p}");
-        // From stdin too, with no file name to go by.
-        let text = std::fs::read(f).unwrap();
-        assert_eq!(stats_of(&[], Some(&text))["agent"], "pi", "{p}");
-    }
 }
 
 /// A stream that is only the session header (Pi failed before its first prompt) is Pi's.
 #[test]
 fn the_session_header_alone_is_pis() {
-    let header = &lines_of("tool-run.ndjson")[0];
+    let header = &fixture_lines(DIR, "tool-run.ndjson")[0];
     let input = join(&[header]);
     assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "pi");
     // A run that never started is a broken run, as every other agent's cut stream is.
@@ -98,7 +50,7 @@ fn the_session_header_alone_is_pis() {
         show(&findings)
     );
     // A session that never ran: one `session_start`, and the `end` that says no result came.
-    let events = common_of(&input);
+    let events = common_of(&input, &[]);
     assert_eq!(events.len(), 2, "{events:?}");
     assert_eq!(events[0]["type"], "session_start");
     assert_eq!(
@@ -113,7 +65,7 @@ fn the_session_header_alone_is_pis() {
 
 /// The lines of `tool-run.ndjson`, whose tool call starts on line 15 and ends on line 17.
 fn tool_run() -> Vec<String> {
-    let l = lines_of("tool-run.ndjson");
+    let l = fixture_lines(DIR, "tool-run.ndjson");
     assert_eq!(l.len(), 27);
     assert!(l[14].contains("\"tool_execution_start\""), "{}", l[14]);
     assert!(l[16].contains("\"tool_execution_end\""), "{}", l[16]);
@@ -313,7 +265,7 @@ fn information_is_not_a_failure() {
     // The other run ended well with `pause_turn`: not.
     let pause_end = l[26].replace(r#""stopReason":"stop""#, r#""stopReason":"pause_turn""#);
     let input = join(&[&l[..24], &[pause.as_str(), l[25], pause_end.as_str()][..]].concat());
-    let end = common_of(&input).pop().unwrap();
+    let end = common_of(&input, &[]).pop().unwrap();
     assert_eq!(end["ok"], false, "{end}");
 }
 
@@ -321,7 +273,7 @@ fn information_is_not_a_failure() {
 /// run cut before its `agent_end` is still cut; a retry announced by `agent_end` is awaited.
 #[test]
 fn failed_and_retried_runs() {
-    let owned = lines_of("model-error.ndjson");
+    let owned = fixture_lines(DIR, "model-error.ndjson");
     let l: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (run, findings) = check_json(
         &["--stdin-filename", "pi.ndjson"],
@@ -331,7 +283,7 @@ fn failed_and_retried_runs() {
     assert_eq!(got, [("missing-result", 8)], "{}", show(&findings));
     assert_eq!(run.code, 1);
 
-    let owned = lines_of("auto-retry.ndjson");
+    let owned = fixture_lines(DIR, "auto-retry.ndjson");
     let l: Vec<&str> = owned.iter().map(String::as_str).collect();
     assert!(l[8].contains(r#""willRetry":true"#), "{}", l[8]);
     // Cut while the retry waits: the run has no end.
@@ -350,7 +302,7 @@ fn failed_and_retried_runs() {
     );
     assert_eq!(run.code, 1);
     // The whole of it is one run that went well, with the provider's error on the way.
-    let events = common_of(&join(&l));
+    let events = common_of(&join(&l), &[]);
     assert_eq!(of_type(&events, "session_start").len(), 1);
     let ends = of_type(&events, "end");
     assert_eq!(ends.len(), 1);
@@ -365,39 +317,10 @@ fn failed_and_retried_runs() {
     let input = join(&[&l[..10], &[gave_up][..]].concat());
     let (run, findings) = check_json(&["--stdin-filename", "pi.ndjson"], Some(input.as_bytes()));
     assert_eq!(run.code, 0, "{}", show(&findings));
-    let end = common_of(&input).pop().unwrap();
+    let end = common_of(&input, &[]).pop().unwrap();
     assert_eq!(end["type"], "end");
     assert_eq!(end["ok"], false);
     assert_eq!(end["line"], 11);
-}
-
-/// `fmt --to common` of every fixture reads back clean as the common form, recognised on its
-/// own and with `--agent common`; its `session_start` names Pi.
-#[test]
-fn the_common_form_of_every_fixture_is_clean() {
-    for f in fixtures() {
-        let p = f.to_str().unwrap();
-        let run = exec(&["fmt", "--to", "common", p], None);
-        assert_eq!(run.code, 0, "{p}: {}", run.describe());
-        let form = run.stdout();
-        for args in [&["--agent", "common"][..], &[][..]] {
-            let mut all = vec!["--strict", "--stdin-filename", "common.ndjson"];
-            all.extend_from_slice(args);
-            let (check, findings) = check_json(&all, Some(form.as_bytes()));
-            assert_eq!(check.code, 0, "{p} {args:?}: {}\n{form}", show(&findings));
-        }
-        let events: Vec<Value> = form
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let starts = of_type(&events, "session_start");
-        assert!(!starts.is_empty(), "{p}");
-        for s in starts {
-            assert_eq!(s["agent"], "pi", "{p}: {s}");
-            assert_eq!(s["v"], 1, "{p}: {s}");
-        }
-        assert!(!of_type(&events, "end").is_empty(), "{p}");
-    }
 }
 
 /// The common form of `tool-run.ndjson`: the run's session id from the header, the prompt, the
@@ -407,7 +330,7 @@ fn the_common_form_of_every_fixture_is_clean() {
 #[test]
 fn a_tool_run_in_the_common_form() {
     let text = std::fs::read_to_string(testdata(&format!("{DIR}/tool-run.ndjson"))).unwrap();
-    let events = common_of(&text);
+    let events = common_of(&text, &[]);
     let sid = "019a8f3c-5b2e-7c41-9d3a-6e2f1b8c4d70";
     let start = of_type(&events, "session_start")[0];
     assert_eq!(start["session_id"], sid);
@@ -542,7 +465,7 @@ fn stats_count_pis_usage_once() {
 #[test]
 fn text_and_thinking_are_said_once() {
     let text = std::fs::read_to_string(testdata(&format!("{DIR}/usage.ndjson"))).unwrap();
-    let events = common_of(&text);
+    let events = common_of(&text, &[]);
     let thinking = of_type(&events, "thinking");
     assert_eq!(thinking.len(), 2);
     // One thinking block streamed in two deltas: the first begins it.
@@ -561,7 +484,7 @@ fn text_and_thinking_are_said_once() {
     assert_eq!(ends[1]["text"], "You're welcome.");
 
     let text = std::fs::read_to_string(testdata(&format!("{DIR}/model-error.ndjson"))).unwrap();
-    let end = common_of(&text).pop().unwrap();
+    let end = common_of(&text, &[]).pop().unwrap();
     assert_eq!(end["type"], "end");
     assert_eq!(end["ok"], false);
     assert!(
@@ -569,7 +492,7 @@ fn text_and_thinking_are_said_once() {
         "{end}"
     );
     let text = std::fs::read_to_string(testdata(&format!("{DIR}/no-api-key.ndjson"))).unwrap();
-    let events = common_of(&text);
+    let events = common_of(&text, &[]);
     assert_eq!(of_type(&events, "session_start").len(), 1);
     let end = events.last().unwrap();
     assert_eq!(end["ok"], false);
@@ -636,7 +559,7 @@ fn every_fixture_follows_pis_schema() {
         }
         keys
     };
-    for f in fixtures() {
+    for f in fixtures(DIR) {
         let p = f.to_str().unwrap();
         for line in std::fs::read_to_string(&f).unwrap().lines() {
             let event: Value = serde_json::from_str(line).unwrap();

@@ -4,89 +4,14 @@
 //! and `stats` counts its tokens (the result's usage), no cost, and its tool kinds. Its streams
 //! are Claude Code's shape: what tells them apart is checked here too.
 
+use crate::common::agent::*;
 use crate::common::*;
 
 const DIR: &str = "agents/qwen";
 
-fn fixtures() -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(testdata(DIR))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-}
-
-fn text_of(name: &str) -> String {
-    std::fs::read_to_string(testdata(&format!("{DIR}/{name}"))).unwrap()
-}
-
-fn join(ls: &[&str]) -> String {
-    ls.iter().map(|l| format!("{l}\n")).collect()
-}
-
-fn stats_of(args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
-    let mut all = vec!["stats", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = exec(&all, stdin);
-    assert_eq!(run.code, 0, "{}", run.describe());
-    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-    doc["files"][0].clone()
-}
-
-/// The findings (rule, severity, line) of `stream`, checked without `--agent`, and the exit code.
-/// A finding as these tests compare it: rule, severity, line.
-type Got = (String, String, u64);
-
-fn findings_of(stream: &str) -> (i32, Vec<Got>) {
-    let (run, findings) = check_json(
-        &["--stdin-filename", "qwen.ndjson"],
-        Some(stream.as_bytes()),
-    );
-    let got = findings
-        .iter()
-        .map(|f| (f.rule.clone(), f.severity.clone(), f.line))
-        .collect();
-    (run.code, got)
-}
-
-fn common_of(stream: &str) -> Vec<serde_json::Value> {
-    let run = exec(&["fmt", "--to", "common"], Some(stream.as_bytes()));
-    assert_eq!(run.code, 0, "{}", run.describe());
-    run.stdout()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-#[test]
-fn qwen_fixtures_are_clean_recognised_and_follow_the_schema() {
-    let run = exec(&["schema", "qwen"], None);
-    let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let files = fixtures();
-    assert!(files.len() >= 4);
-    for path in files {
-        let p = path.to_str().unwrap();
-        let (run, findings) = check_json(&["--strict", p], None);
-        assert!(
-            findings.is_empty() && run.code == 0,
-            "{p}\n{}",
-            show(&findings)
-        );
-        assert_eq!(stats_of(&[p], None)["agent"], "qwen", "{p}");
-        for line in std::fs::read_to_string(&path).unwrap().lines() {
-            let event: serde_json::Value = serde_json::from_str(line).unwrap();
-            if let Err(e) = validator.validate(&event) {
-                panic!("{p}: {line}\ndoes not follow the schema: {e}");
-            }
-        }
-    }
-}
-
 #[test]
 fn broken_qwen_runs_get_their_finding_at_their_line() {
-    let text = text_of("tool-run.ndjson");
+    let text = fixture_text(DIR, "tool-run.ndjson");
     let l: Vec<&str> = text.lines().collect();
     let orphan = l[3].replace("call_9f2c4e7a1b3d45e8a6c0", "call_000000000000000000ff");
     let string_flag = l[5].replace(r#""is_error":false"#, r#""is_error":"false""#);
@@ -138,7 +63,7 @@ fn broken_qwen_runs_get_their_finding_at_their_line() {
         ),
     ];
     for (what, input, want) in cases {
-        let (code, got) = findings_of(&input);
+        let (code, got) = findings_of(&input, "qwen.ndjson");
         assert_eq!(got, want, "{what}");
         assert_ne!(code, 0, "{what}");
         assert_eq!(
@@ -151,7 +76,7 @@ fn broken_qwen_runs_get_their_finding_at_their_line() {
 
 #[test]
 fn a_qwen_error_result_is_checked_as_its_source_types_it() {
-    let text = text_of("max-turns.ndjson");
+    let text = fixture_text(DIR, "max-turns.ndjson");
     let l: Vec<&str> = text.lines().collect();
     let with = |result: &str| join(&[&l[..3], &[result][..]].concat());
     let as_string = l[3].replace(
@@ -164,19 +89,19 @@ fn a_qwen_error_result_is_checked_as_its_source_types_it() {
     );
     let budget = l[3].replace("error_max_turns", "error_max_budget_usd");
     assert_eq!(
-        findings_of(&with(&as_string)).1,
+        findings_of(&with(&as_string), "qwen.ndjson").1,
         [("wrong-field-type".to_owned(), "error".to_owned(), 4)]
     );
     assert_eq!(
-        findings_of(&with(&no_message)).1,
+        findings_of(&with(&no_message), "qwen.ndjson").1,
         [("missing-field".to_owned(), "error".to_owned(), 4)]
     );
     // A subtype Qwen Code's source does not list (Claude Code's budget limit): information.
-    let (code, got) = findings_of(&with(&budget));
+    let (code, got) = findings_of(&with(&budget), "qwen.ndjson");
     assert_eq!(got, [("unknown-subtype".to_owned(), "info".to_owned(), 4)]);
     assert_eq!(code, 0);
     // The run ended not well, with the error's message as its text.
-    let end = common_of(&text).pop().unwrap();
+    let end = common_of(&text, &[]).pop().unwrap();
     assert_eq!(end["type"], "end");
     assert_eq!(end["ok"], false);
     assert_eq!(
@@ -187,7 +112,7 @@ fn a_qwen_error_result_is_checked_as_its_source_types_it() {
 
 #[test]
 fn qwen_runs_in_the_common_form_check_clean() {
-    for path in fixtures() {
+    for path in fixtures(DIR) {
         let p = path.to_str().unwrap();
         let form = exec(&["fmt", "--to", "common", p], None);
         assert_eq!(form.code, 0, "{}", form.describe());
@@ -232,7 +157,7 @@ fn qwen_runs_are_counted() {
 /// after that is another agent's run.
 #[test]
 fn qwen_code_is_told_by_its_own_marks_only() {
-    let text = text_of("partial-messages.ndjson");
+    let text = fixture_text(DIR, "partial-messages.ndjson");
     let l: Vec<&str> = text.lines().collect();
     // Either mark of the init decides alone.
     for mark in [
@@ -245,17 +170,17 @@ fn qwen_code_is_told_by_its_own_marks_only() {
             "qwen",
             "{mark}"
         );
-        assert_eq!(findings_of(&input), (0, vec![]), "{mark}");
+        assert_eq!(findings_of(&input, "qwen.ndjson"), (0, vec![]), "{mark}");
     }
     // Its compaction line has Claude Code's `compact_metadata`: not another agent's record.
     let compact = r#"{"type":"system","subtype":"compact_boundary","uuid":"7d2c9e41-0b3a-4f6e-9a85-1c4e7b2d9f30","session_id":"8a3f6c1e-5d2b-4e9a-b7c0-2e1d9f4a6b85","compact_metadata":{"trigger":"auto","pre_tokens":118342}}"#;
     let input = join(&[&l[..9], &[compact][..], &l[9..]].concat());
     assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "qwen");
-    assert_eq!(findings_of(&input), (0, vec![]));
+    assert_eq!(findings_of(&input, "qwen.ndjson"), (0, vec![]));
     // Cut before its init, with its `tool_progress` on line 7: the family's tie decided first.
     let input = join(&l[1..]);
     assert_eq!(stats_of(&[], Some(input.as_bytes()))["agent"], "claude");
-    let (_, got) = findings_of(&input);
+    let (_, got) = findings_of(&input, "qwen.ndjson");
     assert!(
         got.contains(&("mixed-agents".to_owned(), "error".to_owned(), 7)),
         "{got:?}"
@@ -263,9 +188,9 @@ fn qwen_code_is_told_by_its_own_marks_only() {
     // Claude Code's session with a Qwen Code run after it: one finding, where it begins.
     let claude =
         std::fs::read_to_string(testdata("agents/claude/partial-messages.ndjson")).unwrap();
-    let qwen = text_of("tool-run.ndjson");
+    let qwen = fixture_text(DIR, "tool-run.ndjson");
     let input = format!("{claude}{qwen}");
-    let (_, got) = findings_of(&input);
+    let (_, got) = findings_of(&input, "qwen.ndjson");
     let at = claude.lines().count() as u64 + 1;
     assert_eq!(got, [("mixed-agents".to_owned(), "error".to_owned(), at)]);
 }

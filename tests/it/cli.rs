@@ -1,5 +1,5 @@
 //! Integration tests: they run the real `sjlint` binary on the fixtures of `testdata/`, on the
-//! examples of each rule's documentation (`src/rules/*.md`) and on the real captures of
+//! examples of each rule's documentation (`crates/sjlint-core/src/rules/*.md`) and on the real captures of
 //! `../shared/corpus`, and check exit codes, findings, output formats and CLI behaviour.
 //!
 //! Snapshot tests compare the human rendering with `tests/snapshots/*.txt`. To rewrite the
@@ -15,7 +15,7 @@ use std::process::Stdio;
 
 // ------------------------------------------------------------------------------------------
 // The rule table and its fixtures. Every rule of the table has a folder `testdata/rules/<rule>/`
-// (`fails.ndjson`, `passes.ndjson`, `expected.txt`) and a doc `src/rules/<rule>.md`; the tests
+// (`fails.ndjson`, `passes.ndjson`, `expected.txt`) and a doc `crates/sjlint-core/src/rules/<rule>.md`; the tests
 // below find them by themselves, so a rule added to the table is tested without naming it here.
 
 /// `testdata/rules/<rule>/expected.txt`: what the fixtures beside it must give.
@@ -382,7 +382,10 @@ fn every_rule_has_its_fixtures_and_doc_and_nothing_else_does() {
         "rules with no folder in testdata/rules/"
     );
     let docs: BTreeSet<String> = documented_rules().into_iter().collect();
-    assert_eq!(docs, table, "src/rules/*.md against the rule table");
+    assert_eq!(
+        docs, table,
+        "crates/sjlint-core/src/rules/*.md against the rule table"
+    );
     for rule in &table {
         for which in ["fails", "passes"] {
             let base = testdata(&format!("rules/{rule}/{which}.ndjson"));
@@ -505,7 +508,7 @@ fn doc_examples() {
 
 // ------------------------------------------------------------------------------------------
 // Files generated from the rule table: the table of docs/rules.md and the diagnostic schema's list
-// of rule names. They are checked in; a test fails when they drift from `src/rules.rs`, and
+// of rule names. They are checked in; a test fails when they drift from `crates/sjlint-core/src/rules/mod.rs`, and
 // `SJLINT_BLESS=1 cargo test --test it generated` rewrites them.
 
 const RULE_TABLE_START: &str = "| rule | group | severity | fires when |\n";
@@ -557,7 +560,7 @@ fn check_generated(rel: &str, generate: impl Fn(&str) -> String) -> Option<Strin
         return None;
     }
     Some(format!(
-        "{rel} is out of date with src/rules.rs: run `SJLINT_BLESS=1 cargo test --test it generated`"
+        "{rel} is out of date with crates/sjlint-core/src/rules/mod.rs: run `SJLINT_BLESS=1 cargo test --test it generated`"
     ))
 }
 
@@ -1412,8 +1415,10 @@ fn rules_lists_every_rule_with_its_group_and_severity() {
 fn explain_prints_the_rule_documentation() {
     let run = exec(&["explain", "orphan-completion"], None);
     assert_eq!(run.code, 0, "{}", run.describe());
-    let doc =
-        std::fs::read_to_string(manifest_dir().join("src/rules/orphan-completion.md")).unwrap();
+    let doc = std::fs::read_to_string(
+        manifest_dir().join("crates/sjlint-core/src/rules/orphan-completion.md"),
+    )
+    .unwrap();
     assert_eq!(run.stdout(), doc);
 }
 
@@ -1422,7 +1427,9 @@ fn explain_knows_every_rule() {
     for rule in documented_rules() {
         let run = exec(&["explain", &rule], None);
         assert_eq!(run.code, 0, "{rule}: {}", run.describe());
-        let doc = std::fs::read_to_string(manifest_dir().join(format!("src/rules/{rule}.md")));
+        let doc = std::fs::read_to_string(
+            manifest_dir().join(format!("crates/sjlint-core/src/rules/{rule}.md")),
+        );
         assert_eq!(run.stdout(), doc.unwrap(), "{rule}");
     }
 }

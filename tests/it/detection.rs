@@ -1,23 +1,27 @@
-//! Which agent wrote a stream, by evidence: every real capture and every clean fixture is
-//! recognised as its own agent; an agent's first record with the fields other agents share
+//! Which agent wrote a stream, by evidence (read in the test's own process, through the
+//! library's `check_bytes` and `stats_json`; one case goes through the command line): every real
+//! capture and every clean fixture is recognised as its own agent; an agent's first record with the fields other agents share
 //! added is still its own; two agents' runs in one input are one `mixed-agents` finding at the
 //! line where the second starts, and nothing else from the second run.
 
-use crate::common::{check_json, corpus_dir, exec, show, testdata};
+use crate::common::{check_json, corpus_dir, exec, show, show_lib, testdata};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The agent `stats` names for the input at `path` (or for `stdin`).
-fn agent_of(args: &[&str], stdin: Option<&[u8]>) -> String {
-    let mut all = vec!["stats", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = exec(&all, stdin);
-    let doc: serde_json::Value = serde_json::from_slice(&run.stdout)
-        .unwrap_or_else(|e| panic!("stats {args:?}: {e}\n{}", run.describe()));
-    doc["files"][0]["agent"]
-        .as_str()
-        .unwrap_or("(none)")
-        .to_owned()
+/// What `sjlint stats` and `sjlint check` make of `bytes`, read in the test's own process
+/// (`sjlint::stats_json` is one file of `stats --format json`): the agent `stats` names, the
+/// findings, and whether the check fails (an error-severity finding: exit code 1).
+fn read(bytes: &[u8]) -> (String, Vec<sjlint::Finding>, bool) {
+    let opts = sjlint::Options::new();
+    let stats: serde_json::Value =
+        serde_json::from_str(&sjlint::stats_json(bytes, "-", &opts)).unwrap();
+    let agent = stats["agent"].as_str().unwrap_or("(none)").to_owned();
+    let mut findings: Vec<sjlint::Finding> = Vec::new();
+    sjlint::check_bytes(bytes, &opts, &mut findings);
+    let fails = findings
+        .iter()
+        .any(|f| f.severity == sjlint::Severity::Error);
+    (agent, findings, fails)
 }
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {
@@ -97,14 +101,12 @@ fn every_capture_and_fixture_is_its_own_agent() {
     let mut table = String::new();
     let mut wrong = 0;
     for (path, want, clean) in &cases {
-        let p = path.to_str().unwrap();
-        let got = agent_of(&[p], None);
-        let (run, findings) = check_json(&[p], None);
+        let (got, findings, fails) = read(&std::fs::read(path).unwrap());
         let stray: Vec<_> = findings
             .iter()
             .filter(|f| f.rule == "mixed-agents" || f.rule == "unknown-agent")
             .collect();
-        let verdict_ok = (run.code == 0) == *clean;
+        let verdict_ok = fails != *clean;
         let ok = got == stats_name(want) && stray.is_empty() && verdict_ok;
         if !ok {
             wrong += 1;
@@ -114,12 +116,12 @@ fn every_capture_and_fixture_is_its_own_agent() {
             table,
             "{} {name}: expected {want}, got {got}; exit {} (expected {}){}",
             if ok { "  " } else { "!!" },
-            run.code,
+            u8::from(fails),
             u8::from(!clean),
             if stray.is_empty() {
                 String::new()
             } else {
-                format!("; {}", show(&findings))
+                format!("; {}", show_lib(&findings))
             }
         );
     }
@@ -245,18 +247,16 @@ fn shared_fields_do_not_decide() {
     let mut wrong = 0;
     for (agent, fields) in &cases {
         let input = with_fields(&stream_of(agent), fields);
-        let got = agent_of(&["--stdin-filename", "x.ndjson"], Some(input.as_bytes()));
-        let (run, findings) = check_json(&["--stdin-filename", "x.ndjson"], Some(input.as_bytes()));
-        let ok = got == stats_name(agent) && run.code == 0;
+        let (got, findings, fails) = read(input.as_bytes());
+        let ok = got == stats_name(agent) && !fails;
         if !ok {
             wrong += 1;
         }
         let _ = writeln!(
             table,
-            "{} {agent} + {fields}: got {got}, exit {} {}",
+            "{} {agent} + {fields}: got {got}, fails {fails} {}",
             if ok { "  " } else { "!!" },
-            run.code,
-            show(&findings)
+            show_lib(&findings)
         );
     }
     assert_eq!(wrong, 0, "{table}");
@@ -274,7 +274,10 @@ fn a_cursor_init_with_mcp_servers_is_cursors() {
         &stream,
         r#""mcp_servers":[],"slash_commands":[],"skills":[],"plugins":[]"#,
     );
-    assert_eq!(agent_of(&[], Some(input.as_bytes())), "cursor");
+    // Through the command line: stats names the agent, check finds what its checker finds.
+    let stats = exec(&["stats", "--format", "json"], Some(input.as_bytes()));
+    let doc: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(doc["files"][0]["agent"], "cursor", "{}", stats.describe());
     let (_, findings) = check_json(&[], Some(input.as_bytes()));
     let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
     assert!(
@@ -298,10 +301,8 @@ fn mixed_streams_are_caught_once_in_both_directions() {
             let a = stream_of(first);
             let b = stream_of(second);
             let input = join(&[a.clone(), b].concat());
-            let got_agent = agent_of(&[], Some(input.as_bytes()));
-            let (_, findings) = check_json(&[], Some(input.as_bytes()));
-            let got: Vec<(&str, u64)> =
-                findings.iter().map(|f| (f.rule.as_str(), f.line)).collect();
+            let (got_agent, findings, _) = read(input.as_bytes());
+            let got: Vec<(&str, u64)> = findings.iter().map(|f| (f.rule, f.line)).collect();
             let want = match (*first, *second) {
                 // droid's `system`/`init` has the keys of Claude Code's (and Qwen Code's and
                 // Amp's, which share its shape) and cursor-agent's and no mark: their checkers

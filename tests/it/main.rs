@@ -16,6 +16,7 @@ mod agent_amp;
 mod agent_copilot;
 mod agent_droid;
 mod agent_kimi;
+mod agent_matrix;
 mod agent_pi;
 mod agent_qwen;
 mod agents;

@@ -2,7 +2,7 @@
 //!
 //! - Splitting: feeding the splitter in chunks of any size gives the frames of feeding it whole,
 //!   and the block string tracker agrees with the portable one (the `split_chunks` target;
-//!   `src/input/split.rs` also tests the splitter against a reference splitter).
+//!   `crates/sjlint-core/src/input/split.rs` also tests the splitter against a reference splitter).
 //! - The pipeline on any bytes: `check` never panics, every json finding parses and points inside
 //!   the input, the human output holds no raw control character, and `stats` and `render` never
 //!   panic (the `check_pipeline` target).

@@ -1459,7 +1459,7 @@ fn every_agent_hanging_after_its_run_ended_is_ended() {
                 "--after-result",
                 "300ms",
                 "--idle-timeout",
-                "2s",
+                "800ms",
                 "--kill-after",
                 "5s",
             ],

@@ -1,6 +1,8 @@
 //! Helpers for the integration tests: running the real `sjlint` binary, reading its
 //! `--format json` findings, and finding fixtures, rule docs and the shared corpus.
 
+pub(crate) mod agent;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -247,6 +249,22 @@ pub(crate) fn serious_rules_of(findings: &[Finding]) -> BTreeSet<String> {
         .collect()
 }
 
+/// A readable list of the findings of the library (`sjlint::Finding`) for assertion messages.
+pub(crate) fn show_lib(findings: &[sjlint::Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "  {}: {}[{}] {}",
+            f.line, f.severity, f.rule, f.message
+        );
+    }
+    if out.is_empty() {
+        out.push_str("  (no findings)\n");
+    }
+    out
+}
+
 /// A readable list of findings for assertion messages.
 pub(crate) fn show(findings: &[Finding]) -> String {
     let mut out = String::new();
@@ -284,21 +302,22 @@ pub(crate) fn expand_bytes(text: &str) -> Vec<u8> {
     out
 }
 
-/// Every rule name, from the documentation files `src/rules/<rule>.md`, sorted.
+/// Every rule name, from the documentation files `crates/sjlint-core/src/rules/<rule>.md`, sorted.
 pub(crate) fn documented_rules() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(manifest_dir().join("src/rules"))
-        .expect("src/rules exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(manifest_dir().join("crates/sjlint-core/src/rules"))
+            .expect("crates/sjlint-core/src/rules exists")
+            .map(|e| e.expect("readable entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
     names.sort();
     names
 }
 
 /// The `ndjson` code block that follows `heading` (e.g. `## Example that fails`) in the rule's doc.
 pub(crate) fn doc_example(rule: &str, heading: &str) -> String {
-    let path = manifest_dir().join(format!("src/rules/{rule}.md"));
+    let path = manifest_dir().join(format!("crates/sjlint-core/src/rules/{rule}.md"));
     let doc = std::fs::read_to_string(&path).expect("rule doc is readable");
     let after = doc
         .split_once(heading)
