@@ -14,10 +14,12 @@ use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
     require, unfinished, view,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -146,27 +148,48 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        self.ty.as_str().is_some_and(super::is_codex_type)
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
     #[expect(
         clippy::too_many_lines,
         reason = "one match over Codex's event types; each arm is short"
     )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            arena,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -295,6 +318,19 @@ impl Validator {
         None
     }
 
+    fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            self.unended(since, self.last_line, None, emit);
+            self.state = State::Before;
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
     fn thread_started(
         &mut self,
         pos: Position,
@@ -586,13 +622,6 @@ impl Validator {
                 .note("an interrupted, hung or killed `codex exec` stops without a terminal event"),
             ),
         ));
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
-            self.unended(since, self.last_line, None, emit);
-            self.state = State::Before;
-        }
     }
 }
 

@@ -5,11 +5,13 @@
 //! maps each record back into [`crate::vocab::Event`] for the consumers. The vocabulary itself
 //! and its JSON form are `crate::vocab`'s; writing the form (`fmt --to common`) is `fmt`'s.
 
-use super::{Agent, Calls, Opened, Progress, Raw, Want, expect, require, view};
+use super::{Agent, Calls, Emit, Opened, Progress, Raw, Want, expect, require, view};
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{Event, Kind, Outcome, TOOL_KINDS, Tokens, VERSION};
@@ -82,48 +84,43 @@ impl Progress for Validator {
     }
 }
 
-/// `v` of a `session_start`: the version of the form, a count. Absent is the unversioned form
-/// that came before version 1 (read alike); a newer version than sjlint knows is said once a
-/// session, as information: what it added is not checked.
-fn version(v: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diagnostic)) {
-    if !v.is_present() {
-        return;
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
     }
-    let Some(n) = super::count(v) else {
-        expect(v.json_type(), Want::Num, false, pos, bytes, &["v"], emit);
-        return;
-    };
-    if n > u64::from(VERSION) {
-        let d = Diagnostic::new(
-            Rule::UnknownEventType,
-            pos,
-            format!("the common form of version {n}, newer than the version {VERSION} this sjlint reads"),
-        )
-        .with_help("a newer sjlint wrote it; what its version added is read as unknown fields and not checked (docs/common-form.md lists each version's changes)");
-        emit(match crate::locate::value(bytes, &["v"]) {
-            Some(span) => d.at(bytes, span),
-            None => d.with_snippet(bytes),
-        });
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        false
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
     }
 }
 
-impl Validator {
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `l` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        l: &Line<'a>,
-        _arena: &'a Bump,
-        emit: &mut dyn FnMut(Diagnostic),
-        sink: Option<&mut dyn FnMut(&Event<'_>)>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, l: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            emit,
+            sink,
+            ..
+        } = cx;
         if l.shape != Some(JsonType::Object) {
             return l.shape;
         }
@@ -136,53 +133,7 @@ impl Validator {
             }
             return None;
         };
-        let what = "a common event";
-        require(
-            l.line.json_type(),
-            Want::Num,
-            what,
-            pos,
-            bytes,
-            &["line"],
-            emit,
-        );
-        for (name, f) in [
-            ("ok", &l.ok),
-            ("delta", &l.delta),
-            ("rejected", &l.rejected),
-        ] {
-            expect(f.json_type(), Want::Bool, false, pos, bytes, &[name], emit);
-        }
-        for (name, f) in [
-            ("cost_usd", &l.cost_usd),
-            ("duration_ms", &l.duration_ms),
-            ("timestamp_ms", &l.timestamp_ms),
-            ("exit_code", &l.exit_code),
-            ("lines", &l.lines),
-            ("denied", &l.denied),
-        ] {
-            expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit);
-        }
-        for (name, f) in [
-            ("text", &l.text),
-            ("call_id", &l.call_id),
-            ("name", &l.name),
-            ("session_id", &l.session_id),
-            ("cwd", &l.cwd),
-            ("reason", &l.reason),
-            ("outcome", &l.outcome),
-        ] {
-            expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
-        }
-        expect(
-            l.usage.shape,
-            Want::Obj,
-            false,
-            pos,
-            bytes,
-            &["usage"],
-            emit,
-        );
+        field_types(l, pos, bytes, emit);
         match kind {
             Kind::ToolStart | Kind::ToolEnd
                 if require(
@@ -226,6 +177,94 @@ impl Validator {
         None
     }
 
+    fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
+        for call in self.calls.drain() {
+            emit(super::unfinished(&call, &PAIRING));
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+/// The types of a common event's fields: `line` required, the others when present.
+fn field_types(l: &Line<'_>, pos: Position, bytes: &[u8], emit: Emit<'_>) {
+    let what = "a common event";
+    require(
+        l.line.json_type(),
+        Want::Num,
+        what,
+        pos,
+        bytes,
+        &["line"],
+        emit,
+    );
+    for (name, f) in [
+        ("ok", &l.ok),
+        ("delta", &l.delta),
+        ("rejected", &l.rejected),
+    ] {
+        expect(f.json_type(), Want::Bool, false, pos, bytes, &[name], emit);
+    }
+    for (name, f) in [
+        ("cost_usd", &l.cost_usd),
+        ("duration_ms", &l.duration_ms),
+        ("timestamp_ms", &l.timestamp_ms),
+        ("exit_code", &l.exit_code),
+        ("lines", &l.lines),
+        ("denied", &l.denied),
+    ] {
+        expect(f.json_type(), Want::Num, false, pos, bytes, &[name], emit);
+    }
+    for (name, f) in [
+        ("text", &l.text),
+        ("call_id", &l.call_id),
+        ("name", &l.name),
+        ("session_id", &l.session_id),
+        ("cwd", &l.cwd),
+        ("reason", &l.reason),
+        ("outcome", &l.outcome),
+    ] {
+        expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
+    }
+    expect(
+        l.usage.shape,
+        Want::Obj,
+        false,
+        pos,
+        bytes,
+        &["usage"],
+        emit,
+    );
+}
+
+/// `v` of a `session_start`: the version of the form, a count. Absent is the unversioned form
+/// that came before version 1 (read alike); a newer version than sjlint knows is said once a
+/// session, as information: what it added is not checked.
+fn version(v: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diagnostic)) {
+    if !v.is_present() {
+        return;
+    }
+    let Some(n) = super::count(v) else {
+        expect(v.json_type(), Want::Num, false, pos, bytes, &["v"], emit);
+        return;
+    };
+    if n > u64::from(VERSION) {
+        let d = Diagnostic::new(
+            Rule::UnknownEventType,
+            pos,
+            format!("the common form of version {n}, newer than the version {VERSION} this sjlint reads"),
+        )
+        .with_help("a newer sjlint wrote it; what its version added is read as unknown fields and not checked (docs/common-form.md lists each version's changes)");
+        emit(match crate::locate::value(bytes, &["v"]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        });
+    }
+}
+
+impl Validator {
     fn pair(
         &mut self,
         pos: Position,
@@ -315,12 +354,6 @@ impl Validator {
         ev.duration_ms = super::count(&l.duration_ms);
         ev.timestamp_ms = super::count(&l.timestamp_ms);
         ev
-    }
-
-    pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
-        for call in self.calls.drain() {
-            emit(super::unfinished(&call, &PAIRING));
-        }
     }
 }
 

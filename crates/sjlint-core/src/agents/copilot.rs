@@ -29,9 +29,11 @@ use super::{
     Agent, Calls, Emit, NoType, Opened, Progress, Sink, Want, expect, line_pos, own_type,
     parse_timestamp, require, unfinished,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
+use crate::rules::RuleSet;
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -281,51 +283,64 @@ impl Progress for Validator {
     }
 }
 
-/// Where a finding about `path` points: the value's span when it can be found.
-pub(super) fn at(d: Diagnostic, bytes: &[u8], path: &[&str]) -> Diagnostic {
-    match crate::locate::value(bytes, path) {
-        Some(span) => d.at(bytes, span),
-        None => d.with_snippet(bytes),
-    }
-}
-
-/// The first piece of `s` up to `n` bytes on a character boundary (`n` or less).
-fn prefix_len(s: &str, n: usize) -> Option<usize> {
-    (n <= s.len() && s.is_char_boundary(n)).then_some(n)
-}
-
-impl Validator {
-    /// A string holding `id`, from the spare ones when there is one.
-    fn key(&mut self, id: &str) -> String {
-        let mut k = self.spare.pop().unwrap_or_default();
-        k.clear();
-        k.push_str(id);
-        k
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
     }
 
-    /// Keeps the string of a closed piece or turn for the next one's id.
-    fn recycle(&mut self, k: String) {
-        if self.spare.len() < 2 * MAX_PENDING {
-            self.spare.push(k);
+    fn own_mark(&self, _agent: Agent) -> bool {
+        self.ty.as_str().is_some_and(|t| {
+            marked(
+                t,
+                self.data.shape,
+                self.parent_id.0.is_some(),
+                self.exit_code.json_type(),
+                self.session_id.is_present(),
+            )
+        })
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        // Copilot CLI's `result` says how the run went by its `exitCode`.
+        if self.ty.as_str() != Some("result") {
+            return None;
         }
+        match self.exit_code {
+            Field::UInt(0) | Field::Int(0) => Some("success"),
+            Field::UInt(_) | Field::Int(_) => Some("error"),
+            _ => None,
+        }
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
     }
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            arena,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -369,6 +384,73 @@ impl Validator {
         shapes(ty, data, what, pos, bytes, emit);
         self.payload(ty, what, data, pos, bytes, arena, ms, emit, &mut sink);
         None
+    }
+
+    /// The input ended: the tokens of a run cut short, which has no `result` to say them on.
+    fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+        if matches!(self.state, State::Open(_))
+            && let Some(t) = self.tokens.take()
+        {
+            let mut ev = vocab::Event::new(Kind::Usage, self.last_line);
+            ev.usage = Some(t);
+            sink(&ev);
+        }
+    }
+
+    fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the `result`.
+        if !self.calls.unreadable_after(self.last_line) {
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&Unended::new(
+                    Agent::Copilot.display_name(),
+                    "run",
+                    Some(since),
+                    "`result`",
+                )
+                .note("`copilot -p … --output-format json` writes it with the run's `sessionId` and `exitCode`; a killed, crashed or cut-off run has none")),
+            ));
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(&call, &PAIRING));
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+/// Where a finding about `path` points: the value's span when it can be found.
+pub(super) fn at(d: Diagnostic, bytes: &[u8], path: &[&str]) -> Diagnostic {
+    match crate::locate::value(bytes, path) {
+        Some(span) => d.at(bytes, span),
+        None => d.with_snippet(bytes),
+    }
+}
+
+/// The first piece of `s` up to `n` bytes on a character boundary (`n` or less).
+fn prefix_len(s: &str, n: usize) -> Option<usize> {
+    (n <= s.len() && s.is_char_boundary(n)).then_some(n)
+}
+
+impl Validator {
+    /// A string holding `id`, from the spare ones when there is one.
+    fn key(&mut self, id: &str) -> String {
+        let mut k = self.spare.pop().unwrap_or_default();
+        k.clear();
+        k.push_str(id);
+        k
+    }
+
+    /// Keeps the string of a closed piece or turn for the next one's id.
+    fn recycle(&mut self, k: String) {
+        if self.spare.len() < 2 * MAX_PENDING {
+            self.spare.push(k);
+        }
     }
 
     /// What a session event's payload says, by its type.
@@ -1204,39 +1286,6 @@ impl Validator {
             self.recycle(p.id);
         }
         self.pieces = all;
-    }
-
-    /// The input ended: the tokens of a run cut short, which has no `result` to say them on.
-    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
-        if matches!(self.state, State::Open(_))
-            && let Some(t) = self.tokens.take()
-        {
-            let mut ev = vocab::Event::new(Kind::Usage, self.last_line);
-            ev.usage = Some(t);
-            sink(&ev);
-        }
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        let State::Open(since) = self.state else {
-            return;
-        };
-        // Not when the last record could not be read: it may have been the `result`.
-        if !self.calls.unreadable_after(self.last_line) {
-            emit(Diagnostic::from_message(
-                line_pos(self.last_line),
-                messages::missing_result(&Unended::new(
-                    Agent::Copilot.display_name(),
-                    "run",
-                    Some(since),
-                    "`result`",
-                )
-                .note("`copilot -p … --output-format json` writes it with the run's `sessionId` and `exitCode`; a killed, crashed or cut-off run has none")),
-            ));
-        }
-        for call in self.calls.drain() {
-            emit(unfinished(&call, &PAIRING));
-        }
     }
 }
 

@@ -19,9 +19,7 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{
-    Agent, claude, codex, common, copilot, droid, gemini, grok, kimi, opencode, parse, pi, view,
-};
+use super::{Agent, claude, copilot, droid, grok, opencode, parse, pi, view};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
@@ -99,68 +97,15 @@ pub const MARK: u32 = 16;
 /// share the type apart.
 pub const SHAPE: u32 = 1;
 
-/// Each agent's evidence function: how strongly a record is this agent's. A new agent adds its
-/// line here.
+/// Each agent's evidence function (its line of the registry): how strongly a record is this
+/// agent's.
 pub fn marks(agent: Agent) -> fn(&Sniff<'_>) -> u32 {
-    match agent {
-        Agent::Cursor => cursor,
-        Agent::Claude => claude::evidence,
-        Agent::Codex => codex::evidence,
-        Agent::Gemini => gemini::evidence,
-        Agent::Grok => grok::evidence,
-        Agent::OpenCode => opencode::evidence,
-        Agent::Pi => pi::evidence,
-        Agent::Copilot => copilot::evidence,
-        Agent::Droid => droid::evidence,
-        Agent::Kimi => kimi::evidence,
-        Agent::Qwen => family::qwen,
-        Agent::Amp => family::amp,
-        Agent::Common => common::evidence,
-    }
+    agent.entry().evidence
 }
 
 /// `n` marks: [`MARK`] for each condition that holds.
 pub fn count_marks(conditions: &[bool]) -> u32 {
     conditions.iter().map(|&c| u32::from(c) * MARK).sum()
-}
-
-/// cursor-agent's marks: its `payload` wrapping; `timestamp_ms`, `call_id` and `model_call_id`
-/// (on its thinking deltas, assistant segments, tool calls and transport records); its own
-/// types (`thinking`, `interaction_query`, a `tool_call` without Grok Build's `toolCallId`, the
-/// SDK's `tool-call-started`/`-completed`); `request_id` on `result` (Claude Code puts it on
-/// `assistant` lines only); and a `system`/`init` with none of `tools`, `uuid` and
-/// `claude_code_version`, which every Claude Code init has (`tools` in every version, `uuid`
-/// from 1.0.86, the version from 2.0.25), and with `apiKeySource`, `permissionMode` or
-/// `request_id`, or no `model`: droid's init has `model` and none of these, and is not
-/// cursor-agent's mark either.
-fn cursor(s: &Sniff<'_>) -> u32 {
-    let Some(ty) = s.ty.as_str() else {
-        return count_marks(&[s.payload.is_present()]);
-    };
-    let shape = matches!(ty, "system" | "assistant" | "user" | "result" | "raw");
-    let own_type = match ty {
-        "thinking" | "interaction_query" | "tool-call-started" | "tool-call-completed" => true,
-        // Grok Build's has `toolCallId` and no subtype.
-        "tool_call" => !s.tool_call_id.is_present() && s.subtype.is_present(),
-        _ => false,
-    };
-    let bare_init = ty == "system"
-        && s.subtype.as_str() == Some("init")
-        && !s.tools.is_present()
-        && !s.uuid.is_present()
-        && !s.claude_code_version.is_present()
-        && (s.api_key_source.is_present()
-            || s.permission_mode.is_present()
-            || s.request_id.is_present()
-            || !s.model.is_present());
-    count_marks(&[
-        s.payload.is_present(),
-        own_type,
-        s.timestamp_ms.is_present(),
-        s.call_id.is_present() || s.model_call_id.is_present(),
-        ty == "result" && s.request_id.is_present(),
-        bare_init,
-    ]) + if shape { SHAPE } else { 0 }
 }
 
 /// Whether `ty` is an event type of Codex's (`thread.started`, `item.completed`, …).

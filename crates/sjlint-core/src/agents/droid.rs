@@ -16,10 +16,12 @@ use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
     unfinished, view,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -167,23 +169,58 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        self.ty.as_str().is_some_and(|t| {
+            marked(
+                t,
+                &Keys {
+                    text: self.text.0.is_some(),
+                    ids: self.message_id.is_present() || self.tool_id.is_present(),
+                    bare_tool_name: self.tool_name.is_present() && !self.tool_call_id.is_present(),
+                    is_error: self.is_error.is_present(),
+                    final_text: self.final_text.0.is_some(),
+                },
+            )
+        })
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        self.subtype.as_str()
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        _arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -261,6 +298,33 @@ impl Validator {
         None
     }
 
+    fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the `completion`.
+        if !self.calls.unreadable_after(self.last_line) {
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&Unended::new(
+                    Agent::Droid.display_name(),
+                    "run",
+                    Some(since),
+                    "`completion` (or `error`)",
+                )),
+            ));
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(&call, &PAIRING));
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
     /// `timestamp` (epoch milliseconds) is not earlier than the previous line's: a warning, as
     /// for the other agents that stamp their lines.
     fn in_order(
@@ -684,27 +748,6 @@ impl Validator {
             ev.text = text;
             ev.timestamp_ms = ms;
             sink(&ev);
-        }
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        let State::Open(since) = self.state else {
-            return;
-        };
-        // Not when the last record could not be read: it may have been the `completion`.
-        if !self.calls.unreadable_after(self.last_line) {
-            emit(Diagnostic::from_message(
-                line_pos(self.last_line),
-                messages::missing_result(&Unended::new(
-                    Agent::Droid.display_name(),
-                    "run",
-                    Some(since),
-                    "`completion` (or `error`)",
-                )),
-            ));
-        }
-        for call in self.calls.drain() {
-            emit(unfinished(&call, &PAIRING));
         }
     }
 }

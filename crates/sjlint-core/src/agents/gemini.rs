@@ -12,10 +12,12 @@ use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos,
     parse_timestamp, require, unfinished, view,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -136,23 +138,56 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        match self.ty.as_str() {
+            Some("init" | "message" | "tool_use" | "tool_result") => {
+                self.timestamp.as_str().is_some()
+            }
+            _ => false,
+        }
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        if self.ty.as_str() == Some("result") {
+            self.status.as_str().map(super::id_prefix)
+        } else {
+            None
+        }
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        _arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -246,6 +281,24 @@ impl Validator {
         None
     }
 
+    fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            // Not when the last record could not be read: it may have been the result.
+            if !self.calls.unreadable_after(self.last_line) {
+                self.missing_result(since, emit);
+            }
+            for call in self.calls.drain() {
+                emit(unfinished(&call, &PAIRING));
+            }
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
     fn timestamp(
         &mut self,
         pos: Position,
@@ -657,18 +710,6 @@ impl Validator {
             ev.duration_ms = super::count(&s.duration_ms);
             ev.timestamp_ms = ms;
             sink(&ev);
-        }
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
-            // Not when the last record could not be read: it may have been the result.
-            if !self.calls.unreadable_after(self.last_line) {
-                self.missing_result(since, emit);
-            }
-            for call in self.calls.drain() {
-                emit(unfinished(&call, &PAIRING));
-            }
         }
     }
 

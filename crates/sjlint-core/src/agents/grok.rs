@@ -15,9 +15,11 @@ use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
     unfinished, view,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
 use crate::rules::{Rule, Severity};
 use crate::vocab::{self, Kind, Tokens};
@@ -155,44 +157,56 @@ impl Progress for Validator {
     }
 }
 
-/// Whether a tool status finishes the call.
-fn finishes(status: Option<&str>) -> bool {
-    matches!(status, Some("completed" | "failed"))
-}
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
 
-/// The common tool kind of a Grok tool: by its name, else by its ACP `kind`.
-fn tool_kind(name: &str, acp: Option<&str>) -> &'static str {
-    match vocab::tool_kind(name) {
-        "other" => match acp {
-            Some("execute") => "shell",
-            Some("read") => "read",
-            Some("write") => "write",
-            Some("edit" | "delete" | "move") => "edit",
-            Some("search") => "search",
-            Some("fetch") => "web_fetch",
-            _ => "other",
-        },
-        kind => kind,
+    fn own_mark(&self, _agent: Agent) -> bool {
+        match self.ty.as_str() {
+            Some("tool_call") => self.tool_call_id.is_present(),
+            Some("end") => self.stop_reason.is_present(),
+            Some(t) => OWN_TYPES.contains(&t),
+            None => false,
+        }
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        if self.ty.as_str() == Some("result") {
+            self.status.as_str().map(super::id_prefix)
+        } else {
+            None
+        }
     }
 }
 
-impl Validator {
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        _arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -256,6 +270,45 @@ impl Validator {
         None
     }
 
+    fn finish(&mut self, emit: Emit<'_>) {
+        if let State::Open(since) = self.state {
+            // Not when the last record could not be read: it may have been the `end`.
+            if !self.calls.unreadable_after(self.last_line) {
+                self.missing_end(since, emit);
+            }
+            for call in self.calls.drain() {
+                emit(unfinished(&call, &PAIRING));
+            }
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+/// Whether a tool status finishes the call.
+fn finishes(status: Option<&str>) -> bool {
+    matches!(status, Some("completed" | "failed"))
+}
+
+/// The common tool kind of a Grok tool: by its name, else by its ACP `kind`.
+fn tool_kind(name: &str, acp: Option<&str>) -> &'static str {
+    match vocab::tool_kind(name) {
+        "other" => match acp {
+            Some("execute") => "shell",
+            Some("read") => "read",
+            Some("write") => "write",
+            Some("edit" | "delete" | "move") => "edit",
+            Some("search") => "search",
+            Some("fetch") => "web_fetch",
+            _ => "other",
+        },
+        kind => kind,
+    }
+}
+
+impl Validator {
     /// The run opens with its first record; a record after the terminal one is a finding, once,
     /// unless it is `available_commands`, which opens the next run.
     fn lifecycle(
@@ -634,18 +687,6 @@ impl Validator {
             &["cost_is_partial"],
             emit,
         );
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
-            // Not when the last record could not be read: it may have been the `end`.
-            if !self.calls.unreadable_after(self.last_line) {
-                self.missing_end(since, emit);
-            }
-            for call in self.calls.drain() {
-                emit(unfinished(&call, &PAIRING));
-            }
-        }
     }
 
     #[cold]

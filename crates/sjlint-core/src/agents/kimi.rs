@@ -21,10 +21,12 @@
 
 use super::{Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require};
 use super::{unfinished, view};
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Found, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind};
@@ -103,14 +105,10 @@ pub enum Args<'a> {
     Bad,
 }
 
-impl<'a> Record<'a> {
+impl<'a> super::View<'a> for Record<'a> {
     /// Reads `text` into `self`, a default record, as [`super::parse_into`] reads a view, then
     /// its calls into `arena`.
-    pub(crate) fn parse_into(
-        &mut self,
-        text: &'a str,
-        arena: &'a Bump,
-    ) -> Result<(), serde_json::Error> {
+    fn parse_into(&mut self, text: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
         super::parse_into(text, arena, &mut self.line)?;
         if self.line.tool_calls.json_type() == Some(JsonType::Array) {
             let raw = self.line.tool_calls.get().unwrap_or("[]");
@@ -126,6 +124,19 @@ impl<'a> Record<'a> {
             self.calls = calls;
         }
         Ok(())
+    }
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        marked(&self.line.role, &self.line.ty)
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.line.dup
+    }
+
+    /// Its records' discriminator is `role`; only `meta` lines have a `type`.
+    fn ty(&self) -> Option<&str> {
+        self.line.ty.as_str().or_else(|| self.line.role.as_str())
     }
 }
 
@@ -194,23 +205,26 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
+impl super::Rules for Validator {
+    type Line<'a> = Record<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `record` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        record: &Record<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, record: &Record<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            arena,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         let line = &record.line;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
@@ -250,6 +264,58 @@ impl Validator {
         None
     }
 
+    /// The input ended: the `end` of a run that completed, at its last assistant message (no
+    /// line of Kimi CLI's says so itself).
+    fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+        if !matches!(self.state, State::Open(_)) || !self.completed() {
+            return;
+        }
+        let Last::Assistant { line, .. } = self.last else {
+            return;
+        };
+        let mut ev = vocab::Event::new(Kind::End, line);
+        ev.ok = Some(self.calls.is_empty());
+        ev.text = self.answer.text();
+        sink(&ev);
+    }
+
+    fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // Not when the last record could not be read: it may have been the answer.
+        if !self.completed() && !self.calls.unreadable_after(self.last_line) {
+            let why = match self.last {
+                Last::Tool(_) => "its last line is a `tool` result the model never answered",
+                Last::Assistant { calls: true, .. } => {
+                    "its last assistant message calls tools that never answer"
+                }
+                _ => "it has no assistant message",
+            };
+            let unended = Unended::new(
+                Agent::Kimi.display_name(),
+                "run",
+                Some(since),
+                "final answer (an assistant message that calls no tool, every call answered)",
+            )
+            .why(why)
+            .note("it writes no terminal line (newer versions add a `session.resume_hint` line); a stream cut after a tool call or its result was killed or lost its last lines");
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&unended),
+            ));
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(&call, &PAIRING));
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
     /// A run opens with its first chat message (after the resume hint of the run before: a
     /// second `kimi --print` appended).
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
@@ -567,52 +633,6 @@ impl Validator {
             ev.session_id = line.session_id.to_cow();
             ev.text = self.answer.text();
             sink(&ev);
-        }
-    }
-
-    /// The input ended: the `end` of a run that completed, at its last assistant message (no
-    /// line of Kimi CLI's says so itself).
-    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
-        if !matches!(self.state, State::Open(_)) || !self.completed() {
-            return;
-        }
-        let Last::Assistant { line, .. } = self.last else {
-            return;
-        };
-        let mut ev = vocab::Event::new(Kind::End, line);
-        ev.ok = Some(self.calls.is_empty());
-        ev.text = self.answer.text();
-        sink(&ev);
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        let State::Open(since) = self.state else {
-            return;
-        };
-        // Not when the last record could not be read: it may have been the answer.
-        if !self.completed() && !self.calls.unreadable_after(self.last_line) {
-            let why = match self.last {
-                Last::Tool(_) => "its last line is a `tool` result the model never answered",
-                Last::Assistant { calls: true, .. } => {
-                    "its last assistant message calls tools that never answer"
-                }
-                _ => "it has no assistant message",
-            };
-            let unended = Unended::new(
-                Agent::Kimi.display_name(),
-                "run",
-                Some(since),
-                "final answer (an assistant message that calls no tool, every call answered)",
-            )
-            .why(why)
-            .note("it writes no terminal line (newer versions add a `session.resume_hint` line); a stream cut after a tool call or its result was killed or lost its last lines");
-            emit(Diagnostic::from_message(
-                line_pos(self.last_line),
-                messages::missing_result(&unended),
-            ));
-        }
-        for call in self.calls.drain() {
-            emit(unfinished(&call, &PAIRING));
         }
     }
 }

@@ -58,11 +58,13 @@ pub(crate) use views::{non_object_visits, view};
 
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
-use crate::json::{Field, JsonType};
+use crate::json::JsonType;
 use std::fmt;
 
 /// Declares the registry: the [`Agent`] enum and, per agent, its names, its command line, the
-/// schema of its events and where its fixtures are. One line an agent; see [`REGISTRY`].
+/// schema of its events, where its fixtures are, the view its records are read into, its
+/// checker and its evidence; and from them the dispatch ([`Line`], [`Checker`]). One line an
+/// agent; see [`REGISTRY`].
 macro_rules! agents {
     ($(
         $(#[$doc:meta])*
@@ -71,7 +73,11 @@ macro_rules! agents {
             display: $display:literal,
             command: $command:literal,
             schema: $schema:literal,
-            fixtures: $fixtures:literal $(,)?
+            fixtures: $fixtures:literal,
+            cost: $cost:literal,
+            view: $vmod:ident :: $view:ident,
+            checker: $cmod:ident :: $checker:ident,
+            evidence: $evidence:path $(,)?
         }
     )*) => {
         /// Who wrote a stream: one variant per line of the registry.
@@ -90,11 +96,106 @@ macro_rules! agents {
                 command: $command,
                 schema: $schema,
                 fixtures: $fixtures,
+                reports_cost: $cost,
+                evidence: $evidence,
             },
         )*];
 
         impl Agent {
             pub const ALL: [Agent; 0 $(+ { let _ = Agent::$variant; 1 })*] = [$(Agent::$variant,)*];
+        }
+
+        /// One record read into its agent's view: the pure half of checking it, which the
+        /// pipeline's lanes do side by side, apart from the checker's state. Read in place, in
+        /// the slot of its record, and never moved: a box would allocate per record.
+        #[derive(Debug)]
+        pub(crate) enum Line<'a> {
+            $($variant($vmod::$view<'a>),)*
+        }
+
+        /// The checker of one agent's stream.
+        pub enum Checker {
+            $($variant(Box<$cmod::$checker>),)*
+        }
+
+        /// `$body` for the view in `$line`, whichever agent's it is (`$l` names it), as a
+        /// `match` of one arm per agent: the dispatch stays static and inlined.
+        macro_rules! each_line {
+            ($line:expr, $l:ident => $body:expr) => {
+                match $line {
+                    $(Line::$variant($l) => $body,)*
+                }
+            };
+        }
+
+        /// `$body` for the checker `$of`, whichever agent's it is (`$c` names it).
+        macro_rules! each_checker {
+            ($of:expr, $c:ident => $body:expr) => {
+                match $of {
+                    $(Checker::$variant($c) => $body,)*
+                }
+            };
+        }
+
+        impl Line<'_> {
+            /// An empty view of `agent`'s records (cursor-agent's read as `dialect`, when
+            /// `--dialect` forces one; other agents have one shape). Returned by value, not in
+            /// an option, so that it is made where it goes: a view is some hundred bytes, and
+            /// moving it costs as much as reading a short record.
+            #[inline(always)]
+            pub(crate) fn empty(agent: Agent, dialect: Option<cursor::view::Dialect>) -> Self {
+                match agent {
+                    $(Agent::$variant => Line::$variant(View::empty(dialect)),)*
+                }
+            }
+
+            pub(crate) fn agent(&self) -> Agent {
+                match self {
+                    $(Line::$variant(_) => Agent::$variant,)*
+                }
+            }
+        }
+
+        impl Checker {
+            pub fn agent(&self) -> Agent {
+                match self {
+                    $(Checker::$variant(_) => Agent::$variant,)*
+                }
+            }
+
+            /// The checker of `agent`'s stream, keeping at most `max_open_calls` tool calls
+            /// open (`--max-open-calls`; past it `too-many-open-calls` is said once a session),
+            /// with the rules `enabled` (cursor-agent's checker asks before building some
+            /// findings).
+            pub fn new(
+                agent: Agent,
+                max_open_calls: usize,
+                enabled: crate::rules::RuleSet,
+            ) -> Checker {
+                match agent {
+                    $(Agent::$variant => Checker::$variant(Box::new(
+                        Rules::new(agent, max_open_calls, enabled),
+                    )),)*
+                }
+            }
+
+            /// Checks one record read into its view already, and passes its events in the
+            /// common vocabulary to `cx.sink` when given: `Err` when `line` is not this
+            /// checker's agent's view, `Ok(Some(t))` when the record is valid JSON but not an
+            /// object.
+            pub(crate) fn check<'a>(
+                &mut self,
+                cx: Cx<'a, '_>,
+                line: &Line<'a>,
+            ) -> Result<Option<JsonType>, OtherAgent> {
+                if line.has_duplicate_key() {
+                    (cx.emit)(duplicate_key(cx.pos, cx.bytes, cx.json));
+                }
+                Ok(match (self, line) {
+                    $((Checker::$variant(v), Line::$variant(l)) => v.check(cx, l),)*
+                    _ => return Err(OtherAgent),
+                })
+            }
         }
     };
 }
@@ -114,6 +215,11 @@ pub struct Entry {
     /// The folder of `testdata/` holding clean streams of it, every one recognised as this
     /// agent (the tests hold each line to its fixtures, schema and row of docs/agents.md).
     pub fixtures: &'static str,
+    /// Its stream says what a run cost in dollars (`end.cost_usd` of the common form): what
+    /// `run --max-cost` can act on.
+    pub reports_cost: bool,
+    /// How strongly a record is this agent's (see [`marks`]): [`MARK`] per mark only it writes.
+    pub evidence: fn(&Sniff<'_>) -> u32,
 }
 
 agents! {
@@ -124,6 +230,10 @@ agents! {
         command: "cursor-agent -p --output-format stream-json",
         schema: "events",
         fixtures: "healthy",
+        cost: false,
+        view: cursor::Line,
+        checker: cursor::Checker,
+        evidence: cursor::evidence,
     }
     /// `claude -p --output-format stream-json --verbose`.
     Claude {
@@ -132,6 +242,10 @@ agents! {
         command: "claude -p --output-format stream-json --verbose",
         schema: "claude",
         fixtures: "agents/claude",
+        cost: true,
+        view: claude::Line,
+        checker: claude::Validator,
+        evidence: claude::evidence,
     }
     /// `codex exec --json`.
     Codex {
@@ -140,6 +254,10 @@ agents! {
         command: "codex exec --json",
         schema: "codex",
         fixtures: "agents/codex",
+        cost: false,
+        view: codex::Line,
+        checker: codex::Validator,
+        evidence: codex::evidence,
     }
     /// `gemini -p … --output-format stream-json`.
     Gemini {
@@ -148,6 +266,10 @@ agents! {
         command: "gemini -p … --output-format stream-json",
         schema: "gemini",
         fixtures: "agents/gemini",
+        cost: false,
+        view: gemini::Line,
+        checker: gemini::Validator,
+        evidence: gemini::evidence,
     }
     /// `grok -p … --output-format streaming-json` (xAI Grok Build).
     Grok {
@@ -156,6 +278,10 @@ agents! {
         command: "grok -p … --output-format streaming-json",
         schema: "grok",
         fixtures: "agents/grok",
+        cost: true,
+        view: grok::Line,
+        checker: grok::Validator,
+        evidence: grok::evidence,
     }
     /// `opencode run --format json`.
     OpenCode {
@@ -164,6 +290,10 @@ agents! {
         command: "opencode run --format json",
         schema: "opencode",
         fixtures: "agents/opencode",
+        cost: true,
+        view: opencode::Line,
+        checker: opencode::Validator,
+        evidence: opencode::evidence,
     }
     /// `pi -p --mode json` (the pi-mono coding agent).
     Pi {
@@ -172,6 +302,10 @@ agents! {
         command: "pi -p --mode json",
         schema: "pi",
         fixtures: "agents/pi",
+        cost: true,
+        view: pi::Line,
+        checker: pi::Validator,
+        evidence: pi::evidence,
     }
     /// `copilot -p … --output-format json` (GitHub Copilot CLI).
     Copilot {
@@ -180,6 +314,10 @@ agents! {
         command: "copilot -p … --output-format json -s",
         schema: "copilot",
         fixtures: "agents/copilot",
+        cost: false,
+        view: copilot::Line,
+        checker: copilot::Validator,
+        evidence: copilot::evidence,
     }
     /// `droid exec -o stream-json` (Factory).
     Droid {
@@ -188,6 +326,10 @@ agents! {
         command: "droid exec -o stream-json",
         schema: "droid",
         fixtures: "agents/droid",
+        cost: false,
+        view: droid::Line,
+        checker: droid::Validator,
+        evidence: droid::evidence,
     }
     /// `kimi --print --output-format stream-json` (Moonshot AI's Kimi CLI / Kimi Code).
     Kimi {
@@ -196,6 +338,10 @@ agents! {
         command: "kimi --print --output-format stream-json",
         schema: "kimi",
         fixtures: "agents/kimi",
+        cost: false,
+        view: kimi::Record,
+        checker: kimi::Validator,
+        evidence: kimi::evidence,
     }
     /// `qwen -p … --output-format stream-json` (Claude Code's shape; see `claude::family`).
     Qwen {
@@ -204,6 +350,10 @@ agents! {
         command: "qwen -p … --output-format stream-json",
         schema: "qwen",
         fixtures: "agents/qwen",
+        cost: false,
+        view: claude::Line,
+        checker: claude::Validator,
+        evidence: claude::family::qwen,
     }
     /// `amp -x … --stream-json` (Claude Code's shape; see `claude::family`).
     Amp {
@@ -212,6 +362,10 @@ agents! {
         command: "amp -x … --stream-json",
         schema: "amp",
         fixtures: "agents/amp",
+        cost: false,
+        view: claude::Line,
+        checker: claude::Validator,
+        evidence: claude::family::amp,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
@@ -220,6 +374,10 @@ agents! {
         command: "sjlint fmt --to common",
         schema: "common",
         fixtures: "agents/common",
+        cost: true,
+        view: common::Line,
+        checker: common::Validator,
+        evidence: common::evidence,
     }
 }
 
@@ -244,10 +402,7 @@ impl Agent {
     /// Its stream says what a run cost in dollars (`end.cost_usd` of the common form): what
     /// `run --max-cost` can act on.
     pub fn reports_cost(self) -> bool {
-        matches!(
-            self,
-            Agent::Claude | Agent::Grok | Agent::Pi | Agent::OpenCode | Agent::Common
-        )
+        self.entry().reports_cost
     }
 
     /// The name people know the CLI by, for messages.
@@ -348,103 +503,87 @@ fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
     }
 }
 
-/// One record read into its agent's view: the pure half
-/// of checking it, which the pipeline's lanes do side by side, apart from the checker's state.
-/// Read in place, in the slot of its record, and never moved: a box would allocate per record.
-#[derive(Debug)]
-pub(crate) enum Line<'a> {
-    Cursor(cursor::Line<'a>),
-    Claude(claude::Line<'a>),
-    Codex(codex::Line<'a>),
-    Gemini(gemini::Line<'a>),
-    Grok(grok::Line<'a>),
-    OpenCode(opencode::Line<'a>),
-    Pi(pi::Line<'a>),
-    Copilot(copilot::Line<'a>),
-    Droid(droid::Line<'a>),
-    Kimi(kimi::Record<'a>),
-    /// Qwen Code's and Amp's records are read into Claude Code's view.
-    Qwen(claude::Line<'a>),
-    Amp(claude::Line<'a>),
-    Common(common::Line<'a>),
+/// One record as a checker reads it: where it is, its bytes and text, the arena its view was
+/// read into, and where its findings and its common events go. Made per record by the
+/// pipeline and taken apart by each agent's [`Rules::check`].
+pub struct Cx<'a, 's> {
+    pub pos: Position,
+    /// The record's own bytes (for snippets and spans).
+    pub bytes: &'s [u8],
+    /// The record's text, which its view borrows.
+    pub json: &'a str,
+    /// Where the view put what it unescaped or substituted.
+    pub arena: &'a bumpalo::Bump,
+    /// Where findings go.
+    pub emit: Emit<'s>,
+    /// Where the record's events in the common vocabulary go, when they are wanted.
+    pub sink: Sink<'s, 's>,
+}
+
+/// What the registry's dispatch asks of an agent's view of a record.
+pub(crate) trait View<'a>: fmt::Debug + Default {
+    /// An empty view, made where it goes (cursor-agent's read as `dialect` when `--dialect`
+    /// forces one; the other agents have one shape and ignore it).
+    #[inline(always)]
+    fn empty(_dialect: Option<cursor::view::Dialect>) -> Self {
+        Self::default()
+    }
+    /// Reads `json` (one record) into this view, which is empty (see [`parse_into`]).
+    fn parse_into(
+        &mut self,
+        json: &'a str,
+        arena: &'a bumpalo::Bump,
+    ) -> Result<(), serde_json::Error>;
+    /// The record carries a mark only `agent` writes (what [`detect`] scores as one), read from
+    /// the view already made (`agent` tells the agents that share a view apart).
+    fn own_mark(&self, agent: Agent) -> bool;
+    /// A key the view reads appears twice at the record's top level.
+    fn has_duplicate_key(&self) -> bool;
+    /// The record's `type`, when it is a string.
+    fn ty(&self) -> Option<&str>;
+    /// What the record says of how its event went (Claude Code's `subtype`, a `result`'s
+    /// `status`), when it says it.
+    fn subtype(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// What the registry's dispatch asks of an agent's checker: its state over the stream's
+/// records, its rules, and the events it maps them into.
+pub(crate) trait Rules: Progress {
+    /// The view its records are read into.
+    type Line<'a>: View<'a>;
+    /// The checker of `agent`'s stream (one checker may serve several agents of one family),
+    /// keeping at most `max_open_calls` tool calls open, with the rules `enabled`.
+    fn new(agent: Agent, max_open_calls: usize, enabled: crate::rules::RuleSet) -> Self
+    where
+        Self: Sized;
+    /// Checks one record read into `line` already: `Some(t)` when it is valid JSON but not an
+    /// object.
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Self::Line<'a>) -> Option<JsonType>;
+    /// The input ended: what is still open is said.
+    fn finish(&mut self, emit: Emit<'_>);
+    /// A record on `line` could not be read: what its absence would cause is not reported.
+    fn on_unreadable(&mut self, line: u64);
+    /// The input ended: the common events still due, before [`Rules::finish`].
+    fn finish_common(&mut self, _sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {}
+    /// Called for every record of the stream, read or not, before [`Rules::check`].
+    fn on_record(&mut self, _emit: Emit<'_>) {}
+    /// Whether the agent's schema describes the record checked last (`unknown-field` compares
+    /// only such records).
+    fn schema_describes_last(&self) -> bool {
+        true
+    }
 }
 
 impl<'a> Line<'a> {
-    /// An empty view of `agent`'s records (cursor-agent's read as `dialect`, when
-    /// `--dialect` forces one; other agents have one shape). Returned by value, not in an
-    /// option, so that it is made where it goes: a view is some hundred bytes, and moving it
-    /// costs as much as reading a short record.
-    #[inline(always)]
-    pub(crate) fn empty(agent: Agent, dialect: Option<cursor::view::Dialect>) -> Self {
-        match agent {
-            Agent::Cursor => Line::Cursor(cursor::Line::forced(dialect)),
-            Agent::Claude => Line::Claude(claude::Line::default()),
-            Agent::Codex => Line::Codex(codex::Line::default()),
-            Agent::Gemini => Line::Gemini(gemini::Line::default()),
-            Agent::Grok => Line::Grok(grok::Line::default()),
-            Agent::OpenCode => Line::OpenCode(opencode::Line::default()),
-            Agent::Pi => Line::Pi(pi::Line::default()),
-            Agent::Copilot => Line::Copilot(copilot::Line::default()),
-            Agent::Droid => Line::Droid(droid::Line::default()),
-            Agent::Kimi => Line::Kimi(kimi::Record::default()),
-            Agent::Qwen => Line::Qwen(claude::Line::default()),
-            Agent::Amp => Line::Amp(claude::Line::default()),
-            Agent::Common => Line::Common(common::Line::default()),
-        }
-    }
-
     /// The record carries a mark only its agent writes (what [`detect`] scores as one), read
     /// from the view already made: a stream whose records have their own agent's mark needs no
     /// second reading to know that no other agent's run has begun ([`Mixed::admits`]).
     #[inline]
     pub(crate) fn own_mark(&self) -> bool {
-        match self {
-            Line::Cursor(l) => l.own_mark(),
-            Line::Claude(l) => claude::family::own_mark(l, claude::Profile::Claude),
-            Line::Qwen(l) => claude::family::own_mark(l, claude::Profile::Qwen),
-            Line::Amp(l) => claude::family::own_mark(l, claude::Profile::Amp),
-            Line::Codex(l) => l.ty.as_str().is_some_and(is_codex_type),
-            Line::Gemini(l) => match l.ty.as_str() {
-                Some("init" | "message" | "tool_use" | "tool_result") => {
-                    l.timestamp.as_str().is_some()
-                }
-                _ => false,
-            },
-            Line::Grok(l) => match l.ty.as_str() {
-                Some("tool_call") => l.tool_call_id.is_present(),
-                Some("end") => l.stop_reason.is_present(),
-                Some(t) => grok::OWN_TYPES.contains(&t),
-                None => false,
-            },
-            Line::OpenCode(l) => {
-                l.ty.as_str()
-                    .is_some_and(|t| opencode::marked(t, &l.session_id, &l.timestamp))
-            }
-            Line::Pi(l) => l.ty.as_str().is_some_and(|t| pi::marked(t, &l.version)),
-            Line::Copilot(l) => l.ty.as_str().is_some_and(|t| {
-                copilot::marked(
-                    t,
-                    l.data.shape,
-                    l.parent_id.0.is_some(),
-                    l.exit_code.json_type(),
-                    l.session_id.is_present(),
-                )
-            }),
-            Line::Droid(l) => l.ty.as_str().is_some_and(|t| {
-                droid::marked(
-                    t,
-                    &droid::Keys {
-                        text: l.text.0.is_some(),
-                        ids: l.message_id.is_present() || l.tool_id.is_present(),
-                        bare_tool_name: l.tool_name.is_present() && !l.tool_call_id.is_present(),
-                        is_error: l.is_error.is_present(),
-                        final_text: l.final_text.0.is_some(),
-                    },
-                )
-            }),
-            Line::Kimi(l) => kimi::marked(&l.line.role, &l.line.ty),
-            Line::Common(_) => false,
-        }
+        let agent = self.agent();
+        each_line!(self, l => l.own_mark(agent))
     }
 
     /// A record of an input no agent sjlint knows wrote: read with cursor-agent's view, which
@@ -474,38 +613,7 @@ impl<'a> Line<'a> {
     /// A key the record's view reads appears twice at its top level.
     #[inline]
     pub(crate) fn has_duplicate_key(&self) -> bool {
-        match self {
-            // cursor-agent's checker names a repeated key itself, with the event's schema.
-            Line::Cursor(_) => false,
-            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.dup,
-            Line::Codex(l) => l.dup,
-            Line::Gemini(l) => l.dup,
-            Line::Grok(l) => l.dup,
-            Line::OpenCode(l) => l.dup,
-            Line::Pi(l) => l.dup,
-            Line::Copilot(l) => l.dup,
-            Line::Droid(l) => l.dup,
-            Line::Kimi(l) => l.line.dup,
-            Line::Common(l) => l.dup,
-        }
-    }
-
-    pub(crate) fn agent(&self) -> Agent {
-        match self {
-            Line::Cursor(_) => Agent::Cursor,
-            Line::Claude(_) => Agent::Claude,
-            Line::Codex(_) => Agent::Codex,
-            Line::Gemini(_) => Agent::Gemini,
-            Line::Grok(_) => Agent::Grok,
-            Line::OpenCode(_) => Agent::OpenCode,
-            Line::Pi(_) => Agent::Pi,
-            Line::Copilot(_) => Agent::Copilot,
-            Line::Droid(_) => Agent::Droid,
-            Line::Kimi(_) => Agent::Kimi,
-            Line::Qwen(_) => Agent::Qwen,
-            Line::Amp(_) => Agent::Amp,
-            Line::Common(_) => Agent::Common,
-        }
+        each_line!(self, l => l.has_duplicate_key())
     }
 
     /// Reads `json` (one record) into this view, which is empty (see [`parse_into`]).
@@ -514,56 +622,18 @@ impl<'a> Line<'a> {
         json: &'a str,
         arena: &'a bumpalo::Bump,
     ) -> Result<(), serde_json::Error> {
-        match self {
-            Line::Cursor(l) => l.parse_into(json, arena),
-            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => parse_into(json, arena, l),
-            Line::Codex(l) => parse_into(json, arena, l),
-            Line::Gemini(l) => parse_into(json, arena, l),
-            Line::Grok(l) => parse_into(json, arena, l),
-            Line::OpenCode(l) => parse_into(json, arena, l),
-            Line::Pi(l) => parse_into(json, arena, l),
-            Line::Copilot(l) => parse_into(json, arena, l),
-            Line::Droid(l) => parse_into(json, arena, l),
-            Line::Kimi(l) => l.parse_into(json, arena),
-            Line::Common(l) => parse_into(json, arena, l),
-        }
+        each_line!(self, l => l.parse_into(json, arena))
     }
 
     /// The record's `type`, when it is a string (Kimi CLI's: its `role`, but for `meta` lines).
     pub(crate) fn ty(&self) -> Option<&str> {
-        match self {
-            Line::Cursor(l) => l.ev.ty.as_str(),
-            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.ty.as_str(),
-            Line::Codex(l) => l.ty.as_str(),
-            Line::Gemini(l) => l.ty.as_str(),
-            Line::Grok(l) => l.ty.as_str(),
-            Line::OpenCode(l) => l.ty.as_str(),
-            Line::Pi(l) => l.ty.as_str(),
-            Line::Copilot(l) => l.ty.as_str(),
-            Line::Droid(l) => l.ty.as_str(),
-            // Its records' discriminator is `role`; only `meta` lines have a `type`.
-            Line::Kimi(l) => l.line.ty.as_str().or_else(|| l.line.role.as_str()),
-            Line::Common(l) => l.ty.as_str(),
-        }
+        each_line!(self, l => l.ty())
     }
 
     /// What the record says of how its event went: Claude Code's `subtype`, the `status` of a
     /// `result` (Gemini CLI's `success` or `error`), or Copilot CLI's `exitCode` as either.
     pub(crate) fn subtype(&self) -> Option<&str> {
-        match self {
-            Line::Cursor(l) => l.ev.subtype.as_str(),
-            Line::Claude(l) | Line::Qwen(l) | Line::Amp(l) => l.subtype.as_str(),
-            Line::Droid(l) => l.subtype.as_str(),
-            Line::Gemini(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
-            Line::Grok(l) if l.ty.as_str() == Some("result") => l.status.as_str().map(id_prefix),
-            // Copilot CLI's `result` says how the run went by its `exitCode`.
-            Line::Copilot(l) if l.ty.as_str() == Some("result") => match l.exit_code {
-                Field::UInt(0) | Field::Int(0) => Some("success"),
-                Field::UInt(_) | Field::Int(_) => Some("error"),
-                _ => None,
-            },
-            _ => None,
-        }
+        each_line!(self, l => l.subtype())
     }
 }
 
@@ -571,227 +641,39 @@ impl<'a> Line<'a> {
 #[derive(Debug)]
 pub(crate) struct OtherAgent;
 
-/// The checker of one agent's stream.
-pub enum Checker {
-    Cursor(Box<cursor::Checker>),
-    Claude(Box<claude::Validator>),
-    Codex(Box<codex::Validator>),
-    Gemini(Box<gemini::Validator>),
-    Grok(Box<grok::Validator>),
-    OpenCode(Box<opencode::Validator>),
-    Pi(Box<pi::Validator>),
-    Copilot(Box<copilot::Validator>),
-    Droid(Box<droid::Validator>),
-    Kimi(Box<kimi::Validator>),
-    /// Claude Code's checker, with Qwen Code's profile.
-    Qwen(Box<claude::Validator>),
-    /// Claude Code's checker, with Amp's profile.
-    Amp(Box<claude::Validator>),
-    Common(Box<common::Validator>),
-}
-
 impl Checker {
-    /// The checker of `agent`'s stream, keeping at most `max_open_calls` tool calls open
-    /// (`--max-open-calls`; past it `too-many-open-calls` is said once a session), with the
-    /// rules `enabled` (cursor-agent's checker asks before building some findings).
-    pub fn new(agent: Agent, max_open_calls: usize, enabled: crate::rules::RuleSet) -> Checker {
-        let mut c = match agent {
-            Agent::Cursor => {
-                return Checker::Cursor(Box::new(cursor::Checker::new(enabled, max_open_calls)));
-            }
-            Agent::Claude => Checker::Claude(Box::default()),
-            Agent::Codex => Checker::Codex(Box::default()),
-            Agent::Gemini => Checker::Gemini(Box::default()),
-            Agent::Grok => Checker::Grok(Box::default()),
-            Agent::OpenCode => Checker::OpenCode(Box::default()),
-            Agent::Pi => Checker::Pi(Box::default()),
-            Agent::Copilot => Checker::Copilot(Box::default()),
-            Agent::Droid => Checker::Droid(Box::default()),
-            Agent::Kimi => Checker::Kimi(Box::default()),
-            Agent::Qwen => Checker::Qwen(Box::new(claude::Validator::new(claude::Profile::Qwen))),
-            Agent::Amp => Checker::Amp(Box::new(claude::Validator::new(claude::Profile::Amp))),
-            Agent::Common => Checker::Common(Box::default()),
-        };
-        let calls = match &mut c {
-            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &mut v.calls,
-            Checker::Codex(v) => &mut v.calls,
-            Checker::Gemini(v) => &mut v.calls,
-            Checker::Grok(v) => &mut v.calls,
-            Checker::OpenCode(v) => &mut v.calls,
-            Checker::Pi(v) => &mut v.calls,
-            Checker::Copilot(v) => &mut v.calls,
-            Checker::Droid(v) => &mut v.calls,
-            Checker::Kimi(v) => &mut v.calls,
-            Checker::Common(v) => &mut v.calls,
-            Checker::Cursor(_) => unreachable!("returned above"),
-        };
-        calls.set_max_open(max_open_calls);
-        c
-    }
-
-    pub fn agent(&self) -> Agent {
-        match self {
-            Checker::Cursor(_) => Agent::Cursor,
-            Checker::Claude(_) => Agent::Claude,
-            Checker::Codex(_) => Agent::Codex,
-            Checker::Gemini(_) => Agent::Gemini,
-            Checker::Grok(_) => Agent::Grok,
-            Checker::OpenCode(_) => Agent::OpenCode,
-            Checker::Pi(_) => Agent::Pi,
-            Checker::Copilot(_) => Agent::Copilot,
-            Checker::Droid(_) => Agent::Droid,
-            Checker::Kimi(_) => Agent::Kimi,
-            Checker::Qwen(_) => Agent::Qwen,
-            Checker::Amp(_) => Agent::Amp,
-            Checker::Common(_) => Agent::Common,
-        }
-    }
-
-    /// Checks one record read into its view already, and passes its events in the common
-    /// vocabulary to `common` when given: `Err` when `line` is not this
-    /// checker's agent's view, `Ok(Some(t))` when the record is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub(crate) fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        line: &Line<'a>,
-        arena: &'a bumpalo::Bump,
-        emit: &mut dyn FnMut(Diagnostic),
-        common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
-    ) -> Result<Option<JsonType>, OtherAgent> {
-        if line.has_duplicate_key() {
-            emit(duplicate_key(pos, bytes, json));
-        }
-        Ok(match (self, line) {
-            (Checker::Cursor(v), Line::Cursor(l)) => v.check(pos, bytes, json, l, emit, common),
-            (Checker::Claude(v), Line::Claude(l))
-            | (Checker::Qwen(v), Line::Qwen(l))
-            | (Checker::Amp(v), Line::Amp(l)) => v.check(pos, bytes, json, l, arena, emit, common),
-            (Checker::Codex(v), Line::Codex(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
-            (Checker::Gemini(v), Line::Gemini(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
-            (Checker::Grok(v), Line::Grok(l)) => v.check(pos, bytes, json, l, arena, emit, common),
-            (Checker::OpenCode(v), Line::OpenCode(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
-            (Checker::Pi(v), Line::Pi(l)) => v.check(pos, bytes, json, l, arena, emit, common),
-            (Checker::Copilot(v), Line::Copilot(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
-            (Checker::Droid(v), Line::Droid(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
-            (Checker::Kimi(v), Line::Kimi(l)) => v.check(pos, bytes, json, l, arena, emit, common),
-            (Checker::Common(v), Line::Common(l)) => {
-                v.check(pos, bytes, json, l, arena, emit, common)
-            }
-            _ => return Err(OtherAgent),
-        })
-    }
-
     /// A record on `line` could not be read: what its absence would cause is not reported.
     #[cold]
     pub fn on_unreadable(&mut self, line: u64) {
-        match self {
-            Checker::Cursor(v) => v.on_unreadable(line),
-            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => {
-                v.calls.on_unreadable(line);
-            }
-            Checker::Codex(v) => v.calls.on_unreadable(line),
-            Checker::Gemini(v) => v.calls.on_unreadable(line),
-            Checker::Grok(v) => v.calls.on_unreadable(line),
-            Checker::OpenCode(v) => v.calls.on_unreadable(line),
-            Checker::Pi(v) => v.calls.on_unreadable(line),
-            Checker::Copilot(v) => v.calls.on_unreadable(line),
-            Checker::Droid(v) => v.calls.on_unreadable(line),
-            Checker::Kimi(v) => v.calls.on_unreadable(line),
-            Checker::Common(v) => v.calls.on_unreadable(line),
-        }
+        each_checker!(self, v => v.on_unreadable(line));
     }
 
     /// The input ended: the common events still due (the `end` of an OpenCode run whose last
     /// step stopped, the tokens of a Copilot CLI run cut short, the `end` of a Kimi CLI run that
     /// completed), before [`Self::finish`].
     pub fn finish_common(&mut self, sink: &mut dyn FnMut(&crate::vocab::Event<'_>)) {
-        match self {
-            Checker::OpenCode(v) => v.finish_common(sink),
-            Checker::Copilot(v) => v.finish_common(sink),
-            Checker::Kimi(v) => v.finish_common(sink),
-            _ => {}
-        }
+        each_checker!(self, v => v.finish_common(sink));
     }
 
     pub fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
-        match self {
-            Checker::Cursor(v) => v.finish(emit),
-            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => v.finish(emit),
-            Checker::Codex(v) => v.finish(emit),
-            Checker::Gemini(v) => v.finish(emit),
-            Checker::Grok(v) => v.finish(emit),
-            Checker::OpenCode(v) => v.finish(emit),
-            Checker::Pi(v) => v.finish(emit),
-            Checker::Copilot(v) => v.finish(emit),
-            Checker::Droid(v) => v.finish(emit),
-            Checker::Kimi(v) => v.finish(emit),
-            Checker::Common(v) => v.finish(emit),
-        }
+        each_checker!(self, v => v.finish(emit));
     }
 
     /// Called for every record of the stream, read or not, before [`Self::check`]: what waits
     /// for a second record is said (cursor-agent's `missing-init` of a stream that opens with
     /// its `result`, which alone is the `--output-format json` form).
     pub fn on_record(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
-        if let Checker::Cursor(v) = self {
-            v.on_record(emit);
-        }
+        each_checker!(self, v => v.on_record(emit));
     }
 
     /// Whether the agent's schema describes the record checked last (`unknown-field` compares
     /// only such records): cursor-agent's only in its canonical dialect.
     pub fn schema_describes_last(&self) -> bool {
-        match self {
-            Checker::Cursor(v) => v.schema_describes_last(),
-            _ => true,
-        }
+        each_checker!(self, v => v.schema_describes_last())
     }
 
     /// The live state, for a supervisor.
     pub fn progress(&self) -> &dyn Progress {
-        match self {
-            Checker::Cursor(v) => &**v,
-            Checker::Claude(v) | Checker::Qwen(v) | Checker::Amp(v) => &**v,
-            Checker::Codex(v) => &**v,
-            Checker::Gemini(v) => &**v,
-            Checker::Grok(v) => &**v,
-            Checker::OpenCode(v) => &**v,
-            Checker::Pi(v) => &**v,
-            Checker::Copilot(v) => &**v,
-            Checker::Droid(v) => &**v,
-            Checker::Kimi(v) => &**v,
-            Checker::Common(v) => &**v,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_registry_lists_every_agent_once_in_the_enums_order() {
-        for (i, (e, a)) in REGISTRY.iter().zip(Agent::ALL).enumerate() {
-            assert_eq!(e.agent, a, "line {i} of the registry");
-            assert_eq!(a as usize, i);
-            assert_eq!(Agent::from_name(e.name), Some(a));
-        }
-        assert_eq!(REGISTRY.len(), Agent::ALL.len());
+        each_checker!(self, v => &**v)
     }
 }

@@ -17,10 +17,12 @@ use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
     view,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Id, Orphan, Reopened, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -198,23 +200,45 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        self.ty
+            .as_str()
+            .is_some_and(|t| marked(t, &self.session_id, &self.timestamp))
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        _arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -276,6 +300,48 @@ impl Validator {
         None
     }
 
+    /// The input ended: the `end` of a run whose last step stopped, which has no record of its
+    /// own (or one whose last step finished for another reason, which did not go well).
+    fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
+        let mut sink: Sink<'_, '_> = Some(sink);
+        match (self.state, self.last_finish) {
+            (State::Stopped { at, .. }, _) => self.end_stopped(at, None, &mut sink),
+            (State::Open(_), Some((at, false))) => self.end_stopped(at, Some(false), &mut sink),
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, emit: Emit<'_>) {
+        let State::Open(since) = self.state else {
+            return;
+        };
+        // The last step finished for another reason than `stop` (said where it did).
+        if matches!(self.last_finish, Some((_, false))) {
+            return;
+        }
+        // Not when the last record could not be read: it may have been the `step_finish`.
+        if self.calls.unreadable_after(self.last_line) {
+            return;
+        }
+        let d = Diagnostic::from_message(
+            line_pos(self.last_line),
+            messages::missing_result(&Unended::new(
+                Agent::OpenCode.display_name(),
+                "run",
+                Some(since),
+                "`step_finish` of reason `stop` (or `error`)",
+            )
+            .note("a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines")),
+        );
+        emit(d);
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
     /// A run opens with its first record. After its last step stopped, a `step_start` begins the
     /// next run (another `opencode run`, perhaps `--continue`d in the same session); any other
     /// record goes on with the run. After a `done` or an `error`, only a `step_start` begins a
@@ -928,42 +994,6 @@ impl Validator {
                 }
             }
         }
-    }
-
-    /// The input ended: the `end` of a run whose last step stopped, which has no record of its
-    /// own (or one whose last step finished for another reason, which did not go well).
-    pub fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
-        let mut sink: Sink<'_, '_> = Some(sink);
-        match (self.state, self.last_finish) {
-            (State::Stopped { at, .. }, _) => self.end_stopped(at, None, &mut sink),
-            (State::Open(_), Some((at, false))) => self.end_stopped(at, Some(false), &mut sink),
-            _ => {}
-        }
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        let State::Open(since) = self.state else {
-            return;
-        };
-        // The last step finished for another reason than `stop` (said where it did).
-        if matches!(self.last_finish, Some((_, false))) {
-            return;
-        }
-        // Not when the last record could not be read: it may have been the `step_finish`.
-        if self.calls.unreadable_after(self.last_line) {
-            return;
-        }
-        let d = Diagnostic::from_message(
-            line_pos(self.last_line),
-            messages::missing_result(&Unended::new(
-                Agent::OpenCode.display_name(),
-                "run",
-                Some(since),
-                "`step_finish` of reason `stop` (or `error`)",
-            )
-            .note("a stream cut after `step_start` or a `tool-calls` step was killed or lost its last lines")),
-        );
-        emit(d);
     }
 }
 

@@ -445,12 +445,22 @@ fn agent_checked<'a>(
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
-    let checked = if consumer.wants_common() {
-        let mut sink = |ev: &vocab::Event<'_>| consumer.common(ev);
-        checker.check(rec.pos, bytes, json, line, arena, emit, Some(&mut sink))
-    } else {
-        checker.check(rec.pos, bytes, json, line, arena, emit, None)
+    let wants_common = consumer.wants_common();
+    let mut emit = |d| emit(d);
+    let mut common = |ev: &vocab::Event<'_>| consumer.common(ev);
+    let cx = agents::Cx {
+        pos: rec.pos,
+        bytes,
+        json,
+        arena,
+        emit: &mut emit,
+        sink: if wants_common {
+            Some(&mut common)
+        } else {
+            None
+        },
     };
+    let checked = checker.check(cx, line);
     match checked.expect("the view is the checker's agent's") {
         None => consumer.agent_record(rec, json, &Checked(line)),
         Some(t) => {

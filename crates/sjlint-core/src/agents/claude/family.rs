@@ -50,6 +50,15 @@ impl Profile {
             Profile::Amp => Agent::Amp,
         }
     }
+
+    /// The profile of `agent`'s streams: Claude Code's for any agent outside the family.
+    pub fn of(agent: Agent) -> Profile {
+        match agent {
+            Agent::Qwen => Profile::Qwen,
+            Agent::Amp => Profile::Amp,
+            _ => Profile::Claude,
+        }
+    }
 }
 
 /// Whether `agent` writes the family's shape.

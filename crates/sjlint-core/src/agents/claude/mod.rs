@@ -25,9 +25,11 @@ use super::{
     Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, own_type,
     require, unfinished,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
+use crate::rules::RuleSet;
 use crate::rules::messages::{self, Found, Id, Orphan, Pairing, Unended};
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
@@ -177,42 +179,51 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
-    /// The checker of a stream of `profile`'s agent.
-    pub fn new(profile: Profile) -> Self {
-        Validator {
-            profile,
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
+
+    fn own_mark(&self, agent: Agent) -> bool {
+        family::own_mark(self, Profile::of(agent))
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        self.subtype.as_str()
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator {
+            profile: Profile::of(agent),
             ..Validator::default()
-        }
-    }
-
-    /// An event of the line being read, with its time when the line has one.
-    fn event<'e>(&self, kind: Kind, line: u64) -> vocab::Event<'e> {
-        let mut ev = vocab::Event::new(kind, line);
-        ev.timestamp_ms = self.ms;
-        ev
-    }
-
-    fn agent(&self) -> Agent {
-        self.profile.agent()
+        };
+        v.calls.set_max_open(max_open_calls);
+        v
     }
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub(crate) fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        line: &Line<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            json,
+            arena,
+            emit,
+            mut sink,
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -292,6 +303,41 @@ impl Validator {
             _ => emit(super::unknown_type(agent, ty, pos, bytes)),
         }
         None
+    }
+
+    fn finish(&mut self, emit: Emit<'_>) {
+        // Not when the last record could not be read: it may have been the result.
+        if let State::Open(since) = self.state
+            && !self.calls.unreadable_after(self.last_line)
+        {
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(&Unended::new(
+                    self.agent().display_name(),
+                    "session",
+                    Some(since),
+                    "`result`",
+                )),
+            ));
+        }
+        self.close_calls(emit);
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
+    /// An event of the line being read, with its time when the line has one.
+    fn event<'e>(&self, kind: Kind, line: u64) -> vocab::Event<'e> {
+        let mut ev = vocab::Event::new(kind, line);
+        ev.timestamp_ms = self.ms;
+        ev
+    }
+
+    fn agent(&self) -> Agent {
+        self.profile.agent()
     }
 
     fn system(
@@ -743,24 +789,6 @@ impl Validator {
         if let Some(d) = self.deferred_init.take() {
             emit(d);
         }
-    }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        // Not when the last record could not be read: it may have been the result.
-        if let State::Open(since) = self.state
-            && !self.calls.unreadable_after(self.last_line)
-        {
-            emit(Diagnostic::from_message(
-                line_pos(self.last_line),
-                messages::missing_result(&Unended::new(
-                    self.agent().display_name(),
-                    "session",
-                    Some(since),
-                    "`result`",
-                )),
-            ));
-        }
-        self.close_calls(emit);
     }
 }
 

@@ -10,8 +10,7 @@
 use super::ToCommon;
 use super::validate::Validator;
 use super::view::{self, Dialect, Event, Shape};
-use crate::diagnostic::Diagnostic;
-use crate::input::record::Position;
+use crate::agents::{Agent, Cx, Emit, Rules, SHAPE, Sniff, View, count_marks};
 use crate::json::JsonType;
 use crate::rules::RuleSet;
 use bumpalo::Bump;
@@ -40,12 +39,12 @@ impl Default for Line<'_> {
     }
 }
 
-impl<'a> Line<'a> {
+impl<'a> View<'a> for Line<'a> {
     /// An empty view whose records are read as `dialect` (`None`: each by its shape). Made
     /// where it goes (inlined into the slot's assignment): the view is large, and a copy of it
     /// per record costs as much as reading a short one.
     #[inline(always)]
-    pub(crate) fn forced(dialect: Option<Dialect>) -> Self {
+    fn empty(dialect: Option<Dialect>) -> Self {
         Line {
             forced: dialect,
             shape: Shape::Object,
@@ -57,11 +56,7 @@ impl<'a> Line<'a> {
     /// Reads `json` into this view, which is empty: the strict parse, then, for valid JSON it
     /// refuses (numbers beyond the f64 range, unpaired surrogate escapes), the substituted copy
     /// in `arena`, as every agent's view reads it.
-    pub(crate) fn parse_into(
-        &mut self,
-        json: &'a str,
-        arena: &'a Bump,
-    ) -> Result<(), serde_json::Error> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
         let shape = match view::parse_into(json, self.forced, &mut self.ev, arena) {
             Ok(shape) => shape,
             Err(e) => {
@@ -83,7 +78,7 @@ impl<'a> Line<'a> {
     /// Another agent's session in the stream begins with its own first record (Claude Code's
     /// `system`/`init`, Gemini CLI's `init`, Codex's `thread.started`), which is read again, as
     /// every `system` record and every other type is.
-    pub(crate) fn own_mark(&self) -> bool {
+    fn own_mark(&self, _agent: Agent) -> bool {
         let ev = &self.ev;
         self.shape == Shape::Object
             && match ev.ty.as_str() {
@@ -98,6 +93,21 @@ impl<'a> Line<'a> {
             }
     }
 
+    /// cursor-agent's checker names a repeated key itself, with the event's schema.
+    fn has_duplicate_key(&self) -> bool {
+        false
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ev.ty.as_str()
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        self.ev.subtype.as_str()
+    }
+}
+
+impl<'a> Line<'a> {
     /// The event's view, when the value is an object.
     pub fn event(&self) -> Option<&Event<'a>> {
         (self.shape == Shape::Object).then_some(&self.ev)
@@ -110,6 +120,45 @@ impl<'a> Line<'a> {
             Shape::Other(t) => Some(t),
         }
     }
+}
+
+/// cursor-agent's marks: its `payload` wrapping; `timestamp_ms`, `call_id` and `model_call_id`
+/// (on its thinking deltas, assistant segments, tool calls and transport records); its own
+/// types (`thinking`, `interaction_query`, a `tool_call` without Grok Build's `toolCallId`, the
+/// SDK's `tool-call-started`/`-completed`); `request_id` on `result` (Claude Code puts it on
+/// `assistant` lines only); and a `system`/`init` with none of `tools`, `uuid` and
+/// `claude_code_version`, which every Claude Code init has (`tools` in every version, `uuid`
+/// from 1.0.86, the version from 2.0.25), and with `apiKeySource`, `permissionMode` or
+/// `request_id`, or no `model`: droid's init has `model` and none of these, and is not
+/// cursor-agent's mark either.
+pub fn evidence(s: &Sniff<'_>) -> u32 {
+    let Some(ty) = s.ty.as_str() else {
+        return count_marks(&[s.payload.is_present()]);
+    };
+    let shape = matches!(ty, "system" | "assistant" | "user" | "result" | "raw");
+    let own_type = match ty {
+        "thinking" | "interaction_query" | "tool-call-started" | "tool-call-completed" => true,
+        // Grok Build's has `toolCallId` and no subtype.
+        "tool_call" => !s.tool_call_id.is_present() && s.subtype.is_present(),
+        _ => false,
+    };
+    let bare_init = ty == "system"
+        && s.subtype.as_str() == Some("init")
+        && !s.tools.is_present()
+        && !s.uuid.is_present()
+        && !s.claude_code_version.is_present()
+        && (s.api_key_source.is_present()
+            || s.permission_mode.is_present()
+            || s.request_id.is_present()
+            || !s.model.is_present());
+    count_marks(&[
+        s.payload.is_present(),
+        own_type,
+        s.timestamp_ms.is_present(),
+        s.call_id.is_present() || s.model_call_id.is_present(),
+        ty == "result" && s.request_id.is_present(),
+        bare_init,
+    ]) + if shape { SHAPE } else { 0 }
 }
 
 /// A message line of the Claude Code family (Claude Code, Qwen Code, Amp): its envelope ends
@@ -127,52 +176,47 @@ pub struct Checker {
     to_common: ToCommon,
 }
 
-impl Checker {
-    pub fn new(enabled: RuleSet, max_open_calls: usize) -> Checker {
+impl Rules for Checker {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, enabled: RuleSet) -> Checker {
         Checker {
             validator: Validator::new(enabled).max_open_calls(max_open_calls),
             to_common: ToCommon::new(max_open_calls),
         }
     }
 
-    /// Checks one record read into `line`, and passes its common events to `common` when given:
-    /// `Some(t)` when it is valid JSON but not an object.
-    pub(crate) fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        line: &Line<'a>,
-        emit: &mut dyn FnMut(Diagnostic),
-        common: Option<&mut dyn FnMut(&crate::vocab::Event<'_>)>,
-    ) -> Option<JsonType> {
+    /// Checks one record read into `line`, and passes its common events to `cx.sink` when
+    /// given: `Some(t)` when it is valid JSON but not an object.
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
         let Some(ev) = line.event() else {
             return line.not_an_object();
         };
-        self.validator.check(pos, bytes, ev, &mut |d| emit(d));
-        if let Some(sink) = common {
-            self.to_common.map(pos.line, json, ev, sink);
+        let emit = cx.emit;
+        self.validator.check(cx.pos, cx.bytes, ev, &mut |d| emit(d));
+        if let Some(sink) = cx.sink {
+            self.to_common.map(cx.pos.line, cx.json, ev, sink);
         }
         None
     }
 
-    /// Called for every record, read or not, before [`Self::check`].
-    pub(crate) fn on_record(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
+    /// Called for every record, read or not, before [`Rules::check`].
+    fn on_record(&mut self, emit: Emit<'_>) {
         self.validator.on_record(&mut |d| emit(d));
     }
 
     /// A record on `line` could not be read.
-    pub(crate) fn on_unreadable(&mut self, line: u64) {
+    fn on_unreadable(&mut self, line: u64) {
         self.validator.on_unreadable(line);
     }
 
     /// Whether cursor-agent's schema describes the last event read: only its canonical dialect
     /// is what the schema lists.
-    pub(crate) fn schema_describes_last(&self) -> bool {
+    fn schema_describes_last(&self) -> bool {
         self.validator.last_dialect() == Dialect::Cursor
     }
 
-    pub(crate) fn finish(&mut self, emit: &mut dyn FnMut(Diagnostic)) {
+    fn finish(&mut self, emit: Emit<'_>) {
         self.validator.finish(&mut |d| emit(d));
     }
 }

@@ -24,10 +24,12 @@ use super::{
     Agent, Calls, Emit, Progress, Sink, Typed, Want, expect, known_type, line_pos, parse_timestamp,
     require, unfinished,
 };
+use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
+use crate::rules::RuleSet;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -216,23 +218,44 @@ impl Progress for Validator {
     }
 }
 
-impl Validator {
+impl<'a> super::View<'a> for Line<'a> {
+    fn parse_into(&mut self, json: &'a str, arena: &'a Bump) -> Result<(), serde_json::Error> {
+        super::parse_into(json, arena, self)
+    }
+
+    fn own_mark(&self, _agent: Agent) -> bool {
+        self.ty.as_str().is_some_and(|t| marked(t, &self.version))
+    }
+
+    fn has_duplicate_key(&self) -> bool {
+        self.dup
+    }
+
+    fn ty(&self) -> Option<&str> {
+        self.ty.as_str()
+    }
+}
+
+impl super::Rules for Validator {
+    type Line<'a> = Line<'a>;
+
+    fn new(_agent: Agent, max_open_calls: usize, _enabled: RuleSet) -> Self {
+        let mut v = Validator::default();
+        v.calls.set_max_open(max_open_calls);
+        v
+    }
+
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub fn check<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        _json: &'a str,
-        line: &Line<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        mut sink: Sink<'_, '_>,
-    ) -> Option<JsonType> {
+    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let Cx {
+            pos,
+            bytes,
+            arena,
+            emit,
+            mut sink,
+            ..
+        } = cx;
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -297,6 +320,53 @@ impl Validator {
         None
     }
 
+    fn finish(&mut self, emit: Emit<'_>) {
+        if let (State::Before, Some(at)) = (self.state, self.header_only) {
+            if !self.calls.unreadable_after(self.last_line) {
+                emit(Diagnostic::from_message(
+                    line_pos(self.last_line),
+                    messages::missing_result(&Unended::new(
+                        Agent::Pi.display_name(),
+                        "session",
+                        Some(at),
+                        "run (`agent_start` … `agent_end`)",
+                    )
+                    .note("a process that stopped after its session header never ran (it failed to start, or was killed)")),
+                ));
+            }
+            return;
+        }
+        let (since, note) = match self.state {
+            State::Open(since) => (since, None),
+            State::Retrying { since, at } => (
+                since,
+                Some(format!(
+                    "the `agent_end` of line {at} announced a retry, whose `agent_start` never came: the run was cut off while it waited"
+                )),
+            ),
+            _ => return,
+        };
+        // Not when the last record could not be read: it may have been the `agent_end`.
+        if !self.calls.unreadable_after(self.last_line) {
+            emit(Diagnostic::from_message(
+                line_pos(self.last_line),
+                messages::missing_result(
+                    &Unended::new(Agent::Pi.display_name(), "run", Some(since), "`agent_end`")
+                        .note(note.as_deref()),
+                ),
+            ));
+        }
+        for call in self.calls.drain() {
+            emit(unfinished(&call, &PAIRING));
+        }
+    }
+
+    fn on_unreadable(&mut self, line: u64) {
+        self.calls.on_unreadable(line);
+    }
+}
+
+impl Validator {
     /// An event that belongs inside a run: before any `agent_start` it is `missing-init` (once;
     /// the run is taken to have begun), after `agent_end` it is `event-after-result` (once).
     fn inside_run(
@@ -1206,47 +1276,6 @@ impl Validator {
             }
         }
     }
-
-    pub fn finish(&mut self, emit: Emit<'_>) {
-        if let (State::Before, Some(at)) = (self.state, self.header_only) {
-            if !self.calls.unreadable_after(self.last_line) {
-                emit(Diagnostic::from_message(
-                    line_pos(self.last_line),
-                    messages::missing_result(&Unended::new(
-                        Agent::Pi.display_name(),
-                        "session",
-                        Some(at),
-                        "run (`agent_start` … `agent_end`)",
-                    )
-                    .note("a process that stopped after its session header never ran (it failed to start, or was killed)")),
-                ));
-            }
-            return;
-        }
-        let (since, note) = match self.state {
-            State::Open(since) => (since, None),
-            State::Retrying { since, at } => (
-                since,
-                Some(format!(
-                    "the `agent_end` of line {at} announced a retry, whose `agent_start` never came: the run was cut off while it waited"
-                )),
-            ),
-            _ => return,
-        };
-        // Not when the last record could not be read: it may have been the `agent_end`.
-        if !self.calls.unreadable_after(self.last_line) {
-            emit(Diagnostic::from_message(
-                line_pos(self.last_line),
-                messages::missing_result(
-                    &Unended::new(Agent::Pi.display_name(), "run", Some(since), "`agent_end`")
-                        .note(note.as_deref()),
-                ),
-            ));
-        }
-        for call in self.calls.drain() {
-            emit(unfinished(&call, &PAIRING));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1264,7 +1293,15 @@ mod tests {
                 line: i as u64 + 1,
                 ..Position::default()
             };
-            v.check(pos, text.as_bytes(), text, &line, &arena, &mut |_| {}, None);
+            let cx = Cx {
+                pos,
+                bytes: text.as_bytes(),
+                json: text,
+                arena: &arena,
+                emit: &mut |_| {},
+                sink: None,
+            };
+            super::super::Rules::check(&mut v, cx, &line);
             out.push(v.ended());
         }
         out
