@@ -24,11 +24,25 @@ pub use inputs::*;
 pub use run::*;
 pub use values::*;
 
+/// The binary's one-line description, naming every agent of the registry (but sjlint's own
+/// common form).
+fn about() -> String {
+    let names: Vec<&str> = sjlint_core::agents::REGISTRY
+        .iter()
+        .filter(|e| e.agent != sjlint_core::agents::Agent::Common)
+        .map(|e| e.display)
+        .collect();
+    format!(
+        "Check the NDJSON event streams of coding-agent CLIs ({})",
+        names.join(", ")
+    )
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "sjlint",
     version,
-    about = "Check the NDJSON event streams of coding-agent CLIs (cursor-agent, Claude Code, Codex, Gemini CLI, Grok Build, OpenCode, Pi, Copilot CLI, Factory droid, Kimi CLI, Qwen Code, Amp)",
+    about = about(),
     after_help = "`sjlint PATH…` is `sjlint check PATH…`. Pipe a stream in, or name files and directories."
 )]
 pub struct Cli {

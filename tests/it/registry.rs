@@ -160,3 +160,40 @@ fn the_listing_is_the_registry() {
         assert!(testdata(e.fixtures).is_dir(), "{}: {}", e.name, e.fixtures);
     }
 }
+
+/// The places that list the agents in prose: the rule doc of `unknown-agent` (which `sjlint
+/// rule unknown-agent` prints), the common form's page (its opening and the `agent` field), and
+/// the binary's `--help`. A new agent in the registry fails here until each names it.
+#[test]
+fn every_page_that_lists_the_agents_names_each_of_them() {
+    let read = |p: &str| std::fs::read_to_string(manifest_dir().join(p)).unwrap();
+    let rule = read("crates/sjlint-core/src/rules/unknown-agent.md");
+    let common = read("docs/common-form.md");
+    let agent_row = common
+        .lines()
+        .find(|l| l.starts_with("| `agent` |"))
+        .expect("docs/common-form.md has a row of the `agent` field");
+    let opening = common.split("\n## ").next().unwrap_or_default();
+    let help = exec(&["--help"], None).stdout();
+    for e in REGISTRY.iter().filter(|e| e.name != "common") {
+        for (page, text) in [
+            (
+                "crates/sjlint-core/src/rules/unknown-agent.md",
+                rule.as_str(),
+            ),
+            ("the opening of docs/common-form.md", opening),
+            ("sjlint --help", help.as_str()),
+        ] {
+            assert!(
+                text.replace('\n', " ").contains(e.display),
+                "{page} does not name {}",
+                e.display
+            );
+        }
+        assert!(
+            agent_row.contains(&format!("`{}`", e.name)),
+            "the `agent` row of docs/common-form.md does not list `{}`",
+            e.name
+        );
+    }
+}
