@@ -164,21 +164,74 @@ fn aside(d: &Diagnostic, session: &Mutex<Session>) -> Aside {
     }
 }
 
+/// Where each finding of the stream goes in a run: set aside (see [`Aside`]), or judged,
+/// counted, listed for the summary, and printed.
+struct Reported<'a> {
+    name: &'a str,
+    session: &'a Mutex<Session>,
+    live: Option<&'a Live>,
+    printer: FindingPrinter,
+    annotations: Option<FindingPrinter>,
+    judge: Judge,
+    findings: Findings,
+    kept: Kept,
+    empty: Option<Diagnostic>,
+    cut: Option<Diagnostic>,
+}
+
+impl Reported<'_> {
+    fn finding(&mut self, d: Diagnostic) -> io::Result<()> {
+        match aside(&d, self.session) {
+            Aside::No => {}
+            Aside::Empty => {
+                self.empty = Some(d);
+                return Ok(());
+            }
+            Aside::Cut => {
+                self.cut = Some(d);
+                return Ok(());
+            }
+            Aside::Consequence => {
+                self.kept.consequence(d);
+                return Ok(());
+            }
+        }
+        let Some(d) = self.judge.judge(&d) else {
+            return Ok(());
+        };
+        self.findings.count(d.severity);
+        self.kept.list(&d);
+        if let Some(live) = self.live {
+            live.finding(d.severity);
+        }
+        // In the order `check` writes them: the finding, its annotation (every finding is
+        // one: collapsing is for the human output only), then the finding flushed.
+        let shown = self.judge.shown(&d);
+        if shown {
+            self.printer.diagnostic(self.name, &d)?;
+        }
+        if let Some(annotations) = &mut self.annotations {
+            annotations.diagnostic(self.name, &d)?;
+            annotations.flush()?;
+        }
+        if shown {
+            self.printer.flush()?;
+        }
+        Ok(())
+    }
+}
+
 /// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
 /// on the way it is checked exactly as `check --tee` checks standard input.
 #[expect(
     clippy::too_many_arguments,
     reason = "separate borrows of the caller's state, which one struct would borrow all at once"
 )]
-#[expect(
-    clippy::too_many_lines,
-    reason = "the stdout thread's consumers set up, the pipeline run, and what it found gathered"
-)]
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
-    (mut printer, mut annotations): (FindingPrinter, Option<FindingPrinter>),
-    mut judge: Judge,
+    (printer, annotations): (FindingPrinter, Option<FindingPrinter>),
+    judge: Judge,
     opts: &CheckOptions,
     name: &str,
     session: &Mutex<Session>,
@@ -207,60 +260,27 @@ pub(super) fn check_stdout(
         arrive,
         tracing,
     };
-    let mut findings = Findings::default();
     let mut totals = check::Totals::default();
-    let mut empty = None;
-    let mut cut = None;
-    let mut kept = Kept::default();
-    let _ = printer.begin_file(name);
-    let read = {
-        let mut emit = |d: Diagnostic| -> io::Result<()> {
-            match aside(&d, session) {
-                Aside::No => {}
-                Aside::Empty => {
-                    empty = Some(d);
-                    return Ok(());
-                }
-                Aside::Cut => {
-                    cut = Some(d);
-                    return Ok(());
-                }
-                Aside::Consequence => {
-                    kept.consequence(d);
-                    return Ok(());
-                }
-            }
-            let Some(d) = judge.judge(&d) else {
-                return Ok(());
-            };
-            findings.count(d.severity);
-            kept.list(&d);
-            if let Some(live) = live {
-                live.finding(d.severity);
-            }
-            // In the order `check` writes them: the finding, its annotation (every finding is
-            // one: collapsing is for the human output only), then the finding flushed.
-            let shown = judge.shown(&d);
-            if shown {
-                printer.diagnostic(name, &d)?;
-            }
-            if let Some(annotations) = &mut annotations {
-                annotations.diagnostic(name, &d)?;
-                annotations.flush()?;
-            }
-            if shown {
-                printer.flush()?;
-            }
-            Ok(())
-        };
-        check::check_into(
-            Tee::new(reader, &mut forward),
-            opts,
-            &mut emit,
-            &mut observer,
-            &mut totals,
-        )
+    let mut reported = Reported {
+        name,
+        session,
+        live,
+        printer,
+        annotations,
+        judge,
+        findings: Findings::default(),
+        kept: Kept::default(),
+        empty: None,
+        cut: None,
     };
+    let _ = reported.printer.begin_file(name);
+    let read = check::check_into(
+        Tee::new(reader, &mut forward),
+        opts,
+        &mut |d| reported.finding(d),
+        &mut observer,
+        &mut totals,
+    );
     // sjlint's stdout failed (closed, most often) or the agent's pipe could not be read:
     // nothing reads the agent's output any more, so it must be ended rather than left blocked.
     let closed = read.is_err();
@@ -269,6 +289,16 @@ pub(super) fn check_stdout(
         .as_ref()
         .is_some_and(|e| e.kind() != io::ErrorKind::BrokenPipe);
     let _ = tx.send(Msg::StdoutDone { closed, full });
+    let Reported {
+        printer,
+        annotations,
+        judge,
+        findings,
+        kept,
+        empty,
+        cut,
+        ..
+    } = reported;
     let stats = observer
         .stats
         .finish(totals.records, totals.bytes, findings);

@@ -974,33 +974,7 @@ mod tests {
 
     /// The rules restated as a plain byte-at-a-time pass over the whole input: no buffer, no
     /// memchr, no carried scan state.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "the reference splitter the tests compare with, written as plainly as possible"
-    )]
     fn reference(input: &[u8], max: usize) -> Vec<Owned> {
-        let lf_from = |i: usize| input[i..].iter().position(|&b| b == LF).map(|k| i + k);
-        let strip_cr = |b0: usize, e: usize| {
-            if e > b0 && input[e - 1] == CR {
-                e - 1
-            } else {
-                e
-            }
-        };
-        let naive_in_string = |bytes: &[u8]| {
-            let (mut in_str, mut esc) = (false, false);
-            for &b in bytes {
-                if esc {
-                    esc = false;
-                } else if in_str {
-                    in_str = b != b'"';
-                    esc = b == b'\\';
-                } else {
-                    in_str = b == b'"';
-                }
-            }
-            in_str
-        };
         let mut out = Vec::new();
         let (mut start, mut line, mut records) = (0, 1, 0);
         while start < input.len() {
@@ -1008,23 +982,16 @@ mod tests {
             let b0 = start + if bom { 3 } else { 0 };
             let flag = if bom { BOM_STRIPPED } else { 0 };
             let pos = move |record| at(b0 as u64, line, record);
-            let Some(lf) = lf_from(b0) else {
+            let Some(lf) = lf_from(input, b0) else {
                 let content = &input[b0..];
-                if is_blank(content) {
-                    out.push(blank(pos(records), bom));
-                } else if content.len() > max {
-                    out.push(big(pos(records + 1), content.len() as u64, bom));
+                out.push(if is_blank(content) {
+                    blank(pos(records), bom)
                 } else {
-                    let cut = if naive_in_string(content) {
-                        ENDS_IN_STRING
-                    } else {
-                        0
-                    };
-                    out.push(rec(content, pos(records + 1), 1, flag | NO_FINAL_LF | cut));
-                }
+                    reference_last(content, pos(records + 1), max, bom)
+                });
                 break;
             };
-            let first = &input[b0..strip_cr(b0, lf)];
+            let first = &input[b0..strip_cr(input, b0, lf)];
             start = lf + 1;
             line += 1;
             if is_blank(first) {
@@ -1045,51 +1012,113 @@ mod tests {
                 out.push(rec(first, pos, 1, flag));
                 continue;
             }
-            let mut q = lf + 1;
-            let mut lines = 2;
-            loop {
-                if q == input.len() {
-                    if prefix.in_string() {
-                        out.push(rec(first, pos, 1, flag | JOIN_FAILED | ENDS_IN_STRING));
-                    } else if q - b0 > max {
-                        out.push(big(pos, (q - b0) as u64, bom));
-                        start = q;
-                    } else {
-                        let flags = flag | MULTILINE | NO_FINAL_LF;
-                        out.push(rec(&input[b0..q], pos, lines, flags));
-                        start = q;
-                    }
-                    break;
-                }
-                let b = input[q];
-                if b == LF && !prefix.in_string() {
-                    let bytes = &input[b0..strip_cr(b0, q)];
-                    out.push(rec(bytes, pos, lines, flag | MULTILINE));
-                    start = q + 1;
-                    line += u64::from(lines) - 1;
-                    break;
-                }
-                if !prefix.step(b) {
-                    out.push(rec(first, pos, 1, flag | JOIN_FAILED));
-                    break;
-                }
-                if b == LF {
-                    lines += 1;
-                }
-                if q - b0 > max || (q - b0 == max && b != CR) {
-                    let (len, next) = match lf_from(q + 1) {
-                        Some(e) => (strip_cr(b0, e) - b0, e + 1),
-                        None => (input.len() - b0, input.len()),
-                    };
-                    out.push(big(pos, len as u64, bom));
-                    start = next;
-                    line += u64::from(lines) - 1;
-                    break;
-                }
-                q += 1;
+            let (frame, joined) = reference_join(input, (b0, lf), pos, max, bom, prefix);
+            out.push(frame);
+            if let Some((next, lines)) = joined {
+                start = next;
+                line += u64::from(lines) - 1;
             }
         }
         out
+    }
+
+    /// The first LF at or after `i`.
+    fn lf_from(input: &[u8], i: usize) -> Option<usize> {
+        input[i..].iter().position(|&b| b == LF).map(|k| i + k)
+    }
+
+    /// The end `e` of a line that starts at `b0`, less a CR before it.
+    fn strip_cr(input: &[u8], b0: usize, e: usize) -> usize {
+        if e > b0 && input[e - 1] == CR {
+            e - 1
+        } else {
+            e
+        }
+    }
+
+    /// Whether `bytes` end inside a JSON string, by quotes and backslashes alone.
+    fn naive_in_string(bytes: &[u8]) -> bool {
+        let (mut in_str, mut esc) = (false, false);
+        for &b in bytes {
+            if esc {
+                esc = false;
+            } else if in_str {
+                in_str = b != b'"';
+                esc = b == b'\\';
+            } else {
+                in_str = b == b'"';
+            }
+        }
+        in_str
+    }
+
+    /// The frame of `content`, the last line of the input, which no LF ends and which is not
+    /// blank.
+    fn reference_last(content: &[u8], pos: Position, max: usize, bom: bool) -> Owned {
+        let flag = if bom { BOM_STRIPPED } else { 0 };
+        if content.len() > max {
+            big(pos, content.len() as u64, bom)
+        } else {
+            let cut = if naive_in_string(content) {
+                ENDS_IN_STRING
+            } else {
+                0
+            };
+            rec(content, pos, 1, flag | NO_FINAL_LF | cut)
+        }
+    }
+
+    /// The record at `pos` whose first line (from `b0` to the LF at `lf`) ends inside a string,
+    /// joined with the lines after it while `prefix` says they can still be one JSON text: its
+    /// frame, and, when it is more than its first line, where the next one starts and how many
+    /// lines it took.
+    fn reference_join(
+        input: &[u8],
+        (b0, lf): (usize, usize),
+        pos: Position,
+        max: usize,
+        bom: bool,
+        mut prefix: Prefix,
+    ) -> (Owned, Option<(usize, u32)>) {
+        let flag = if bom { BOM_STRIPPED } else { 0 };
+        let first = &input[b0..strip_cr(input, b0, lf)];
+        let mut q = lf + 1;
+        let mut lines = 2;
+        loop {
+            if q == input.len() {
+                return if prefix.in_string() {
+                    let flags = flag | JOIN_FAILED | ENDS_IN_STRING;
+                    (rec(first, pos, 1, flags), None)
+                } else if q - b0 > max {
+                    (big(pos, (q - b0) as u64, bom), Some((q, lines)))
+                } else {
+                    let flags = flag | MULTILINE | NO_FINAL_LF;
+                    (rec(&input[b0..q], pos, lines, flags), Some((q, lines)))
+                };
+            }
+            let b = input[q];
+            if b == LF && !prefix.in_string() {
+                let bytes = &input[b0..strip_cr(input, b0, q)];
+                return (
+                    rec(bytes, pos, lines, flag | MULTILINE),
+                    Some((q + 1, lines)),
+                );
+            }
+            if !prefix.step(b) {
+                return (rec(first, pos, 1, flag | JOIN_FAILED), None);
+            }
+            if b == LF {
+                lines += 1;
+            }
+            if q - b0 > max || (q - b0 == max && b != CR) {
+                let (len, next) = match lf_from(input, q + 1) {
+                    Some(e) => (strip_cr(input, b0, e) - b0, e + 1),
+                    None => (input.len() - b0, input.len()),
+                };
+                return (big(pos, len as u64, bom), Some((next, lines)));
+            }
+            q += 1;
+        }
     }
 
     const BOMS: &str = "\u{feff}";

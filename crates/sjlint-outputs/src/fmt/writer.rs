@@ -18,7 +18,6 @@ use sjlint_core::check::{Checked, Consumer};
 use sjlint_core::input::record::{Position, Record};
 use sjlint_core::pairing;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 /// `--drop deltas`: most bytes of deltas held back while waiting for the flush that may repeat
@@ -56,10 +55,8 @@ pub(super) struct Writer<'c, 'w, W> {
     released: bool,
     /// Open tool calls: `call_id` → the kind their `started` named, so a completion that names
     /// none can be written with it.
-    /// Keyed by `pairing::key_of` the id; at most `max_open` of them.
-    calls: HashMap<Box<str>, Option<Box<str>>>,
-    max_open: usize,
-    scratch: String,
+    /// At most `--max-open-calls` of them.
+    calls: pairing::Table<Option<Box<str>>>,
     /// Where the stream is in its sessions, followed exactly as the validator follows them, so
     /// that a completion is written with the kind of the start the validator pairs it with.
     pairing: Pairing,
@@ -113,10 +110,9 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         let call_id = ev.call_id.as_str();
         let pairing = self.follow_session(ev);
         let started_kind = match (ty, subtype, call_id) {
-            (Some("tool_call"), Some("completed"), Some(id)) if pairing => self
-                .calls
-                .get(pairing::key_of(id, &mut self.scratch))
-                .and_then(|k| k.as_deref()),
+            (Some("tool_call"), Some("completed"), Some(id)) if pairing => {
+                self.calls.get(id).and_then(|k| k.as_deref())
+            }
             _ => None,
         };
         self.line.clear();
@@ -165,23 +161,21 @@ impl<W: Write> Consumer for Writer<'_, '_, W> {
         };
         match (ty, subtype, call_id) {
             _ if !pairing => {}
-            // Past the budget a call is not kept: its completion is written as it is.
-            (Some("tool_call"), Some("started"), Some(_)) if self.calls.len() >= self.max_open => {}
-            (Some("tool_call"), Some("started"), Some(id)) => {
-                // The first start stays open, kind or not, as the validator keeps it (a second
-                // start of an open id is a duplicate, not a new call). A kind longer than
-                // KIND_KEEP is not kept: a completion that names none is then written as it is.
+            // The first start stays open, kind or not, as the validator keeps it (a second
+            // start of an open id is a duplicate, not a new call). Past the budget a call is not
+            // kept: its completion is written as it is.
+            (Some("tool_call"), Some("started"), Some(id)) if !self.calls.contains(id) => {
+                // A kind longer than KIND_KEEP is not kept: a completion that names none is then
+                // written as it is.
                 let kind = ev
                     .tool_call
                     .kind
                     .as_deref()
                     .filter(|k| k.len() <= KIND_KEEP);
-                self.calls
-                    .entry(pairing::key_of(id, &mut self.scratch).into())
-                    .or_insert_with(|| kind.map(Into::into));
+                self.calls.insert(id, kind.map(Into::into));
             }
             (Some("tool_call"), Some("completed"), Some(id)) => {
-                self.calls.remove(pairing::key_of(id, &mut self.scratch));
+                self.calls.take(id);
             }
             (Some("result"), ..) => {
                 self.calls.clear();
@@ -291,9 +285,7 @@ impl<'c, 'w, W: Write> Writer<'c, 'w, W> {
             held: Vec::new(),
             held_text: String::new(),
             released: false,
-            calls: HashMap::new(),
-            max_open: check.max_open_calls.max(1),
-            scratch: String::new(),
+            calls: pairing::Table::new(check.max_open_calls),
             pairing: Pairing::Before,
             session: None,
             totals: FmtTotals::default(),

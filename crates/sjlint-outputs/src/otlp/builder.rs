@@ -17,8 +17,8 @@ use opentelemetry_proto::tonic::trace::v1::span::{Event as SpanEvent, SpanKind};
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use opentelemetry_proto::tonic::trace::v1::{Span, Status};
 use sjlint_core::check::Consumer;
+use sjlint_core::pairing::{self, Opened, Table};
 use sjlint_core::vocab::{Event, Kind};
-use std::collections::HashMap;
 
 /// Where every span starts and ends when no time is known for the stream (neither in its
 /// records nor from the lookup): 2024-01-01T00:00:00Z, in milliseconds. The root says so in
@@ -79,10 +79,11 @@ pub struct Builder<F: FnMut(u64) -> Option<u64>> {
     agent: Option<&'static str>,
     session: Option<Session>,
     sessions: u64,
-    calls: HashMap<Box<str>, Call>,
-    max_open_calls: usize,
-    /// Turns under way, by the call whose subagent makes them ("" for the main agent).
-    turns: HashMap<Box<str>, Turn>,
+    /// Calls under way, by their id, at most `max_open_calls` of them.
+    calls: Table<Call>,
+    /// Turns under way, by the id of the call whose subagent makes them ("" for the main
+    /// agent): one more than the calls.
+    turns: Table<Turn>,
     /// The latest time known, carried to events that have none.
     last_ms: Option<u64>,
     timed_by_record: bool,
@@ -100,9 +101,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             agent: None,
             session: None,
             sessions: 0,
-            calls: HashMap::new(),
-            max_open_calls: sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS,
-            turns: HashMap::new(),
+            calls: Table::new(pairing::DEFAULT_MAX_OPEN_CALLS),
+            turns: Table::new(pairing::DEFAULT_MAX_OPEN_CALLS + 1),
             last_ms: None,
             timed_by_record: false,
             timed_by_arrival: false,
@@ -118,7 +118,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
 
     /// Keeps at most `n` tool calls open; a call started past that is a span of no length.
     pub fn max_open_calls(mut self, n: usize) -> Self {
-        self.max_open_calls = n.max(1);
+        self.calls.set_max(n);
+        self.turns.set_max(n.max(1).saturating_add(1));
         self
     }
 
@@ -216,10 +217,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
                 s.session_id = Some(bounded(id).to_owned());
             }
         }
-        let ctx = ev
-            .parent
-            .as_deref()
-            .map_or("", sjlint_core::agents::id_prefix);
+        // The subagent the event is of: the id of the call that started it, "" for the main agent.
+        let ctx = ev.parent.as_deref().unwrap_or("");
         match ev.kind {
             Kind::SessionStart | Kind::Usage => {}
             Kind::UserPrompt => {
@@ -318,14 +317,14 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
     /// Ends the session: its turns and calls first (a call still open never finished), then its
     /// root, with what the session gathered.
     fn end_session(&mut self, at: u64, ok: Option<bool>, id: Option<&str>, said_end: bool) {
-        let keys: Vec<Box<str>> = self.turns.keys().cloned().collect();
-        for k in keys {
-            self.end_turn(&k, at);
+        let turns: Vec<Turn> = self.turns.drain().collect();
+        for turn in turns {
+            self.finish_turn(turn, at);
         }
         // Inner calls first, so that a subagent's calls end before the call that started it.
-        let mut open: Vec<(Box<str>, Call)> = self.calls.drain().collect();
-        open.sort_by_key(|(_, c)| std::cmp::Reverse(c.span.start_time_unix_nano));
-        for (_, mut call) in open {
+        let mut open: Vec<Call> = self.calls.drain().collect();
+        open.sort_by_key(|c| std::cmp::Reverse(c.span.start_time_unix_nano));
+        for mut call in open {
             unfinished(&mut call.span, at);
             self.done.push(call.span);
         }
@@ -415,12 +414,12 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
 
     /// The turn under way in `ctx`, begun now if none is.
     fn turn(&mut self, ctx: &str, ev: &Event<'_>, at: u64) -> Option<&mut Turn> {
-        if !self.turns.contains_key(ctx) {
-            if self.turns.len() > self.max_open_calls {
+        if !self.turns.contains(ctx) {
+            if self.turns.len() >= self.turns.max() {
                 return None;
             }
             let parent = self.parent_of(ctx);
-            let (trace, id) = self.next_id("chat", ctx);
+            let (trace, id) = self.next_id("chat", bounded(ctx));
             let model = self.session.as_ref().and_then(|s| s.model.clone());
             let agent = self.agent.unwrap_or("unknown");
             let name = match &model {
@@ -439,7 +438,7 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
                 s.attributes.push(kv_str("llm.model_name", m));
             }
             self.turns.insert(
-                ctx.into(),
+                ctx,
                 Turn {
                     span: s,
                     text: String::new(),
@@ -450,16 +449,20 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
     }
 
     fn end_turn(&mut self, ctx: &str, at: u64) {
-        if let Some(mut turn) = self.turns.remove(ctx) {
-            turn.span.end_time_unix_nano = nanos(at);
-            if !turn.text.is_empty() {
-                turn.span
-                    .attributes
-                    .push(kv_str("output.value", &turn.text));
-            }
-            turn.span.status = Some(Status::default());
-            self.done.push(turn.span);
+        if let Some(turn) = self.turns.take(ctx) {
+            self.finish_turn(turn, at);
         }
+    }
+
+    fn finish_turn(&mut self, mut turn: Turn, at: u64) {
+        turn.span.end_time_unix_nano = nanos(at);
+        if !turn.text.is_empty() {
+            turn.span
+                .attributes
+                .push(kv_str("output.value", &turn.text));
+        }
+        turn.span.status = Some(Status::default());
+        self.done.push(turn.span);
     }
 
     fn start_call(&mut self, ev: &Event<'_>, ctx: &str, at: u64) {
@@ -498,7 +501,8 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             s.attributes.push(kv_str("gen_ai.tool.call.id", id));
         }
         if !ctx.is_empty() {
-            s.attributes.push(kv_str("sjlint.parent.call_id", ctx));
+            s.attributes
+                .push(kv_str("sjlint.parent.call_id", bounded(ctx)));
         }
         if self.opts.content
             && let Some(args) = ev.args
@@ -509,16 +513,20 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
             s.attributes.push(kv_str("input.value", args));
         }
         let call = Call { span: s, kind };
-        match call_id {
-            Some(id) if self.calls.len() < self.max_open_calls => {
-                // A second start for an open id leaves the first one unfinished.
-                if let Some(mut earlier) = self.calls.insert(id.into(), call) {
-                    unfinished(&mut earlier.span, at);
-                    self.done.push(earlier.span);
-                }
+        let opened = match ev.call_id.as_deref() {
+            Some(id) => self.calls.insert(id, call),
+            None => Opened::Full(call),
+        };
+        match opened {
+            Opened::Kept => {}
+            // A second start for an open id leaves the first one unfinished.
+            Opened::Replaced(mut earlier) => {
+                unfinished(&mut earlier.span, at);
+                self.done.push(earlier.span);
             }
-            // Its end could not be matched: a span of no length.
-            _ => {
+            // Its end could not be matched (past the budget, or without an id): a span of no
+            // length.
+            Opened::Full(call) => {
                 let mut span = call.span;
                 span.end_time_unix_nano = nanos(at);
                 span.attributes.push(kv_bool("sjlint.tool.unpaired", true));
@@ -529,23 +537,20 @@ impl<F: FnMut(u64) -> Option<u64>> Builder<F> {
     }
 
     fn end_call(&mut self, ev: &Event<'_>, at: u64) {
-        let Some(id) = ev.call_id.as_deref().map(sjlint_core::agents::id_prefix) else {
+        let Some(id) = ev.call_id.as_deref() else {
             return;
         };
-        if !self.calls.contains_key(id) {
+        if !self.calls.contains(id) {
             // An end whose start was never seen: a span of no length (or, past the limit of
             // open calls, an unpaired one, already made).
-            let ctx = ev
-                .parent
-                .as_deref()
-                .map_or("", sjlint_core::agents::id_prefix);
+            let ctx = ev.parent.as_deref().unwrap_or("");
             let start = Event {
                 kind: Kind::ToolStart,
                 ..ev.clone()
             };
             self.start_call(&start, ctx, at);
         }
-        let Some(Call { mut span, kind }) = self.calls.remove(id) else {
+        let Some(Call { mut span, kind }) = self.calls.take(id) else {
             return;
         };
         if kind == "subagent" {

@@ -25,104 +25,17 @@ fn is_cursors(name: &str) -> bool {
 
 /// The transcript of every agent's stream but cursor-agent's, from their common events.
 impl<W: Write> Renderer<'_, W> {
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one match over the common event vocabulary; each arm writes one line"
-    )]
     pub(super) fn common_event(&mut self, ev: &vocab::Event<'_>) {
         use vocab::Kind;
         if ev.kind != Kind::End {
             self.in_session = true;
         }
-        let sub = if ev.parent.is_some() {
-            "(subagent) "
-        } else {
-            ""
-        };
         match ev.kind {
-            Kind::SessionStart => {
-                if self.opts.plain {
-                    return;
-                }
-                let mut line = "session".to_owned();
-                if let Some(id) = &ev.session_id {
-                    line.push(' ');
-                    line.push_str(&escape_untrusted(id));
-                }
-                for part in [&ev.model, &ev.cwd].into_iter().flatten() {
-                    line.push_str(" · ");
-                    line.push_str(&escape_untrusted(part));
-                }
-                if let Some(a) = ev.agent.and_then(sjlint_core::agents::Agent::from_name) {
-                    line.push_str(" · ");
-                    line.push_str(a.display_name());
-                }
-                self.start(Block::Header);
-                self.push_styled(&line, self.styles.header);
-                self.newline();
-            }
-            Kind::UserPrompt => {
-                let Some(text) = ev.text.as_deref().filter(|t| !t.is_empty()) else {
-                    return;
-                };
-                if self.opts.plain {
-                    return;
-                }
-                self.start(Block::Prompt);
-                let style = self.styles.prompt;
-                for (i, line) in text.split('\n').enumerate() {
-                    if i > 0 {
-                        self.newline();
-                    }
-                    self.push_styled(">", style);
-                    let sub = if i == 0 { sub } else { "" };
-                    if !(line.is_empty() && sub.is_empty()) {
-                        self.push_styled(" ", None);
-                        self.push_styled(sub, self.styles.dim);
-                        self.push_escaped(line, None);
-                    }
-                }
-                self.newline();
-            }
-            Kind::AssistantText => {
-                let Some(text) = ev.text.as_deref().filter(|t| !t.is_empty()) else {
-                    return;
-                };
-                if !(ev.delta && self.last == Block::Text) {
-                    self.start(Block::Text);
-                    self.push_styled(sub, self.styles.dim);
-                    self.message_hash = TextHash::default();
-                }
-                self.message_hash = self.message_hash.append(TextHash::of(text.as_bytes()));
-                self.push_lines(text, None);
-                self.text_shown = true;
-            }
+            Kind::SessionStart => self.common_session_start(ev),
+            Kind::UserPrompt => self.common_prompt(ev),
+            Kind::AssistantText => self.common_text(ev),
             Kind::Thinking => self.common_thinking(ev),
-            Kind::ToolStart => {
-                let Some(id) = ev.call_id.as_deref() else {
-                    return;
-                };
-                if self.open.len() >= self.max_open {
-                    return;
-                }
-                let name = ev.name.as_deref().unwrap_or("(none)");
-                let action = Action::of(ev.tool_kind, name);
-                let target = ev
-                    .args
-                    .and_then(|a| target(action, a).or_else(|| common_target(a)))
-                    .or_else(|| ev.text.as_deref().map(cut));
-                self.open.insert(
-                    sjlint_core::pairing::key_of(id, &mut self.scratch).into(),
-                    Open {
-                        action,
-                        name: shown_name(name).into(),
-                        target,
-                        started_ms: ev.timestamp_ms,
-                        line: ev.line,
-                        subagent: ev.parent.is_some(),
-                    },
-                );
-            }
+            Kind::ToolStart => self.common_tool_start(ev),
             Kind::ToolEnd => self.common_tool_end(ev),
             Kind::Usage | Kind::Error if self.opts.plain => {}
             Kind::Usage => {
@@ -143,6 +56,99 @@ impl<W: Write> Renderer<'_, W> {
             }
             Kind::End => self.common_end(ev),
         }
+    }
+
+    /// The session's header: its id, model, working directory and agent (not in `plain`).
+    fn common_session_start(&mut self, ev: &vocab::Event<'_>) {
+        if self.opts.plain {
+            return;
+        }
+        let mut line = "session".to_owned();
+        if let Some(id) = &ev.session_id {
+            line.push(' ');
+            line.push_str(&escape_untrusted(id));
+        }
+        for part in [&ev.model, &ev.cwd].into_iter().flatten() {
+            line.push_str(" · ");
+            line.push_str(&escape_untrusted(part));
+        }
+        if let Some(a) = ev.agent.and_then(sjlint_core::agents::Agent::from_name) {
+            line.push_str(" · ");
+            line.push_str(a.display_name());
+        }
+        self.start(Block::Header);
+        self.push_styled(&line, self.styles.header);
+        self.newline();
+    }
+
+    /// The user's prompt, each of its lines quoted with `> ` (not in `plain`).
+    fn common_prompt(&mut self, ev: &vocab::Event<'_>) {
+        let Some(text) = ev.text.as_deref().filter(|t| !t.is_empty()) else {
+            return;
+        };
+        if self.opts.plain {
+            return;
+        }
+        self.start(Block::Prompt);
+        let style = self.styles.prompt;
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                self.newline();
+            }
+            self.push_styled(">", style);
+            let sub = if i == 0 { subagent_mark(ev) } else { "" };
+            if !(line.is_empty() && sub.is_empty()) {
+                self.push_styled(" ", None);
+                self.push_styled(sub, self.styles.dim);
+                self.push_escaped(line, None);
+            }
+        }
+        self.newline();
+    }
+
+    /// The assistant's text: the pieces of one message in one block, hashed so that a failed
+    /// session's `end` that repeats it is not shown again.
+    fn common_text(&mut self, ev: &vocab::Event<'_>) {
+        let Some(text) = ev.text.as_deref().filter(|t| !t.is_empty()) else {
+            return;
+        };
+        if !(ev.delta && self.last == Block::Text) {
+            self.start(Block::Text);
+            self.push_styled(subagent_mark(ev), self.styles.dim);
+            self.message_hash = TextHash::default();
+        }
+        self.message_hash = self.message_hash.append(TextHash::of(text.as_bytes()));
+        self.push_lines(text, None);
+        self.text_shown = true;
+    }
+
+    /// A call starts: nothing is shown until it ends, but what its line will say of it is kept
+    /// (within the budget of open calls; past it, its end is worded from the end alone).
+    fn common_tool_start(&mut self, ev: &vocab::Event<'_>) {
+        let Some(id) = ev.call_id.as_deref() else {
+            return;
+        };
+        if self.open.len() >= self.open.max() {
+            return;
+        }
+        let name = ev.name.as_deref().unwrap_or("(none)");
+        let action = Action::of(ev.tool_kind, name);
+        let target = ev
+            .args
+            .and_then(|a| target(action, a).or_else(|| common_target(a)))
+            .or_else(|| ev.text.as_deref().map(cut));
+        // A second start of an open id takes its place.
+        self.open.insert(
+            id,
+            Open {
+                action,
+                name: shown_name(name).into(),
+                target,
+                started_ms: ev.timestamp_ms,
+                line: ev.line,
+                subagent: ev.parent.is_some(),
+            },
+        );
     }
 
     /// Thinking, shown on request: the pieces of one phase in one block (a bold heading starts a
@@ -192,10 +198,7 @@ impl<W: Write> Renderer<'_, W> {
     /// One line per call, worded by what it does (`calls::Call`): "Ran `cargo test` in 1.2 s",
     /// "Read file src/main.rs", "Failed: edit file x: …".
     fn common_tool_end(&mut self, ev: &vocab::Event<'_>) {
-        let open = ev.call_id.as_deref().and_then(|id| {
-            self.open
-                .remove(sjlint_core::pairing::key_of(id, &mut self.scratch))
-        });
+        let open = ev.call_id.as_deref().and_then(|id| self.open.take(id));
         let name = ev.name.as_deref().unwrap_or("(none)");
         // The end's own name, when it gives one (it may differ from the start's: a
         // `tool-kind-mismatch` of cursor-agent's is worded as it completed).
@@ -356,6 +359,15 @@ impl<W: Write> Renderer<'_, W> {
         self.in_session = false;
         self.text_shown = false;
         self.tokens = None;
+    }
+}
+
+/// What marks the text and calls of a subagent.
+fn subagent_mark(ev: &vocab::Event<'_>) -> &'static str {
+    if ev.parent.is_some() {
+        "(subagent) "
+    } else {
+        ""
     }
 }
 

@@ -32,7 +32,6 @@ use sjlint_core::rules::Rule;
 use sjlint_core::text::escape_untrusted;
 use sjlint_core::vocab;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 
 /// How to render.
@@ -67,7 +66,7 @@ pub fn render<R: Read, W: Write>(
     let mut r = Renderer::new(out, *opts, &stop);
     r.said = Some(&said);
     r.live = live;
-    r.max_open = check_opts.max_open_calls.max(1);
+    r.open.set_max(check_opts.max_open_calls);
     if let Some(header) = header {
         r.file_header(header);
     }
@@ -184,10 +183,8 @@ pub struct Renderer<'s, W: Write> {
     /// Newlines at the end of what was written: 0 inside a line, 1 at a line start, 2 after a
     /// blank line.
     newlines: u8,
-    /// Open calls by `pairing::key_of` their id, at most `max_open` of them.
-    open: HashMap<Box<str>, Open>,
-    max_open: usize,
-    scratch: String,
+    /// Open calls by their id, at most `--max-open-calls` of them.
+    open: sjlint_core::pairing::Table<Open>,
     /// Events seen in the current session (reset by its `result`).
     in_session: bool,
     /// Assistant text was shown in the current session.
@@ -223,9 +220,7 @@ impl<'s, W: Write> Renderer<'s, W> {
             buf: String::new(),
             last: Block::Nothing,
             newlines: 2,
-            open: HashMap::new(),
-            max_open: sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS,
-            scratch: String::new(),
+            open: sjlint_core::pairing::Table::new(sjlint_core::pairing::DEFAULT_MAX_OPEN_CALLS),
             in_session: false,
             text_shown: false,
             message_hash: sjlint_core::agents::cursor::validate::TextHash::default(),
@@ -388,7 +383,7 @@ impl<'s, W: Write> Renderer<'s, W> {
 
     /// Lines for the calls of the session that never completed, in the order they started.
     fn unfinished_calls(&mut self) {
-        let mut open: Vec<Open> = self.open.drain().map(|(_, o)| o).collect();
+        let mut open: Vec<Open> = self.open.drain().collect();
         if self.opts.plain {
             return;
         }

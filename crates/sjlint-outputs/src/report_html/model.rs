@@ -10,6 +10,7 @@
 
 use serde_json::value::RawValue;
 use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::pairing;
 use sjlint_core::vocab::{self, Kind, Outcome};
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::fmt::Write as _;
@@ -248,8 +249,8 @@ pub(crate) const IDLE_MS: u64 = 5_000;
 #[derive(Default)]
 pub(crate) struct Builder {
     run: Run,
-    /// Open calls: id → index in `calls`.
-    open: HashMap<String, usize>,
+    /// Open calls: id → index in `calls`, at most [`MAX_CALLS`] of them.
+    open: pairing::Table<usize>,
     now_ms: Option<u64>,
     last: At,
     /// Bytes of text kept so far.
@@ -275,6 +276,7 @@ impl Builder {
                 name: name.to_owned(),
                 ..Run::default()
             },
+            open: pairing::Table::new(MAX_CALLS),
             min_ms: u64::MAX,
             ..Builder::default()
         }
@@ -498,8 +500,10 @@ impl Builder {
             output: Cut::default(),
             row: 0,
         });
-        if !id.is_empty() && self.open.len() < MAX_CALLS {
-            self.open.insert(id.to_owned(), index);
+        if !id.is_empty() {
+            // A second start of an open id takes its place; past the budget the call stays
+            // without an end.
+            self.open.insert(id, index);
         }
         self.item(ev.line, Entry::Call(index));
     }
@@ -507,7 +511,7 @@ impl Builder {
     fn end(&mut self, ev: &vocab::Event<'_>, at: At) {
         self.joining = None;
         let id = ev.call_id.as_deref().unwrap_or("");
-        let Some(index) = self.open.remove(id) else {
+        let Some(index) = self.open.take(id) else {
             return;
         };
         let output = self.cut(ev.text.as_deref().unwrap_or(""));
@@ -539,7 +543,7 @@ impl Builder {
             return;
         }
         // What the session left running ends with it on the timeline, still unfinished.
-        for (_, i) in self.open.drain() {
+        for i in self.open.drain() {
             self.run.calls[i].until = Some(at);
         }
         self.run.ok = match (self.run.ok, ev.ok) {

@@ -22,7 +22,6 @@ use sjlint_core::input::record::{Position, Record};
 use sjlint_core::pairing;
 use sjlint_core::rules::Severity;
 use sjlint_core::vocab::{self, Kind};
-use std::collections::HashMap;
 use std::io::{self, Read};
 
 /// A tool call started and not yet completed.
@@ -36,12 +35,19 @@ struct Open {
     arrived_ms: Option<u64>,
 }
 
+/// Counts a call of the tool and name in slots `tool` and `name` that never ended.
+fn unfinished(stats: &mut Stats, tool: usize, name: usize) {
+    let t = &mut stats.tools[tool];
+    t.count += 1;
+    t.unfinished += 1;
+    t.names[name].count += 1;
+}
+
 /// Counts what passes by; see the module documentation for what it keeps.
 pub struct Collector {
     stats: Stats,
-    /// Open calls by the bounded prefix of their id, at most `max_open` of them.
-    open: HashMap<Box<str>, Open>,
-    max_open: usize,
+    /// Open calls by their id, at most `--max-open-calls` of them.
+    open: pairing::Table<Open>,
     /// An event has been seen (so a session has begun, with or without `system`/`init`).
     any_event: bool,
     /// A `usage` came since the last `end`: that end is a result that reported tokens.
@@ -66,8 +72,7 @@ impl Default for Collector {
     fn default() -> Self {
         Collector {
             stats: Stats::default(),
-            open: HashMap::new(),
-            max_open: pairing::DEFAULT_MAX_OPEN_CALLS,
+            open: pairing::Table::new(pairing::DEFAULT_MAX_OPEN_CALLS),
             any_event: false,
             usage_since_end: false,
             unknown_agent: false,
@@ -88,7 +93,7 @@ impl Collector {
     /// Keeps at most `n` calls open (`--max-open-calls`); a call started past that is counted
     /// as it starts and its ending is not matched.
     pub fn max_open_calls(mut self, n: usize) -> Self {
-        self.max_open = n.max(1);
+        self.open.set_max(n);
         self
     }
 
@@ -132,11 +137,8 @@ impl Collector {
     }
 
     fn close_open_calls(&mut self) {
-        for (_, open) in self.open.drain() {
-            let tool = &mut self.stats.tools[open.tool];
-            tool.count += 1;
-            tool.unfinished += 1;
-            tool.names[open.name].count += 1;
+        for open in self.open.drain() {
+            unfinished(&mut self.stats, open.tool, open.name);
         }
     }
 
@@ -159,35 +161,22 @@ impl Collector {
             started_ms: ev.timestamp_ms,
             arrived_ms: self.arrived(ev.line),
         };
-        match ev.call_id.as_deref() {
-            Some(id) if self.open.len() < self.max_open => {
-                let id = sjlint_core::agents::id_prefix(id);
-                // A second start for an open id leaves the first one unfinished.
-                if let Some(earlier) = self.open.insert(id.into(), open) {
-                    let t = &mut self.stats.tools[earlier.tool];
-                    t.count += 1;
-                    t.unfinished += 1;
-                    t.names[earlier.name].count += 1;
-                }
+        match ev.call_id.as_deref().map(|id| self.open.insert(id, open)) {
+            Some(pairing::Opened::Kept) => {}
+            // A second start for an open id leaves the first one unfinished.
+            Some(pairing::Opened::Replaced(earlier)) => {
+                unfinished(&mut self.stats, earlier.tool, earlier.name);
             }
             // Past the budget it is counted when it ends, and not at all if it never does.
-            Some(_) => {}
+            Some(pairing::Opened::Full(_)) => {}
             // Without an id it can never end.
-            None => {
-                let t = &mut self.stats.tools[tool];
-                t.count += 1;
-                t.unfinished += 1;
-                t.names[name].count += 1;
-            }
+            None => unfinished(&mut self.stats, tool, name),
         }
     }
 
     fn tool_end(&mut self, ev: &vocab::Event<'_>) {
         let arrived = self.arrived(ev.line);
-        let open = ev
-            .call_id
-            .as_deref()
-            .and_then(|id| self.open.remove(sjlint_core::agents::id_prefix(id)));
+        let open = ev.call_id.as_deref().and_then(|id| self.open.take(id));
         let (tool, name) = match &open {
             Some(o) => (o.tool, o.name),
             None => self.slots(ev),

@@ -19,18 +19,16 @@ pub use checker::{Checker, Line, evidence};
 use super::{Agent, id_prefix};
 use crate::agents::cursor::view::Event as CursorEvent;
 use crate::json::JsonType;
+use crate::pairing::Table;
 use crate::vocab::{Event, Kind, Tokens, tool_kind};
 use merge::{Piece, TextMerge};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// The mapping's state for one input.
 pub struct ToCommon {
-    /// The most open calls kept (`--max-open-calls`).
-    max_open: usize,
     /// The open tool calls: when each started (`timestamp_ms`) and its tool's name (a bounded
-    /// prefix; a dialect's completion may omit it), by call id (a bounded prefix).
-    started: HashMap<Box<str>, (Option<u64>, Box<str>)>,
+    /// prefix; a dialect's completion may omit it), by call id, at most `--max-open-calls`.
+    started: Table<(Option<u64>, Box<str>)>,
     /// An event has been mapped (a stream whose first event is not `system`/`init` still has a
     /// session, as `stats` counts).
     seen: bool,
@@ -49,8 +47,7 @@ impl ToCommon {
     /// common form where it completes.
     pub fn new(max_open_calls: usize) -> ToCommon {
         ToCommon {
-            max_open: max_open_calls,
-            started: HashMap::new(),
+            started: Table::new(max_open_calls),
             seen: false,
             text: TextMerge::default(),
             thinking: None,
@@ -139,9 +136,7 @@ impl ToCommon {
                 let id = ev.call_id.to_cow();
                 let ts = ev.timestamp_ms.as_millis();
                 let known = match sub {
-                    "completed" => id
-                        .as_deref()
-                        .and_then(|i| self.started.remove(id_prefix(i))),
+                    "completed" => id.as_deref().and_then(|i| self.started.take(i)),
                     _ => None,
                 };
                 let name = match (&ev.tool_call.kind, &known) {
@@ -160,10 +155,9 @@ impl ToCommon {
                 if sub == "started" {
                     e.args = ev.tool_call.args;
                     if let Some(id) = &id
-                        && self.started.len() < self.max_open
+                        && self.started.len() < self.started.max()
                     {
-                        self.started
-                            .insert(id_prefix(id).into(), (ts, id_prefix(name).into()));
+                        self.started.insert(id, (ts, id_prefix(name).into()));
                     }
                 } else {
                     if known.is_none() {
