@@ -145,8 +145,14 @@ const SUBCOMMANDS: &[&str] = &[
 ];
 
 /// Parses the command line, with `check` inserted when no subcommand is named. A first word
-/// that is no path but nearly a subcommand (`sjlint chekc`) is a usage error naming it.
+/// that is no path but nearly a subcommand (`sjlint chekc`) is a usage error naming it. On an
+/// error (`--help` and `--version` included) it prints and exits, as clap does.
 pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
+    try_parse_from(args).unwrap_or_else(|e| e.exit())
+}
+
+/// [`parse_from`], with the error returned instead of printed.
+pub fn try_parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Result<Cli, clap::Error> {
     let args: Vec<OsString> = args.into_iter().collect();
     if let Some(first) = args.get(1).and_then(|a| a.to_str())
         && let Some(near) = mistyped_subcommand(first)
@@ -161,12 +167,13 @@ pub fn parse_from<I: IntoIterator<Item = OsString>>(args: I) -> Cli {
         let msg = format!(
             "unrecognized subcommand '{first}' (and no such file)\n\n  tip: {tip}\n\nFor more information, try '--help'.\n"
         );
-        clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, msg)
-            .with_cmd(&<Cli as clap::CommandFactory>::command())
-            .exit();
+        return Err(
+            clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, msg)
+                .with_cmd(&<Cli as clap::CommandFactory>::command()),
+        );
     }
     let args = with_default_command(args);
-    Cli::try_parse_from(&args).unwrap_or_else(|e| agent_after_dashes(e, &args).exit())
+    Cli::try_parse_from(&args).map_err(|e| agent_after_dashes(e, &args))
 }
 
 /// `sjlint run ./agent.sh`: the agent's command line goes after `--`, and the error says so.

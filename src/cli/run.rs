@@ -104,6 +104,11 @@ pub struct RunArgs {
     #[arg(long, help_heading = "OpenTelemetry")]
     pub otlp_content: bool,
 
+    /// The longest one export request may take, and how long the end of the run waits for
+    /// the last spans before it counts them as not sent
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "5s", help_heading = "OpenTelemetry")]
+    pub otlp_timeout: std::time::Duration,
+
     /// End the run once the cost the agent reports passes this many US dollars
     #[arg(long, value_name = "USD", value_parser = parse_budget_cost)]
     pub max_cost: Option<f64>,
@@ -258,6 +263,7 @@ impl From<RunArgs> for crate::run::RunOptions {
                     OtlpProtocolArg::HttpJson => crate::run::export::Protocol::Json,
                 }),
                 headers: a.otlp_header,
+                timeout: Some(a.otlp_timeout),
             },
             otlp_content: a.otlp_content,
             budgets: crate::run::Budgets {

@@ -9,6 +9,7 @@
 
 use super::inputs::{Input, Opened, cannot_read, open_input, unreadable_input};
 use super::resolve::{CheckConfig, Findings, Reporting, Threads};
+use super::stdio;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use crate::cli::CheckArgs;
 use sjlint_core::check::pipeline;
@@ -51,21 +52,21 @@ pub(super) fn run(args: &CheckArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let live = live.then(Live::start);
     let sink: Box<dyn Write> = match findings {
         Findings::File(f) => Box::new(Sink(BufWriter::new(f))),
-        Findings::Stderr => Box::new(Sink(io::stderr())),
+        Findings::Stderr => Box::new(Sink(stdio::stderr())),
         // A closed stdout does not end the check of files: the exit code is the verdict of the
         // inputs. Standard input may never end (a live agent, `yes`), so a check that reads it
         // ends with its reader, with the exit code of the findings so far.
         Findings::Stdout if inputs.list.iter().any(|i| matches!(i, Input::Stdin)) => {
-            Box::new(BufWriter::new(Sink(io::stdout())))
+            Box::new(BufWriter::new(Sink(stdio::stdout())))
         }
-        Findings::Stdout => Box::new(BufWriter::new(Sink(sink::Outlasting::new(io::stdout())))),
+        Findings::Stdout => Box::new(BufWriter::new(Sink(sink::Outlasting::new(stdio::stdout())))),
     };
     let sink: Box<dyn Write> = match &live {
         Some(live) => Box::new(live.writer(sink)),
         None => sink,
     };
     let printer = Printer::new(format, sink, color).strict(reporting.strict);
-    let annotations = annotations.then(|| Printer::new(Format::Github, io::stderr(), false));
+    let annotations = annotations.then(|| Printer::new(Format::Github, stdio::stderr(), false));
     let mut out = Output::new(printer, annotations, &reporting, defaults, per_input);
     let mut unreadable = inputs.unreadable;
     if threads.parallel {
@@ -141,9 +142,12 @@ impl InOrder<'_> {
                 // The stream's reader going away does not end the check of a file either; a
                 // live stdin ends with its reader, as without `--tee`.
                 if from_stdin {
-                    Box::new(Tee::new(reader, Sink(io::stdout())))
+                    Box::new(Tee::new(reader, Sink(stdio::stdout())))
                 } else {
-                    Box::new(Tee::new(reader, Sink(sink::Outlasting::new(io::stdout()))))
+                    Box::new(Tee::new(
+                        reader,
+                        Sink(sink::Outlasting::new(stdio::stdout())),
+                    ))
                 }
             } else {
                 reader
@@ -272,7 +276,7 @@ fn shrank() -> io::Error {
 /// Where the findings of `check` go, and what is counted on the way.
 struct Output<W: Write> {
     printer: Printer<W>,
-    annotations: Option<Printer<io::Stderr>>,
+    annotations: Option<Printer<stdio::Out>>,
     summary: Summary,
     printed: u64,
     max: u64,
@@ -300,7 +304,7 @@ struct Output<W: Write> {
 impl<W: Write> Output<W> {
     fn new(
         printer: Printer<W>,
-        annotations: Option<Printer<io::Stderr>>,
+        annotations: Option<Printer<stdio::Out>>,
         reporting: &Reporting,
         defaults: Arc<Settings>,
         per_input: Vec<Arc<Settings>>,
@@ -422,7 +426,7 @@ impl<W: Write> Output<W> {
     fn finish(&mut self, format: Format, quiet: bool) -> io::Result<()> {
         if self.interrupted {
             writeln!(
-                io::stderr(),
+                stdio::stderr(),
                 "sjlint: {}; the findings and the summary cover the input read so far",
                 interrupt::describe()
             )?;
@@ -488,7 +492,7 @@ impl<W: Write> Output<W> {
             Some(note) if format == Format::Human => {
                 self.printer.write_text(&format!("\n{note}\n"))
             }
-            Some(note) => writeln!(io::stderr(), "sjlint: {note}"),
+            Some(note) => writeln!(stdio::stderr(), "sjlint: {note}"),
             None => Ok(()),
         }
     }

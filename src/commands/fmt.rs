@@ -12,6 +12,7 @@ use super::inputs::{
     Input, Opened, cannot_read, input_failure, open_input, stdin, unreadable_input,
 };
 use super::resolve::FmtConfig;
+use super::stdio;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use crate::cli::FmtArgs;
 use crate::fmt_files::{Compare, Mode, NotWritten, Target, Window};
@@ -40,7 +41,7 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
         mode,
         color,
     } = FmtConfig::resolve(args, terminal)?;
-    let mut printer = Printer::new(Format::Human, io::stderr(), color);
+    let mut printer = Printer::new(Format::Human, stdio::stderr(), color);
     let stdin_name = inputs.stdin_name.as_str();
     let mut unreadable = inputs.unreadable;
     if let Some(mode) = mode {
@@ -71,9 +72,9 @@ pub(super) fn run(args: &FmtArgs, terminal: &Terminal) -> anyhow::Result<u8> {
         };
         // A live stream goes on line by line; a file in large writes.
         let mut out: Box<dyn Write> = if live {
-            Box::new(io::LineWriter::new(Sink(io::stdout().lock())))
+            Box::new(io::LineWriter::new(Sink(stdio::stdout())))
         } else {
-            Box::new(BufWriter::new(Sink(io::stdout().lock())))
+            Box::new(BufWriter::new(Sink(stdio::stdout())))
         };
         let mut emit = |d: sjlint_core::diagnostic::Diagnostic| -> io::Result<()> {
             if d.severity == Severity::Error {
@@ -121,7 +122,7 @@ fn said_of(name: &str, totals: &fmt::FmtTotals, to: To) -> io::Result<Option<u8>
     {
         sink::note_exit(EXIT_USAGE);
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: {name}: nothing written: --to json builds cursor-agent's `--output-format json` result object, and this is {} (--to common writes any agent's events)",
             a_stream_of(agent),
         )?;
@@ -130,20 +131,20 @@ fn said_of(name: &str, totals: &fmt::FmtTotals, to: To) -> io::Result<Option<u8>
     if to == To::Common && totals.agent.is_none() && totals.written == 0 && totals.records > 0 {
         sink::note_exit(EXIT_USAGE);
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: {name}: nothing written: no agent sjlint knows wrote this stream, so it has no common form (`sjlint check` says what its records are; --agent names the agent when detection cannot)",
         )?;
         return Ok(Some(EXIT_USAGE));
     }
     if totals.foreign > 0 {
         sink::note_exit(EXIT_FINDINGS);
-        writeln!(io::stderr(), "sjlint: {name}: {}", foreign(totals))?;
+        writeln!(stdio::stderr(), "sjlint: {name}: {}", foreign(totals))?;
         return Ok(Some(EXIT_FINDINGS));
     }
     if totals.unfinished > 0 {
         sink::note_exit(EXIT_FINDINGS);
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: {name}: {} with no `result`; nothing written for them",
             sessions(totals.unfinished),
         )?;
@@ -151,7 +152,7 @@ fn said_of(name: &str, totals: &fmt::FmtTotals, to: To) -> io::Result<Option<u8>
     }
     if totals.texts_left_out > 0 {
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: {name}: {} with more than 64 MiB of assistant text and a `result` without its text; the text was not added to it",
             sessions(totals.texts_left_out),
         )?;
@@ -187,14 +188,14 @@ impl EachFile<'_> {
     fn run(
         &self,
         inputs: &[Input],
-        printer: &mut Printer<io::Stderr>,
+        printer: &mut Printer<stdio::Out>,
         unreadable: bool,
     ) -> anyhow::Result<u8> {
         let mut outcome = crate::fmt_files::Outcome::default();
         let mut code = if unreadable { EXIT_USAGE } else { EXIT_OK };
         sink::note_exit(code);
         // A closed stdout ends the run quietly, with the exit code noted so far.
-        let mut out = BufWriter::new(Sink(io::stdout().lock()));
+        let mut out = BufWriter::new(Sink(stdio::stdout()));
         for input in inputs {
             let verdict = match input {
                 Input::Stdin => self.stdin(printer, &mut out)?,
@@ -225,7 +226,7 @@ impl EachFile<'_> {
         out.flush()?;
         let summary = outcome.summary(self.mode);
         match self.mode {
-            Mode::Diff => writeln!(io::stderr(), "{summary}")?,
+            Mode::Diff => writeln!(stdio::stderr(), "{summary}")?,
             Mode::Check | Mode::Write => writeln!(out, "{summary}")?,
         }
         out.flush()?;
@@ -235,7 +236,7 @@ impl EachFile<'_> {
     /// Standard input, compared with its canonical form (`--write` refuses it up front).
     fn stdin<W: Write>(
         &self,
-        printer: &mut Printer<io::Stderr>,
+        printer: &mut Printer<stdio::Out>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         if self.mode != Mode::Diff {
@@ -258,7 +259,7 @@ impl EachFile<'_> {
     fn compare<W: Write>(
         &self,
         path: &Path,
-        printer: &mut Printer<io::Stderr>,
+        printer: &mut Printer<stdio::Out>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         let name = path.display().to_string();
@@ -302,7 +303,7 @@ impl EachFile<'_> {
         window: &RefCell<Window>,
         input: R,
         compared: Compare<'_>,
-        printer: &mut Printer<io::Stderr>,
+        printer: &mut Printer<stdio::Out>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         match self.changes(name, window, input, compared, printer)? {
@@ -326,7 +327,7 @@ impl EachFile<'_> {
         window: &RefCell<Window>,
         input: R,
         mut compared: Compare<'_>,
-        printer: &mut Printer<io::Stderr>,
+        printer: &mut Printer<stdio::Out>,
     ) -> anyhow::Result<Result<bool, Verdict>> {
         let shown = escape_untrusted(name).into_owned();
         let input = Compare::reader(window, input);
@@ -348,7 +349,7 @@ impl EachFile<'_> {
         &self,
         name: &str,
         file: &File,
-        printer: &mut Printer<io::Stderr>,
+        printer: &mut Printer<stdio::Out>,
         out: &mut W,
     ) -> anyhow::Result<Verdict> {
         let window = Window::of_file();
@@ -387,7 +388,7 @@ impl EachFile<'_> {
 
     /// `--write` of one file: its new form goes to a temporary file beside it, which replaces
     /// it only if nothing is lost by that (see [`crate::fmt_files`]).
-    fn write(&self, path: &Path, printer: &mut Printer<io::Stderr>) -> anyhow::Result<Verdict> {
+    fn write(&self, path: &Path, printer: &mut Printer<stdio::Out>) -> anyhow::Result<Verdict> {
         let name = path.display().to_string();
         let shown = escape_untrusted(&name).into_owned();
         let walked = !self.named.iter().any(|p| p == path);
@@ -442,7 +443,7 @@ impl EachFile<'_> {
         name: &str,
         input: R,
         out: &mut W,
-        mut printer: Option<&mut Printer<io::Stderr>>,
+        mut printer: Option<&mut Printer<stdio::Out>>,
     ) -> io::Result<fmt::FmtTotals> {
         let mut emit = |d: Diagnostic| -> io::Result<()> {
             let Some(printer) = printer.as_deref_mut() else {
@@ -463,12 +464,12 @@ impl EachFile<'_> {
             } else {
                 format!("{} streams have no canonical form", agent.display_name())
             };
-            writeln!(io::stderr(), "sjlint: {shown}: left as is: {why}")?;
+            writeln!(stdio::stderr(), "sjlint: {shown}: left as is: {why}")?;
             return Ok(Some(Verdict::Unchanged));
         }
         if totals.foreign > 0 {
             writeln!(
-                io::stderr(),
+                stdio::stderr(),
                 "sjlint: {shown}: not written: {}",
                 foreign(totals)
             )?;
@@ -477,7 +478,7 @@ impl EachFile<'_> {
         if self.mode == Mode::Write && totals.invalid > 0 && !self.opts.keep_invalid {
             // Writing would drop them: nothing is lost without being asked for.
             writeln!(
-                io::stderr(),
+                stdio::stderr(),
                 "sjlint: {shown}: not written: {} and would be left out (--keep-invalid keeps them as raw events)",
                 if totals.invalid == 1 {
                     "1 record is not an event".to_owned()
@@ -527,7 +528,11 @@ fn not_done(code: u8) -> Verdict {
 
 /// Says why a file was not written.
 fn not_written(shown: &str, why: &NotWritten) -> anyhow::Result<Verdict> {
-    writeln!(io::stderr(), "sjlint: {shown}: not written: {}", why.reason)?;
+    writeln!(
+        stdio::stderr(),
+        "sjlint: {shown}: not written: {}",
+        why.reason
+    )?;
     Ok(not_done(if why.failure {
         EXIT_USAGE
     } else {

@@ -6,6 +6,7 @@
 //! run goes on and exits 2 at the end), of a run whose paths matched no file (exit 2), and of a
 //! named directory that matched none while other paths did (a warning). It must not check, format or count anything.
 
+use super::stdio;
 use super::{EXIT_USAGE, report_error};
 use crate::cli::WalkArgs;
 use anyhow::{Context, bail};
@@ -91,7 +92,7 @@ pub(super) fn resolve_inputs(
         // silently on the other.
         for path in empty {
             writeln!(
-                io::stderr(),
+                stdio::stderr(),
                 "sjlint: warning: `{}` holds no file matching {globs}{streams}; nothing in it was checked (pass --include GLOB or name the files)",
                 escape_untrusted(&path.display().to_string())
             )?;
@@ -113,13 +114,17 @@ pub(super) fn resolve_inputs(
 fn walk_note(note: &sjlint_core::walk::Note, unreadable: &mut bool) -> io::Result<()> {
     match note {
         sjlint_core::walk::Note::NotRegular(path, what) => writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: note: skipped {}: {what}, not a regular file (name it to read it)",
             escape_untrusted(&path.display().to_string())
         ),
         sjlint_core::walk::Note::Unreadable(e) => {
             *unreadable = true;
-            writeln!(io::stderr(), "sjlint: cannot read {}", escape_untrusted(e))
+            writeln!(
+                stdio::stderr(),
+                "sjlint: cannot read {}",
+                escape_untrusted(e)
+            )
         }
     }
 }
@@ -195,7 +200,7 @@ pub(super) fn input_failure(name: &str, e: io::Error) -> io::Result<Option<u8>> 
     }
     if interrupt::is_stop(&e) {
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: {}; the output covers the input read so far",
             interrupt::describe()
         )?;
@@ -211,8 +216,12 @@ fn cannot_read_message(path: &Path) -> String {
 
 /// Standard input, read without a buffer of its own: the reader stage of a pipeline asks the
 /// descriptor whether bytes are waiting ([`stdin_ready`]), which must then be all there is. A
-/// pipe also gets a larger buffer, so a fast producer is not held up by the reads.
+/// pipe also gets a larger buffer, so a fast producer is not held up by the reads. In memory
+/// while the command runs in process ([`stdio`]).
 pub(super) fn stdin() -> Box<dyn Read + Send> {
+    if let Some(bytes) = stdio::stdin_in_memory() {
+        return bytes;
+    }
     #[cfg(unix)]
     {
         raise_pipe_buffer();

@@ -21,6 +21,7 @@ mod read;
 mod reference;
 mod report;
 mod resolve;
+mod stdio;
 
 use crate::cli::{Cli, Command};
 use sjlint_core::interrupt;
@@ -45,13 +46,59 @@ pub fn run(cli: Cli) -> ExitCode {
     ) && let Err(e) = interrupt::install()
     {
         let _ = writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: cannot handle Ctrl-C, SIGTERM, SIGHUP: {e}"
         );
     }
     match dispatch(cli.command, &Terminal::detect()) {
         Ok(code) => ExitCode::from(code),
         Err(e) => ExitCode::from(exit_for(&e)),
+    }
+}
+
+/// What a command run by [`run_in_process`] did: its exit code and what it printed.
+#[derive(Debug)]
+pub struct InProcess {
+    pub code: u8,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// Runs the command line `args` (the words after `sjlint`) in this process with `stdin` as its
+/// standard input, through the code the binary runs, and returns the exit code and what it
+/// printed on stdout and stderr. What it leaves out is what only a process of its own has: the
+/// handler of Ctrl-C, terminals (none is seen, and the colour variables are not read: what the
+/// binary does with `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE` unset) and `run`, which
+/// starts processes and is refused. Paths are relative to this process's directory. Several
+/// threads may each run a command at once.
+pub fn run_in_process(args: &[&str], stdin: &[u8]) -> InProcess {
+    let words = std::iter::once("sjlint")
+        .chain(args.iter().copied())
+        .map(std::ffi::OsString::from);
+    let (code, stdout, stderr) = stdio::captured(stdin, || {
+        match crate::cli::try_parse_from(words) {
+            Ok(cli) if matches!(cli.command, Command::Run(_)) => {
+                let why = "sjlint: `run` starts processes and signal handlers of its own; it runs in the binary only";
+                let _ = writeln!(stdio::stderr(), "{why}");
+                EXIT_USAGE
+            }
+            Ok(cli) => dispatch(cli.command, &Terminal::none()).unwrap_or_else(|e| exit_for(&e)),
+            // As clap prints it: help and the version on stdout, errors on stderr.
+            Err(e) => {
+                let text = e.render().to_string();
+                let _ = if e.use_stderr() {
+                    stdio::stderr().write_all(text.as_bytes())
+                } else {
+                    stdio::stdout().write_all(text.as_bytes())
+                };
+                u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE)
+            }
+        }
+    });
+    InProcess {
+        code,
+        stdout,
+        stderr,
     }
 }
 
@@ -100,7 +147,7 @@ fn exit_for(e: &anyhow::Error) -> u8 {
         // what was found before it.
         Some(io) if io.kind() == io::ErrorKind::BrokenPipe => sink::exit_so_far(),
         Some(io) if sink::is_write_error(io) => {
-            let _ = writeln!(io::stderr(), "sjlint: cannot write the output: {io}");
+            let _ = writeln!(stdio::stderr(), "sjlint: cannot write the output: {io}");
             EXIT_USAGE
         }
         _ => {
@@ -113,5 +160,5 @@ fn exit_for(e: &anyhow::Error) -> u8 {
 /// Prints `e` with its context on stderr, escaped: `sjlint: cannot read PATH: reason`.
 fn report_error(e: &anyhow::Error) -> io::Result<()> {
     let message = format!("{e:#}");
-    writeln!(io::stderr(), "sjlint: {}", escape_untrusted(&message))
+    writeln!(stdio::stderr(), "sjlint: {}", escape_untrusted(&message))
 }

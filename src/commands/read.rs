@@ -7,6 +7,7 @@
 
 use super::inputs::{Opened, input_failure, open_input, unreadable_input};
 use super::resolve::{ReadConfig, render_options};
+use super::stdio;
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::cli::{RenderArgs, StatsArgs, StatsFormat};
 use sjlint_core::diagnostic::Diagnostic;
@@ -98,7 +99,7 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
         }
         read
     })?;
-    let mut out = BufWriter::new(Sink(io::stdout().lock()));
+    let mut out = BufWriter::new(Sink(stdio::stdout()));
     match args.format {
         StatsFormat::Table => stats::write_tables(&mut out, &files)?,
         StatsFormat::Json => stats::write_json(&mut out, &files)?,
@@ -111,7 +112,7 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
 pub(super) fn run_render(args: &RenderArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let config = ReadConfig::resolve(&args.input, terminal)?;
     let opts = render_options(args, terminal);
-    let mut out = BufWriter::new(Sink(io::stdout().lock()));
+    let mut out = BufWriter::new(Sink(stdio::stdout()));
     let code = each_input(&config, |reading, reader| {
         if reading.index > 0 {
             out.write_all(b"\n")?;

@@ -5,6 +5,7 @@
 //! subcommand). It must not read inputs or check anything.
 
 use super::EXIT_OK;
+use super::stdio;
 use crate::cli::{Cli, WalkArgs};
 use anyhow::bail;
 use sjlint_core::rules::{Group, RULES, Rule};
@@ -20,7 +21,7 @@ pub(super) fn print_generated(
     let mut cmd = <Cli as clap::CommandFactory>::command();
     let mut text = Vec::new();
     generate(&mut cmd, &mut text)?;
-    let mut out = io::stdout().lock();
+    let mut out = stdio::stdout();
     out.write_all(&text)?;
     out.flush()?;
     Ok(EXIT_OK)
@@ -87,7 +88,7 @@ Show the configuration in force (sjlint.toml, .sjlint.toml, or [tool.sjlint] in 
 "#;
 
 pub(super) fn print_rules() -> anyhow::Result<u8> {
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(stdio::stdout());
     let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
     for r in RULES {
         writeln!(
@@ -105,7 +106,7 @@ pub(super) fn print_rules() -> anyhow::Result<u8> {
 
 pub(super) fn explain(name: &str) -> anyhow::Result<u8> {
     if let Some(rule) = Rule::from_name(name) {
-        let mut out = io::stdout().lock();
+        let mut out = stdio::stdout();
         out.write_all(rule.info().doc.as_bytes())?;
         out.flush()?;
         return Ok(EXIT_OK);
@@ -121,7 +122,7 @@ pub(super) fn explain(name: &str) -> anyhow::Result<u8> {
 
 /// `sjlint explain GROUP`: the group's rules, each with its severity and summary.
 fn explain_group(group: Group) -> anyhow::Result<u8> {
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(stdio::stdout());
     writeln!(out, "# {}\n", group.as_str())?;
     writeln!(
         out,
@@ -146,7 +147,7 @@ pub(super) fn show_config(
         .configs(overrides)
         .and_then(|mut c| c.for_path(Some(path)))
         .map_err(anyhow::Error::msg)?;
-    let mut out = io::stdout().lock();
+    let mut out = stdio::stdout();
     for line in sjlint_core::config::describe(&settings).lines() {
         writeln!(out, "{}", escape_untrusted(line))?;
     }
@@ -157,7 +158,7 @@ pub(super) fn show_config(
 /// `sjlint schema [NAME]`: a bundled schema, or the list of their names.
 /// `sjlint agents`: the registry, one line an agent, or as JSON.
 pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(stdio::stdout());
     let registry = sjlint_core::agents::REGISTRY;
     if json {
         #[derive(serde::Serialize)]
@@ -196,7 +197,7 @@ pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
 }
 
 pub(super) fn print_schema(name: Option<&str>) -> anyhow::Result<u8> {
-    let mut out = io::stdout().lock();
+    let mut out = stdio::stdout();
     let Some(name) = name else {
         for s in sjlint_core::schema::SCHEMAS {
             writeln!(out, "{}", s.name)?;

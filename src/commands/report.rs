@@ -7,6 +7,7 @@
 //! the files. It must not lay out or escape anything; `sjlint_outputs::report_html` does.
 
 use super::inputs::{Input, open_input, resolve_inputs, settings_of, unreadable_input};
+use super::stdio;
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::cli::ReportArgs;
 use anyhow::Context;
@@ -17,7 +18,7 @@ use sjlint_core::rules::{Rule, RuleSet};
 use sjlint_core::text::escape_untrusted;
 use sjlint_outputs::report_html::{self, Summary};
 use sjlint_outputs::terminal::Terminal;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> {
@@ -102,7 +103,7 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
     if written_pages == 0 {
         // Nothing was read: a page from an earlier run is left as it is, and not called new.
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: nothing written: no input could be read"
         )?;
         return Ok(EXIT_USAGE);
@@ -115,7 +116,7 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         args.output.clone()
     };
     writeln!(
-        io::stderr(),
+        stdio::stderr(),
         "sjlint: wrote {}",
         escape_untrusted(&written.display().to_string())
     )?;

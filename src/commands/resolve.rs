@@ -8,6 +8,7 @@
 //! commands only run what was resolved. It must not read inputs nor print findings.
 
 use super::inputs::{Input, resolve_inputs, settings_of};
+use super::stdio;
 use crate::cli::{CheckArgs, DropArg, FmtArgs, InputArgs, RenderArgs, ToArg};
 use crate::fmt_files::Mode;
 use anyhow::{Context, bail};
@@ -114,7 +115,9 @@ impl Threads {
         (self.jobs > 1).then(|| pipeline::Settings {
             workers: self.jobs,
             batch_bytes: self.batch_bytes,
-            ready: from_stdin.then_some(super::inputs::stdin_ready as pipeline::Ready),
+            // Standard input in memory is always ready; descriptor 0 is then another's.
+            ready: (from_stdin && !super::stdio::is_captured())
+                .then_some(super::inputs::stdin_ready as pipeline::Ready),
             segment_bytes: self.segment_bytes,
         })
     }
@@ -248,7 +251,7 @@ fn warn_of(per_input: &[Arc<Settings>]) -> std::io::Result<()> {
     for warning in per_input.iter().filter_map(|s| s.warning.as_deref()) {
         if said.insert(warning) {
             writeln!(
-                std::io::stderr(),
+                stdio::stderr(),
                 "sjlint: warning: {}",
                 sjlint_core::text::escape_untrusted(warning)
             )?;
@@ -281,7 +284,7 @@ fn jobs(asked: Option<usize>) -> io::Result<usize> {
     let most = cpus.saturating_mul(JOBS_PER_CPU);
     if asked > most {
         writeln!(
-            io::stderr(),
+            stdio::stderr(),
             "sjlint: --jobs {asked} is more than this machine can use; checking with {most} threads ({JOBS_PER_CPU} per processor)"
         )?;
         return Ok(most);

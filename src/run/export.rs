@@ -23,10 +23,9 @@ pub const QUEUE_SPANS: usize = 4096;
 const BATCH_SPANS: usize = 512;
 /// How long a span waits for others to share its request.
 const BATCH_DELAY: Duration = Duration::from_millis(500);
-/// The longest one request may take (connecting included).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long the end of a run waits for the last spans to be sent.
-const FINISH_TIMEOUT: Duration = Duration::from_secs(5);
+/// The longest one request may take (connecting included), and how long the end of a run
+/// waits for the last spans to be sent, unless `--otlp-timeout` says otherwise.
+pub const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How spans are encoded on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +61,8 @@ pub struct Settings {
     pub url: String,
     pub protocol: Protocol,
     pub headers: Vec<(String, String)>,
+    /// The longest one request may take, and the end of the run's wait for the last spans.
+    pub timeout: Duration,
 }
 
 /// The command line's choices, before the environment is read.
@@ -74,6 +75,8 @@ pub struct Flags {
     pub protocol: Option<Protocol>,
     /// `--otlp-header K=V`, repeatable; over the environment's headers of the same name.
     pub headers: Vec<(String, String)>,
+    /// `--otlp-timeout`; [`TIMEOUT`] without it.
+    pub timeout: Option<Duration>,
 }
 
 /// The export settings from the command line over the environment (`env` looks a variable
@@ -144,6 +147,7 @@ pub fn settings(
         url,
         protocol,
         headers,
+        timeout: flags.timeout.unwrap_or(TIMEOUT),
     })
 }
 
@@ -238,6 +242,8 @@ pub struct Exporter {
     thread: Option<JoinHandle<Outcome>>,
     done: Receiver<()>,
     url: String,
+    /// How long [`Exporter::finish`] waits for the last spans.
+    timeout: Duration,
 }
 
 impl Exporter {
@@ -250,6 +256,7 @@ impl Exporter {
         let (tx, rx) = mpsc::sync_channel(QUEUE_SPANS);
         let (done_tx, done) = mpsc::channel();
         let url = settings.url.clone();
+        let timeout = settings.timeout;
         let sent = Arc::new(AtomicU64::new(0));
         let counted = Arc::clone(&sent);
         let thread = std::thread::Builder::new()
@@ -268,6 +275,7 @@ impl Exporter {
             thread,
             done,
             url,
+            timeout,
         }
     }
 
@@ -290,7 +298,7 @@ impl Exporter {
     /// every span queued and not accepted by the collector by then is counted as not sent.
     pub fn finish(mut self) -> Outcome {
         drop(self.tx.take());
-        let mut outcome = match self.done.recv_timeout(FINISH_TIMEOUT) {
+        let mut outcome = match self.done.recv_timeout(self.timeout) {
             Ok(()) => self
                 .thread
                 .take()
@@ -320,7 +328,7 @@ fn send_loop(
     sent: &AtomicU64,
 ) -> Outcome {
     let agent_config = ureq::Agent::config_builder()
-        .timeout_global(Some(REQUEST_TIMEOUT))
+        .timeout_global(Some(settings.timeout))
         .http_status_as_error(false)
         .build();
     let client: ureq::Agent = agent_config.into();
@@ -421,6 +429,7 @@ mod tests {
             endpoint: Some("http://other:1/v1/traces".into()),
             protocol: Some(Protocol::Protobuf),
             headers: vec![("X".into(), "2".into())],
+            timeout: None,
         };
         let s = settings(&flags, &env, |_| {}).unwrap();
         assert_eq!(s.url, "http://other:1/v1/traces");
@@ -468,6 +477,7 @@ mod tests {
             url: "http://127.0.0.1:9/v1/traces".into(),
             protocol: Protocol::Protobuf,
             headers: Vec::new(),
+            timeout: TIMEOUT,
         };
         let mut e = Exporter::start(s, std::sync::Arc::default());
         for _ in 0..3 {

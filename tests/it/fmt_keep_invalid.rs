@@ -5,7 +5,6 @@
 //! is left out, as before.
 
 use crate::common::exec;
-use std::path::PathBuf;
 
 const INIT: &[u8] = br#"{"type":"system","subtype":"init","session_id":"s"}"#;
 const USER: &[u8] = br#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s"}"#;
@@ -56,16 +55,11 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Vec<u8>)> {
     out
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sjlint-keepinv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn over_limit_records_pass_through_byte_for_byte() {
+    let dir = crate::common::Scratch::new("keepinv-through");
     for (name, input, want) in cases() {
-        let file = scratch(&format!("{}.ndjson", name.replace(' ', "-")));
+        let file = dir.join(format!("{}.ndjson", name.replace(' ', "-")));
         std::fs::write(&file, &input).unwrap();
         let path = file.to_str().unwrap();
         for source in [None, Some(path)] {
@@ -135,7 +129,8 @@ fn records_read_before_the_agent_is_known_come_first() {
 fn check_and_write_keep_an_over_limit_record() {
     let rec = big(3000, b'f');
     let input = stream(&[INIT, &rec, RESULT], true);
-    let file = scratch("in-place.ndjson");
+    let dir = crate::common::Scratch::new("keepinv-in-place");
+    let file = dir.join("in-place.ndjson");
     std::fs::write(&file, &input).unwrap();
     let path = file.to_str().unwrap();
     let limit = ["--max-record-bytes", "1K"];

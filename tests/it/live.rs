@@ -28,10 +28,8 @@ fn producer(dir: &Path) -> String {
     )
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sjlint-live-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::common::Scratch {
+    crate::common::Scratch::new(&format!("live-{name}"))
 }
 
 #[test]

@@ -514,7 +514,11 @@ fn otlp_run_with_a_collector_that_never_answers_counts_every_span_lost() {
         }
     });
     let started = std::time::Instant::now();
-    let ran = run_replay(&["--otlp-endpoint", &url], "agents/claude/subagent.ndjson");
+    // The run gives up on the collector after --otlp-timeout (5 s without it).
+    let ran = run_replay(
+        &["--otlp-endpoint", &url, "--otlp-timeout", "200ms"],
+        "agents/claude/subagent.ndjson",
+    );
     assert_eq!(ran.code, 0, "{}", ran.describe());
     // The run does not wait on the collector for long.
     assert!(started.elapsed() < std::time::Duration::from_secs(30));

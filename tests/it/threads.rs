@@ -4,6 +4,12 @@
 //! (the hidden `--batch-size`, down to one byte: one frame per batch), the segments a mapped
 //! file is cut into (the hidden `--segment-size`, down to one byte), and whether a file is
 //! mapped or read (`--no-mmap`).
+//!
+//! The runs compared are made in this process (`sjlint::unstable::commands::run_in_process`,
+//! the code the binary runs, with its streams in memory): one input is checked up to a hundred
+//! times here, and a process start costs more than a check in a test build. What only the
+//! binary has is tested through it at the end: that it prints what a run in process prints, the
+//! default number of threads, and `--tee` on a pipe that stays open.
 
 use crate::generator;
 
@@ -17,15 +23,35 @@ fn outcome(run: Run) -> (i32, Vec<u8>, Vec<u8>) {
     (run.code, run.stdout, run.stderr)
 }
 
-/// Runs `sjlint check ARGS` with each of `variants` added, on `stdin` when given, and asserts
-/// that every variant prints what the first one prints; returns its standard output.
+/// `sjlint ARGS…` run in this process, with `stdin` (or nothing) as its standard input.
+fn in_process(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let done = sjlint::unstable::commands::run_in_process(args, stdin.unwrap_or_default());
+    Run {
+        code: i32::from(done.code),
+        stdout: done.stdout,
+        stderr: done.stderr,
+    }
+}
+
+/// Runs `sjlint check ARGS` in process with each of `variants` added, on `stdin` when given,
+/// and asserts that every variant prints what the first one prints; returns its standard output.
 fn same_output(args: &[&str], stdin: Option<&[u8]>, variants: &[&[&str]]) -> Vec<u8> {
+    same_output_of(in_process, args, stdin, variants)
+}
+
+/// [`same_output`], each variant run by `run`.
+fn same_output_of(
+    run: impl Fn(&[&str], Option<&[u8]>) -> Run,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    variants: &[&[&str]],
+) -> Vec<u8> {
     let mut first = None;
     for extra in variants {
         let mut all = vec!["check", "--color", "never", "--progress", "never"];
         all.extend_from_slice(args);
         all.extend_from_slice(extra);
-        let run = exec(&all, stdin);
+        let run = run(&all, stdin);
         assert!(
             !run.stderr().contains("panicked"),
             "sjlint {all:?}\n{}",
@@ -413,12 +439,53 @@ fn every_agents_generated_stream_as_a_file_and_on_stdin() {
 #[test]
 fn the_default_is_the_one_thread_output_too() {
     let sample = std::fs::read(manifest_dir().join("testdata/many-findings.ndjson")).unwrap();
-    same_output(
-        &["testdata/many-findings.ndjson"],
-        None,
-        &[&["--jobs", "1"], &[]],
-    );
-    same_output(&[], Some(&sample), &[&["--jobs", "1"], &[]]);
+    let variants: [&[&str]; 2] = [&["--jobs", "1"], &[]];
+    same_output_of(exec, &["testdata/many-findings.ndjson"], None, &variants);
+    same_output_of(exec, &[], Some(&sample), &variants);
+}
+
+/// The runs above are made in process: the binary prints what they print, byte for byte, in
+/// every format, for a file and on stdin, on one thread and on several, and for a file that
+/// cannot be read (exit 2 and its message) and a usage error.
+#[test]
+fn the_binary_prints_what_a_run_in_process_prints() {
+    let input = slow_paths();
+    let dir = TempDir::new("binary");
+    let file = dir.0.join("slow.ndjson");
+    std::fs::write(&file, &input).unwrap();
+    let path = file.to_str().unwrap();
+    let missing = dir.0.join("missing.ndjson");
+    let missing = missing.to_str().unwrap();
+    let mut cases: Vec<(Vec<&str>, Option<&[u8]>)> = Vec::new();
+    for format in FORMATS {
+        for jobs in ["1", "3"] {
+            let args = [
+                "check", "--format", format, "--jobs", jobs, "--color", "never",
+            ];
+            cases.push(([&args[..], &[path]].concat(), None));
+            cases.push(([&args[..], &["--tee"]].concat(), Some(&input[..])));
+        }
+    }
+    cases.push((vec!["check", "--format", "concise", path, missing], None));
+    cases.push((vec!["check", "--format", "nope", path], None));
+    cases.push((vec!["stats", "--format", "json", path], None));
+    cases.push((vec!["fmt", "--to", "common"], Some(&input[..])));
+    for (args, stdin) in cases {
+        let binary = exec(&args, stdin);
+        assert!(
+            binary.code != 0 || !binary.stdout.is_empty(),
+            "{args:?}: {}",
+            binary.describe()
+        );
+        let here = in_process(&args, stdin);
+        assert!(
+            (here.code, &here.stdout, &here.stderr)
+                == (binary.code, &binary.stdout, &binary.stderr),
+            "sjlint {args:?} in process printed\n{}\nthe binary\n{}",
+            here.describe(),
+            binary.describe()
+        );
+    }
 }
 
 /// A directory under the system's temporary directory, removed when dropped.

@@ -69,6 +69,12 @@ impl Terminal {
         )
     }
 
+    /// No terminal, and an environment that says nothing of colour: what a command run with
+    /// its streams in memory sees.
+    pub fn none() -> Terminal {
+        Terminal::with([false; 3], |_| None)
+    }
+
     /// `terminals` for stdin, stdout and stderr; `env` reads an environment variable.
     ///
     /// When the environment both forces and forbids colour, forcing wins: `FORCE_COLOR` and

@@ -411,3 +411,31 @@ pub(crate) fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// A directory of its own under the system's temporary directory, removed with what it holds
+/// when dropped, also when the test fails.
+pub(crate) struct Scratch(PathBuf);
+
+impl Scratch {
+    /// `sjlint-NAME-PID`, empty.
+    pub(crate) fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("sjlint-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
