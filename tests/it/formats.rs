@@ -122,7 +122,7 @@ const BAD_GITHUB: [&str; 5] = [
     "::error file=bad.ndjson,line=5,title=sjlint(missing-result)::the input ends while the session that began on line 1 has no `result`%0Anote: the session started here: line 1%0Ahelp: cursor-agent ends every session with `result`; a session that was killed, crashed or cut off has none",
 ];
 
-const WARN_GITHUB: &str = "::warning file=warn.ndjson,line=4,col=193,title=sjlint(timestamp-regression)::timestamp_ms 1000 is 200 ms earlier than the previous event's 1200%0Anote: the previous timestamp: line 3";
+const WARN_GITHUB: &str = "::warning file=warn.ndjson,line=4,col=193,title=sjlint(timestamp-regression)::`timestamp_ms` 1000 is 200 ms earlier than the previous event's 1200%0Anote: the previous timestamp: line 3";
 
 fn lines(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()

@@ -18,7 +18,7 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
+use crate::rules::messages::{self, EventType, Id, Opening, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -344,12 +344,16 @@ impl Validator {
         }
         self.state = State::Open(pos.line);
         Some(
-            Diagnostic::new(
-                Rule::MissingInit,
+            Diagnostic::from_message(
                 pos,
-                format!("the run starts with `{ty}`, not with `thread.started`"),
+                messages::missing_init(&Opening {
+                    agent: Agent::Codex.display_name(),
+                    unit: "run",
+                    first: EventType::of(ty),
+                    opener: "`thread.started`",
+                    aside: Some("every `codex exec --json` run and every resume"),
+                }),
             )
-            .with_help("every `codex exec --json` run (and every resume) first writes `thread.started`; was the start of the capture cut off?")
             .with_snippet(bytes),
         )
     }

@@ -20,7 +20,9 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
+use crate::rules::messages::{
+    self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, SessionIds, Unended,
+};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -274,12 +276,16 @@ impl Validator {
         if let Some((prev, at)) = self.last_ms
             && ms < prev
         {
-            let d = Diagnostic::new(
-                Rule::TimestampRegression,
+            let d = Diagnostic::from_message(
                 pos,
-                "`timestamp` is earlier than the previous line's",
-            )
-            .with_related(at, "the previous timestamp");
+                messages::timestamp_regression(&Clock {
+                    field: "`timestamp`",
+                    millis: false,
+                    ms,
+                    prev,
+                    prev_line: at,
+                }),
+            );
             emit(match crate::locate::value(bytes, &["timestamp"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),
@@ -373,12 +379,16 @@ impl Validator {
             State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
             State::Before => {
                 emit(
-                    Diagnostic::new(
-                        Rule::MissingInit,
+                    Diagnostic::from_message(
                         pos,
-                        format!("the run starts with `{ty}`, not with `system`/`init`"),
+                        messages::missing_init(&Opening {
+                            agent: Agent::Droid.display_name(),
+                            unit: "run",
+                            first: EventType::of(ty),
+                            opener: "`system`/`init`",
+                            aside: None,
+                        }),
                     )
-                    .with_help("droid opens every run with a `system`/`init` line; was the start of the capture cut off?")
                     .with_snippet(bytes),
                 );
                 self.state = State::Open(pos.line);
@@ -386,13 +396,17 @@ impl Validator {
             State::Ended { failed: true, .. } if ty == "completion" => return false,
             State::Ended { at, .. } => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run ended"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Droid.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`completion` (or `error`)",
+                            ended: at,
+                            next: Some("`system`/`init`"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`completion` (or `error`) is the last line of a droid run; the next run begins with `system`/`init`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -409,16 +423,19 @@ impl Validator {
         if self.session.is_empty() || super::id_prefix(id) == self.session {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::SessionIdMismatch,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "`session_id` {:?} differs from the run's {:?}",
-                Excerpt(id),
-                Excerpt(&self.session)
-            ),
-        )
-        .with_help("droid stamps every line of a run with the session id of its `system`/`init`");
+            messages::session_id_mismatch(&SessionIds {
+                agent: Agent::Droid.display_name(),
+                unit: "run",
+                field: "`session_id`",
+                id,
+                expected: &self.session,
+                began: None,
+                each: true,
+                note: Some("the one its `system`/`init` names"),
+            }),
+        );
         emit(match crate::locate::value(bytes, &["session_id"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),

@@ -16,7 +16,9 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
+use crate::rules::messages::{
+    self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, Unended,
+};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -268,12 +270,16 @@ impl Validator {
         if let Some((prev, at)) = self.last_ms
             && ms < prev
         {
-            let d = Diagnostic::new(
-                Rule::TimestampRegression,
+            let d = Diagnostic::from_message(
                 pos,
-                "`timestamp` is earlier than the previous event's",
-            )
-            .with_related(at, "the previous timestamp");
+                messages::timestamp_regression(&Clock {
+                    field: "`timestamp`",
+                    millis: false,
+                    ms,
+                    prev,
+                    prev_line: at,
+                }),
+            );
             emit(match crate::locate::value(bytes, &["timestamp"]) {
                 Some(span) => d.at(bytes, span),
                 None => d,
@@ -308,25 +314,33 @@ impl Validator {
             (State::Open(_) | State::Stray(_), _) => {}
             (State::Before, _) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::MissingInit,
+                    Diagnostic::from_message(
                         pos,
-                        format!("the run starts with `{ty}`, not with `init`"),
+                        messages::missing_init(&Opening {
+                            agent: Agent::Gemini.display_name(),
+                            unit: "run",
+                            first: EventType::of(ty),
+                            opener: "`init`",
+                            aside: None,
+                        }),
                     )
-                    .with_help("Gemini CLI opens every run with an `init` event; was the start of the capture cut off?")
                     .with_snippet(bytes),
                 );
                 self.state = State::Open(pos.line);
             }
             (State::Ended(at), _) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run's `result`"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Gemini.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`result`",
+                            ended: at,
+                            next: Some("`init`"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`result` is the last event of a run; a new run begins with `init`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);

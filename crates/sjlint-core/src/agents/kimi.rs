@@ -25,7 +25,7 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Found, Orphan, Pairing, Unended};
+use crate::rules::messages::{self, AfterEnd, EventType, Found, Orphan, Pairing, Unended};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind};
 use bumpalo::Bump;
@@ -534,13 +534,17 @@ impl Validator {
         match self.state {
             State::Ended(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        "a second `session.resume_hint` after the run ended",
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Kimi.display_name(),
+                            unit: "run",
+                            record: EventType::of("session.resume_hint"),
+                            end: "`session.resume_hint`",
+                            ended: at,
+                            next: None,
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("Kimi Code writes one resume hint, as the last line of a run")
                     .with_snippet(bytes),
                 );
                 return;

@@ -21,7 +21,9 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Id, Orphan, Reopened, Unended};
+use crate::rules::messages::{
+    self, AfterEnd, EventType, Id, Orphan, Reopened, SessionIds, Unended,
+};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -315,13 +317,17 @@ impl Validator {
             State::Stray(_) => {}
             State::Ended { at, .. } => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run ended"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::OpenCode.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`done` (or an `error`)",
+                            ended: at,
+                            next: Some("`step_start`"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`done` (or an `error`) is the last line of an OpenCode run; the next run begins with `step_start`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -359,16 +365,21 @@ impl Validator {
         if self.session.is_empty() || super::id_prefix(id) == self.session {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::SessionIdMismatch,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "`sessionID` {:?} differs from the run's {:?}",
-                Excerpt(id),
-                Excerpt(&self.session)
-            ),
-        )
-        .with_help("OpenCode stamps every line of a run with its root session (a subagent's parts are not written); a new run begins with `step_start` after the last step stopped");
+            messages::session_id_mismatch(&SessionIds {
+                agent: Agent::OpenCode.display_name(),
+                unit: "run",
+                field: "`sessionID`",
+                id,
+                expected: &self.session,
+                began: None,
+                each: true,
+                note: Some(
+                    "the id of its root session (a subagent's parts are not written); a new run begins with `step_start` after the last step stopped",
+                ),
+            }),
+        );
         emit(match crate::locate::value(bytes, &["sessionID"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),

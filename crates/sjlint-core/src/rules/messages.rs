@@ -15,6 +15,12 @@ use crate::pairing::ShownKey;
 use crate::text::Excerpt;
 use std::fmt;
 
+mod lifecycle;
+pub use lifecycle::{
+    AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
+    session_id_mismatch, thinking_not_completed, timestamp_regression,
+};
+
 /// The rules whose every message is worded by a builder of this module.
 pub const OWNED: &[Rule] = &[
     Rule::MissingField,
@@ -24,14 +30,21 @@ pub const OWNED: &[Rule] = &[
     Rule::OrphanCompletion,
     Rule::UnfinishedToolCall,
     Rule::DuplicateCallId,
+    Rule::EventAfterResult,
+    Rule::MissingInit,
+    Rule::SessionIdMismatch,
+    Rule::TimestampRegression,
+    Rule::ThinkingNotCompleted,
 ];
 
-/// A finding's words, as its rule's builder made them: the rule, the message and its help.
+/// A finding's words, as its rule's builder made them: the rule, the message, its help and the
+/// other line it points at.
 #[derive(Clone, Debug)]
 pub struct Message {
     rule: Rule,
     text: String,
     help: Option<String>,
+    related: Option<(u64, String)>,
 }
 
 impl Message {
@@ -47,11 +60,48 @@ impl Message {
         self.help.as_deref()
     }
 
-    /// The rule, the message and the help, for the diagnostic.
-    pub fn into_parts(self) -> (Rule, String, Option<String>) {
-        (self.rule, self.text, self.help)
+    /// The other line the finding points at, and what that line is.
+    pub fn related(&self) -> Option<(u64, &str)> {
+        self.related
+            .as_ref()
+            .map(|(line, what)| (*line, what.as_str()))
+    }
+
+    /// The rule, the message, the help and the related line, for the diagnostic.
+    pub fn into_parts(self) -> Parts {
+        (self.rule, self.text, self.help, self.related)
+    }
+
+    /// The message of `rule`, with no help and no related line.
+    fn plain(rule: Rule, text: String) -> Message {
+        Message {
+            rule,
+            text,
+            help: None,
+            related: None,
+        }
+    }
+
+    /// The message of `rule`, with its help.
+    fn helped(rule: Rule, text: String, help: String) -> Message {
+        Message {
+            rule,
+            text,
+            help: Some(help),
+            related: None,
+        }
+    }
+
+    /// Points at the other line the finding involves.
+    #[must_use]
+    fn with_related(mut self, line: u64, what: impl Into<String>) -> Message {
+        self.related = Some((line, what.into()));
+        self
     }
 }
+
+/// A [`Message`] taken apart: the rule, the text, the help and the related line.
+pub type Parts = (Rule, String, Option<String>, Option<(u64, String)>);
 
 /// An id from the stream as messages quote it.
 #[derive(Clone, Copy)]
@@ -84,6 +134,7 @@ pub fn missing_field(record: &str, field: &str, one_of: Option<&[&str]>) -> Mess
         rule: Rule::MissingField,
         text,
         help: None,
+        related: None,
     }
 }
 
@@ -179,6 +230,7 @@ pub fn wrong_field_type(path: &[&str], found: Found<'_>, want: &[Want]) -> Messa
         rule: Rule::WrongFieldType,
         text,
         help: None,
+        related: None,
     }
 }
 
@@ -271,6 +323,7 @@ pub fn missing_result(f: &Unended<'_>) -> Message {
         rule: Rule::MissingResult,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -335,6 +388,7 @@ pub fn duplicate_init(f: &Reopened<'_>) -> Message {
         rule: Rule::DuplicateInit,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -435,6 +489,7 @@ pub fn orphan_completion(f: &Orphan<'_>) -> Message {
         rule: Rule::OrphanCompletion,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -484,6 +539,7 @@ pub fn unfinished_tool_call(
         rule: Rule::UnfinishedToolCall,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -501,6 +557,7 @@ pub fn duplicate_call_id(record: &str, id: Id<'_>, open: bool, note: Option<&str
         rule: Rule::DuplicateCallId,
         text,
         help: note.map(str::to_owned),
+        related: None,
     }
 }
 
@@ -548,6 +605,46 @@ mod tests {
             }),
             unfinished_tool_call(Id::Text("c"), None, &pairing, None),
             duplicate_call_id("`a`", Id::Text("c"), true, None),
+            event_after_result(&AfterEnd {
+                agent: "A",
+                unit: "run",
+                record: EventType::of("x"),
+                end: "`b`",
+                ended: 1,
+                next: None,
+            }),
+            missing_init(&Opening {
+                agent: "A",
+                unit: "run",
+                first: EventType::of("x"),
+                opener: "`a`",
+                aside: None,
+            }),
+            session_id_mismatch(&SessionIds {
+                agent: "A",
+                unit: "run",
+                field: "`id`",
+                id: "s2",
+                expected: "s1",
+                began: None,
+                each: true,
+                note: None,
+            }),
+            timestamp_regression(&Clock {
+                field: "`t`",
+                millis: true,
+                ms: 1,
+                prev: 2,
+                prev_line: 1,
+            }),
+            thinking_not_completed(&Streamed {
+                agent: "A",
+                pieces: "`d`",
+                whole: "`w`",
+                id: None,
+                cut_by: EventType::of("x"),
+                began: 1,
+            }),
         ];
         let rules: Vec<Rule> = built.iter().map(Message::rule).collect();
         assert_eq!(rules, OWNED);

@@ -28,7 +28,9 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
-use crate::rules::messages::{self, Found, Id, Orphan, Pairing, Unended};
+use crate::rules::messages::{
+    self, AfterEnd, EventType, Found, Id, Opening, Orphan, Pairing, SessionIds, Unended,
+};
 use crate::rules::{Rule, Severity};
 use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
@@ -361,16 +363,20 @@ impl Validator {
             // After a record that could not be read, which may have been the init.
             State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
             State::Before => {
-                let d = Diagnostic::new(
-                    Rule::MissingInit,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!("the session starts with `{ty}`, not with `system`/`init`"),
+                    messages::missing_init(&Opening {
+                        agent: self.agent().display_name(),
+                        unit: "session",
+                        first: EventType::of(ty),
+                        opener: "`system`/`init`",
+                        aside: match self.profile {
+                            Profile::Claude => Some("hooks may come before it"),
+                            Profile::Qwen => Some("and every turn"),
+                            Profile::Amp => None,
+                        },
+                    }),
                 )
-                .with_help(match self.profile {
-                    Profile::Claude => "Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?",
-                    Profile::Qwen => "Qwen Code opens every session (and every turn) with a `system`/`init` line; was the start of the capture cut off?",
-                    Profile::Amp => "Amp opens its stream with a `system`/`init` line; was the start of the capture cut off?",
-                })
                 .with_snippet(bytes);
                 if ty == "result" && pos.record == 1 {
                     self.deferred_init = Some(d);
@@ -386,13 +392,17 @@ impl Validator {
             }
             State::Ended(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the session's `result`"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: self.agent().display_name(),
+                            unit: "session",
+                            record: EventType::of(ty),
+                            end: "`result`",
+                            ended: at,
+                            next: Some("`system`/`init`"),
+                        }),
                     )
-                    .with_related(at, "the session ended here")
-                    .with_help("a new session begins with `system`/`init`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -403,17 +413,20 @@ impl Validator {
                 set_bounded(&mut self.session_id, id);
             } else if id_prefix(id) != self.session_id && id_prefix(id) != self.mismatched_id {
                 set_bounded(&mut self.mismatched_id, id);
-                let d = Diagnostic::new(
-                    Rule::SessionIdMismatch,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!(
-                        "`session_id` {:?} differs from the session's {:?}",
-                        Excerpt(id),
-                        Excerpt(&self.session_id)
-                    ),
-                )
-                .with_help(
-                    "only a `conversation_reset` gives the following lines a new session id; the lines after this one that repeat this id are not reported again",
+                    messages::session_id_mismatch(&SessionIds {
+                        agent: self.agent().display_name(),
+                        unit: "session",
+                        field: "`session_id`",
+                        id,
+                        expected: &self.session_id,
+                        began: None,
+                        each: false,
+                        note: Some(
+                            "only a `conversation_reset` gives the records after it a new one",
+                        ),
+                    }),
                 );
                 emit(match crate::locate::value(bytes, &["session_id"]) {
                     Some(span) => d.at(bytes, span),
