@@ -188,4 +188,9 @@ const SOME_AGENTS: &[(&str, &[&str])] = &[
     ("session-id-mismatch", &["claude", "droid", "opencode"]),
     ("timestamp-regression", &["droid", "gemini"]),
     ("thinking-not-completed", &["copilot"]),
+    ("missing-type", &["claude", "common", "kimi"]),
+    ("unknown-event-type", &["claude", "common", "kimi"]),
+    ("unknown-subtype", &["common", "droid", "opencode", "pi"]),
+    ("duplicate-key", &["claude"]),
+    ("mixed-agents", &["claude"]),
 ];

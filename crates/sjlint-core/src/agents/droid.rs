@@ -19,11 +19,9 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::messages::{
     self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, SessionIds, Unended,
 };
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -740,16 +738,16 @@ fn system(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
         return;
     }
     let st = line.subtype.as_str().unwrap_or_default();
-    let d = Diagnostic::new(
-        Rule::UnknownSubtype,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "`system` with subtype {:?}, which droid is not known to write (known: init)",
-            Excerpt(st)
-        ),
-    )
-    .with_help(
-        "new subtypes appear in new CLI versions; a consumer should skip what it does not know",
+        messages::unknown_subtype(&messages::Subtype {
+            agent: Agent::Droid.display_name(),
+            record: "`system`",
+            field: "subtype",
+            value: st,
+            known: &["init"],
+            note: None,
+        }),
     );
     emit(match crate::locate::value(bytes, &["subtype"]) {
         Some(span) => d.at(bytes, span),
@@ -797,13 +795,16 @@ fn message(
     if let Some(r) = role
         && !matches!(r, "user" | "assistant")
     {
-        let d = Diagnostic::new(
-            Rule::UnknownSubtype,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "a `message` with role {:?}, which droid is not known to write (known: user, assistant)",
-                Excerpt(r)
-            ),
+            messages::unknown_subtype(&messages::Subtype {
+                agent: Agent::Droid.display_name(),
+                record: "a `message`",
+                field: "role",
+                value: r,
+                known: &["user", "assistant"],
+                note: None,
+            }),
         );
         emit(match crate::locate::value(bytes, &["role"]) {
             Some(span) => d.at(bytes, span),

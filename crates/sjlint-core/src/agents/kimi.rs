@@ -26,7 +26,6 @@ use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
 use crate::rules::messages::{self, AfterEnd, EventType, Found, Orphan, Pairing, Unended};
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use serde_json::value::RawValue;
@@ -686,12 +685,14 @@ fn parts_of<'a>(
 /// each one is, as `type` is for the other agents.
 #[cold]
 fn no_role(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
-    let what = match line.role.json_type() {
-        None => "a record without `role`".to_owned(),
-        Some(t) => format!("`role` is {}, expected a string", t.as_str()),
-    };
-    let d = Diagnostic::new(Rule::MissingType, pos, what).with_help(
-        "every line of Kimi CLI's stream-json is a chat message whose `role` (assistant, tool, meta) says what it is",
+    let d = Diagnostic::from_message(
+        pos,
+        messages::missing_type(
+            Agent::Kimi.display_name(),
+            "role",
+            line.role.json_type(),
+            Some("every line is a chat message: assistant, tool, meta"),
+        ),
     );
     emit(match crate::locate::value(bytes, &["role"]) {
         Some(span) => d.at(bytes, span),
@@ -701,17 +702,9 @@ fn no_role(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
 
 #[cold]
 fn unknown_role(role: &str, pos: Position, bytes: &[u8]) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::UnknownEventType,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "unknown role {:?} for {}",
-            Excerpt(role),
-            Agent::Kimi.display_name()
-        ),
-    )
-    .with_help(
-        "new roles may appear in new CLI versions; a consumer should skip what it does not know",
+        messages::unknown_event_type(Agent::Kimi.display_name(), "role", role),
     );
     match crate::locate::value(bytes, &["role"]) {
         Some(span) => d.at(bytes, span),

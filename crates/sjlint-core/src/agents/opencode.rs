@@ -1025,15 +1025,19 @@ fn other_reason(r: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
     // The AI SDK's other reasons (`length`, `content-filter`, `error`, …) are not seen
     // in OpenCode's streams yet: said as information; if the step is the run's last,
     // the run ended there, not as a finished answer.
-    let d = Diagnostic::new(
-        Rule::UnknownSubtype,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "`step_finish` with reason {:?}, which OpenCode is not known to write (known: stop, tool-calls)",
-            Excerpt(r)
-        ),
-    )
-    .with_help("a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)");
+        messages::unknown_subtype(&messages::Subtype {
+            agent: Agent::OpenCode.display_name(),
+            record: "`step_finish`",
+            field: "reason",
+            value: r,
+            known: &["stop", "tool-calls"],
+            note: Some(
+                "a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)",
+            ),
+        }),
+    );
     emit(match crate::locate::value(bytes, &["part", "reason"]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

@@ -16,9 +16,14 @@ use crate::text::Excerpt;
 use std::fmt;
 
 mod lifecycle;
+mod types;
 pub use lifecycle::{
     AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
     session_id_mismatch, thinking_not_completed, timestamp_regression,
+};
+pub use types::{
+    Subtype, duplicate_key, missing_type, mixed_agents, newer_common_form, unknown_event_type,
+    unknown_subtype,
 };
 
 /// The rules whose every message is worded by a builder of this module.
@@ -35,6 +40,11 @@ pub const OWNED: &[Rule] = &[
     Rule::SessionIdMismatch,
     Rule::TimestampRegression,
     Rule::ThinkingNotCompleted,
+    Rule::MissingType,
+    Rule::UnknownEventType,
+    Rule::UnknownSubtype,
+    Rule::DuplicateKey,
+    Rule::MixedAgents,
 ];
 
 /// A finding's words, as its rule's builder made them: the rule, the message, its help and the
@@ -645,6 +655,18 @@ mod tests {
                 cut_by: EventType::of("x"),
                 began: 1,
             }),
+            missing_type("A", "type", None, None),
+            unknown_event_type("A", "type", "x"),
+            unknown_subtype(&Subtype {
+                agent: "A",
+                record: "`a`",
+                field: "subtype",
+                value: "x",
+                known: &[],
+                note: None,
+            }),
+            duplicate_key("k", None),
+            mixed_agents("A", "B", "x"),
         ];
         let rules: Vec<Rule> = built.iter().map(Message::rule).collect();
         assert_eq!(rules, OWNED);

@@ -7,6 +7,7 @@
 //! session ([`Required`]), not here.
 
 use super::Ctx;
+use crate::agents::Agent;
 use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
 use crate::json::{Field, JsonType};
@@ -116,14 +117,7 @@ pub(super) fn check(
 /// `duplicate-key`: the event object repeats a top-level key.
 fn duplicate_event_key(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
     if let Some(key) = ev.duplicate_key.as_deref() {
-        let d = Diagnostic::new(
-            Rule::DuplicateKey,
-            ctx.pos,
-            format!(
-                "key {:?} appears more than once in the event; consumers disagree on which value wins",
-                Excerpt(key)
-            ),
-        );
+        let d = Diagnostic::from_message(ctx.pos, messages::duplicate_key(key, None));
         ctx.emit_at(d, &[key], false);
     }
 }
@@ -136,18 +130,21 @@ fn missing_type<'e>(
     match &ev.ty {
         Field::Str(t) => Some(t),
         Field::Absent => {
-            let d = Diagnostic::new(Rule::MissingType, ctx.pos, "the event has no `type` field")
-                .with_help("every event of the stream names its kind in a string `type`");
+            let d = Diagnostic::from_message(
+                ctx.pos,
+                messages::missing_type(Agent::Cursor.display_name(), "type", None, None),
+            );
             ctx.emit_at(d, &[], false);
             None
         }
         other => {
-            let d = Diagnostic::new(
-                Rule::MissingType,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                format!(
-                    "`type` is {}, expected a string",
-                    other.json_type().map_or("absent", JsonType::as_str)
+                messages::missing_type(
+                    Agent::Cursor.display_name(),
+                    "type",
+                    other.json_type(),
+                    None,
                 ),
             );
             ctx.emit_at(d, &["type"], true);
@@ -159,13 +156,9 @@ fn missing_type<'e>(
 /// `unknown-event-type`: a `type` no dialect knows.
 fn unknown_event_type(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ty: &str) {
     if ctx.wants(Rule::UnknownEventType) {
-        let d = Diagnostic::new(
-            Rule::UnknownEventType,
+        let d = Diagnostic::from_message(
             ctx.pos,
-            format!("unknown event type {:?}", Excerpt(ty)),
-        )
-        .with_help(
-            "new event types appear in new CLI versions; a consumer should skip what it does not know",
+            messages::unknown_event_type(Agent::Cursor.display_name(), "type", ty),
         );
         ctx.emit_at(d, &["type"], true);
     }
@@ -184,16 +177,23 @@ fn unknown_subtype(
     if !ctx.wants(Rule::UnknownSubtype) {
         return;
     }
-    let message = match subtypes {
-        Some(known) if !known.contains(&&**s) => format!(
-            "unknown subtype {:?} of `{ty}` (known: {})",
-            Excerpt(s),
-            known.join(", ")
-        ),
-        Some(_) => return,
-        None => format!("`{ty}` events take no subtype, found {:?}", Excerpt(s)),
+    let known = match subtypes {
+        Some(known) if known.contains(&&**s) => return,
+        Some(known) => known,
+        None => &[],
     };
-    let d = Diagnostic::new(Rule::UnknownSubtype, ctx.pos, message);
+    let record = format!("`{}`", Excerpt(ty));
+    let d = Diagnostic::from_message(
+        ctx.pos,
+        messages::unknown_subtype(&messages::Subtype {
+            agent: Agent::Cursor.display_name(),
+            record: &record,
+            field: "subtype",
+            value: s,
+            known,
+            note: None,
+        }),
+    );
     ctx.emit_at(d, &["subtype"], true);
 }
 
@@ -328,14 +328,8 @@ fn malformed_tool_call(
 /// `duplicate-key`: the `tool_call` object repeats a key.
 fn duplicate_tool_call_key(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
     if let Some(key) = ev.tool_call.duplicate_key.as_deref() {
-        let d = Diagnostic::new(
-            Rule::DuplicateKey,
-            ctx.pos,
-            format!(
-                "key {:?} appears more than once in `tool_call`",
-                Excerpt(key)
-            ),
-        );
+        let d =
+            Diagnostic::from_message(ctx.pos, messages::duplicate_key(key, Some("`tool_call`")));
         ctx.emit_at(d, &["tool_call", key], false);
     }
 }
