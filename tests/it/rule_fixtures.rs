@@ -193,4 +193,8 @@ const SOME_AGENTS: &[(&str, &[&str])] = &[
     ("unknown-subtype", &["common", "droid", "opencode", "pi"]),
     ("duplicate-key", &["claude"]),
     ("mixed-agents", &["claude"]),
+    ("malformed-tool-call", &["kimi", "opencode"]),
+    ("tool-kind-mismatch", &["codex"]),
+    ("unknown-parent-tool-use", &["claude"]),
+    ("assistant-not-delta", &["gemini"]),
 ];

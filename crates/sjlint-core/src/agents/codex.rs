@@ -17,9 +17,7 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::messages::{self, EventType, Id, Opening, Orphan, Pairing, Unended};
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use serde_json::value::RawValue;
@@ -489,17 +487,16 @@ impl Validator {
         started: &super::OpenCall,
         verb: &str,
     ) -> Diagnostic {
-        Diagnostic::new(
-            Rule::ToolKindMismatch,
+        Diagnostic::from_message(
             pos,
-            format!(
-                "item {:?} {verb} as `{}` but started as `{}`",
-                Excerpt(id),
-                Excerpt(item_ty),
-                Excerpt(self.calls.name(started))
+            messages::tool_kind_mismatch(
+                id,
+                Some(self.calls.name(started)),
+                started.line,
+                verb,
+                item_ty,
             ),
         )
-        .with_related(started.line, "started here")
         .with_snippet(bytes)
     }
 

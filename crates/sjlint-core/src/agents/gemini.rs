@@ -15,7 +15,6 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::messages::{
     self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, Unended,
 };
@@ -387,12 +386,10 @@ impl Validator {
         );
         let assistant = line.role.as_str() == Some("assistant");
         if assistant && line.delta.as_bool() != Some(true) {
-            let d = Diagnostic::new(
-                Rule::AssistantNotDelta,
+            let d = Diagnostic::from_message(
                 pos,
-                "an assistant `message` without `delta: true`",
-            )
-            .with_help("Gemini CLI writes the assistant's text only as delta pieces; a consumer that joins them would repeat this text");
+                messages::assistant_not_delta(Agent::Gemini.display_name()),
+            );
             emit(match crate::locate::key(bytes, &["delta"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),

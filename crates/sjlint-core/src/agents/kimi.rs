@@ -24,7 +24,6 @@ use super::{unfinished, view};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::messages::{self, AfterEnd, EventType, Found, Orphan, Pairing, Unended};
 use crate::vocab::{self, Kind};
 use bumpalo::Bump;
@@ -734,12 +733,20 @@ fn element_type(
 /// `arguments` that are not JSON: the call's arguments cannot be read.
 #[cold]
 fn bad_arguments(pos: Position, bytes: &[u8], i: usize, e: &serde_json::Error) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::MalformedToolCall,
+    let path = format!("tool_calls[{i}].function.arguments");
+    let error = e.to_string();
+    let d = Diagnostic::from_message(
         pos,
-        format!("`tool_calls[{i}].function.arguments` is not JSON: {e}"),
-    )
-    .with_help("`arguments` is the call's arguments as a JSON-encoded string (OpenAI's form); a string that does not parse means the model's call was cut or mangled");
+        messages::malformed_tool_call(
+            messages::Malformed::NotJson {
+                path: &path,
+                error: &error,
+            },
+            Some(
+                "`arguments` is the call's arguments as a JSON-encoded string (OpenAI's form); a string that does not parse means the model's call was cut or mangled",
+            ),
+        ),
+    );
     match crate::locate::value(bytes, &["tool_calls"]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

@@ -20,11 +20,9 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::messages::{
     self, AfterEnd, EventType, Id, Orphan, Reopened, SessionIds, Unended,
 };
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -668,15 +666,20 @@ impl Validator {
             Some("error") => (false, "error", &state.error),
             other => {
                 let status = other.unwrap_or_default();
-                let d = Diagnostic::new(
-                    Rule::MalformedToolCall,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!(
-                        "a `tool_use` whose `state.status` is {:?}, not `completed` or `error`",
-                        Excerpt(status)
+                    messages::malformed_tool_call(
+                        messages::Malformed::Status {
+                            record: "a `tool_use`",
+                            field: "state.status",
+                            value: status,
+                            want: "`completed` or `error`",
+                        },
+                        Some(
+                            "`opencode run --format json` writes a tool call only once it has ended; `pending` and `running` stay inside the server",
+                        ),
                     ),
-                )
-                .with_help("`opencode run --format json` writes a tool call only once it has ended; `pending` and `running` stay inside the server");
+                );
                 emit(
                     match crate::locate::value(bytes, &["part", "state", "status"]) {
                         Some(span) => d.at(bytes, span),

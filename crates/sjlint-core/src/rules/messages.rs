@@ -15,8 +15,14 @@ use crate::pairing::ShownKey;
 use crate::text::Excerpt;
 use std::fmt;
 
+mod calls;
 mod lifecycle;
 mod types;
+pub use calls::{
+    Malformed, assistant_not_delta, did_nothing, malformed_tool_call, orphan_query_response,
+    result_flag_mismatch, result_text_mismatch, too_many_open_calls, tool_args_mismatch,
+    tool_kind_mismatch, unanswered_query, unknown_parent_tool_use, unknown_tool_kind,
+};
 pub use lifecycle::{
     AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
     session_id_mismatch, thinking_not_completed, timestamp_regression,
@@ -45,6 +51,18 @@ pub const OWNED: &[Rule] = &[
     Rule::UnknownSubtype,
     Rule::DuplicateKey,
     Rule::MixedAgents,
+    Rule::MalformedToolCall,
+    Rule::UnknownToolKind,
+    Rule::ToolKindMismatch,
+    Rule::ToolArgsMismatch,
+    Rule::OrphanQueryResponse,
+    Rule::UnansweredQuery,
+    Rule::TooManyOpenCalls,
+    Rule::UnknownParentToolUse,
+    Rule::ResultFlagMismatch,
+    Rule::ResultTextMismatch,
+    Rule::DidNothing,
+    Rule::AssistantNotDelta,
 ];
 
 /// A finding's words, as its rule's builder made them: the rule, the message, its help and the
@@ -583,7 +601,7 @@ mod tests {
             key: "`id`",
             before: None,
         };
-        let built = [
+        let mut built = vec![
             missing_field("a `x`", "f", None),
             wrong_field_type(&["f"], Found::Type(JsonType::Null), &[Want::Str]),
             duplicate_init(&Reopened {
@@ -615,6 +633,15 @@ mod tests {
             }),
             unfinished_tool_call(Id::Text("c"), None, &pairing, None),
             duplicate_call_id("`a`", Id::Text("c"), true, None),
+        ];
+        built.extend(later_builders());
+        let rules: Vec<Rule> = built.iter().map(Message::rule).collect();
+        assert_eq!(rules, OWNED);
+    }
+
+    /// A message of each builder after the first seven, in the order of [`OWNED`].
+    fn later_builders() -> Vec<Message> {
+        vec![
             event_after_result(&AfterEnd {
                 agent: "A",
                 unit: "run",
@@ -667,9 +694,19 @@ mod tests {
             }),
             duplicate_key("k", None),
             mixed_agents("A", "B", "x"),
-        ];
-        let rules: Vec<Rule> = built.iter().map(Message::rule).collect();
-        assert_eq!(rules, OWNED);
+            malformed_tool_call(Malformed::NoKind, None),
+            unknown_tool_kind("k"),
+            tool_kind_mismatch("c", None, 1, "completes", "k"),
+            tool_args_mismatch("c", 1),
+            orphan_query_response("q"),
+            unanswered_query(Id::Text("q")),
+            too_many_open_calls(1, "tool calls"),
+            unknown_parent_tool_use("p"),
+            result_flag_mismatch("success", true),
+            result_text_mismatch(1, 2),
+            did_nothing(),
+            assistant_not_delta("A"),
+        ]
     }
 
     #[test]

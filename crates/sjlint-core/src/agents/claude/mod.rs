@@ -28,11 +28,10 @@ use super::{
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
+use crate::rules::Severity;
 use crate::rules::messages::{
     self, AfterEnd, EventType, Found, Id, Opening, Orphan, Pairing, SessionIds, Unended,
 };
-use crate::rules::{Rule, Severity};
-use crate::text::Excerpt;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 pub use family::Profile;
@@ -475,15 +474,7 @@ impl Validator {
         if let Some(parent) = parent
             && self.calls.was_seen(parent) == Some(false)
         {
-            let d = Diagnostic::new(
-                Rule::UnknownParentToolUse,
-                pos,
-                format!(
-                    "`parent_tool_use_id` {:?} names no `tool_use` of the stream",
-                    Excerpt(parent)
-                ),
-            )
-            .with_help("a subagent's lines name the `Task`/`Agent` tool call that started it, which comes first");
+            let d = Diagnostic::from_message(pos, messages::unknown_parent_tool_use(parent));
             emit(match crate::locate::value(bytes, &["parent_tool_use_id"]) {
                 Some(span) => d.at(bytes, span),
                 None => d,

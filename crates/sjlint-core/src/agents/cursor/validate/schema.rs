@@ -12,7 +12,7 @@ use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Found, Want};
+use crate::rules::messages::{self, Found, Malformed, Want};
 use crate::text::Excerpt;
 
 /// Tool kinds seen in real runs or reported by users of the CLI; any other kind is information.
@@ -294,10 +294,16 @@ fn malformed_tool_call(
         None => return missing(ctx, what, "tool_call"),
         Some(JsonType::Object) => {}
         Some(t) => {
-            let d = Diagnostic::new(
-                Rule::MalformedToolCall,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                format!("`tool_call` is {}, expected an object", t.as_str()),
+                messages::malformed_tool_call(
+                    Malformed::NotObject {
+                        field: "tool_call",
+                        key: None,
+                        found: t,
+                    },
+                    None,
+                ),
             );
             return ctx.emit_at(d, &["tool_call"], true);
         }
@@ -307,10 +313,9 @@ fn malformed_tool_call(
         // A completion may carry its `result` without naming the kind again (seed 002): it takes
         // its `started`'s kind.
         if !(subtype == "completed" && tc.bare_result) {
-            let d = Diagnostic::new(
-                Rule::MalformedToolCall,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                "`tool_call` names no tool kind (no key ending in `ToolCall`, nor `function`)",
+                messages::malformed_tool_call(Malformed::NoKind, None),
             );
             ctx.emit_at(d, &["tool_call"], true);
         }
@@ -345,14 +350,15 @@ fn several_tool_kinds(
         return false;
     }
     let other = tc.other_kind.as_deref().unwrap_or(kind);
-    let d = Diagnostic::new(
-        Rule::MalformedToolCall,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "`tool_call` names {} tool kinds (`{}`, `{}`); it must name one",
-            tc.kinds,
-            Excerpt(kind),
-            Excerpt(other)
+        messages::malformed_tool_call(
+            Malformed::SeveralKinds {
+                count: tc.kinds,
+                first: kind,
+                other,
+            },
+            None,
         ),
     );
     ctx.emit_at(d, &["tool_call", other], false);
@@ -370,13 +376,15 @@ fn tool_body_not_object(
         return false;
     }
     let t = tc.body_shape.unwrap_or(JsonType::Null);
-    let d = Diagnostic::new(
-        Rule::MalformedToolCall,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "`tool_call.{}` is {}, expected an object",
-            Excerpt(kind),
-            t.as_str()
+        messages::malformed_tool_call(
+            Malformed::NotObject {
+                field: "tool_call",
+                key: Some(kind),
+                found: t,
+            },
+            None,
         ),
     );
     ctx.emit_at(d, &["tool_call", kind], true);
@@ -386,12 +394,7 @@ fn tool_body_not_object(
 /// `unknown-tool-kind`: a kind that is not in [`KNOWN_TOOL_KINDS`].
 pub(super) fn unknown_tool_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
     if ctx.wants(Rule::UnknownToolKind) && !KNOWN_TOOL_KINDS.contains(&kind) {
-        let d = Diagnostic::new(
-            Rule::UnknownToolKind,
-            ctx.pos,
-            format!("tool kind `{}` is not one sjlint knows", Excerpt(kind)),
-        )
-        .with_help("new tool kinds appear often; this is information, not an error");
+        let d = Diagnostic::from_message(ctx.pos, messages::unknown_tool_kind(kind));
         ctx.emit_at(d, &["tool_call", kind], false);
     }
 }
@@ -470,13 +473,12 @@ fn result_flag_mismatch(
     ev: &Event<'_>,
     subtype: &str,
 ) {
-    let clash = match (subtype, ev.is_error.as_bool()) {
-        ("success", Some(true)) => "`subtype` is \"success\" but `is_error` is true",
-        ("error", Some(false)) => "`subtype` is \"error\" but `is_error` is false",
+    let is_error = match (subtype, ev.is_error.as_bool()) {
+        ("success", Some(true)) => true,
+        ("error", Some(false)) => false,
         _ => return,
     };
-    let d = Diagnostic::new(Rule::ResultFlagMismatch, ctx.pos, clash)
-        .with_help("consumers read either field to decide whether the run failed; they must agree");
+    let d = Diagnostic::from_message(ctx.pos, messages::result_flag_mismatch(subtype, is_error));
     ctx.emit_at(d, &["is_error"], true);
 }
 
