@@ -118,11 +118,11 @@ const BAD_GITHUB: [&str; 5] = [
     "::error file=bad.ndjson,line=2,col=1,title=sjlint(invalid-json)::the line is plain text, not JSON%0Ahelp: plain text between records usually means stderr was merged into stdout (2>&1)",
     "::notice file=bad.ndjson,line=3,title=sjlint(blank-line)::blank line between records",
     "::error file=bad.ndjson,line=4,col=43,title=sjlint(orphan-completion)::`tool_call`/`completed` for \"call_1\", which no `tool_call`/`started` opened%0Ahelp: pairing is by `call_id`: each `tool_call`/`started` is ended by one `tool_call`/`completed` with its id; an `interaction_query` request whose `args.toolCallId` names the call opens it too",
-    "::notice file=bad.ndjson,line=5,col=9,title=sjlint(unknown-event-type)::unknown event type \"50%25 done: a, b\\r\\nc\"%0Ahelp: new event types appear in new CLI versions; a consumer should skip what it does not know",
+    "::notice file=bad.ndjson,line=5,col=9,title=sjlint(unknown-event-type)::unknown event type \"50%25 done: a, b\\r\\nc\" for cursor-agent%0Ahelp: new event types appear in new CLI versions; a consumer should skip what it does not know",
     "::error file=bad.ndjson,line=5,title=sjlint(missing-result)::the input ends while the session that began on line 1 has no `result`%0Anote: the session started here: line 1%0Ahelp: cursor-agent ends every session with `result`; a session that was killed, crashed or cut off has none",
 ];
 
-const WARN_GITHUB: &str = "::warning file=warn.ndjson,line=4,col=193,title=sjlint(timestamp-regression)::timestamp_ms 1000 is 200 ms earlier than the previous event's 1200%0Anote: the previous timestamp: line 3";
+const WARN_GITHUB: &str = "::warning file=warn.ndjson,line=4,col=193,title=sjlint(timestamp-regression)::`timestamp_ms` 1000 is 200 ms earlier than the previous event's 1200%0Anote: the previous timestamp: line 3";
 
 fn lines(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -561,7 +561,7 @@ fn junit_parses_back() {
     let odd = cases[3].1.child("system-out").unwrap();
     assert_eq!(
         odd.text,
-        "bad.ndjson:5:9: info[unknown-event-type] unknown event type \"50% done: a, b\\r\\nc\"\n\
+        "bad.ndjson:5:9: info[unknown-event-type] unknown event type \"50% done: a, b\\r\\nc\" for cursor-agent\n\
          help: new event types appear in new CLI versions; a consumer should skip what it does not know"
     );
 
@@ -611,10 +611,10 @@ fn junit_survives_hostile_names_and_messages() {
     let quoted = "\"x\\0\\u{1b}]]>&<y>\\r\\n\"";
     assert_eq!(
         failure.attr("message"),
-        format!("unknown event type {quoted}")
+        format!("unknown event type {quoted} for cursor-agent")
     );
     let line = format!(
-        "a<b>&\"c\"\t\n\\u{{1b}}[31m.ndjson:2:9: warning[unknown-event-type] unknown event type {quoted}"
+        "a<b>&\"c\"\t\n\\u{{1b}}[31m.ndjson:2:9: warning[unknown-event-type] unknown event type {quoted} for cursor-agent"
     );
     assert!(failure.text.starts_with(&line), "{}", failure.text);
 }

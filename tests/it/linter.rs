@@ -1869,13 +1869,14 @@ fn the_readme_configuration_example_is_valid() {
 
 #[test]
 fn wording_reads_right() {
-    // "a `user`", not "an `user`".
+    // A quoted type takes no article: never "an `user`".
     let user =
         r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#;
     let (_, findings) = check_json(&[], Some(format!("{user}\n").as_bytes()));
     let init = findings.iter().find(|f| f.rule == "missing-init").unwrap();
     assert!(
-        init.message.contains("starts with a `user` event"),
+        init.message
+            .contains("starts with `user`, not with `system`/`init`"),
         "{}",
         init.message
     );

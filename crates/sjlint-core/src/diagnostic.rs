@@ -78,7 +78,7 @@ impl Diagnostic {
     /// ([`crate::rules::messages`]), with the rule's default severity.
     #[cold]
     pub fn from_message(pos: Position, message: Message) -> Diagnostic {
-        let (rule, message, help) = message.into_parts();
+        let (rule, message, help, related) = message.into_parts();
         Diagnostic {
             rule,
             severity: rule.severity(),
@@ -87,7 +87,10 @@ impl Diagnostic {
             record: pos.record,
             byte: pos.byte,
             message,
-            related: Vec::new(),
+            related: related
+                .map(|(line, message)| Related { line, message })
+                .into_iter()
+                .collect(),
             help,
             snippet: None,
         }

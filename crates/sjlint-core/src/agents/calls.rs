@@ -10,7 +10,6 @@
 use super::{Emit, MAX_KNOWN_IDS, id_prefix};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
-use crate::rules::Rule;
 use crate::rules::messages::{self, Id, Pairing};
 use std::collections::HashMap;
 
@@ -348,16 +347,10 @@ fn at_quotes(text: &[u8], start: usize, end: usize) -> bool {
 #[cold]
 pub fn over_budget(pos: Position, what: &str, max: Option<usize>) -> Option<Diagnostic> {
     let max = max?;
-    Some(
-        Diagnostic::new(
-            Rule::TooManyOpenCalls,
-            pos,
-            format!(
-                "more than {max} {what} are open at once; the ones opened from here on in this session are not paired"
-            ),
-        )
-        .with_help("runs keep a handful open at once: were completions lost, or is the stream generated? --max-open-calls pairs more, at about 300 bytes each"),
-    )
+    Some(Diagnostic::from_message(
+        pos,
+        messages::too_many_open_calls(max, what),
+    ))
 }
 
 /// The start of `record`'s first line up to [`PAST_ID`] bytes past `id` when `id` is read in

@@ -18,10 +18,8 @@ use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::RuleSet;
-use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
-use crate::text::Excerpt;
+use crate::rules::messages::{self, EventType, Id, Opening, Orphan, Pairing, Unended};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use serde_json::value::RawValue;
@@ -380,12 +378,16 @@ impl Validator {
         }
         self.state = State::Open(pos.line);
         Some(
-            Diagnostic::new(
-                Rule::MissingInit,
+            Diagnostic::from_message(
                 pos,
-                format!("the run starts with `{ty}`, not with `thread.started`"),
+                messages::missing_init(&Opening {
+                    agent: Agent::Codex.display_name(),
+                    unit: "run",
+                    first: EventType::of(ty),
+                    opener: "`thread.started`",
+                    aside: Some("every `codex exec --json` run and every resume"),
+                }),
             )
-            .with_help("every `codex exec --json` run (and every resume) first writes `thread.started`; was the start of the capture cut off?")
             .with_snippet(bytes),
         )
     }
@@ -521,17 +523,16 @@ impl Validator {
         started: &super::OpenCall,
         verb: &str,
     ) -> Diagnostic {
-        Diagnostic::new(
-            Rule::ToolKindMismatch,
+        Diagnostic::from_message(
             pos,
-            format!(
-                "item {:?} {verb} as `{}` but started as `{}`",
-                Excerpt(id),
-                Excerpt(item_ty),
-                Excerpt(self.calls.name(started))
+            messages::tool_kind_mismatch(
+                id,
+                Some(self.calls.name(started)),
+                started.line,
+                verb,
+                item_ty,
             ),
         )
-        .with_related(started.line, "started here")
         .with_snippet(bytes)
     }
 

@@ -10,10 +10,8 @@ use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::RuleSet;
 use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
-use crate::text::Excerpt;
 use crate::vocab::{Event, Kind, Outcome, TOOL_KINDS, Tokens, VERSION};
 use bumpalo::Bump;
 
@@ -126,10 +124,8 @@ impl super::Rules for Validator {
         }
         let Some(kind) = l.ty.as_str().and_then(Kind::from_name) else {
             if !l.ty.is_present() {
-                emit(
-                    Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
-                        .with_snippet(bytes),
-                );
+                let m = messages::missing_type(Agent::Common.display_name(), "type", None, None);
+                emit(Diagnostic::from_message(pos, m).with_snippet(bytes));
             }
             return None;
         };
@@ -251,12 +247,7 @@ fn version(v: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(Diag
         return;
     };
     if n > u64::from(VERSION) {
-        let d = Diagnostic::new(
-            Rule::UnknownEventType,
-            pos,
-            format!("the common form of version {n}, newer than the version {VERSION} this sjlint reads"),
-        )
-        .with_help("a newer sjlint wrote it; what its version added is read as unknown fields and not checked (docs/common-form.md lists each version's changes)");
+        let d = Diagnostic::from_message(pos, messages::newer_common_form(n, VERSION));
         emit(match crate::locate::value(bytes, &["v"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),
@@ -383,14 +374,16 @@ fn end_outcome(f: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(
             ),
         ))),
         Some(_) => {}
-        None => emit(at(Diagnostic::new(
-            Rule::UnknownSubtype,
+        None => emit(at(Diagnostic::from_message(
             pos,
-            format!(
-                "an `end` with outcome {:?}, which is not one of the common form's ({})",
-                Excerpt(name),
-                Outcome::ALL.map(Outcome::as_str).join(", ")
-            ),
+            messages::unknown_subtype(&messages::Subtype {
+                agent: Agent::Common.display_name(),
+                record: "an `end`",
+                field: "outcome",
+                value: name,
+                known: &Outcome::ALL.map(Outcome::as_str),
+                note: None,
+            }),
         ))),
     }
 }

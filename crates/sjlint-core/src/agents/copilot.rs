@@ -34,15 +34,14 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::RuleSet;
-use crate::rules::{Rule, Severity};
-use crate::text::Excerpt;
+use crate::rules::Severity;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
 mod shape;
 
-use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
+use crate::rules::messages::{self, AfterEnd, EventType, Id, Orphan, Pairing, Streamed, Unended};
 pub use shape::{Data, Line, RunUsage};
 use shape::{
     array, count_field, kind_of, object_shape, run_usage, shapes, strings, text, tool_requests,
@@ -681,13 +680,17 @@ impl Validator {
             State::Stray(_) => {}
             State::Ended(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run's `result`"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Copilot.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`result`",
+                            ended: at,
+                            next: Some("its `session.*` events or its prompt"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`result` is the last line of `copilot -p … --output-format json`; a next run begins with its `session.*` events or its prompt")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -1268,21 +1271,20 @@ impl Validator {
         let mut all = std::mem::take(&mut self.pieces);
         for p in all.drain(..) {
             let (pieces, whole) = match p.stream {
-                Stream::Message => ("assistant.message_delta", "assistant.message"),
-                Stream::Reasoning => ("assistant.reasoning_delta", "assistant.reasoning"),
+                Stream::Message => ("`assistant.message_delta`", "`assistant.message`"),
+                Stream::Reasoning => ("`assistant.reasoning_delta`", "`assistant.reasoning`"),
             };
-            emit(
-                Diagnostic::new(
-                    Rule::ThinkingNotCompleted,
-                    pos,
-                    format!(
-                        "the `{pieces}` pieces of {:?} never get their whole `{whole}` before the run's `result`",
-                        Excerpt(&p.id)
-                    ),
-                )
-                .with_related(p.line, "the first piece")
-                .with_help(format!("Copilot CLI repeats the streamed pieces in one `{whole}` with the same id; a consumer that waits for it never gets the text whole")),
-            );
+            emit(Diagnostic::from_message(
+                pos,
+                messages::thinking_not_completed(&Streamed {
+                    agent: Agent::Copilot.display_name(),
+                    pieces,
+                    whole,
+                    id: Some(&p.id),
+                    cut_by: EventType::of("result"),
+                    began: p.line,
+                }),
+            ));
             self.recycle(p.id);
         }
         self.pieces = all;

@@ -23,8 +23,6 @@ use super::{Agent, claude, copilot, droid, grok, opencode, parse, pi, view};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
-use crate::text::Excerpt;
 use claude::family;
 use std::borrow::Cow;
 
@@ -502,26 +500,16 @@ impl Run {
 /// The finding for the first record of another agent in a stream.
 #[cold]
 pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
-    Diagnostic::new(
-        Rule::MixedAgents,
+    Diagnostic::from_message(
         pos,
-        format!(
-            "{} `{}` record of {} in a stream of {}",
-            crate::text::article(ty),
-            Excerpt(ty),
-            other.display_name(),
-            this.display_name()
-        ),
+        crate::rules::messages::mixed_agents(this.display_name(), other.display_name(), ty),
     )
-    .with_help(format!(
-        "records of one agent only are checked; this one and any other {} records are not (were two captures concatenated?)",
-        other.display_name()
-    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Rule;
 
     fn r(text: &str) -> Reading {
         read(text, &bumpalo::Bump::new())

@@ -20,10 +20,10 @@ use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::RuleSet;
-use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
-use crate::text::Excerpt;
+use crate::rules::messages::{
+    self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, SessionIds, Unended,
+};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -338,12 +338,16 @@ impl Validator {
         if let Some((prev, at)) = self.last_ms
             && ms < prev
         {
-            let d = Diagnostic::new(
-                Rule::TimestampRegression,
+            let d = Diagnostic::from_message(
                 pos,
-                "`timestamp` is earlier than the previous line's",
-            )
-            .with_related(at, "the previous timestamp");
+                messages::timestamp_regression(&Clock {
+                    field: "`timestamp`",
+                    millis: false,
+                    ms,
+                    prev,
+                    prev_line: at,
+                }),
+            );
             emit(match crate::locate::value(bytes, &["timestamp"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),
@@ -437,12 +441,16 @@ impl Validator {
             State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
             State::Before => {
                 emit(
-                    Diagnostic::new(
-                        Rule::MissingInit,
+                    Diagnostic::from_message(
                         pos,
-                        format!("the run starts with `{ty}`, not with `system`/`init`"),
+                        messages::missing_init(&Opening {
+                            agent: Agent::Droid.display_name(),
+                            unit: "run",
+                            first: EventType::of(ty),
+                            opener: "`system`/`init`",
+                            aside: None,
+                        }),
                     )
-                    .with_help("droid opens every run with a `system`/`init` line; was the start of the capture cut off?")
                     .with_snippet(bytes),
                 );
                 self.state = State::Open(pos.line);
@@ -450,13 +458,17 @@ impl Validator {
             State::Ended { failed: true, .. } if ty == "completion" => return false,
             State::Ended { at, .. } => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run ended"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Droid.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`completion` (or `error`)",
+                            ended: at,
+                            next: Some("`system`/`init`"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`completion` (or `error`) is the last line of a droid run; the next run begins with `system`/`init`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -473,16 +485,19 @@ impl Validator {
         if self.session.is_empty() || super::id_prefix(id) == self.session {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::SessionIdMismatch,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "`session_id` {:?} differs from the run's {:?}",
-                Excerpt(id),
-                Excerpt(&self.session)
-            ),
-        )
-        .with_help("droid stamps every line of a run with the session id of its `system`/`init`");
+            messages::session_id_mismatch(&SessionIds {
+                agent: Agent::Droid.display_name(),
+                unit: "run",
+                field: "`session_id`",
+                id,
+                expected: &self.session,
+                began: None,
+                each: true,
+                note: Some("the one its `system`/`init` names"),
+            }),
+        );
         emit(match crate::locate::value(bytes, &["session_id"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),
@@ -766,16 +781,16 @@ fn system(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
         return;
     }
     let st = line.subtype.as_str().unwrap_or_default();
-    let d = Diagnostic::new(
-        Rule::UnknownSubtype,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "`system` with subtype {:?}, which droid is not known to write (known: init)",
-            Excerpt(st)
-        ),
-    )
-    .with_help(
-        "new subtypes appear in new CLI versions; a consumer should skip what it does not know",
+        messages::unknown_subtype(&messages::Subtype {
+            agent: Agent::Droid.display_name(),
+            record: "`system`",
+            field: "subtype",
+            value: st,
+            known: &["init"],
+            note: None,
+        }),
     );
     emit(match crate::locate::value(bytes, &["subtype"]) {
         Some(span) => d.at(bytes, span),
@@ -823,13 +838,16 @@ fn message(
     if let Some(r) = role
         && !matches!(r, "user" | "assistant")
     {
-        let d = Diagnostic::new(
-            Rule::UnknownSubtype,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "a `message` with role {:?}, which droid is not known to write (known: user, assistant)",
-                Excerpt(r)
-            ),
+            messages::unknown_subtype(&messages::Subtype {
+                agent: Agent::Droid.display_name(),
+                record: "a `message`",
+                field: "role",
+                value: r,
+                known: &["user", "assistant"],
+                note: None,
+            }),
         );
         emit(match crate::locate::value(bytes, &["role"]) {
             Some(span) => d.at(bytes, span),

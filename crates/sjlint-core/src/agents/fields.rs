@@ -11,7 +11,6 @@ use super::{Agent, foreign, mixed};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 pub use crate::rules::messages::Want;
 use crate::rules::messages::{self, Found};
 use crate::vocab;
@@ -42,8 +41,11 @@ pub fn own_type<'t>(
 ) -> Result<&'t str, NoType> {
     let Some(ty) = ty else {
         emit(
-            Diagnostic::new(Rule::MissingType, pos, "a record without a string `type`")
-                .with_snippet(bytes),
+            Diagnostic::from_message(
+                pos,
+                messages::missing_type(this.display_name(), "type", None, None),
+            )
+            .with_snippet(bytes),
         );
         return Err(NoType::Missing);
     };
@@ -95,17 +97,9 @@ pub fn known_type<'t>(
 /// unknown-event-type=warning --strict` turns into a failure.
 #[cold]
 pub fn unknown_type(this: Agent, ty: &str, pos: Position, bytes: &[u8]) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::UnknownEventType,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "unknown event type {:?} for {}",
-            crate::text::Excerpt(ty),
-            this.display_name()
-        ),
-    )
-    .with_help(
-        "new event types appear in new CLI versions; a consumer should skip what it does not know",
+        messages::unknown_event_type(this.display_name(), "type", ty),
     );
     match crate::locate::value(bytes, &["type"]) {
         Some(span) => d.at(bytes, span),

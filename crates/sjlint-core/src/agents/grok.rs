@@ -20,8 +20,8 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::RuleSet;
-use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
-use crate::rules::{Rule, Severity};
+use crate::rules::Severity;
+use crate::rules::messages::{self, AfterEnd, EventType, Orphan, Pairing, Reopened, Unended};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -340,13 +340,17 @@ impl Validator {
             }
             State::Ended(at) if ty != "available_commands" => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run's terminal record"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Grok.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`end` (or `error` in its place)",
+                            ended: at,
+                            next: Some("`available_commands`"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`end` (or `error` in its place) is the last line of a run")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);

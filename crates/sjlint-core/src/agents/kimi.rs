@@ -25,10 +25,8 @@ use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::RuleSet;
-use crate::rules::messages::{self, Found, Orphan, Pairing, Unended};
-use crate::text::Excerpt;
+use crate::rules::messages::{self, AfterEnd, EventType, Found, Orphan, Pairing, Unended};
 use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use serde_json::value::RawValue;
@@ -600,13 +598,17 @@ impl Validator {
         match self.state {
             State::Ended(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        "a second `session.resume_hint` after the run ended",
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Kimi.display_name(),
+                            unit: "run",
+                            record: EventType::of("session.resume_hint"),
+                            end: "`session.resume_hint`",
+                            ended: at,
+                            next: None,
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("Kimi Code writes one resume hint, as the last line of a run")
                     .with_snippet(bytes),
                 );
                 return;
@@ -702,12 +704,14 @@ fn parts_of<'a>(
 /// each one is, as `type` is for the other agents.
 #[cold]
 fn no_role(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
-    let what = match line.role.json_type() {
-        None => "a record without `role`".to_owned(),
-        Some(t) => format!("`role` is {}, expected a string", t.as_str()),
-    };
-    let d = Diagnostic::new(Rule::MissingType, pos, what).with_help(
-        "every line of Kimi CLI's stream-json is a chat message whose `role` (assistant, tool, meta) says what it is",
+    let d = Diagnostic::from_message(
+        pos,
+        messages::missing_type(
+            Agent::Kimi.display_name(),
+            "role",
+            line.role.json_type(),
+            Some("every line is a chat message: assistant, tool, meta"),
+        ),
     );
     emit(match crate::locate::value(bytes, &["role"]) {
         Some(span) => d.at(bytes, span),
@@ -717,17 +721,9 @@ fn no_role(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
 
 #[cold]
 fn unknown_role(role: &str, pos: Position, bytes: &[u8]) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::UnknownEventType,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "unknown role {:?} for {}",
-            Excerpt(role),
-            Agent::Kimi.display_name()
-        ),
-    )
-    .with_help(
-        "new roles may appear in new CLI versions; a consumer should skip what it does not know",
+        messages::unknown_event_type(Agent::Kimi.display_name(), "role", role),
     );
     match crate::locate::value(bytes, &["role"]) {
         Some(span) => d.at(bytes, span),
@@ -757,12 +753,20 @@ fn element_type(
 /// `arguments` that are not JSON: the call's arguments cannot be read.
 #[cold]
 fn bad_arguments(pos: Position, bytes: &[u8], i: usize, e: &serde_json::Error) -> Diagnostic {
-    let d = Diagnostic::new(
-        Rule::MalformedToolCall,
+    let path = format!("tool_calls[{i}].function.arguments");
+    let error = e.to_string();
+    let d = Diagnostic::from_message(
         pos,
-        format!("`tool_calls[{i}].function.arguments` is not JSON: {e}"),
-    )
-    .with_help("`arguments` is the call's arguments as a JSON-encoded string (OpenAI's form); a string that does not parse means the model's call was cut or mangled");
+        messages::malformed_tool_call(
+            messages::Malformed::NotJson {
+                path: &path,
+                error: &error,
+            },
+            Some(
+                "`arguments` is the call's arguments as a JSON-encoded string (OpenAI's form); a string that does not parse means the model's call was cut or mangled",
+            ),
+        ),
+    );
     match crate::locate::value(bytes, &["tool_calls"]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

@@ -488,15 +488,7 @@ pub trait Progress {
 #[cold]
 fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
     let key = views::first_repeated_key(json).unwrap_or_default();
-    let d = Diagnostic::new(
-        crate::rules::Rule::DuplicateKey,
-        pos,
-        format!(
-            "key {:?} appears more than once in the record; consumers disagree on which value wins",
-            crate::text::Excerpt(&key)
-        ),
-    )
-    .with_help("JSON readers differ on a repeated key: most keep the last value, some the first, some refuse the record");
+    let d = Diagnostic::from_message(pos, crate::rules::messages::duplicate_key(&key, None));
     match crate::locate::value(bytes, &[&key]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

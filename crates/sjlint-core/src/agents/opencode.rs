@@ -21,10 +21,10 @@ use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::RuleSet;
-use crate::rules::messages::{self, Id, Orphan, Reopened, Unended};
-use crate::text::Excerpt;
+use crate::rules::messages::{
+    self, AfterEnd, EventType, Id, Orphan, Reopened, SessionIds, Unended,
+};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -381,13 +381,17 @@ impl Validator {
             State::Stray(_) => {}
             State::Ended { at, .. } => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run ended"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::OpenCode.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`done` (or an `error`)",
+                            ended: at,
+                            next: Some("`step_start`"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`done` (or an `error`) is the last line of an OpenCode run; the next run begins with `step_start`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -425,16 +429,21 @@ impl Validator {
         if self.session.is_empty() || super::id_prefix(id) == self.session {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::SessionIdMismatch,
+        let d = Diagnostic::from_message(
             pos,
-            format!(
-                "`sessionID` {:?} differs from the run's {:?}",
-                Excerpt(id),
-                Excerpt(&self.session)
-            ),
-        )
-        .with_help("OpenCode stamps every line of a run with its root session (a subagent's parts are not written); a new run begins with `step_start` after the last step stopped");
+            messages::session_id_mismatch(&SessionIds {
+                agent: Agent::OpenCode.display_name(),
+                unit: "run",
+                field: "`sessionID`",
+                id,
+                expected: &self.session,
+                began: None,
+                each: true,
+                note: Some(
+                    "the id of its root session (a subagent's parts are not written); a new run begins with `step_start` after the last step stopped",
+                ),
+            }),
+        );
         emit(match crate::locate::value(bytes, &["sessionID"]) {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),
@@ -723,15 +732,20 @@ impl Validator {
             Some("error") => (false, "error", &state.error),
             other => {
                 let status = other.unwrap_or_default();
-                let d = Diagnostic::new(
-                    Rule::MalformedToolCall,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!(
-                        "a `tool_use` whose `state.status` is {:?}, not `completed` or `error`",
-                        Excerpt(status)
+                    messages::malformed_tool_call(
+                        messages::Malformed::Status {
+                            record: "a `tool_use`",
+                            field: "state.status",
+                            value: status,
+                            want: "`completed` or `error`",
+                        },
+                        Some(
+                            "`opencode run --format json` writes a tool call only once it has ended; `pending` and `running` stay inside the server",
+                        ),
                     ),
-                )
-                .with_help("`opencode run --format json` writes a tool call only once it has ended; `pending` and `running` stay inside the server");
+                );
                 emit(
                     match crate::locate::value(bytes, &["part", "state", "status"]) {
                         Some(span) => d.at(bytes, span),
@@ -1044,15 +1058,19 @@ fn other_reason(r: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
     // The AI SDK's other reasons (`length`, `content-filter`, `error`, …) are not seen
     // in OpenCode's streams yet: said as information; if the step is the run's last,
     // the run ended there, not as a finished answer.
-    let d = Diagnostic::new(
-        Rule::UnknownSubtype,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "`step_finish` with reason {:?}, which OpenCode is not known to write (known: stop, tool-calls)",
-            Excerpt(r)
-        ),
-    )
-    .with_help("a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)");
+        messages::unknown_subtype(&messages::Subtype {
+            agent: Agent::OpenCode.display_name(),
+            record: "`step_finish`",
+            field: "reason",
+            value: r,
+            known: &["stop", "tool-calls"],
+            note: Some(
+                "a last step that ends otherwise than with `stop` ends the run without a finished answer (a length limit, a content filter or a provider error)",
+            ),
+        }),
+    );
     emit(match crate::locate::value(bytes, &["part", "reason"]) {
         Some(span) => d.at(bytes, span),
         None => d.with_snippet(bytes),

@@ -15,6 +15,23 @@ use crate::pairing::ShownKey;
 use crate::text::Excerpt;
 use std::fmt;
 
+mod calls;
+mod lifecycle;
+mod types;
+pub use calls::{
+    Malformed, assistant_not_delta, did_nothing, malformed_tool_call, orphan_query_response,
+    result_flag_mismatch, result_text_mismatch, too_many_open_calls, tool_args_mismatch,
+    tool_kind_mismatch, unanswered_query, unknown_parent_tool_use, unknown_tool_kind,
+};
+pub use lifecycle::{
+    AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
+    session_id_mismatch, thinking_not_completed, timestamp_regression,
+};
+pub use types::{
+    Subtype, duplicate_key, missing_type, mixed_agents, newer_common_form, unknown_event_type,
+    unknown_subtype,
+};
+
 /// The rules whose every message is worded by a builder of this module.
 pub const OWNED: &[Rule] = &[
     Rule::MissingField,
@@ -24,14 +41,38 @@ pub const OWNED: &[Rule] = &[
     Rule::OrphanCompletion,
     Rule::UnfinishedToolCall,
     Rule::DuplicateCallId,
+    Rule::EventAfterResult,
+    Rule::MissingInit,
+    Rule::SessionIdMismatch,
+    Rule::TimestampRegression,
+    Rule::ThinkingNotCompleted,
+    Rule::MissingType,
+    Rule::UnknownEventType,
+    Rule::UnknownSubtype,
+    Rule::DuplicateKey,
+    Rule::MixedAgents,
+    Rule::MalformedToolCall,
+    Rule::UnknownToolKind,
+    Rule::ToolKindMismatch,
+    Rule::ToolArgsMismatch,
+    Rule::OrphanQueryResponse,
+    Rule::UnansweredQuery,
+    Rule::TooManyOpenCalls,
+    Rule::UnknownParentToolUse,
+    Rule::ResultFlagMismatch,
+    Rule::ResultTextMismatch,
+    Rule::DidNothing,
+    Rule::AssistantNotDelta,
 ];
 
-/// A finding's words, as its rule's builder made them: the rule, the message and its help.
+/// A finding's words, as its rule's builder made them: the rule, the message, its help and the
+/// other line it points at.
 #[derive(Clone, Debug)]
 pub struct Message {
     rule: Rule,
     text: String,
     help: Option<String>,
+    related: Option<(u64, String)>,
 }
 
 impl Message {
@@ -47,11 +88,48 @@ impl Message {
         self.help.as_deref()
     }
 
-    /// The rule, the message and the help, for the diagnostic.
-    pub fn into_parts(self) -> (Rule, String, Option<String>) {
-        (self.rule, self.text, self.help)
+    /// The other line the finding points at, and what that line is.
+    pub fn related(&self) -> Option<(u64, &str)> {
+        self.related
+            .as_ref()
+            .map(|(line, what)| (*line, what.as_str()))
+    }
+
+    /// The rule, the message, the help and the related line, for the diagnostic.
+    pub fn into_parts(self) -> Parts {
+        (self.rule, self.text, self.help, self.related)
+    }
+
+    /// The message of `rule`, with no help and no related line.
+    fn plain(rule: Rule, text: String) -> Message {
+        Message {
+            rule,
+            text,
+            help: None,
+            related: None,
+        }
+    }
+
+    /// The message of `rule`, with its help.
+    fn helped(rule: Rule, text: String, help: String) -> Message {
+        Message {
+            rule,
+            text,
+            help: Some(help),
+            related: None,
+        }
+    }
+
+    /// Points at the other line the finding involves.
+    #[must_use]
+    fn with_related(mut self, line: u64, what: impl Into<String>) -> Message {
+        self.related = Some((line, what.into()));
+        self
     }
 }
+
+/// A [`Message`] taken apart: the rule, the text, the help and the related line.
+pub type Parts = (Rule, String, Option<String>, Option<(u64, String)>);
 
 /// An id from the stream as messages quote it.
 #[derive(Clone, Copy)]
@@ -84,6 +162,7 @@ pub fn missing_field(record: &str, field: &str, one_of: Option<&[&str]>) -> Mess
         rule: Rule::MissingField,
         text,
         help: None,
+        related: None,
     }
 }
 
@@ -179,6 +258,7 @@ pub fn wrong_field_type(path: &[&str], found: Found<'_>, want: &[Want]) -> Messa
         rule: Rule::WrongFieldType,
         text,
         help: None,
+        related: None,
     }
 }
 
@@ -271,6 +351,7 @@ pub fn missing_result(f: &Unended<'_>) -> Message {
         rule: Rule::MissingResult,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -335,6 +416,7 @@ pub fn duplicate_init(f: &Reopened<'_>) -> Message {
         rule: Rule::DuplicateInit,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -435,6 +517,7 @@ pub fn orphan_completion(f: &Orphan<'_>) -> Message {
         rule: Rule::OrphanCompletion,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -484,6 +567,7 @@ pub fn unfinished_tool_call(
         rule: Rule::UnfinishedToolCall,
         text,
         help: Some(help),
+        related: None,
     }
 }
 
@@ -501,6 +585,7 @@ pub fn duplicate_call_id(record: &str, id: Id<'_>, open: bool, note: Option<&str
         rule: Rule::DuplicateCallId,
         text,
         help: note.map(str::to_owned),
+        related: None,
     }
 }
 
@@ -516,7 +601,7 @@ mod tests {
             key: "`id`",
             before: None,
         };
-        let built = [
+        let mut built = vec![
             missing_field("a `x`", "f", None),
             wrong_field_type(&["f"], Found::Type(JsonType::Null), &[Want::Str]),
             duplicate_init(&Reopened {
@@ -549,8 +634,79 @@ mod tests {
             unfinished_tool_call(Id::Text("c"), None, &pairing, None),
             duplicate_call_id("`a`", Id::Text("c"), true, None),
         ];
+        built.extend(later_builders());
         let rules: Vec<Rule> = built.iter().map(Message::rule).collect();
         assert_eq!(rules, OWNED);
+    }
+
+    /// A message of each builder after the first seven, in the order of [`OWNED`].
+    fn later_builders() -> Vec<Message> {
+        vec![
+            event_after_result(&AfterEnd {
+                agent: "A",
+                unit: "run",
+                record: EventType::of("x"),
+                end: "`b`",
+                ended: 1,
+                next: None,
+            }),
+            missing_init(&Opening {
+                agent: "A",
+                unit: "run",
+                first: EventType::of("x"),
+                opener: "`a`",
+                aside: None,
+            }),
+            session_id_mismatch(&SessionIds {
+                agent: "A",
+                unit: "run",
+                field: "`id`",
+                id: "s2",
+                expected: "s1",
+                began: None,
+                each: true,
+                note: None,
+            }),
+            timestamp_regression(&Clock {
+                field: "`t`",
+                millis: true,
+                ms: 1,
+                prev: 2,
+                prev_line: 1,
+            }),
+            thinking_not_completed(&Streamed {
+                agent: "A",
+                pieces: "`d`",
+                whole: "`w`",
+                id: None,
+                cut_by: EventType::of("x"),
+                began: 1,
+            }),
+            missing_type("A", "type", None, None),
+            unknown_event_type("A", "type", "x"),
+            unknown_subtype(&Subtype {
+                agent: "A",
+                record: "`a`",
+                field: "subtype",
+                value: "x",
+                known: &[],
+                note: None,
+            }),
+            duplicate_key("k", None),
+            mixed_agents("A", "B", "x"),
+            malformed_tool_call(Malformed::NoKind, None),
+            unknown_tool_kind("k"),
+            tool_kind_mismatch("c", None, 1, "completes", "k"),
+            tool_args_mismatch("c", 1),
+            orphan_query_response("q"),
+            unanswered_query(Id::Text("q")),
+            too_many_open_calls(1, "tool calls"),
+            unknown_parent_tool_use("p"),
+            result_flag_mismatch("success", true),
+            result_text_mismatch(1, 2),
+            did_nothing(),
+            assistant_not_delta("A"),
+        ]
     }
 
     #[test]

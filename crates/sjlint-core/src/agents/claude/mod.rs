@@ -22,17 +22,18 @@
 //! three apart.
 
 use super::{
-    Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, own_type,
-    require, unfinished,
+    Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, id_prefix, line_pos, missing,
+    own_type, require, unfinished,
 };
 use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
 use crate::rules::RuleSet;
-use crate::rules::messages::{self, Found, Id, Orphan, Pairing, Unended};
-use crate::rules::{Rule, Severity};
-use crate::text::Excerpt;
+use crate::rules::Severity;
+use crate::rules::messages::{
+    self, AfterEnd, EventType, Found, Id, Opening, Orphan, Pairing, SessionIds, Unended,
+};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 pub use family::Profile;
@@ -368,15 +369,10 @@ impl Validator {
             }
             _ => return,
         }
-        require(
-            line.session_id.json_type(),
-            Want::Str,
-            "a `system`/`init` line",
-            pos,
-            bytes,
-            &["session_id"],
-            emit,
-        );
+        // A `session_id` of another type was reported with the fields every line has.
+        if line.session_id.json_type().is_none() {
+            emit(missing(pos, bytes, "a `system`/`init` line", "session_id"));
+        }
         // An init inside an open session starts the next turn of the same process (a turn woken
         // by a background task gets one): not an error.
         if !matches!(self.state, State::Open(_)) {
@@ -412,16 +408,20 @@ impl Validator {
             // After a record that could not be read, which may have been the init.
             State::Before if self.calls.unreadable_seen() => self.state = State::Open(pos.line),
             State::Before => {
-                let d = Diagnostic::new(
-                    Rule::MissingInit,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!("the session starts with `{ty}`, not with `system`/`init`"),
+                    messages::missing_init(&Opening {
+                        agent: self.agent().display_name(),
+                        unit: "session",
+                        first: EventType::of(ty),
+                        opener: "`system`/`init`",
+                        aside: match self.profile {
+                            Profile::Claude => Some("hooks may come before it"),
+                            Profile::Qwen => Some("and every turn"),
+                            Profile::Amp => None,
+                        },
+                    }),
                 )
-                .with_help(match self.profile {
-                    Profile::Claude => "Claude Code opens every session with a `system`/`init` line (hooks may come before it); was the start of the capture cut off?",
-                    Profile::Qwen => "Qwen Code opens every session (and every turn) with a `system`/`init` line; was the start of the capture cut off?",
-                    Profile::Amp => "Amp opens its stream with a `system`/`init` line; was the start of the capture cut off?",
-                })
                 .with_snippet(bytes);
                 if ty == "result" && pos.record == 1 {
                     self.deferred_init = Some(d);
@@ -437,13 +437,17 @@ impl Validator {
             }
             State::Ended(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the session's `result`"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: self.agent().display_name(),
+                            unit: "session",
+                            record: EventType::of(ty),
+                            end: "`result`",
+                            ended: at,
+                            next: Some("`system`/`init`"),
+                        }),
                     )
-                    .with_related(at, "the session ended here")
-                    .with_help("a new session begins with `system`/`init`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);
@@ -454,17 +458,20 @@ impl Validator {
                 set_bounded(&mut self.session_id, id);
             } else if id_prefix(id) != self.session_id && id_prefix(id) != self.mismatched_id {
                 set_bounded(&mut self.mismatched_id, id);
-                let d = Diagnostic::new(
-                    Rule::SessionIdMismatch,
+                let d = Diagnostic::from_message(
                     pos,
-                    format!(
-                        "`session_id` {:?} differs from the session's {:?}",
-                        Excerpt(id),
-                        Excerpt(&self.session_id)
-                    ),
-                )
-                .with_help(
-                    "only a `conversation_reset` gives the following lines a new session id; the lines after this one that repeat this id are not reported again",
+                    messages::session_id_mismatch(&SessionIds {
+                        agent: self.agent().display_name(),
+                        unit: "session",
+                        field: "`session_id`",
+                        id,
+                        expected: &self.session_id,
+                        began: None,
+                        each: false,
+                        note: Some(
+                            "only a `conversation_reset` gives the records after it a new one",
+                        ),
+                    }),
                 );
                 emit(match crate::locate::value(bytes, &["session_id"]) {
                     Some(span) => d.at(bytes, span),
@@ -513,15 +520,7 @@ impl Validator {
         if let Some(parent) = parent
             && self.calls.was_seen(parent) == Some(false)
         {
-            let d = Diagnostic::new(
-                Rule::UnknownParentToolUse,
-                pos,
-                format!(
-                    "`parent_tool_use_id` {:?} names no `tool_use` of the stream",
-                    Excerpt(parent)
-                ),
-            )
-            .with_help("a subagent's lines name the `Task`/`Agent` tool call that started it, which comes first");
+            let d = Diagnostic::from_message(pos, messages::unknown_parent_tool_use(parent));
             emit(match crate::locate::value(bytes, &["parent_tool_use_id"]) {
                 Some(span) => d.at(bytes, span),
                 None => d,

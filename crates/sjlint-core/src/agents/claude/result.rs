@@ -2,10 +2,11 @@
 //! common `end` event it gives, with its outcome.
 
 use super::{
-    Bump, Diagnostic, Emit, Excerpt, JsonType, Kind, Line, Position, Profile, QWEN_RESULT_SUBTYPES,
-    Rule, Sink, State, Validator, Want, blank, check_usage, expect, id_prefix, require,
-    result_fields, set_bounded, tokens, vocab,
+    Bump, Diagnostic, Emit, JsonType, Kind, Line, Position, Profile, QWEN_RESULT_SUBTYPES, Sink,
+    State, Validator, Want, blank, check_usage, expect, id_prefix, require, result_fields,
+    set_bounded, tokens, vocab,
 };
+use crate::rules::messages;
 
 impl Validator {
     pub(super) fn result<'a>(
@@ -171,16 +172,17 @@ impl Validator {
         if let Some(st) = line.subtype.as_str()
             && !QWEN_RESULT_SUBTYPES.contains(&st)
         {
-            let d = Diagnostic::new(
-                Rule::UnknownSubtype,
+            let d = Diagnostic::from_message(
                 pos,
-                format!(
-                    "a `result` with subtype {:?}, which Qwen Code is not known to write (known: {})",
-                    Excerpt(st),
-                    QWEN_RESULT_SUBTYPES.join(", ")
-                ),
-            )
-            .with_help("`is_error` still says whether the run failed");
+                messages::unknown_subtype(&messages::Subtype {
+                    agent: self.agent().display_name(),
+                    record: "a `result`",
+                    field: "subtype",
+                    value: st,
+                    known: QWEN_RESULT_SUBTYPES,
+                    note: Some("`is_error` still says whether the run failed"),
+                }),
+            );
             emit(match crate::locate::value(bytes, &["subtype"]) {
                 Some(span) => d.at(bytes, span),
                 None => d.with_snippet(bytes),

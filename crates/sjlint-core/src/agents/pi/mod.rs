@@ -28,7 +28,6 @@ use crate::agents::Cx;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use crate::rules::Rule;
 use crate::rules::RuleSet;
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
@@ -37,7 +36,9 @@ use std::borrow::Cow;
 mod shape;
 pub mod view;
 
-use crate::rules::messages::{self, Orphan, Pairing, Reopened, Unended};
+use crate::rules::messages::{
+    self, AfterEnd, EventType, Opening, Orphan, Pairing, Reopened, Unended,
+};
 use shape::{array, compaction_end, message};
 pub use view::Line;
 use view::{Head, Message, content_text, message_of};
@@ -385,12 +386,16 @@ impl Validator {
                     && !self.calls.unreadable_seen()
                 {
                     emit(
-                        Diagnostic::new(
-                            Rule::MissingInit,
+                        Diagnostic::from_message(
                             pos,
-                            format!("the run starts with `{ty}`, not with `agent_start`"),
+                            messages::missing_init(&Opening {
+                                agent: Agent::Pi.display_name(),
+                                unit: "run",
+                                first: EventType::of(ty),
+                                opener: "`agent_start`",
+                                aside: Some("a run is one prompt"),
+                            }),
                         )
-                        .with_help("Pi opens every run (each prompt) with `agent_start`; was the start of the capture cut off?")
                         .with_snippet(bytes),
                     );
                 }
@@ -398,13 +403,17 @@ impl Validator {
             }
             State::Ended(at) => {
                 emit(
-                    Diagnostic::new(
-                        Rule::EventAfterResult,
+                    Diagnostic::from_message(
                         pos,
-                        format!("`{ty}` after the run's `agent_end`"),
+                        messages::event_after_result(&AfterEnd {
+                            agent: Agent::Pi.display_name(),
+                            unit: "run",
+                            record: EventType::of(ty),
+                            end: "`agent_end`",
+                            ended: at,
+                            next: Some("`agent_start` (the next prompt)"),
+                        }),
                     )
-                    .with_related(at, "the run ended here")
-                    .with_help("`agent_end` is the last event of a run; the next run (the next prompt) begins with `agent_start`")
                     .with_snippet(bytes),
                 );
                 self.state = State::Stray(at);

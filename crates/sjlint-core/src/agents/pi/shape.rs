@@ -7,8 +7,6 @@ use crate::agents::{Emit, Raw, Want, expect, require};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
-use crate::rules::Rule;
-use crate::text::Excerpt;
 
 /// A field that must be (`required`) or may be an array.
 pub(super) fn array(
@@ -200,15 +198,19 @@ pub(super) fn assistant(pos: Position, bytes: &[u8], m: &Message<'_>, whole: boo
 /// A `stopReason` pi-ai does not list.
 #[cold]
 pub(super) fn other_stop(r: &str, pos: Position, bytes: &[u8], emit: Emit<'_>) {
-    let d = Diagnostic::new(
-        Rule::UnknownSubtype,
+    let d = Diagnostic::from_message(
         pos,
-        format!(
-            "an assistant message with `stopReason` {:?}, which Pi is not known to write (known: stop, length, toolUse, error, aborted)",
-            Excerpt(r)
-        ),
-    )
-    .with_help("a run whose last assistant message stops otherwise than with `stop` ends without a finished answer");
+        crate::rules::messages::unknown_subtype(&crate::rules::messages::Subtype {
+            agent: crate::agents::Agent::Pi.display_name(),
+            record: "an assistant message",
+            field: "stopReason",
+            value: r,
+            known: &["stop", "length", "toolUse", "error", "aborted"],
+            note: Some(
+                "a run whose last assistant message stops otherwise than with `stop` ends without a finished answer",
+            ),
+        }),
+    );
     emit(
         match crate::locate::value(bytes, &["message", "stopReason"]) {
             Some(span) => d.at(bytes, span),

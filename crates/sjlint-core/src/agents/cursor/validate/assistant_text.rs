@@ -42,8 +42,8 @@ impl TextTracker {
         self.any
     }
 
-    /// A message when `result` matches none of the joins.
-    pub(super) fn mismatch(&self, result: &str) -> Option<String> {
+    /// The lengths of `result` and of the text joined, when `result` matches none of the joins.
+    pub(super) fn mismatch(&self, result: &str) -> Option<(u64, u64)> {
         if !self.any {
             return None;
         }
@@ -52,10 +52,7 @@ impl TextTracker {
         if r == self.all || r == self.no_deltas || r == merged {
             return None;
         }
-        Some(format!(
-            "`result` ({} bytes) is not the session's assistant text joined ({} bytes)",
-            r.len, merged.len
-        ))
+        Some((r.len, merged.len))
     }
 }
 

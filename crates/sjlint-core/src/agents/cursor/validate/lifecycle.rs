@@ -8,13 +8,12 @@
 
 use super::assistant_text::TextTracker;
 use super::schema::Required;
-use super::{Ctx, Validator, describe, line_pos};
+use super::{Ctx, Validator, event_type, line_pos};
 use crate::agents::Agent;
 use crate::agents::cursor::view::{Dialect, Event};
 use crate::diagnostic::Diagnostic;
 use crate::rules::Rule;
-use crate::rules::messages::{self, Reopened, Unended};
-use crate::text::Excerpt;
+use crate::rules::messages::{self, AfterEnd, Clock, Reopened, SessionIds, Streamed, Unended};
 
 /// How a session began, which decides the fields its events must have.
 #[derive(Clone, Copy)]
@@ -156,16 +155,17 @@ impl Validator {
         if self.session.as_ref().is_none_or(|s| s.unreadable.is_some()) {
             return;
         }
-        let d = Diagnostic::new(
-            Rule::MissingInit,
+        let d = Diagnostic::from_message(
             ctx.pos,
-            format!(
-                "the stream starts with {} instead of `system`/`init`",
-                describe(ev)
-            ),
+            messages::missing_init(&messages::Opening {
+                agent: Agent::Cursor.display_name(),
+                unit: "session",
+                first: event_type(ev),
+                opener: "`system`/`init`",
+                aside: None,
+            }),
         )
-        .with_snippet(ctx.bytes)
-        .with_help("a cursor-agent stream begins with a `system`/`init` event; was the start of the stream cut off?");
+        .with_snippet(ctx.bytes);
         if ev.ty.as_str() == Some("result") && self.records <= 1 {
             if ctx.wants(Rule::MissingInit) {
                 self.deferred_missing_init = Some(d);
@@ -195,17 +195,18 @@ impl Validator {
             return;
         }
         ctx.emit(
-            Diagnostic::new(
-                Rule::EventAfterResult,
+            Diagnostic::from_message(
                 ctx.pos,
-                format!(
-                    "{} after the session's `result`; nothing follows `result` but a new `system`/`init`",
-                    describe(ev)
-                ),
+                messages::event_after_result(&AfterEnd {
+                    agent: Agent::Cursor.display_name(),
+                    unit: "session",
+                    record: event_type(ev),
+                    end: "`result`",
+                    ended: result_line,
+                    next: Some("`system`/`init`"),
+                }),
             )
-            .with_snippet(ctx.bytes)
-            .with_related(result_line, "the session's result")
-            .with_help("the events after this one, up to the next `system`/`init`, are not reported one by one"),
+            .with_snippet(ctx.bytes),
         );
     }
 
@@ -314,17 +315,19 @@ fn session_id_differs(
     }
     session.mismatched_id = Some(id.to_owned());
     let expected = session.id.as_deref().unwrap_or_default();
-    let d = Diagnostic::new(
-        Rule::SessionIdMismatch,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "session_id {:?} differs from the session's {:?}",
-            Excerpt(id),
-            Excerpt(expected)
-        ),
-    )
-    .with_related(session.start_line, "the session started here")
-    .with_help("the events after this one that repeat this id are not reported again");
+        messages::session_id_mismatch(&SessionIds {
+            agent: Agent::Cursor.display_name(),
+            unit: "session",
+            field: "`session_id`",
+            id,
+            expected,
+            began: Some(session.start_line),
+            each: false,
+            note: None,
+        }),
+    );
     ctx.emit_at(d, &["session_id"], true);
 }
 
@@ -341,15 +344,16 @@ pub(super) fn timestamp_regression(
     if let Some((prev, prev_line)) = session.last_timestamp
         && ts < prev
     {
-        let d = Diagnostic::new(
-            Rule::TimestampRegression,
+        let d = Diagnostic::from_message(
             ctx.pos,
-            format!(
-                "timestamp_ms {ts} is {} ms earlier than the previous event's {prev}",
-                prev - ts
-            ),
-        )
-        .with_related(prev_line, "the previous timestamp");
+            messages::timestamp_regression(&Clock {
+                field: "`timestamp_ms`",
+                millis: true,
+                ms: ts,
+                prev,
+                prev_line,
+            }),
+        );
         ctx.emit_at(d, &["timestamp_ms"], true);
     }
     session.last_timestamp = Some((ts, ctx.pos.line));
@@ -378,16 +382,18 @@ pub(super) fn thinking_not_completed(
                 .filter(|since| session.unreadable.is_none_or(|u| u < *since))
             {
                 ctx.emit(
-                    Diagnostic::new(
-                        Rule::ThinkingNotCompleted,
+                    Diagnostic::from_message(
                         ctx.pos,
-                        format!(
-                            "{} ends a thinking phase that has no `thinking`/`completed`",
-                            describe(ev)
-                        ),
+                        messages::thinking_not_completed(&Streamed {
+                            agent: Agent::Cursor.display_name(),
+                            pieces: "`thinking`/`delta`",
+                            whole: "`thinking`/`completed`",
+                            id: None,
+                            cut_by: event_type(ev),
+                            began: since,
+                        }),
                     )
-                    .with_snippet(ctx.bytes)
-                    .with_related(since, "the thinking phase began here"),
+                    .with_snippet(ctx.bytes),
                 );
             }
         }

@@ -37,8 +37,8 @@ use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::locate;
+use crate::rules::messages::EventType;
 use crate::rules::{Rule, RuleSet};
-use crate::text::Excerpt;
 use lifecycle::{Opening, Session};
 use std::collections::{HashMap, HashSet};
 use tool_calls::Pairing;
@@ -288,12 +288,10 @@ fn line_pos(line: u64) -> Position {
     }
 }
 
-/// How an event is named in messages: `tool_call`/`completed`, `assistant`, an event with no type.
-fn describe(ev: &Event<'_>) -> String {
-    use crate::text::article;
-    match (ev.ty.as_str(), ev.subtype.as_str()) {
-        (Some(t), Some(s)) => format!("{} `{}`/`{}` event", article(t), Excerpt(t), Excerpt(s)),
-        (Some(t), None) => format!("{} `{}` event", article(t), Excerpt(t)),
-        (None, _) => "an event with no type".to_owned(),
+/// An event's type and subtype, as the messages of findings name it.
+fn event_type<'e>(ev: &'e Event<'_>) -> EventType<'e> {
+    EventType {
+        ty: ev.ty.as_str(),
+        subtype: ev.subtype.as_str(),
     }
 }

@@ -9,7 +9,6 @@ use super::assistant_text::TextTracker;
 use super::lifecycle::Session;
 use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
-use crate::rules::Rule;
 
 /// Folds an `assistant` event's text into the session's running hashes.
 #[inline]
@@ -43,12 +42,7 @@ pub(super) fn did_nothing(
 /// The finding of `did-nothing` at `pos`, for every agent that can tell.
 #[cold]
 pub(crate) fn did_nothing_finding(pos: crate::input::record::Position) -> Diagnostic {
-    Diagnostic::new(
-        Rule::DidNothing,
-        pos,
-        "the session ends in success, but it called no tool and wrote no text",
-    )
-    .with_help("the agent did nothing: an empty prompt, a prompt it ignored, or its output was lost; the outcome is `empty`")
+    Diagnostic::from_message(pos, crate::rules::messages::did_nothing())
 }
 
 /// `result-text-mismatch`: a successful result whose `result` is none of the joins of the
@@ -63,10 +57,12 @@ pub(super) fn result_text_mismatch(
         && ev.subtype.as_str() != Some("error")
         && session.unreadable.is_none()
         && let Some(result) = ev.result.as_str()
-        && let Some(msg) = session.text.mismatch(result)
+        && let Some((result_bytes, joined_bytes)) = session.text.mismatch(result)
     {
-        let d = Diagnostic::new(Rule::ResultTextMismatch, ctx.pos, msg)
-            .with_help("`result` joins every assistant segment with no separator; a mismatch means assistant events were lost or the result was edited");
+        let d = Diagnostic::from_message(
+            ctx.pos,
+            crate::rules::messages::result_text_mismatch(result_bytes, joined_bytes),
+        );
         ctx.emit_at(d, &["result"], false);
     }
 }

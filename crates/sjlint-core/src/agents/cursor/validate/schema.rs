@@ -7,11 +7,12 @@
 //! session ([`Required`]), not here.
 
 use super::Ctx;
+use crate::agents::Agent;
 use crate::agents::cursor::view::Event;
 use crate::diagnostic::Diagnostic;
 use crate::json::{Field, JsonType};
 use crate::rules::Rule;
-use crate::rules::messages::{self, Found, Want};
+use crate::rules::messages::{self, Found, Malformed, Want};
 use crate::text::Excerpt;
 
 /// Tool kinds seen in real runs or reported by users of the CLI; any other kind is information.
@@ -116,14 +117,7 @@ pub(super) fn check(
 /// `duplicate-key`: the event object repeats a top-level key.
 fn duplicate_event_key(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
     if let Some(key) = ev.duplicate_key.as_deref() {
-        let d = Diagnostic::new(
-            Rule::DuplicateKey,
-            ctx.pos,
-            format!(
-                "key {:?} appears more than once in the event; consumers disagree on which value wins",
-                Excerpt(key)
-            ),
-        );
+        let d = Diagnostic::from_message(ctx.pos, messages::duplicate_key(key, None));
         ctx.emit_at(d, &[key], false);
     }
 }
@@ -136,18 +130,21 @@ fn missing_type<'e>(
     match &ev.ty {
         Field::Str(t) => Some(t),
         Field::Absent => {
-            let d = Diagnostic::new(Rule::MissingType, ctx.pos, "the event has no `type` field")
-                .with_help("every event of the stream names its kind in a string `type`");
+            let d = Diagnostic::from_message(
+                ctx.pos,
+                messages::missing_type(Agent::Cursor.display_name(), "type", None, None),
+            );
             ctx.emit_at(d, &[], false);
             None
         }
         other => {
-            let d = Diagnostic::new(
-                Rule::MissingType,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                format!(
-                    "`type` is {}, expected a string",
-                    other.json_type().map_or("absent", JsonType::as_str)
+                messages::missing_type(
+                    Agent::Cursor.display_name(),
+                    "type",
+                    other.json_type(),
+                    None,
                 ),
             );
             ctx.emit_at(d, &["type"], true);
@@ -159,13 +156,9 @@ fn missing_type<'e>(
 /// `unknown-event-type`: a `type` no dialect knows.
 fn unknown_event_type(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ty: &str) {
     if ctx.wants(Rule::UnknownEventType) {
-        let d = Diagnostic::new(
-            Rule::UnknownEventType,
+        let d = Diagnostic::from_message(
             ctx.pos,
-            format!("unknown event type {:?}", Excerpt(ty)),
-        )
-        .with_help(
-            "new event types appear in new CLI versions; a consumer should skip what it does not know",
+            messages::unknown_event_type(Agent::Cursor.display_name(), "type", ty),
         );
         ctx.emit_at(d, &["type"], true);
     }
@@ -184,16 +177,23 @@ fn unknown_subtype(
     if !ctx.wants(Rule::UnknownSubtype) {
         return;
     }
-    let message = match subtypes {
-        Some(known) if !known.contains(&&**s) => format!(
-            "unknown subtype {:?} of `{ty}` (known: {})",
-            Excerpt(s),
-            known.join(", ")
-        ),
-        Some(_) => return,
-        None => format!("`{ty}` events take no subtype, found {:?}", Excerpt(s)),
+    let known = match subtypes {
+        Some(known) if known.contains(&&**s) => return,
+        Some(known) => known,
+        None => &[],
     };
-    let d = Diagnostic::new(Rule::UnknownSubtype, ctx.pos, message);
+    let record = format!("`{}`", Excerpt(ty));
+    let d = Diagnostic::from_message(
+        ctx.pos,
+        messages::unknown_subtype(&messages::Subtype {
+            agent: Agent::Cursor.display_name(),
+            record: &record,
+            field: "subtype",
+            value: s,
+            known,
+            note: None,
+        }),
+    );
     ctx.emit_at(d, &["subtype"], true);
 }
 
@@ -294,10 +294,16 @@ fn malformed_tool_call(
         None => return missing(ctx, what, "tool_call"),
         Some(JsonType::Object) => {}
         Some(t) => {
-            let d = Diagnostic::new(
-                Rule::MalformedToolCall,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                format!("`tool_call` is {}, expected an object", t.as_str()),
+                messages::malformed_tool_call(
+                    Malformed::NotObject {
+                        field: "tool_call",
+                        key: None,
+                        found: t,
+                    },
+                    None,
+                ),
             );
             return ctx.emit_at(d, &["tool_call"], true);
         }
@@ -307,10 +313,9 @@ fn malformed_tool_call(
         // A completion may carry its `result` without naming the kind again (seed 002): it takes
         // its `started`'s kind.
         if !(subtype == "completed" && tc.bare_result) {
-            let d = Diagnostic::new(
-                Rule::MalformedToolCall,
+            let d = Diagnostic::from_message(
                 ctx.pos,
-                "`tool_call` names no tool kind (no key ending in `ToolCall`, nor `function`)",
+                messages::malformed_tool_call(Malformed::NoKind, None),
             );
             ctx.emit_at(d, &["tool_call"], true);
         }
@@ -328,14 +333,8 @@ fn malformed_tool_call(
 /// `duplicate-key`: the `tool_call` object repeats a key.
 fn duplicate_tool_call_key(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, ev: &Event<'_>) {
     if let Some(key) = ev.tool_call.duplicate_key.as_deref() {
-        let d = Diagnostic::new(
-            Rule::DuplicateKey,
-            ctx.pos,
-            format!(
-                "key {:?} appears more than once in `tool_call`",
-                Excerpt(key)
-            ),
-        );
+        let d =
+            Diagnostic::from_message(ctx.pos, messages::duplicate_key(key, Some("`tool_call`")));
         ctx.emit_at(d, &["tool_call", key], false);
     }
 }
@@ -351,14 +350,15 @@ fn several_tool_kinds(
         return false;
     }
     let other = tc.other_kind.as_deref().unwrap_or(kind);
-    let d = Diagnostic::new(
-        Rule::MalformedToolCall,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "`tool_call` names {} tool kinds (`{}`, `{}`); it must name one",
-            tc.kinds,
-            Excerpt(kind),
-            Excerpt(other)
+        messages::malformed_tool_call(
+            Malformed::SeveralKinds {
+                count: tc.kinds,
+                first: kind,
+                other,
+            },
+            None,
         ),
     );
     ctx.emit_at(d, &["tool_call", other], false);
@@ -376,13 +376,15 @@ fn tool_body_not_object(
         return false;
     }
     let t = tc.body_shape.unwrap_or(JsonType::Null);
-    let d = Diagnostic::new(
-        Rule::MalformedToolCall,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "`tool_call.{}` is {}, expected an object",
-            Excerpt(kind),
-            t.as_str()
+        messages::malformed_tool_call(
+            Malformed::NotObject {
+                field: "tool_call",
+                key: Some(kind),
+                found: t,
+            },
+            None,
         ),
     );
     ctx.emit_at(d, &["tool_call", kind], true);
@@ -392,12 +394,7 @@ fn tool_body_not_object(
 /// `unknown-tool-kind`: a kind that is not in [`KNOWN_TOOL_KINDS`].
 pub(super) fn unknown_tool_kind(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, kind: &str) {
     if ctx.wants(Rule::UnknownToolKind) && !KNOWN_TOOL_KINDS.contains(&kind) {
-        let d = Diagnostic::new(
-            Rule::UnknownToolKind,
-            ctx.pos,
-            format!("tool kind `{}` is not one sjlint knows", Excerpt(kind)),
-        )
-        .with_help("new tool kinds appear often; this is information, not an error");
+        let d = Diagnostic::from_message(ctx.pos, messages::unknown_tool_kind(kind));
         ctx.emit_at(d, &["tool_call", kind], false);
     }
 }
@@ -476,13 +473,12 @@ fn result_flag_mismatch(
     ev: &Event<'_>,
     subtype: &str,
 ) {
-    let clash = match (subtype, ev.is_error.as_bool()) {
-        ("success", Some(true)) => "`subtype` is \"success\" but `is_error` is true",
-        ("error", Some(false)) => "`subtype` is \"error\" but `is_error` is false",
+    let is_error = match (subtype, ev.is_error.as_bool()) {
+        ("success", Some(true)) => true,
+        ("error", Some(false)) => false,
         _ => return,
     };
-    let d = Diagnostic::new(Rule::ResultFlagMismatch, ctx.pos, clash)
-        .with_help("consumers read either field to decide whether the run failed; they must agree");
+    let d = Diagnostic::from_message(ctx.pos, messages::result_flag_mismatch(subtype, is_error));
     ctx.emit_at(d, &["is_error"], true);
 }
 

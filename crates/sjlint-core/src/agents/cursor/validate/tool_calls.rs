@@ -15,10 +15,8 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::Field;
 use crate::locate;
-use crate::pairing::{ShownKey, key_of};
-use crate::rules::Rule;
+use crate::pairing::key_of;
 use crate::rules::messages::{self, Id, Orphan, Pairing as CallPairing};
-use crate::text::Excerpt;
 
 /// How cursor-agent's tool calls pair, for the messages of the pairing rules.
 const PAIRING: CallPairing<'static> = CallPairing {
@@ -204,20 +202,16 @@ impl Pairing {
         if started == found {
             return false;
         }
-        let started = match self.kinds.name(started) {
-            Some(name) => format!("`{}`", Excerpt(name)),
-            None => "another kind".to_string(),
-        };
-        let d = Diagnostic::new(
-            Rule::ToolKindMismatch,
+        let d = Diagnostic::from_message(
             ctx.pos,
-            format!(
-                "tool call {:?} started as {started} but completes as `{}`",
-                Excerpt(id),
-                Excerpt(done)
+            messages::tool_kind_mismatch(
+                id,
+                self.kinds.name(started),
+                open.line,
+                "completes",
+                done,
             ),
-        )
-        .with_related(open.line, "started here");
+        );
         ctx.emit_at(d, &["tool_call", done], false);
         true
     }
@@ -274,14 +268,7 @@ impl Pairing {
             // Past the budget, the request may be one that was not kept.
             None if self.over_budget => {}
             None => {
-                let d = Diagnostic::new(
-                    Rule::OrphanQueryResponse,
-                    ctx.pos,
-                    format!(
-                        "a response to interaction query {:?}, which was never requested",
-                        Excerpt(id)
-                    ),
-                );
+                let d = Diagnostic::from_message(ctx.pos, messages::orphan_query_response(id));
                 ctx.emit_at(d, &["response", "id"], true);
             }
         }
@@ -354,13 +341,9 @@ impl Pairing {
                 continue;
             }
             // On the request: its record and byte, as for a call that never completes.
-            ctx.emit(Diagnostic::new(
-                Rule::UnansweredQuery,
+            ctx.emit(Diagnostic::from_message(
                 pos,
-                format!(
-                    "interaction query {:?} has no response by the end of its session",
-                    ShownKey(&id)
-                ),
+                messages::unanswered_query(Id::Key(&id)),
             ));
             self.spare_ids.push(id);
         }
@@ -397,15 +380,7 @@ fn tool_args_mismatch(
     if let (Some(started), Some(args)) = (open.args, ev.tool_call.args)
         && started != hash(args.get().as_bytes())
     {
-        let d = Diagnostic::new(
-            Rule::ToolArgsMismatch,
-            ctx.pos,
-            format!(
-                "tool call {:?} completes with other `args` than it started with",
-                Excerpt(id)
-            ),
-        )
-        .with_related(open.line, "started here");
+        let d = Diagnostic::from_message(ctx.pos, messages::tool_args_mismatch(id, open.line));
         match ev.tool_call.kind.as_deref() {
             Some(k) => ctx.emit_at(d, &["tool_call", k, "args"], false),
             None => ctx.emit(d),
@@ -420,14 +395,10 @@ fn too_many_open_calls(ctx: &mut Ctx<'_, '_, impl FnMut(Diagnostic)>, said: &mut
     if std::mem::replace(said, true) {
         return;
     }
-    let d = Diagnostic::new(
-        Rule::TooManyOpenCalls,
+    let d = Diagnostic::from_message(
         ctx.pos,
-        format!(
-            "more than {max} tool calls and interaction queries are open at once; the ones opened from here on in this session are not paired"
-        ),
-    )
-    .with_help("runs keep a handful open at once: were completions lost, or is the stream generated? --max-open-calls pairs more, at about 300 bytes each");
+        messages::too_many_open_calls(max, "tool calls and interaction queries"),
+    );
     ctx.emit(d);
 }
 
