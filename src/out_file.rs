@@ -118,8 +118,19 @@ pub(crate) fn create_beside(dest: &Path, suffix: &str, mode: u32) -> io::Result<
 }
 
 /// Writes `bytes` to `dest` whole or not at all: into a temporary file beside it, renamed over
-/// it once complete.
+/// it once complete. A device or a pipe at `dest` (`/dev/null`, `/dev/stdout`, a FIFO) is
+/// written through instead: a file renamed over it would replace the device itself.
 pub(crate) fn write_whole(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Ok(meta) = fs::metadata(dest)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(dest)?
+            .write_all(bytes);
+    }
     let mut temp = TempFile::beside(dest, 0o666)?;
     temp.write_all(bytes)?;
     temp.commit(dest)
@@ -245,6 +256,30 @@ mod tests {
         assert!(!fs::symlink_metadata(&dest).unwrap().is_symlink());
         // Nothing is left beside it.
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `--output /dev/null` (or any device or pipe) is written through, never replaced by a
+    /// regular file: checked on a FIFO, whose reader gets the page and which stays a FIFO.
+    #[test]
+    fn a_pipe_as_the_output_is_written_through_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("sjlint-out-file-{}", random()));
+        fs::create_dir(&dir).unwrap();
+        let fifo = dir.join("page.html");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        write_whole(&fifo, b"<html>").unwrap();
+        // Before the reader is waited for: a FIFO replaced by a file would leave it blocked.
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(reader.join().unwrap(), b"<html>");
+        // Nothing is left beside it.
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(&dir).unwrap();
     }
 
