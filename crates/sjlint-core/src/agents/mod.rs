@@ -497,7 +497,7 @@ fn duplicate_key(pos: Position, bytes: &[u8], json: &str) -> Diagnostic {
 
 /// One record as a checker reads it: where it is, its bytes and text, the arena its view was
 /// read into, and where its findings and its common events go. Made per record by the
-/// pipeline and taken apart by each agent's [`Rules::check`].
+/// pipeline and taken apart by each agent's `Rules::check`.
 pub struct Cx<'a, 's> {
     pub pos: Position,
     /// The record's own bytes (for snippets and spans).
