@@ -35,8 +35,6 @@ pub(super) fn ended(sup: &Supervisor<'_>) -> Ending {
 pub(super) struct Ended<'s, 'r> {
     pub(super) sup: &'s Supervisor<'r>,
     pub(super) stderr_seen: StderrSeen,
-    /// Where the agent's stdout was saved (`--save`, or `--report`'s temporary file).
-    pub(super) transcript: Option<&'s std::path::Path>,
 }
 
 /// After the run: the findings' summary, the closing line, `--summary`, the exit code.
@@ -48,11 +46,7 @@ pub(super) fn finish(
     pid: u32,
     start: Instant,
 ) -> io::Result<u8> {
-    let Ended {
-        sup,
-        stderr_seen,
-        transcript,
-    } = ended_run;
+    let Ended { sup, stderr_seen } = ended_run;
     let status = exit_status(sup);
     let ending = ended(sup);
     let save_error = note_failures(opts, &checked, &stderr_seen, notes);
@@ -108,8 +102,8 @@ pub(super) fn finish(
             return Ok(outcome::EXIT_USAGE.max(code));
         }
     }
-    if let Some(page) = &opts.report
-        && let Err(e) = write_report(opts, page, transcript.unwrap_or(page))
+    if let (Some(page), Some(run)) = (&opts.report, &checked.page)
+        && let Err(e) = write_report(page, run)
     {
         note(notes, &format!("cannot write the report: {e}"));
         return Ok(outcome::EXIT_USAGE.max(code));

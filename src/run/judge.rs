@@ -55,6 +55,12 @@ impl Judge {
             .filter(|d| d.severity >= self.floor)
     }
 
+    /// `d` as the settings grade it, whatever `--level` says: what `sjlint report` shows of it
+    /// (`None` when its rule is off for this input).
+    pub(super) fn graded<'d>(&self, d: &'d Diagnostic) -> Option<Cow<'d, Diagnostic>> {
+        self.settings.grade(d, &self.path)
+    }
+
     /// Whether a reported finding is printed; otherwise it is counted for the note at the end.
     pub(super) fn shown(&mut self, d: &Diagnostic) -> bool {
         self.collapse.as_mut().is_none_or(|c| c.show(d))

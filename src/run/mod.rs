@@ -205,7 +205,6 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         opened:
             Opened {
                 save,
-                transcript,
                 arrivals,
                 save_stderr,
                 findings_file,
@@ -272,19 +271,25 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
             let tracing = otlp.map(|settings| {
                 tracing::Tracing::start(settings, opts.otlp_content, opts.max_open_calls)
             });
-            let arrive = arrivals.as_ref().map(|writer| stdout::Arrive {
-                writer,
-                activity: &activity,
-                start_unix_ms,
-            });
+            let beside = stdout::Beside {
+                clock: stdout::Clock {
+                    activity: &activity,
+                    start_unix_ms,
+                },
+                arrivals: arrivals.as_ref(),
+                tracing,
+                page: opts.report.is_some(),
+            };
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
-                    let printers = (printer, annotations);
-                    check_stdout(
-                        reader, save, printers, judge, check, name, session, live, tx, arrive,
-                        tracing,
-                    )
+                    let judging = stdout::Judging {
+                        printers: (printer, annotations),
+                        judge,
+                        check,
+                        name,
+                    };
+                    check_stdout(reader, save, judging, session, live, tx, beside)
                 })?
         };
         let forwarding = {
@@ -350,7 +355,6 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     let ended_run = Ended {
         sup: &supervisor,
         stderr_seen,
-        transcript: transcript.as_deref(),
     };
     let code = finish(opts, ended_run, checked, &notes, pid, start);
     if let Some(events) = &events {
@@ -535,9 +539,8 @@ fn send_last_spans(exporter: export::Exporter, notes: &Notes) {
 
 /// The files a run writes besides stdout, opened before the agent starts.
 struct Opened {
-    /// The transcript (`--save`, or `--report`'s temporary file), and its path.
+    /// The transcript (`--save`).
     save: Option<File>,
-    transcript: Option<std::path::PathBuf>,
     /// The arrival times beside a transcript that is a regular file.
     arrivals: Option<Mutex<sjlint_core::arrivals::Writer>>,
     save_stderr: Option<File>,
@@ -557,18 +560,16 @@ fn open_outputs(opts: &RunOptions, start_unix_ms: u64) -> io::Result<Opened> {
         .as_ref()
         .is_some_and(|f| f.metadata().is_ok_and(|m| m.is_file()));
     let arrivals = match transcript.as_deref().filter(|_| regular) {
-        // The temporary transcript's sidecar is created as exclusively as the transcript.
         Some(path) => Some(Mutex::new(
-            sjlint_core::arrivals::Writer::create(path, start_unix_ms, opts.save.is_none())
-                .map_err(|e| {
-                    let shown = sjlint_core::arrivals::sidecar_path(path)
-                        .display()
-                        .to_string();
-                    io::Error::new(
-                        e.kind(),
-                        format!("cannot create {}: {e}", escape_untrusted(&shown)),
-                    )
-                })?,
+            sjlint_core::arrivals::Writer::create(path, start_unix_ms).map_err(|e| {
+                let shown = sjlint_core::arrivals::sidecar_path(path)
+                    .display()
+                    .to_string();
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot create {}: {e}", escape_untrusted(&shown)),
+                )
+            })?,
         )),
         None => None,
     };
@@ -582,7 +583,6 @@ fn open_outputs(opts: &RunOptions, start_unix_ms: u64) -> io::Result<Opened> {
     };
     Ok(Opened {
         save,
-        transcript,
         arrivals,
         save_stderr,
         findings_file,

@@ -1,13 +1,11 @@
-//! The files a run writes besides its stdout: where the agent's stdout is saved (`--save`, or
-//! `--report`'s temporary transcript beside the page), the checks every output path passes
-//! before the agent starts (none names another, each can be created), and the page `--report`
-//! writes from the saved transcript once the run ended. It must not supervise the agent nor
+//! The files a run writes besides its stdout: where the agent's stdout is saved (`--save`), the
+//! checks every output path passes before the agent starts (none names another, each can be
+//! created), and the page `--report` writes once the run ended. It must not supervise the agent nor
 //! decide the run's verdict.
 
 use super::RunOptions;
-use sjlint_core::check::CheckOptions;
-use sjlint_core::diagnostic::Diagnostic;
 use sjlint_core::text::escape_untrusted;
+use sjlint_outputs::report_html::Run;
 use std::fs::File;
 use std::io;
 use std::path::PathBuf;
@@ -30,25 +28,12 @@ pub(super) fn stderr_path(save: &std::path::Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Where the agent's stdout is saved, open: `--save`, else, for `--report`, a temporary file
-/// beside the page, created exclusively under a fresh name (removed once the page is written).
+/// `--save`: where the agent's stdout is saved, open.
 pub(super) fn open_transcript(opts: &RunOptions) -> io::Result<Option<(File, PathBuf)>> {
-    if let Some(path) = &opts.save {
-        return Ok(Some((create(path)?, path.clone())));
-    }
-    let Some(page) = &opts.report else {
+    let Some(path) = &opts.save else {
         return Ok(None);
     };
-    let (path, file) = crate::out_file::create_beside(page, "stream.tmp", 0o600).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!(
-                "cannot create the transcript of --report beside {}: {e}",
-                escape_untrusted(&page.display().to_string())
-            ),
-        )
-    })?;
-    Ok(Some((file, path)))
+    Ok(Some((create(path)?, path.clone())))
 }
 
 /// The files `run` writes, refused before the agent starts when one names another (by identity
@@ -102,48 +87,11 @@ pub(super) fn check_outputs(opts: &RunOptions) -> io::Result<()> {
     Ok(())
 }
 
-/// `--report`: the page of the run, read back from its saved transcript with the findings its
-/// settings report (what the supervisor found about the process is in the closing line, not
-/// on the page).
-pub(super) fn write_report(
-    opts: &RunOptions,
-    page: &std::path::Path,
-    transcript: &std::path::Path,
-) -> io::Result<()> {
-    let read = || -> io::Result<String> {
-        let settings = opts
-            .settings()
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let name = opts
-            .save
-            .as_ref()
-            .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-        let check = CheckOptions {
-            enabled: settings.enabled,
-            max_record_bytes: opts.max_record_bytes,
-            dialect: opts.dialect,
-            agent: opts.agent,
-            max_open_calls: opts.max_open_calls,
-        };
-        let mut keep = |d: &Diagnostic| {
-            settings
-                .grade(d, std::path::Path::new(&name))
-                .map(std::borrow::Cow::into_owned)
-        };
-        let arrivals = sjlint_core::arrivals::Arrivals::load(transcript)?;
-        let run = sjlint_outputs::report_html::read(
-            &name,
-            File::open(transcript)?,
-            &check,
-            &mut keep,
-            arrivals.as_ref(),
-        )?;
-        Ok(sjlint_outputs::report_html::page(&run, None))
-    };
-    let html = read();
-    if opts.save.is_none() {
-        let _ = std::fs::remove_file(transcript);
-        let _ = std::fs::remove_file(sjlint_core::arrivals::sidecar_path(transcript));
-    }
-    crate::out_file::write_whole(page, html?.as_bytes())
+/// `--report`: the page of the run, collected as its stdout was read (what the supervisor found
+/// about the process is in the closing line, not on the page).
+pub(super) fn write_report(page: &std::path::Path, run: &Run) -> io::Result<()> {
+    crate::out_file::write_whole(
+        page,
+        sjlint_outputs::report_html::page(run, None).as_bytes(),
+    )
 }

@@ -20,6 +20,7 @@ use sjlint_core::input::record::{Position, Record};
 use sjlint_core::rules::Rule;
 use sjlint_core::vocab;
 use sjlint_outputs::report::Printer;
+use sjlint_outputs::report_html::{Collect, Run};
 use sjlint_outputs::stats::{Collector, Findings, Stats};
 use sjlint_outputs::status::Live;
 use std::cell::RefCell;
@@ -67,6 +68,8 @@ pub(super) struct Checked {
     pub(super) said: Said,
     /// `--otlp-endpoint`: the exporter, with the run's last spans handed to it.
     pub(super) exporter: Option<crate::run::export::Exporter>,
+    /// `--report`: the run's page, laid out.
+    pub(super) page: Option<Run>,
 }
 
 /// What the stream says that the summary reports: the ids to resume it, the model, the result
@@ -79,25 +82,42 @@ pub(super) struct Said {
     pub(super) result_text_bytes: u64,
 }
 
-/// Where the arrival time of each record goes (`--save`'s sidecar): the time is when the read
-/// that completed the record returned.
+/// When the record being read arrived: when the read that completed it returned (Unix ms).
 #[derive(Clone, Copy)]
-pub(super) struct Arrive<'a> {
-    pub(super) writer: &'a Mutex<sjlint_core::arrivals::Writer>,
+pub(super) struct Clock<'a> {
     pub(super) activity: &'a super::pipe::Activity,
     pub(super) start_unix_ms: u64,
 }
 
-impl Arrive<'_> {
-    fn record(&self, line: u64) {
-        let t = self
-            .start_unix_ms
-            .saturating_add(self.activity.last_read_ms());
-        self.writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .record(line, t);
+impl Clock<'_> {
+    fn now(&self) -> u64 {
+        self.start_unix_ms
+            .saturating_add(self.activity.last_read_ms())
     }
+}
+
+/// How the stdout thread reports findings: its printers, the judge of what is reported, the
+/// check's options and the name findings are reported under.
+pub(super) struct Judging<'a> {
+    pub(super) printers: (FindingPrinter, Option<FindingPrinter>),
+    pub(super) judge: Judge,
+    pub(super) check: &'a CheckOptions,
+    pub(super) name: &'a str,
+}
+
+/// The reads whose time is kept for the events of records already seen.
+const ARRIVALS_KEPT: usize = 16;
+
+/// What the stdout thread keeps besides the findings and the statistics, each when asked for.
+pub(super) struct Beside<'a> {
+    pub(super) clock: Clock<'a>,
+    /// `--save`'s sidecar: the arrival time of each record.
+    pub(super) arrivals: Option<&'a Mutex<sjlint_core::arrivals::Writer>>,
+    /// `--otlp-endpoint`: the run's spans, built as its events arrive.
+    pub(super) tracing: Option<super::tracing::Tracing>,
+    /// `--report`: the run's page is collected from this same reading (its findings graded by
+    /// the settings alone, as `sjlint report` grades a transcript's).
+    pub(super) page: bool,
 }
 
 /// The consequences of a stall kept as notes of its finding; the rest are counted.
@@ -177,10 +197,42 @@ struct Reported<'a> {
     kept: Kept,
     empty: Option<Diagnostic>,
     cut: Option<Diagnostic>,
+    /// `--report`'s page, which shows every finding the settings report, set aside or not.
+    page: Option<&'a RefCell<Collect>>,
 }
 
-impl Reported<'_> {
+impl<'a> Reported<'a> {
+    fn new(
+        name: &'a str,
+        session: &'a Mutex<Session>,
+        live: Option<&'a Live>,
+        (printer, annotations): (FindingPrinter, Option<FindingPrinter>),
+        judge: Judge,
+        page: Option<&'a RefCell<Collect>>,
+    ) -> Reported<'a> {
+        let mut reported = Reported {
+            name,
+            session,
+            live,
+            printer,
+            annotations,
+            judge,
+            findings: Findings::default(),
+            kept: Kept::default(),
+            empty: None,
+            cut: None,
+            page,
+        };
+        let _ = reported.printer.begin_file(name);
+        reported
+    }
+
     fn finding(&mut self, d: Diagnostic) -> io::Result<()> {
+        if let Some(page) = self.page
+            && let Some(d) = self.judge.graded(&d)
+        {
+            page.borrow_mut().finding(&d);
+        }
         match aside(&d, self.session) {
             Aside::No => {}
             Aside::Empty => {
@@ -223,23 +275,21 @@ impl Reported<'_> {
 
 /// The agent's stdout to sjlint's stdout (and the transcript), byte for byte as it arrives;
 /// on the way it is checked exactly as `check --tee` checks standard input.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-)]
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
-    (printer, annotations): (FindingPrinter, Option<FindingPrinter>),
-    judge: Judge,
-    opts: &CheckOptions,
-    name: &str,
+    judging: Judging<'_>,
     session: &Mutex<Session>,
     live: Option<&Live>,
     tx: Sender<Msg>,
-    arrive: Option<Arrive<'_>>,
-    tracing: Option<super::tracing::Tracing>,
+    beside: Beside<'_>,
 ) -> Checked {
+    let Judging {
+        printers,
+        judge,
+        check: opts,
+        name,
+    } = judging;
     let common_out = RefCell::new(CommonOut::new());
     let common_out = CommonOut::wanted(session).then_some(&common_out);
     let mut forward = Forward {
@@ -249,6 +299,14 @@ pub(super) fn check_stdout(
         out_error: None,
         common: common_out,
     };
+    let Beside {
+        clock,
+        arrivals,
+        tracing,
+        page,
+    } = beside;
+    let collect = page.then(|| RefCell::new(Collect::new(name)));
+    let page = collect.as_ref();
     let mut observer = Observer {
         session,
         tx: tx.clone(),
@@ -257,23 +315,15 @@ pub(super) fn check_stdout(
         changed: false,
         said: Said::default(),
         common_out,
-        arrive,
+        clock,
+        arrivals_kept: std::collections::VecDeque::new(),
+        last_line: 0,
+        arrivals,
         tracing,
+        page,
     };
     let mut totals = check::Totals::default();
-    let mut reported = Reported {
-        name,
-        session,
-        live,
-        printer,
-        annotations,
-        judge,
-        findings: Findings::default(),
-        kept: Kept::default(),
-        empty: None,
-        cut: None,
-    };
-    let _ = reported.printer.begin_file(name);
+    let mut reported = Reported::new(name, session, live, printers, judge, page);
     let read = check::check_into(
         Tee::new(reader, &mut forward),
         opts,
@@ -299,6 +349,7 @@ pub(super) fn check_stdout(
         cut,
         ..
     } = reported;
+    let exporter = observer.tracing.take().map(super::tracing::Tracing::finish);
     let stats = observer
         .stats
         .finish(totals.records, totals.bytes, findings);
@@ -317,7 +368,8 @@ pub(super) fn check_stdout(
         listed: kept.listed,
         listed_more: kept.listed_more,
         said: observer.said,
-        exporter: observer.tracing.map(super::tracing::Tracing::finish),
+        exporter,
+        page: collect.map(|c| c.into_inner().finish()),
         name: name.to_owned(),
         judge,
         empty,
@@ -406,10 +458,18 @@ struct Observer<'a> {
     said: Said,
     /// `--to common`: where the common events are written, each as it is known.
     common_out: Option<&'a RefCell<CommonOut>>,
+    clock: Clock<'a>,
+    /// When the last records arrived: the first line of each read, and its time, for the
+    /// events of records already seen (the input's end names its last records).
+    arrivals_kept: std::collections::VecDeque<(u64, u64)>,
+    /// The line of the last record that arrived.
+    last_line: u64,
     /// `--save`: the arrival time of each record.
-    arrive: Option<Arrive<'a>>,
+    arrivals: Option<&'a Mutex<sjlint_core::arrivals::Writer>>,
     /// `--otlp-endpoint`: the run's spans, built as its events arrive.
     tracing: Option<super::tracing::Tracing>,
+    /// `--report`: the run's page.
+    page: Option<&'a RefCell<Collect>>,
 }
 
 impl Observer<'_> {
@@ -418,11 +478,47 @@ impl Observer<'_> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// The record starting on `line` arrived now, unless it is one seen before: then when it
+    /// did (as the sidecar says it to `report`).
+    fn arrived(&mut self, line: u64) -> u64 {
+        if let Some(&(_, t)) = self.arrivals_kept.back()
+            && line <= self.last_line
+        {
+            // The time of the newest read kept that began at or before `line` (the oldest
+            // kept, past them).
+            return self
+                .arrivals_kept
+                .iter()
+                .rev()
+                .find(|&&(l, _)| l <= line)
+                .or(self.arrivals_kept.front())
+                .map_or(t, |&(_, t)| t);
+        }
+        let t = self.clock.now();
+        self.last_line = line;
+        // Records of one read share its time: the first line of each is kept.
+        if self.arrivals_kept.back().is_none_or(|&(_, last)| last != t) {
+            if self.arrivals_kept.len() == ARRIVALS_KEPT {
+                self.arrivals_kept.pop_front();
+            }
+            self.arrivals_kept.push_back((line, t));
+        }
+        if let Some(w) = self.arrivals {
+            w.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .record(line, t);
+        }
+        t
+    }
 }
 
 impl Consumer for Observer<'_> {
     fn agent(&mut self, agent: Option<sjlint_core::agents::Agent>) {
         self.stats.agent(agent);
+        if let Some(page) = self.page {
+            page.borrow_mut().agent(agent);
+        }
         if let Some(t) = &mut self.tracing {
             t.agent(
                 agent
@@ -464,6 +560,14 @@ impl Consumer for Observer<'_> {
         if let Some(t) = &mut self.tracing {
             t.event(ev);
         }
+        // An event of a new record arrived with the last read; one of a record already seen
+        // (the input's end, after its last record) when that record did, as the sidecar says
+        // to `report`. Kept for the sidecar now, so that an event of the input's end has its
+        // time there too.
+        let arrived = self.arrived(ev.line);
+        if let Some(page) = self.page {
+            page.borrow_mut().common(ev, Some(arrived));
+        }
         let said = &mut self.said;
         match ev.kind {
             vocab::Kind::SessionStart | vocab::Kind::End => {
@@ -503,9 +607,7 @@ impl Consumer for Observer<'_> {
     /// A record, after its common events (of an input no agent sjlint knows: the only word of
     /// it).
     fn agent_record(&mut self, rec: &Record<'_>, json: &str, read: &check::Checked<'_, '_>) {
-        if let Some(a) = &self.arrive {
-            a.record(rec.pos.line);
-        }
+        self.arrived(rec.pos.line);
         self.stats.agent_record(rec, json, read);
         // The record's own type names the last event, as the agent wrote it.
         let goes_on = self
@@ -517,9 +619,7 @@ impl Consumer for Observer<'_> {
     }
 
     fn invalid(&mut self, pos: Position, bytes: &[u8]) {
-        if let Some(a) = &self.arrive {
-            a.record(pos.line);
-        }
+        self.arrived(pos.line);
         self.stats.invalid(pos, bytes);
         if let Some(mut live) = self.live {
             live.invalid(pos, bytes);

@@ -113,12 +113,12 @@ fn run_agent(dir: &Path, args: &[&str]) -> crate::common::Run {
 }
 
 #[test]
-fn run_reports_through_a_fresh_temporary_file_and_never_a_planted_link() {
+fn run_report_writes_its_page_only_and_never_through_a_planted_link() {
     let dir = scratch("run-report");
     let page = dir.join("page.html");
     let victim = dir.join("victim.txt");
     fs::write(&victim, "precious").unwrap();
-    // The name the transcript once had, planted as a link to the victim.
+    // The name a transcript kept for the page would have had, planted as a link to the victim.
     std::os::unix::fs::symlink(&victim, dir.join("page.html.stream.tmp")).unwrap();
     let run = run_agent(&dir, &["--report", s(&page)]);
     assert_eq!(run.code, 0, "{}", run.describe());
@@ -137,7 +137,7 @@ fn run_reports_through_a_fresh_temporary_file_and_never_a_planted_link() {
             "page.html.stream.tmp",
             "victim.txt"
         ],
-        "the temporary transcript and its arrival times are removed"
+        "nothing but the page is written"
     );
 }
 

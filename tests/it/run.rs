@@ -2156,6 +2156,11 @@ fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
     };
     let (html, _) = report("with arrival times");
     assert!(!html.contains("id=\"no-clock\""), "the page has a clock");
+    assert_eq!(
+        without_nonce(&std::fs::read_to_string(&live_page).unwrap()),
+        without_nonce(&html),
+        "run --report's page is the one report makes of the transcript and its arrival times"
+    );
     // The trace of the transcript: the command's span lasts what the command took (0.3 s).
     let tool_span_ms = || {
         let out = exec(&["fmt", "--to", "otlp", save_s], None);
@@ -2199,6 +2204,78 @@ fn stats_and_report_time_a_codex_transcript_by_its_arrival_times() {
     assert!(
         stderr.contains("warning: ignoring the arrival times"),
         "{stderr}"
+    );
+}
+
+/// `html` with the number its scripts are allowed by, which is new on every page, left out.
+fn without_nonce(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find("nonce") {
+        let after = &rest[at + "nonce".len()..];
+        let value = after.trim_start_matches(['-', '=', '"']);
+        out.push_str(&rest[..at]);
+        out.push_str("nonce");
+        out.push_str(&after[..after.len() - value.len()]);
+        rest = value.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || "+/_".contains(c));
+        rest = rest.trim_start_matches('=');
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn run_reports_in_its_page_what_report_says_of_its_transcript() {
+    // A record cut short by the agent's death; a stream with no result from an agent that
+    // says it succeeded. Both pages end the run at the arrival of its last record.
+    for (script, env, code) in [
+        ("dies-mid-record.sh", None, 3),
+        ("exits.sh", Some(("NO_RESULT", "1")), 1),
+    ] {
+        let dir = Scratch::new("live-page");
+        let save = dir.path("run.ndjson");
+        let (save_s, live) = (save.to_str().unwrap(), dir.path("live.html"));
+        let ran = run(
+            script,
+            &["--save", save_s, "--report", live.to_str().unwrap()],
+            env.as_slice(),
+        );
+        assert_eq!(ran.code, code, "{script}: {}", ran.describe());
+        let page = dir.path("page.html");
+        let out = exec(&["report", save_s, "-o", page.to_str().unwrap()], None);
+        assert_eq!(out.code, 0, "{script}: {}", out.describe());
+        let (live, page) = (
+            std::fs::read_to_string(&live).unwrap(),
+            std::fs::read_to_string(&page).unwrap(),
+        );
+        assert!(
+            page.contains("id=\"finding-0\""),
+            "{script}: the page lists findings"
+        );
+        assert_eq!(without_nonce(&live), without_nonce(&page), "{script}");
+        let names: Vec<_> = std::fs::read_dir(dir.path(""))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(
+            names.len(),
+            4,
+            "{script}: nothing but the transcript, its arrival times and the two pages: {names:?}"
+        );
+    }
+    // A transcript that cannot be read back (a device) takes nothing from the page.
+    let dir = Scratch::new("live-page-device");
+    let live = dir.path("live.html");
+    let ran = run(
+        "exits.sh",
+        &["--save", "/dev/null", "--report", live.to_str().unwrap()],
+        &[("NO_RESULT", "1")],
+    );
+    assert_eq!(ran.code, 1, "{}", ran.describe());
+    let live = std::fs::read_to_string(&live).unwrap();
+    assert!(
+        live.contains("data-rule=\"missing-result\"") && live.contains("data-call-id"),
+        "the page has the run's finding and its call"
     );
 }
 

@@ -170,16 +170,9 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Creates (or truncates) the sidecar of `transcript` and writes its header; `exclusive`:
-    /// only a new file is created (the sidecar of a temporary transcript), never one that is
-    /// there, nor through a link.
-    pub fn create(transcript: &Path, started_unix_ms: u64, exclusive: bool) -> io::Result<Writer> {
-        let path = sidecar_path(transcript);
-        let file = if exclusive {
-            File::options().write(true).create_new(true).open(path)?
-        } else {
-            File::create(path)?
-        };
+    /// Creates (or truncates) the sidecar of `transcript` and writes its header.
+    pub fn create(transcript: &Path, started_unix_ms: u64) -> io::Result<Writer> {
+        let file = File::create(sidecar_path(transcript))?;
         let mut out = BufWriter::new(file);
         writeln!(
             out,

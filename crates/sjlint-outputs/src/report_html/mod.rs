@@ -21,6 +21,7 @@ use std::io::{self, Read};
 
 pub use index::Summary;
 pub use model::Run;
+pub use source::Collect;
 
 /// Reads a whole stream named `name` into a run; `keep` chooses (and may re-grade) the
 /// findings the page shows; `arrivals`, the times `sjlint run --save` kept of its records, time

@@ -590,11 +590,6 @@ impl Builder {
         });
     }
 
-    /// Counts findings that were not kept.
-    pub(crate) fn findings_left_out(&mut self, n: u64) {
-        self.run.findings_left_out = self.run.findings_left_out.saturating_add(n);
-    }
-
     /// The run, laid out.
     pub(crate) fn finish(mut self) -> Run {
         let mut run = std::mem::take(&mut self.run);

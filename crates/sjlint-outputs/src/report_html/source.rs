@@ -6,12 +6,13 @@
 //! This is the one adapter between the checker and the page. It owns only that plumbing: it
 //! must not lay out, count or write HTML.
 
-use super::model::{Builder, MAX_FINDINGS, Run};
+use super::model::{Builder, Run};
 use sjlint_core::agents::Agent;
 use sjlint_core::arrivals::Arrivals;
 use sjlint_core::check::{self, CheckOptions, Consumer};
 use sjlint_core::diagnostic::Diagnostic;
 use sjlint_core::vocab;
+use std::cell::RefCell;
 use std::io::{self, Read};
 
 /// Reads a whole stream into a [`Run`] named `name`. `keep` says which findings the page shows
@@ -24,45 +25,73 @@ pub(crate) fn read_run(
     keep: &mut dyn FnMut(&Diagnostic) -> Option<Diagnostic>,
     arrivals: Option<&Arrivals>,
 ) -> io::Result<Run> {
-    let mut events = Events {
-        builder: Builder::new(name),
-        arrivals,
-    };
-    // Bounded as the model's list is: past the cap findings are only counted.
-    let mut findings = Vec::new();
-    let mut left_out = 0;
+    let page = RefCell::new(Collect::new(name));
     let mut emit = |d: Diagnostic| {
         if let Some(d) = keep(&d) {
-            if findings.len() < MAX_FINDINGS {
-                findings.push(d);
-            } else {
-                left_out += 1;
-            }
+            page.borrow_mut().finding(&d);
         }
         Ok(())
     };
+    let mut events = Events {
+        page: &page,
+        arrivals,
+    };
     check::check_with(reader, check, &mut emit, &mut events)?;
-    let mut builder = events.builder;
-    for d in &findings {
-        builder.finding(d);
-    }
-    builder.findings_left_out(left_out);
-    Ok(builder.finish())
+    Ok(page.into_inner().finish())
 }
 
-/// The consumer that hands each common event to the builder.
-struct Events<'a> {
+/// A run's page, collected as its stream is checked: the check's consumer hands it the agent
+/// and each common event, its emitter each finding the page shows. `sjlint run --report`
+/// collects one beside its own reading of the agent's stdout, so that the page comes from the
+/// same pass as everything else the run reports.
+pub struct Collect {
     builder: Builder,
+}
+
+impl Collect {
+    /// A page for the run named `name` (its title).
+    pub fn new(name: &str) -> Collect {
+        Collect {
+            builder: Builder::new(name),
+        }
+    }
+
+    /// The agent the check knows the stream to be (what [`Consumer::agent`] says).
+    pub fn agent(&mut self, agent: Option<Agent>) {
+        // The common form names the agent of its source on its events.
+        if let Some(a) = agent.filter(|&a| a != Agent::Common) {
+            self.builder.agent(a.as_str());
+        }
+    }
+
+    /// One common event; `arrived_ms` is when its record arrived (Unix milliseconds), which
+    /// times an event that carries no time of its own.
+    pub fn common(&mut self, ev: &vocab::Event<'_>, arrived_ms: Option<u64>) {
+        self.builder.event(ev, arrived_ms);
+    }
+
+    /// One finding the page shows, as it is reported. Past the page's cap findings are only
+    /// counted.
+    pub fn finding(&mut self, d: &Diagnostic) {
+        self.builder.finding(d);
+    }
+
+    /// The run, laid out for [`page`](super::page).
+    pub fn finish(self) -> Run {
+        self.builder.finish()
+    }
+}
+
+/// The consumer that hands each common event to the page.
+struct Events<'a> {
+    page: &'a RefCell<Collect>,
     /// When each record arrived, for the events that carry no time.
     arrivals: Option<&'a Arrivals>,
 }
 
 impl Consumer for Events<'_> {
     fn agent(&mut self, agent: Option<Agent>) {
-        // The common form names the agent of its source on its events.
-        if let Some(a) = agent.filter(|&a| a != Agent::Common) {
-            self.builder.agent(a.as_str());
-        }
+        self.page.borrow_mut().agent(agent);
     }
 
     fn wants_common(&self) -> bool {
@@ -71,7 +100,7 @@ impl Consumer for Events<'_> {
 
     fn common(&mut self, ev: &vocab::Event<'_>) {
         let arrived = self.arrivals.and_then(|a| a.at(ev.line));
-        self.builder.event(ev, arrived);
+        self.page.borrow_mut().common(ev, arrived);
     }
 }
 
