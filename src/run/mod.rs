@@ -192,10 +192,6 @@ fn note(notes: &Notes, text: &str) {
 }
 
 /// Runs the agent `opts.command` names; see the module documentation.
-#[expect(
-    clippy::too_many_lines,
-    reason = "the scope of the run's threads, which borrow what it made ready, kept in one place"
-)]
 pub fn run(opts: &RunOptions) -> io::Result<u8> {
     let Prepared {
         start,
@@ -214,47 +210,26 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     } = prepare(opts)?;
 
     let subreaper = child::become_subreaper();
-    let mut agent = match spawn(opts)? {
-        Ok(agent) => agent,
+    let Started {
+        agent,
+        pid,
+        stdout,
+        stderr,
+        stdout_probe,
+    } = match start_agent(opts, events.as_ref())? {
+        Ok(started) => started,
         Err(code) => return Ok(code),
     };
-    let pid = agent.id();
     let pgid = pid as i32;
-    if let Some(events) = &events {
-        emit_started(events, pid, opts);
-    }
-    let stdout: OwnedFd = agent.stdout.take().expect("piped").into();
-    let stderr: OwnedFd = agent.stderr.take().expect("piped").into();
-    // The supervisor's own look at the stdout pipe: whether anything still holds it open.
-    let stdout_probe = stdout.try_clone()?;
 
-    let terminal = Terminal::detect();
-    let live = terminal.status_line(opts.progress).then(Live::start);
-    let to_stderr = |live: &Option<Live>| -> Box<dyn Write + Send> {
-        match live {
-            Some(live) => Box::new(live.writer(io::stderr())),
-            None => Box::new(io::stderr()),
-        }
-    };
-    // Everything written to stderr from now on goes through one writer thread, so that a
-    // stderr nobody reads blocks that thread only.
-    let notes = Notes::start(to_stderr(&live))?;
-    let Reporting {
-        printer,
-        annotations,
-        name,
-        judge,
-        check,
-    } = reporting(opts, terminal, &notes, findings_file, settings);
+    let (live, notes, judging) = report_to(opts, findings_file, settings)?;
 
     let (tx, rx) = mpsc::channel();
-    {
-        let tx = tx.clone();
-        // Never joined: it waits on the signal pipe for as long as the process lives.
-        std::thread::Builder::new()
-            .name("sjlint-signals".into())
-            .spawn(move || receive_signals(signals, &tx))?;
-    }
+    let signalled = tx.clone();
+    // Never joined: it waits on the signal pipe for as long as the process lives.
+    std::thread::Builder::new()
+        .name("sjlint-signals".into())
+        .spawn(move || receive_signals(signals, &signalled))?;
     let stop = Stop::new()?;
     let activity = Arc::new(Activity::new(start));
     let session = Mutex::new(Session {
@@ -267,28 +242,15 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
         let checking = {
             let reader = PipeReader::new(stdout, Arc::clone(&stop), Some(Arc::clone(&activity)));
             let tx = tx.clone();
-            let (session, live, check, name) = (&session, live.as_ref(), &check, &name);
-            let tracing = otlp.map(|settings| {
-                tracing::Tracing::start(settings, opts.otlp_content, opts.max_open_calls)
-            });
-            let beside = stdout::Beside {
-                clock: stdout::Clock {
-                    activity: &activity,
-                    start_unix_ms,
-                },
-                arrivals: arrivals.as_ref(),
-                tracing,
-                page: opts.report.is_some(),
+            let (session, live) = (&session, live.as_ref());
+            let clock = stdout::Clock {
+                activity: &activity,
+                start_unix_ms,
             };
+            let beside = beside(opts, clock, arrivals.as_ref(), otlp);
             std::thread::Builder::new()
                 .name("sjlint-stdout".into())
                 .spawn_scoped(scope, move || {
-                    let judging = stdout::Judging {
-                        printers: (printer, annotations),
-                        judge,
-                        check,
-                        name,
-                    };
                     check_stdout(reader, save, judging, session, live, tx, beside)
                 })?
         };
@@ -299,37 +261,19 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
                 .name("sjlint-stderr".into())
                 .spawn_scoped(scope, move || forward_stderr(reader, notes, save_stderr))?
         };
-        {
-            let tx = tx.clone();
-            std::thread::Builder::new()
-                .name("sjlint-wait".into())
-                .spawn_scoped(scope, move || reap_all(pgid, agent, &tx))?;
-        }
-        let mut sup = Supervisor {
-            opts,
-            pgid,
-            start,
+        let reaped = tx.clone();
+        std::thread::Builder::new()
+            .name("sjlint-wait".into())
+            .spawn_scoped(scope, move || reap_all(pgid, agent, &reaped))?;
+        let around = supervisor::Around {
             session: &session,
             activity: &activity,
             stop: &stop,
             notes: &notes,
-            ending: None,
-            stall: None,
-            finding: None,
-            exited: None,
-            stdout_done: None,
-            term_at: None,
-            kill_at: None,
-            signals_sent: Vec::new(),
-            received: None,
-            subreaper,
-            stdout_probe,
-            left_holding_stdout: false,
-            said_no_cost: false,
             events: events.as_ref(),
             arrivals: arrivals.as_ref(),
-            said: events::Said::default(),
         };
+        let mut sup = Supervisor::new(opts, (pgid, start), around, subreaper, stdout_probe);
         sup.supervise(&rx);
         // The group is gone: the threads joined below no longer wait for a stuck stderr.
         notes.ending();
@@ -343,22 +287,43 @@ pub fn run(opts: &RunOptions) -> io::Result<u8> {
     supervisor.settle_budget();
     supervisor.report_leftovers();
     supervisor.place_interrupt();
-    if let Some(w) = &arrivals {
-        flush_arrivals(w, opts, &notes);
-    }
-    let mut checked = checked;
-    // The last spans are sent now that the agent is done (a few seconds at most); a failed
-    // export is one note, and leaves the exit code alone.
-    if let Some(exporter) = checked.exporter.take() {
-        send_last_spans(exporter, &notes);
-    }
     let ended_run = Ended {
         sup: &supervisor,
         stderr_seen,
     };
-    let code = finish(opts, ended_run, checked, &notes, pid, start);
-    if let Some(events) = &events {
-        emit_end(events, &supervisor, code.as_ref().ok().copied());
+    conclude(
+        opts,
+        ended_run,
+        checked,
+        arrivals.as_ref(),
+        &notes,
+        (pid, start),
+    )
+}
+
+/// After the agent and every thread of the run ended: the arrival times and the last spans
+/// sent, then what the run reports, and `--events`' end.
+fn conclude(
+    opts: &RunOptions,
+    ended_run: Ended<'_, '_>,
+    mut checked: stdout::Checked,
+    arrivals: Option<&Mutex<sjlint_core::arrivals::Writer>>,
+    notes: &Notes,
+    (pid, start): (u32, Instant),
+) -> io::Result<u8> {
+    let supervisor = ended_run.sup;
+    if let Some(w) = arrivals {
+        flush_arrivals(w, opts, notes);
+    }
+    // The last spans are sent now that the agent is done (a few seconds at most); a failed
+    // export is one note, and leaves the exit code alone.
+    if let Some(exporter) = checked.exporter.take() {
+        send_last_spans(exporter, notes);
+    }
+    let events = supervisor.events;
+    let code = finish(opts, ended_run, checked, notes, pid, start);
+    if let Some(events) = events {
+        emit_end(events, supervisor, code.as_ref().ok().copied());
     }
     // What is still queued is written, unless nothing reads stderr.
     notes.finish();
@@ -455,14 +420,24 @@ fn emit_end(events: &events::Events, supervisor: &Supervisor<'_>, code: Option<u
     ]);
 }
 
-/// How findings are reported: the printer and, under GitHub Actions, its annotations, the
-/// name findings are reported under, the judge of what is reported and the check's options.
-struct Reporting {
-    printer: stdout::FindingPrinter,
-    annotations: Option<stdout::FindingPrinter>,
-    name: String,
-    judge: Judge,
-    check: CheckOptions,
+/// Where a run writes besides stdout: the status line (on a terminal), the one writer of
+/// stderr, and how findings are reported.
+fn report_to(
+    opts: &RunOptions,
+    findings_file: Option<File>,
+    settings: Arc<Settings>,
+) -> io::Result<(Option<Live>, Arc<Notes>, stdout::Judging)> {
+    let terminal = Terminal::detect();
+    let live = terminal.status_line(opts.progress).then(Live::start);
+    let to_stderr: Box<dyn Write + Send> = match &live {
+        Some(live) => Box::new(live.writer(io::stderr())),
+        None => Box::new(io::stderr()),
+    };
+    // Everything written to stderr from now on goes through one writer thread, so that a
+    // stderr nobody reads blocks that thread only.
+    let notes = Notes::start(to_stderr)?;
+    let reporting = reporting(opts, terminal, &notes, findings_file, settings);
+    Ok((live, notes, reporting))
 }
 
 /// The printers, the judge and the check's options of a run.
@@ -472,7 +447,7 @@ fn reporting(
     notes: &Arc<Notes>,
     findings_file: Option<File>,
     settings: Arc<Settings>,
-) -> Reporting {
+) -> stdout::Judging {
     let format = opts.format.unwrap_or(Format::Human);
     let (sink, stream): (Box<dyn Write + Send>, Stream) = match findings_file {
         Some(file) => (Box::new(BufWriter::new(file)), Stream::File),
@@ -502,12 +477,11 @@ fn reporting(
         agent: opts.agent,
         max_open_calls: opts.max_open_calls,
     };
-    Reporting {
-        printer,
-        annotations,
-        name,
+    stdout::Judging {
+        printers: (printer, annotations),
         judge,
         check,
+        name,
     }
 }
 
@@ -587,6 +561,60 @@ fn open_outputs(opts: &RunOptions, start_unix_ms: u64) -> io::Result<Opened> {
         save_stderr,
         findings_file,
     })
+}
+
+/// What the stdout thread keeps besides the findings and the statistics: the arrival times,
+/// the spans and the page, each when asked for.
+fn beside<'a>(
+    opts: &RunOptions,
+    clock: stdout::Clock<'a>,
+    arrivals: Option<&'a Mutex<sjlint_core::arrivals::Writer>>,
+    otlp: Option<export::Settings>,
+) -> stdout::Beside<'a> {
+    stdout::Beside {
+        clock,
+        arrivals,
+        tracing: otlp.map(|settings| {
+            tracing::Tracing::start(settings, opts.otlp_content, opts.max_open_calls)
+        }),
+        page: opts.report.is_some(),
+    }
+}
+
+/// The agent, started, and its two pipes.
+struct Started {
+    agent: std::process::Child,
+    pid: u32,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    /// The supervisor's own look at the stdout pipe: whether anything still holds it open.
+    stdout_probe: OwnedFd,
+}
+
+/// Starts the agent and says so on `--events`; `Ok(Err(code))` when it cannot be (said on
+/// stderr).
+fn start_agent(
+    opts: &RunOptions,
+    events: Option<&events::Events>,
+) -> io::Result<Result<Started, u8>> {
+    let mut agent = match spawn(opts)? {
+        Ok(agent) => agent,
+        Err(code) => return Ok(Err(code)),
+    };
+    let pid = agent.id();
+    if let Some(events) = events {
+        emit_started(events, pid, opts);
+    }
+    let stdout: OwnedFd = agent.stdout.take().expect("piped").into();
+    let stderr: OwnedFd = agent.stderr.take().expect("piped").into();
+    let stdout_probe = stdout.try_clone()?;
+    Ok(Ok(Started {
+        agent,
+        pid,
+        stdout,
+        stderr,
+        stdout_probe,
+    }))
 }
 
 /// Starts the agent; `Ok(Err(code))` when it cannot be (not found, or not executable), said on

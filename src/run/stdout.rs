@@ -98,11 +98,11 @@ impl Clock<'_> {
 
 /// How the stdout thread reports findings: its printers, the judge of what is reported, the
 /// check's options and the name findings are reported under.
-pub(super) struct Judging<'a> {
+pub(super) struct Judging {
     pub(super) printers: (FindingPrinter, Option<FindingPrinter>),
     pub(super) judge: Judge,
-    pub(super) check: &'a CheckOptions,
-    pub(super) name: &'a str,
+    pub(super) check: CheckOptions,
+    pub(super) name: String,
 }
 
 /// The reads whose time is kept for the events of records already seen.
@@ -278,7 +278,7 @@ impl<'a> Reported<'a> {
 pub(super) fn check_stdout(
     reader: PipeReader,
     save: Option<File>,
-    judging: Judging<'_>,
+    judging: Judging,
     session: &Mutex<Session>,
     live: Option<&Live>,
     tx: Sender<Msg>,
@@ -290,6 +290,7 @@ pub(super) fn check_stdout(
         check: opts,
         name,
     } = judging;
+    let (opts, name) = (&opts, name.as_str());
     let common_out = RefCell::new(CommonOut::new());
     let common_out = CommonOut::wanted(session).then_some(&common_out);
     let mut forward = Forward {

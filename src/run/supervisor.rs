@@ -66,6 +66,61 @@ pub(super) struct Supervisor<'a> {
     pub(super) arrivals: Option<&'a Mutex<sjlint_core::arrivals::Writer>>,
 }
 
+/// What a supervisor shares with the rest of the run.
+pub(super) struct Around<'a> {
+    pub(super) session: &'a Mutex<Session>,
+    pub(super) activity: &'a Activity,
+    pub(super) stop: &'a Stop,
+    pub(super) notes: &'a Notes,
+    pub(super) events: Option<&'a super::events::Events>,
+    pub(super) arrivals: Option<&'a Mutex<sjlint_core::arrivals::Writer>>,
+}
+
+impl<'a> Supervisor<'a> {
+    /// The supervisor of the agent whose process group is `pgid`, started at `start`.
+    pub(super) fn new(
+        opts: &'a RunOptions,
+        (pgid, start): (i32, Instant),
+        around: Around<'a>,
+        subreaper: bool,
+        stdout_probe: std::os::fd::OwnedFd,
+    ) -> Supervisor<'a> {
+        let Around {
+            session,
+            activity,
+            stop,
+            notes,
+            events,
+            arrivals,
+        } = around;
+        Supervisor {
+            opts,
+            pgid,
+            start,
+            session,
+            activity,
+            stop,
+            notes,
+            ending: None,
+            stall: None,
+            finding: None,
+            exited: None,
+            stdout_done: None,
+            term_at: None,
+            kill_at: None,
+            signals_sent: Vec::new(),
+            received: None,
+            subreaper,
+            stdout_probe,
+            left_holding_stdout: false,
+            said_no_cost: false,
+            events,
+            said: super::events::Said::default(),
+            arrivals,
+        }
+    }
+}
+
 impl Supervisor<'_> {
     pub(super) fn supervise(&mut self, rx: &mpsc::Receiver<Msg>) {
         loop {
