@@ -77,5 +77,6 @@ pub mod units;
 #[doc(hidden)]
 pub mod unstable;
 
+mod archive;
 mod fmt_files;
 mod out_file;

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Files or directories to check (directories: *.ndjson, *.jsonl, and *.json files that
-    /// hold a stream); `-` or nothing reads standard input
+    /// Files or directories to check (directories: *.ndjson, *.jsonl, *.json files that hold a
+    /// stream, and their zstd copies *.ndjson.zst and *.jsonl.zst); `-` or nothing reads
+    /// standard input
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 /// What the commands that read streams without reporting findings share.
 #[derive(Args, Debug)]
 pub struct InputArgs {
-    /// Files or directories to read (directories: *.ndjson, *.jsonl, and *.json files that
-    /// hold a stream); `-` or nothing reads standard input
+    /// Files or directories to read (directories: *.ndjson, *.jsonl, *.json files that hold a
+    /// stream, and their zstd copies *.ndjson.zst and *.jsonl.zst); `-` or nothing reads
+    /// standard input
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -88,8 +89,8 @@ pub struct RenderArgs {
 /// How directories are walked; shared by every command that reads streams.
 #[derive(Args, Debug, Default, Clone)]
 pub struct WalkArgs {
-    /// Take the files matching GLOB in directories, instead of *.ndjson, *.jsonl and the *.json
-    /// files that hold a stream (repeatable)
+    /// Take the files matching GLOB in directories, instead of *.ndjson, *.jsonl, the *.json
+    /// files that hold a stream, *.ndjson.zst and *.jsonl.zst (repeatable)
     #[arg(long, value_name = "GLOB", help_heading = "Input")]
     pub include: Vec<String>,
 

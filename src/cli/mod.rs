@@ -124,6 +124,26 @@ pub enum Command {
     /// transcript); several runs or a directory give a folder with an index.html
     #[command(display_order = 12)]
     Report(ReportArgs),
+    /// Copy the session logs the agents keep on disk into a folder of compressed files, before
+    /// the agents delete them; run it again to copy what is new or grew
+    #[command(display_order = 13)]
+    Archive(ArchiveArgs),
+}
+
+/// The options of `sjlint archive`.
+#[derive(clap::Args, Debug)]
+pub struct ArchiveArgs {
+    /// The archive folder
+    #[arg(
+        long,
+        value_name = "DIR",
+        long_help = "The archive folder (default: $XDG_DATA_HOME/sjlint/archive, else ~/.local/share/sjlint/archive)"
+    )]
+    pub to: Option<PathBuf>,
+
+    /// Say what would be copied, and copy nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// The subcommands, for telling a mistyped one from a file name.
@@ -141,6 +161,7 @@ const SUBCOMMANDS: &[&str] = &[
     "config",
     "run",
     "report",
+    "archive",
     "help",
 ];
 

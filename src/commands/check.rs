@@ -16,6 +16,7 @@ use sjlint_core::check::pipeline;
 use sjlint_core::check::{self, CheckOptions, Tee};
 use sjlint_core::config::Settings;
 use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::compressed;
 use sjlint_core::input::mapped::Mapped;
 use sjlint_core::input::simd::Kernel;
 use sjlint_core::input::split::{InPlace, Splitter};
@@ -570,9 +571,13 @@ fn check_in_parallel<W: Write>(
                             found.push(d);
                             Ok(())
                         };
-                        let input = match map.then(|| Mapped::new(&f)).flatten() {
-                            Some(mapped) => InputBytes::Mapped(Arc::new(mapped)),
-                            None => InputBytes::Read(Box::new(Interruptible(f))),
+                        let input = if compressed::is_zstd(&f)? {
+                            InputBytes::Read(Box::new(Interruptible(compressed::decoder(f)?)))
+                        } else {
+                            match map.then(|| Mapped::new(&f)).flatten() {
+                                Some(mapped) => InputBytes::Mapped(Arc::new(mapped)),
+                                None => InputBytes::Read(Box::new(Interruptible(f))),
+                            }
                         };
                         check_one(input, None, opts, None, &mut keep, &mut (), &mut totals)
                     });

@@ -20,6 +20,7 @@ use anyhow::Context;
 use sjlint_core::agents::Agent;
 use sjlint_core::check::CheckOptions;
 use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::input::compressed;
 use sjlint_core::rules::Severity;
 use sjlint_core::text::escape_untrusted;
 use sjlint_outputs::fmt::{self, FmtOptions, Target as To};
@@ -270,13 +271,28 @@ impl EachFile<'_> {
                 return Ok(not_done(EXIT_USAGE));
             }
         };
-        // A FIFO or a device cannot be read again: it is kept as standard input is.
-        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        let zstd = match compressed::is_zstd(&file) {
+            Ok(zstd) => zstd,
+            Err(e) => {
+                cannot_read(path, e)?;
+                return Ok(not_done(EXIT_USAGE));
+            }
+        };
+        // A FIFO or a device cannot be read again, nor a compressed file be compared where its
+        // bytes lie: either is kept (decompressed) as standard input is.
+        let regular = !zstd && file.metadata().is_ok_and(|m| m.is_file());
         if self.mode == Mode::Diff {
             if regular {
                 return self.diff(&name, &file, printer, out);
             }
-            return match crate::fmt_files::kept(&file) {
+            let kept = if zstd {
+                compressed::decoder(file)
+                    .map_err(|e| (true, e))
+                    .and_then(crate::fmt_files::kept)
+            } else {
+                crate::fmt_files::kept(&file)
+            };
+            return match kept {
                 Ok(kept) => self.diff(&name, &kept, printer, out),
                 Err((true, e)) => {
                     cannot_read(path, e)?;
@@ -292,6 +308,15 @@ impl EachFile<'_> {
         }
         let window = self.streamed();
         let compared = Compare::streamed(&window);
+        if zstd {
+            return match compressed::decoder(file) {
+                Ok(reader) => self.check_one(&name, &window, reader, compared, printer, out),
+                Err(e) => {
+                    cannot_read(path, e)?;
+                    Ok(not_done(EXIT_USAGE))
+                }
+            };
+        }
         self.check_one(&name, &window, &file, compared, printer, out)
     }
 

@@ -11,6 +11,7 @@ use super::{EXIT_USAGE, report_error};
 use crate::cli::WalkArgs;
 use anyhow::{Context, bail};
 use sjlint_core::config::{Configs, Settings};
+use sjlint_core::input::compressed;
 use sjlint_core::input::mapped::Mapped;
 use sjlint_core::interrupt::{self, Interruptible};
 use sjlint_core::text::escape_untrusted;
@@ -167,8 +168,19 @@ pub(super) fn open_input(input: &Input, stdin_name: &str, map: bool) -> anyhow::
         },
         Input::File(path) => {
             let f = File::open(path).with_context(|| cannot_read_message(path))?;
+            let name = path.display().to_string();
+            // A compressed file (an archived log) is read through its decoder.
+            if compressed::is_zstd(&f).with_context(|| cannot_read_message(path))? {
+                let reader = compressed::decoder(f).with_context(|| cannot_read_message(path))?;
+                return Ok(Opened {
+                    name,
+                    reader: Box::new(Interruptible(reader)),
+                    mapped: None,
+                    live: false,
+                });
+            }
             Opened {
-                name: path.display().to_string(),
+                name,
                 mapped: map.then(|| Mapped::new(&f).map(Arc::new)).flatten(),
                 reader: Box::new(Interruptible(f)),
                 live: false,

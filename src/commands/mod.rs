@@ -136,6 +136,16 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
         }
         Command::Run(args) => Ok(crate::run::run(&args.into())?),
         Command::Report(args) => report::run(&args, terminal),
+        Command::Archive(args) => {
+            let Some(to) = args.to.or_else(crate::archive::default_folder) else {
+                anyhow::bail!("no archive folder: HOME is not set; name one with --to DIR");
+            };
+            let opts = crate::archive::Options {
+                to,
+                dry_run: args.dry_run,
+            };
+            crate::archive::run(&sjlint_core::homes::from_env(), &opts)
+        }
     }
 }
 

@@ -63,6 +63,14 @@ impl Target {
             .metadata()
             .map_err(|e| NotWritten::failed("cannot read", &e))?;
         not_regular(&meta)?;
+        if sjlint_core::input::compressed::is_zstd(&file)
+            .map_err(|e| NotWritten::failed("cannot read", &e))?
+        {
+            // Its new form would be plain text over a compressed copy (an archived log).
+            return Err(NotWritten::skip(
+                "the file is compressed (zstd): format a decompressed copy instead",
+            ));
+        }
         if !force {
             if meta.mode() & 0o222 == 0 {
                 return Err(NotWritten::skip(

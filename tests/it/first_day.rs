@@ -58,7 +58,7 @@ fn a_named_directory_without_streams_is_warned_about() {
         assert_eq!(run.code, 0, "{}", run.describe());
         assert!(
             run.stderr().contains(&format!(
-                "sjlint: warning: `{}` holds no file matching *.ndjson, *.jsonl, *.json",
+                "sjlint: warning: `{}` holds no file matching *.ndjson, *.jsonl, *.json, *.ndjson.zst, *.jsonl.zst",
                 logs.display()
             )) && run.stderr().contains("nothing in it was checked"),
             "{}",

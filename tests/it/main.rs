@@ -21,6 +21,7 @@ mod agent_pi;
 mod agent_qwen;
 mod agents;
 mod agents_properties;
+mod archive;
 mod canonical;
 mod catalogue;
 mod cli;

@@ -664,7 +664,7 @@ pub fn describe(settings: &Settings) -> String {
         "include: {}{}\n",
         globs(
             &settings.include,
-            "*.ndjson, *.jsonl, *.json (when it holds a stream)"
+            "*.ndjson, *.jsonl, *.json (when it holds a stream), *.ndjson.zst, *.jsonl.zst"
         ),
         relative(&settings.include_root)
     ));

@@ -36,6 +36,8 @@ pub mod diagnostic;
 #[doc(hidden)]
 pub mod drift;
 #[doc(hidden)]
+pub mod homes;
+#[doc(hidden)]
 pub mod input;
 #[doc(hidden)]
 pub mod interrupt;

@@ -22,8 +22,15 @@ use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// The globs a directory walk takes when `--include` names none.
-pub const DEFAULT_INCLUDE: &[&str] = &["*.ndjson", "*.jsonl", "*.json"];
+/// The globs a directory walk takes when `--include` names none (the compressed copies
+/// `sjlint archive` makes among them).
+pub const DEFAULT_INCLUDE: &[&str] = &[
+    "*.ndjson",
+    "*.jsonl",
+    "*.json",
+    "*.ndjson.zst",
+    "*.jsonl.zst",
+];
 
 /// What a walk takes and leaves.
 #[derive(Clone, Debug, Default)]
