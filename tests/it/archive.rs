@@ -223,3 +223,51 @@ impl WriteStr for fs::File {
         std::io::Write::write_all(self, s.as_bytes()).unwrap();
     }
 }
+
+#[test]
+fn a_walk_of_an_agents_home_takes_its_session_logs_only() {
+    let dir = Scratch::new("home-walk");
+    let logs = home(&dir);
+    let claude = dir.join("home/.claude");
+    fs::create_dir_all(claude.join("todos")).unwrap();
+    fs::copy(&logs[1], claude.join("todos/0a1b.jsonl")).unwrap();
+    let stats = |home: &Path| {
+        let mut cmd = sjlint();
+        cmd.args(["stats", "--format", "json"])
+            .arg(&claude)
+            .env("HOME", home)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("XDG_CONFIG_HOME");
+        let run = run_cmd(cmd, None);
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let v: serde_json::Value = serde_json::from_str(&run.stdout()).unwrap();
+        let mut files: Vec<String> = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                f["file"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    // The home of this HOME: its transcripts, not its prompt history nor its todos.
+    assert_eq!(stats(&dir.join("home")), ["0a1b.jsonl", "agent-a1.jsonl"]);
+    // The same folder when it is nobody's home: every stream file in it.
+    assert_eq!(
+        stats(&dir.join("elsewhere")),
+        [
+            "0a1b.jsonl",
+            "0a1b.jsonl",
+            "agent-a1.jsonl",
+            "history.jsonl"
+        ]
+    );
+}

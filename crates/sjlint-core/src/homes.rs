@@ -161,8 +161,9 @@ impl Home {
         self.set().is_match(rel)
     }
 
-    /// The home's globs, compiled: `*` stays within a folder, `**` crosses them.
-    fn set(&self) -> globset::GlobSet {
+    /// The home's globs, compiled (`*` stays within a folder, `**` crosses them), to match
+    /// paths relative to its root.
+    pub fn set(&self) -> globset::GlobSet {
         let mut b = globset::GlobSetBuilder::new();
         for g in self.files {
             // The globs are this module's own, and tested to compile.

@@ -2,7 +2,8 @@
 //! and `.gitignore` and `.git/info/exclude` inside a git repository (ripgrep's `require_git`;
 //! `--no-ignore` honours none), hidden files and directories are skipped (unless `--hidden`),
 //! and only stream
-//! files are taken (`*.ndjson`, `*.jsonl`, and `*.json` files that hold a stream), unless
+//! files are taken (`*.ndjson`, `*.jsonl`, `*.json` files that hold a stream, and their `.zst`
+//! copies; under an agent's home, only its session logs: `homes`), unless
 //! `--include` names other globs. `--exclude` globs leave paths out, with gitignore's syntax.
 //! Below a directory that holds a configuration file, that file's globs take over, as ruff
 //! lets the nearest configuration govern (reading the file is the caller's, through
@@ -381,6 +382,18 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         })
         .sort_by_file_name(std::cmp::Ord::cmp)
         .build();
+    // Under an agent's home, its session logs only (not its prompt history, settings or
+    // caches), when no `--include` says otherwise.
+    let homes: Vec<(PathBuf, globset::GlobSet)> = if scopes.top.sniff_json {
+        crate::homes::from_env()
+            .into_iter()
+            .filter(|h| h.root.starts_with(&base) || base.starts_with(&h.root))
+            .map(|h| (h.set(), h.root))
+            .map(|(set, root)| (root, set))
+            .collect()
+    } else {
+        Vec::new()
+    };
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
@@ -401,7 +414,11 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         }
         let abs = base.join(path.strip_prefix(dir).unwrap_or(path));
         let scope = scopes.of(abs.parent().unwrap_or(&abs));
-        if !scope.includes(&abs, path) {
+        let taken = match homes.iter().find(|(root, _)| abs.starts_with(root)) {
+            Some((root, logs)) => abs.strip_prefix(root).is_ok_and(|rel| logs.is_match(rel)),
+            None => scope.includes(&abs, path),
+        };
+        if !taken {
             continue;
         }
         // A symlink is judged by what it points at; links to directories are not followed.
