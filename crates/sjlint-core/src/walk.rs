@@ -346,6 +346,18 @@ pub enum Note {
     Unreadable(String),
 }
 
+/// The agent homes (of this environment) a walk of `base` meets, with their logs' globs: under
+/// one, only its session logs are taken (not its prompt history, settings or caches), when no
+/// `--include` says otherwise.
+fn homes_around(base: &Path) -> Vec<(PathBuf, globset::GlobSet)> {
+    crate::homes::from_env()
+        .into_iter()
+        .filter(|h| h.root.starts_with(base) || base.starts_with(&h.root))
+        .map(|h| (h.set(), h.root))
+        .map(|(set, root)| (root, set))
+        .collect()
+}
+
 /// The stream files under `dir`, sorted by path, with notes about what was skipped.
 pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), String> {
     // Globs are matched against absolute paths, so that those of a configuration file are
@@ -382,15 +394,8 @@ pub fn walk(dir: &Path, filter: &Filter) -> Result<(Vec<PathBuf>, Vec<Note>), St
         })
         .sort_by_file_name(std::cmp::Ord::cmp)
         .build();
-    // Under an agent's home, its session logs only (not its prompt history, settings or
-    // caches), when no `--include` says otherwise.
-    let homes: Vec<(PathBuf, globset::GlobSet)> = if scopes.top.sniff_json {
-        crate::homes::from_env()
-            .into_iter()
-            .filter(|h| h.root.starts_with(&base) || base.starts_with(&h.root))
-            .map(|h| (h.set(), h.root))
-            .map(|(set, root)| (root, set))
-            .collect()
+    let homes = if scopes.top.sniff_json {
+        homes_around(&base)
     } else {
         Vec::new()
     };
