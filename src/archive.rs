@@ -27,6 +27,8 @@ pub(crate) const FRAME: usize = 4 << 20;
 /// The manifest's name, in the archive folder.
 pub(crate) const MANIFEST: &str = ".sjlint-archive.jsonl";
 const LOCK: &str = ".sjlint-archive.lock";
+/// Copies synced together before the manifest counts them.
+const BATCH: usize = 256;
 /// Zstandard's default level: about 10× on agents' logs at a few hundred MB/s.
 const LEVEL: i32 = 3;
 
@@ -63,6 +65,26 @@ impl Done {
             Done::Grown => "grown",
             Done::Rewritten => "rewritten",
             Done::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// What was done with one log: its copy (relative to the archive folder), the log's bytes
+/// copied and the copy's bytes written.
+struct Copied {
+    done: Done,
+    archive: PathBuf,
+    added: u64,
+    zadded: u64,
+}
+
+impl Copied {
+    fn unchanged() -> Copied {
+        Copied {
+            done: Done::Unchanged,
+            archive: PathBuf::new(),
+            added: 0,
+            zadded: 0,
         }
     }
 }
@@ -106,46 +128,54 @@ pub(crate) fn run(homes: &[Home], opts: &Options) -> anyhow::Result<u8> {
     } else {
         Some(lock(&opts.to)?)
     };
-    let mut manifest = Manifest::load(&opts.to)?;
-    let mut out = io::stdout().lock();
-    let (mut failed, mut counts, mut bytes, mut zbytes) = (0u64, [0u64; 4], 0u64, 0u64);
+    let manifest = Manifest::load(&opts.to)?;
+    let mut failed = 0u64;
+    let mut work: Vec<(&Home, PathBuf)> = Vec::new();
     for home in homes {
         let (files, notes) = home.files();
         for note in notes {
             eprintln!("sjlint: warning: {}", escape_untrusted(&note));
             failed += 1;
         }
-        for source in files {
-            match manifest.copy(home, &source, opts) {
-                Ok((done, added, zadded)) => {
-                    counts[done as usize] += 1;
-                    if done != Done::Unchanged {
-                        bytes += added;
-                        zbytes += zadded;
-                        let archive = manifest.archive_of(&source);
-                        writeln!(
-                            out,
-                            "{:<9} {}  {} → {}",
-                            done.word(),
-                            escape_untrusted(&archive.display().to_string()),
-                            format_bytes(added),
-                            format_bytes(zadded)
-                        )?;
-                    }
+        work.extend(files.into_iter().map(|f| (home, f)));
+    }
+    let results = copy_all(&manifest, &work, opts);
+    let mut out = io::stdout().lock();
+    let (mut counts, mut bytes, mut zbytes) = ([0u64; 4], 0u64, 0u64);
+    for ((_, source), result) in work.iter().zip(results) {
+        match result {
+            Ok(Copied {
+                done,
+                archive,
+                added,
+                zadded,
+            }) => {
+                counts[done as usize] += 1;
+                if done != Done::Unchanged {
+                    bytes += added;
+                    zbytes += zadded;
+                    writeln!(
+                        out,
+                        "{:<9} {}  {} → {}",
+                        done.word(),
+                        escape_untrusted(&archive.display().to_string()),
+                        format_bytes(added),
+                        format_bytes(zadded)
+                    )?;
                 }
-                Err(e) => {
-                    failed += 1;
-                    eprintln!(
-                        "sjlint: cannot archive {}: {e:#}",
-                        escape_untrusted(&source.display().to_string())
-                    );
-                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!(
+                    "sjlint: cannot archive {}: {e:#}",
+                    escape_untrusted(&source.display().to_string())
+                );
             }
         }
     }
     out.flush()?;
     if !opts.dry_run {
-        manifest.compact(&opts.to)?;
+        manifest.compact()?;
     }
     let [new, grown, rewritten, unchanged] = counts;
     eprintln!(
@@ -165,6 +195,52 @@ pub(crate) fn run(homes: &[Home], opts: &Options) -> anyhow::Result<u8> {
         }
     );
     Ok(u8::from(failed > 0))
+}
+
+/// Copies every log of `work`, a file at a time on each core, compressing and verifying side by
+/// side; the results in `work`'s order.
+fn copy_all(
+    manifest: &Manifest,
+    work: &[(&Home, PathBuf)],
+    opts: &Options,
+) -> Vec<anyhow::Result<Copied>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(work.len().max(1));
+    let mut results: Vec<(usize, anyhow::Result<Copied>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((home, source)) = work.get(i) else {
+                            return done;
+                        };
+                        done.push((i, manifest.copy(home, source, opts)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    // A worker that panicked: its logs are said not copied below.
+                    Vec::new()
+                })
+            })
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    let mut by_index = results.into_iter().peekable();
+    (0..work.len())
+        .map(|i| match by_index.next_if(|(j, _)| *j == i) {
+            Some((_, r)) => r,
+            None => Err(anyhow::anyhow!("not copied: its worker stopped")),
+        })
+        .collect()
 }
 
 /// Holds the archive folder for this run: two runs at once would append to the same copies.
@@ -190,11 +266,21 @@ fn lock(dir: &Path) -> anyhow::Result<File> {
 /// The manifest, read, and the copies of this run.
 struct Manifest {
     dir: PathBuf,
+    /// What the manifest said when the run began.
     by_source: HashMap<PathBuf, Entry>,
+    state: std::sync::Mutex<State>,
+}
+
+/// What the copies of a run change, shared by the threads that make them.
+struct State {
     /// Which log each copy is of, to give a copy that another log's would take another name.
     owners: HashMap<PathBuf, PathBuf>,
-    /// The manifest, open for appending each copy as it is verified.
+    /// Every log's entry, as the manifest will say it at the end.
+    entries: HashMap<PathBuf, Entry>,
+    /// The manifest, open for appending each copy once it is verified and synced.
     log: Option<File>,
+    /// Copies verified, waiting for their batch to be synced.
+    pending: Vec<Entry>,
 }
 
 impl Manifest {
@@ -227,25 +313,24 @@ impl Manifest {
             .collect();
         Ok(Manifest {
             dir: dir.to_owned(),
+            state: std::sync::Mutex::new(State {
+                owners,
+                entries: by_source.clone(),
+                log: None,
+                pending: Vec::new(),
+            }),
             by_source,
-            owners,
-            log: None,
         })
     }
 
-    fn archive_of(&self, source: &Path) -> PathBuf {
-        self.by_source
-            .get(source)
-            .map(|e| e.archive.clone())
-            .unwrap_or_default()
-    }
-
     /// The name a new copy of `source` takes: `<agent>/<path under the home>.zst`, or, when
-    /// another log's copy has that name (two homes of one agent), `<agent>+<n>/…`.
+    /// another log's copy has that name (two homes of one agent), `<agent>+<n>/…`. Taken for
+    /// `source` at once, so that no other log of this run gets it.
     fn name_for(&self, home: &Home, source: &Path) -> PathBuf {
         let rel = source.strip_prefix(&home.root).unwrap_or(source);
         let mut name = rel.as_os_str().to_owned();
         name.push(".zst");
+        let mut state = self.lock_state();
         for n in 1.. {
             let folder = if n == 1 {
                 home.agent.to_owned()
@@ -253,22 +338,25 @@ impl Manifest {
                 format!("{}+{n}", home.agent)
             };
             let candidate = Path::new(&folder).join(&name);
-            match self.owners.get(&candidate) {
+            match state.owners.get(&candidate) {
                 Some(owner) if owner != source => {}
-                _ => return candidate,
+                _ => {
+                    state.owners.insert(candidate.clone(), source.to_owned());
+                    return candidate;
+                }
             }
         }
         unreachable!("some name is free")
     }
 
-    /// Brings the copy of `source` up to date: what was done, the log's bytes copied and the
-    /// copy's bytes written.
-    fn copy(
-        &mut self,
-        home: &Home,
-        source: &Path,
-        opts: &Options,
-    ) -> anyhow::Result<(Done, u64, u64)> {
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Brings the copy of `source` up to date.
+    fn copy(&self, home: &Home, source: &Path, opts: &Options) -> anyhow::Result<Copied> {
         let meta = fs::symlink_metadata(source)?;
         let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
         let len = meta.len();
@@ -276,9 +364,9 @@ impl Manifest {
         if let Some(e) = &old
             && e.len == len
             && e.mtime_ns == mtime_ns
-            && self.dir.join(&e.archive).exists()
+            && fs::metadata(self.dir.join(&e.archive)).is_ok_and(|m| m.len() == e.zlen)
         {
-            return Ok((Done::Unchanged, 0, 0));
+            return Ok(Copied::unchanged());
         }
         let mut log = File::open(source)?;
         let kept = match &old {
@@ -287,15 +375,20 @@ impl Manifest {
         };
         let (done, archive) = match (&old, kept) {
             (Some(e), true) if e.len == len => {
-                // Touched, not grown: only the time is new.
+                // Touched, not grown: only the time is new (and frames past what the manifest
+                // counts, of a run stopped before it verified them, go).
                 if !opts.dry_run {
+                    OpenOptions::new()
+                        .write(true)
+                        .open(self.dir.join(&e.archive))?
+                        .set_len(e.zlen)?;
                     let e = Entry {
                         mtime_ns,
                         ..e.clone()
                     };
                     self.record(e)?;
                 }
-                return Ok((Done::Unchanged, 0, 0));
+                return Ok(Copied::unchanged());
             }
             (Some(e), true) => (Done::Grown, e.archive.clone()),
             (Some(e), false) => (Done::Rewritten, e.archive.clone()),
@@ -306,7 +399,12 @@ impl Manifest {
             _ => 0,
         };
         if opts.dry_run {
-            return Ok((done, len - from, 0));
+            return Ok(Copied {
+                done,
+                archive,
+                added: len - from,
+                zadded: 0,
+            });
         }
         let path = self.dir.join(&archive);
         if let Some(parent) = path.parent() {
@@ -328,11 +426,16 @@ impl Manifest {
                 .map_or(0, |e| e.zlen);
         self.record(Entry {
             source: source.to_owned(),
-            archive,
+            archive: archive.clone(),
             mtime_ns,
             ..entry
         })?;
-        Ok((done, len - from, zadded))
+        Ok(Copied {
+            done,
+            archive,
+            added: len - from,
+            zadded,
+        })
     }
 
     /// Whether the log `log` (now `len` bytes) still starts with what its copy `e` holds: its
@@ -367,41 +470,63 @@ impl Manifest {
         Ok(theirs == tail)
     }
 
-    /// Counts a verified copy: appended to the manifest at once, so that a run stopped later
-    /// keeps it.
-    fn record(&mut self, e: Entry) -> anyhow::Result<()> {
-        if self.log.is_none() {
-            self.log = Some(
+    /// Counts a verified copy once it is on disk: the copies of a batch are synced together
+    /// (one `syncfs` rather than one `fsync` a file), then their lines are appended to the
+    /// manifest. A run stopped before leaves copies the manifest does not count, made again by
+    /// the next run.
+    fn record(&self, e: Entry) -> anyhow::Result<()> {
+        let mut state = self.lock_state();
+        state.pending.push(e);
+        if state.pending.len() >= BATCH {
+            self.flush(&mut state)?;
+        }
+        Ok(())
+    }
+
+    /// Syncs the copies of the batch and appends their lines to the manifest.
+    fn flush(&self, state: &mut State) -> anyhow::Result<()> {
+        if state.pending.is_empty() {
+            return Ok(());
+        }
+        sync_copies(&self.dir, &state.pending)?;
+        if state.log.is_none() {
+            state.log = Some(
                 OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(self.dir.join(MANIFEST))?,
             );
         }
-        let mut line = serde_json::to_vec(&e)?;
-        line.push(b'\n');
-        if let Some(log) = &mut self.log {
-            log.write_all(&line)?;
+        let mut lines = Vec::new();
+        for e in &state.pending {
+            serde_json::to_writer(&mut lines, e)?;
+            lines.push(b'\n');
         }
-        self.owners.insert(e.archive.clone(), e.source.clone());
-        self.by_source.insert(e.source.clone(), e);
+        if let Some(log) = &mut state.log {
+            log.write_all(&lines)?;
+            log.sync_data()?;
+        }
+        for e in std::mem::take(&mut state.pending) {
+            state.entries.insert(e.source.clone(), e);
+        }
         Ok(())
     }
 
     /// Writes the manifest anew with one line per log (sorted), replacing the appended one.
-    fn compact(&mut self, dir: &Path) -> anyhow::Result<()> {
-        let Some(log) = self.log.take() else {
+    fn compact(&self) -> anyhow::Result<()> {
+        let mut state = self.lock_state();
+        self.flush(&mut state)?;
+        if state.log.take().is_none() {
             return Ok(());
-        };
-        log.sync_all()?;
-        let mut entries: Vec<&Entry> = self.by_source.values().collect();
+        }
+        let mut entries: Vec<&Entry> = state.entries.values().collect();
         entries.sort_by(|a, b| a.source.cmp(&b.source));
         let mut text = Vec::new();
         for e in entries {
             serde_json::to_writer(&mut text, e)?;
             text.push(b'\n');
         }
-        crate::out_file::write_whole(&dir.join(MANIFEST), &text)?;
+        crate::out_file::write_whole(&self.dir.join(MANIFEST), &text)?;
         Ok(())
     }
 }
@@ -465,7 +590,6 @@ fn fresh(path: &Path, log: &mut File, len: u64) -> anyhow::Result<Entry> {
     let (temp_path, mut temp) = crate::out_file::create_beside(path, "tmp", 0o600)?;
     let written = (|| -> anyhow::Result<Entry> {
         let tail_at = frames(log, 0, len, &mut temp, 0)?;
-        temp.sync_all()?;
         if !verify(&temp_path, 0, log, 0, len)? {
             bail!("the copy does not decompress to the log (the log changed while it was copied?)");
         }
@@ -499,7 +623,6 @@ fn append(path: &Path, e: &Entry, log: &mut File, len: u64) -> anyhow::Result<En
     copy.seek(SeekFrom::Start(e.zlen))?;
     let done = (|| -> anyhow::Result<Entry> {
         let tail_at = frames(log, e.len, len, &mut copy, e.zlen)?;
-        copy.sync_all()?;
         if !verify(path, e.zlen, log, e.len, len)? {
             bail!("the appended frames do not decompress to the log's new bytes");
         }
@@ -514,6 +637,24 @@ fn append(path: &Path, e: &Entry, log: &mut File, len: u64) -> anyhow::Result<En
         let _ = copy.set_len(e.zlen);
     }
     done
+}
+
+/// Puts the copies `done` (in the archive folder `dir`) on disk: one `syncfs` of the folder's
+/// file system where there is one, else an `fsync` of each.
+fn sync_copies(dir: &Path, done: &[Entry]) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let folder = File::open(dir)?;
+        // SAFETY: the descriptor is open for the call.
+        if unsafe { libc::syncfs(folder.as_raw_fd()) } == 0 {
+            return Ok(());
+        }
+    }
+    for e in done {
+        File::open(dir.join(&e.archive))?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Keeps the copy at `path` of a log that was rewritten beside it, under a name no walk takes.

@@ -172,6 +172,17 @@ fn a_copy_cut_short_by_a_stopped_run_is_made_whole_and_a_second_run_waits_for_no
     assert_eq!(ran.code, 0, "{}", ran.describe());
     assert_eq!(unpacked(&copy), fs::read(&logs[0]).unwrap());
 
+    // The same, with the log only touched (written again, the same bytes).
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&copy)
+        .unwrap()
+        .write_all_str("garbage");
+    fs::write(&logs[0], fs::read(&logs[0]).unwrap()).unwrap();
+    let ran = archive(&dir, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.describe());
+    assert_eq!(unpacked(&copy), fs::read(&logs[0]).unwrap());
+
     // Another run holds the archive: this one says so and writes nothing.
     let lock = fs::File::open(dir.join("archive/.sjlint-archive.lock")).unwrap();
     // SAFETY: the descriptor is open for the call.
