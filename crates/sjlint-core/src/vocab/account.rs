@@ -157,6 +157,20 @@ mod tests {
     }
 
     #[test]
+    fn a_session_of_an_input_that_tells_no_end_is_left_open() {
+        let events = [ev(Kind::SessionStart, 1), ev(Kind::AssistantText, 2)];
+        assert_eq!(outcomes(&events), [(2, Outcome::NoResult)]);
+        let mut a = Account::default();
+        a.set_ends_untold(true);
+        let mut ends = 0;
+        for e in &events {
+            a.pass(e, &mut |e| ends += usize::from(e.kind == Kind::End));
+        }
+        a.finish(&mut |e| ends += usize::from(e.kind == Kind::End));
+        assert_eq!(ends, 0);
+    }
+
+    #[test]
     fn a_session_earns_its_outcome() {
         let mut text = ev(Kind::AssistantText, 2);
         text.text = Some(Cow::Borrowed("done"));

@@ -427,3 +427,51 @@ fn usage<'e>(held: ledger::Held) -> vocab::Event<'e> {
     ev.usage = Some(held.tokens);
     ev
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::agents::{Agent, Reading, read};
+
+    fn decides(text: &str) -> Option<Agent> {
+        match read(text, &bumpalo::Bump::new()) {
+            Reading::Scored(e) => e.decisive(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_logs_records_are_its_own_and_the_streams_are_not() {
+        // An assistant record carries the API message the stream writes too: the chain outweighs it.
+        assert_eq!(
+            decides(
+                r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","uuid":"u2","requestId":"r","message":{"id":"m","model":"claude-sonnet-4-5","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}"#
+            ),
+            Some(Agent::ClaudeLog)
+        );
+        // A system subtype only Claude Code writes, in its log.
+        assert_eq!(
+            decides(
+                r#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"system","subtype":"model_refusal_fallback","uuid":"u3"}"#
+            ),
+            Some(Agent::ClaudeLog)
+        );
+        assert_eq!(
+            decides(r#"{"type":"summary","summary":"t","leafUuid":"u9"}"#),
+            Some(Agent::ClaudeLog)
+        );
+        assert_eq!(
+            decides(r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#),
+            Some(Agent::ClaudeLog)
+        );
+        // The stream's records are not the log's.
+        assert_eq!(
+            decides(
+                r#"{"type":"assistant","message":{"id":"m","model":"x","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}"#
+            ),
+            Some(Agent::Claude)
+        );
+        // Qwen Code's logs chain by `parentUuid` too, without `isSidechain`: not Claude Code's.
+        let qwen = r#"{"uuid":"a","parentUuid":"b","sessionId":"s","type":"assistant","message":{"role":"model","parts":[]}}"#;
+        assert_ne!(decides(qwen), Some(Agent::ClaudeLog));
+    }
+}
