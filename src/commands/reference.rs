@@ -168,6 +168,8 @@ pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
             command: &'static str,
             schema: &'static str,
             fixtures: String,
+            /// `stream`, or `session-log` for the log an agent keeps on disk.
+            source: &'static str,
         }
         let lines: Vec<Line> = registry
             .iter()
@@ -177,6 +179,7 @@ pub(super) fn print_agents(json: bool) -> anyhow::Result<u8> {
                 command: e.command,
                 schema: e.schema,
                 fixtures: format!("testdata/{}", e.fixtures),
+                source: e.source.as_str(),
             })
             .collect();
         sjlint_core::json_out::to_writer(&mut out, &lines)?;

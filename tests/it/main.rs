@@ -54,6 +54,7 @@ mod report_size;
 mod rule_fixtures;
 mod run;
 mod run_faults;
+mod session_logs;
 mod signals;
 mod threads;
 mod tokens;

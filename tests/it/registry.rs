@@ -12,6 +12,8 @@ struct Listed {
     display_name: String,
     schema: String,
     fixtures: String,
+    /// `stream`, or `session-log` for the transcripts an agent keeps on disk.
+    source: String,
 }
 
 fn listed() -> Vec<Listed> {
@@ -27,6 +29,7 @@ fn listed() -> Vec<Listed> {
             display_name: s(a, "display_name"),
             schema: s(a, "schema"),
             fixtures: s(a, "fixtures"),
+            source: s(a, "source"),
         })
         .collect()
 }
@@ -90,8 +93,10 @@ fn the_common_forms_schema_names_every_agent() {
     let run = exec(&["schema", "common"], None);
     let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     let text = schema.to_string();
+    // A session log's events name the agent that keeps it, whose stream's line names it too.
     let names: Vec<String> = listed()
         .into_iter()
+        .filter(|a| a.source == "stream")
         .map(|a| a.name)
         .filter(|n| n != "common")
         .collect();
@@ -113,7 +118,8 @@ fn the_run_summarys_schema_names_every_agent() {
     let run = exec(&["schema", "run-summary"], None);
     let schema: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     let kind = find_key(&schema, "kind").expect("the summary schema has the agent's `kind`");
-    for a in listed() {
+    // `run` starts an agent and reads its stream: a session log is not run.
+    for a in listed().into_iter().filter(|a| a.source == "stream") {
         assert!(
             kind["enum"]
                 .as_array()
@@ -140,17 +146,18 @@ fn find_key<'v>(v: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::V
 /// holds each line of the registry to is what a user is told of each agent.
 #[test]
 fn the_listing_is_the_registry() {
-    let listed: Vec<(String, String, String)> = listed()
+    let listed: Vec<(String, String, String, String)> = listed()
         .into_iter()
-        .map(|a| (a.name, a.schema, a.fixtures))
+        .map(|a| (a.name, a.schema, a.fixtures, a.source))
         .collect();
-    let registry: Vec<(String, String, String)> = REGISTRY
+    let registry: Vec<(String, String, String, String)> = REGISTRY
         .iter()
         .map(|e| {
             (
                 e.name.to_owned(),
                 e.schema.to_owned(),
                 format!("testdata/{}", e.fixtures),
+                e.source.as_str().to_owned(),
             )
         })
         .collect();
@@ -190,10 +197,35 @@ fn every_page_that_lists_the_agents_names_each_of_them() {
                 e.display
             );
         }
+        // The name the common form gives it: a session log's is its agent's.
+        let named = e.log_of.map_or(e.name, |a| a.id());
         assert!(
-            agent_row.contains(&format!("`{}`", e.name)),
-            "the `agent` row of docs/common-form.md does not list `{}`",
-            e.name
+            agent_row.contains(&format!("`{named}`")),
+            "the `agent` row of docs/common-form.md does not list `{named}`"
         );
+    }
+}
+
+/// Every session log of the registry is the log of an agent whose stream has a line of its own:
+/// its outputs name that agent, `--agent` takes the log's own name, and the two are told apart
+/// by their `source`.
+#[test]
+fn a_session_log_is_named_apart_from_its_agents_stream() {
+    use sjlint::unstable::agents::{Agent, Source};
+    let logs: Vec<_> = REGISTRY.iter().filter(|e| e.log_of.is_some()).collect();
+    assert!(!logs.is_empty(), "no session log in the registry");
+    for e in logs {
+        let of = e.log_of.unwrap();
+        assert_eq!(e.source, Source::SessionLog, "{}", e.name);
+        assert_eq!(of.source(), Source::Stream, "{}: the log of a log", e.name);
+        assert_ne!(e.name, of.id());
+        assert_eq!(e.agent.as_str(), of.as_str());
+        assert_eq!(e.agent.id(), e.name);
+        assert_eq!(Agent::from_name(e.name), Some(e.agent));
+        assert_eq!(Agent::from_name(of.id()), Some(of));
+    }
+    for e in REGISTRY.iter().filter(|e| e.log_of.is_none()) {
+        assert_eq!(e.source, Source::Stream, "{}", e.name);
+        assert_eq!(e.agent.as_str(), e.agent.id(), "{}", e.name);
     }
 }

@@ -1404,7 +1404,7 @@ fn runnable_agents() -> Vec<(String, PathBuf)> {
     v.as_array()
         .unwrap()
         .iter()
-        .filter(|a| a["name"] != "cursor" && a["name"] != "common")
+        .filter(|a| a["name"] != "cursor" && a["name"] != "common" && a["source"] == "stream")
         .map(|a| {
             let name = a["name"].as_str().unwrap().to_owned();
             let file = manifest_dir()

@@ -236,7 +236,7 @@ pub fn finding(agent: Agent, pos: Position, u: &Unlisted) -> Diagnostic {
     };
     Diagnostic::new(Rule::UnknownField, pos, message).with_help(format!(
         "a newer {name} may write it: `sjlint schema {}` prints what sjlint knows of its events; a consumer that rejects what it does not know needs an update (named once per input)",
-        agent.as_str()
+        agent.id()
     ))
 }
 

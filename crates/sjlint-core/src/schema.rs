@@ -24,6 +24,7 @@ impl Schema {
 pub static SCHEMAS: &[Schema] = &[
     Schema::new("amp", include_str!("../../../schemas/amp.schema.json")),
     Schema::new("claude", include_str!("../../../schemas/claude.schema.json")),
+    Schema::new("claude-log", include_str!("../../../schemas/claude-log.schema.json")),
     Schema::new("codex", include_str!("../../../schemas/codex.schema.json")),
     Schema::new("common", include_str!("../../../schemas/common.schema.json")),
     Schema::new("copilot", include_str!("../../../schemas/copilot.schema.json")),

@@ -70,6 +70,9 @@ view! {
         "permission_mode" => permission_mode_snake: Field<'a>,
         "event" => event: SniffEvent<'a>,
         "error" => error: Field<'a>,
+        "parentUuid" => parent_uuid: Field<'a>,
+        "isSidechain" => is_sidechain: Field<'a>,
+        "leafUuid" => leaf_uuid: Field<'a>,
     }
 }
 
@@ -301,6 +304,11 @@ fn reading(s: &Sniff<'_>) -> Reading {
 /// The agent a record of another agent's stream belongs to when its type alone says so: a
 /// type this agent never writes. The fallback of [`Mixed`] for records with no mark.
 pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
+    if this.source() == super::Source::SessionLog {
+        // A log's unknown types are its agent's newer records (drift), not another agent's:
+        // only marks tell a run of another agent there.
+        return None;
+    }
     if this == Agent::OpenCode && opencode::TYPES.contains(&ty) {
         // Its `tool_use` and `text` are told apart from Gemini CLI's and Grok Build's by keys.
         return None;

@@ -45,6 +45,7 @@ pub mod pi;
 mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
+pub use claude::log as claude_log;
 pub use detect::{
     Evidence, Guess, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks,
     foreign, is_codex_type, marks, mixed, read,
@@ -66,10 +67,15 @@ use std::fmt;
 /// checker and its evidence; and from them the dispatch ([`Line`], [`Checker`]). One line an
 /// agent; see [`REGISTRY`].
 macro_rules! agents {
+    (@log_of) => { None };
+    (@log_of $of:ident) => { Some(Agent::$of) };
+    (@source) => { Source::Stream };
+    (@source $of:ident) => { Source::SessionLog };
     ($(
         $(#[$doc:meta])*
         $variant:ident {
             name: $name:literal,
+            $(log_of: $log_of:ident,)?
             display: $display:literal,
             command: $command:literal,
             schema: $schema:literal,
@@ -92,6 +98,8 @@ macro_rules! agents {
             Entry {
                 agent: Agent::$variant,
                 name: $name,
+                source: agents!(@source $($log_of)?),
+                log_of: agents!(@log_of $($log_of)?),
                 display: $display,
                 command: $command,
                 schema: $schema,
@@ -204,8 +212,14 @@ macro_rules! agents {
 #[derive(Debug)]
 pub struct Entry {
     pub agent: Agent,
-    /// The name `--agent` takes and JSON outputs use.
+    /// The line's own name, unique in the registry: the one `--agent` takes ([`Agent::id`]).
+    /// JSON outputs use it too, but for a session log, which they name by the agent that
+    /// writes it ([`Agent::as_str`]).
     pub name: &'static str,
+    /// What the line reads: the agent's stream, or the log it keeps on disk.
+    pub source: Source,
+    /// For a session log, the agent whose log it is (its stream's line).
+    pub log_of: Option<Agent>,
     /// The name people know the CLI by, for messages.
     pub display: &'static str,
     /// The command line that writes the stream.
@@ -367,6 +381,20 @@ agents! {
         checker: claude::Validator,
         evidence: claude::family::amp,
     }
+    /// Claude Code's session logs, the transcripts it keeps on disk
+    /// (`~/.claude/projects/<project>/<session>.jsonl`).
+    ClaudeLog {
+        name: "claude-log",
+        log_of: Claude,
+        display: "Claude Code session log",
+        command: "claude (its transcripts: ~/.claude/projects/<project>/<session>.jsonl)",
+        schema: "claude-log",
+        fixtures: "agents/claude-log",
+        cost: false,
+        view: claude_log::Record,
+        checker: claude_log::Validator,
+        evidence: claude_log::evidence,
+    }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
         name: "common",
@@ -394,9 +422,25 @@ impl Agent {
         &REGISTRY[self as usize]
     }
 
-    /// The name used on the command line and in JSON output.
+    /// The name outputs use (`agent` of `stats` and of the common form): the registry's
+    /// own name for a stream, the name of the agent that keeps it for a session log (a Claude
+    /// Code transcript is `claude`'s, read apart by [`Agent::source`]).
     pub fn as_str(self) -> &'static str {
+        match self.entry().log_of {
+            Some(of) => of.entry().name,
+            None => self.entry().name,
+        }
+    }
+
+    /// The registry's own name of the line, unique: the one `--agent` takes (`claude-log`
+    /// for Claude Code's session logs, `claude` for its stream).
+    pub fn id(self) -> &'static str {
         self.entry().name
+    }
+
+    /// What the line reads: a stream an agent prints, or a session log it keeps.
+    pub fn source(self) -> Source {
+        self.entry().source
     }
 
     /// Its stream says what a run cost in dollars (`end.cost_usd` of the common form): what
@@ -410,8 +454,30 @@ impl Agent {
         self.entry().display
     }
 
+    /// The line whose [`Agent::id`] is `name` (a stream's id is its agent's name, so `claude`
+    /// is Claude Code's stream and `claude-log` its session log).
     pub fn from_name(name: &str) -> Option<Agent> {
         REGISTRY.iter().find(|e| e.name == name).map(|e| e.agent)
+    }
+}
+
+/// What a line of the registry reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The events an agent prints as it runs (`--output-format stream-json` and the like).
+    Stream,
+    /// The transcript an agent keeps on disk (`~/.claude/projects/*/*.jsonl`): no record
+    /// says how a session began or ended, and its token counts follow the log's own rules.
+    SessionLog,
+}
+
+impl Source {
+    /// The name outputs use: `stream` or `session-log`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Stream => "stream",
+            Source::SessionLog => "session-log",
+        }
     }
 }
 

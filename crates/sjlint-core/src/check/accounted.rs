@@ -46,6 +46,9 @@ impl<C: Consumer> Consumer for Accounted<C> {
     fn agent(&mut self, agent: Option<Agent>) {
         self.account
             .set_agent(agent.filter(|a| *a != Agent::Common).map(Agent::as_str));
+        self.account.set_ends_untold(
+            agent.is_some_and(|a| a.source() == crate::agents::Source::SessionLog),
+        );
         self.inner.agent(agent);
     }
     fn wants_common(&self) -> bool {

@@ -48,10 +48,11 @@ fn unknown_agent(pos: Position, ty: &str, held: Option<(usize, usize)>) -> Diagn
 }
 
 /// The agents of the registry by their display names, for [`unknown_agent`]'s help: "a, b and c".
+/// Their streams only: the session logs are the same agents' files.
 fn known_agents() -> String {
     let names: Vec<&str> = agents::REGISTRY
         .iter()
-        .filter(|e| e.agent != Agent::Common)
+        .filter(|e| e.agent != Agent::Common && e.source == agents::Source::Stream)
         .map(|e| e.display)
         .collect();
     match names.split_last() {

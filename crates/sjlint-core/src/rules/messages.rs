@@ -17,6 +17,7 @@ use std::fmt;
 
 mod calls;
 mod lifecycle;
+mod logs;
 mod types;
 pub use calls::{
     Malformed, assistant_not_delta, did_nothing, malformed_tool_call, orphan_query_response,
@@ -27,6 +28,7 @@ pub use lifecycle::{
     AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
     session_id_mismatch, thinking_not_completed, timestamp_regression,
 };
+pub use logs::{chain_unchecked, dangling_parent};
 pub use types::{
     Subtype, duplicate_key, missing_type, mixed_agents, newer_common_form, unknown_event_type,
     unknown_subtype,
@@ -63,6 +65,7 @@ pub const OWNED: &[Rule] = &[
     Rule::ResultTextMismatch,
     Rule::DidNothing,
     Rule::AssistantNotDelta,
+    Rule::DanglingParent,
 ];
 
 /// A finding's words, as its rule's builder made them: the rule, the message, its help and the
@@ -706,6 +709,7 @@ mod tests {
             result_text_mismatch(1, 2),
             did_nothing(),
             assistant_not_delta("A"),
+            dangling_parent("A", "p"),
         ]
     }
 

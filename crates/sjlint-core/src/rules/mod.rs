@@ -199,6 +199,8 @@ rules! {
         "a field or event type the agent's schema does not list (off unless selected, or `--strict-schema`)";
     RunInterrupted: "run-interrupted", Run, Warning,
         "`run`: sjlint was interrupted (SIGINT, SIGTERM, SIGHUP) while the agent ran, and ended it";
+    DanglingParent: "dangling-parent", Lifecycle, Warning,
+        "a session log's record whose `parentUuid` names no `uuid` earlier in the file";
 }
 
 impl Rule {

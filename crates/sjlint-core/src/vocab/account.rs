@@ -32,12 +32,21 @@ pub struct Account {
     said: bool,
     /// The line of the last event, where an `end` the stream did not write is placed.
     last_line: u64,
+    /// The input says nothing of how its sessions end (a session log): the one open at its
+    /// end gets no `end`, since a log that stops anywhere is whole.
+    ends_untold: bool,
 }
 
 impl Account {
     /// The agent that wrote the input, once known.
     pub fn set_agent(&mut self, agent: Option<&'static str>) {
         self.agent = agent;
+    }
+
+    /// The input's sessions end with no record that says so (an agent's session log, not its
+    /// stream): the last one is not `no_result` at the end of the input.
+    pub fn set_ends_untold(&mut self, untold: bool) {
+        self.ends_untold = untold;
     }
 
     /// Passes `ev` on to `out`: an `end` with the outcome its session earned, and the first
@@ -89,7 +98,7 @@ impl Account {
     /// An `end` of the input: a session still open ended without the agent's account of it,
     /// and gets an `end` with outcome `no_result`.
     pub fn finish(&mut self, out: &mut dyn FnMut(&Event<'_>)) {
-        if std::mem::take(&mut self.open) {
+        if std::mem::take(&mut self.open) && !self.ends_untold {
             let mut ev = Event::new(Kind::End, self.last_line);
             ev.ok = Some(false);
             ev.outcome = Some(Outcome::NoResult);
@@ -145,6 +154,20 @@ mod tests {
 
     fn ev(kind: Kind, line: u64) -> Event<'static> {
         Event::new(kind, line)
+    }
+
+    #[test]
+    fn a_session_of_an_input_that_tells_no_end_is_left_open() {
+        let events = [ev(Kind::SessionStart, 1), ev(Kind::AssistantText, 2)];
+        assert_eq!(outcomes(&events), [(2, Outcome::NoResult)]);
+        let mut a = Account::default();
+        a.set_ends_untold(true);
+        let mut ends = 0;
+        for e in &events {
+            a.pass(e, &mut |e| ends += usize::from(e.kind == Kind::End));
+        }
+        a.finish(&mut |e| ends += usize::from(e.kind == Kind::End));
+        assert_eq!(ends, 0);
     }
 
     #[test]

@@ -269,6 +269,7 @@ impl Consumer for Collector {
 
     fn agent(&mut self, agent: Option<Agent>) {
         self.stats.agent = agent.map(|a| a.as_str().into());
+        self.stats.source = agent.map(|a| a.source().as_str());
         self.unknown_agent = agent.is_none();
     }
 

@@ -39,6 +39,9 @@ pub struct Stats {
     /// total over inputs of several agents; `None` when no agent sjlint knows wrote it, or the
     /// input holds no event.
     pub agent: Option<Box<str>>,
+    /// What the input is: `stream` (what an agent prints) or `session-log` (the transcript it
+    /// keeps on disk); `mixed` in a total over both; `None` with no agent.
+    pub source: Option<&'static str>,
     /// What the agent reports the runs cost, in US dollars, counted once per process (Claude
     /// Code's `total_cost_usd` adds up over the sessions of a process).
     pub cost_usd: Option<f64>,
@@ -186,6 +189,12 @@ impl Stats {
             (None, b) if self.events.is_empty() => b.clone(),
             (Some(a), Some(b)) if a == *b => Some(a),
             _ => Some("mixed".into()),
+        };
+        self.source = match (self.source, other.source) {
+            (a, _) if other.events.is_empty() => a,
+            (None, b) if self.events.is_empty() => b,
+            (Some(a), Some(b)) if a == b => Some(a),
+            _ => Some("mixed"),
         };
         self.cost_usd = match (self.cost_usd, other.cost_usd) {
             (Some(a), Some(b)) => Some(a + b),

@@ -102,8 +102,14 @@ fn summary(s: &Stats) -> [(&'static str, String); 8] {
     let tokens = tokens_line(s);
     let findings = findings_line(s);
     let agent = match s.agent.as_deref() {
-        Some(a) => sjlint_core::agents::Agent::from_name(a)
-            .map_or_else(|| a.to_owned(), |a| a.display_name().to_owned()),
+        Some(a) => {
+            let name = sjlint_core::agents::Agent::from_name(a)
+                .map_or_else(|| a.to_owned(), |a| a.display_name().to_owned());
+            match s.source {
+                Some("session-log") => format!("{name} (session log)"),
+                _ => name,
+            }
+        }
         None if s.events.is_empty() => "none: the input holds no event".to_owned(),
         None => "none sjlint knows".to_owned(),
     };

@@ -36,6 +36,7 @@ struct WireTotal<'a> {
 #[derive(Serialize)]
 struct WireStats<'a> {
     agent: Option<&'a str>,
+    source: Option<&'a str>,
     cost_usd: Option<f64>,
     records: u64,
     bytes: u64,
@@ -167,6 +168,7 @@ struct WireFindings {
 fn wire(s: &Stats, listed: bool) -> WireStats<'_> {
     WireStats {
         agent: s.agent.as_deref(),
+        source: s.source,
         cost_usd: s.cost_usd,
         records: s.records,
         bytes: s.bytes,

@@ -52,6 +52,7 @@ const PAIRING: Pairing<'static> = Pairing {
 
 pub mod family;
 mod fields;
+pub mod log;
 mod notices;
 mod result;
 mod spent;

@@ -1,0 +1,104 @@
+//! The chain of a session log: every record with a `uuid` may be named by a later record's
+//! `parentUuid`. This module keeps what was seen, bounded, and answers whether a parent was.
+//!
+//! Ids are kept as 64-bit hashes (the standard hasher with fixed keys), never as text: a hash costs no
+//! allocation per record and eight bytes of the set. A collision can only hide a dangling
+//! parent, never invent one. Past [`MAX_IDS`] ids the set stops growing and the check stops,
+//! which its owner says once. It must not report anything itself.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
+
+/// At most this many ids are kept (some 16 MiB of set at most).
+pub(super) const MAX_IDS: usize = 1 << 20;
+
+/// The ids of the records seen so far.
+#[derive(Default)]
+pub(super) struct Chain {
+    /// Hashes of the `uuid`s seen, at most [`MAX_IDS`] of them.
+    seen: HashSet<u64, BuildHasherDefault<Passthrough>>,
+    /// The set is full: no parent is checked any more.
+    full: bool,
+}
+
+/// What [`Chain::parent`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Parent {
+    /// Seen before, or not checked (the set was full before it).
+    Known,
+    /// Named by no record before.
+    Dangling,
+}
+
+impl Chain {
+    /// A record's own `uuid`: later records may name it. `false` once the set is full (the
+    /// first time it fills, the caller says so).
+    pub(super) fn record(&mut self, uuid: &str) -> bool {
+        if self.full {
+            return false;
+        }
+        if self.seen.len() >= MAX_IDS {
+            self.full = true;
+            return false;
+        }
+        self.seen.insert(hash(uuid));
+        true
+    }
+
+    /// Whether `parent` names a record seen before.
+    pub(super) fn parent(&self, parent: &str) -> Parent {
+        if self.full || self.seen.contains(&hash(parent)) {
+            Parent::Known
+        } else {
+            Parent::Dangling
+        }
+    }
+}
+
+fn hash(id: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// The set's hasher: its keys are hashes already.
+#[derive(Default)]
+struct Passthrough(u64);
+
+impl Hasher for Passthrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parent_is_known_once_its_record_was_seen() {
+        let mut c = Chain::default();
+        assert_eq!(c.parent("a"), Parent::Dangling);
+        assert!(c.record("a"));
+        assert_eq!(c.parent("a"), Parent::Known);
+        assert_eq!(c.parent("b"), Parent::Dangling);
+    }
+
+    #[test]
+    fn a_full_chain_stops_checking() {
+        let mut c = Chain::default();
+        for i in 0..MAX_IDS {
+            assert!(c.record(&i.to_string()));
+        }
+        assert!(!c.record("one more"));
+        assert_eq!(c.parent("never seen"), Parent::Known);
+    }
+}

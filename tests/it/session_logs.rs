@@ -1,0 +1,245 @@
+//! The transcripts Claude Code keeps on disk (`~/.claude/projects/<project>/<session>.jsonl`),
+//! read through the real binary as a user points sjlint at them: each sample of the corpus
+//! (`../shared/corpus/logs/claude/`) is recognised as Claude Code's session log, checks clean
+//! (information on the record types a newer version adds is allowed), and counts the tokens the
+//! format notes' rules give, derived here from the raw lines; a parent the file lacks, a last
+//! record cut mid-way and a record type sjlint does not know are each said as they should be.
+
+use crate::common::agent::{findings_of, fixture_lines, join, stats_of};
+use crate::common::{check_json, corpus_dir};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Every `.jsonl` under `dir`, sorted (the subagent files sit two folders down).
+fn logs_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Token totals as the notes define them: an assistant record's `message.usage` counted once per
+/// (`message.id`, `requestId`), the copy with the greatest `output_tokens` kept; a record
+/// without a message id counts alone; `<synthetic>` messages count nothing. Also the sum over
+/// every record, which over-counts.
+fn derived_tokens(text: &str) -> ([u64; 5], [u64; 5]) {
+    let n = |u: &Value, k: &str| u[k].as_u64().unwrap_or(0);
+    let counts = |u: &Value| {
+        [
+            n(u, "input_tokens"),
+            n(u, "output_tokens"),
+            n(u, "cache_read_input_tokens"),
+            n(u, "cache_creation_input_tokens"),
+            n(&u["output_tokens_details"], "thinking_tokens"),
+        ]
+    };
+    let mut kept: HashMap<(String, String), [u64; 5]> = HashMap::new();
+    let mut naive = [0; 5];
+    for (i, line) in text.lines().enumerate() {
+        let Ok(r) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let usage = &r["message"]["usage"];
+        if r["type"] != "assistant" || !usage.is_object() || r["message"]["model"] == "<synthetic>"
+        {
+            continue;
+        }
+        let c = counts(usage);
+        for (s, x) in naive.iter_mut().zip(c) {
+            *s += x;
+        }
+        let key = match r["message"]["id"].as_str() {
+            Some(id) => (
+                id.to_owned(),
+                r["requestId"].as_str().unwrap_or_default().to_owned(),
+            ),
+            None => (format!("line {i}"), String::new()),
+        };
+        let slot = kept.entry(key).or_insert(c);
+        if c[1] > slot[1] {
+            *slot = c;
+        }
+    }
+    let mut once = [0; 5];
+    for c in kept.values() {
+        for (s, x) in once.iter_mut().zip(c) {
+            *s += x;
+        }
+    }
+    (once, naive)
+}
+
+fn stats_tokens(stats: &Value) -> [u64; 5] {
+    let u = &stats["usage"];
+    [
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
+    ]
+    .map(|k| u[k].as_u64().unwrap_or_else(|| panic!("usage.{k}: {u}")))
+}
+
+#[test]
+fn every_claude_sample_is_a_clean_claude_log_with_the_notes_token_totals() {
+    let Some(corpus) = corpus_dir() else { return };
+    let files = logs_under(&corpus.join("logs/claude"));
+    assert!(files.len() >= 5, "{files:?}");
+    let mut deduplicated = 0;
+    for f in &files {
+        let p = f.to_str().unwrap();
+        let (run, findings) = check_json(&[p], None);
+        let serious: Vec<_> = findings.iter().filter(|f| f.severity != "info").collect();
+        assert!(serious.is_empty(), "{p}: {serious:?}");
+        assert_eq!(run.code, 0, "{}", run.describe());
+        // Information only for what a newer version adds.
+        for f in &findings {
+            assert_eq!(f.rule, "unknown-event-type", "{p}: {f:?}");
+        }
+
+        let stats = stats_of(&[p], None);
+        assert_eq!(stats["agent"], "claude", "{p}: {stats}");
+        assert_eq!(stats["source"], "session-log", "{p}");
+        // A log says nothing of how its session ended: no run is called unfinished.
+        assert_eq!(
+            stats["outcomes"]["no_result"], 0,
+            "{p}: {}",
+            stats["outcomes"]
+        );
+
+        let text = std::fs::read_to_string(f).unwrap();
+        let (once, naive) = derived_tokens(&text);
+        assert_eq!(stats_tokens(&stats), once, "{p}");
+        deduplicated += u64::from(once != naive);
+    }
+    // The live sample repeats its usage per content block: the totals above are not the sum.
+    assert!(deduplicated >= 1, "no sample repeats a response's usage");
+}
+
+#[test]
+fn a_parent_the_file_lacks_is_a_dangling_parent() {
+    let mut lines = fixture_lines("agents/claude-log", "tool-run.jsonl");
+    assert!(
+        lines[6].contains(r#""parentUuid":"u-0004""#),
+        "{}",
+        lines[6]
+    );
+    lines[6] = lines[6].replace(r#""parentUuid":"u-0004""#, r#""parentUuid":"u-0404""#);
+    let (code, got) = findings_of(&join(&lines), "session.jsonl");
+    assert_eq!(
+        got,
+        vec![("dangling-parent".to_owned(), "warning".to_owned(), 7)]
+    );
+    assert_eq!(code, 0);
+
+    // Not at a chain's start, on a compaction, nor where a resumed session begins.
+    let mut lines = fixture_lines("agents/claude-log", "tool-run.jsonl");
+    lines[4] = lines[4].replace(r#""parentUuid":"u-0002""#, r#""parentUuid":null"#);
+    lines[6] = lines[6]
+        .replace(r#""parentUuid":"u-0004""#, r#""parentUuid":"u-0404""#)
+        .replace(r#""sessionId":"7f3c"#, r#""sessionId":"8e4d"#);
+    lines[8] = lines[8]
+        .replace(r#""parentUuid":"u-0006""#, r#""parentUuid":"u-0606""#)
+        .replace("turn_duration", "compact_boundary");
+    let (code, got) = findings_of(&join(&lines), "session.jsonl");
+    assert_eq!((code, got), (0, vec![]));
+}
+
+#[test]
+fn a_last_record_cut_mid_way_is_truncated_and_nothing_else() {
+    let text = join(&fixture_lines("agents/claude-log", "tool-run.jsonl"));
+    let last = text.trim_end().rfind('\n').unwrap() + 1;
+    let cut = &text[..last + (text.len() - last) / 2];
+    let (code, got) = findings_of(cut, "session.jsonl");
+    let rules: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+    assert_eq!(rules, ["truncated-record"], "{got:?}");
+    assert_eq!(got[0].2, 9);
+    assert_eq!(code, 1);
+    // The same log stopped after a whole record is whole: a log has no end marker.
+    let whole = &text[..last];
+    assert_eq!(findings_of(whole, "session.jsonl"), (0, vec![]));
+    // So is one whose last record lacks only its newline.
+    assert_eq!(findings_of(text.trim_end(), "session.jsonl"), (0, vec![]));
+}
+
+#[test]
+fn a_record_type_sjlint_does_not_know_is_one_counted_info() {
+    let mut lines = fixture_lines("agents/claude-log", "tool-run.jsonl");
+    lines.insert(
+        3,
+        r#"{"type":"frame-link","frameId":"f1","sessionId":"7f3c2a10-5b1e-4c2d-9a0e-3d4b5c6e7f80"}"#
+            .to_owned(),
+    );
+    let stream = join(&lines);
+    let (code, got) = findings_of(&stream, "session.jsonl");
+    assert_eq!(
+        got,
+        vec![("unknown-event-type".to_owned(), "info".to_owned(), 4)]
+    );
+    assert_eq!(code, 0);
+    let stats = stats_of(
+        &["--stdin-filename", "session.jsonl", "-"],
+        Some(stream.as_bytes()),
+    );
+    assert_eq!(stats["findings"]["info"], 1, "{}", stats["findings"]);
+    let unlisted = stats["not_in_schema"]["fields"].as_array().unwrap();
+    assert!(
+        unlisted
+            .iter()
+            .any(|u| u["type"] == "frame-link" && u["field"].is_null()),
+        "{unlisted:?}"
+    );
+}
+
+#[test]
+fn a_logs_tokens_and_events_reach_every_consumer_once() {
+    let text = join(&fixture_lines("agents/claude-log", "tool-run.jsonl"));
+    let stats = stats_of(&["--stdin-filename", "s.jsonl", "-"], Some(text.as_bytes()));
+    // Three blocks of msg_01A (output 4, 4, 87) and one of msg_01B (19).
+    assert_eq!(stats_tokens(&stats), [24, 106, 4096, 600, 0]);
+    assert_eq!(derived_tokens(&text).0, [24, 106, 4096, 600, 0]);
+    let events = crate::common::agent::common_of(&text, &["--stdin-filename", "s.jsonl"]);
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "session_start",
+            "user_prompt",
+            "thinking",
+            "assistant_text",
+            "tool_start",
+            "tool_end",
+            "assistant_text",
+            "usage",
+            "usage"
+        ]
+    );
+    assert_eq!(events[0]["agent"], "claude");
+    assert_eq!(events[5]["name"], "Bash");
+    // Read as Claude Code's stream, on purpose, its records are named as the log's.
+    let (code, got) = findings_of_as(&text, "claude");
+    assert_eq!(
+        got.first().map(String::as_str),
+        Some("mixed-agents"),
+        "{got:?}"
+    );
+    assert_eq!(code, 1);
+}
+
+/// The rules `check --agent AGENT` finds on `stream`.
+fn findings_of_as(stream: &str, agent: &str) -> (i32, Vec<String>) {
+    let (run, findings) = check_json(&["--agent", agent, "-"], Some(stream.as_bytes()));
+    (run.code, findings.into_iter().map(|f| f.rule).collect())
+}
