@@ -14,6 +14,8 @@ struct Listed {
     fixtures: String,
     /// `stream`, or `session-log` for the transcripts an agent keeps on disk.
     source: String,
+    /// The command line that writes it.
+    command: String,
 }
 
 fn listed() -> Vec<Listed> {
@@ -30,6 +32,7 @@ fn listed() -> Vec<Listed> {
             schema: s(a, "schema"),
             fixtures: s(a, "fixtures"),
             source: s(a, "source"),
+            command: s(a, "command"),
         })
         .collect()
 }
@@ -71,9 +74,14 @@ fn every_agent_has_a_schema_a_row_in_the_agents_page_and_an_agent_flag() {
             a.name,
             a.schema
         );
+        // The row says what writes the input: its command's first word.
+        let program = a.command.split_whitespace().next().unwrap_or_default();
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", a.display_name)));
         assert!(
-            table.contains(&format!("\n| {} |", a.display_name)),
-            "{}: the table of docs/agents.md has no row `| {} |`",
+            row.is_some_and(|r| r.contains(program)),
+            "{}: the table of docs/agents.md has no row `| {} |` naming `{program}`: {row:?}",
             a.name,
             a.display_name
         );
