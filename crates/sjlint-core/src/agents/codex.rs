@@ -11,10 +11,11 @@
 //! State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Raw, Sink, Want, expect, line_pos, own_type,
-    require, unfinished, view,
+    Agent, Calls, Emit, Opened, Progress, Raw, Sink, Want, expect, line_pos, require, unfinished,
+    view,
 };
 use crate::agents::Cx;
+use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
@@ -179,7 +180,17 @@ impl super::Rules for Validator {
         clippy::too_many_lines,
         reason = "one match over Codex's event types; each arm is short"
     )]
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.own_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::Codex,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -188,25 +199,6 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
-        }
-        let ty = match own_type(
-            line.ty.as_str(),
-            Agent::Codex,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
-                return None;
-            }
-        };
         if ty == "thread.started" {
             self.thread_started(pos, bytes, line, emit, &mut sink);
             self.last_line = pos.line;
@@ -364,10 +356,13 @@ impl Validator {
         self.answer.clear();
         self.plan.clear();
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::Codex.as_str());
-            ev.session_id = line.thread_id.to_cow();
-            sink(&ev);
+            sink(&session_start(
+                Agent::Codex,
+                pos.line,
+                line.thread_id.to_cow(),
+                None,
+                None,
+            ));
         }
     }
 

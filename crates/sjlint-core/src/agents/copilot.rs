@@ -26,10 +26,11 @@
 //! checks of their fields' shapes live in `shape`. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, NoType, Opened, Progress, Sink, Want, expect, line_pos, own_type,
-    parse_timestamp, require, unfinished,
+    Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, line_pos, parse_timestamp, require,
+    unfinished,
 };
 use crate::agents::Cx;
+use crate::agents::lifecycle::{Lifecycle, Words, session_start};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
@@ -41,7 +42,7 @@ use std::borrow::Cow;
 
 mod shape;
 
-use crate::rules::messages::{self, AfterEnd, EventType, Id, Orphan, Pairing, Streamed, Unended};
+use crate::rules::messages::{self, EventType, Id, Orphan, Pairing, Streamed, Unended};
 pub use shape::{Data, Line, RunUsage};
 use shape::{
     array, count_field, kind_of, object_shape, run_usage, shapes, strings, text, tool_requests,
@@ -160,17 +161,19 @@ pub(super) fn marked(
     data == Some(JsonType::Object) && parent_id && (ty.contains('.') || ty == "abort")
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum State {
-    #[default]
-    Before,
-    /// A run began on this line.
-    Open(u64),
-    /// The run's `result` was on this line.
-    Ended(u64),
-    /// Events came after the `result` of this line without a new run (reported once).
-    Stray(u64),
-}
+/// How its runs open and end, for the lifecycle's findings: a run opens with its first record,
+/// and a `session.*` event, the prompt or the first event of a session within a run goes on
+/// with it.
+const RUN: Words = Words {
+    agent: Agent::Copilot,
+    unit: "run",
+    opener: "its `session.*` events or its prompt",
+    closer: "`result`",
+    end: "`result`",
+    next: Some("its `session.*` events or its prompt"),
+    reopens: false,
+    needs_opener: false,
+};
 
 /// At most this many streamed messages (pieces without their whole message yet) and open
 /// turns are kept; beyond it the oldest are forgotten and their checks stay quiet.
@@ -244,7 +247,7 @@ impl RunTokens {
 /// The checker of one Copilot CLI stream.
 #[derive(Default)]
 pub struct Validator {
-    state: State,
+    run: Lifecycle,
     pub(super) calls: Calls,
     last_line: u64,
     mixed: bool,
@@ -275,7 +278,7 @@ pub struct Validator {
 
 impl Progress for Validator {
     fn ended(&self) -> bool {
-        matches!(self.state, State::Ended(_) | State::Stray(_))
+        self.run.ended()
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
@@ -331,7 +334,17 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.own_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::Copilot,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -340,25 +353,6 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
-        }
-        let ty = match own_type(
-            line.ty.as_str(),
-            Agent::Copilot,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Ok(ty) => ty,
-            Err(why) => {
-                if matches!(why, NoType::Missing) {
-                    self.last_line = pos.line;
-                }
-                return None;
-            }
-        };
         let Some(&(_, what)) = KNOWN.iter().find(|(t, _)| *t == ty) else {
             // About 120 types and more each release: forward-compatible, said as information.
             emit(super::unknown_type(Agent::Copilot, ty, pos, bytes));
@@ -369,7 +363,15 @@ impl super::Rules for Validator {
         } else {
             self.envelope(pos, bytes, line, emit)
         };
-        self.lifecycle(pos, bytes, ty, line, ms, emit, &mut sink);
+        // After a run's `result`, a `session.*` event, the prompt (`user.message`) or the first
+        // event of a session (`parentId` null) begins the next run (another invocation
+        // appended); the first record begins the first.
+        let starts = ty.starts_with("session.")
+            || ty == "user.message"
+            || line.parent_id.json_type() == Some(JsonType::Null);
+        if self.run.step(&RUN, pos, bytes, ty, starts, emit) {
+            self.begin(pos, ms, &mut sink);
+        }
         self.last_line = pos.line;
         if ty == "result" {
             self.result(pos, bytes, line, arena, ms, emit, &mut sink);
@@ -387,7 +389,7 @@ impl super::Rules for Validator {
 
     /// The input ended: the tokens of a run cut short, which has no `result` to say them on.
     fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
-        if matches!(self.state, State::Open(_))
+        if self.run.open_since().is_some()
             && let Some(t) = self.tokens.take()
         {
             let mut ev = vocab::Event::new(Kind::Usage, self.last_line);
@@ -397,7 +399,7 @@ impl super::Rules for Validator {
     }
 
     fn finish(&mut self, emit: Emit<'_>) {
-        let State::Open(since) = self.state else {
+        let Some(since) = self.run.open_since() else {
             return;
         };
         // Not when the last record could not be read: it may have been the `result`.
@@ -653,53 +655,7 @@ impl Validator {
         parse_timestamp(line.timestamp.as_str()?)
     }
 
-    /// A run opens with its first record and ends with its `result`. After it, a `session.*`
-    /// event, the prompt (`user.message`) or the first event of a session (`parentId` null)
-    /// begins the next run (another invocation appended); anything else is a finding, once.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    fn lifecycle(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        line: &Line<'_>,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let starts = ty.starts_with("session.")
-            || ty == "user.message"
-            || line.parent_id.json_type() == Some(JsonType::Null);
-        match self.state {
-            State::Before => self.begin(pos, ms, sink),
-            State::Open(_) => {}
-            State::Ended(_) | State::Stray(_) if starts => self.begin(pos, ms, sink),
-            State::Stray(_) => {}
-            State::Ended(at) => {
-                emit(
-                    Diagnostic::from_message(
-                        pos,
-                        messages::event_after_result(&AfterEnd {
-                            agent: Agent::Copilot.display_name(),
-                            unit: "run",
-                            record: EventType::of(ty),
-                            end: "`result`",
-                            ended: at,
-                            next: Some("its `session.*` events or its prompt"),
-                        }),
-                    )
-                    .with_snippet(bytes),
-                );
-                self.state = State::Stray(at);
-            }
-        }
-    }
-
     fn begin(&mut self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
-        self.state = State::Open(pos.line);
         while let Some(p) = self.pieces.pop() {
             self.recycle(p.id);
         }
@@ -712,10 +668,7 @@ impl Validator {
         self.last_error.clear();
         self.answer.clear();
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::Copilot.as_str());
-            ev.timestamp_ms = ms;
-            sink(&ev);
+            sink(&session_start(Agent::Copilot, pos.line, None, None, ms));
         }
     }
 
@@ -1219,7 +1172,7 @@ impl Validator {
         {
             run_usage(&u, pos, bytes, emit);
         }
-        if matches!(self.state, State::Stray(_)) {
+        if self.run.stray() {
             return;
         }
         let ok = exit.is_none_or(|c| c == 0);
@@ -1239,7 +1192,7 @@ impl Validator {
             emit(d);
         }
         self.unfinished_pieces(pos, emit);
-        self.state = State::Ended(pos.line);
+        self.run.end(pos.line);
         if let Some(sink) = sink {
             if let Some(t) = self.tokens.take() {
                 let mut ev = vocab::Event::new(Kind::Usage, pos.line);

@@ -9,17 +9,16 @@
 //! leave tool calls without results then). State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos,
-    parse_timestamp, require, unfinished, view,
+    Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, parse_timestamp, require,
+    unfinished, view,
 };
 use crate::agents::Cx;
+use crate::agents::lifecycle::{Lifecycle, Words, session_start};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::RuleSet;
-use crate::rules::messages::{
-    self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, Unended,
-};
+use crate::rules::messages::{self, Clock, Orphan, Pairing, Unended};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -74,15 +73,17 @@ view! {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum State {
-    #[default]
-    Before,
-    Open(u64),
-    Ended(u64),
-    /// Events came after the `result` of this line without a new `init` (reported once).
-    Stray(u64),
-}
+/// How its runs open and end, for the lifecycle's findings.
+const RUN: Words = Words {
+    agent: Agent::Gemini,
+    unit: "run",
+    opener: "`init`",
+    closer: "`result`",
+    end: "`result`",
+    next: Some("`init`"),
+    reopens: true,
+    needs_opener: true,
+};
 
 /// How strongly a record is Gemini CLI's (see `agents::detect`): the ISO-8601 `timestamp`
 /// string it stamps on `init`, `message`, `tool_use` and `tool_result` (other CLIs that reuse
@@ -103,7 +104,7 @@ pub fn evidence(s: &super::Sniff<'_>) -> u32 {
 /// The checker of one Gemini CLI stream.
 #[derive(Default)]
 pub struct Validator {
-    state: State,
+    run: Lifecycle,
     pub(super) calls: Calls,
     last_line: u64,
     /// The last timestamp, as milliseconds, and its line.
@@ -132,7 +133,7 @@ const TYPES: &[&str] = &[
 
 impl Progress for Validator {
     fn ended(&self) -> bool {
-        matches!(self.state, State::Ended(_) | State::Stray(_))
+        self.run.ended()
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
@@ -181,7 +182,18 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.known_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::Gemini,
+            TYPES,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -189,27 +201,8 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
-        }
-        let ty = match known_type(
-            line.ty.as_str(),
-            Agent::Gemini,
-            TYPES,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Typed::Known(ty) => ty,
-            Typed::Missing => {
-                self.last_line = pos.line;
-                return None;
-            }
-            Typed::Other => return None,
-        };
         let ms = self.timestamp(pos, bytes, line, emit);
-        self.lifecycle(pos, bytes, ty, emit);
+        self.run.step(&RUN, pos, bytes, ty, ty == "init", emit);
         self.last_line = pos.line;
         self.text_continues = std::mem::take(&mut self.text_open);
         match ty {
@@ -239,12 +232,13 @@ impl super::Rules for Validator {
                     if let Some(id) = line.session_id.as_str() {
                         self.session.push_str(super::id_prefix(id));
                     }
-                    let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-                    ev.agent = Some(Agent::Gemini.as_str());
-                    ev.session_id = line.session_id.to_cow();
-                    ev.model = line.model.to_cow();
-                    ev.timestamp_ms = ms;
-                    sink(&ev);
+                    sink(&session_start(
+                        Agent::Gemini,
+                        pos.line,
+                        line.session_id.to_cow(),
+                        line.model.to_cow(),
+                        ms,
+                    ));
                 }
             }
             "message" => self.message(pos, bytes, line, ms, emit, &mut sink),
@@ -283,7 +277,7 @@ impl super::Rules for Validator {
     }
 
     fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
+        if let Some(since) = self.run.open_since() {
             // Not when the last record could not be read: it may have been the result.
             if !self.calls.unreadable_after(self.last_line) {
                 self.missing_result(since, emit);
@@ -339,65 +333,6 @@ impl Validator {
         }
         self.last_ms = Some((ms, pos.line));
         Some(ms)
-    }
-
-    fn lifecycle(&mut self, pos: Position, bytes: &[u8], ty: &str, emit: Emit<'_>) {
-        match (self.state, ty) {
-            (State::Before | State::Ended(_) | State::Stray(_), "init") => {
-                self.state = State::Open(pos.line);
-            }
-            (State::Open(at), "init") => {
-                emit(
-                    Diagnostic::from_message(
-                        pos,
-                        messages::duplicate_init(&Reopened::new(
-                            Agent::Gemini.display_name(),
-                            "run",
-                            "`init`",
-                            at,
-                            "`result`",
-                        )),
-                    )
-                    .with_related(at, "the run began here")
-                    .with_snippet(bytes),
-                );
-                self.state = State::Open(pos.line);
-            }
-            (State::Open(_) | State::Stray(_), _) => {}
-            (State::Before, _) => {
-                emit(
-                    Diagnostic::from_message(
-                        pos,
-                        messages::missing_init(&Opening {
-                            agent: Agent::Gemini.display_name(),
-                            unit: "run",
-                            first: EventType::of(ty),
-                            opener: "`init`",
-                            aside: None,
-                        }),
-                    )
-                    .with_snippet(bytes),
-                );
-                self.state = State::Open(pos.line);
-            }
-            (State::Ended(at), _) => {
-                emit(
-                    Diagnostic::from_message(
-                        pos,
-                        messages::event_after_result(&AfterEnd {
-                            agent: Agent::Gemini.display_name(),
-                            unit: "run",
-                            record: EventType::of(ty),
-                            end: "`result`",
-                            ended: at,
-                            next: Some("`init`"),
-                        }),
-                    )
-                    .with_snippet(bytes),
-                );
-                self.state = State::Stray(at);
-            }
-        }
     }
 
     fn message(
@@ -686,7 +621,7 @@ impl Validator {
                 ));
             }
         }
-        self.state = State::Ended(pos.line);
+        self.run.end(pos.line);
         if let Some(sink) = sink {
             let s = &line.stats;
             if s.shape == Some(JsonType::Object) {

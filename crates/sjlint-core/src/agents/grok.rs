@@ -12,16 +12,16 @@
 //! terminal. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
-    unfinished, view,
+    Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require, unfinished, view,
 };
 use crate::agents::Cx;
+use crate::agents::lifecycle::{Lifecycle, Words, session_start};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::RuleSet;
 use crate::rules::Severity;
-use crate::rules::messages::{self, AfterEnd, EventType, Orphan, Pairing, Reopened, Unended};
+use crate::rules::messages::{self, Orphan, Pairing, Unended};
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -105,15 +105,17 @@ pub const OWN_TYPES: &[&str] = &[
     "image_compressed",
 ];
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum State {
-    #[default]
-    Before,
-    Open(u64),
-    Ended(u64),
-    /// Events came after the terminal record of this line without a new run (reported once).
-    Stray(u64),
-}
+/// How its runs open and end, for the lifecycle's findings: any record opens the first run.
+const RUN: Words = Words {
+    agent: Agent::Grok,
+    unit: "run",
+    opener: "`available_commands`",
+    closer: "`end` (or `error`)",
+    end: "`end` (or `error` in its place)",
+    next: Some("`available_commands`"),
+    reopens: true,
+    needs_opener: false,
+};
 
 /// How strongly a record is Grok Build's (see `agents::detect`): its own types; a `tool_call`
 /// with `toolCallId` (cursor-agent's has `call_id` and a subtype); an `end` with `stopReason`.
@@ -132,7 +134,7 @@ pub fn evidence(s: &super::Sniff<'_>) -> u32 {
 /// The checker of one Grok Build stream.
 #[derive(Default)]
 pub struct Validator {
-    state: State,
+    run: Lifecycle,
     pub(super) calls: Calls,
     last_line: u64,
     mixed: bool,
@@ -150,7 +152,7 @@ pub struct Validator {
 
 impl Progress for Validator {
     fn ended(&self) -> bool {
-        matches!(self.state, State::Ended(_) | State::Stray(_))
+        self.run.ended()
     }
     fn open_calls(&self) -> Vec<(String, u64, String)> {
         self.calls.listed()
@@ -199,7 +201,18 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.known_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::Grok,
+            TYPES,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -207,26 +220,13 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
+        // The run opens with its first record; `available_commands` opens the next one.
+        if self
+            .run
+            .step(&RUN, pos, bytes, ty, ty == "available_commands", emit)
+        {
+            self.begin(pos, &mut sink);
         }
-        let ty = match known_type(
-            line.ty.as_str(),
-            Agent::Grok,
-            TYPES,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Typed::Known(ty) => ty,
-            Typed::Missing => {
-                self.last_line = pos.line;
-                return None;
-            }
-            Typed::Other => return None,
-        };
-        self.lifecycle(pos, bytes, ty, emit, &mut sink);
         self.last_line = pos.line;
         let last_chunk = self.last_chunk.take();
         match ty {
@@ -271,7 +271,7 @@ impl super::Rules for Validator {
     }
 
     fn finish(&mut self, emit: Emit<'_>) {
-        if let State::Open(since) = self.state {
+        if let Some(since) = self.run.open_since() {
             // Not when the last record could not be read: it may have been the `end`.
             if !self.calls.unreadable_after(self.last_line) {
                 self.missing_end(since, emit);
@@ -309,64 +309,11 @@ fn tool_kind(name: &str, acp: Option<&str>) -> &'static str {
 }
 
 impl Validator {
-    /// The run opens with its first record; a record after the terminal one is a finding, once,
-    /// unless it is `available_commands`, which opens the next run.
-    fn lifecycle(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        match self.state {
-            State::Open(_) | State::Stray(_) if ty != "available_commands" => {}
-            State::Open(at) => {
-                emit(
-                    Diagnostic::from_message(
-                        pos,
-                        messages::duplicate_init(&Reopened::new(
-                            Agent::Grok.display_name(),
-                            "run",
-                            "`available_commands`",
-                            at,
-                            "`end` (or `error`)",
-                        )),
-                    )
-                    .with_related(at, "the run began here")
-                    .with_snippet(bytes),
-                );
-                self.begin(pos, sink);
-            }
-            State::Ended(at) if ty != "available_commands" => {
-                emit(
-                    Diagnostic::from_message(
-                        pos,
-                        messages::event_after_result(&AfterEnd {
-                            agent: Agent::Grok.display_name(),
-                            unit: "run",
-                            record: EventType::of(ty),
-                            end: "`end` (or `error` in its place)",
-                            ended: at,
-                            next: Some("`available_commands`"),
-                        }),
-                    )
-                    .with_snippet(bytes),
-                );
-                self.state = State::Stray(at);
-            }
-            State::Before | State::Ended(_) | State::Stray(_) => self.begin(pos, sink),
-        }
-    }
-
     fn begin(&mut self, pos: Position, sink: &mut Sink<'_, '_>) {
-        self.state = State::Open(pos.line);
         self.answer.clear();
         self.max_turns = false;
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::Grok.as_str());
-            sink(&ev);
+            sink(&session_start(Agent::Grok, pos.line, None, None, None));
         }
     }
 
@@ -584,7 +531,7 @@ impl Validator {
         self.spend(pos, bytes, line, emit);
         // A failed run may leave its calls without updates.
         self.calls.drain();
-        self.state = State::Ended(pos.line);
+        self.run.end(pos.line);
         if let Some(sink) = sink {
             self.usage_event(pos, line, sink);
             let mut ev = vocab::Event::new(Kind::End, pos.line);
@@ -631,7 +578,7 @@ impl Validator {
             }
             emit(d);
         }
-        self.state = State::Ended(pos.line);
+        self.run.end(pos.line);
         if let Some(sink) = sink {
             self.usage_event(pos, line, sink);
             let mut ev = vocab::Event::new(Kind::End, pos.line);

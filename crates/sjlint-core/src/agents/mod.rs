@@ -40,6 +40,7 @@ mod fields;
 pub mod gemini;
 pub mod grok;
 pub mod kimi;
+pub mod lifecycle;
 pub mod opencode;
 pub mod pi;
 mod views;
@@ -576,6 +577,55 @@ pub struct Cx<'a, 's> {
     pub emit: Emit<'s>,
     /// Where the record's events in the common vocabulary go, when they are wanted.
     pub sink: Sink<'s, 's>,
+}
+
+impl Cx<'_, '_> {
+    /// The question every checker asks first of a record (`ty`, its `type`, of a value of
+    /// JSON type `shape`), with its findings ([`own_type`]): `Ok` with the type to go on with,
+    /// or `Err` with what `Rules::check` returns, the record's JSON type when it is no object.
+    /// A record with no type is the last one read (`last_line`), as far as its absence goes.
+    pub fn own_type<'t>(
+        &mut self,
+        shape: Option<JsonType>,
+        ty: Option<&'t str>,
+        this: Agent,
+        said: &mut bool,
+        last_line: &mut u64,
+    ) -> Result<&'t str, Option<JsonType>> {
+        if shape != Some(JsonType::Object) {
+            return Err(shape);
+        }
+        own_type(ty, this, said, self.pos, self.bytes, &mut *self.emit).map_err(|why| {
+            if matches!(why, NoType::Missing) {
+                *last_line = self.pos.line;
+            }
+            None
+        })
+    }
+
+    /// [`Cx::own_type`] for an agent with a fixed list of `types` ([`known_type`]): another
+    /// type is `Err(None)` too.
+    pub fn known_type<'t>(
+        &mut self,
+        shape: Option<JsonType>,
+        ty: Option<&'t str>,
+        this: Agent,
+        types: &[&str],
+        said: &mut bool,
+        last_line: &mut u64,
+    ) -> Result<&'t str, Option<JsonType>> {
+        if shape != Some(JsonType::Object) {
+            return Err(shape);
+        }
+        match known_type(ty, this, types, said, self.pos, self.bytes, &mut *self.emit) {
+            Typed::Known(ty) => Ok(ty),
+            Typed::Missing => {
+                *last_line = self.pos.line;
+                Err(None)
+            }
+            Typed::Other => Err(None),
+        }
+    }
 }
 
 /// What the registry's dispatch asks of an agent's view of a record.

@@ -13,11 +13,9 @@
 //! passed through from the server or synthesised, so only the keys the notes agree on are
 //! required. State is owned and bounded. It must not print.
 
-use super::{
-    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
-    view,
-};
+use super::{Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require, view};
 use crate::agents::Cx;
+use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
@@ -231,7 +229,18 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.known_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::OpenCode,
+            TYPES,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -239,25 +248,6 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
-        }
-        let ty = match known_type(
-            line.ty.as_str(),
-            Agent::OpenCode,
-            TYPES,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Typed::Known(ty) => ty,
-            Typed::Missing => {
-                self.last_line = pos.line;
-                return None;
-            }
-            Typed::Other => return None,
-        };
         let what = "an OpenCode event";
         let ms = if require(
             line.timestamp.json_type(),
@@ -413,11 +403,13 @@ impl Validator {
             self.session.push_str(super::id_prefix(id));
         }
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::OpenCode.as_str());
-            ev.session_id = line.session_id.to_cow();
-            ev.timestamp_ms = ms;
-            sink(&ev);
+            sink(&session_start(
+                Agent::OpenCode,
+                pos.line,
+                line.session_id.to_cow(),
+                None,
+                ms,
+            ));
         }
     }
 

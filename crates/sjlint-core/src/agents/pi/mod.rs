@@ -21,10 +21,11 @@
 //! records (`view`) and the shapes their fields must have (`shape`).
 
 use super::{
-    Agent, Calls, Emit, Progress, Sink, Typed, Want, expect, known_type, line_pos, parse_timestamp,
-    require, unfinished,
+    Agent, Calls, Emit, Progress, Sink, Want, expect, line_pos, parse_timestamp, require,
+    unfinished,
 };
 use crate::agents::Cx;
+use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
@@ -248,7 +249,18 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.known_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::Pi,
+            TYPES,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -257,25 +269,6 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
-        }
-        let ty = match known_type(
-            line.ty.as_str(),
-            Agent::Pi,
-            TYPES,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Typed::Known(ty) => ty,
-            Typed::Missing => {
-                self.last_line = pos.line;
-                return None;
-            }
-            Typed::Other => return None,
-        };
         if RUN_TYPES.contains(&ty) {
             self.inside_run(pos, bytes, ty, &mut sink, emit);
         }
@@ -433,11 +426,8 @@ impl Validator {
 
     fn session_start(&self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::Pi.as_str());
-            ev.session_id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
-            ev.timestamp_ms = ms;
-            sink(&ev);
+            let id = (!self.session.is_empty()).then_some(Cow::Borrowed(&*self.session));
+            sink(&session_start(Agent::Pi, pos.line, id, None, ms));
         }
     }
 

@@ -13,20 +13,22 @@
 //! not confirmed: both are accepted. State is owned and bounded. It must not print.
 
 use super::{
-    Agent, Calls, Emit, Progress, Raw, Sink, Typed, Want, expect, known_type, line_pos, require,
-    unfinished, view,
+    Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require, unfinished, view,
 };
 use crate::agents::Cx;
+use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::RuleSet;
 use crate::rules::messages::{
-    self, AfterEnd, Clock, EventType, Opening, Orphan, Pairing, Reopened, SessionIds, Unended,
+    self, AfterEnd, Clock, EventType, Opening, Pairing, Reopened, SessionIds, Unended,
 };
 use crate::vocab::{self, Kind, Tokens};
 use bumpalo::Bump;
 use std::borrow::Cow;
+
+mod calls;
 
 /// How the tool calls of its stream pair, for the messages of the pairing rules.
 const PAIRING: Pairing<'static> = Pairing {
@@ -213,7 +215,18 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let ty = match cx.known_type(
+            line.shape,
+            line.ty.as_str(),
+            Agent::Droid,
+            TYPES,
+            &mut self.mixed,
+            &mut self.last_line,
+        ) {
+            Ok(ty) => ty,
+            Err(shape) => return shape,
+        };
         let Cx {
             pos,
             bytes,
@@ -221,25 +234,6 @@ impl super::Rules for Validator {
             mut sink,
             ..
         } = cx;
-        if line.shape != Some(JsonType::Object) {
-            return line.shape;
-        }
-        let ty = match known_type(
-            line.ty.as_str(),
-            Agent::Droid,
-            TYPES,
-            &mut self.mixed,
-            pos,
-            bytes,
-            emit,
-        ) {
-            Typed::Known(ty) => ty,
-            Typed::Missing => {
-                self.last_line = pos.line;
-                return None;
-            }
-            Typed::Other => return None,
-        };
         let ms = if expect(
             line.timestamp.json_type(),
             Want::Num,
@@ -421,12 +415,13 @@ impl Validator {
             self.session.push_str(super::id_prefix(id));
         }
         if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::SessionStart, pos.line);
-            ev.agent = Some(Agent::Droid.as_str());
-            ev.session_id = line.session_id.to_cow();
-            ev.model = line.model.to_cow();
-            ev.timestamp_ms = ms;
-            sink(&ev);
+            sink(&session_start(
+                Agent::Droid,
+                pos.line,
+                line.session_id.to_cow(),
+                line.model.to_cow(),
+                ms,
+            ));
         }
     }
 
@@ -502,134 +497,6 @@ impl Validator {
             Some(span) => d.at(bytes, span),
             None => d.with_snippet(bytes),
         });
-    }
-
-    fn tool_call(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        line: &Line<'_>,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let what = "a `tool_call`";
-        require(
-            line.tool_name.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["toolName"],
-            emit,
-        );
-        ids(pos, bytes, line, emit);
-        match line.parameters.json_type() {
-            None => emit(super::missing(pos, bytes, what, "parameters")),
-            Some(JsonType::Object) => {}
-            Some(t) => emit(super::wrong_type(
-                pos,
-                bytes,
-                &["parameters"],
-                t,
-                &[Want::Obj],
-            )),
-        }
-        if !require(
-            line.id.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["id"],
-            emit,
-        ) {
-            return;
-        }
-        let id = line.id.as_str().unwrap_or_default();
-        let name = line.tool_name.as_str().unwrap_or("?");
-        self.calls
-            .open_at(id, pos, bytes, name, ms)
-            .report(&PAIRING, id, pos, bytes, emit);
-        if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::ToolStart, pos.line);
-            ev.call_id = Some(Cow::Borrowed(id));
-            ev.name = Some(Cow::Borrowed(name));
-            ev.tool_kind = Some(vocab::tool_kind(name));
-            ev.args = line.parameters.0;
-            ev.timestamp_ms = ms;
-            sink(&ev);
-        }
-    }
-
-    fn tool_result(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        line: &Line<'_>,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let what = "a `tool_result`";
-        ids(pos, bytes, line, emit);
-        expect(
-            line.is_error.json_type(),
-            Want::Bool,
-            false,
-            pos,
-            bytes,
-            &["isError"],
-            emit,
-        );
-        match line.value.json_type() {
-            None | Some(JsonType::String | JsonType::Object) => {}
-            Some(t) => emit(super::wrong_type(
-                pos,
-                bytes,
-                &["value"],
-                t,
-                &[Want::Str, Want::Obj],
-            )),
-        }
-        if !require(
-            line.id.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["id"],
-            emit,
-        ) {
-            return;
-        }
-        let id = line.id.as_str().unwrap_or_default();
-        let open = self.calls.close(id);
-        // Not after a record that could not be read: it may have been the `tool_call`.
-        if open.is_none() && !self.calls.unreadable_seen() {
-            orphan(pos, bytes, id, self.calls.was_seen(id) == Some(true), emit);
-        }
-        if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::ToolEnd, pos.line);
-            ev.call_id = Some(Cow::Borrowed(id));
-            if let Some(c) = &open {
-                let name = self.calls.name(c);
-                ev.name = Some(Cow::Owned(name.to_owned()));
-                ev.tool_kind = Some(vocab::tool_kind(name));
-            }
-            ev.ok = Some(line.is_error.as_bool() != Some(true));
-            ev.text = match line.value.json_type() {
-                Some(JsonType::String) => line.value.text(),
-                Some(JsonType::Object) => line.value.get().map(Cow::Borrowed),
-                _ => None,
-            };
-            ev.timestamp_ms = ms;
-            ev.duration_ms = match (open.and_then(|c| c.start_ms), ms) {
-                (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-                _ => None,
-            };
-            sink(&ev);
-        }
     }
 
     fn completion(
@@ -899,31 +766,6 @@ fn reasoning(
         ev.timestamp_ms = ms;
         sink(&ev);
     }
-}
-
-/// `messageId` and `toolId` of a tool call or result: strings when present.
-fn ids(pos: Position, bytes: &[u8], line: &Line<'_>, emit: Emit<'_>) {
-    for (name, f) in [("messageId", &line.message_id), ("toolId", &line.tool_id)] {
-        expect(f.json_type(), Want::Str, false, pos, bytes, &[name], emit);
-    }
-}
-
-#[cold]
-fn orphan(pos: Position, bytes: &[u8], id: &str, again: bool, emit: Emit<'_>) {
-    let d = Diagnostic::from_message(
-        pos,
-        messages::orphan_completion(&Orphan::call(
-            Agent::Droid.display_name(),
-            "`tool_result`",
-            id,
-            again,
-            &PAIRING,
-        )),
-    );
-    emit(match crate::locate::value(bytes, &["id"]) {
-        Some(span) => d.at(bytes, span),
-        None => d.with_snippet(bytes),
-    });
 }
 
 /// The run's total tokens, once, from its `completion`.
