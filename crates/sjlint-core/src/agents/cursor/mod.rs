@@ -56,10 +56,6 @@ impl ToCommon {
 
     /// Maps one event of a cursor-agent stream (read from `line`, whose JSON text is `json`)
     /// into `sink`.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one match over cursor's event types, each mapped to the common form"
-    )]
     pub fn map(
         &mut self,
         line: u64,
@@ -67,13 +63,12 @@ impl ToCommon {
         ev: &CursorEvent<'_>,
         sink: &mut dyn FnMut(&Event<'_>),
     ) {
-        let out = |kind| Event::new(kind, line);
         let init = ev.ty.as_str() == Some("system") && ev.subtype.as_str() == Some("init");
         if ev.ty.as_str() != Some("thinking") {
             self.thinking = None;
         }
         if !self.seen && !init {
-            let mut e = out(Kind::SessionStart);
+            let mut e = Event::new(Kind::SessionStart, line);
             e.agent = Some(Agent::Cursor.as_str());
             e.session_id = ev.session_id.to_cow();
             sink(&e);
@@ -81,7 +76,7 @@ impl ToCommon {
         self.seen = true;
         match (ev.ty.as_str(), ev.subtype.as_str()) {
             (Some("system"), Some("init")) => {
-                let mut e = out(Kind::SessionStart);
+                let mut e = Event::new(Kind::SessionStart, line);
                 e.agent = Some(Agent::Cursor.as_str());
                 e.session_id = ev.session_id.to_cow();
                 e.model = ev.model.to_cow();
@@ -90,131 +85,158 @@ impl ToCommon {
                 sink(&e);
             }
             (Some("user"), _) => {
-                let mut e = out(Kind::UserPrompt);
+                let mut e = Event::new(Kind::UserPrompt, line);
                 e.text.clone_from(&ev.message.text);
                 sink(&e);
             }
-            (Some("assistant"), _) => {
-                // Each piece of text once: a flush that repeats the deltas before it adds only
-                // what they did not say (usually nothing).
-                let Some(text) = ev.message.text.as_deref() else {
-                    return;
-                };
-                let (said, continues) = self.text.push(text, Piece::of(ev));
-                if said.is_empty() {
-                    return;
-                }
-                let mut e = out(Kind::AssistantText);
-                e.text = Some(Cow::Borrowed(said));
-                e.delta = continues;
-                e.timestamp_ms = ev.timestamp_ms.as_millis();
-                sink(&e);
-            }
+            (Some("assistant"), _) => self.assistant(line, ev, sink),
             (Some("thinking"), Some("delta")) => {
                 let ts = ev.timestamp_ms.as_millis();
                 self.thinking.get_or_insert(ts);
-                let mut e = out(Kind::Thinking);
+                let mut e = Event::new(Kind::Thinking, line);
                 e.text = ev.text.to_cow();
                 e.delta = true;
                 e.timestamp_ms = ts;
                 sink(&e);
             }
-            (Some("thinking"), Some("completed")) => {
-                // The end of a phase of thinking: a thinking event without text.
-                let Some(since) = self.thinking.take() else {
-                    return;
-                };
-                let mut e = out(Kind::Thinking);
-                e.timestamp_ms = ev.timestamp_ms.as_millis();
-                e.duration_ms = match (since, e.timestamp_ms) {
-                    (Some(a), Some(b)) if b >= a => Some(b - a),
-                    _ => None,
-                };
-                sink(&e);
-            }
-            (Some("tool_call"), Some(sub @ ("started" | "completed"))) => {
-                let id = ev.call_id.to_cow();
-                let ts = ev.timestamp_ms.as_millis();
-                let known = match sub {
-                    "completed" => id.as_deref().and_then(|i| self.started.take(i)),
-                    _ => None,
-                };
-                let name = match (&ev.tool_call.kind, &known) {
-                    (Some(k), _) => k.as_ref(),
-                    (None, Some((_, started))) => started.as_ref(),
-                    (None, None) => "(none)",
-                };
-                let mut e = out(if sub == "started" {
-                    Kind::ToolStart
-                } else {
-                    Kind::ToolEnd
-                });
-                e.name = Some(Cow::Borrowed(name));
-                e.tool_kind = Some(tool_kind(name));
-                e.timestamp_ms = ts;
-                if sub == "started" {
-                    e.args = ev.tool_call.args;
-                    if let Some(id) = &id
-                        && self.started.len() < self.started.max()
-                    {
-                        self.started.insert(id, (ts, id_prefix(name).into()));
-                    }
-                } else {
-                    if known.is_none() {
-                        // A call announced by an `interaction_query` completes without a start:
-                        // it starts here in the common form.
-                        let mut s = out(Kind::ToolStart);
-                        s.name.clone_from(&e.name);
-                        s.tool_kind = e.tool_kind;
-                        s.call_id.clone_from(&id);
-                        s.args = ev.tool_call.args;
-                        sink(&s);
-                    }
-                    let start = known.as_ref().and_then(|(ts, _)| *ts);
-                    e.duration_ms = match (start, ts) {
-                        (Some(a), Some(b)) if b >= a => Some(b - a),
-                        _ => None,
-                    };
-                    let outcome = ev.tool_call.outcome.as_deref();
-                    e.ok = outcome
-                        .map(|o| o == "success" && ev.tool_call.exit_code.is_none_or(|c| c == 0));
-                    e.rejected = outcome == Some("rejected");
-                    e.exit_code = ev.tool_call.exit_code;
-                    e.lines = ev.tool_call.total_lines;
-                    e.text = ev.tool_call.output.and_then(output_text);
-                }
-                e.call_id = id;
-                sink(&e);
-            }
-            (Some("result"), _) => {
-                let u = &ev.usage;
-                if u.shape == Some(JsonType::Object) {
-                    let mut e = out(Kind::Usage);
-                    e.usage = Some(Tokens {
-                        input: u.input_tokens.unwrap_or(0),
-                        output: u.output_tokens.unwrap_or(0),
-                        cache_read: u.cache_read_tokens.unwrap_or(0),
-                        cache_write: u.cache_write_tokens.unwrap_or(0),
-                        reasoning: 0,
-                    });
-                    sink(&e);
-                }
-                let mut e = out(Kind::End);
-                let error = match ev.is_error.as_bool() {
-                    Some(e) => e,
-                    None => ev.subtype.as_str() == Some("error"),
-                };
-                e.ok = Some(!error);
-                e.text = ev.result.to_cow();
-                e.duration_ms = ev.duration_ms.as_millis();
-                e.duration_api_ms = ev.duration_api_ms.as_millis();
-                e.session_id = ev.session_id.to_cow();
-                self.started.clear();
-                self.text = TextMerge::default();
-                sink(&e);
-            }
+            (Some("thinking"), Some("completed")) => self.thinking_completed(line, ev, sink),
+            (Some("tool_call"), Some("started")) => self.tool_started(line, ev, sink),
+            (Some("tool_call"), Some("completed")) => self.tool_completed(line, ev, sink),
+            (Some("result"), _) => self.result(line, ev, sink),
             _ => {}
         }
+    }
+
+    /// An assistant message: each piece of text once, as a flush that repeats the deltas
+    /// before it adds only what they did not say (usually nothing).
+    fn assistant(&mut self, line: u64, ev: &CursorEvent<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+        let Some(text) = ev.message.text.as_deref() else {
+            return;
+        };
+        let (said, continues) = self.text.push(text, Piece::of(ev));
+        if said.is_empty() {
+            return;
+        }
+        let mut e = Event::new(Kind::AssistantText, line);
+        e.text = Some(Cow::Borrowed(said));
+        e.delta = continues;
+        e.timestamp_ms = ev.timestamp_ms.as_millis();
+        sink(&e);
+    }
+
+    /// The end of a phase of thinking: a thinking event without text, with how long the phase
+    /// took.
+    fn thinking_completed(
+        &mut self,
+        line: u64,
+        ev: &CursorEvent<'_>,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) {
+        let Some(since) = self.thinking.take() else {
+            return;
+        };
+        let mut e = Event::new(Kind::Thinking, line);
+        e.timestamp_ms = ev.timestamp_ms.as_millis();
+        e.duration_ms = match (since, e.timestamp_ms) {
+            (Some(a), Some(b)) if b >= a => Some(b - a),
+            _ => None,
+        };
+        sink(&e);
+    }
+
+    /// A tool call's start, and the call kept open (within `--max-open-calls`) until it
+    /// completes.
+    fn tool_started(&mut self, line: u64, ev: &CursorEvent<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+        let id = ev.call_id.to_cow();
+        let ts = ev.timestamp_ms.as_millis();
+        let name = ev.tool_call.kind.as_deref().unwrap_or("(none)");
+        let mut e = Event::new(Kind::ToolStart, line);
+        e.name = Some(Cow::Borrowed(name));
+        e.tool_kind = Some(tool_kind(name));
+        e.timestamp_ms = ts;
+        e.args = ev.tool_call.args;
+        if let Some(id) = &id
+            && self.started.len() < self.started.max()
+        {
+            self.started.insert(id, (ts, id_prefix(name).into()));
+        }
+        e.call_id = id;
+        sink(&e);
+    }
+
+    /// A tool call's completion: how it went and how long it took, after its start when none
+    /// was seen.
+    fn tool_completed(
+        &mut self,
+        line: u64,
+        ev: &CursorEvent<'_>,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) {
+        let id = ev.call_id.to_cow();
+        let ts = ev.timestamp_ms.as_millis();
+        let known = id.as_deref().and_then(|i| self.started.take(i));
+        let name = match (&ev.tool_call.kind, &known) {
+            (Some(k), _) => k.as_ref(),
+            (None, Some((_, started))) => started.as_ref(),
+            (None, None) => "(none)",
+        };
+        let mut e = Event::new(Kind::ToolEnd, line);
+        e.name = Some(Cow::Borrowed(name));
+        e.tool_kind = Some(tool_kind(name));
+        e.timestamp_ms = ts;
+        if known.is_none() {
+            // A call announced by an `interaction_query` completes without a start: it starts
+            // here in the common form.
+            let mut s = Event::new(Kind::ToolStart, line);
+            s.name.clone_from(&e.name);
+            s.tool_kind = e.tool_kind;
+            s.call_id.clone_from(&id);
+            s.args = ev.tool_call.args;
+            sink(&s);
+        }
+        let start = known.as_ref().and_then(|(ts, _)| *ts);
+        e.duration_ms = match (start, ts) {
+            (Some(a), Some(b)) if b >= a => Some(b - a),
+            _ => None,
+        };
+        let outcome = ev.tool_call.outcome.as_deref();
+        e.ok = outcome.map(|o| o == "success" && ev.tool_call.exit_code.is_none_or(|c| c == 0));
+        e.rejected = outcome == Some("rejected");
+        e.exit_code = ev.tool_call.exit_code;
+        e.lines = ev.tool_call.total_lines;
+        e.text = ev.tool_call.output.and_then(output_text);
+        e.call_id = id;
+        sink(&e);
+    }
+
+    /// The session's result: its tokens (when it says them), then its end; what was open or
+    /// partly said is forgotten.
+    fn result(&mut self, line: u64, ev: &CursorEvent<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+        let u = &ev.usage;
+        if u.shape == Some(JsonType::Object) {
+            let mut e = Event::new(Kind::Usage, line);
+            e.usage = Some(Tokens {
+                input: u.input_tokens.unwrap_or(0),
+                output: u.output_tokens.unwrap_or(0),
+                cache_read: u.cache_read_tokens.unwrap_or(0),
+                cache_write: u.cache_write_tokens.unwrap_or(0),
+                reasoning: 0,
+            });
+            sink(&e);
+        }
+        let mut e = Event::new(Kind::End, line);
+        let error = match ev.is_error.as_bool() {
+            Some(e) => e,
+            None => ev.subtype.as_str() == Some("error"),
+        };
+        e.ok = Some(!error);
+        e.text = ev.result.to_cow();
+        e.duration_ms = ev.duration_ms.as_millis();
+        e.duration_api_ms = ev.duration_api_ms.as_millis();
+        e.session_id = ev.session_id.to_cow();
+        self.started.clear();
+        self.text = TextMerge::default();
+        sink(&e);
     }
 }
 
