@@ -14,6 +14,7 @@
 
 use anyhow::{Context, bail};
 use sjlint_core::homes::Home;
+use sjlint_core::input::compressed::read_full;
 use sjlint_core::text::{escape_untrusted, format_bytes};
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -568,20 +569,6 @@ fn verify(copy: &Path, at: u64, log: &mut File, from: u64, to: u64) -> io::Resul
             return Ok(true);
         }
     }
-}
-
-/// Reads until `buf` is full or the input ends.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// A new copy of the first `len` bytes of `log` at `path`: written beside it, verified, then

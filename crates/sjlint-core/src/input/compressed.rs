@@ -19,17 +19,23 @@ pub fn is_zstd(file: &File) -> io::Result<bool> {
     }
     let mut file = file;
     let mut head = [0; 4];
+    let got = read_full(&mut file, &mut head)?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(got == head.len() && head == ZSTD_MAGIC)
+}
+
+/// Reads until `buf` is full or the input ends: how many bytes it holds.
+pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..]) {
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    file.seek(SeekFrom::Start(0))?;
-    Ok(got == head.len() && head == ZSTD_MAGIC)
+    Ok(got)
 }
 
 /// The bytes `file` holds compressed, as they are read. A frame that does not decode is an
