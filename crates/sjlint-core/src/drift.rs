@@ -9,11 +9,15 @@
 //! schema's top-level `properties` and those of the `then` of each `if` that names the type,
 //! through `$ref`, `allOf`, `anyOf` and `oneOf`. A schema that tells no types apart lists fields
 //! only. Only the record's own keys are compared: nested objects are the checkers' business.
-//! It must not print, and costs nothing when neither the rule nor `stats` asks for it.
+//! The keys are those the reader of the record's view noted (`json::tap`): a record is not
+//! read a second time, but for one that only `serde_json` read, or one with an escaped key,
+//! whose keys are read here. It must not print, and costs nothing when neither the rule nor
+//! `stats` asks for it.
 
 use crate::agents::Agent;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
+use crate::json::tap::{KeyAt, Top};
 use crate::rules::Rule;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
@@ -174,37 +178,60 @@ pub struct Drift {
 
 impl Drift {
     /// Compares the record `json` of `agent`'s stream with its schema, and passes each
-    /// (type, field) not named before in this input to `found`. A record that does not read
-    /// as a JSON object is passed over: the framing rules report it.
-    pub fn record(&mut self, agent: Agent, json: &str, found: &mut dyn FnMut(&Unlisted)) {
+    /// (type, field) not named before in this input to `found`. `top` is what the reader of
+    /// the record's view noted of its top level (see [`crate::json::tap`]): the keys are taken
+    /// from there, and read from `json` here only when it noted nothing. A record that does not
+    /// read as a JSON object is passed over: the framing rules report it.
+    pub(crate) fn record(
+        &mut self,
+        agent: Agent,
+        json: &str,
+        top: Top<'_>,
+        found: &mut dyn FnMut(&Unlisted),
+    ) {
         let known = Known::of(agent);
-        let Some(key) = known.key.as_deref() else {
-            if known.common.is_empty() {
-                return;
-            }
-            let Ok(keys) = read_keys(json, "") else {
-                return;
-            };
-            for field in keys.fields {
-                if !known.lists_field(None, &field) {
-                    self.name(None, Some(&field), found);
-                }
-            }
+        if known.key.is_none() && known.common.is_empty() {
             return;
-        };
+        }
+        let key = known.key.as_deref().unwrap_or("");
+        if let Top::Object(keys) = top
+            && let Some(ty) = noted_type(json, keys, key)
+        {
+            let field = |i: usize| keys[i].raw(json).unwrap_or_default();
+            self.compare(known, ty.as_deref(), keys.len(), field, found);
+            return;
+        }
+        if top == Top::NotAnObject {
+            return;
+        }
         let Ok(keys) = read_keys(json, key) else {
             return;
         };
-        let ty = keys.ty.as_deref();
+        let field = |i: usize| &*keys.fields[i];
+        self.compare(known, keys.ty.as_deref(), keys.fields.len(), field, found);
+    }
+
+    /// Names what of the record's `n` fields (`field(i)` each, of event type `ty`) the schema
+    /// `known` does not list.
+    fn compare<'f>(
+        &mut self,
+        known: &Known,
+        ty: Option<&str>,
+        n: usize,
+        field: impl Fn(usize) -> &'f str,
+        found: &mut dyn FnMut(&Unlisted),
+    ) {
         if let Some(t) = ty
             && !known.lists_type(t)
         {
             self.name(ty, None, found);
             return;
         }
-        for field in &keys.fields {
-            if !known.lists_field(ty, field) {
-                self.name(ty, Some(field), found);
+        for i in 0..n {
+            let f = field(i);
+            // A key repeated in the record is named once.
+            if !known.lists_field(ty, f) && !(0..i).any(|j| field(j) == f) {
+                self.name(ty, Some(f), found);
             }
         }
     }
@@ -238,6 +265,64 @@ pub fn finding(agent: Agent, pos: Position, u: &Unlisted) -> Diagnostic {
         "a newer {name} may write it: `sjlint schema {}` prints what sjlint knows of its events; a consumer that rejects what it does not know needs an update (named once per input)",
         agent.id()
     ))
+}
+
+/// The string value of the record's last `key` (the schema's type key; none when it is empty)
+/// from the `keys` the reader noted in `json`: `Some(None)` when it has none, or no string.
+/// `None` when a key has escapes, which the serde path undoes.
+#[expect(
+    clippy::option_option,
+    reason = "whether the noted keys serve, and the type they give when they do"
+)]
+fn noted_type<'t>(json: &'t str, keys: &[KeyAt], key: &str) -> Option<Option<Cow<'t, str>>> {
+    let mut ty = None;
+    for k in keys {
+        let raw = k.raw(json)?;
+        if raw.contains('\\') {
+            return None;
+        }
+        if !key.is_empty() && raw == key {
+            ty = string_at(k.value(json)?)?;
+        }
+    }
+    Some(ty)
+}
+
+/// The JSON value at the start of `text` (after whitespace) as a string, when it is one:
+/// `Some(None)` for any other value. The text was read as JSON already, so a string's end is
+/// its first quote that no backslash escapes. `None` when its escapes do not read.
+#[expect(
+    clippy::option_option,
+    reason = "whether the value reads, and its text"
+)]
+fn string_at(text: &str) -> Option<Option<Cow<'_, str>>> {
+    let Some(body) = text
+        .trim_start_matches([' ', '\n', '\r', '\t'])
+        .strip_prefix('"')
+    else {
+        return Some(None);
+    };
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    let mut escaped = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => break,
+            b'\\' => {
+                escaped = true;
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    // The quote is ASCII, so a character boundary.
+    let body = body.get(..i)?;
+    if !escaped {
+        return Some(Some(Cow::Borrowed(body)));
+    }
+    crate::json_str::unescape(body)
+        .ok()
+        .map(|s| Some(Cow::Owned(s)))
 }
 
 /// A record's top-level keys, and the string value of one of them.
@@ -294,14 +379,38 @@ impl fmt::Display for Unlisted {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bumpalo::Bump;
 
-    fn unlisted(agent: Agent, lines: &[&str]) -> Vec<String> {
-        let mut d = Drift::default();
-        let mut out = Vec::new();
+    /// What is named of `lines` of `agent`'s stream, with the keys the reader of each record's
+    /// view noted (as `check` reads them), and what the keys read here give; and how many
+    /// records the reader noted as objects.
+    fn both_ways(agent: Agent, lines: &[&str]) -> (Vec<String>, Vec<String>, usize) {
+        let (mut noted, mut read) = (Drift::default(), Drift::default());
+        let (mut by_view, mut here, mut objects) = (Vec::new(), Vec::new(), 0);
+        let arena = Bump::new();
         for l in lines {
-            d.record(agent, l, &mut |u| out.push(u.to_string()));
+            let mut line = crate::agents::Line::empty(agent, None);
+            let mut top = Top::Unread;
+            let _ = crate::json::tap::noting(
+                l,
+                || line.parse_into(l, &arena),
+                |t| top = t.copied_into(&arena),
+            );
+            objects += usize::from(matches!(top, Top::Object(_)));
+            noted.record(agent, l, top, &mut |u| by_view.push(u.to_string()));
+            read.record(agent, l, Top::Unread, &mut |u| here.push(u.to_string()));
         }
-        out
+        (by_view, here, objects)
+    }
+
+    /// What is named of `lines`, the same whichever way the keys are read; every object among
+    /// them was noted by the reader of its view.
+    fn unlisted(agent: Agent, lines: &[&str]) -> Vec<String> {
+        let (by_view, here, objects) = both_ways(agent, lines);
+        assert_eq!(by_view, here, "{lines:?}");
+        let expected = lines.iter().filter(|l| l.trim().starts_with('{')).count();
+        assert_eq!(objects, expected, "{lines:?}");
+        by_view
     }
 
     #[test]
@@ -353,9 +462,59 @@ mod tests {
         let mut n = 0;
         for i in 0..MAX_NAMED + 10 {
             let line = format!(r#"{{"type":"thread.started","thread_id":"t","f{i}":1}}"#);
-            d.record(Agent::Codex, &line, &mut |_| n += 1);
+            d.record(Agent::Codex, &line, Top::Unread, &mut |_| n += 1);
         }
         assert_eq!(n, MAX_NAMED);
         assert_eq!(d.beyond, 10);
+    }
+
+    #[test]
+    fn keys_noted_by_the_view_are_those_read_here() {
+        let got = unlisted(
+            Agent::Codex,
+            &[
+                // Escapes in a key (read here) and in the type's value (undone from the note).
+                r#"{"t\u0079pe":"thread.started","thread_id":"t","re\u0067ion":"eu"}"#,
+                r#"{"type":"thread.st\u0061rted","thread_id":"t","zone":1}"#,
+                // Whitespace, a repeated key, the type given twice (the last one counts).
+                r#" { "type" : "turn.started" , "a" : 1 , "a" : 2 , "type" : "turn.progress" } "#,
+                r#"{"type":7,"thread_id":"t","b":[{"c":1}]}"#,
+                "[1,2]",
+                "not json",
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                "`region` of `thread.started`",
+                "`zone` of `thread.started`",
+                "type `turn.progress`",
+                "`thread_id`",
+                "`b`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_later_read_of_a_value_adds_no_key() {
+        // Kimi CLI's view reads `tool_calls` again after the record, with the same reader:
+        // its entries' keys are no keys of the record.
+        let line = r#"{"role":"assistant","content":"","tool_calls":[{"type":"function","id":"c","region":"eu","function":{"name":"Shell","arguments":"{}"}}],"zone":1}"#;
+        assert_eq!(unlisted(Agent::Kimi, &[line]), ["`zone` of `assistant`"]);
+    }
+
+    #[test]
+    fn a_record_the_fast_reader_leaves_keeps_its_drift() {
+        // Nested past the fast reader's depth: serde_json reads the view, and the keys are read
+        // here.
+        let deep = format!(
+            r#"{{"type":"thread.started","thread_id":"t","region":{}{}}}"#,
+            "[".repeat(110),
+            "]".repeat(110)
+        );
+        let (by_view, here, objects) = both_ways(Agent::Codex, &[&deep]);
+        assert_eq!(objects, 0, "the fast reader read it");
+        assert_eq!(by_view, ["`region` of `thread.started`"]);
+        assert_eq!(by_view, here);
     }
 }

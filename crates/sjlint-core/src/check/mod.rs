@@ -32,6 +32,7 @@ use crate::input::record::{
     BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
 };
 use crate::input::split::{Item, Source, Splitter};
+use crate::json::tap::{self, Kept, Top};
 use crate::preamble::Preamble;
 use crate::rules::{Rule, RuleSet};
 use crate::vocab;
@@ -359,14 +360,16 @@ pub(crate) struct InOrder<E, C> {
     /// What was named of the fields not in the agent's schema, when the rule or the consumer
     /// asks for them.
     drift: Option<crate::drift::Drift>,
+    /// The top-level keys of the current record, when it was read here (not by a lane) and
+    /// drift is wanted: noted by the reader of its view (emptied for each record).
+    keys: Kept,
 }
 
 impl<E: Emit, C: Consumer> InOrder<E, C> {
     /// The stage of one input checked with `opts`: findings go to `emit` and records to
     /// `consumer` (either owned, or borrowed as `&mut`).
     pub(crate) fn new(opts: &CheckOptions, emit: E, consumer: C) -> Self {
-        let drift = (opts.enabled.contains(Rule::UnknownField) || consumer.wants_unlisted())
-            .then(crate::drift::Drift::default);
+        let drift = wants_drift(opts, &consumer).then(crate::drift::Drift::default);
         InOrder {
             opts: *opts,
             sink: Sink {
@@ -384,6 +387,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             held: Held::default(),
             mixed: crate::agents::Mixed::default(),
             drift,
+            keys: Kept::default(),
         }
         .routed()
     }
@@ -537,6 +541,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         if rec.has(BOM_STRIPPED) {
             hold(framing::byte_order_mark(rec.pos));
         }
+        self.keys.clear();
         match &mut self.route {
             Route::Agent(checker) => {
                 checker.on_record(&mut hold);
@@ -548,6 +553,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
                         arena: &self.arena,
                         mixed: &mut self.mixed,
                         dialect: opts.dialect,
+                        keys: self.drift.is_some().then_some(&mut self.keys),
                     },
                     &mut self.scratch,
                     &mut hold,
@@ -566,7 +572,7 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             }
         }
         if self.drift.is_some() {
-            self.unlisted(&rec);
+            self.unlisted(&rec, examined);
         }
         if let Some(summary) = self.binary.record(&rec, &mut self.pending, opts.enabled) {
             self.sink.send(summary);
@@ -575,8 +581,10 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
 
     /// The fields and event type of `rec` that its agent's schema does not list (once each an
     /// input), for the rule and the consumer. Records of another agent's run are not compared.
+    /// The record's keys are those the reader of its view noted: in a lane (`examined`), or
+    /// here.
     #[cold]
-    fn unlisted(&mut self, rec: &Record<'_>) {
+    fn unlisted(&mut self, rec: &Record<'_>, examined: Option<&Examined<'_>>) {
         let agent = match &self.route {
             Route::Agent(checker) if checker.schema_describes_last() => checker.agent(),
             _ => return,
@@ -584,13 +592,19 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         let (Some(drift), true) = (&mut self.drift, self.mixed.settled()) else {
             return;
         };
-        let Ok(json) = std::str::from_utf8(rec.bytes) else {
+        // The splitter has most often validated the record's UTF-8 already.
+        let Some(json) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok())
+        else {
             return;
+        };
+        let top = match examined {
+            Some(Examined::Agent(text, _, _, top)) if std::ptr::eq(*text, json) => *top,
+            _ => self.keys.top(json),
         };
         let rule = self.opts.enabled.contains(Rule::UnknownField);
         let wants = self.consumer.wants_unlisted();
         let (pending, consumer) = (&mut self.pending, &mut self.consumer);
-        drift.record(agent, json, &mut |u| {
+        drift.record(agent, json, top, &mut |u| {
             if wants {
                 consumer.unlisted(u);
             }
@@ -682,10 +696,11 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
 )]
 pub(crate) enum Examined<'a> {
     /// Valid UTF-8 that parsed as the record of an agent: the text, the agent's view (which
-    /// knows the value's shape), and, when the view has none of its agent's own marks, the
-    /// record read for what [`agents::Mixed`] needs (a lane's work, not the in-order stage's:
-    /// most records of some agents carry no mark of their own).
-    Agent(&'a str, agents::Line<'a>, agents::Sniffed<'a>),
+    /// knows the value's shape), when the view has none of its agent's own marks, the record
+    /// read for what [`agents::Mixed`] needs (a lane's work, not the in-order stage's: most
+    /// records of some agents carry no mark of their own), and, when drift is wanted, the
+    /// record's top-level keys as the reader of its view noted them.
+    Agent(&'a str, agents::Line<'a>, agents::Sniffed<'a>, Top<'a>),
     /// Anything else: a record the splitter flagged as cut off, bytes that are not UTF-8, text
     /// the strict parse refuses (not JSON, raw control characters). Rare, and redone in order by
     /// [`framing::slow_record`], which needs scratch space that outlives the record.
@@ -695,11 +710,13 @@ pub(crate) enum Examined<'a> {
 /// The pure half of a record: UTF-8 validation and the strict parse into `slot` (which is
 /// [`Examined::SlowPath`], and is filled in place, so that the view is never moved), as
 /// `agent`'s record (as [`Agent::DEFAULT`]'s while the agent is not known; `dialect` is
-/// `--dialect`). The view's unescaped strings go to `arena`, so that nothing is allocated.
+/// `--dialect`), noting its top-level keys when `keys` (drift is wanted, [`wants_drift`]). The
+/// view's unescaped strings and the keys go to `arena`, so that nothing is allocated.
 pub(crate) fn examine<'a>(
     rec: &Record<'a>,
     dialect: Option<Dialect>,
     agent: Option<Agent>,
+    keys: bool,
     slot: &mut Examined<'a>,
     arena: &'a Bump,
 ) {
@@ -714,17 +731,30 @@ pub(crate) fn examine<'a>(
         text,
         agents::Line::empty(agent, dialect),
         agents::Sniffed::Unread,
+        Top::Unread,
     );
-    let Examined::Agent(_, line, sniffed) = slot else {
+    let Examined::Agent(_, line, sniffed, top) = slot else {
         unreachable!("just set")
     };
-    let parsed = line.parse_into(text, arena);
+    let parsed = if keys {
+        let parse = || line.parse_into(text, arena);
+        tap::noting(text, parse, |noted| *top = noted.copied_into(arena))
+    } else {
+        line.parse_into(text, arena)
+    };
     if parsed.is_ok() && !line.own_mark() {
         *sniffed = agents::Sniffed::read(text, arena);
     }
     if parsed.is_err() {
         *slot = Examined::SlowPath;
     }
+}
+
+/// Whether a check with `opts` feeding `consumer` compares records with their agent's schema
+/// (the `unknown-field` rule, or a consumer that wants what is not listed): only then are the
+/// records' top-level keys noted as their views are read.
+pub(crate) fn wants_drift(opts: &CheckOptions, consumer: &impl Consumer) -> bool {
+    opts.enabled.contains(Rule::UnknownField) || consumer.wants_unlisted()
 }
 
 /// The record's text, when the splitter has found its bytes to be UTF-8 already.

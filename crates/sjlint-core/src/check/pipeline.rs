@@ -29,7 +29,7 @@
 
 use crate::agents::cursor::view::Dialect;
 use crate::agents::{Agent, Guess};
-use crate::check::{CheckOptions, Consumer, InOrder, Totals};
+use crate::check::{CheckOptions, Consumer, InOrder, Totals, wants_drift};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{Frame, Position};
 use crate::input::split::Splitter;
@@ -163,7 +163,7 @@ pub fn check_in_place<C: Consumer>(
     let max = opts.max_record_bytes;
     let cancel = AtomicBool::new(false);
     let hint = Hint::ahead(opts, whole.bytes());
-    let read = ReadAs::new(opts.dialect, &hint);
+    let read = ReadAs::new(opts, consumer, &hint);
     std::thread::scope(|scope| {
         let mut from_lanes = Vec::new();
         for lane in 1..lanes {
@@ -290,23 +290,28 @@ const LANE_BATCHES: usize = 8;
 /// batches examined before it decided) is read again there, in order.
 struct Hint(AtomicU8);
 
-/// How a lane reads the records of a batch: `--dialect`, and the agent the in-order stage has
-/// decided on so far.
+/// How a lane reads the records of a batch: `--dialect`, the agent the in-order stage has
+/// decided on so far, and whether the records' top-level keys are noted (drift is wanted).
 #[derive(Clone, Copy)]
 struct ReadAs<'h> {
     dialect: Option<Dialect>,
     hint: &'h Hint,
+    keys: bool,
 }
 
 impl<'h> ReadAs<'h> {
-    fn new(dialect: Option<Dialect>, hint: &'h Hint) -> Self {
-        ReadAs { dialect, hint }
+    fn new(opts: &CheckOptions, consumer: &impl Consumer, hint: &'h Hint) -> Self {
+        ReadAs {
+            dialect: opts.dialect,
+            hint,
+            keys: wants_drift(opts, consumer),
+        }
     }
 
     /// The pure half of each record of `batch`.
     fn examine(self, batch: Batch) -> ExaminedBatch {
         let agent = self.hint.get();
-        ExaminedBatch::new(batch, |batch| batch.examine(self.dialect, agent))
+        ExaminedBatch::new(batch, |batch| batch.examine(self.dialect, agent, self.keys))
     }
 }
 
@@ -353,7 +358,7 @@ fn run<C: Consumer>(
     let limit = settings.batch_bytes.max(1);
     let cancel = AtomicBool::new(false);
     let hint = Hint::new(opts.agent);
-    let read = ReadAs::new(opts.dialect, &hint);
+    let read = ReadAs::new(opts, consumer, &hint);
     std::thread::scope(|scope| {
         let (recycle, recycled) = mpsc::channel();
         // Unbounded queues: what they hold is bounded by the reader stage's budget.

@@ -17,6 +17,7 @@ use crate::agents::cursor::view::Dialect;
 use crate::agents::{self, Agent, Evidence, Mixed, Reading, Sniffed};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
+use crate::json::tap::Kept;
 use crate::rules::Rule;
 use crate::vocab;
 use bumpalo::Bump;
@@ -293,11 +294,13 @@ pub(super) enum Check<'c> {
 }
 
 /// What an agent's checker is given besides the record: the arena its view borrows from,
-/// what tells another agent's records apart, and `--dialect`.
+/// what tells another agent's records apart, `--dialect`, and, when drift is wanted, where
+/// the record's top-level keys are kept as the reader of its view notes them.
 pub(super) struct AgentSide<'c> {
     pub(super) arena: &'c Bump,
     pub(super) mixed: &'c mut Mixed,
     pub(super) dialect: Option<Dialect>,
+    pub(super) keys: Option<&'c mut Kept>,
 }
 
 impl framing::Classify for Check<'_> {
@@ -371,7 +374,7 @@ pub(super) fn agent_record(
     consumer: &mut impl Consumer,
 ) {
     let text = match examined {
-        Some(Examined::Agent(text, line, sniffed)) if line.agent() == checker.agent() => {
+        Some(Examined::Agent(text, line, sniffed, _)) if line.agent() == checker.agent() => {
             if (side.mixed.settled() && line.own_mark())
                 || side
                     .mixed
@@ -411,7 +414,12 @@ fn agent_event(
     consumer: &mut impl Consumer,
 ) -> bool {
     let mut line = agents::Line::empty(checker.agent(), side.dialect);
-    let parsed = line.parse_into(json, side.arena).is_ok();
+    let mut parse = || line.parse_into(json, side.arena);
+    let parsed = match side.keys.as_deref_mut() {
+        Some(keys) => keys.noting(json, parse),
+        None => parse(),
+    }
+    .is_ok();
     let own = parsed && side.mixed.settled() && line.own_mark();
     if !own
         && !side

@@ -12,8 +12,12 @@
 //! way of its own are handed to `serde_json`'s number parser rather than parsed here; nesting
 //! deeper than `MAX_DEPTH` (100); unpaired surrogate escapes anywhere; and every `deserialize_*`
 //! method the visitors do not use.
+//!
+//! The child module `tap` lets the reader note a record's top-level keys while it reads the
+//! record's view, for the comparison with the agent's schema (`drift`).
 
 mod field;
+pub(crate) mod tap;
 pub use field::{Field, JsonType};
 
 use crate::json_str::{self, Level};
@@ -59,7 +63,8 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Reads `text` as one JSON value through `seed`. Strings with escapes are unescaped into
 /// `arena` when given, and lent to the visitors like the strings without; otherwise each is a
-/// `String` of its own.
+/// `String` of its own. When the tap is armed for `text` (see [`tap`]), the keys of the object
+/// at its top level are noted.
 pub(crate) fn from_str<'de, T: DeserializeSeed<'de>>(
     text: &'de str,
     arena: Option<&'de Bump>,
@@ -72,11 +77,32 @@ pub(crate) fn from_str<'de, T: DeserializeSeed<'de>>(
         depth: 0,
         level: Level::detect(),
     };
+    if let Some(tap) = tap::Tap::take(text) {
+        return noting(r, tap, seed);
+    }
     let value = seed.deserialize(&mut r)?;
     match r.skip_ws() {
         None => Ok(value),
         Some(_) => Err(Rejected),
     }
+}
+
+/// [`from_str`] with the tap taken: the keys at the top level are noted into `tap`. Kept out of
+/// `from_str`, whose reading without a tap is then compiled (and inlined) as it was before the
+/// tap.
+#[cold]
+#[inline(never)]
+fn noting<'de, T: DeserializeSeed<'de>>(
+    mut r: Reader<'de>,
+    mut tap: tap::Tap,
+    seed: T,
+) -> Result<T::Value, Rejected> {
+    let value = match seed.deserialize(tap::Noting::new(&mut r, &mut tap)) {
+        Ok(value) if r.skip_ws().is_none() => Ok(value),
+        _ => Err(Rejected),
+    };
+    tap.give_back(value.is_ok());
+    value
 }
 
 struct Reader<'de> {
@@ -532,13 +558,32 @@ impl<'de> MapAccess<'de> for Map<'_, 'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Rejected> {
+        if !self.key_follows()? {
+            return Ok(None);
+        }
+        let key = seed.deserialize(Key { r: &mut *self.r })?;
+        self.r.expect(b':')?;
+        Ok(Some(key))
+    }
+
+    #[inline(always)]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Rejected> {
+        seed.deserialize(&mut *self.r)
+    }
+}
+
+impl Map<'_, '_> {
+    /// Reads up to the next key: true when one follows (its opening quote at `pos`), false
+    /// when the object has ended.
+    #[inline(always)]
+    fn key_follows(&mut self) -> Result<bool, Rejected> {
         let r = &mut *self.r;
         match r.skip_ws() {
             Some(b'}') if !self.ended => {
                 r.pos += 1;
                 r.depth -= 1;
                 self.ended = true;
-                return Ok(None);
+                return Ok(false);
             }
             Some(b',') if !self.first && !self.ended => {
                 r.pos += 1;
@@ -550,14 +595,7 @@ impl<'de> MapAccess<'de> for Map<'_, 'de> {
             _ => return Err(Rejected),
         }
         self.first = false;
-        let key = seed.deserialize(Key { r: &mut *r })?;
-        r.expect(b':')?;
-        Ok(Some(key))
-    }
-
-    #[inline(always)]
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Rejected> {
-        seed.deserialize(&mut *self.r)
+        Ok(true)
     }
 }
 

@@ -134,14 +134,19 @@ impl Batch {
 
     /// The pure half of each record, in order, each with its view: cursor-agent's event, or
     /// `agent`'s record when it is another agent.
-    pub(super) fn examine(&self, dialect: Option<Dialect>, agent: Option<Agent>) -> Outcomes<'_> {
+    pub(super) fn examine(
+        &self,
+        dialect: Option<Dialect>,
+        agent: Option<Agent>,
+        keys: bool,
+    ) -> Outcomes<'_> {
         let mut out: Outcomes<'_> = Vec::with_capacity(self.frames.len());
         for meta in &self.frames {
             if let Frame::Record(rec) = self.frame(meta) {
                 // Examined in place: the view is never moved.
                 out.push(Examined::SlowPath);
                 let slot = out.last_mut().expect("just pushed");
-                examine(&rec, dialect, agent, slot, &self.arena);
+                examine(&rec, dialect, agent, keys, slot, &self.arena);
             }
         }
         out
