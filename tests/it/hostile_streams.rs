@@ -39,21 +39,27 @@ fn distinct_kinds(n: usize, width: usize) -> Vec<u8> {
 }
 
 #[test]
-fn distinct_tool_kinds_are_checked_in_linear_time() {
-    // 20,000 kinds of 2 KB: a list scanned per call took about 17 s in a release build (minutes
-    // in a debug one); a lookup by hash takes about a second in a debug build, and up to 15 s
-    // on a machine loaded thirty times over, so the bound leaves room for that.
-    let input = distinct_kinds(20_000, 2_000);
-    for command in ["check", "stats", "render", "fmt"] {
-        let start = Instant::now();
+fn many_distinct_tool_kinds_are_each_counted_by_every_command() {
+    // 5,000 kinds of 2 KB, past the kinds kept by name: every command reads them all, and stats
+    // names each call once. (A list scanned per call made this quadratic once; how long the
+    // lookup takes is measured by the benches, not here.)
+    let calls = 5_000;
+    let input = distinct_kinds(calls, 2_000);
+    for command in ["check", "render", "fmt"] {
         let run = exec(&[command, "-"], Some(&input));
-        let took = start.elapsed();
-        assert!(run.code <= 1, "{command}: {}", run.code);
-        assert!(
-            took < Duration::from_secs(40),
-            "{command} took {took:?} on 20,000 distinct tool kinds"
-        );
+        assert!(run.code <= 1, "{command}: {}", run.describe());
     }
+    let run = exec(&["stats", "--format", "json", "-"], Some(&input));
+    assert!(run.code <= 1, "{}", run.describe());
+    let stats: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let kinds = &stats["total"]["tool_calls"];
+    let counted: u64 = kinds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, calls as u64, "{kinds}");
 }
 
 #[test]
@@ -150,7 +156,7 @@ fn closed_after_one_line(args: &[&str], input: &[u8]) -> (i32, String) {
 fn a_closed_stdout_keeps_the_exit_code_of_the_findings_so_far() {
     // Far more findings than a pipe buffer holds, so sjlint is still writing when the reader
     // goes away.
-    let noisy = "not json at all\n".repeat(100_000).into_bytes();
+    let noisy = "not json at all\n".repeat(20_000).into_bytes();
     let cases: [(&[&str], i32); 6] = [
         (&["check", "-"], 1),
         (&["check", "--jobs", "1", "-"], 1),

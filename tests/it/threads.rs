@@ -135,9 +135,10 @@ fn for_each_file(files: &[PathBuf], each: impl Fn(&Path) + Sync) {
     });
 }
 
-/// As a file, `json` under every way of threading, and the other formats at the extremes:
-/// `concise` for every file (it carries the totals, which `json` does not), the rest for the
-/// files with findings (on a clean file they print the totals only).
+/// As a file, `json` under every way of threading, and two other formats at the extremes:
+/// `concise` for every file (it carries the totals, which `json` does not), `human` for the
+/// files with findings (on a clean file it prints the totals only). The other formats print the
+/// findings `json` carries; each is compared at the extremes on every file below, under `--tee`.
 #[test]
 fn every_fixture_and_corpus_file_as_a_file() {
     for_each_file(&fixture_files(), |file| {
@@ -145,11 +146,8 @@ fn every_fixture_and_corpus_file_as_a_file() {
         let json = same_output(&["--format", "json", path], None, &THREADS);
         let extremes: [&[&str]; 2] = [THREADS[0], THREADS[2]];
         same_output(&["--format", "concise", path], None, &extremes);
-        if json.starts_with(b"[]") {
-            return;
-        }
-        for format in ["human", "github", "sarif", "junit"] {
-            same_output(&["--format", format, path], None, &extremes);
+        if !json.starts_with(b"[]") {
+            same_output(&["--format", "human", path], None, &extremes);
         }
     });
 }
@@ -404,7 +402,7 @@ fn every_agents_generated_stream_as_a_file_and_on_stdin() {
     for agent in generated() {
         let mut input = Vec::new();
         for seed in 0..3u64 {
-            input.extend_from_slice(&stream(agent, seed, 96 << 10));
+            input.extend_from_slice(&stream(agent, seed, 40 << 10));
             input.extend_from_slice(one_run(agent, seed, &[1, 0, 2], Some(1)).0.as_bytes());
             input.extend_from_slice(b"{not json\n{\"type\":\"x\",\"a\":\"raw\nnewline\"}\n");
             input.extend_from_slice(b"{\"type\":\"x\",\"n\":1e400}\n");

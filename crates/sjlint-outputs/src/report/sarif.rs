@@ -21,6 +21,7 @@ use sjlint_core::rules::{RULES, RuleInfo, Severity};
 use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// Where the SARIF 2.1.0 schema is published (with the standard's errata applied).
 const SCHEMA_URI: &str =
@@ -50,7 +51,7 @@ impl Log {
         d: &Diagnostic,
     ) -> io::Result<()> {
         if self.results == 0 {
-            let log = whole_log("[]")?;
+            let log = empty_log()?;
             // The log ends with the `[` of its empty results array and the tail, which begins
             // with that array's `]`: the head is all of it up to that `[`.
             let head = &log[..log.len() - TAIL.len()];
@@ -83,7 +84,7 @@ impl Log {
     /// Ends the log (writes all of it when no result was written), followed by a newline.
     pub(super) fn write<W: Write>(self, out: &mut W) -> io::Result<()> {
         if self.results == 0 {
-            out.write_all(whole_log("[]")?.as_bytes())?;
+            out.write_all(empty_log()?.as_bytes())?;
         } else {
             out.write_all(TAIL.as_bytes())?;
         }
@@ -91,9 +92,14 @@ impl Log {
     }
 }
 
-/// The whole log with `results` (a JSON array) as its results.
-fn whole_log(results: &str) -> io::Result<String> {
-    let results: &RawValue = serde_json::from_str(results)?;
+/// The whole log with no result: the same for every log a process writes (the tool and its
+/// rules, whose docs make it about 350 kB), so it is written once and kept.
+fn empty_log() -> io::Result<&'static str> {
+    static LOG: OnceLock<String> = OnceLock::new();
+    if let Some(log) = LOG.get() {
+        return Ok(log);
+    }
+    let results: &RawValue = serde_json::from_str("[]")?;
     let log = WireLog {
         schema: SCHEMA_URI,
         version: "2.1.0",
@@ -112,7 +118,7 @@ fn whole_log(results: &str) -> io::Result<String> {
     };
     let text = sjlint_core::json_out::to_string(&log)?;
     debug_assert!(text.ends_with(&format!("[{TAIL}")));
-    Ok(text)
+    Ok(LOG.get_or_init(|| text))
 }
 
 fn level(severity: Severity) -> &'static str {
