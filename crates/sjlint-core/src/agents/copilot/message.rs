@@ -183,19 +183,15 @@ impl Validator {
         sink(&ev);
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
+    /// The fields of an `assistant.message`, and its output tokens for the run's (its text goes
+    /// to the common form by [`Validator::whole`]).
     pub(super) fn message<'a>(
         &mut self,
         pos: Position,
         bytes: &[u8],
         d: &Data<'a>,
         arena: &'a Bump,
-        ms: Option<u64>,
         emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
     ) {
         let what = "an `assistant.message`";
         text(
@@ -221,7 +217,6 @@ impl Validator {
             *t = t.saturating_add(n);
         }
         tool_requests(pos, bytes, d, arena, emit);
-        self.whole(pos, Stream::Message, d, ms, sink);
     }
 
     /// The streamed messages the run's `result` finds without their whole message.

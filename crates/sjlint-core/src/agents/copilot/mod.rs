@@ -284,23 +284,16 @@ impl super::Rules for Validator {
             Ok(ty) => ty,
             Err(shape) => return shape,
         };
-        let Cx {
-            pos,
-            bytes,
-            arena,
-            emit,
-            mut sink,
-            ..
-        } = cx;
+        let (pos, bytes) = (cx.pos, cx.bytes);
         let Some(&(_, what)) = KNOWN.iter().find(|(t, _)| *t == ty) else {
             // About 120 types and more each release: forward-compatible, said as information.
-            emit(super::unknown_type(Agent::Copilot, ty, pos, bytes));
+            (cx.emit)(super::unknown_type(Agent::Copilot, ty, pos, bytes));
             return None;
         };
         let ms = if ty == "result" {
-            self.timestamp(pos, bytes, line, "a `result`", emit)
+            self.timestamp(pos, bytes, line, "a `result`", cx.emit)
         } else {
-            self.envelope(pos, bytes, line, emit)
+            self.envelope(pos, bytes, line, cx.emit)
         };
         // After a run's `result`, a `session.*` event, the prompt (`user.message`) or the first
         // event of a session (`parentId` null) begins the next run (another invocation
@@ -308,21 +301,21 @@ impl super::Rules for Validator {
         let starts = ty.starts_with("session.")
             || ty == "user.message"
             || line.parent_id.json_type() == Some(JsonType::Null);
-        if self.run.step(&RUN, pos, bytes, ty, starts, emit) {
-            self.begin(pos, ms, &mut sink);
+        if self.run.step(&RUN, pos, bytes, ty, starts, cx.emit) {
+            self.begin(pos, ms, &mut cx.sink);
         }
         self.last_line = pos.line;
         if ty == "result" {
-            self.result(pos, bytes, line, arena, ms, emit, &mut sink);
+            self.result(cx, line, ms);
             return None;
         }
         let data = &line.data;
         if data.shape != Some(JsonType::Object) {
             return None;
         }
-        strings(ty, data, what, pos, bytes, emit);
-        shapes(ty, data, what, pos, bytes, emit);
-        self.payload(ty, what, data, pos, bytes, arena, ms, emit, &mut sink);
+        strings(ty, data, what, pos, bytes, cx.emit);
+        shapes(ty, data, what, pos, bytes, cx.emit);
+        self.payload(ty, what, data, cx, ms);
         None
     }
 
@@ -388,23 +381,9 @@ impl Validator {
         }
     }
 
-    /// What a session event's payload says, by its type.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    fn payload<'a>(
-        &mut self,
-        ty: &str,
-        what: &str,
-        d: &Data<'a>,
-        pos: Position,
-        bytes: &[u8],
-        arena: &'a Bump,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    /// What a session event's payload says, by its type. `ms` is the record's time.
+    fn payload<'a>(&mut self, ty: &str, what: &str, d: &Data<'a>, cx: Cx<'a, '_>, ms: Option<u64>) {
+        let (pos, bytes, arena, emit, mut sink) = (cx.pos, cx.bytes, cx.arena, cx.emit, cx.sink);
         match ty {
             "session.error" => {
                 self.last_error.clear();
@@ -456,7 +435,7 @@ impl Validator {
                     &["data", "deltaContent"],
                     emit,
                 );
-                self.piece(pos, ty, d, ms, sink);
+                self.piece(pos, ty, d, ms, &mut sink);
             }
             "assistant.reasoning" => {
                 text(
@@ -468,10 +447,13 @@ impl Validator {
                     &["data", "content"],
                     emit,
                 );
-                self.whole(pos, Stream::Reasoning, d, ms, sink);
+                self.whole(pos, Stream::Reasoning, d, ms, &mut sink);
             }
-            "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, sink),
-            "assistant.usage" => self.usage(pos, bytes, d, emit, sink),
+            "assistant.message" => {
+                self.message(pos, bytes, d, arena, emit);
+                self.whole(pos, Stream::Message, d, ms, &mut sink);
+            }
+            "assistant.usage" => self.usage(pos, bytes, d, emit, &mut sink),
             "session.shutdown" => {
                 // The session's totals: what they have beyond the calls' `usage` said.
                 if let Some(t) = shape::shutdown_tokens(d, arena)
@@ -484,8 +466,8 @@ impl Validator {
                     sink(&ev);
                 }
             }
-            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, sink),
-            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
+            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, &mut sink),
+            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, &mut sink),
             "abort" => {
                 self.aborted = true;
                 self.abort_for_credit = d.reason.as_str() == Some("autopilot_credit_limit");

@@ -4,13 +4,14 @@
 
 use super::shape::{RunUsage, count_field, run_usage};
 use super::{Data, Line, PAIRING, Validator};
-use crate::agents::{Emit, Sink, Want, count, expect, parse_into, require, unfinished, wrong_type};
+use crate::agents::{
+    Cx, Emit, Sink, Want, count, expect, parse_into, require, unfinished, wrong_type,
+};
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::Severity;
 use crate::rules::messages::Pairing;
 use crate::vocab::{self, Kind, Tokens};
-use bumpalo::Bump;
 use std::borrow::Cow;
 
 /// The tokens of a run: its `assistant.usage` lines, each said as a `usage` event as it comes
@@ -103,21 +104,10 @@ impl Validator {
 
     /// The run's `result`: `sessionId`, `exitCode` (0 when it went well) and `usage`, which has
     /// premium requests, durations and code changes but no tokens. It ends the run: the calls
-    /// still open never completed, and streamed messages never got their whole.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    pub(super) fn result<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        line: &Line<'a>,
-        arena: &'a Bump,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    /// still open never completed, and streamed messages never got their whole. `ms` is the
+    /// record's time.
+    pub(super) fn result<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>, ms: Option<u64>) {
+        let (pos, bytes, arena, emit, sink) = (cx.pos, cx.bytes, cx.arena, cx.emit, cx.sink);
         let what = "a `result`";
         require(
             line.session_id.json_type(),
