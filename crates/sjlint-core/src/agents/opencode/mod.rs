@@ -273,11 +273,17 @@ impl super::Rules for Validator {
             &["sessionID"],
             emit,
         );
-        self.lifecycle(pos, bytes, ty, line, ms, emit, &mut sink);
+        if self.lifecycle(pos, bytes, ty, line, emit, &mut sink) {
+            self.begin(pos, line, ms, &mut sink);
+        }
         self.last_line = pos.line;
         match ty {
             "step_start" => self.step_start(pos, bytes, line, emit),
-            "text" | "reasoning" => self.text(pos, bytes, ty, line, ms, emit, &mut sink),
+            "text" | "reasoning" => {
+                if self.text(pos, bytes, ty, line, emit) {
+                    self.text_event(pos, ty, line, ms, &mut sink);
+                }
+            }
             "tool_use" => self.tool_use(pos, bytes, line, ms, emit, &mut sink),
             "step_finish" => {
                 self.finish_ms = ms;
@@ -337,28 +343,24 @@ impl Validator {
     /// A run opens with its first record. After its last step stopped, a `step_start` begins the
     /// next run (another `opencode run`, perhaps `--continue`d in the same session); any other
     /// record goes on with the run. After a `done` or an `error`, only a `step_start` begins a
-    /// run (a `done` or another `error` after an `error` belongs to it).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
+    /// run (a `done` or another `error` after an `error` belongs to it). Whether the record
+    /// begins a run, which the caller then begins ([`Validator::begin`]).
     fn lifecycle(
         &mut self,
         pos: Position,
         bytes: &[u8],
         ty: &str,
         line: &Line<'_>,
-        ms: Option<u64>,
         emit: Emit<'_>,
         sink: &mut Sink<'_, '_>,
-    ) {
+    ) -> bool {
         match self.state {
-            State::Before => self.begin(pos, line, ms, sink),
+            State::Before => return true,
             State::Open(_) => self.same_session(pos, bytes, line, emit),
             State::Stopped { since, at } => {
                 if ty == "step_start" {
                     self.end_stopped(at, None, sink);
-                    self.begin(pos, line, ms, sink);
+                    return true;
                 } else if !matches!(ty, "done" | "error") {
                     // The run went on after a step that stopped: its end is still to come.
                     self.state = State::Open(since);
@@ -366,9 +368,7 @@ impl Validator {
                     self.same_session(pos, bytes, line, emit);
                 }
             }
-            State::Ended { .. } | State::Stray(_) if ty == "step_start" => {
-                self.begin(pos, line, ms, sink);
-            }
+            State::Ended { .. } | State::Stray(_) if ty == "step_start" => return true,
             State::Ended { failed: true, .. } if matches!(ty, "done" | "error") => {}
             State::Stray(_) => {}
             State::Ended { at, .. } => {
@@ -389,6 +389,7 @@ impl Validator {
                 self.state = State::Stray(at);
             }
         }
+        false
     }
 
     fn begin(&mut self, pos: Position, line: &Line<'_>, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
@@ -482,27 +483,16 @@ impl Validator {
         )
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    fn text(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        line: &Line<'_>,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    /// The fields of a `text` or `reasoning` (`ty`): whether its `part` is an object, which its
+    /// common event ([`Validator::text_event`]) is made of.
+    fn text(&self, pos: Position, bytes: &[u8], ty: &str, line: &Line<'_>, emit: Emit<'_>) -> bool {
         let what = if ty == "text" {
             "a `text`"
         } else {
             "a `reasoning`"
         };
         if !self.part(pos, bytes, what, line, emit) {
-            return;
+            return false;
         }
         require(
             line.part.text.json_type(),
@@ -513,6 +503,18 @@ impl Validator {
             &["part", "text"],
             emit,
         );
+        true
+    }
+
+    /// A `text` or `reasoning` (`ty`) in the common form, and the run's answer so far.
+    fn text_event(
+        &mut self,
+        pos: Position,
+        ty: &str,
+        line: &Line<'_>,
+        ms: Option<u64>,
+        sink: &mut Sink<'_, '_>,
+    ) {
         let Some(sink) = sink else {
             return;
         };
