@@ -23,7 +23,9 @@
 //! shutdown said). `inputTokens` holds the cache reads and writes, which are counted apart.
 //! Nothing carries a cost in
 //! dollars (`assistant.usage.cost` is a billing multiplier). The views of the records and the
-//! checks of their fields' shapes live in `shape`. State is owned and bounded. It must not print.
+//! checks of their fields' shapes live in `shape`, the streamed messages and their pieces in
+//! `message`, the run's tokens and its `result` in `result`. State is owned and bounded. It must
+//! not print.
 
 use super::{
     Agent, Calls, Emit, Opened, Progress, Sink, Want, expect, line_pos, parse_timestamp, require,
@@ -35,18 +37,20 @@ use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
 use crate::rules::RuleSet;
-use crate::rules::Severity;
-use crate::vocab::{self, Kind, Tokens};
+use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
+mod message;
+mod result;
 mod shape;
 
-use crate::rules::messages::{self, EventType, Id, Orphan, Pairing, Streamed, Unended};
+use message::{Pieces, Stream};
+use result::RunTokens;
+
+use crate::rules::messages::{self, Id, Orphan, Pairing, Unended};
 pub use shape::{Data, Line, RunUsage};
-use shape::{
-    array, count_field, kind_of, object_shape, run_usage, shapes, strings, text, tool_requests,
-};
+use shape::{array, kind_of, object_shape, shapes, strings, text};
 
 /// How the tool calls of its stream pair, for the messages of the pairing rules.
 const PAIRING: Pairing<'static> = Pairing {
@@ -179,71 +183,6 @@ const RUN: Words = Words {
 /// turns are kept; beyond it the oldest are forgotten and their checks stay quiet.
 const MAX_PENDING: usize = 64;
 
-/// Which kind of streamed text pieces belong to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    Message,
-    Reasoning,
-}
-
-/// The pieces of one streamed message so far: their length and a hash that does not depend on
-/// how the text was cut into pieces, to tell what the whole message adds.
-struct Pieces {
-    stream: Stream,
-    id: String,
-    line: u64,
-    len: usize,
-    hash: u64,
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-/// FNV-1a of `bytes` continued from `h`: hashing pieces one after the other gives the hash of
-/// their concatenation.
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(FNV_PRIME);
-    }
-    h
-}
-
-/// The tokens of a run: its `assistant.usage` lines, each said as a `usage` event as it comes
-/// (what `run`'s budgets act on); at its `session.shutdown`, what the session's totals have
-/// beyond what those said; at its end, when it had no `assistant.usage`, what the output tokens
-/// of its messages have beyond what was said.
-#[derive(Default)]
-struct RunTokens {
-    /// An `assistant.usage` line was read: its tokens were said already.
-    calls: bool,
-    message_output: Option<u64>,
-    /// What the run's `usage` events said so far.
-    said: Tokens,
-}
-
-impl RunTokens {
-    /// What `t` adds beyond what was said, now said too.
-    fn add(&mut self, t: Tokens) -> Option<Tokens> {
-        let rest = t.beyond(self.said);
-        self.said = self.said.plus(rest);
-        (!rest.is_zero()).then_some(rest)
-    }
-
-    /// What is still to be said at the run's end.
-    fn take(&mut self) -> Option<Tokens> {
-        let mut t = std::mem::take(self);
-        if t.calls {
-            return None;
-        }
-        let output = t.message_output?;
-        t.add(Tokens {
-            output,
-            ..Tokens::default()
-        })
-    }
-}
-
 /// The checker of one Copilot CLI stream.
 #[derive(Default)]
 pub struct Validator {
@@ -345,23 +284,16 @@ impl super::Rules for Validator {
             Ok(ty) => ty,
             Err(shape) => return shape,
         };
-        let Cx {
-            pos,
-            bytes,
-            arena,
-            emit,
-            mut sink,
-            ..
-        } = cx;
+        let (pos, bytes) = (cx.pos, cx.bytes);
         let Some(&(_, what)) = KNOWN.iter().find(|(t, _)| *t == ty) else {
             // About 120 types and more each release: forward-compatible, said as information.
-            emit(super::unknown_type(Agent::Copilot, ty, pos, bytes));
+            (cx.emit)(super::unknown_type(Agent::Copilot, ty, pos, bytes));
             return None;
         };
         let ms = if ty == "result" {
-            self.timestamp(pos, bytes, line, "a `result`", emit)
+            self.timestamp(pos, bytes, line, "a `result`", cx.emit)
         } else {
-            self.envelope(pos, bytes, line, emit)
+            self.envelope(pos, bytes, line, cx.emit)
         };
         // After a run's `result`, a `session.*` event, the prompt (`user.message`) or the first
         // event of a session (`parentId` null) begins the next run (another invocation
@@ -369,21 +301,21 @@ impl super::Rules for Validator {
         let starts = ty.starts_with("session.")
             || ty == "user.message"
             || line.parent_id.json_type() == Some(JsonType::Null);
-        if self.run.step(&RUN, pos, bytes, ty, starts, emit) {
-            self.begin(pos, ms, &mut sink);
+        if self.run.step(&RUN, pos, bytes, ty, starts, cx.emit) {
+            self.begin(pos, ms, &mut cx.sink);
         }
         self.last_line = pos.line;
         if ty == "result" {
-            self.result(pos, bytes, line, arena, ms, emit, &mut sink);
+            self.result(cx, line, ms);
             return None;
         }
         let data = &line.data;
         if data.shape != Some(JsonType::Object) {
             return None;
         }
-        strings(ty, data, what, pos, bytes, emit);
-        shapes(ty, data, what, pos, bytes, emit);
-        self.payload(ty, what, data, pos, bytes, arena, ms, emit, &mut sink);
+        strings(ty, data, what, pos, bytes, cx.emit);
+        shapes(ty, data, what, pos, bytes, cx.emit);
+        self.payload(ty, what, data, cx, ms);
         None
     }
 
@@ -433,11 +365,6 @@ pub(super) fn at(d: Diagnostic, bytes: &[u8], path: &[&str]) -> Diagnostic {
     }
 }
 
-/// The first piece of `s` up to `n` bytes on a character boundary (`n` or less).
-fn prefix_len(s: &str, n: usize) -> Option<usize> {
-    (n <= s.len() && s.is_char_boundary(n)).then_some(n)
-}
-
 impl Validator {
     /// A string holding `id`, from the spare ones when there is one.
     fn key(&mut self, id: &str) -> String {
@@ -454,23 +381,9 @@ impl Validator {
         }
     }
 
-    /// What a session event's payload says, by its type.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    fn payload<'a>(
-        &mut self,
-        ty: &str,
-        what: &str,
-        d: &Data<'a>,
-        pos: Position,
-        bytes: &[u8],
-        arena: &'a Bump,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    /// What a session event's payload says, by its type. `ms` is the record's time.
+    fn payload<'a>(&mut self, ty: &str, what: &str, d: &Data<'a>, cx: Cx<'a, '_>, ms: Option<u64>) {
+        let (pos, bytes, arena, emit, mut sink) = (cx.pos, cx.bytes, cx.arena, cx.emit, cx.sink);
         match ty {
             "session.error" => {
                 self.last_error.clear();
@@ -522,7 +435,7 @@ impl Validator {
                     &["data", "deltaContent"],
                     emit,
                 );
-                self.piece(pos, ty, d, ms, sink);
+                self.piece(pos, ty, d, ms, &mut sink);
             }
             "assistant.reasoning" => {
                 text(
@@ -534,10 +447,13 @@ impl Validator {
                     &["data", "content"],
                     emit,
                 );
-                self.whole(pos, Stream::Reasoning, d, ms, sink);
+                self.whole(pos, Stream::Reasoning, d, ms, &mut sink);
             }
-            "assistant.message" => self.message(pos, bytes, d, arena, ms, emit, sink),
-            "assistant.usage" => self.usage(pos, bytes, d, emit, sink),
+            "assistant.message" => {
+                self.message(pos, bytes, d, arena, emit);
+                self.whole(pos, Stream::Message, d, ms, &mut sink);
+            }
+            "assistant.usage" => self.usage(pos, bytes, d, emit, &mut sink),
             "session.shutdown" => {
                 // The session's totals: what they have beyond the calls' `usage` said.
                 if let Some(t) = shape::shutdown_tokens(d, arena)
@@ -550,8 +466,8 @@ impl Validator {
                     sink(&ev);
                 }
             }
-            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, sink),
-            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, sink),
+            "tool.execution_start" => self.tool_start(pos, bytes, d, ms, emit, &mut sink),
+            "tool.execution_complete" => self.tool_complete(pos, bytes, d, ms, emit, &mut sink),
             "abort" => {
                 self.aborted = true;
                 self.abort_for_credit = d.reason.as_str() == Some("autopilot_credit_limit");
@@ -723,233 +639,6 @@ impl Validator {
         emit(at(d, bytes, &["data", "turnId"]));
     }
 
-    /// A streamed piece of a message or of a reasoning: a `delta` piece of the common form,
-    /// remembered until its whole message repeats it.
-    fn piece(
-        &mut self,
-        pos: Position,
-        ty: &str,
-        d: &Data<'_>,
-        ms: Option<u64>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let (stream, id) = if ty == "assistant.message_delta" {
-            (Stream::Message, &d.message_id)
-        } else {
-            (Stream::Reasoning, &d.reasoning_id)
-        };
-        // The text is read (unescaped) only for the common form, which alone needs it.
-        let text = sink.as_ref().and_then(|_| d.delta_content.text());
-        // The first piece of a message begins it in the common form; the others continue it.
-        let mut first = false;
-        if let Some(id) = id.as_str() {
-            let id = super::id_prefix(id);
-            let i = match self
-                .pieces
-                .iter()
-                .position(|p| p.stream == stream && p.id == id)
-            {
-                Some(i) => i,
-                None => {
-                    if self.pieces.len() >= MAX_PENDING {
-                        let old = self.pieces.remove(0);
-                        self.recycle(old.id);
-                    }
-                    let id = self.key(id);
-                    self.pieces.push(Pieces {
-                        stream,
-                        id,
-                        line: pos.line,
-                        len: 0,
-                        hash: FNV_OFFSET,
-                    });
-                    self.pieces.len() - 1
-                }
-            };
-            first = self.pieces[i].len == 0;
-            if let Some(t) = &text {
-                let p = &mut self.pieces[i];
-                p.len = p.len.saturating_add(t.len());
-                p.hash = fnv(p.hash, t.as_bytes());
-            }
-        }
-        if stream == Stream::Message
-            && sink.is_some()
-            && let Some(t) = &text
-        {
-            self.answer.push(t);
-        }
-        if let Some(sink) = sink {
-            let kind = match stream {
-                Stream::Message => Kind::AssistantText,
-                Stream::Reasoning => Kind::Thinking,
-            };
-            let mut ev = vocab::Event::new(kind, pos.line);
-            ev.text = text;
-            ev.delta = !first;
-            ev.parent = d.parent_tool_call_id.to_cow();
-            ev.timestamp_ms = ms;
-            sink(&ev);
-        }
-    }
-
-    /// The whole message (or reasoning) that repeats its streamed pieces: its text goes to the
-    /// common form once, as a whole when nothing was streamed, else only the part the pieces
-    /// lacked. The message's text, for the run's answer.
-    fn whole(
-        &mut self,
-        pos: Position,
-        stream: Stream,
-        d: &Data<'_>,
-        ms: Option<u64>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let id = match stream {
-            Stream::Message => &d.message_id,
-            Stream::Reasoning => &d.reasoning_id,
-        };
-        let streamed = id.as_str().map(super::id_prefix).and_then(|id| {
-            let i = self
-                .pieces
-                .iter()
-                .position(|p| p.stream == stream && p.id == id)?;
-            let p = self.pieces.remove(i);
-            let seen = (p.len, p.hash);
-            self.recycle(p.id);
-            Some(seen)
-        });
-        let Some(sink) = sink else {
-            return;
-        };
-        let was_streamed = streamed.is_some();
-        let Some(content) = d.content.text() else {
-            return;
-        };
-        if stream == Stream::Message {
-            self.answer.clear();
-            self.answer.push(&content);
-        }
-        let rest: Option<Cow<'_, str>> = match streamed {
-            None => Some(content),
-            Some((len, hash)) => match prefix_len(&content, len) {
-                // The pieces were the start of the message: what they lacked, if anything.
-                Some(n) if fnv(FNV_OFFSET, &content.as_bytes()[..n]) == hash => (n < content.len())
-                    .then(|| match content {
-                        Cow::Borrowed(c) => Cow::Borrowed(&c[n..]),
-                        Cow::Owned(c) => Cow::Owned(c[n..].to_owned()),
-                    }),
-                // The pieces said otherwise: they stand.
-                _ => None,
-            },
-        };
-        let Some(text) = rest.filter(|t| !t.is_empty()) else {
-            return;
-        };
-        let kind = match stream {
-            Stream::Message => Kind::AssistantText,
-            Stream::Reasoning => Kind::Thinking,
-        };
-        let mut ev = vocab::Event::new(kind, pos.line);
-        ev.delta = was_streamed;
-        ev.text = Some(text);
-        ev.parent = d.parent_tool_call_id.to_cow();
-        ev.timestamp_ms = ms;
-        sink(&ev);
-    }
-
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    fn message<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        d: &Data<'a>,
-        arena: &'a Bump,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let what = "an `assistant.message`";
-        text(
-            &d.content,
-            true,
-            what,
-            pos,
-            bytes,
-            &["data", "content"],
-            emit,
-        );
-        if count_field(
-            &d.output_tokens,
-            false,
-            what,
-            pos,
-            bytes,
-            &["data", "outputTokens"],
-            emit,
-        ) && let Some(n) = super::count(&d.output_tokens)
-        {
-            let t = self.tokens.message_output.get_or_insert(0);
-            *t = t.saturating_add(n);
-        }
-        tool_requests(pos, bytes, d, arena, emit);
-        self.whole(pos, Stream::Message, d, ms, sink);
-    }
-
-    /// `assistant.usage`: one API call's tokens, a `usage` event of their own.
-    fn usage(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        d: &Data<'_>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let what = "an `assistant.usage`";
-        let mut t = Tokens::default();
-        for (name, f, slot) in [
-            ("inputTokens", &d.input_tokens, &mut t.input),
-            ("outputTokens", &d.output_tokens, &mut t.output),
-            ("cacheReadTokens", &d.cache_read_tokens, &mut t.cache_read),
-            (
-                "cacheWriteTokens",
-                &d.cache_write_tokens,
-                &mut t.cache_write,
-            ),
-            ("reasoningTokens", &d.reasoning_tokens, &mut t.reasoning),
-        ] {
-            if count_field(f, false, what, pos, bytes, &["data", name], emit) {
-                *slot = super::count(f).unwrap_or(0);
-            }
-        }
-        for (name, f) in [("cost", &d.cost), ("duration", &d.duration)] {
-            expect(
-                f.json_type(),
-                Want::Num,
-                false,
-                pos,
-                bytes,
-                &["data", name],
-                emit,
-            );
-        }
-        // `inputTokens` holds the `cacheReadTokens` and `cacheWriteTokens`, which are counted
-        // apart (a session's totals show it: its `tokenDetails` input is `inputTokens` less both).
-        t.input = t
-            .input
-            .saturating_sub(t.cache_read)
-            .saturating_sub(t.cache_write);
-        self.tokens.calls = true;
-        self.tokens.said = self.tokens.said.plus(t);
-        if let Some(sink) = sink {
-            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
-            ev.usage = Some(t);
-            sink(&ev);
-        }
-    }
-
     fn tool_start(
         &mut self,
         pos: Position,
@@ -1104,144 +793,6 @@ impl Validator {
             sink(&ev);
         }
     }
-
-    /// The run's `result`: `sessionId`, `exitCode` (0 when it went well) and `usage`, which has
-    /// premium requests, durations and code changes but no tokens. It ends the run: the calls
-    /// still open never completed, and streamed messages never got their whole.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its view and the caller's sinks"
-    )]
-    fn result<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        line: &Line<'a>,
-        arena: &'a Bump,
-        ms: Option<u64>,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let what = "a `result`";
-        require(
-            line.session_id.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["sessionId"],
-            emit,
-        );
-        let exit = if require(
-            line.exit_code.json_type(),
-            Want::Num,
-            what,
-            pos,
-            bytes,
-            &["exitCode"],
-            emit,
-        ) {
-            match line.exit_code {
-                Field::UInt(n) => Some(i64::try_from(n).unwrap_or(i64::MAX)),
-                Field::Int(n) => Some(n),
-                _ => {
-                    emit(super::wrong_type(
-                        pos,
-                        bytes,
-                        &["exitCode"],
-                        JsonType::Number,
-                        &[Want::Int],
-                    ));
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        let mut u = RunUsage::default();
-        if require(
-            line.usage.json_type(),
-            Want::Obj,
-            what,
-            pos,
-            bytes,
-            &["usage"],
-            emit,
-        ) && let Some(raw) = line.usage.get()
-            && super::parse_into(raw, arena, &mut u).is_ok()
-        {
-            run_usage(&u, pos, bytes, emit);
-        }
-        if self.run.stray() {
-            return;
-        }
-        let ok = exit.is_none_or(|c| c == 0);
-        // A run that was aborted or failed may leave calls open: said, not as an error.
-        let cut = self.aborted || !ok;
-        for call in self.calls.drain() {
-            let mut d = unfinished(
-                &call,
-                &Pairing {
-                    before: Some("the run's `result`"),
-                    ..PAIRING
-                },
-            );
-            if cut {
-                d.severity = Severity::Warning;
-            }
-            emit(d);
-        }
-        self.unfinished_pieces(pos, emit);
-        self.run.end(pos.line);
-        if let Some(sink) = sink {
-            if let Some(t) = self.tokens.take() {
-                let mut ev = vocab::Event::new(Kind::Usage, pos.line);
-                ev.usage = Some(t);
-                sink(&ev);
-            }
-            let mut ev = vocab::Event::new(Kind::End, pos.line);
-            ev.ok = Some(ok && !self.aborted);
-            ev.outcome = Some(match (self.aborted, self.abort_for_credit) {
-                (true, true) => vocab::Outcome::Budget,
-                (true, false) => vocab::Outcome::Cancelled,
-                (false, _) => vocab::Outcome::of_ok(Some(ok)),
-            });
-            ev.session_id = line.session_id.to_cow();
-            ev.text = if ok || self.last_error.is_empty() {
-                self.answer.text()
-            } else {
-                Some(Cow::Borrowed(self.last_error.as_str()))
-            };
-            ev.duration_ms = super::count(&u.session_duration_ms);
-            ev.timestamp_ms = ms;
-            sink(&ev);
-        }
-    }
-
-    /// The streamed messages the run's `result` finds without their whole message.
-    fn unfinished_pieces(&mut self, pos: Position, emit: Emit<'_>) {
-        // Taken and put back, so that its room is kept for the next run.
-        let mut all = std::mem::take(&mut self.pieces);
-        for p in all.drain(..) {
-            let (pieces, whole) = match p.stream {
-                Stream::Message => ("`assistant.message_delta`", "`assistant.message`"),
-                Stream::Reasoning => ("`assistant.reasoning_delta`", "`assistant.reasoning`"),
-            };
-            emit(Diagnostic::from_message(
-                pos,
-                messages::thinking_not_completed(&Streamed {
-                    agent: Agent::Copilot.display_name(),
-                    pieces,
-                    whole,
-                    id: Some(&p.id),
-                    cut_by: EventType::of("result"),
-                    began: p.line,
-                }),
-            ));
-            self.recycle(p.id);
-        }
-        self.pieces = all;
-    }
 }
 
 /// The exit code a shell call's completion reports, wherever its record puts it: the
@@ -1263,50 +814,6 @@ fn exit_code(bytes: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_hash_of_pieces_is_the_hash_of_their_text() {
-        let whole = "I'll run the test suite.";
-        let pieces = fnv(fnv(FNV_OFFSET, b"I'll run the"), b" test suite.");
-        assert_eq!(pieces, fnv(FNV_OFFSET, whole.as_bytes()));
-        assert_ne!(pieces, fnv(FNV_OFFSET, b"I'll run the test suite!"));
-        // A length inside a character is no prefix.
-        assert_eq!(prefix_len("é", 1), None);
-        assert_eq!(prefix_len("ab", 3), None);
-        assert_eq!(prefix_len("ab", 1), Some(1));
-    }
-
-    #[test]
-    fn the_run_has_tokens_from_one_place() {
-        let mut t = RunTokens {
-            message_output: Some(70),
-            ..RunTokens::default()
-        };
-        assert_eq!(t.take().map(|t| (t.input, t.output)), Some((0, 70)));
-        assert!(t.take().is_none());
-        // The calls' tokens were said as they came: the messages' are not said again.
-        let mut t = RunTokens {
-            calls: true,
-            message_output: Some(70),
-            ..RunTokens::default()
-        };
-        assert!(t.take().is_none());
-        // A session's totals add what they have beyond what was said; the messages' output,
-        // said by them, is not said again.
-        let mut t = RunTokens {
-            message_output: Some(25),
-            ..RunTokens::default()
-        };
-        let total = Tokens {
-            input: 3,
-            output: 25,
-            cache_write: 25_806,
-            ..Tokens::default()
-        };
-        assert_eq!(t.add(total), Some(total));
-        assert_eq!(t.add(total), None);
-        assert!(t.take().is_none());
-    }
 
     #[test]
     fn every_known_type_is_named_by_its_words() {
