@@ -55,6 +55,11 @@ pub struct StatsArgs {
     /// How to print the statistics
     #[arg(long, value_enum, default_value = "table", help_heading = "Output")]
     pub format: StatsFormat,
+
+    /// Files read at once (default: one per core); the output is the same either way and keeps
+    /// the order of the paths. At most 4 per core
+    #[arg(long, short, value_name = "N", help_heading = "Performance")]
+    pub jobs: Option<usize>,
 }
 
 #[derive(Args, Debug)]

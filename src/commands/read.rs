@@ -5,7 +5,7 @@
 //! cannot be read is reported and the others are still read, and Ctrl-C keeps what was read so
 //! far. It must not count or render anything itself (`stats`, `render` do).
 
-use super::inputs::{Opened, input_failure, open_input, unreadable_input};
+use super::inputs::{Input, Opened, input_failure, open_input, unreadable_input};
 use super::resolve::{ReadConfig, render_options};
 use super::stdio;
 use super::{EXIT_OK, EXIT_USAGE};
@@ -17,6 +17,8 @@ use sjlint_outputs::terminal::Terminal;
 use sjlint_outputs::{render, stats};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// The input [`each_input`] hands on, and where it stands among them.
 struct Reading<'a> {
@@ -76,29 +78,25 @@ fn each_input(
     Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
 }
 
-/// `sjlint stats`: the statistics of every input, as tables or one JSON document.
+/// `sjlint stats`: the statistics of every input, as tables or one JSON document. Several
+/// files are read at once, on `--jobs` threads.
 pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let config = ReadConfig::resolve_judged(&args.input, terminal)?;
+    let list = &config.inputs.list;
+    let jobs = super::resolve::jobs(args.jobs)?;
     let mut files = Vec::new();
-    let code = each_input(&config, |reading, reader| {
-        // The arrival times `sjlint run --save` kept beside a file time what its records do not.
-        let arrivals = reading
-            .path
-            .and_then(sjlint_core::arrivals::Arrivals::beside);
-        // The findings `check` reports of this input, with their severities.
-        let settings = &config.per_input[reading.position];
-        let judge = |d: &Diagnostic| {
-            settings
-                .grade(d, Path::new(reading.name))
-                .map(|d| d.severity)
-        };
-        let (stats, read) = stats::collect_judged(reader, &config.check, arrivals, &judge);
-        // After Ctrl-C, what was read so far is still shown.
-        if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
-            files.push((reading.name.to_owned(), stats));
-        }
-        read
-    })?;
+    let code = if jobs > 1 && list.len() > 1 && list.iter().all(|i| matches!(i, Input::File(_))) {
+        stats_in_parallel(&config, jobs, &mut files)?
+    } else {
+        each_input(&config, |reading, reader| {
+            let (stats, read) = stats_of(&config, reading, reader);
+            // After Ctrl-C, what was read so far is still shown.
+            if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
+                files.push((reading.name.to_owned(), stats));
+            }
+            read
+        })?
+    };
     let mut out = BufWriter::new(Sink(stdio::stdout()));
     match args.format {
         StatsFormat::Table => stats::write_tables(&mut out, &files)?,
@@ -106,6 +104,107 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
     }
     out.flush()?;
     Ok(code)
+}
+
+/// The statistics of one input, and how reading it ended.
+fn stats_of(
+    config: &ReadConfig,
+    reading: &Reading<'_>,
+    reader: Box<dyn Read>,
+) -> (stats::Stats, io::Result<()>) {
+    // The arrival times `sjlint run --save` kept beside a file time what its records do not.
+    let arrivals = reading
+        .path
+        .and_then(sjlint_core::arrivals::Arrivals::beside);
+    // The findings `check` reports of this input, with their severities.
+    let settings = &config.per_input[reading.position];
+    let judge = |d: &Diagnostic| {
+        settings
+            .grade(d, Path::new(reading.name))
+            .map(|d| d.severity)
+    };
+    stats::collect_judged(reader, &config.check, arrivals, &judge)
+}
+
+/// What a thread of [`stats_in_parallel`] made of one file.
+enum Counted {
+    Unopened(anyhow::Error),
+    Read(String, stats::Stats, io::Result<()>),
+}
+
+/// [`run_stats`] over files only, `jobs` of them at once: each thread takes the next file and
+/// counts it; then the files are taken in the order of the paths, each reported as
+/// [`each_input`] reports it (an unreadable one, Ctrl-C), so the output and the exit code are
+/// those of one thread.
+fn stats_in_parallel(
+    config: &ReadConfig,
+    jobs: usize,
+    files: &mut Vec<(String, stats::Stats)>,
+) -> io::Result<u8> {
+    let inputs = &config.inputs;
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Counted>>> = inputs.list.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(inputs.list.len()) {
+            scope.spawn(|| {
+                loop {
+                    let position = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = inputs.list.get(position) else {
+                        break;
+                    };
+                    if interrupt::interrupted() {
+                        break;
+                    }
+                    let counted = match open_input(input, &inputs.stdin_name, false) {
+                        Err(e) => Counted::Unopened(e),
+                        Ok(Opened { name, reader, .. }) => {
+                            let reading = Reading {
+                                name: &name,
+                                index: position,
+                                position,
+                                live: false,
+                                several: true,
+                                path: match input {
+                                    Input::File(p) => Some(p),
+                                    Input::Stdin => None,
+                                },
+                            };
+                            let (stats, read) = stats_of(config, &reading, reader);
+                            Counted::Read(name, stats, read)
+                        }
+                    };
+                    *slots[position]
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(counted);
+                }
+            });
+        }
+    });
+    let mut unreadable = inputs.unreadable;
+    for slot in slots {
+        // A file no thread took: Ctrl-C came first, and an earlier file says so.
+        let Some(counted) = slot.into_inner().unwrap_or_else(PoisonError::into_inner) else {
+            break;
+        };
+        match counted {
+            Counted::Unopened(e) => {
+                unreadable = true;
+                unreadable_input(&e)?;
+            }
+            Counted::Read(name, stats, read) => {
+                if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
+                    files.push((name.clone(), stats));
+                }
+                if let Err(e) = read {
+                    match input_failure(&name, e)? {
+                        Some(code) => return Ok(code),
+                        None => unreadable = true,
+                    }
+                }
+            }
+        }
+    }
+    Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
 }
 
 /// `sjlint render`: the transcript of every input, each under its name when there are several.

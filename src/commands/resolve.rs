@@ -276,7 +276,7 @@ const JOBS_PER_CPU: usize = 4;
 
 /// The threads to check with: `asked` (at least 1), or one per processor; at most
 /// [`JOBS_PER_CPU`] per processor, with a note when `asked` is cut to that.
-fn jobs(asked: Option<usize>) -> io::Result<usize> {
+pub(super) fn jobs(asked: Option<usize>) -> io::Result<usize> {
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let Some(asked) = asked else {
         return Ok(cpus);

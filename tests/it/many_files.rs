@@ -78,3 +78,33 @@ fn a_missing_path_among_many_is_reported_in_place_and_the_rest_checked() {
         "only the missing path is unreadable: {err}"
     );
 }
+
+#[test]
+fn stats_on_several_threads_prints_what_one_thread_prints() {
+    // Every fixture and, when it is here, every corpus file: stats reads several files at once
+    // and still prints them in path order, with the totals and findings of a one-thread run; a
+    // missing path among them is reported in its place, with the same exit code.
+    let mut paths = vec!["testdata".to_owned()];
+    if let Some(corpus) = crate::common::corpus_dir() {
+        paths.push(corpus.to_str().unwrap().to_owned());
+    }
+    paths.insert(1, "testdata/no-such-file.ndjson".to_owned());
+    for format in ["json", "table"] {
+        let mut args = vec!["stats", "--format", format];
+        args.extend(paths.iter().map(String::as_str));
+        let one = run(&[&args[..], &["--jobs", "1"]].concat());
+        assert_eq!(one.0, 2, "the missing path: {}", one.2);
+        assert!(
+            one.2.contains("no-such-file.ndjson"),
+            "the missing path is named: {}",
+            one.2
+        );
+        assert!(one.1.len() > 10_000, "{}", one.1);
+        for jobs in ["2", "3"] {
+            assert!(
+                run(&[&args[..], &["--jobs", jobs]].concat()) == one,
+                "stats --jobs {jobs} --format {format} differs from --jobs 1"
+            );
+        }
+    }
+}
