@@ -129,7 +129,7 @@ fn stats_of(
 /// What a thread of [`stats_in_parallel`] made of one file.
 enum Counted {
     Unopened(anyhow::Error),
-    Read(String, stats::Stats, io::Result<()>),
+    Read(String, Box<stats::Stats>, io::Result<()>),
 }
 
 /// [`run_stats`] over files only, `jobs` of them at once: each thread takes the next file and
@@ -170,7 +170,7 @@ fn stats_in_parallel(
                                 },
                             };
                             let (stats, read) = stats_of(config, &reading, reader);
-                            Counted::Read(name, stats, read)
+                            Counted::Read(name, Box::new(stats), read)
                         }
                     };
                     *slots[position]
@@ -193,7 +193,7 @@ fn stats_in_parallel(
             }
             Counted::Read(name, stats, read) => {
                 if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
-                    files.push((name.clone(), stats));
+                    files.push((name.clone(), *stats));
                 }
                 if let Err(e) = read {
                     match input_failure(&name, e)? {
