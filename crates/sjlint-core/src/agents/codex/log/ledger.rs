@@ -180,7 +180,7 @@ mod tests {
         // Back to the first series, then the second: each advances from its own total.
         assert_eq!(l.count(r(130, 12), r(30, 2)), Counted::Advanced(r(30, 2)));
         assert_eq!(l.count(r(9, 2), r(4, 1)), Counted::Advanced(r(4, 1)));
-        assert_eq!(l.count(r(100, 10), r(100, 10)), Counted::Repeat);
+        assert_eq!(l.count(r(130, 12), r(30, 2)), Counted::Repeat);
         // The series are bounded: the oldest goes first.
         for i in 0..MAX_SERIES as u64 * 2 {
             l.count(r(i, 0), r(i, 0));
