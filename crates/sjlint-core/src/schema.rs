@@ -26,6 +26,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("claude", include_str!("../../../schemas/claude.schema.json")),
     Schema::new("claude-log", include_str!("../../../schemas/claude-log.schema.json")),
     Schema::new("codex", include_str!("../../../schemas/codex.schema.json")),
+    Schema::new("codex-log", include_str!("../../../schemas/codex-log.schema.json")),
     Schema::new("common", include_str!("../../../schemas/common.schema.json")),
     Schema::new("copilot", include_str!("../../../schemas/copilot.schema.json")),
     Schema::new("diagnostic", include_str!("../../../schemas/diagnostic.schema.json")),

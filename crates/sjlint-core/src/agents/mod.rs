@@ -47,6 +47,7 @@ mod views;
 
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use claude::log as claude_log;
+pub use codex::log as codex_log;
 pub use detect::{
     Evidence, Guess, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks,
     foreign, is_codex_type, marks, mixed, read,
@@ -395,6 +396,20 @@ agents! {
         view: claude_log::Record,
         checker: claude_log::Validator,
         evidence: claude_log::evidence,
+    }
+    /// Codex's session logs, the rollouts it keeps on disk
+    /// (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    CodexLog {
+        name: "codex-log",
+        log_of: Codex,
+        display: "Codex session log",
+        command: "codex (its rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
+        schema: "codex-log",
+        fixtures: "agents/codex-log",
+        cost: false,
+        view: codex_log::Record,
+        checker: codex_log::Validator,
+        evidence: codex_log::evidence,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {

@@ -28,7 +28,7 @@ pub use lifecycle::{
     AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
     session_id_mismatch, thinking_not_completed, timestamp_regression,
 };
-pub use logs::{chain_unchecked, dangling_parent};
+pub use logs::{chain_unchecked, dangling_parent, token_total_drop};
 pub use types::{
     Subtype, duplicate_key, missing_type, mixed_agents, newer_common_form, unknown_event_type,
     unknown_subtype,
@@ -66,6 +66,7 @@ pub const OWNED: &[Rule] = &[
     Rule::DidNothing,
     Rule::AssistantNotDelta,
     Rule::DanglingParent,
+    Rule::TokenTotalDrop,
 ];
 
 /// A finding's words, as its rule's builder made them: the rule, the message, its help and the
@@ -710,6 +711,7 @@ mod tests {
             did_nothing(),
             assistant_not_delta("A"),
             dangling_parent("A", "p"),
+            token_total_drop("A", 2, 1),
         ]
     }
 

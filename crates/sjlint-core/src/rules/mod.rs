@@ -201,6 +201,8 @@ rules! {
         "`run`: sjlint was interrupted (SIGINT, SIGTERM, SIGHUP) while the agent ran, and ended it";
     DanglingParent: "dangling-parent", Lifecycle, Warning,
         "a session log's record whose `parentUuid` names no `uuid` earlier in the file";
+    TokenTotalDrop: "token-total-drop", Lifecycle, Info,
+        "a session log's cumulative token total smaller than the one before it; counted once";
 }
 
 impl Rule {

@@ -1,5 +1,5 @@
 //! The wording of the rules of session logs (the transcripts agents keep on disk):
-//! `dangling-parent`.
+//! `dangling-parent`, `token-total-drop`.
 
 use super::Message;
 use crate::rules::Rule;
@@ -31,5 +31,20 @@ pub fn chain_unchecked(agent: &str, max: usize) -> Message {
             "more than {max} records of this {agent} file have a `uuid`; the `parentUuid` of the records from here on is not checked"
         ),
         "the check keeps a bounded number of the ids it has seen, so that a log of any size is read in the same memory".to_owned(),
+    )
+}
+
+/// `token-total-drop`: a cumulative token total of `agent`'s session log is `to` tokens, below
+/// the `from` of the total before it.
+#[cold]
+pub fn token_total_drop(agent: &str, from: u64, to: u64) -> Message {
+    Message::helped(
+        Rule::TokenTotalDrop,
+        format!(
+            "the cumulative token total drops from {from} to {to}: a second counter series begins, or a forked thread's replayed history"
+        ),
+        format!(
+            "{agent} writes running totals; one file may interleave several (multi-agent threads, counts re-sent under another rate limit) or begin with the history of the thread it was forked from. Each series is counted from its own previous total, never twice"
+        ),
     )
 }

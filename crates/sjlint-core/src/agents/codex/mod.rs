@@ -10,6 +10,8 @@
 //! only and may be missing from excerpts, so nothing depends on it. Unknown types are the future.
 //! State is owned and bounded. It must not print.
 
+pub mod log;
+
 use super::{
     Agent, Calls, Emit, Opened, Progress, Raw, Sink, Want, expect, line_pos, require, unfinished,
     view,
