@@ -53,11 +53,15 @@ impl Raw {
         self.input.saturating_add(self.output)
     }
 
-    /// In sjlint's meaning: the input not read from a cache, the cache reads and writes apart,
-    /// the output with its reasoning, and the reasoning again on its own.
+    /// In sjlint's meaning, as for Codex's stream: Codex's `input_tokens` is the whole input,
+    /// so the input read from a cache and the input written to one are taken out of it and
+    /// counted apart; the output holds its reasoning, which is counted again on its own.
     pub(crate) fn tokens(self) -> Tokens {
         Tokens {
-            input: self.input.saturating_sub(self.cached),
+            input: self
+                .input
+                .saturating_sub(self.cached)
+                .saturating_sub(self.cache_write),
             output: self.output,
             cache_read: self.cached,
             cache_write: self.cache_write,
@@ -150,6 +154,22 @@ mod tests {
             output,
             ..Raw::default()
         }
+    }
+
+    #[test]
+    fn the_input_leaves_out_what_a_cache_read_and_wrote_as_the_stream_does() {
+        let raw = Raw {
+            input: 1000,
+            cached: 300,
+            cache_write: 200,
+            output: 50,
+            reasoning: 20,
+        };
+        let t = raw.tokens();
+        assert_eq!(
+            (t.input, t.cache_read, t.cache_write, t.output, t.reasoning),
+            (500, 300, 200, 50, 20)
+        );
     }
 
     #[test]
