@@ -195,7 +195,8 @@ fn agents(c: &mut Criterion) {
 }
 
 /// `check` of every agent of the registry on its own clean run (`tool-run.ndjson` of its fixture
-/// folder; cursor-agent's the fake agents' session), repeated to the same size, on one thread and
+/// folder, `tool-run.jsonl` for the session logs agents keep on disk; cursor-agent's the fake
+/// agents' session), repeated to the same size, on one thread and
 /// on every core: the throughput of each agent's checker on a stream written as the agent writes
 /// it, beside the generated streams above, which are larger runs of the same shapes.
 fn fixtures(c: &mut Criterion) {
@@ -206,8 +207,10 @@ fn fixtures(c: &mut Criterion) {
             run.extend(std::fs::read(root.join("agents/result.ndjson")).unwrap());
             run
         } else {
-            let path = root.join(entry.fixtures).join("tool-run.ndjson");
-            let Ok(run) = std::fs::read(path) else {
+            // A stream's run is `.ndjson`, a session log's `.jsonl`, as the agents name them.
+            let folder = root.join(entry.fixtures);
+            let read = |name: &str| std::fs::read(folder.join(name));
+            let Ok(run) = read("tool-run.ndjson").or_else(|_| read("tool-run.jsonl")) else {
                 // The common form is no agent one runs.
                 continue;
             };

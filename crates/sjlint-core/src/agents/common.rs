@@ -7,6 +7,7 @@
 
 use super::{Agent, Calls, Emit, Opened, Progress, Raw, Want, expect, require, view};
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
@@ -387,6 +388,15 @@ fn end_outcome(f: &Field<'_>, pos: Position, bytes: &[u8], emit: &mut dyn FnMut(
         ))),
     }
 }
+
+/// The common form owns no type. It takes `system`, `assistant` and `user` (Claude Code's) as
+/// its agents' records do, without naming Claude Code: droid's `system` has those keys too, and
+/// a run of droid in a common stream is found at its first record with droid's marks.
+pub const TYPE_NAMES: Types = Types {
+    own: &[],
+    own_prefixes: &[],
+    shared: &[&["system", "assistant", "user"]],
+};
 
 /// How strongly a record is of sjlint's common form (see `agents::detect`): a type of its
 /// vocabulary with a numeric `line`. It outweighs the marks a record keeps of the agent it was

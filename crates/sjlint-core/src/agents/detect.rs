@@ -19,11 +19,10 @@
 //! is the fallback by type alone: a type the stream's agent never writes. This module reads a
 //! record through a view of its distinguishing keys only; it must not check anything.
 
-use super::{Agent, claude, copilot, droid, grok, opencode, parse, pi, view};
+use super::{Agent, REGISTRY, claude, codex, parse, view};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::{Field, JsonType};
-use claude::family;
 use std::borrow::Cow;
 
 view! {
@@ -111,10 +110,7 @@ pub fn count_marks(conditions: &[bool]) -> u32 {
 
 /// Whether `ty` is an event type of Codex's (`thread.started`, `item.completed`, …).
 pub fn is_codex_type(ty: &str) -> bool {
-    ty.starts_with("thread.")
-        || ty.starts_with("turn.")
-        || ty.starts_with("item.")
-        || ty == "request_user_input"
+    codex::TYPE_NAMES.owns(ty)
 }
 
 /// What some records say of the agent that wrote them: each agent's score.
@@ -309,65 +305,13 @@ pub fn foreign(ty: &str, this: Agent) -> Option<Agent> {
         // only marks tell a run of another agent there.
         return None;
     }
-    if this == Agent::OpenCode && opencode::TYPES.contains(&ty) {
-        // Its `tool_use` and `text` are told apart from Gemini CLI's and Grok Build's by keys.
+    if this.entry().types.writes(ty) {
         return None;
     }
-    if this == Agent::Droid && droid::TYPES.contains(&ty) {
-        // Its `message`, `tool_call` and `tool_result` are told apart from Gemini CLI's, Grok
-        // Build's and cursor-agent's by keys.
-        return None;
-    }
-    let other = if is_codex_type(ty) {
-        Agent::Codex
-    } else if claude::OWN_TYPES.contains(&ty) {
-        Agent::Claude
-    } else if claude::FAMILY_TYPES.contains(&ty) && !family::is_member(this) {
-        // Qwen Code and Amp write Claude Code's shape: the finding names the family's origin.
-        Agent::Claude
-    } else if grok::OWN_TYPES.contains(&ty) {
-        Agent::Grok
-    } else if opencode::OWN_TYPES.contains(&ty) {
-        Agent::OpenCode
-    } else if pi::OWN_TYPES.contains(&ty) {
-        Agent::Pi
-    } else if copilot::OWN_TYPES.contains(&ty) {
-        Agent::Copilot
-    } else if droid::OWN_TYPES.contains(&ty) {
-        Agent::Droid
-    } else if matches!(ty, "init" | "message" | "tool_use" | "tool_result") {
-        Agent::Gemini
-    } else if ty == "tool_call" && this == Agent::Grok {
-        // Both write one; Grok Build's is told apart by its keys, not its type.
-        return None;
-    } else if matches!(
-        ty,
-        "tool_call"
-            | "thinking"
-            | "interaction_query"
-            | "tool-call-started"
-            | "tool-call-completed"
-    ) {
-        Agent::Cursor
-    } else if matches!(ty, "system" | "assistant" | "user")
-        && matches!(
-            this,
-            Agent::Codex
-                | Agent::Gemini
-                | Agent::Grok
-                | Agent::OpenCode
-                | Agent::Pi
-                | Agent::Copilot
-                | Agent::Kimi
-        )
-        || matches!(ty, "assistant" | "user") && this == Agent::Droid
-    {
-        // Claude Code and cursor-agent share these names; the finding names the first.
-        Agent::Claude
-    } else {
-        return None;
-    };
-    (other != this).then_some(other)
+    REGISTRY
+        .iter()
+        .find(|e| e.agent != this && e.types.owns(ty))
+        .map(|e| e.agent)
 }
 
 /// What [`Mixed`] needs of a record, read apart from the order of the stream (by a lane of the
@@ -518,6 +462,62 @@ pub fn mixed(pos: Position, this: Agent, other: Agent, ty: &str) -> Diagnostic {
 mod tests {
     use super::*;
     use crate::rules::Rule;
+
+    /// Every name a line of the registry owns or shares, with the line.
+    fn names() -> Vec<(Agent, &'static str, bool)> {
+        let mut all = Vec::new();
+        for e in REGISTRY {
+            for g in e.types.own {
+                all.extend(g.iter().map(|t| (e.agent, *t, true)));
+            }
+            for g in e.types.shared {
+                all.extend(g.iter().map(|t| (e.agent, *t, false)));
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn no_two_agents_own_a_type_and_what_one_shares_another_owns() {
+        let all = names();
+        for &(agent, ty, own) in &all {
+            let owners: Vec<Agent> = REGISTRY
+                .iter()
+                .filter(|e| e.types.owns(ty))
+                .map(|e| e.agent)
+                .collect();
+            if own {
+                assert_eq!(owners, [agent], "{ty:?} is owned by {owners:?}");
+            } else {
+                assert!(
+                    owners.len() == 1 && owners[0] != agent,
+                    "{agent:?} shares {ty:?}, owned by {owners:?}"
+                );
+                assert_eq!(foreign(ty, agent), None, "{agent:?} writes {ty:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_type_another_agent_owns_names_it_wherever_it_is_not_written() {
+        for &(owner, ty, _) in names().iter().filter(|n| n.2) {
+            for e in REGISTRY
+                .iter()
+                .filter(|e| e.source == super::super::Source::Stream)
+            {
+                let want = (e.agent != owner && !e.types.writes(ty)).then_some(owner);
+                assert_eq!(
+                    foreign(ty, e.agent),
+                    want,
+                    "{ty:?} in {:?}'s stream",
+                    e.agent
+                );
+            }
+        }
+        assert_eq!(foreign("assistant", Agent::Pi), Some(Agent::Claude));
+        assert_eq!(foreign("tool_call", Agent::Grok), None);
+        assert_eq!(foreign("thread.started", Agent::ClaudeLog), None);
+    }
 
     fn r(text: &str) -> Reading {
         read(text, &bumpalo::Bump::new())

@@ -13,6 +13,7 @@ use super::{
     unfinished, view,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::{Lifecycle, Words, session_start};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -120,6 +121,14 @@ pub struct Validator {
     /// This record is a piece of the assistant's text.
     text_open: bool,
 }
+
+/// The types that name Gemini CLI in another agent's stream: the names it used first (OpenCode
+/// and droid share some, told apart by their keys).
+pub const TYPE_NAMES: Types = Types {
+    own: &[&["init", "message", "tool_use", "tool_result"]],
+    own_prefixes: &[],
+    shared: &[],
+};
 
 /// The types Gemini CLI writes.
 const TYPES: &[&str] = &[

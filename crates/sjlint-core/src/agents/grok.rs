@@ -15,6 +15,7 @@ use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require, unfinished, view,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::{Lifecycle, Words, session_start};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -90,6 +91,14 @@ const TYPES: &[&str] = &[
     "error",
     "end",
 ];
+
+/// The types that name Grok Build in another agent's stream, and the `tool_call` it shares with
+/// cursor-agent (told apart by its keys).
+pub const TYPE_NAMES: Types = Types {
+    own: &[OWN_TYPES],
+    own_prefixes: &[],
+    shared: &[&["tool_call"]],
+};
 
 /// Event types no other agent writes, for detection and for the finding of a mixed stream.
 /// (`thought` and `text` are not: other CLIs use or may use these names.)

@@ -85,7 +85,8 @@ macro_rules! agents {
             cost: $cost:literal,
             view: $vmod:ident :: $view:ident,
             checker: $cmod:ident :: $checker:ident,
-            evidence: $evidence:path $(,)?
+            evidence: $evidence:path,
+            types: $types:path $(,)?
         }
     )*) => {
         /// Who wrote a stream: one variant per line of the registry.
@@ -108,6 +109,7 @@ macro_rules! agents {
                 fixtures: $fixtures,
                 reports_cost: $cost,
                 evidence: $evidence,
+                types: &$types,
             },
         )*];
 
@@ -236,6 +238,46 @@ pub struct Entry {
     pub reports_cost: bool,
     /// How strongly a record is this agent's (see [`marks`]): [`MARK`] per mark only it writes.
     pub evidence: fn(&Sniff<'_>) -> u32,
+    /// The record types that name it in another agent's stream, and those it shares
+    /// ([`detect::foreign`]).
+    pub types: &'static Types,
+}
+
+/// What an agent's record types say of it when they turn up in another agent's stream: a record
+/// of a type one agent owns, in the stream of an agent that does not write that type, is the
+/// first's ([`detect::foreign`]). No two lines of the registry own the same type (a test holds
+/// them to it), so the registry's order does not matter.
+#[derive(Debug)]
+pub struct Types {
+    /// Types no other agent writes but those that list them in `shared`, in groups (an agent's
+    /// own list, the names it shares with its family, …).
+    pub own: &'static [&'static [&'static str]],
+    /// Prefixes of the types it owns (Codex's `thread.`, `turn.`, `item.`).
+    pub own_prefixes: &'static [&'static str],
+    /// Types it writes that another agent owns: in its stream they are its own.
+    pub shared: &'static [&'static [&'static str]],
+}
+
+impl Types {
+    /// An agent none of whose types names it: its records are told by their keys.
+    pub const NONE: Types = Types {
+        own: &[],
+        own_prefixes: &[],
+        shared: &[],
+    };
+
+    /// `ty` names this agent.
+    #[must_use]
+    pub fn owns(&self, ty: &str) -> bool {
+        self.own.iter().any(|g| g.contains(&ty))
+            || self.own_prefixes.iter().any(|p| ty.starts_with(p))
+    }
+
+    /// This agent writes `ty`, though another may own it.
+    #[must_use]
+    pub fn writes(&self, ty: &str) -> bool {
+        self.owns(ty) || self.shared.iter().any(|g| g.contains(&ty))
+    }
 }
 
 agents! {
@@ -250,6 +292,7 @@ agents! {
         view: cursor::Line,
         checker: cursor::Checker,
         evidence: cursor::evidence,
+        types: cursor::TYPE_NAMES,
     }
     /// `claude -p --output-format stream-json --verbose`.
     Claude {
@@ -262,6 +305,7 @@ agents! {
         view: claude::Line,
         checker: claude::Validator,
         evidence: claude::evidence,
+        types: claude::TYPE_NAMES,
     }
     /// `codex exec --json`.
     Codex {
@@ -274,6 +318,7 @@ agents! {
         view: codex::Line,
         checker: codex::Validator,
         evidence: codex::evidence,
+        types: codex::TYPE_NAMES,
     }
     /// `gemini -p … --output-format stream-json`.
     Gemini {
@@ -286,6 +331,7 @@ agents! {
         view: gemini::Line,
         checker: gemini::Validator,
         evidence: gemini::evidence,
+        types: gemini::TYPE_NAMES,
     }
     /// `grok -p … --output-format streaming-json` (xAI Grok Build).
     Grok {
@@ -298,6 +344,7 @@ agents! {
         view: grok::Line,
         checker: grok::Validator,
         evidence: grok::evidence,
+        types: grok::TYPE_NAMES,
     }
     /// `opencode run --format json`.
     OpenCode {
@@ -310,6 +357,7 @@ agents! {
         view: opencode::Line,
         checker: opencode::Validator,
         evidence: opencode::evidence,
+        types: opencode::TYPE_NAMES,
     }
     /// `pi -p --mode json` (the pi-mono coding agent).
     Pi {
@@ -322,6 +370,7 @@ agents! {
         view: pi::Line,
         checker: pi::Validator,
         evidence: pi::evidence,
+        types: pi::TYPE_NAMES,
     }
     /// `copilot -p … --output-format json` (GitHub Copilot CLI).
     Copilot {
@@ -334,6 +383,7 @@ agents! {
         view: copilot::Line,
         checker: copilot::Validator,
         evidence: copilot::evidence,
+        types: copilot::TYPE_NAMES,
     }
     /// `droid exec -o stream-json` (Factory).
     Droid {
@@ -346,6 +396,7 @@ agents! {
         view: droid::Line,
         checker: droid::Validator,
         evidence: droid::evidence,
+        types: droid::TYPE_NAMES,
     }
     /// `kimi --print --output-format stream-json` (Moonshot AI's Kimi CLI / Kimi Code).
     Kimi {
@@ -358,6 +409,7 @@ agents! {
         view: kimi::Record,
         checker: kimi::Validator,
         evidence: kimi::evidence,
+        types: Types::NONE,
     }
     /// `qwen -p … --output-format stream-json` (Claude Code's shape; see `claude::family`).
     Qwen {
@@ -370,6 +422,7 @@ agents! {
         view: claude::Line,
         checker: claude::Validator,
         evidence: claude::family::qwen,
+        types: claude::family::TYPE_NAMES,
     }
     /// `amp -x … --stream-json` (Claude Code's shape; see `claude::family`).
     Amp {
@@ -382,6 +435,7 @@ agents! {
         view: claude::Line,
         checker: claude::Validator,
         evidence: claude::family::amp,
+        types: claude::family::TYPE_NAMES,
     }
     /// Claude Code's session logs, the transcripts it keeps on disk
     /// (`~/.claude/projects/<project>/<session>.jsonl`).
@@ -396,6 +450,7 @@ agents! {
         view: claude_log::Record,
         checker: claude_log::Validator,
         evidence: claude_log::evidence,
+        types: Types::NONE,
     }
     /// Codex's session logs, the rollouts it keeps on disk
     /// (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
@@ -410,6 +465,7 @@ agents! {
         view: codex_log::Record,
         checker: codex_log::Validator,
         evidence: codex_log::evidence,
+        types: Types::NONE,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).
     Common {
@@ -422,6 +478,7 @@ agents! {
         view: common::Line,
         checker: common::Validator,
         evidence: common::evidence,
+        types: common::TYPE_NAMES,
     }
 }
 

@@ -30,6 +30,7 @@
 //! `tool_progress` is a `mixed-agents` finding. It must not check anything.
 
 use super::{Line, OWN_SUBTYPES, OWN_TYPES};
+use crate::agents::Types;
 use crate::agents::{Agent, MARK, SHAPE, Sniff, count_marks};
 
 /// Which agent of the family a stream is, for the checker's rules that differ.
@@ -115,6 +116,13 @@ pub fn claude(s: &Sniff<'_>) -> u32 {
             ty == "result" && s.total_cost_usd.is_present(),
         ])
 }
+
+/// Qwen Code and Amp own no type: they write Claude Code's, the family's included.
+pub const TYPE_NAMES: Types = Types {
+    own: &[],
+    own_prefixes: &[],
+    shared: &[super::FAMILY_TYPES, &["system", "assistant", "user"]],
+};
 
 /// How strongly a record is Qwen Code's: the family's marks, and its own (see the module).
 pub fn qwen(s: &Sniff<'_>) -> u32 {

@@ -26,6 +26,7 @@ use super::{
     own_type, require, unfinished,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
@@ -72,6 +73,15 @@ pub const OWN_TYPES: &[&str] = &[
 /// Event types the family writes (see [`family`]): Claude Code and Qwen Code write
 /// `stream_event` with partial messages.
 pub const FAMILY_TYPES: &[&str] = &["stream_event"];
+
+/// The types that name Claude Code in another agent's stream: its own, its family's (Qwen Code
+/// and Amp write them too, and say so), and `system`, `assistant` and `user`, which
+/// cursor-agent and droid share.
+pub const TYPE_NAMES: Types = Types {
+    own: &[OWN_TYPES, FAMILY_TYPES, &["system", "assistant", "user"]],
+    own_prefixes: &[],
+    shared: &[],
+};
 
 /// Types Qwen Code writes besides the family's, with `--input-format stream-json`.
 const QWEN_CONTROL_TYPES: &[&str] = &[

@@ -17,6 +17,7 @@ use super::{
     view,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -115,6 +116,13 @@ enum State {
     /// The last run ended with the terminal event on this line.
     Ended(u64),
 }
+
+/// The types that name Codex in another agent's stream.
+pub const TYPE_NAMES: Types = Types {
+    own: &[&["request_user_input"]],
+    own_prefixes: &["thread.", "turn.", "item."],
+    shared: &[],
+};
 
 /// How strongly a record is Codex's (see `agents::detect`): its `thread.`, `turn.` and `item.`
 /// types (and `request_user_input`), which no other agent writes.

@@ -32,6 +32,7 @@ use super::{
     unfinished,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::{Lifecycle, Words, session_start};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -132,6 +133,13 @@ pub const OWN_TYPES: &[&str] = &[
     "tool.execution_start",
     "tool.execution_complete",
 ];
+
+/// The types that name Copilot CLI in another agent's stream.
+pub const TYPE_NAMES: Types = Types {
+    own: &[OWN_TYPES],
+    own_prefixes: &[],
+    shared: &[],
+};
 
 /// How strongly a record is Copilot CLI's (see `agents::detect`): a dotted type (or `abort`)
 /// in the SDK's envelope, `data` an object beside the `parentId` key (null or not), which no

@@ -10,6 +10,7 @@
 use super::ToCommon;
 use super::validate::Validator;
 use super::view::{self, Dialect, Event, Shape};
+use crate::agents::Types;
 use crate::agents::{Agent, Cx, Emit, Rules, SHAPE, Sniff, View, count_marks};
 use crate::json::JsonType;
 use crate::rules::RuleSet;
@@ -121,6 +122,20 @@ impl<'a> Line<'a> {
         }
     }
 }
+
+/// The types that name cursor-agent in another agent's stream, and the `system`, `assistant`
+/// and `user` it shares with Claude Code.
+pub const TYPE_NAMES: Types = Types {
+    own: &[&[
+        "tool_call",
+        "thinking",
+        "interaction_query",
+        "tool-call-started",
+        "tool-call-completed",
+    ]],
+    own_prefixes: &[],
+    shared: &[&["system", "assistant", "user"]],
+};
 
 /// cursor-agent's marks: its `payload` wrapping; `timestamp_ms`, `call_id` and `model_call_id`
 /// (on its thinking deltas, assistant segments, tool calls and transport records); its own

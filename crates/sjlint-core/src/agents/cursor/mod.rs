@@ -14,7 +14,7 @@ mod merge;
 pub mod validate;
 pub mod view;
 
-pub use checker::{Checker, Line, evidence};
+pub use checker::{Checker, Line, TYPE_NAMES, evidence};
 
 use super::{Agent, id_prefix};
 use crate::agents::cursor::view::Event as CursorEvent;

@@ -16,6 +16,7 @@ use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, require, unfinished, view,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -91,6 +92,14 @@ pub const TYPES: &[&str] = &[
 
 /// Event types no other agent writes, for the finding of a mixed stream.
 pub const OWN_TYPES: &[&str] = &["completion"];
+
+/// The types that name droid in another agent's stream, and those it shares with Claude Code,
+/// Gemini CLI and cursor-agent (told apart by their keys).
+pub const TYPE_NAMES: Types = Types {
+    own: &[OWN_TYPES],
+    own_prefixes: &[],
+    shared: &[&["system", "message", "tool_call", "tool_result"]],
+};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum State {

@@ -16,6 +16,7 @@
 
 use super::{Agent, Calls, Emit, Progress, Raw, Sink, Want, line_pos, require, view};
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -128,6 +129,14 @@ pub const TYPES: &[&str] = &[
 
 /// Event types no other agent writes, for the finding of a mixed stream.
 pub const OWN_TYPES: &[&str] = &["step_start", "step_finish"];
+
+/// The types that name OpenCode in another agent's stream, and the `tool_use` it shares with
+/// Gemini CLI (told apart by its keys).
+pub const TYPE_NAMES: Types = Types {
+    own: &[OWN_TYPES],
+    own_prefixes: &[],
+    shared: &[&["tool_use"]],
+};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum State {

@@ -26,6 +26,7 @@ use super::{
     unfinished,
 };
 use crate::agents::Cx;
+use crate::agents::Types;
 use crate::agents::lifecycle::session_start;
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
@@ -102,6 +103,13 @@ pub const OWN_TYPES: &[&str] = &[
     "auto_retry_start",
     "auto_retry_end",
 ];
+
+/// The types that name Pi in another agent's stream.
+pub const TYPE_NAMES: Types = Types {
+    own: &[OWN_TYPES],
+    own_prefixes: &[],
+    shared: &[],
+};
 
 /// The events that belong inside a run (`agent_start` … `agent_end`).
 const RUN_TYPES: &[&str] = &[
