@@ -200,7 +200,8 @@ fn agents(c: &mut Criterion) {
 /// on every core: the throughput of each agent's checker on a stream written as the agent writes
 /// it, beside the generated streams above, which are larger runs of the same shapes.
 fn fixtures(c: &mut Criterion) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    // The benches' package is `benches/`, in the project's root.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
     for entry in sjlint::unstable::agents::REGISTRY {
         let run = if entry.name == "cursor" {
             let mut run = std::fs::read(root.join("agents/session.ndjson")).unwrap();
