@@ -330,7 +330,7 @@ impl framing::Classify for Check<'_> {
                         .mixed
                         .admits(checker.agent(), rec.pos, json, &Sniffed::Unread, emit)
                 {
-                    agent_checked(rec, bytes, json, &line, checker, side.arena, emit, consumer);
+                    agent_checked(rec, json, &line, checker, side.arena, emit, consumer);
                 } else {
                     consumer.foreign(rec);
                 }
@@ -380,9 +380,7 @@ pub(super) fn agent_record(
                     .mixed
                     .admits(checker.agent(), rec.pos, text, sniffed, emit)
             {
-                agent_checked(
-                    rec, rec.bytes, text, line, checker, side.arena, emit, consumer,
-                );
+                agent_checked(rec, text, line, checker, side.arena, emit, consumer);
             } else {
                 consumer.foreign(rec);
             }
@@ -432,21 +430,15 @@ fn agent_event(
     if !parsed {
         return false;
     }
-    agent_checked(
-        rec, rec.bytes, json, &line, checker, side.arena, emit, consumer,
-    );
+    agent_checked(rec, json, &line, checker, side.arena, emit, consumer);
     true
 }
 
 /// An agent's record read into its view `line`, which is the checker's agent's: its common
-/// events (when wanted), then the record, go to the consumer.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-)]
+/// events (when wanted), then the record, go to the consumer. Its findings point into its own
+/// bytes (`rec.bytes`), also when `json` is their repaired copy.
 fn agent_checked<'a>(
     rec: &Record<'_>,
-    bytes: &[u8],
     json: &'a str,
     line: &agents::Line<'a>,
     checker: &mut agents::Checker,
@@ -454,6 +446,7 @@ fn agent_checked<'a>(
     emit: &mut impl FnMut(Diagnostic),
     consumer: &mut impl Consumer,
 ) {
+    let bytes = rec.bytes;
     let wants_common = consumer.wants_common();
     let mut emit = |d| emit(d);
     let mut common = |ev: &vocab::Event<'_>| consumer.common(ev);

@@ -227,15 +227,8 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
-        let Cx {
-            pos,
-            bytes,
-            json,
-            arena,
-            emit,
-            mut sink,
-        } = cx;
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
+        let (pos, bytes, json, arena) = (cx.pos, cx.bytes, cx.json, cx.arena);
         if line.shape != Some(JsonType::Object) {
             return line.shape;
         }
@@ -243,10 +236,17 @@ impl super::Rules for Validator {
         // Claude Code stamps its message lines since 2.1.211 (ISO 8601): their tool calls are timed.
         self.ms = line.timestamp.as_str().and_then(super::parse_timestamp);
         if self.deferred_init.is_some() {
-            self.emit_deferred_init(emit);
+            self.emit_deferred_init(cx.emit);
         }
         let agent = self.agent();
-        let Ok(ty) = own_type(line.ty.as_str(), agent, &mut self.mixed, pos, bytes, emit) else {
+        let Ok(ty) = own_type(
+            line.ty.as_str(),
+            agent,
+            &mut self.mixed,
+            pos,
+            bytes,
+            cx.emit,
+        ) else {
             return None;
         };
         expect(
@@ -256,7 +256,7 @@ impl super::Rules for Validator {
             pos,
             bytes,
             &["session_id"],
-            emit,
+            cx.emit,
         );
         expect(
             line.uuid.json_type(),
@@ -265,7 +265,7 @@ impl super::Rules for Validator {
             pos,
             bytes,
             &["uuid"],
-            emit,
+            cx.emit,
         );
         expect(
             line.parent_tool_use_id.json_type(),
@@ -274,18 +274,18 @@ impl super::Rules for Validator {
             pos,
             bytes,
             &["parent_tool_use_id"],
-            emit,
+            cx.emit,
         );
         match ty {
-            "system" => self.system(pos, bytes, json, line, emit, &mut sink),
+            "system" => self.system(pos, bytes, json, line, cx.emit, &mut cx.sink),
             "assistant" | "user" => {
-                self.conversation(pos, bytes, ty, line, emit);
+                self.conversation(pos, bytes, ty, line, cx.emit);
                 self.api_error = ty == "assistant"
-                    && assistant_fields(pos, bytes, json, line, arena, emit, &mut sink);
-                self.message(pos, bytes, json, ty, line, arena, emit, &mut sink);
+                    && assistant_fields(pos, bytes, json, line, arena, cx.emit, &mut cx.sink);
+                self.message(cx, ty, line);
                 self.api_error = false;
             }
-            "result" => self.result(pos, bytes, line, arena, emit, &mut sink),
+            "result" => self.result(pos, bytes, line, arena, cx.emit, &mut cx.sink),
             "stream_event" => {
                 require(
                     line.event.shape,
@@ -294,16 +294,16 @@ impl super::Rules for Validator {
                     pos,
                     bytes,
                     &["event"],
-                    emit,
+                    cx.emit,
                 );
-                self.conversation(pos, bytes, ty, line, emit);
+                self.conversation(pos, bytes, ty, line, cx.emit);
             }
             "conversation_reset" if self.profile == Profile::Claude => {
                 self.session_id.clear();
                 self.mismatched_id.clear();
             }
             "command_lifecycle" if self.profile == Profile::Claude => {
-                notices::command_lifecycle(pos, bytes, json, emit);
+                notices::command_lifecycle(pos, bytes, json, cx.emit);
             }
             // Documented, with nothing to check that a consumer relies on.
             "rate_limit_event" | "tool_progress" | "tool_use_summary" | "auth_status"
@@ -312,7 +312,7 @@ impl super::Rules for Validator {
             // Qwen Code's control protocol, on the same channel as its messages.
             t if self.profile == Profile::Qwen && QWEN_CONTROL_TYPES.contains(&t) => {}
             // Whatever comes next: forward-compatible, said as information.
-            _ => emit(super::unknown_type(agent, ty, pos, bytes)),
+            _ => (cx.emit)(super::unknown_type(agent, ty, pos, bytes)),
         }
         None
     }
@@ -492,21 +492,9 @@ impl Validator {
         }
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-    )]
-    fn message<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        ty: &str,
-        line: &Line<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    /// A `user` or `assistant` line (`ty`): its `message`, its usage and its content blocks.
+    fn message<'a>(&mut self, mut cx: Cx<'a, '_>, ty: &str, line: &Line<'a>) {
+        let (pos, bytes, json, arena) = (cx.pos, cx.bytes, cx.json, cx.arena);
         let what = if ty == "user" {
             "a `user` line"
         } else {
@@ -519,33 +507,33 @@ impl Validator {
             pos,
             bytes,
             &["message"],
-            emit,
+            cx.emit,
         ) {
             return;
         }
         let msg = &line.message;
         if msg.shape == Some(JsonType::Object) {
-            check_usage(&msg.usage, pos, bytes, &["message", "usage"], emit);
+            check_usage(&msg.usage, pos, bytes, &["message", "usage"], cx.emit);
         }
         let parent = line.parent_tool_use_id.as_str();
         if let Some(parent) = parent
             && self.calls.was_seen(parent) == Some(false)
         {
             let d = Diagnostic::from_message(pos, messages::unknown_parent_tool_use(parent));
-            emit(match crate::locate::value(bytes, &["parent_tool_use_id"]) {
+            (cx.emit)(match crate::locate::value(bytes, &["parent_tool_use_id"]) {
                 Some(span) => d.at(bytes, span),
                 None => d,
             });
         }
         if ty == "assistant"
-            && let Some(sink) = sink.as_deref_mut()
+            && let Some(sink) = cx.sink.as_deref_mut()
         {
             self.count_usage(pos, msg, parent.is_none(), sink);
         }
         match msg.content.shape {
             Some(JsonType::Array) => {}
             Some(JsonType::String) => {
-                if let Some(sink) = sink {
+                if let Some(sink) = cx.sink {
                     let mut ev = self.event(self.text_kind(ty), pos.line);
                     ev.text = raw_content(json, arena).and_then(|raw| raw.text());
                     ev.parent = parent.map(Cow::Borrowed);
@@ -554,7 +542,7 @@ impl Validator {
                 return;
             }
             Some(t) => {
-                emit(super::wrong_type(
+                (cx.emit)(super::wrong_type(
                     pos,
                     bytes,
                     &["message", "content"],
@@ -564,13 +552,13 @@ impl Validator {
                 return;
             }
             None => {
-                emit(super::missing(pos, bytes, what, "message.content"));
+                (cx.emit)(super::missing(pos, bytes, what, "message.content"));
                 return;
             }
         }
         if !msg.content.more {
             for (i, b) in msg.content.blocks[..msg.content.len].iter().enumerate() {
-                self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
+                self.block(&mut cx, ty, i, b, parent);
             }
             return;
         }
@@ -580,7 +568,7 @@ impl Validator {
         let mut blocks = bumpalo::collections::Vec::new_in(arena);
         super::parse_array::<Block<'a>>(content, arena, &mut blocks);
         for (i, b) in blocks.iter().enumerate() {
-            self.block(pos, bytes, ty, i, b, parent, arena, emit, sink);
+            self.block(&mut cx, ty, i, b, parent);
         }
     }
 
@@ -618,147 +606,24 @@ impl Validator {
         }
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "separate borrows of the caller's state, which one struct would borrow all at once"
-    )]
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one match over the content block types; each arm is short"
-    )]
+    /// The `i`th content block of a `ty` line; `parent` is the subagent's call it is part of.
     fn block<'a>(
         &mut self,
-        pos: Position,
-        bytes: &[u8],
+        cx: &mut Cx<'a, '_>,
         ty: &str,
         i: usize,
         b: &Block<'a>,
         parent: Option<&str>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
     ) {
-        let kind = b.ty.as_str();
-        match (ty, kind) {
-            ("assistant", Some("tool_use")) => {
-                let what = "a `tool_use` block";
-                if !require(
-                    b.id.json_type(),
-                    Want::Str,
-                    what,
-                    pos,
-                    bytes,
-                    &["message", "content", "id"],
-                    emit,
-                ) {
-                    return;
-                }
-                require(
-                    b.name.json_type(),
-                    Want::Str,
-                    what,
-                    pos,
-                    bytes,
-                    &["message", "content", "name"],
-                    emit,
-                );
-                let id = b.id.as_str().unwrap_or_default();
-                let name = b.name.as_str().unwrap_or("?");
-                self.did_something = true;
-                match self.calls.open(id, pos, bytes, name) {
-                    Opened::Ok => {}
-                    Opened::AlreadyOpen(at) => emit(
-                        Diagnostic::from_message(
-                            pos,
-                            messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
-                        )
-                        .with_related(at, "opened here")
-                        .with_snippet(bytes),
-                    ),
-                    Opened::OverBudget(max) => {
-                        if let Some(d) = super::over_budget(pos, "tool calls", max) {
-                            emit(d);
-                        }
-                    }
-                }
-                if let Some(sink) = sink {
-                    let mut ev = self.event(Kind::ToolStart, pos.line);
-                    ev.call_id = Some(Cow::Borrowed(id));
-                    ev.name = Some(Cow::Borrowed(name));
-                    ev.tool_kind = Some(vocab::tool_kind(name));
-                    ev.args = b.input.0;
-                    ev.parent = parent.map(Cow::Borrowed);
-                    sink(&ev);
-                }
-            }
-            ("user", Some("tool_result")) => {
-                let what = "a `tool_result` block";
-                if !require(
-                    b.tool_use_id.json_type(),
-                    Want::Str,
-                    what,
-                    pos,
-                    bytes,
-                    &["message", "content", "tool_use_id"],
-                    emit,
-                ) {
-                    return;
-                }
-                expect(
-                    b.is_error.json_type(),
-                    Want::Bool,
-                    false,
-                    pos,
-                    bytes,
-                    &["message", "content", "is_error"],
-                    emit,
-                );
-                let id = b.tool_use_id.as_str().unwrap_or_default();
-                let open = self.calls.close(id);
-                // Not after a record that could not be read: it may have been the `tool_use`.
-                if open.is_none() && !self.calls.unreadable_seen() {
-                    let again = self.calls.was_seen(id) == Some(true);
-                    let d = Diagnostic::from_message(
-                        pos,
-                        messages::orphan_completion(&Orphan {
-                            note: Some(
-                                "a `tool_result` answers the `tool_use` of an earlier assistant line, once",
-                            ),
-                            ..Orphan::call(
-                                self.agent().display_name(),
-                                "`tool_result`",
-                                id,
-                                again,
-                                &PAIRING,
-                            )
-                        }),
-                    );
-                    emit(match nth_value(bytes, i, "tool_use_id") {
-                        Some(span) => d.at(bytes, span),
-                        None => d.with_snippet(bytes),
-                    });
-                }
-                if let Some(sink) = sink {
-                    let mut ev = self.event(Kind::ToolEnd, pos.line);
-                    ev.call_id = Some(Cow::Borrowed(id));
-                    if let Some(c) = &open {
-                        let name = self.calls.name(c);
-                        ev.tool_kind = Some(vocab::tool_kind(name));
-                        ev.name = Some(Cow::Owned(name.to_owned()));
-                    }
-                    ev.ok = Some(b.is_error.as_bool() != Some(true));
-                    ev.text = result_text(&b.content, arena);
-                    ev.rejected =
-                        ev.ok == Some(false) && ev.text.as_deref().is_some_and(permission_refused);
-                    ev.parent = parent.map(Cow::Borrowed);
-                    sink(&ev);
-                }
-            }
+        let pos = cx.pos;
+        match (ty, b.ty.as_str()) {
+            ("assistant", Some("tool_use")) => self.tool_use(cx, b, parent),
+            ("user", Some("tool_result")) => self.tool_result(cx, i, b, parent),
             (_, Some("text")) => {
                 if ty == "assistant" && !blank(&b.text) {
                     self.did_something = true;
                 }
-                if let Some(sink) = sink {
+                if let Some(sink) = &mut cx.sink {
                     let mut ev = self.event(self.text_kind(ty), pos.line);
                     ev.text = b.text.text();
                     ev.parent = parent.map(Cow::Borrowed);
@@ -766,7 +631,7 @@ impl Validator {
                 }
             }
             ("assistant", Some("thinking" | "redacted_thinking")) => {
-                if let Some(sink) = sink {
+                if let Some(sink) = &mut cx.sink {
                     let mut ev = self.event(Kind::Thinking, pos.line);
                     ev.text = b.thinking.text();
                     ev.parent = parent.map(Cow::Borrowed);
@@ -774,6 +639,132 @@ impl Validator {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A `tool_use` block: a tool call opens.
+    fn tool_use(&mut self, cx: &mut Cx<'_, '_>, b: &Block<'_>, parent: Option<&str>) {
+        let (pos, bytes) = (cx.pos, cx.bytes);
+        let what = "a `tool_use` block";
+        if !require(
+            b.id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["message", "content", "id"],
+            cx.emit,
+        ) {
+            return;
+        }
+        require(
+            b.name.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["message", "content", "name"],
+            cx.emit,
+        );
+        let id = b.id.as_str().unwrap_or_default();
+        let name = b.name.as_str().unwrap_or("?");
+        self.did_something = true;
+        match self.calls.open(id, pos, bytes, name) {
+            Opened::Ok => {}
+            Opened::AlreadyOpen(at) => (cx.emit)(
+                Diagnostic::from_message(
+                    pos,
+                    messages::duplicate_call_id(PAIRING.opener, Id::Text(id), true, None),
+                )
+                .with_related(at, "opened here")
+                .with_snippet(bytes),
+            ),
+            Opened::OverBudget(max) => {
+                if let Some(d) = super::over_budget(pos, "tool calls", max) {
+                    (cx.emit)(d);
+                }
+            }
+        }
+        if let Some(sink) = &mut cx.sink {
+            let mut ev = self.event(Kind::ToolStart, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            ev.name = Some(Cow::Borrowed(name));
+            ev.tool_kind = Some(vocab::tool_kind(name));
+            ev.args = b.input.0;
+            ev.parent = parent.map(Cow::Borrowed);
+            sink(&ev);
+        }
+    }
+
+    /// A `tool_result` block, the `i`th of its line: the tool call it answers closes.
+    fn tool_result<'a>(
+        &mut self,
+        cx: &mut Cx<'a, '_>,
+        i: usize,
+        b: &Block<'a>,
+        parent: Option<&str>,
+    ) {
+        let (pos, bytes, arena) = (cx.pos, cx.bytes, cx.arena);
+        let what = "a `tool_result` block";
+        if !require(
+            b.tool_use_id.json_type(),
+            Want::Str,
+            what,
+            pos,
+            bytes,
+            &["message", "content", "tool_use_id"],
+            cx.emit,
+        ) {
+            return;
+        }
+        expect(
+            b.is_error.json_type(),
+            Want::Bool,
+            false,
+            pos,
+            bytes,
+            &["message", "content", "is_error"],
+            cx.emit,
+        );
+        let id = b.tool_use_id.as_str().unwrap_or_default();
+        let open = self.calls.close(id);
+        // Not after a record that could not be read: it may have been the `tool_use`.
+        if open.is_none() && !self.calls.unreadable_seen() {
+            let again = self.calls.was_seen(id) == Some(true);
+            let d = Diagnostic::from_message(
+                pos,
+                messages::orphan_completion(&Orphan {
+                    note: Some(
+                        "a `tool_result` answers the `tool_use` of an earlier assistant line, once",
+                    ),
+                    ..Orphan::call(
+                        self.agent().display_name(),
+                        "`tool_result`",
+                        id,
+                        again,
+                        &PAIRING,
+                    )
+                }),
+            );
+            (cx.emit)(match nth_value(bytes, i, "tool_use_id") {
+                Some(span) => d.at(bytes, span),
+                None => d.with_snippet(bytes),
+            });
+        }
+        if let Some(sink) = &mut cx.sink {
+            let mut ev = self.event(Kind::ToolEnd, pos.line);
+            ev.call_id = Some(Cow::Borrowed(id));
+            if let Some(c) = &open {
+                let name = self.calls.name(c);
+                ev.tool_kind = Some(vocab::tool_kind(name));
+                ev.name = Some(Cow::Owned(name.to_owned()));
+            }
+            ev.ok = Some(b.is_error.as_bool() != Some(true));
+            ev.text = result_text(&b.content, arena);
+            ev.rejected =
+                ev.ok == Some(false) && ev.text.as_deref().is_some_and(permission_refused);
+            ev.parent = parent.map(Cow::Borrowed);
+            sink(&ev);
         }
     }
 

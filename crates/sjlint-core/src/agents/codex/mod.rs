@@ -186,10 +186,6 @@ impl super::Rules for Validator {
 
     /// Checks one record read into `line` already (from its text `json`, the record's own
     /// `bytes`): `Some(t)` when it is valid JSON but not an object.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one match over Codex's event types; each arm is short"
-    )]
     fn check<'a>(&mut self, mut cx: Cx<'a, '_>, line: &Line<'a>) -> Option<JsonType> {
         let ty = match cx.own_type(
             line.shape,
@@ -201,16 +197,9 @@ impl super::Rules for Validator {
             Ok(ty) => ty,
             Err(shape) => return shape,
         };
-        let Cx {
-            pos,
-            bytes,
-            arena,
-            emit,
-            mut sink,
-            ..
-        } = cx;
+        let (pos, bytes) = (cx.pos, cx.bytes);
         if ty == "thread.started" {
-            self.thread_started(pos, bytes, line, emit, &mut sink);
+            self.thread_started(pos, bytes, line, cx.emit, &mut cx.sink);
             self.last_line = pos.line;
             return None;
         }
@@ -221,98 +210,23 @@ impl super::Rules for Validator {
         if !known {
             match ty {
                 "request_user_input" => {
-                    request_user_input(pos, bytes, line, arena, emit, &mut sink);
+                    request_user_input(pos, bytes, line, cx.arena, cx.emit, &mut cx.sink);
                 }
                 // What comes next is forward-compatible, said as information.
-                _ => emit(super::unknown_type(Agent::Codex, ty, pos, bytes)),
+                _ => (cx.emit)(super::unknown_type(Agent::Codex, ty, pos, bytes)),
             }
             return None;
         }
         if let Some(d) = self.in_run(pos, bytes, ty) {
-            emit(d);
+            (cx.emit)(d);
         }
         self.last_line = pos.line;
         match ty {
-            "turn.completed" => {
-                if require(
-                    line.usage.shape,
-                    Want::Obj,
-                    "a `turn.completed`",
-                    pos,
-                    bytes,
-                    &["usage"],
-                    emit,
-                ) {
-                    check_usage(&line.usage, pos, bytes, emit);
-                }
-                self.turn_ended(pos, emit);
-                if let Some(sink) = &mut sink {
-                    let total = tokens(&line.usage);
-                    let turn = minus(total, self.tokens_seen);
-                    self.tokens_seen = total;
-                    let mut ev = vocab::Event::new(Kind::Usage, pos.line);
-                    ev.usage = Some(turn);
-                    sink(&ev);
-                    let mut ev = vocab::Event::new(Kind::End, pos.line);
-                    ev.ok = Some(true);
-                    ev.session_id = self.session_id();
-                    ev.text = self.answer.text().or_else(|| self.plan.text());
-                    sink(&ev);
-                }
-                self.answer.clear();
-                self.plan.clear();
-            }
-            "turn.failed" => {
-                if require(
-                    line.error.shape,
-                    Want::Obj,
-                    "a `turn.failed`",
-                    pos,
-                    bytes,
-                    &["error"],
-                    emit,
-                ) {
-                    expect(
-                        line.error.message.json_type(),
-                        Want::Str,
-                        false,
-                        pos,
-                        bytes,
-                        &["error", "message"],
-                        emit,
-                    );
-                }
-                self.turn_ended(pos, emit);
-                if let Some(sink) = &mut sink {
-                    let mut ev = vocab::Event::new(Kind::End, pos.line);
-                    ev.ok = Some(false);
-                    ev.session_id = self.session_id();
-                    ev.text = line.error.message.to_cow();
-                    sink(&ev);
-                }
-                self.answer.clear();
-                self.plan.clear();
-            }
-            "error" => {
-                require(
-                    line.message.json_type(),
-                    Want::Str,
-                    "an `error`",
-                    pos,
-                    bytes,
-                    &["message"],
-                    emit,
-                );
-                if let Some(sink) = &mut sink {
-                    let mut ev = vocab::Event::new(Kind::Error, pos.line);
-                    ev.text = line.message.to_cow();
-                    sink(&ev);
-                }
-            }
-            "item.started" | "item.updated" | "item.completed" => {
-                self.item(pos, bytes, ty, &line.item, arena, emit, &mut sink);
-            }
-            "item.plan.delta" => plan_delta(pos, bytes, line, emit),
+            "turn.completed" => self.turn_completed(cx, &line.usage),
+            "turn.failed" => self.turn_failed(cx, &line.error),
+            "error" => error(cx, line),
+            "item.started" | "item.updated" | "item.completed" => self.item(cx, ty, &line.item),
+            "item.plan.delta" => plan_delta(pos, bytes, line, cx.emit),
             _ => {}
         }
         None
@@ -410,20 +324,76 @@ impl Validator {
         self.state = State::Ended(pos.line);
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the record, its item, and where its findings and common events go"
-    )]
-    fn item<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        item: &'a Item<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    /// `turn.completed`: the turn's `usage` (the thread's running total) and its common `usage`
+    /// and `end`.
+    fn turn_completed(&mut self, cx: Cx<'_, '_>, usage: &Usage<'_>) {
+        let (pos, bytes, emit) = (cx.pos, cx.bytes, cx.emit);
+        if require(
+            usage.shape,
+            Want::Obj,
+            "a `turn.completed`",
+            pos,
+            bytes,
+            &["usage"],
+            emit,
+        ) {
+            check_usage(usage, pos, bytes, emit);
+        }
+        self.turn_ended(pos, emit);
+        if let Some(sink) = cx.sink {
+            let total = tokens(usage);
+            let turn = minus(total, self.tokens_seen);
+            self.tokens_seen = total;
+            let mut ev = vocab::Event::new(Kind::Usage, pos.line);
+            ev.usage = Some(turn);
+            sink(&ev);
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(true);
+            ev.session_id = self.session_id();
+            ev.text = self.answer.text().or_else(|| self.plan.text());
+            sink(&ev);
+        }
+        self.answer.clear();
+        self.plan.clear();
+    }
+
+    /// `turn.failed`: its `error`, and the common `end` that says so.
+    fn turn_failed(&mut self, cx: Cx<'_, '_>, error: &ErrorObj<'_>) {
+        let (pos, bytes, emit) = (cx.pos, cx.bytes, cx.emit);
+        if require(
+            error.shape,
+            Want::Obj,
+            "a `turn.failed`",
+            pos,
+            bytes,
+            &["error"],
+            emit,
+        ) {
+            expect(
+                error.message.json_type(),
+                Want::Str,
+                false,
+                pos,
+                bytes,
+                &["error", "message"],
+                emit,
+            );
+        }
+        self.turn_ended(pos, emit);
+        if let Some(sink) = cx.sink {
+            let mut ev = vocab::Event::new(Kind::End, pos.line);
+            ev.ok = Some(false);
+            ev.session_id = self.session_id();
+            ev.text = error.message.to_cow();
+            sink(&ev);
+        }
+        self.answer.clear();
+        self.plan.clear();
+    }
+
+    /// `item.started`, `item.updated` or `item.completed` (`ty`): its `item`, paired by id.
+    fn item<'a>(&mut self, cx: Cx<'a, '_>, ty: &str, item: &'a Item<'a>) {
+        let (pos, bytes, arena, emit, sink) = (cx.pos, cx.bytes, cx.arena, cx.emit, cx.sink);
         let what = match ty {
             "item.started" => "an `item.started`",
             "item.updated" => "an `item.updated`",
@@ -455,6 +425,12 @@ impl Validator {
         }
         let id = item.id.as_str().unwrap_or_default();
         let item_ty = item.ty.as_str().unwrap_or_default();
+        let of = Of {
+            line: pos.line,
+            id,
+            ty: item_ty,
+            item,
+        };
         item_fields(pos, bytes, ty, item_ty, item, emit);
         match ty {
             "item.started" => match self.calls.open(id, pos, bytes, item_ty) {
@@ -462,7 +438,7 @@ impl Validator {
                     if is_tool(item_ty)
                         && let Some(sink) = sink
                     {
-                        sink(&tool_start(pos.line, id, item, arena));
+                        sink(&tool_start(of, arena));
                     }
                 }
                 Opened::AlreadyOpen(at) => emit(
@@ -501,7 +477,7 @@ impl Validator {
                     None => {}
                 }
                 if let Some(sink) = sink {
-                    self.completed(pos.line, id, item_ty, item, open.is_some(), arena, sink);
+                    self.completed(of, open.is_some(), arena, sink);
                     let last = match item_ty {
                         "agent_message" => Some(&mut self.answer),
                         "plan" => Some(&mut self.plan),
@@ -541,21 +517,16 @@ impl Validator {
         .with_snippet(bytes)
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the item, what the turn knew of it, and where its common events go"
-    )]
+    /// The common events of a completed item (`was_open` when its `item.started` was seen).
     fn completed<'a>(
         &self,
-        line: u64,
-        id: &'a str,
-        item_ty: &'a str,
-        item: &'a Item<'a>,
+        of: Of<'a>,
         was_open: bool,
         arena: &'a Bump,
         sink: &mut dyn FnMut(&vocab::Event<'_>),
     ) {
-        let kind = match item_ty {
+        let Of { line, id, item, .. } = of;
+        let kind = match of.ty {
             // Plan mode's proposed plan is what the agent says to the user, as its message is.
             "agent_message" | "plan" => Kind::AssistantText,
             "reasoning" => Kind::Thinking,
@@ -563,7 +534,7 @@ impl Validator {
             t if is_tool(t) => {
                 if !was_open {
                     // Completed-only tool items still start and end in the common form.
-                    sink(&tool_start(line, id, item, arena));
+                    sink(&tool_start(of, arena));
                 }
                 let mut ev = vocab::Event::new(Kind::ToolEnd, line);
                 ev.call_id = Some(Cow::Borrowed(id));
@@ -631,6 +602,16 @@ impl Validator {
     }
 }
 
+/// One item of a record: its record's line, its id and type (both strings, checked), and its
+/// fields.
+#[derive(Clone, Copy)]
+struct Of<'a> {
+    line: u64,
+    id: &'a str,
+    ty: &'a str,
+    item: &'a Item<'a>,
+}
+
 /// The name of the tool of an item of type `t`: an MCP call's tool, else the item type.
 fn tool_name<'a>(t: &'a str, item: &'a Item<'a>) -> Cow<'a, str> {
     match (t, item.tool.as_str()) {
@@ -642,8 +623,13 @@ fn tool_name<'a>(t: &'a str, item: &'a Item<'a>) -> Cow<'a, str> {
 /// The `tool_start` of a tool item: its arguments are the item's own (`arguments` of an MCP
 /// call, `changes` of a file change), else an object of what the item runs (`command`) or
 /// looks up (`query`), written in `arena`.
-fn tool_start<'a>(line: u64, id: &'a str, item: &'a Item<'a>, arena: &'a Bump) -> vocab::Event<'a> {
-    let t = item.ty.as_str().unwrap_or_default();
+fn tool_start<'a>(of: Of<'a>, arena: &'a Bump) -> vocab::Event<'a> {
+    let Of {
+        line,
+        id,
+        ty: t,
+        item,
+    } = of;
     let mut ev = vocab::Event::new(Kind::ToolStart, line);
     ev.call_id = Some(Cow::Borrowed(id));
     ev.tool_kind = Some(vocab::tool_kind(t));
@@ -718,6 +704,24 @@ fn item_fields(
         } else {
             expect(t, want, nullable, pos, bytes, &path, emit);
         }
+    }
+}
+
+/// A top-level `error`: not terminal (the run goes on), a common `error`.
+fn error(cx: Cx<'_, '_>, line: &Line<'_>) {
+    require(
+        line.message.json_type(),
+        Want::Str,
+        "an `error`",
+        cx.pos,
+        cx.bytes,
+        &["message"],
+        cx.emit,
+    );
+    if let Some(sink) = cx.sink {
+        let mut ev = vocab::Event::new(Kind::Error, cx.pos.line);
+        ev.text = line.message.to_cow();
+        sink(&ev);
     }
 }
 

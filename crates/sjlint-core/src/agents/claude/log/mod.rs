@@ -134,15 +134,8 @@ impl crate::agents::Rules for Validator {
         v
     }
 
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, r: &Record<'a>) -> Option<JsonType> {
-        let Cx {
-            pos,
-            bytes,
-            json,
-            arena,
-            emit,
-            mut sink,
-        } = cx;
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, r: &Record<'a>) -> Option<JsonType> {
+        let (pos, bytes) = (cx.pos, cx.bytes);
         if r.shape != Some(JsonType::Object) {
             return r.shape;
         }
@@ -156,23 +149,21 @@ impl crate::agents::Rules for Validator {
             &mut self.mixed,
             pos,
             bytes,
-            emit,
+            cx.emit,
         ) else {
             return None;
         };
         if !TYPES.contains(&ty) {
-            emit(crate::agents::unknown_type(
+            (cx.emit)(crate::agents::unknown_type(
                 Agent::ClaudeLog,
                 ty,
                 pos,
                 bytes,
             ));
         }
-        self.link(pos, bytes, r, emit, &mut sink);
-        if let Some(sink) = sink
-            && matches!(ty, "user" | "assistant")
-        {
-            self.message(pos, bytes, json, ty, r, arena, sink);
+        self.link(pos, bytes, r, cx.emit, &mut cx.sink);
+        if cx.sink.is_some() && matches!(ty, "user" | "assistant") {
+            self.message(cx, ty, r);
         }
         None
     }
@@ -253,21 +244,9 @@ impl Validator {
     }
 
     /// A user or assistant record: its message's text, thinking, tool calls and results, and
-    /// (assistant) its usage.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "separate borrows of the caller's record, which one struct would borrow all at once"
-    )]
-    fn message<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        json: &'a str,
-        ty: &str,
-        r: &Record<'a>,
-        arena: &'a Bump,
-        sink: &mut dyn FnMut(&vocab::Event<'_>),
-    ) {
+    /// (assistant) its usage, when its common events are wanted (`cx.sink`).
+    fn message<'a>(&mut self, mut cx: Cx<'a, '_>, ty: &str, r: &Record<'a>) {
+        let (pos, json, arena) = (cx.pos, cx.json, cx.arena);
         let msg = &r.message;
         if msg.shape != Some(JsonType::Object) {
             return;
@@ -276,18 +255,23 @@ impl Validator {
         let prompt = ty == "user"
             && r.is_meta.as_bool() != Some(true)
             && r.is_compact_summary.as_bool() != Some(true);
-        if ty == "assistant" {
+        if ty == "assistant"
+            && let Some(sink) = cx.sink.as_deref_mut()
+        {
             self.count(pos, r, msg, sink);
         }
         match msg.content.shape {
             Some(JsonType::String) if prompt => {
+                let Some(sink) = cx.sink else {
+                    return;
+                };
                 let mut ev = self.event(Kind::UserPrompt, pos.line);
                 ev.text = raw_content(json, arena).and_then(|raw| raw.text());
                 sink(&ev);
             }
             Some(JsonType::Array) if !msg.content.more => {
                 for b in &msg.content.blocks[..msg.content.len] {
-                    self.block(pos, bytes, ty, prompt, b, arena, sink);
+                    self.block(&mut cx, ty, prompt, b);
                 }
             }
             Some(JsonType::Array) => {
@@ -297,7 +281,7 @@ impl Validator {
                 let mut blocks = bumpalo::collections::Vec::new_in(arena);
                 crate::agents::parse_array::<Block<'a>>(content, arena, &mut blocks);
                 for b in &blocks {
-                    self.block(pos, bytes, ty, prompt, b, arena, sink);
+                    self.block(&mut cx, ty, prompt, b);
                 }
             }
             _ => {}
@@ -331,20 +315,11 @@ impl Validator {
     /// One content block in the common form. A tool call without an id, or a result of a call
     /// this file did not open (compacted away, or in the file of a resumed session), cannot be
     /// paired: the common form would not be clean, so it is left out of it.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "separate borrows of the caller's record, which one struct would borrow all at once"
-    )]
-    fn block<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        prompt: bool,
-        b: &Block<'a>,
-        arena: &'a Bump,
-        sink: &mut dyn FnMut(&vocab::Event<'_>),
-    ) {
+    fn block<'a>(&mut self, cx: &mut Cx<'a, '_>, ty: &str, prompt: bool, b: &Block<'a>) {
+        let (pos, bytes, arena) = (cx.pos, cx.bytes, cx.arena);
+        let Some(sink) = cx.sink.as_deref_mut() else {
+            return;
+        };
         let kind = match (ty, b.ty.as_str()) {
             ("user", Some("text")) if prompt => Kind::UserPrompt,
             ("assistant", Some("text")) => Kind::AssistantText,

@@ -220,15 +220,8 @@ impl crate::agents::Rules for Validator {
         v
     }
 
-    fn check<'a>(&mut self, cx: Cx<'a, '_>, r: &Record<'a>) -> Option<JsonType> {
-        let Cx {
-            pos,
-            bytes,
-            arena,
-            emit,
-            mut sink,
-            ..
-        } = cx;
+    fn check<'a>(&mut self, mut cx: Cx<'a, '_>, r: &Record<'a>) -> Option<JsonType> {
+        let (pos, bytes) = (cx.pos, cx.bytes);
         if r.shape != Some(JsonType::Object) {
             return r.shape;
         }
@@ -238,14 +231,14 @@ impl crate::agents::Rules for Validator {
             &mut self.mixed,
             pos,
             bytes,
-            emit,
+            cx.emit,
         ) else {
             return None;
         };
         let first = !std::mem::replace(&mut self.begun, true);
         if first && ty != "session_meta" {
-            emit(missing_init(pos, bytes, ty));
-            if let Some(sink) = sink.as_deref_mut() {
+            (cx.emit)(missing_init(pos, bytes, ty));
+            if let Some(sink) = cx.sink.as_deref_mut() {
                 self.started = true;
                 sink(&self.event(Kind::SessionStart, pos.line));
             }
@@ -257,7 +250,7 @@ impl crate::agents::Rules for Validator {
             pos,
             bytes,
             &["timestamp"],
-            emit,
+            cx.emit,
         );
         if !require(
             r.payload.shape,
@@ -266,7 +259,7 @@ impl crate::agents::Rules for Validator {
             pos,
             bytes,
             &["payload"],
-            emit,
+            cx.emit,
         ) {
             return None;
         }
@@ -275,13 +268,13 @@ impl crate::agents::Rules for Validator {
             self.last_ms = None;
         }
         self.ms = if timed {
-            self.clock(pos, bytes, r, emit)
+            self.clock(pos, bytes, r, cx.emit)
         } else {
             None
         };
         let p = &r.payload;
         match ty {
-            "session_meta" => self.session_meta(pos, bytes, p, emit, &mut sink),
+            "session_meta" => self.session_meta(pos, bytes, p, cx.emit, &mut cx.sink),
             "turn_context" => {
                 expect(
                     p.model.json_type(),
@@ -290,7 +283,7 @@ impl crate::agents::Rules for Validator {
                     pos,
                     bytes,
                     &["payload", "model"],
-                    emit,
+                    cx.emit,
                 );
                 if let Some(model) = p.model.as_str() {
                     self.model.clear();
@@ -298,10 +291,10 @@ impl crate::agents::Rules for Validator {
                 }
             }
             "compacted" => self.compacted = true,
-            "response_item" => self.item(pos, bytes, p, arena, emit, &mut sink),
-            "event_msg" => self.event_msg(pos, bytes, p, emit, &mut sink),
+            "response_item" => self.item(cx, p),
+            "event_msg" => self.event_msg(pos, bytes, p, cx.emit, &mut cx.sink),
             _ if KINDS.contains(&ty) => {}
-            _ => emit(unknown_type(Agent::CodexLog, ty, pos, bytes)),
+            _ => (cx.emit)(unknown_type(Agent::CodexLog, ty, pos, bytes)),
         }
         None
     }
@@ -438,27 +431,20 @@ impl Validator {
 
     /// A `response_item`: the items that open and close tool calls are checked and paired, the
     /// assistant's messages, reasoning and tool calls mapped (see `map`).
-    fn item<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        p: &Payload<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
-        let Some(ty) = payload_type(p, "a `response_item`", pos, bytes, emit) else {
+    fn item<'a>(&mut self, mut cx: Cx<'a, '_>, p: &Payload<'a>) {
+        let (pos, bytes, arena) = (cx.pos, cx.bytes, cx.arena);
+        let Some(ty) = payload_type(p, "a `response_item`", pos, bytes, cx.emit) else {
             return;
         };
         match ty {
             "function_call" | "custom_tool_call" | "local_shell_call" => {
-                self.call(pos, bytes, ty, p, arena, emit, sink);
+                self.call(cx, ty, p);
             }
             "function_call_output" | "custom_tool_call_output" => {
-                self.output(pos, bytes, ty, p, arena, emit, sink);
+                self.output(cx, ty, p);
             }
             "message" | "reasoning" => {
-                if let Some(sink) = sink.as_deref_mut() {
+                if let Some(sink) = cx.sink.as_deref_mut() {
                     map::said(
                         self.event(Kind::AssistantText, pos.line),
                         ty,
@@ -469,26 +455,14 @@ impl Validator {
                 }
             }
             _ if ITEMS.contains(&ty) => {}
-            _ => emit(unknown_payload_type(pos, bytes, ty)),
+            _ => (cx.emit)(unknown_payload_type(pos, bytes, ty)),
         }
     }
 
     /// An item that opens a tool call: `function_call`, `custom_tool_call`, and a
     /// `local_shell_call` with a `call_id` (older ones have none: nothing pairs them).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "separate borrows of the caller's record and of where its findings and events go"
-    )]
-    fn call<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        p: &Payload<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    fn call<'a>(&mut self, mut cx: Cx<'a, '_>, ty: &str, p: &Payload<'a>) {
+        let (pos, bytes, arena, emit) = (cx.pos, cx.bytes, cx.arena, &mut *cx.emit);
         let what = match ty {
             "function_call" => "a `function_call`",
             "custom_tool_call" => "a `custom_tool_call`",
@@ -553,27 +527,15 @@ impl Validator {
         {
             return;
         }
-        if let Some(sink) = sink.as_deref_mut() {
+        if let Some(sink) = cx.sink.as_deref_mut() {
             let ev = event(Kind::ToolStart, pos.line, ms);
             map::tool_start(ev, id, name, ty, p, arena, sink);
         }
     }
 
     /// An item that closes a tool call: its call must have been opened in this file.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "separate borrows of the caller's record and of where its findings and events go"
-    )]
-    fn output<'a>(
-        &mut self,
-        pos: Position,
-        bytes: &[u8],
-        ty: &str,
-        p: &Payload<'a>,
-        arena: &'a Bump,
-        emit: Emit<'_>,
-        sink: &mut Sink<'_, '_>,
-    ) {
+    fn output<'a>(&mut self, mut cx: Cx<'a, '_>, ty: &str, p: &Payload<'a>) {
+        let (pos, bytes, arena, emit) = (cx.pos, cx.bytes, cx.arena, &mut *cx.emit);
         let custom = ty == "custom_tool_call_output";
         let what = if custom {
             "a `custom_tool_call_output`"
@@ -606,7 +568,7 @@ impl Validator {
             return;
         };
         let name = table.name(&call);
-        if let Some(sink) = sink.as_deref_mut() {
+        if let Some(sink) = cx.sink.as_deref_mut() {
             let mut ev = event(Kind::ToolEnd, pos.line, self.ms);
             ev.duration_ms = match (call.start_ms, self.ms) {
                 (Some(a), Some(b)) => b.checked_sub(a),
