@@ -741,8 +741,9 @@ pub(crate) trait Rules: Progress {
     /// Checks one record read into `line` already: `Some(t)` when it is valid JSON but not an
     /// object.
     fn check<'a>(&mut self, cx: Cx<'a, '_>, line: &Self::Line<'a>) -> Option<JsonType>;
-    /// The input ended: what is still open is said.
-    fn finish(&mut self, emit: Emit<'_>);
+    /// The input ended: what is still open is said (nothing, for a stream with no end of its
+    /// own to miss: a session log's).
+    fn finish(&mut self, _emit: Emit<'_>) {}
     /// A record on `line` could not be read: what its absence would cause is not reported.
     fn on_unreadable(&mut self, line: u64);
     /// The input ended: the common events still due, before [`Rules::finish`].

@@ -168,8 +168,6 @@ impl crate::agents::Rules for Validator {
         None
     }
 
-    fn finish(&mut self, _emit: Emit<'_>) {}
-
     fn on_unreadable(&mut self, line: u64) {
         self.calls.on_unreadable(line);
     }
