@@ -119,6 +119,7 @@ fn ignored_findings_allocate_nothing_per_record() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn agents_streams_allocate_nothing_per_record() {
     // Claude Code, Codex and Gemini CLI runs: their checkers keep call ids in reused strings and
     // tool names once, and read content blocks into the record's arena.

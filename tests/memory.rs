@@ -135,7 +135,7 @@ fn measured_within(
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn one_gibibyte_through_stdin_in_under_32_mib() {
     // Whole sessions, about 1.5 % of them with a raw newline inside a call_id (the slow path),
     // repeated: appended sessions are a healthy stream.
@@ -196,7 +196,7 @@ fn a_record_of_256_mib_is_skipped_in_constant_memory() {
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn a_mapped_file_gives_its_pages_back() {
     // Four times the limit: held whole, the file's pages alone would break it.
     let block = generator::stream(12, 4 << 20, false);
@@ -315,7 +315,7 @@ fn a_record_over_the_limit_from_stdin_takes_about_the_limit_not_three_times_it()
 const BASE_KIB: i64 = 20 << 10;
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn fmt_check_write_and_diff_of_a_file_hold_the_limit_not_the_file() {
     // A 256 MiB record over a 16 MiB limit, then a short one: left out (the file would
     // change), or with --keep-invalid passed through (the file is left as it is). The new form
@@ -352,7 +352,7 @@ fn fmt_check_write_and_diff_of_a_file_hold_the_limit_not_the_file() {
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn fmt_check_of_stdin_keeps_a_record_not_the_input() {
     // The same record from standard input: what is read is kept only until the output it is
     // compared with comes, and a line over the limit is known to change the input once it is
@@ -367,7 +367,7 @@ fn fmt_check_of_stdin_keeps_a_record_not_the_input() {
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn fmt_diff_of_a_file_that_changes_and_of_stdin_holds_the_limit_not_the_file() {
     // A 96 MiB record over a 16 MiB limit, left out: the file changes, and its diff writes the
     // whole record as a line taken out. The new form is kept in a temporary file and the diff

@@ -155,7 +155,7 @@ const PAIRING_LIMIT_KIB: i64 = 48 << 10;
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn open_calls_and_queries_take_bounded_memory_in_every_command() {
     let _one = ONE_AT_A_TIME.lock();
     for args in [
@@ -182,7 +182,7 @@ fn open_calls_and_queries_take_bounded_memory_in_every_command() {
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn ids_of_megabytes_are_not_kept_whole() {
     let _one = ONE_AT_A_TIME.lock();
     // Four 12 MB ids: the record buffer holds one at a time (O(--max-record-bytes)); the ids
@@ -240,6 +240,7 @@ fn empty_objects(out: &mut dyn Write) {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn document_formats_take_bounded_memory_whatever_the_number_of_findings() {
     // Holding every finding until the end, sarif took 129 MiB and junit 377 MiB on 300,000
     // findings (1.4 GB and 4 GB on 4 million): on these 150,000, over the limit still.
@@ -265,7 +266,7 @@ fn control_characters(out: &mut dyn Write) {
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn a_record_of_control_characters_is_repaired_in_a_few_times_its_size() {
     // Each raw byte becomes a 6-byte escape in the repaired copy; grown by doubling, that copy
     // held up to twice that, and the run took 122-130 MiB on this 8 MB record. Sized exactly,
@@ -293,7 +294,7 @@ fn control_characters_cursor(out: &mut dyn Write) {
 }
 
 #[test]
-#[ignore = "slow (over 10 s): CI runs it in a step of its own, `cargo test --test memory --test memory_hostile -- --ignored`"]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn fmt_writes_a_record_of_control_characters_in_a_few_times_its_size() {
     // `check` takes about 10 times this 8 MB record (see above); `fmt` added copies of the
     // repaired text, each grown by doubling: 170 MiB for a cursor record (the line it was
@@ -330,6 +331,7 @@ fn endless_deltas(out: &mut dyn Write) {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn fmt_drop_deltas_holds_a_bounded_run_of_deltas() {
     // Waiting for a flush to compare them with, the deltas and their text were all held: 3.6
     // times the stream (about 86 MiB here, 145 MiB for 40 MB, 1.5 GB for 500 MB).

@@ -692,6 +692,7 @@ fn comparable(s: &serde_json::Value) -> serde_json::Value {
 /// a stream of its own that checks clean when its source does, counts the same (`stats`), and
 /// comes out of `fmt --to common` unchanged.
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn the_common_form_of_every_stream() {
     let schema: serde_json::Value =
         serde_json::from_str(include_str!("../../schemas/common.schema.json")).unwrap();

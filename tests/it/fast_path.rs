@@ -100,6 +100,7 @@ fn check_files(dirs: &[PathBuf]) {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn testdata_records_read_the_same() {
     check_files(&[
         manifest_dir().join("testdata"),
@@ -122,6 +123,7 @@ fn corpus_and_seed_records_read_the_same() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn generated_streams_read_the_same_and_take_the_fast_path() {
     for (seed, raw_newlines) in [(1, false), (2, true), (3, false)] {
         let stream = streams::stream(seed, 1 << 20, raw_newlines);

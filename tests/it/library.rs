@@ -103,6 +103,7 @@ fn events_of(items: &[Item]) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn a_stream_fed_in_pieces_finds_what_the_command_line_finds_in_every_file() {
     let opts = Options::new();
     let mut mismatches = Vec::new();
@@ -132,6 +133,7 @@ fn a_stream_fed_in_pieces_finds_what_the_command_line_finds_in_every_file() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn a_streams_events_are_the_lines_of_fmt_to_common() {
     let opts = Options::new();
     let mut checked = 0;

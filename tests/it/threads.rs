@@ -140,6 +140,7 @@ fn for_each_file(files: &[PathBuf], each: impl Fn(&Path) + Sync) {
 /// files with findings (on a clean file it prints the totals only). The other formats print the
 /// findings `json` carries; each is compared at the extremes on every file below, under `--tee`.
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn every_fixture_and_corpus_file_as_a_file() {
     for_each_file(&fixture_files(), |file| {
         let path = file.to_str().unwrap();
@@ -156,6 +157,7 @@ fn every_fixture_and_corpus_file_as_a_file() {
 /// gets anyway); the other formats print the same findings whatever the input is, and are
 /// compared on files above.
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn every_fixture_and_corpus_file_on_stdin() {
     for_each_file(&fixture_files(), |file| {
         let input = std::fs::read(file).unwrap();
@@ -164,6 +166,7 @@ fn every_fixture_and_corpus_file_on_stdin() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn every_fixture_one_after_the_other_under_tee() {
     // --tee checks several files one at a time, each on several threads.
     let files = fixture_files();
@@ -363,6 +366,7 @@ fn large_records_across_many_batches_and_reads() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn generated_streams_as_files_and_on_stdin() {
     let dir = TempDir::new("generated");
     for (seed, raw) in [(1, false), (2, true)] {
@@ -396,6 +400,7 @@ fn generated_streams_as_files_and_on_stdin() {
 /// read the records as the agent's once the in-order stage knows it, and as cursor-agent's
 /// before, and every way prints what one thread prints.
 #[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
 fn every_agents_generated_stream_as_a_file_and_on_stdin() {
     use generator::agents::{generated, one_run, stream};
     let dir = TempDir::new("agents");

@@ -607,6 +607,7 @@ mod tests {
         })]
 
         #[test]
+        #[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
         fn block_scans_agree_with_the_byte_at_a_time_reading(
             parts in prop::collection::vec(
                 prop_oneof![

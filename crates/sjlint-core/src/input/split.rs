@@ -1590,6 +1590,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
     fn every_chunk_size_gives_the_same_frames() {
         let body = "R1:2 B2 B3 R4:1 R6:16 R7:0 B8 R9:1 R11:1 R13:0 R14:0 R15:1 R28:0 T29:250 \
                     T30:237 R32:0 R33:18 R34:1 R36:0 R37:16 R38:0 R39:0 R40:1 T42:201";
@@ -1644,6 +1645,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
     fn every_kernel_gives_the_same_frames() {
         let long = long_mixed();
         let want = reference(&long, 30_000);
@@ -1744,6 +1746,7 @@ mod tests {
         }
 
         #[test]
+        #[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
         fn no_kernel_changes_frames(
             tokens in prop::collection::vec(split_token(), 0..600),
             max in prop_oneof![0usize..48, Just(200), Just(usize::MAX)],
