@@ -602,6 +602,7 @@ impl Validator {
         if let Some(added) = self.spent.message(id, tokens(&msg.usage), main) {
             let mut ev = self.event(Kind::Usage, pos.line);
             ev.usage = Some(added);
+            ev.model = msg.model.as_str().map(Cow::Borrowed);
             sink(&ev);
         }
     }

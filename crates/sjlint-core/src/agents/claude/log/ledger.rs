@@ -14,13 +14,29 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 /// How many responses are held open at once.
 pub(super) const WINDOW: usize = 64;
 
-/// One response held open: its key, its usage so far, and the line of the copy kept.
+/// One response held open: its key, its usage so far, and the line, time and model of the
+/// copy kept.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Held {
     key: u64,
     pub(super) tokens: Tokens,
     pub(super) line: u64,
     pub(super) ms: Option<u64>,
+    /// The model, as an index into the log's models (see `Validator::model`).
+    pub(super) model: Option<u16>,
+}
+
+impl Held {
+    /// A copy of a response's usage, on `line`, written at `ms`, by `model`.
+    pub(super) fn new(tokens: Tokens, line: u64, ms: Option<u64>, model: Option<u16>) -> Held {
+        Held {
+            key: 0,
+            tokens,
+            line,
+            ms,
+            model,
+        }
+    }
 }
 
 /// The responses held open, oldest first.
@@ -38,18 +54,14 @@ impl Ledger {
         &mut self,
         id: Option<&str>,
         request: Option<&str>,
-        tokens: Tokens,
-        line: u64,
-        ms: Option<u64>,
+        held: Held,
     ) -> Option<Held> {
         let held = Held {
-            key: key(id, request, line),
-            tokens,
-            line,
-            ms,
+            key: key(id, request, held.line),
+            ..held
         };
         if let Some(h) = self.held.iter_mut().find(|h| h.key == held.key) {
-            if tokens.output > h.tokens.output {
+            if held.tokens.output > h.tokens.output {
                 *h = held;
             }
             return None;
@@ -97,11 +109,23 @@ mod tests {
     #[test]
     fn a_response_counts_once_with_its_greatest_output() {
         let mut l = Ledger::default();
-        assert!(l.copy(Some("m"), Some("r"), t(5, 1), 1, None).is_none());
-        assert!(l.copy(Some("m"), Some("r"), t(5, 9), 2, None).is_none());
-        assert!(l.copy(Some("m"), Some("r"), t(5, 3), 3, None).is_none());
+        assert!(
+            l.copy(Some("m"), Some("r"), Held::new(t(5, 1), 1, None, None))
+                .is_none()
+        );
+        assert!(
+            l.copy(Some("m"), Some("r"), Held::new(t(5, 9), 2, None, None))
+                .is_none()
+        );
+        assert!(
+            l.copy(Some("m"), Some("r"), Held::new(t(5, 3), 3, None, None))
+                .is_none()
+        );
         // Another request of the same message id is another response.
-        assert!(l.copy(Some("m"), Some("q"), t(2, 2), 4, None).is_none());
+        assert!(
+            l.copy(Some("m"), Some("q"), Held::new(t(2, 2), 4, None, None))
+                .is_none()
+        );
         let all: Vec<Held> = l.drain().collect();
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].tokens, all[0].line), (t(5, 9), 2));
@@ -113,18 +137,28 @@ mod tests {
         let mut l = Ledger::default();
         for i in 0..WINDOW as u64 {
             assert!(
-                l.copy(Some(&i.to_string()), None, t(i, 1), i, None)
-                    .is_none()
+                l.copy(
+                    Some(&i.to_string()),
+                    None,
+                    Held::new(t(i, 1), i, None, None)
+                )
+                .is_none()
             );
         }
         let gone = l
-            .copy(Some("new"), None, t(0, 1), 99, None)
+            .copy(Some("new"), None, Held::new(t(0, 1), 99, None, None))
             .expect("one leaves");
         assert_eq!(gone.line, 0);
         assert_eq!(l.drain().count(), WINDOW);
         // Records without an id are each their own response.
-        assert!(l.copy(None, None, t(1, 1), 1, None).is_none());
-        assert!(l.copy(None, None, t(1, 1), 2, None).is_none());
+        assert!(
+            l.copy(None, None, Held::new(t(1, 1), 1, None, None))
+                .is_none()
+        );
+        assert!(
+            l.copy(None, None, Held::new(t(1, 1), 2, None, None))
+                .is_none()
+        );
         assert_eq!(l.drain().count(), 2);
     }
 }

@@ -91,7 +91,13 @@ pub struct Validator {
     full_said: bool,
     /// When the record being read was written.
     ms: Option<u64>,
+    /// The models the log's responses name, each once, at most [`MODELS`] of them.
+    models: Vec<Box<str>>,
 }
+
+/// Most models a log's `usage` events name; responses of further models (no log has so many)
+/// name none.
+const MODELS: usize = 256;
 
 impl Progress for Validator {
     /// A log says nothing of how a session ended.
@@ -174,7 +180,7 @@ impl crate::agents::Rules for Validator {
 
     fn finish_common(&mut self, sink: &mut dyn FnMut(&vocab::Event<'_>)) {
         for held in self.ledger.drain() {
-            sink(&usage(held));
+            sink(&usage(held, &self.models));
         }
     }
 }
@@ -299,15 +305,26 @@ impl Validator {
             return;
         }
         let tokens = super::tokens(&msg.usage);
-        if let Some(done) = self.ledger.copy(
-            msg.id.as_str(),
-            r.request_id.as_str(),
-            tokens,
-            pos.line,
-            self.ms,
-        ) {
-            sink(&usage(done));
+        let model = msg.model.as_str().and_then(|m| self.model(m));
+        let copy = ledger::Held::new(tokens, pos.line, self.ms, model);
+        if let Some(done) = self
+            .ledger
+            .copy(msg.id.as_str(), r.request_id.as_str(), copy)
+        {
+            sink(&usage(done, &self.models));
         }
+    }
+
+    /// The index of `model` among the log's models, added when new (and there is room).
+    fn model(&mut self, model: &str) -> Option<u16> {
+        if let Some(i) = self.models.iter().position(|m| **m == *model) {
+            return u16::try_from(i).ok();
+        }
+        if self.models.len() >= MODELS {
+            return None;
+        }
+        self.models.push(model.into());
+        u16::try_from(self.models.len() - 1).ok()
     }
 
     /// One content block in the common form. A tool call without an id, or a result of a call
@@ -393,11 +410,15 @@ fn chain_full(pos: Position, emit: Emit<'_>) {
     emit(d);
 }
 
-/// The `usage` event of a response whose count is final.
-fn usage<'e>(held: ledger::Held) -> vocab::Event<'e> {
+/// The `usage` event of a response whose count is final, with its model among `models`.
+fn usage(held: ledger::Held, models: &[Box<str>]) -> vocab::Event<'_> {
     let mut ev = vocab::Event::new(Kind::Usage, held.line);
     ev.timestamp_ms = held.ms;
     ev.usage = Some(held.tokens);
+    ev.model = held
+        .model
+        .and_then(|i| models.get(usize::from(i)))
+        .map(|m| std::borrow::Cow::Borrowed(&**m));
     ev
 }
 
