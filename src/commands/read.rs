@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// The input [`each_input`] hands on, and where it stands among them.
-struct Reading<'a> {
-    name: &'a str,
+pub(super) struct Reading<'a> {
+    pub(super) name: &'a str,
     /// How many inputs were read before this one.
     index: usize,
     /// Where it stands in the inputs' list (`ReadConfig::per_input` is in its order).
@@ -32,7 +32,7 @@ struct Reading<'a> {
     /// More than one input is read.
     several: bool,
     /// The file read, when it is one.
-    path: Option<&'a std::path::Path>,
+    pub(super) path: Option<&'a std::path::Path>,
 }
 
 /// Reads every input of `config` with `each`, which sees the input and its reader. Errors of
@@ -82,21 +82,14 @@ fn each_input(
 /// files are read at once, on `--jobs` threads.
 pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let config = ReadConfig::resolve_judged(&args.input, terminal)?;
-    let list = &config.inputs.list;
     let jobs = super::resolve::jobs(args.jobs)?;
     let mut files = Vec::new();
-    let code = if jobs > 1 && list.len() > 1 && list.iter().all(|i| matches!(i, Input::File(_))) {
-        stats_in_parallel(&config, jobs, &mut files)?
-    } else {
-        each_input(&config, |reading, reader| {
-            let (stats, read) = stats_of(&config, reading, reader);
-            // After Ctrl-C, what was read so far is still shown.
-            if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
-                files.push((reading.name.to_owned(), stats));
-            }
-            read
-        })?
-    };
+    let code = read_all(
+        &config,
+        jobs,
+        &|reading, reader| stats_of(&config, reading, reader),
+        &mut files,
+    )?;
     let mut out = BufWriter::new(Sink(stdio::stdout()));
     match args.format {
         StatsFormat::Table => stats::write_tables(&mut out, &files)?,
@@ -104,6 +97,29 @@ pub(super) fn run_stats(args: &StatsArgs, terminal: &Terminal) -> anyhow::Result
     }
     out.flush()?;
     Ok(code)
+}
+
+/// What `count` makes of each input of `config`, in the inputs' order, into `files` (with the
+/// input's name); the exit code. Several files are read at once on `jobs` threads; the output
+/// and the exit code are those of one thread. An input read part way (Ctrl-C) is kept.
+pub(super) fn read_all<T: Send>(
+    config: &ReadConfig,
+    jobs: usize,
+    count: &Count<'_, T>,
+    files: &mut Vec<(String, T)>,
+) -> io::Result<u8> {
+    let list = &config.inputs.list;
+    if jobs > 1 && list.len() > 1 && list.iter().all(|i| matches!(i, Input::File(_))) {
+        return read_in_parallel(config, jobs, count, files);
+    }
+    each_input(config, |reading, reader| {
+        let (counted, read) = count(reading, reader);
+        // After Ctrl-C, what was read so far is still shown.
+        if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
+            files.push((reading.name.to_owned(), counted));
+        }
+        read
+    })
 }
 
 /// The statistics of one input, and how reading it ended.
@@ -126,24 +142,30 @@ fn stats_of(
     stats::collect_judged(reader, &config.check, arrivals, &judge)
 }
 
-/// What a thread of [`stats_in_parallel`] made of one file.
-enum Counted {
+/// What [`read_all`] makes of one input: a count of it, and how reading it ended.
+pub(super) type Count<'c, T> =
+    dyn Fn(&Reading<'_>, Box<dyn Read>) -> (T, io::Result<()>) + Sync + 'c;
+
+/// What a thread of [`read_in_parallel`] made of one file.
+enum Counted<T> {
     Unopened(anyhow::Error),
-    Read(String, Box<stats::Stats>, io::Result<()>),
+    Read(String, Box<T>, io::Result<()>),
 }
 
-/// [`run_stats`] over files only, `jobs` of them at once: each thread takes the next file and
+/// [`read_all`] over files only, `jobs` of them at once: each thread takes the next file and
 /// counts it; then the files are taken in the order of the paths, each reported as
 /// [`each_input`] reports it (an unreadable one, Ctrl-C), so the output and the exit code are
 /// those of one thread.
-fn stats_in_parallel(
+fn read_in_parallel<T: Send>(
     config: &ReadConfig,
     jobs: usize,
-    files: &mut Vec<(String, stats::Stats)>,
+    count: &Count<'_, T>,
+    files: &mut Vec<(String, T)>,
 ) -> io::Result<u8> {
     let inputs = &config.inputs;
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Counted>>> = inputs.list.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Counted<T>>>> =
+        inputs.list.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.list.len()) {
             scope.spawn(|| {
@@ -169,8 +191,8 @@ fn stats_in_parallel(
                                     Input::Stdin => None,
                                 },
                             };
-                            let (stats, read) = stats_of(config, &reading, reader);
-                            Counted::Read(name, Box::new(stats), read)
+                            let (counted, read) = count(&reading, reader);
+                            Counted::Read(name, Box::new(counted), read)
                         }
                     };
                     *slots[position]
@@ -191,9 +213,9 @@ fn stats_in_parallel(
                 unreadable = true;
                 unreadable_input(&e)?;
             }
-            Counted::Read(name, stats, read) => {
+            Counted::Read(name, counted, read) => {
                 if read.as_ref().is_ok() || read.as_ref().is_err_and(interrupt::is_stop) {
-                    files.push((name.clone(), *stats));
+                    files.push((name.clone(), *counted));
                 }
                 if let Err(e) = read {
                     match input_failure(&name, e)? {
