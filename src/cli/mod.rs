@@ -16,12 +16,14 @@ mod check;
 mod fmt;
 mod inputs;
 mod run;
+mod usage;
 mod values;
 
 pub use check::*;
 pub use fmt::*;
 pub use inputs::*;
 pub use run::*;
+pub use usage::*;
 pub use values::*;
 
 /// The binary's one-line description, naming every agent of the registry (but sjlint's own
@@ -128,6 +130,10 @@ pub enum Command {
     /// the agents delete them; run it again to copy what is new or grew
     #[command(display_order = 13)]
     Archive(ArchiveArgs),
+    /// Tokens and cost by day, week, month, session, project, model or agent, from the agents'
+    /// session logs (by default) or the streams and logs named
+    #[command(display_order = 14)]
+    Usage(UsageArgs),
 }
 
 /// The options of `sjlint archive`.
@@ -162,6 +168,7 @@ const SUBCOMMANDS: &[&str] = &[
     "run",
     "report",
     "archive",
+    "usage",
     "help",
 ];
 

@@ -22,6 +22,7 @@ mod reference;
 mod report;
 mod resolve;
 mod stdio;
+mod usage;
 
 use crate::cli::{Cli, Command};
 use sjlint_core::interrupt;
@@ -42,7 +43,11 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 pub fn run(cli: Cli) -> ExitCode {
     if matches!(
         cli.command,
-        Command::Check(_) | Command::Stats(_) | Command::Render(_) | Command::Fmt(_)
+        Command::Check(_)
+            | Command::Stats(_)
+            | Command::Render(_)
+            | Command::Fmt(_)
+            | Command::Usage(_)
     ) && let Err(e) = interrupt::install()
     {
         let _ = writeln!(
@@ -136,6 +141,7 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
         }
         Command::Run(args) => Ok(crate::run::run(&args.into())?),
         Command::Report(args) => report::run(&args, terminal),
+        Command::Usage(args) => usage::run(args, terminal),
         Command::Archive(args) => {
             let Some(to) = args.to.or_else(crate::archive::default_folder) else {
                 anyhow::bail!("no archive folder: HOME is not set; name one with --to DIR");

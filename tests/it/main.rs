@@ -58,4 +58,5 @@ mod session_logs;
 mod signals;
 mod threads;
 mod tokens;
+mod usage;
 mod vocabulary;

@@ -33,7 +33,7 @@ fn logs_under(dir: &Path) -> Vec<PathBuf> {
 /// (`message.id`, `requestId`), the copy with the greatest `output_tokens` kept; a record
 /// without a message id counts alone; `<synthetic>` messages count nothing. Also the sum over
 /// every record, which over-counts.
-fn derived_tokens(text: &str) -> ([u64; 5], [u64; 5]) {
+pub(crate) fn derived_tokens(text: &str) -> ([u64; 5], [u64; 5]) {
     let n = |u: &Value, k: &str| u[k].as_u64().unwrap_or(0);
     let counts = |u: &Value| {
         [
@@ -250,7 +250,7 @@ fn findings_of_as(stream: &str, agent: &str) -> (i32, Vec<String>) {
 /// by exactly that, else by the difference of totals; an exact repeat and `info: null` count
 /// nothing; a total below every earlier one begins a series and counts its `last_token_usage`.
 /// In sjlint's meaning: input less cached, cached, cache writes, output, reasoning.
-fn codex_tokens(text: &str) -> [u64; 5] {
+pub(crate) fn codex_tokens(text: &str) -> [u64; 5] {
     let usage = |u: &Value| {
         [
             "input_tokens",

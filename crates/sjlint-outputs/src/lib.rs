@@ -33,3 +33,5 @@ pub mod stats;
 pub mod status;
 #[doc(hidden)]
 pub mod terminal;
+#[doc(hidden)]
+pub mod usage;
