@@ -42,6 +42,11 @@ pub struct UsageArgs {
     #[arg(long, value_name = "FILE", help_heading = "Ledger")]
     pub prices: Option<PathBuf>,
 
+    /// Read every file again: neither use nor keep the cache of each file's rows
+    /// (`$XDG_CACHE_HOME/sjlint/usage.json`, else `~/.cache/sjlint/usage.json`)
+    #[arg(long, help_heading = "Ledger")]
+    pub no_cache: bool,
+
     /// How to print the ledger
     #[arg(long, value_enum, default_value = "table", help_heading = "Output")]
     pub format: UsageFormat,

@@ -23,6 +23,7 @@ mod report;
 mod resolve;
 mod stdio;
 mod usage;
+mod usage_cache;
 
 use crate::cli::{Cli, Command};
 use sjlint_core::interrupt;

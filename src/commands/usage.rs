@@ -10,6 +10,7 @@
 use super::read::{Reading, read_all};
 use super::resolve::ReadConfig;
 use super::stdio;
+use super::usage_cache::{Cache, Stamp};
 use crate::cli::{ByArg, UsageArgs, UsageFormat};
 use anyhow::{Context, bail};
 use jiff::civil::Date;
@@ -46,14 +47,37 @@ pub(super) fn run(mut args: UsageArgs, terminal: &Terminal) -> anyhow::Result<u8
     if args.input.paths.is_empty() {
         args.input.paths = home_logs()?;
     }
+    let cache = (!args.no_cache)
+        .then(Cache::default_file)
+        .flatten()
+        .map(|file| Cache::open(file, cache_settings(&args, &zone, &prices)));
     let settings = Settings { zone, prices };
     let config = ReadConfig::resolve(&args.input, terminal)?;
     let jobs = super::resolve::jobs(args.jobs)?;
     let mut files = Vec::new();
     let count = |reading: &Reading<'_>, reader: Box<dyn Read>| {
-        usage::collect(reader, &config.check, &settings, modified_ms(reading))
+        let cache = cache.as_ref().zip(reading.path);
+        if let Some(kept) = cache.and_then(|(c, path)| c.get(path)) {
+            return (kept, Ok(()));
+        }
+        let stamp = cache.and_then(|(_, path)| Stamp::of(path));
+        let (entries, read) =
+            usage::collect(reader, &config.check, &settings, modified_ms(reading));
+        // What was read whole is kept; a file read part way is read again next time.
+        if let (Some((c, path)), Some(stamp), Ok(())) = (cache, stamp, &read) {
+            c.put(path, stamp, &entries);
+        }
+        (entries, read)
     };
     let code = read_all(&config, jobs, &count, &mut files)?;
+    if let Some(cache) = cache
+        && let Err(e) = cache.save()
+    {
+        writeln!(
+            stdio::stderr(),
+            "sjlint: note: cannot keep the ledger's cache ({e}); the next run reads every file again"
+        )?;
+    }
     let by: Vec<By> = args.by.iter().map(|b| by(*b)).collect();
     let table = Table::group(
         files.iter().map(|(_, e)| e),
@@ -72,6 +96,27 @@ pub(super) fn run(mut args: UsageArgs, terminal: &Terminal) -> anyhow::Result<u8
     usage::write(&mut out, &table, format)?;
     out.flush()?;
     Ok(code)
+}
+
+/// What the rows of a file depend on besides the file: the cache keeps rows counted under
+/// these settings only.
+fn cache_settings(args: &UsageArgs, zone: &jiff::tz::TimeZone, prices: &Prices) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    prices.source.hash(&mut h);
+    if let Some(path) = &args.prices {
+        std::fs::read(path).unwrap_or_default().hash(&mut h);
+    }
+    format!(
+        "sjlint {} | zone {} | prices {:016x} | agent {:?} | dialect {:?} | max record {} | max open calls {}",
+        env!("CARGO_PKG_VERSION"),
+        zone.iana_name().unwrap_or("system"),
+        h.finish(),
+        args.input.agent,
+        args.input.dialect,
+        args.input.max_record_bytes,
+        args.input.max_open_calls,
+    )
 }
 
 fn by(b: ByArg) -> By {

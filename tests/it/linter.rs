@@ -1489,7 +1489,10 @@ fn run_shell(command: &str, dir: &Path) -> Run {
         std::env::var("PATH").unwrap_or_default()
     );
     let mut cmd = std::process::Command::new("sh");
-    cmd.args(["-c", command]).current_dir(dir).env("PATH", path);
+    cmd.args(["-c", command])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("XDG_CACHE_HOME", dir.join(".cache"));
     for var in [
         "NO_COLOR",
         "FORCE_COLOR",

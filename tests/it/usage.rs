@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// `sjlint usage ARGS… --format json`, in UTC unless ARGS name a zone; the document.
 fn ledger(args: &[&str]) -> Value {
-    let mut all = vec!["usage", "--format", "json"];
+    let mut all = vec!["usage", "--no-cache", "--format", "json"];
     if !args.contains(&"--timezone") {
         all.extend(["--timezone", "UTC"]);
     }
@@ -153,7 +153,10 @@ fn days_are_counted_in_the_time_zone_asked_for() {
     );
     assert_eq!(days("Asia/Tokyo"), [("2026-03-02".into(), 3627)]);
     assert_eq!(days("America/New_York"), [("2026-03-01".into(), 3627)]);
-    let run = exec(&["usage", "--timezone", "Mars/Olympus", file], None);
+    let run = exec(
+        &["usage", "--no-cache", "--timezone", "Mars/Olympus", file],
+        None,
+    );
     assert_eq!(run.code, 2, "{}", run.describe());
     assert!(
         run.stderr().contains("--timezone Mars/Olympus"),
@@ -189,6 +192,7 @@ fn weeks_months_and_the_dates_asked_for() {
     let run = exec(
         &[
             "usage",
+            "--no-cache",
             "--since",
             "2026-03-09",
             "--until",
@@ -198,7 +202,7 @@ fn weeks_months_and_the_dates_asked_for() {
         None,
     );
     assert_eq!(run.code, 2, "{}", run.describe());
-    let run = exec(&["usage", "--since", "March", dir], None);
+    let run = exec(&["usage", "--no-cache", "--since", "March", dir], None);
     assert_eq!(run.code, 2, "{}", run.describe());
     assert!(run.stderr().contains("not a date"), "{}", run.describe());
 }
@@ -223,6 +227,7 @@ fn a_model_without_a_price_is_named_once_and_its_row_has_no_cost() {
     let run = exec(
         &[
             "usage",
+            "--no-cache",
             "--timezone",
             "UTC",
             "--by",
@@ -279,6 +284,7 @@ fn a_model_without_a_price_is_named_once_and_its_row_has_no_cost() {
     let run = exec(
         &[
             "usage",
+            "--no-cache",
             "--prices",
             list.to_str().unwrap(),
             unknown.to_str().unwrap(),
@@ -304,7 +310,16 @@ fn the_agents_own_cost_is_the_sessions_cost() {
         .filter(|r| r["type"] == "result")
         .map(|r| r["total_cost_usd"].as_f64().unwrap())
         .sum();
-    let run = exec(&["usage", "--format", "json", file.to_str().unwrap()], None);
+    let run = exec(
+        &[
+            "usage",
+            "--no-cache",
+            "--format",
+            "json",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
     assert_eq!(run.code, 0, "{}", run.describe());
     let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(
@@ -326,6 +341,7 @@ fn csv_and_the_table_hold_the_same_rows() {
     let run = exec(
         &[
             "usage",
+            "--no-cache",
             "--timezone",
             "UTC",
             "--by",
@@ -352,7 +368,15 @@ fn csv_and_the_table_hold_the_same_rows() {
     );
     assert_eq!(lines.count(), 3, "{out}");
     let run = exec(
-        &["usage", "--timezone", "UTC", "--by", "project", dir],
+        &[
+            "usage",
+            "--no-cache",
+            "--timezone",
+            "UTC",
+            "--by",
+            "project",
+            dir,
+        ],
         None,
     );
     let table = run.stdout();
@@ -395,6 +419,7 @@ fn with_no_path_the_agents_homes_are_read() {
         }
         cmd.env("HOME", home).args([
             "usage",
+            "--no-cache",
             "--format",
             "json",
             "--timezone",
@@ -423,4 +448,58 @@ fn with_no_path_the_agents_homes_are_read() {
         "{}",
         run.describe()
     );
+}
+
+#[test]
+fn a_second_run_takes_unchanged_files_from_the_cache_and_reads_changed_ones() {
+    let dir = Scratch::new("usage-cache");
+    let log = dir.join("midnight.jsonl");
+    let text = std::fs::read_to_string(testdata("usage/midnight.jsonl")).unwrap();
+    std::fs::write(&log, &text).unwrap();
+    let cache = dir.join("cache");
+    let total = |extra: &[&str]| -> u64 {
+        let mut cmd = sjlint();
+        cmd.env("XDG_CACHE_HOME", &cache)
+            .args(["usage", "--format", "json", "--timezone", "UTC"])
+            .args(extra)
+            .arg(&log);
+        let run = run_cmd(cmd, None);
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
+        doc["totals"]["output_tokens"].as_u64().unwrap()
+    };
+    assert_eq!(total(&[]), 110);
+    assert!(cache.join("sjlint/usage.json").is_file());
+    // The same bytes' length, another count (20 → 29), and the time it had: the cache is
+    // trusted, so the file is not read again.
+    let changed = text.replacen("\"output_tokens\":20,", "\"output_tokens\":29,", 1);
+    assert_ne!(changed, text);
+    let modified = std::fs::metadata(&log).unwrap().modified().unwrap();
+    std::fs::write(&log, &changed).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    assert_eq!(total(&[]), 110, "read from the cache");
+    assert_eq!(total(&["--no-cache"]), 119, "read anew");
+    // Another time of change: read anew, and kept.
+    std::fs::File::options()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_modified(modified + std::time::Duration::from_secs(1))
+        .unwrap();
+    assert_eq!(total(&[]), 119);
+    // Rows counted in another zone are not those of this one.
+    let run = {
+        let mut cmd = sjlint();
+        cmd.env("XDG_CACHE_HOME", &cache)
+            .args(["usage", "--format", "json", "--timezone", "Asia/Tokyo"])
+            .arg(&log);
+        run_cmd(cmd, None)
+    };
+    let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 1, "{doc}");
 }

@@ -25,10 +25,17 @@ pub(crate) fn testdata(rel: &str) -> PathBuf {
 pub(crate) fn sjlint() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sjlint"));
     cmd.current_dir(manifest_dir());
+    // The ledger's cache goes to a folder of the tests' own, not the user's.
+    cmd.env("XDG_CACHE_HOME", test_cache());
     for var in ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"] {
         cmd.env_remove(var);
     }
     cmd
+}
+
+/// The cache folder the binary is given in the tests (`sjlint usage` keeps its cache there).
+pub(crate) fn test_cache() -> PathBuf {
+    std::env::temp_dir().join(format!("sjlint-test-cache-{}", std::process::id()))
 }
 
 /// What one run of the binary did.
