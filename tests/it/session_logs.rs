@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Every `.jsonl` under `dir`, sorted (the subagent files sit two folders down).
-fn logs_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn logs_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {
@@ -80,7 +80,7 @@ pub(crate) fn derived_tokens(text: &str) -> ([u64; 5], [u64; 5]) {
     (once, naive)
 }
 
-fn stats_tokens(stats: &Value) -> [u64; 5] {
+pub(crate) fn stats_tokens(stats: &Value) -> [u64; 5] {
     let u = &stats["usage"];
     [
         "input_tokens",

@@ -72,6 +72,7 @@ view! {
         "parentUuid" => parent_uuid: Field<'a>,
         "isSidechain" => is_sidechain: Field<'a>,
         "leafUuid" => leaf_uuid: Field<'a>,
+        "modelId" => model_id: Field<'a>,
     }
 }
 
@@ -613,12 +614,14 @@ mod tests {
     #[test]
     fn pis_events_and_header_are_its_marks() {
         assert_eq!(decides(r#"{"type":"agent_start"}"#), Some(Agent::Pi));
-        assert_eq!(
-            decides(
-                r#"{"type":"session","version":3,"id":"019a8f3c-5b2e-7c41-9d3a-6e2f1b8c4d70","timestamp":"2026-09-21T14:13:20.112Z","cwd":"/w"}"#
-            ),
-            Some(Agent::Pi)
-        );
+        // The header is Pi's session file's too: alone it decides nothing, and an input of
+        // nothing else is the stream's (first in the registry).
+        let header = r#"{"type":"session","version":3,"id":"019a8f3c-5b2e-7c41-9d3a-6e2f1b8c4d70","timestamp":"2026-09-21T14:13:20.112Z","cwd":"/w"}"#;
+        assert_eq!(decides(header), None);
+        let Reading::Scored(e) = read(header, &bumpalo::Bump::new()) else {
+            panic!("the header scores");
+        };
+        assert_eq!(e.likeliest(), Some(Agent::Pi));
         // A `session` without its numeric `version` names no agent.
         assert_eq!(decides(r#"{"type":"session","id":"s"}"#), None);
         // Claude Code's `stream_event` nests a `message_start`; Pi's is a line of its own.

@@ -29,6 +29,7 @@
 //! tool calls are open (id, opening line, tool name).
 
 mod calls;
+pub(crate) mod chain;
 pub mod claude;
 pub mod codex;
 pub mod common;
@@ -48,6 +49,7 @@ mod views;
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use claude::log as claude_log;
 pub use codex::log as codex_log;
+pub use cursor::log as cursor_log;
 pub use detect::{
     Evidence, Guess, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks,
     foreign, is_codex_type, marks, mixed, read,
@@ -56,6 +58,7 @@ pub use fields::{
     Emit, NoType, Sink, Typed, Want, count, expect, expect_count, known_type, missing, own_type,
     parse_timestamp, require, unknown_type, wrong_type,
 };
+pub use pi::log as pi_log;
 pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_into};
 pub(crate) use views::{non_object_visits, view};
 
@@ -465,6 +468,36 @@ agents! {
         view: codex_log::Record,
         checker: codex_log::Validator,
         evidence: codex_log::evidence,
+        types: Types::NONE,
+    }
+    /// Pi's session files, the sessions it keeps on disk
+    /// (`~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl`).
+    PiLog {
+        name: "pi-log",
+        log_of: Pi,
+        display: "Pi session log",
+        command: "pi (its sessions: ~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl)",
+        schema: "pi-log",
+        fixtures: "agents/pi-log",
+        cost: false,
+        view: pi_log::Record,
+        checker: pi_log::Validator,
+        evidence: pi_log::evidence,
+        types: Types::NONE,
+    }
+    /// cursor-agent's transcripts, the conversations it keeps on disk
+    /// (`~/.cursor/projects/<project>/agent-transcripts/<id>/<id>.jsonl`, and `subagents/`).
+    CursorLog {
+        name: "cursor-log",
+        log_of: Cursor,
+        display: "cursor-agent session log",
+        command: "cursor-agent (its transcripts: ~/.cursor/projects/<project>/agent-transcripts/<id>/<id>.jsonl)",
+        schema: "cursor-log",
+        fixtures: "agents/cursor-log",
+        cost: false,
+        view: cursor_log::Record,
+        checker: cursor_log::Validator,
+        evidence: cursor_log::evidence,
         types: Types::NONE,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).

@@ -710,7 +710,7 @@ mod tests {
             result_text_mismatch(1, 2),
             did_nothing(),
             assistant_not_delta("A"),
-            dangling_parent("A", "p"),
+            dangling_parent("A", "parentUuid", "p", "n"),
             token_total_drop("A", 2, 1),
         ]
     }

@@ -10,6 +10,7 @@
 //! events. It must not check anything (that is `validate`'s).
 
 mod checker;
+pub mod log;
 mod merge;
 pub mod validate;
 pub mod view;

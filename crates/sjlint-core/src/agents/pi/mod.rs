@@ -36,6 +36,7 @@ use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
+pub mod log;
 mod message;
 mod shape;
 mod tools;

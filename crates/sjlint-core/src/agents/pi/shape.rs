@@ -2,6 +2,7 @@
 //! of a compaction must hold. Each check reports on the record it is given and keeps no state;
 //! the order of events and the pairing of calls are the checker's (`super`).
 
+use super::view::Usage;
 use super::{Line, Message, Role, STOP_REASONS};
 use crate::agents::{Emit, Raw, Want, expect, require};
 use crate::diagnostic::Diagnostic;
@@ -145,18 +146,22 @@ pub(super) fn assistant(pos: Position, bytes: &[u8], m: &Message<'_>, whole: boo
             emit,
         );
     }
-    let u = &m.usage;
-    if !whole
-        || !expect(
-            u.shape,
-            Want::Obj,
-            false,
-            pos,
-            bytes,
-            &["message", "usage"],
-            emit,
-        )
-    {
+    if whole {
+        usage(pos, bytes, &m.usage, emit);
+    }
+}
+
+/// The fields of an assistant message's `usage`, when it has one.
+pub(super) fn usage(pos: Position, bytes: &[u8], u: &Usage<'_>, emit: Emit<'_>) {
+    if !expect(
+        u.shape,
+        Want::Obj,
+        false,
+        pos,
+        bytes,
+        &["message", "usage"],
+        emit,
+    ) {
         return;
     }
     for (name, f) in [

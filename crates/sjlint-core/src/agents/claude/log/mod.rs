@@ -11,25 +11,22 @@
 //! after the `sessionId` changes (a resumed or forked session continues a chain kept in another
 //! file). Types the schema does not list are the next version's, said as information. Each API
 //! response is written once per content block with its usage repeated: it counts once
-//! (`ledger`). State is owned and bounded (`chain`, `ledger`, [`crate::agents::Calls`]);
+//! (`ledger`). State is owned and bounded (`agents::chain`, `ledger`, [`crate::agents::Calls`]);
 //! nothing borrows a record across records, and a record costs no allocation beyond the calls
 //! it opens. It must not print.
 //!
 //! Left for later: a subagent file's link to its parent's tool call, one session across files
 //! (a resume), and the tokens of the copies a resume replays into another file.
 
-mod chain;
 mod ledger;
 mod view;
 
 use super::view::{Block, Message, raw_content};
+use crate::agents::chain::{self, Link};
 use crate::agents::{Agent, Calls, Cx, Emit, Opened, Progress, Sink, id_prefix, own_type};
-use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;
 use crate::json::JsonType;
 use crate::rules::RuleSet;
-use crate::rules::Severity;
-use crate::rules::messages;
 use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use std::borrow::Cow;
@@ -55,6 +52,14 @@ pub const TYPES: &[&str] = &[
     "worktree-state",
     "bridge-session",
 ];
+
+/// How the log's records chain, for the findings of the chain.
+const LINK: Link = Link {
+    agent: Agent::ClaudeLog,
+    id: "uuid",
+    parent: "parentUuid",
+    note: "a resumed session starts its chain in another file under a new `sessionId`, which is not reported",
+};
 
 /// The model Claude Code names on the messages it writes itself (API errors): they spent
 /// nothing.
@@ -224,17 +229,10 @@ impl Validator {
             && r.subtype.as_str() != Some("compact_boundary")
             && self.chain.parent(parent) == chain::Parent::Dangling
         {
-            let d = Diagnostic::from_message(
-                pos,
-                messages::dangling_parent(Agent::ClaudeLog.display_name(), parent),
-            );
-            emit(match crate::locate::value(bytes, &["parentUuid"]) {
-                Some(span) => d.at(bytes, span),
-                None => d.with_snippet(bytes),
-            });
+            emit(LINK.dangling(pos, bytes, parent));
         }
         if !self.chain.record(uuid) && !std::mem::replace(&mut self.full_said, true) {
-            chain_full(pos, emit);
+            emit(LINK.full(pos));
         }
     }
 
@@ -397,17 +395,6 @@ impl Validator {
         ev.text = super::view::result_text(&b.content, arena);
         sink(&ev);
     }
-}
-
-/// The chain is too long to keep: said once, as information.
-#[cold]
-fn chain_full(pos: Position, emit: Emit<'_>) {
-    let mut d = Diagnostic::from_message(
-        pos,
-        messages::chain_unchecked(Agent::ClaudeLog.display_name(), chain::MAX_IDS),
-    );
-    d.severity = Severity::Info;
-    emit(d);
 }
 
 /// The `usage` event of a response whose count is final, with its model among `models`.

@@ -1,20 +1,27 @@
-//! The chain of a session log: every record with a `uuid` may be named by a later record's
-//! `parentUuid`. This module keeps what was seen, bounded, and answers whether a parent was.
+//! The chain of a session log: every record with an id (Claude Code's `uuid`, Pi's `id`) may be
+//! named by a later record's parent (`parentUuid`, `parentId`). This module keeps what was seen,
+//! bounded, answers whether a parent was, and words the findings of the chain (`Link`); the
+//! session logs' checkers decide when a parent is to be checked and emit them.
 //!
 //! Ids are kept as 64-bit hashes (the standard hasher with fixed keys), never as text: a hash costs no
 //! allocation per record and eight bytes of the set. A collision can only hide a dangling
 //! parent, never invent one. Past [`MAX_IDS`] ids the set stops growing and the check stops,
-//! which its owner says once. It must not report anything itself.
+//! which its owner says once ([`Link::full`]). It must not emit anything itself.
 
+use crate::agents::Agent;
+use crate::diagnostic::Diagnostic;
+use crate::input::record::Position;
+use crate::rules::Severity;
+use crate::rules::messages;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
 
 /// At most this many ids are kept (some 16 MiB of set at most).
-pub(super) const MAX_IDS: usize = 1 << 20;
+pub(crate) const MAX_IDS: usize = 1 << 20;
 
 /// The ids of the records seen so far.
 #[derive(Default)]
-pub(super) struct Chain {
+pub(crate) struct Chain {
     /// Hashes of the `uuid`s seen, at most [`MAX_IDS`] of them.
     seen: HashSet<u64, BuildHasherDefault<Passthrough>>,
     /// The set is full: no parent is checked any more.
@@ -23,7 +30,7 @@ pub(super) struct Chain {
 
 /// What [`Chain::parent`] found.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Parent {
+pub(crate) enum Parent {
     /// Seen before, or not checked (the set was full before it).
     Known,
     /// Named by no record before.
@@ -33,7 +40,7 @@ pub(super) enum Parent {
 impl Chain {
     /// A record's own `uuid`: later records may name it. `false` once the set is full (the
     /// first time it fills, the caller says so).
-    pub(super) fn record(&mut self, uuid: &str) -> bool {
+    pub(crate) fn record(&mut self, uuid: &str) -> bool {
         if self.full {
             return false;
         }
@@ -46,12 +53,50 @@ impl Chain {
     }
 
     /// Whether `parent` names a record seen before.
-    pub(super) fn parent(&self, parent: &str) -> Parent {
+    pub(crate) fn parent(&self, parent: &str) -> Parent {
         if self.full || self.seen.contains(&hash(parent)) {
             Parent::Known
         } else {
             Parent::Dangling
         }
+    }
+}
+
+/// The keys a log chains its records by, and whose log it is: what the findings say.
+pub(crate) struct Link {
+    /// The log's line of the registry.
+    pub(crate) agent: Agent,
+    /// The key of a record's own id (`uuid`).
+    pub(crate) id: &'static str,
+    /// The key naming its parent (`parentUuid`), the path its value is located by.
+    pub(crate) parent: &'static str,
+    /// Why a parent may be missing without a defect, for the finding's help.
+    pub(crate) note: &'static str,
+}
+
+impl Link {
+    /// `dangling-parent`: the record's parent names no record before it.
+    #[cold]
+    pub(crate) fn dangling(&self, pos: Position, bytes: &[u8], parent: &str) -> Diagnostic {
+        let d = Diagnostic::from_message(
+            pos,
+            messages::dangling_parent(self.agent.display_name(), self.parent, parent, self.note),
+        );
+        match crate::locate::value(bytes, &[self.parent]) {
+            Some(span) => d.at(bytes, span),
+            None => d.with_snippet(bytes),
+        }
+    }
+
+    /// The chain is too long to keep: said once, as information.
+    #[cold]
+    pub(crate) fn full(&self, pos: Position) -> Diagnostic {
+        let mut d = Diagnostic::from_message(
+            pos,
+            messages::chain_unchecked(self.agent.display_name(), self.id, self.parent, MAX_IDS),
+        );
+        d.severity = Severity::Info;
+        d
     }
 }
 
