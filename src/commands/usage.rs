@@ -52,7 +52,9 @@ pub(super) fn run(mut args: UsageArgs, terminal: &Terminal) -> anyhow::Result<u8
         .flatten()
         .map(|file| Cache::open(file, cache_settings(&args, &zone, &prices)));
     let settings = Settings { zone, prices };
-    let config = ReadConfig::resolve(&args.input, terminal)?;
+    let mut config = ReadConfig::resolve(&args.input, terminal)?;
+    // The ledger reports no finding: no rule need run.
+    config.check.enabled = sjlint_core::rules::RuleSet::empty();
     let jobs = super::resolve::jobs(args.jobs)?;
     let mut files = Vec::new();
     let count = |reading: &Reading<'_>, reader: Box<dyn Read>| {
