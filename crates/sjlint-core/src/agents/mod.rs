@@ -29,6 +29,7 @@
 //! tool calls are open (id, opening line, tool name).
 
 mod calls;
+pub(crate) mod chain;
 pub mod claude;
 pub mod codex;
 pub mod common;

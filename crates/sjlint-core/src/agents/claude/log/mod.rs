@@ -18,11 +18,11 @@
 //! Left for later: a subagent file's link to its parent's tool call, one session across files
 //! (a resume), and the tokens of the copies a resume replays into another file.
 
-mod chain;
 mod ledger;
 mod view;
 
 use super::view::{Block, Message, raw_content};
+use crate::agents::chain;
 use crate::agents::{Agent, Calls, Cx, Emit, Opened, Progress, Sink, id_prefix, own_type};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::Position;

@@ -1,5 +1,6 @@
-//! The chain of a session log: every record with a `uuid` may be named by a later record's
-//! `parentUuid`. This module keeps what was seen, bounded, and answers whether a parent was.
+//! The chain of a session log: every record with an id (Claude Code's `uuid`, Copilot CLI's
+//! `id`) may be named by a later record's parent (`parentUuid`, `parentId`). This module keeps
+//! what was seen, bounded, and answers whether a parent was.
 //!
 //! Ids are kept as 64-bit hashes (the standard hasher with fixed keys), never as text: a hash costs no
 //! allocation per record and eight bytes of the set. A collision can only hide a dangling
@@ -10,11 +11,11 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
 
 /// At most this many ids are kept (some 16 MiB of set at most).
-pub(super) const MAX_IDS: usize = 1 << 20;
+pub(crate) const MAX_IDS: usize = 1 << 20;
 
 /// The ids of the records seen so far.
 #[derive(Default)]
-pub(super) struct Chain {
+pub(crate) struct Chain {
     /// Hashes of the `uuid`s seen, at most [`MAX_IDS`] of them.
     seen: HashSet<u64, BuildHasherDefault<Passthrough>>,
     /// The set is full: no parent is checked any more.
@@ -23,7 +24,7 @@ pub(super) struct Chain {
 
 /// What [`Chain::parent`] found.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Parent {
+pub(crate) enum Parent {
     /// Seen before, or not checked (the set was full before it).
     Known,
     /// Named by no record before.
@@ -33,7 +34,7 @@ pub(super) enum Parent {
 impl Chain {
     /// A record's own `uuid`: later records may name it. `false` once the set is full (the
     /// first time it fills, the caller says so).
-    pub(super) fn record(&mut self, uuid: &str) -> bool {
+    pub(crate) fn record(&mut self, uuid: &str) -> bool {
         if self.full {
             return false;
         }
@@ -46,7 +47,7 @@ impl Chain {
     }
 
     /// Whether `parent` names a record seen before.
-    pub(super) fn parent(&self, parent: &str) -> Parent {
+    pub(crate) fn parent(&self, parent: &str) -> Parent {
         if self.full || self.seen.contains(&hash(parent)) {
             Parent::Known
         } else {
@@ -55,7 +56,8 @@ impl Chain {
     }
 }
 
-fn hash(id: &str) -> u64 {
+/// The key an id is kept by.
+pub(crate) fn hash(id: &str) -> u64 {
     let mut h = DefaultHasher::new();
     id.hash(&mut h);
     h.finish()
