@@ -220,7 +220,7 @@ impl Validator {
         {
             let d = Diagnostic::from_message(
                 pos,
-                messages::dangling_parent(Agent::ClaudeLog.display_name(), parent),
+                messages::dangling_parent(Agent::ClaudeLog.display_name(), "parentUuid", parent),
             );
             emit(match crate::locate::value(bytes, &["parentUuid"]) {
                 Some(span) => d.at(bytes, span),
