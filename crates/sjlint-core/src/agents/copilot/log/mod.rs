@@ -363,3 +363,51 @@ fn started_early(pos: Position, bytes: &[u8], id: &str) -> Diagnostic {
     d.severity = Severity::Info;
     at(d, bytes, &["data", "toolRequests"])
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::agents::{Agent, Reading, read};
+
+    fn decides(text: &str) -> Option<Agent> {
+        match read(text, &bumpalo::Bump::new()) {
+            Reading::Scored(e) => e.decisive(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_logs_opening_is_its_own_and_the_shared_envelope_the_streams() {
+        assert_eq!(
+            decides(
+                r#"{"type":"session.start","data":{"sessionId":"s","version":1},"id":"e1","timestamp":"2026-03-02T10:00:00.000Z","parentId":null}"#
+            ),
+            Some(Agent::CopilotLog)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"session.resume","data":{"eventCount":3},"id":"e4","timestamp":"2026-03-02T10:00:00.000Z","parentId":"e3"}"#
+            ),
+            Some(Agent::CopilotLog)
+        );
+        // The envelope both write: a tie, which is the stream's.
+        assert_eq!(
+            decides(
+                r#"{"type":"assistant.message","data":{"messageId":"m","content":"hi"},"id":"e2","timestamp":"2026-03-02T10:00:00.000Z","parentId":"e1"}"#
+            ),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(
+            decides(
+                r#"{"type":"result","timestamp":"2026-03-02T10:00:00.000Z","sessionId":"s","exitCode":0,"usage":{}}"#
+            ),
+            Some(Agent::Copilot)
+        );
+    }
+
+    #[test]
+    fn a_placeholder_names_nothing() {
+        assert!(super::redacted("[trimmed for fixture]"));
+        assert!(!super::redacted("e-0001"));
+        assert!(!super::redacted("[e"));
+    }
+}
