@@ -362,3 +362,31 @@ fn render_and_report_read_a_log_and_escape_its_text() {
     assert!(!html.contains("<script>alert(1)</script>"));
     assert!(html.contains("&lt;script&gt;"));
 }
+
+#[test]
+fn a_copilot_homes_logs_are_read_as_copilot_logs() {
+    let home = crate::common::Scratch::new("copilot-home");
+    // 1.0.x: a folder a session; 0.0.4xx: a flat file a session.
+    let folder = home.join("session-state/5d0c7e0a-3f6b-4c1e-9b2a-7e8f9a0b1c2d");
+    std::fs::create_dir_all(&folder).unwrap();
+    let text = fixture_text(FIXTURES, "tool-run.jsonl");
+    std::fs::write(folder.join("events.jsonl"), &text).unwrap();
+    let flat = fixture_text(FIXTURES, "resumed.jsonl");
+    std::fs::write(
+        home.join("session-state/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"),
+        &flat,
+    )
+    .unwrap();
+    let run = crate::common::exec(&["stats", "--format", "json", home.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let files = doc["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{doc}");
+    for f in files {
+        assert_eq!(f["agent"], "copilot", "{f}");
+        assert_eq!(f["source"], "session-log", "{f}");
+    }
+    let tokens: Vec<_> = files.iter().map(stats_tokens).collect();
+    assert!(tokens.contains(&derived_tokens(&text)), "{tokens:?}");
+    assert!(tokens.contains(&derived_tokens(&flat)), "{tokens:?}");
+}
