@@ -29,6 +29,7 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("codex-log", include_str!("../../../schemas/codex-log.schema.json")),
     Schema::new("common", include_str!("../../../schemas/common.schema.json")),
     Schema::new("copilot", include_str!("../../../schemas/copilot.schema.json")),
+    Schema::new("copilot-log", include_str!("../../../schemas/copilot-log.schema.json")),
     Schema::new("cursor-log", include_str!("../../../schemas/cursor-log.schema.json")),
     Schema::new("diagnostic", include_str!("../../../schemas/diagnostic.schema.json")),
     Schema::new("droid", include_str!("../../../schemas/droid.schema.json")),

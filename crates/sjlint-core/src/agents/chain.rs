@@ -1,7 +1,7 @@
-//! The chain of a session log: every record with an id (Claude Code's `uuid`, Pi's `id`) may be
-//! named by a later record's parent (`parentUuid`, `parentId`). This module keeps what was seen,
-//! bounded, answers whether a parent was, and words the findings of the chain (`Link`); the
-//! session logs' checkers decide when a parent is to be checked and emit them.
+//! The chain of a session log: every record with an id (Claude Code's `uuid`, Pi's and Copilot
+//! CLI's `id`) may be named by a later record's parent (`parentUuid`, `parentId`). This module
+//! keeps what was seen, bounded, answers whether a parent was, and words the findings of the
+//! chain (`Link`); the session logs' checkers decide when a parent is to be checked and emit them.
 //!
 //! Ids are kept as 64-bit hashes (the standard hasher with fixed keys), never as text: a hash costs no
 //! allocation per record and eight bytes of the set. A collision can only hide a dangling
@@ -100,7 +100,8 @@ impl Link {
     }
 }
 
-fn hash(id: &str) -> u64 {
+/// The key an id is kept by.
+pub(crate) fn hash(id: &str) -> u64 {
     let mut h = DefaultHasher::new();
     id.hash(&mut h);
     h.finish()

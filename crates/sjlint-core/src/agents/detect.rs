@@ -161,13 +161,18 @@ impl Evidence {
     /// The agent whose marks decide: it has one and scores above every other agent. A tie
     /// inside the family that writes Claude Code's shape (Claude Code, Qwen Code, Amp) is
     /// Claude Code's at once, as it would be at the end of the wait (see `claude::family`).
+    /// A tie of a stream with its own session log is the stream's: the log scores the
+    /// envelope they share as the stream does, and its own types above it.
     pub fn decisive(&self) -> Option<Agent> {
         let best = self.likeliest()?;
         let top = self.score(best);
         let family = best == Agent::Claude;
         (top >= MARK
             && Agent::ALL.iter().all(|&a| {
-                a == best || self.score(a) < top || (family && claude::family::is_member(a))
+                a == best
+                    || self.score(a) < top
+                    || (family && claude::family::is_member(a))
+                    || a.entry().log_of == Some(best)
             }))
         .then_some(best)
     }

@@ -50,6 +50,7 @@ pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use claude::log as claude_log;
 pub use codex::log as codex_log;
 pub use cursor::log as cursor_log;
+pub use copilot::log as copilot_log;
 pub use detect::{
     Evidence, Guess, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks,
     foreign, is_codex_type, marks, mixed, read,
@@ -498,6 +499,21 @@ agents! {
         view: cursor_log::Record,
         checker: cursor_log::Validator,
         evidence: cursor_log::evidence,
+        types: Types::NONE,
+    }
+    /// GitHub Copilot CLI's session logs, the events it keeps on disk
+    /// (`~/.copilot/session-state/<id>/events.jsonl`; 0.0.4xx: `session-state/<id>.jsonl`).
+    CopilotLog {
+        name: "copilot-log",
+        log_of: Copilot,
+        display: "Copilot CLI session log",
+        command: "copilot (its session events: ~/.copilot/session-state/<id>/events.jsonl)",
+        schema: "copilot-log",
+        fixtures: "agents/copilot-log",
+        cost: false,
+        view: copilot::Line,
+        checker: copilot_log::Validator,
+        evidence: copilot_log::evidence,
         types: Types::NONE,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).

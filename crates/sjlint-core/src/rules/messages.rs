@@ -28,7 +28,9 @@ pub use lifecycle::{
     AfterEnd, Clock, EventType, Opening, SessionIds, Streamed, event_after_result, missing_init,
     session_id_mismatch, thinking_not_completed, timestamp_regression,
 };
-pub use logs::{chain_unchecked, dangling_parent, token_total_drop};
+pub use logs::{
+    chain_fork, chain_unchecked, dangling_parent, requested_after_start, token_total_drop,
+};
 pub use types::{
     Subtype, duplicate_key, missing_type, mixed_agents, newer_common_form, unknown_event_type,
     unknown_subtype,
@@ -643,6 +645,18 @@ mod tests {
         assert_eq!(rules, OWNED);
     }
 
+    #[test]
+    fn the_session_logs_other_builders_give_their_rules() {
+        assert_eq!(
+            chain_fork("A", "parentId", "p", "q").rule(),
+            Rule::DanglingParent
+        );
+        assert_eq!(
+            requested_after_start("A", "c").rule(),
+            Rule::OrphanCompletion
+        );
+    }
+
     /// A message of each builder after the first seven, in the order of [`OWNED`].
     fn later_builders() -> Vec<Message> {
         vec![
@@ -711,6 +725,7 @@ mod tests {
             did_nothing(),
             assistant_not_delta("A"),
             dangling_parent("A", "parentUuid", "p", "n"),
+            chain_fork("A", "parentId", "p", "b"),
             token_total_drop("A", 2, 1),
         ]
     }

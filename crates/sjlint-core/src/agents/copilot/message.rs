@@ -216,7 +216,7 @@ impl Validator {
             let t = self.tokens.message_output.get_or_insert(0);
             *t = t.saturating_add(n);
         }
-        tool_requests(pos, bytes, d, arena, emit);
+        tool_requests((pos, bytes), d, true, arena, emit);
     }
 
     /// The streamed messages the run's `result` finds without their whole message.

@@ -42,6 +42,7 @@ use crate::vocab::{self, Kind};
 use bumpalo::Bump;
 use std::borrow::Cow;
 
+pub mod log;
 mod message;
 mod result;
 mod shape;
@@ -299,9 +300,9 @@ impl super::Rules for Validator {
             return None;
         };
         let ms = if ty == "result" {
-            self.timestamp(pos, bytes, line, "a `result`", cx.emit)
+            timestamp(pos, bytes, line, "a `result`", cx.emit)
         } else {
-            self.envelope(pos, bytes, line, cx.emit)
+            envelope(pos, bytes, line, cx.emit)
         };
         // After a run's `result`, a `session.*` event, the prompt (`user.message`) or the first
         // event of a session (`parentId` null) begins the next run (another invocation
@@ -321,7 +322,7 @@ impl super::Rules for Validator {
         if data.shape != Some(JsonType::Object) {
             return None;
         }
-        strings(ty, data, what, pos, bytes, cx.emit);
+        strings(ty, data, what, true, (pos, bytes), cx.emit);
         shapes(ty, data, what, pos, bytes, cx.emit);
         self.payload(ty, what, data, cx, ms);
         None
@@ -496,89 +497,6 @@ impl Validator {
     /// The envelope of every session event: `data`, `id`, `timestamp` and `parentId` (a string,
     /// null for a session's first event), `ephemeral` and `agentId` when present. The time of
     /// the event, when its timestamp reads.
-    fn envelope(
-        &self,
-        pos: Position,
-        bytes: &[u8],
-        line: &Line<'_>,
-        emit: Emit<'_>,
-    ) -> Option<u64> {
-        let what = "a Copilot CLI event";
-        require(
-            line.data.shape,
-            Want::Obj,
-            what,
-            pos,
-            bytes,
-            &["data"],
-            emit,
-        );
-        require(
-            line.id.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["id"],
-            emit,
-        );
-        if line.parent_id.0.is_some() {
-            expect(
-                line.parent_id.json_type(),
-                Want::Str,
-                true,
-                pos,
-                bytes,
-                &["parentId"],
-                emit,
-            );
-        } else {
-            emit(super::missing(pos, bytes, what, "parentId"));
-        }
-        expect(
-            line.ephemeral.json_type(),
-            Want::Bool,
-            false,
-            pos,
-            bytes,
-            &["ephemeral"],
-            emit,
-        );
-        expect(
-            line.agent_id.json_type(),
-            Want::Str,
-            false,
-            pos,
-            bytes,
-            &["agentId"],
-            emit,
-        );
-        self.timestamp(pos, bytes, line, what, emit)
-    }
-
-    /// `timestamp`: an ISO-8601 string (two or three fractional digits both seen).
-    fn timestamp(
-        &self,
-        pos: Position,
-        bytes: &[u8],
-        line: &Line<'_>,
-        what: &str,
-        emit: Emit<'_>,
-    ) -> Option<u64> {
-        if !require(
-            line.timestamp.json_type(),
-            Want::Str,
-            what,
-            pos,
-            bytes,
-            &["timestamp"],
-            emit,
-        ) {
-            return None;
-        }
-        parse_timestamp(line.timestamp.as_str()?)
-    }
-
     fn begin(&mut self, pos: Position, ms: Option<u64>, sink: &mut Sink<'_, '_>) {
         while let Some(p) = self.pieces.pop() {
             self.recycle(p.id);
@@ -817,6 +735,90 @@ fn exit_code(bytes: &[u8]) -> Option<i64> {
         .take_while(|&(i, b)| b.is_ascii_digit() || (i == 0 && *b == b'-'))
         .count();
     std::str::from_utf8(&rest[..len]).ok()?.parse().ok()
+}
+
+/// The envelope every session event has (`data`, `id`, `parentId`, `ephemeral?`, `agentId?`,
+/// `timestamp`), the stream's and the session log's alike; when it was written.
+pub(super) fn envelope(
+    pos: Position,
+    bytes: &[u8],
+    line: &Line<'_>,
+    emit: Emit<'_>,
+) -> Option<u64> {
+    let what = "a Copilot CLI event";
+    require(
+        line.data.shape,
+        Want::Obj,
+        what,
+        pos,
+        bytes,
+        &["data"],
+        emit,
+    );
+    require(
+        line.id.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["id"],
+        emit,
+    );
+    if line.parent_id.0.is_some() {
+        expect(
+            line.parent_id.json_type(),
+            Want::Str,
+            true,
+            pos,
+            bytes,
+            &["parentId"],
+            emit,
+        );
+    } else {
+        emit(super::missing(pos, bytes, what, "parentId"));
+    }
+    expect(
+        line.ephemeral.json_type(),
+        Want::Bool,
+        false,
+        pos,
+        bytes,
+        &["ephemeral"],
+        emit,
+    );
+    expect(
+        line.agent_id.json_type(),
+        Want::Str,
+        false,
+        pos,
+        bytes,
+        &["agentId"],
+        emit,
+    );
+    timestamp(pos, bytes, line, what, emit)
+}
+
+/// `timestamp`: an ISO-8601 string (two or three fractional digits both seen).
+/// The record's `timestamp`, which it must have; when it was written, when it reads as one.
+pub(super) fn timestamp(
+    pos: Position,
+    bytes: &[u8],
+    line: &Line<'_>,
+    what: &str,
+    emit: Emit<'_>,
+) -> Option<u64> {
+    if !require(
+        line.timestamp.json_type(),
+        Want::Str,
+        what,
+        pos,
+        bytes,
+        &["timestamp"],
+        emit,
+    ) {
+        return None;
+    }
+    parse_timestamp(line.timestamp.as_str()?)
 }
 
 #[cfg(test)]

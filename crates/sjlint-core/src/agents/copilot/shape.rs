@@ -76,6 +76,18 @@ view! {
         "totalApiDurationMs" => total_api_duration_ms: Field<'a>,
         "aborted" => aborted: Field<'a>,
         "phase" => phase: Raw<'a>,
+        "sessionId" => session_id: Field<'a>,
+        "selectedModel" => selected_model: Field<'a>,
+        "newModel" => new_model: Field<'a>,
+        "context" => context: Context<'a>,
+    }
+}
+
+view! {
+    /// `data.context` of a session log's `session.start` and `session.resume`: where the
+    /// session runs.
+    pub struct Context<'a> {
+        "cwd" => cwd: Field<'a>,
     }
 }
 
@@ -230,14 +242,16 @@ view! {
 }
 
 /// `data.toolRequests` of an `assistant.message`: an array of `{toolCallId, name, arguments,
-/// type}`, read from its raw text into the record's arena.
+/// type}`, read from its raw text into the record's arena (`type` not required of a session
+/// log, `strict` false).
 pub(super) fn tool_requests<'a>(
-    pos: Position,
-    bytes: &[u8],
+    at: (Position, &[u8]),
     d: &Data<'a>,
+    strict: bool,
     arena: &'a Bump,
     emit: Emit<'_>,
 ) {
+    let (pos, bytes) = at;
     let path = ["data", "toolRequests"];
     if !array(&d.tool_requests, false, "", pos, bytes, &path, emit) {
         return;
@@ -268,6 +282,8 @@ pub(super) fn tool_requests<'a>(
             ("type", &r.ty),
         ] {
             match f.json_type() {
+                // The 0.0.4xx log's requests have no `type`.
+                None if !strict && name == "type" => {}
                 None => {
                     emit(super::super::missing(pos, bytes, what, name));
                     return;
@@ -411,15 +427,18 @@ pub(super) fn run_usage(u: &RunUsage<'_>, pos: Position, bytes: &[u8], emit: Emi
     }
 }
 
-/// The strings the notes name in a session event's `data`, required (`true`) or not.
+/// The strings the notes name in a session event's `data`, required (`true`) or not. A session
+/// log (`strict` false) requires only the ids that pair tool calls: its 0.0.4xx records lack
+/// what later versions write (`messageId`).
 pub(super) fn strings(
     ty: &str,
     d: &Data<'_>,
     what: &str,
-    pos: Position,
-    bytes: &[u8],
+    strict: bool,
+    at: (Position, &[u8]),
     emit: Emit<'_>,
 ) {
+    let (pos, bytes) = at;
     let strings: &[(&str, Option<JsonType>, bool)] = match ty {
         "session.mcp_server_status_changed" => &[
             ("serverName", d.server_name.json_type(), true),
@@ -502,7 +521,7 @@ pub(super) fn strings(
     };
     for &(name, t, required) in strings {
         let path = ["data", name];
-        if required {
+        if required && (strict || name == "toolCallId") {
             require(t, Want::Str, what, pos, bytes, &path, emit);
         } else {
             expect(t, Want::Str, false, pos, bytes, &path, emit);
