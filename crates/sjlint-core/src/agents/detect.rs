@@ -161,8 +161,9 @@ impl Evidence {
     /// The agent whose marks decide: it has one and scores above every other agent. A tie
     /// inside the family that writes Claude Code's shape (Claude Code, Qwen Code, Amp) is
     /// Claude Code's at once, as it would be at the end of the wait (see `claude::family`).
-    /// A tie of a stream with its own session log is the stream's: the log scores the
-    /// envelope they share as the stream does, and its own types above it.
+    /// A tie of a stream with its own session log is the stream's (the log scores the
+    /// envelope they share as the stream does, and its own types above it), except where both
+    /// open with the same header: Pi's, whose lines after the header tell them apart.
     pub fn decisive(&self) -> Option<Agent> {
         let best = self.likeliest()?;
         let top = self.score(best);
@@ -172,7 +173,7 @@ impl Evidence {
                 a == best
                     || self.score(a) < top
                     || (family && claude::family::is_member(a))
-                    || a.entry().log_of == Some(best)
+                    || (a.entry().log_of == Some(best) && a != Agent::PiLog)
             }))
         .then_some(best)
     }
