@@ -725,7 +725,6 @@ mod tests {
             did_nothing(),
             assistant_not_delta("A"),
             dangling_parent("A", "parentUuid", "p", "n"),
-            chain_fork("A", "parentId", "p", "b"),
             token_total_drop("A", 2, 1),
         ]
     }
