@@ -79,8 +79,8 @@ impl Prefix {
         matches!(self.at, Expect::Str | Expect::Escape | Expect::Hex(_))
     }
 
-    #[cfg(test)]
-    fn complete(&self) -> bool {
+    /// The top-level value is whole: only whitespace may follow.
+    pub(super) fn complete(&self) -> bool {
         use Expect::*;
         self.at == End || (self.depth == 0 && matches!(self.at, Zero | Int | Frac | Exp))
     }
