@@ -29,11 +29,13 @@ pub(crate) fn generated() -> impl Iterator<Item = Agent> {
 }
 
 /// The generator of one run of `agent`; `None` for cursor-agent (see `super::stream`), for
-/// the common form, which is written from the others, and for the session logs (Claude Code's, Codex's),
+/// the common form, which is written from the others, and for the session logs (Claude Code's, Codex's, Gemini CLI's),
 /// whose properties (no end marker, calls left open without a finding) differ from a run's.
 fn generator(agent: Agent) -> Option<RunFn> {
     Some(match agent {
-        Agent::Cursor | Agent::Common | Agent::ClaudeLog | Agent::CodexLog => return None,
+        Agent::Cursor | Agent::Common | Agent::ClaudeLog | Agent::CodexLog | Agent::GeminiLog => {
+            return None;
+        }
         Agent::Claude => claude_run,
         Agent::Codex => codex_run,
         Agent::Gemini => gemini_run,

@@ -72,6 +72,11 @@ view! {
         "parentUuid" => parent_uuid: Field<'a>,
         "isSidechain" => is_sidechain: Field<'a>,
         "leafUuid" => leaf_uuid: Field<'a>,
+        "$set" => set: Field<'a>,
+        "$rewindTo" => rewind_to: Field<'a>,
+        "projectHash" => project_hash: Field<'a>,
+        "tokens" => tokens: Field<'a>,
+        "toolCalls" => tool_calls: Field<'a>,
     }
 }
 

@@ -56,6 +56,7 @@ pub use fields::{
     Emit, NoType, Sink, Typed, Want, count, expect, expect_count, known_type, missing, own_type,
     parse_timestamp, require, unknown_type, wrong_type,
 };
+pub use gemini::log as gemini_log;
 pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_into};
 pub(crate) use views::{non_object_visits, view};
 
@@ -465,6 +466,21 @@ agents! {
         view: codex_log::Record,
         checker: codex_log::Validator,
         evidence: codex_log::evidence,
+        types: Types::NONE,
+    }
+    /// Gemini CLI's chat recordings (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, and the
+    /// one-document `session-*.json` of the versions before 0.39).
+    GeminiLog {
+        name: "gemini-log",
+        log_of: Gemini,
+        display: "Gemini CLI session log",
+        command: "gemini (its chats: ~/.gemini/tmp/<project>/chats/session-*.jsonl)",
+        schema: "gemini-log",
+        fixtures: "agents/gemini-log",
+        cost: false,
+        view: gemini_log::Record,
+        checker: gemini_log::Validator,
+        evidence: gemini_log::evidence,
         types: Types::NONE,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).

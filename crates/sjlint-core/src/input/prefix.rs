@@ -81,7 +81,7 @@ impl Prefix {
 
     /// The top-level value is whole: only whitespace may follow.
     pub(super) fn complete(&self) -> bool {
-        use Expect::*;
+        use Expect::{End, Exp, Frac, Int, Zero};
         self.at == End || (self.depth == 0 && matches!(self.at, Zero | Int | Frac | Exp))
     }
 

@@ -763,7 +763,7 @@ fn over_limit(q: usize, b: u8, max: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::record::{JOIN_FAILED, MULTILINE, OwnedFrame as Owned};
+    use crate::input::record::{DOCUMENT, JOIN_FAILED, MULTILINE, OwnedFrame as Owned};
     use proptest::prelude::*;
     use std::io::ErrorKind;
 
@@ -1137,6 +1137,7 @@ mod tests {
     ) -> (Owned, Option<(usize, u32)>) {
         let flag = if bom { BOM_STRIPPED } else { 0 };
         let failed = if doc { flag } else { flag | JOIN_FAILED };
+        let whole = if doc { MULTILINE | DOCUMENT } else { MULTILINE };
         let first = &input[b0..strip_cr(input, b0, lf)];
         let mut q = lf + 1;
         let mut lines = 2;
@@ -1150,7 +1151,7 @@ mod tests {
                 } else if q - b0 > max {
                     (big(pos, (q - b0) as u64, bom), Some((q, lines)))
                 } else {
-                    let flags = flag | MULTILINE | NO_FINAL_LF;
+                    let flags = flag | whole | NO_FINAL_LF;
                     (rec(&input[b0..q], pos, lines, flags), Some((q, lines)))
                 };
             }
@@ -1163,10 +1164,7 @@ mod tests {
                 })
             {
                 let bytes = &input[b0..strip_cr(input, b0, q)];
-                return (
-                    rec(bytes, pos, lines, flag | MULTILINE),
-                    Some((q + 1, lines)),
-                );
+                return (rec(bytes, pos, lines, flag | whole), Some((q + 1, lines)));
             }
             if !prefix.step(b) {
                 return (rec(first, pos, 1, failed), None);
@@ -1205,14 +1203,19 @@ mod tests {
         let all = whole(doc, 100);
         assert_eq!(
             all,
-            vec![rec(&doc[..doc.len() - 1], at(0, 1, 1), 6, MULTILINE)]
+            vec![rec(
+                &doc[..doc.len() - 1],
+                at(0, 1, 1),
+                6,
+                MULTILINE | DOCUMENT
+            )]
         );
         assert_eq!(all, reference(doc, 100));
         // Without a final LF, and with lines after it.
         let cut = &doc[..doc.len() - 1];
         assert_eq!(
             whole(cut, 100),
-            vec![rec(cut, at(0, 1, 1), 6, MULTILINE | NO_FINAL_LF)]
+            vec![rec(cut, at(0, 1, 1), 6, MULTILINE | NO_FINAL_LF | DOCUMENT)]
         );
         let mut more = doc.to_vec();
         more.extend_from_slice(b"{\"c\":1}\n");

@@ -9,7 +9,12 @@
 //! joined record.
 
 use super::{CR, Done, Flow, LF, Scan, Source, Splitter, bom_flag, over_limit};
-use crate::input::record::{ENDS_IN_STRING, JOIN_FAILED, MULTILINE, NO_FINAL_LF};
+use crate::input::record::{DOCUMENT, ENDS_IN_STRING, JOIN_FAILED, MULTILINE, NO_FINAL_LF};
+
+/// [`DOCUMENT`] on a record that a document's join made.
+fn doc_flag(doc: bool) -> u8 {
+    if doc { DOCUMENT } else { 0 }
+}
 use memchr::memchr3;
 
 impl<S: Source> Splitter<S> {
@@ -70,7 +75,7 @@ impl<S: Source> Splitter<S> {
                     body: b0,
                     len: n,
                     lines,
-                    flags: bom_flag(bom) | MULTILINE | NO_FINAL_LF,
+                    flags: bom_flag(bom) | MULTILINE | NO_FINAL_LF | doc_flag(doc),
                     next: p,
                     line_adv,
                 });
@@ -101,7 +106,7 @@ impl<S: Source> Splitter<S> {
                     body: b0,
                     len: content_end - b0,
                     lines,
-                    flags: bom_flag(bom) | MULTILINE,
+                    flags: bom_flag(bom) | MULTILINE | doc_flag(doc),
                     next: p + 1,
                     line_adv: u64::from(lines),
                 });
