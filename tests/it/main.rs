@@ -55,6 +55,7 @@ mod rule_fixtures;
 mod run;
 mod run_faults;
 mod session_logs;
+mod session_logs_gemini;
 mod signals;
 mod threads;
 mod tokens;
