@@ -30,7 +30,7 @@ pub(crate) fn generated() -> impl Iterator<Item = Agent> {
 
 /// The generator of one run of `agent`; `None` for cursor-agent (see `super::stream`), for
 /// the common form, which is written from the others, and for the session logs (Claude Code's, Codex's, Pi's, cursor-agent's,
-/// Copilot CLI's), whose properties (no end marker, calls left open without a finding) differ from a run's.
+/// Copilot CLI's, Gemini CLI's), whose properties (no end marker, calls left open without a finding) differ from a run's.
 fn generator(agent: Agent) -> Option<RunFn> {
     Some(match agent {
         Agent::Cursor
@@ -39,7 +39,8 @@ fn generator(agent: Agent) -> Option<RunFn> {
         | Agent::CodexLog
         | Agent::PiLog
         | Agent::CursorLog
-        | Agent::CopilotLog => return None,
+        | Agent::CopilotLog
+        | Agent::GeminiLog => return None,
         Agent::Claude => claude_run,
         Agent::Codex => codex_run,
         Agent::Gemini => gemini_run,

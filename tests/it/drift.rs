@@ -121,7 +121,9 @@ fn a_new_field_is_named_once_for_every_agent() {
         // The field goes on every record of the first line's type (or role, for agents whose
         // records have no `type`): named once, at line 1.
         let first: Value = serde_json::from_str(lines[0]).unwrap();
-        let key = if first.get("type").is_some() {
+        // A log whose first line is metadata without a `type` (Gemini CLI's chats) is keyed by
+        // its absence.
+        let key = if first.get("type").is_some() || first.get("role").is_none() {
             "type"
         } else {
             "role"

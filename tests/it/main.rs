@@ -57,6 +57,7 @@ mod run_faults;
 mod session_logs;
 mod session_logs_copilot;
 mod session_logs_cursor;
+mod session_logs_gemini;
 mod session_logs_pi;
 mod signals;
 mod threads;

@@ -35,6 +35,10 @@ pub static SCHEMAS: &[Schema] = &[
     Schema::new("droid", include_str!("../../../schemas/droid.schema.json")),
     Schema::new("events", include_str!("../../../schemas/events.schema.json")),
     Schema::new("gemini", include_str!("../../../schemas/gemini.schema.json")),
+    Schema::new(
+        "gemini-log",
+        include_str!("../../../schemas/gemini-log.schema.json"),
+    ),
     Schema::new("grok", include_str!("../../../schemas/grok.schema.json")),
     Schema::new("kimi", include_str!("../../../schemas/kimi.schema.json")),
     Schema::new("opencode", include_str!("../../../schemas/opencode.schema.json")),

@@ -73,6 +73,11 @@ view! {
         "isSidechain" => is_sidechain: Field<'a>,
         "leafUuid" => leaf_uuid: Field<'a>,
         "modelId" => model_id: Field<'a>,
+        "$set" => set: Field<'a>,
+        "$rewindTo" => rewind_to: Field<'a>,
+        "projectHash" => project_hash: Field<'a>,
+        "tokens" => tokens: Field<'a>,
+        "toolCalls" => tool_calls: Field<'a>,
     }
 }
 

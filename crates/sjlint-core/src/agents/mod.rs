@@ -49,8 +49,8 @@ mod views;
 pub use calls::{Calls, OpenCall, Opened, line_pos, over_budget, unfinished};
 pub use claude::log as claude_log;
 pub use codex::log as codex_log;
-pub use cursor::log as cursor_log;
 pub use copilot::log as copilot_log;
+pub use cursor::log as cursor_log;
 pub use detect::{
     Evidence, Guess, MARK, Mixed, Reading, SHAPE, Sniff, SniffMessage, Sniffed, count_marks,
     foreign, is_codex_type, marks, mixed, read,
@@ -59,6 +59,7 @@ pub use fields::{
     Emit, NoType, Sink, Typed, Want, count, expect, expect_count, known_type, missing, own_type,
     parse_timestamp, require, unknown_type, wrong_type,
 };
+pub use gemini::log as gemini_log;
 pub use pi::log as pi_log;
 pub use views::{InPlace, Key, Raw, SetShape, Slot, parse, parse_array, parse_into};
 pub(crate) use views::{non_object_visits, view};
@@ -514,6 +515,21 @@ agents! {
         view: copilot::Line,
         checker: copilot_log::Validator,
         evidence: copilot_log::evidence,
+        types: Types::NONE,
+    }
+    /// Gemini CLI's chat recordings (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, and the
+    /// one-document `session-*.json` of the versions before 0.39).
+    GeminiLog {
+        name: "gemini-log",
+        log_of: Gemini,
+        display: "Gemini CLI session log",
+        command: "gemini (its chats: ~/.gemini/tmp/<project>/chats/session-*.jsonl)",
+        schema: "gemini-log",
+        fixtures: "agents/gemini-log",
+        cost: false,
+        view: gemini_log::Record,
+        checker: gemini_log::Validator,
+        evidence: gemini_log::evidence,
         types: Types::NONE,
     }
     /// sjlint's own agent-neutral form (`sjlint fmt --to common`).

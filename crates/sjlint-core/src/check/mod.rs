@@ -29,7 +29,7 @@ use crate::agents::cursor::view::Dialect;
 use crate::agents::{self, Agent};
 use crate::diagnostic::Diagnostic;
 use crate::input::record::{
-    BOM_STRIPPED, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
+    BOM_STRIPPED, DOCUMENT, ENDS_IN_STRING, Frame, JOIN_FAILED, Position, Record, UTF8,
 };
 use crate::input::split::{Item, Source, Splitter};
 use crate::json::tap::{self, Kept, Top};
@@ -466,11 +466,20 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
         let opts = self.opts;
         let count = u64::from(!counted);
         if let Route::Array(whole) = &mut self.route {
-            if let Frame::Record(rec) = frame {
-                whole.line(rec.bytes);
-            }
+            let lines = match frame {
+                Frame::Record(rec) => {
+                    whole.line(rec.bytes);
+                    // A document read as one record counts its lines, as when each was one.
+                    if rec.has(DOCUMENT) {
+                        u64::from(rec.lines)
+                    } else {
+                        1
+                    }
+                }
+                _ => 1,
+            };
             if !matches!(frame, Frame::Blank { .. }) {
-                totals.records += count;
+                totals.records += count * lines;
             }
             return Ok(());
         }

@@ -16,7 +16,9 @@ use super::{Checked, Consumer, Examined, InOrder, Totals, framing, known_text};
 use crate::agents::cursor::view::Dialect;
 use crate::agents::{self, Agent, Evidence, Mixed, Reading, Sniffed};
 use crate::diagnostic::Diagnostic;
-use crate::input::record::{ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record};
+use crate::input::record::{
+    DOCUMENT, ENDS_IN_STRING, Frame, JOIN_FAILED, OwnedFrame, Position, Record,
+};
 use crate::json::tap::Kept;
 use crate::rules::Rule;
 use crate::vocab;
@@ -168,6 +170,12 @@ pub(super) enum Hold {
     Flush,
 }
 
+/// The agents whose files may be one pretty-printed JSON document, read as one record: Gemini
+/// CLI's legacy chats. Another agent's document (OpenCode's storage files, Kimi CLI's
+/// `state.json`) is still the one `invalid-json` of a pretty-printed input until its reader
+/// joins this list.
+const DOCUMENT_READERS: &[Agent] = &[Agent::GeminiLog];
+
 /// Whether a record's bytes are the opening bracket of a pretty-printed JSON array (or the
 /// brace of an object), and which.
 fn opens_document(bytes: &[u8]) -> Option<bool> {
@@ -179,6 +187,20 @@ fn opens_document(bytes: &[u8]) -> Option<bool> {
 }
 
 impl<E: super::Emit, C: Consumer> InOrder<E, C> {
+    /// Whether the record that is a whole pretty-printed document is one an agent reads as such
+    /// ([`DOCUMENT_READERS`]), by its own marks.
+    fn reads_document(&mut self, rec: &Record<'_>) -> bool {
+        self.arena.reset();
+        let Some(text) = known_text(rec).or_else(|| simdutf8::basic::from_utf8(rec.bytes).ok())
+        else {
+            return false;
+        };
+        match agents::read(text, &self.arena) {
+            Reading::Scored(e) => e.decisive().is_some_and(|a| DOCUMENT_READERS.contains(&a)),
+            _ => false,
+        }
+    }
+
     /// The route `--agent` or `--dialect` forces, if any.
     pub(super) fn routed(mut self) -> Self {
         let opts = self.opts;
@@ -236,6 +258,14 @@ impl<E: super::Emit, C: Consumer> InOrder<E, C> {
                 pos: rec.pos,
                 object,
                 gemini: false,
+            });
+            return Hold::CheckNow;
+        }
+        if self.held.records == 0 && rec.has(DOCUMENT) && !self.reads_document(rec) {
+            self.route = Route::Array(Whole {
+                pos: rec.pos,
+                object: true,
+                gemini: memchr::memmem::find(rec.bytes, b"\n  \"response\":").is_some(),
             });
             return Hold::CheckNow;
         }

@@ -79,9 +79,9 @@ impl Prefix {
         matches!(self.at, Expect::Str | Expect::Escape | Expect::Hex(_))
     }
 
-    #[cfg(test)]
-    fn complete(&self) -> bool {
-        use Expect::*;
+    /// The top-level value is whole: only whitespace may follow.
+    pub(super) fn complete(&self) -> bool {
+        use Expect::{End, Exp, Frac, Int, Zero};
         self.at == End || (self.depth == 0 && matches!(self.at, Zero | Int | Frac | Exp))
     }
 

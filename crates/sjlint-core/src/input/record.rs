@@ -30,6 +30,9 @@ pub const JOIN_FAILED: u8 = 16;
 /// The splitter has found the record's bytes to be valid UTF-8 (it checks whole reads at once,
 /// which costs less than a check per record). Without it, nothing is known either way.
 pub const UTF8: u8 = 32;
+/// The record is the whole of an input that is one JSON object pretty-printed over several
+/// lines (its first line opened the object; see `split`'s join).
+pub const DOCUMENT: u8 = 64;
 
 /// One record: the bytes of one JSON text candidate, without its line terminator (LF, CRLF) and
 /// without a leading BOM.

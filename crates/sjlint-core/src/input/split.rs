@@ -87,6 +87,9 @@ pub struct Splitter<S> {
     line: u64,
     /// Records and too-large frames yielded so far.
     records: u64,
+    /// The next line is the input's first: a document that spans lines may open there
+    /// ([`Scan::Join`]'s `doc`).
+    doc: bool,
     scan: Scan,
     prefix: Prefix,
     /// The LFs ahead of `start` with their string state, found in one pass over many lines.
@@ -121,12 +124,15 @@ enum Scan {
         esc: bool,
     },
     /// The first line ended inside a string and is a valid JSON prefix; `prefix` carries the
-    /// grammar state at `at`.
+    /// grammar state at `at`. With `doc`, the input's first line opened an object that it does
+    /// not close (a pretty-printed document, such as a chat saved as one JSON file): the record
+    /// goes on to the line where that object closes.
     Join {
         body: usize,
         first_lf: usize,
         at: usize,
         lines: u32,
+        doc: bool,
     },
     /// Over the limit: the bytes are dropped as they are read until the next physical LF.
     Skip {
@@ -213,6 +219,7 @@ impl<S: Source> Splitter<S> {
             bytes_read: 0,
             line: 1,
             records: 0,
+            doc: true,
             scan: Scan::LineStart,
             prefix: Prefix::new(),
             index: LineIndex::new(kernel),
@@ -234,6 +241,7 @@ impl<S: Source> Splitter<S> {
         (self.start, self.end, self.base) = (0, 0, at.byte);
         (self.eof, self.bytes_read) = (false, 0);
         (self.line, self.records) = (at.line, at.record);
+        self.doc = at.byte == 0;
         self.scan = Scan::LineStart;
         self.prefix.reset();
         self.index.invalidate();
@@ -282,7 +290,7 @@ impl<S: Source> Splitter<S> {
         let (lf, in_str) = self.index.take(s)?;
         // A BOM starts with 0xEF; a blank line with one of these or its LF.
         let unusual = lf == s || matches!(self.buf[s], b' ' | b'\t' | b'\r' | 0xEF);
-        if in_str || unusual || lf - s > self.max {
+        if in_str || unusual || lf - s > self.max || self.doc {
             return match self.line_end(self.bom_at(s, lf), lf, in_str) {
                 Flow::Done(done) => Some(done),
                 // A join goes on from its scan state.
@@ -395,7 +403,8 @@ impl<S: Source> Splitter<S> {
                     first_lf,
                     at,
                     lines,
-                } => self.join(body, first_lf, at, lines),
+                    doc,
+                } => self.join(body, first_lf, at, lines, doc),
                 Scan::Skip { .. } => self.skip(),
             };
             match flow {
@@ -482,6 +491,7 @@ impl<S: Source> Splitter<S> {
         let n = self.end - b0;
         let next = self.end;
         if self.eof {
+            self.doc = false;
             let bytes = &self.buf[b0..self.end];
             tick!(self, n);
             return Flow::Done(if is_blank(bytes) && !(self.pass.on && n > self.max) {
@@ -501,6 +511,7 @@ impl<S: Source> Splitter<S> {
             });
         }
         if n > 0 && over_limit(n - 1, self.buf[self.end - 1], self.max) {
+            self.doc = false;
             tick!(self, n);
             self.index.invalidate();
             self.pass.enter(b0);
@@ -520,6 +531,7 @@ impl<S: Source> Splitter<S> {
 
     /// The first line ends at the LF at `lf`, inside a string or not.
     fn line_end(&mut self, body: usize, lf: usize, in_str: bool) -> Flow {
+        let doc = std::mem::take(&mut self.doc);
         let s = self.start;
         let b0 = s + body;
         let bom = body != 0;
@@ -547,6 +559,16 @@ impl<S: Source> Splitter<S> {
             line_adv: 1,
         };
         if !in_str {
+            if doc && self.opens_document(b0, next) {
+                self.scan = Scan::Join {
+                    body,
+                    first_lf: lf - s,
+                    at: next - s,
+                    lines: 2,
+                    doc: true,
+                };
+                return Flow::Again;
+            }
             return Flow::Done(single);
         }
         // The LF itself is fed too: after a lone backslash it is an invalid escape, so such a
@@ -561,8 +583,22 @@ impl<S: Source> Splitter<S> {
             first_lf: lf - s,
             at: next - s,
             lines: 2,
+            doc: false,
         };
         Flow::Again
+    }
+
+    /// The input's first line, `b0..next` with its LF, opens an object it does not close and
+    /// ends outside any string: the whole input may be one pretty-printed document. Only the
+    /// first line is asked, so that the lines of a stream never meet the grammar automaton.
+    fn opens_document(&mut self, b0: usize, next: usize) -> bool {
+        let line = &self.buf[b0..next];
+        if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return false;
+        }
+        self.prefix.reset();
+        tick!(self, line.len());
+        self.prefix.feed(line) && !self.prefix.in_string() && !self.prefix.complete()
     }
 
     fn skip(&mut self) -> Flow {
@@ -727,7 +763,7 @@ fn over_limit(q: usize, b: u8, max: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::record::{JOIN_FAILED, MULTILINE, OwnedFrame as Owned};
+    use crate::input::record::{DOCUMENT, JOIN_FAILED, MULTILINE, OwnedFrame as Owned};
     use proptest::prelude::*;
     use std::io::ErrorKind;
 
@@ -1005,6 +1041,22 @@ mod tests {
                 continue;
             }
             let mut prefix = Prefix::new();
+            let opens = input[b0..lf].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+            if b0 == usize::from(bom) * 3
+                && opens
+                && !naive_in_string(&input[b0..lf])
+                && input[b0..=lf].iter().all(|&b| prefix.step(b))
+                && !prefix.complete()
+            {
+                let (frame, joined) = reference_join(input, (b0, lf), pos, max, bom, prefix, true);
+                out.push(frame);
+                if let Some((next, lines)) = joined {
+                    start = next;
+                    line += u64::from(lines) - 1;
+                }
+                continue;
+            }
+            prefix = Prefix::new();
             if !naive_in_string(&input[b0..lf])
                 || !input[b0..=lf].iter().all(|&b| prefix.step(b))
                 || !prefix.in_plain_string()
@@ -1012,7 +1064,7 @@ mod tests {
                 out.push(rec(first, pos, 1, flag));
                 continue;
             }
-            let (frame, joined) = reference_join(input, (b0, lf), pos, max, bom, prefix);
+            let (frame, joined) = reference_join(input, (b0, lf), pos, max, bom, prefix, false);
             out.push(frame);
             if let Some((next, lines)) = joined {
                 start = next;
@@ -1071,7 +1123,9 @@ mod tests {
     /// The record at `pos` whose first line (from `b0` to the LF at `lf`) ends inside a string,
     /// joined with the lines after it while `prefix` says they can still be one JSON text: its
     /// frame, and, when it is more than its first line, where the next one starts and how many
-    /// lines it took.
+    /// lines it took. With `doc`, the first line opened an object (at the input's start): the
+    /// record ends at the LF after the object closes, and the first line stands alone,
+    /// unflagged, where it never closes.
     fn reference_join(
         input: &[u8],
         (b0, lf): (usize, usize),
@@ -1079,33 +1133,41 @@ mod tests {
         max: usize,
         bom: bool,
         mut prefix: Prefix,
+        doc: bool,
     ) -> (Owned, Option<(usize, u32)>) {
         let flag = if bom { BOM_STRIPPED } else { 0 };
+        let failed = if doc { flag } else { flag | JOIN_FAILED };
+        let whole = if doc { MULTILINE | DOCUMENT } else { MULTILINE };
         let first = &input[b0..strip_cr(input, b0, lf)];
         let mut q = lf + 1;
         let mut lines = 2;
         loop {
             if q == input.len() {
-                return if prefix.in_string() {
+                return if doc && !prefix.complete() {
+                    (rec(first, pos, 1, flag), None)
+                } else if prefix.in_string() {
                     let flags = flag | JOIN_FAILED | ENDS_IN_STRING;
                     (rec(first, pos, 1, flags), None)
                 } else if q - b0 > max {
                     (big(pos, (q - b0) as u64, bom), Some((q, lines)))
                 } else {
-                    let flags = flag | MULTILINE | NO_FINAL_LF;
+                    let flags = flag | whole | NO_FINAL_LF;
                     (rec(&input[b0..q], pos, lines, flags), Some((q, lines)))
                 };
             }
             let b = input[q];
-            if b == LF && !prefix.in_string() {
+            if b == LF
+                && (if doc {
+                    prefix.complete()
+                } else {
+                    !prefix.in_string()
+                })
+            {
                 let bytes = &input[b0..strip_cr(input, b0, q)];
-                return (
-                    rec(bytes, pos, lines, flag | MULTILINE),
-                    Some((q + 1, lines)),
-                );
+                return (rec(bytes, pos, lines, flag | whole), Some((q + 1, lines)));
             }
             if !prefix.step(b) {
-                return (rec(first, pos, 1, flag | JOIN_FAILED), None);
+                return (rec(first, pos, 1, failed), None);
             }
             if b == LF {
                 lines += 1;
@@ -1133,6 +1195,56 @@ mod tests {
                 rec(b"{\"b\":2}", at(8, 2, 2), 1, 0),
             ]
         );
+    }
+
+    #[test]
+    fn a_pretty_printed_document_is_one_record() {
+        let doc = b"{\n  \"a\": [\n    1,\n    {\"b\": \"x\\ny\"}\n  ]\n}\n";
+        let all = whole(doc, 100);
+        assert_eq!(
+            all,
+            vec![rec(
+                &doc[..doc.len() - 1],
+                at(0, 1, 1),
+                6,
+                MULTILINE | DOCUMENT
+            )]
+        );
+        assert_eq!(all, reference(doc, 100));
+        // Without a final LF, and with lines after it.
+        let cut = &doc[..doc.len() - 1];
+        assert_eq!(
+            whole(cut, 100),
+            vec![rec(cut, at(0, 1, 1), 6, MULTILINE | NO_FINAL_LF | DOCUMENT)]
+        );
+        let mut more = doc.to_vec();
+        more.extend_from_slice(b"{\"c\":1}\n");
+        let frames = whole(&more, 100);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames, reference(&more, 100));
+    }
+
+    #[test]
+    fn a_document_that_never_closes_is_split_into_lines_as_before() {
+        for input in [
+            &b"{\n  \"a\": 1,\n"[..],
+            b"{\n  \"a\": 1\n} x\n",
+            b"{\"a\":1,\n{\"b\":2}\n",
+        ] {
+            let frames = whole(input, 100);
+            assert_eq!(frames, reference(input, 100));
+            let Owned::Record { flags, lines, .. } = &frames[0] else {
+                panic!("a record first");
+            };
+            assert_eq!((*flags, *lines), (0, 1));
+        }
+        // Only at the input's start: a later line that opens an object is a line.
+        let later = b"{\"a\":1}\n{\n}\n";
+        assert_eq!(whole(later, 100).len(), 3);
+        // Over the limit, it is too large, not read whole.
+        let big = b"{\n  \"a\": \"0123456789012345678901234567890123456789\"\n}\n";
+        assert_eq!(whole(big, 20), reference(big, 20));
+        assert!(matches!(whole(big, 20)[0], Owned::TooLarge { .. }));
     }
 
     #[test]

@@ -9,7 +9,12 @@
 //! joined record.
 
 use super::{CR, Done, Flow, LF, Scan, Source, Splitter, bom_flag, over_limit};
-use crate::input::record::{ENDS_IN_STRING, JOIN_FAILED, MULTILINE, NO_FINAL_LF};
+use crate::input::record::{DOCUMENT, ENDS_IN_STRING, JOIN_FAILED, MULTILINE, NO_FINAL_LF};
+
+/// [`DOCUMENT`] on a record that a document's join made.
+fn doc_flag(doc: bool) -> u8 {
+    if doc { DOCUMENT } else { 0 }
+}
 use memchr::memchr3;
 
 impl<S: Source> Splitter<S> {
@@ -24,7 +29,19 @@ impl<S: Source> Splitter<S> {
     // outside a string or fails the automaton, and never starts a join of its own. Only line k
     // can start the next join, so join spans overlap in at most one line, and every byte is
     // scanned by at most two joins and a bounded number of fast-path scans.
-    pub(super) fn join(&mut self, body: usize, first_lf: usize, at: usize, mut lines: u32) -> Flow {
+    //
+    // A document (`doc`, the input's first line opening an object) goes on through LFs outside
+    // strings until the object closes; where the grammar fails, or the input ends first, the
+    // first line stands alone as it would have without the attempt, and splitting resumes at
+    // the next line. It is tried once, at the input's start, so it adds at most one pass.
+    pub(super) fn join(
+        &mut self,
+        body: usize,
+        first_lf: usize,
+        at: usize,
+        mut lines: u32,
+        doc: bool,
+    ) -> Flow {
         let s = self.start;
         let b0 = s + body;
         let bom = body != 0;
@@ -37,12 +54,16 @@ impl<S: Source> Splitter<S> {
                     first_lf: first_lf - s,
                     at: p - s,
                     lines,
+                    doc,
                 };
                 if !self.eof {
                     return Flow::NeedData;
                 }
+                if doc && !self.prefix.complete() {
+                    return Flow::Done(self.join_failed(b0, first_lf, bom, None));
+                }
                 if self.prefix.in_string() {
-                    return Flow::Done(self.join_failed(b0, first_lf, bom, ENDS_IN_STRING));
+                    return Flow::Done(self.join_failed(b0, first_lf, bom, Some(ENDS_IN_STRING)));
                 }
                 let n = p - b0;
                 let line_adv = u64::from(lines - 1);
@@ -54,7 +75,7 @@ impl<S: Source> Splitter<S> {
                     body: b0,
                     len: n,
                     lines,
-                    flags: bom_flag(bom) | MULTILINE | NO_FINAL_LF,
+                    flags: bom_flag(bom) | MULTILINE | NO_FINAL_LF | doc_flag(doc),
                     next: p,
                     line_adv,
                 });
@@ -73,20 +94,27 @@ impl<S: Source> Splitter<S> {
                 }
             }
             let b = self.buf[p];
-            if b == LF && !self.prefix.in_string() {
+            if b == LF
+                && (if doc {
+                    self.prefix.complete()
+                } else {
+                    !self.prefix.in_string()
+                })
+            {
                 let content_end = if self.buf[p - 1] == CR { p - 1 } else { p };
                 return Flow::Done(Done::Record {
                     body: b0,
                     len: content_end - b0,
                     lines,
-                    flags: bom_flag(bom) | MULTILINE,
+                    flags: bom_flag(bom) | MULTILINE | doc_flag(doc),
                     next: p + 1,
                     line_adv: u64::from(lines),
                 });
             }
             tick!(self, 1);
             if !self.prefix.step(b) {
-                return Flow::Done(self.join_failed(b0, first_lf, bom, 0));
+                let flags = if doc { None } else { Some(0) };
+                return Flow::Done(self.join_failed(b0, first_lf, bom, flags));
             }
             if b == LF {
                 lines = lines.saturating_add(1);
@@ -110,7 +138,9 @@ impl<S: Source> Splitter<S> {
         }
     }
 
-    fn join_failed(&self, b0: usize, first_lf: usize, bom: bool, extra: u8) -> Done {
+    /// The first line alone; `extra` flags beside [`JOIN_FAILED`] for a join, `None` for a
+    /// document, whose first line is then the record it would have been without the attempt.
+    fn join_failed(&self, b0: usize, first_lf: usize, bom: bool, extra: Option<u8>) -> Done {
         let content_end = if first_lf > b0 && self.buf[first_lf - 1] == CR {
             first_lf - 1
         } else {
@@ -120,7 +150,7 @@ impl<S: Source> Splitter<S> {
             body: b0,
             len: content_end - b0,
             lines: 1,
-            flags: bom_flag(bom) | JOIN_FAILED | extra,
+            flags: bom_flag(bom) | extra.map_or(0, |e| JOIN_FAILED | e),
             next: first_lf + 1,
             line_adv: 1,
         }

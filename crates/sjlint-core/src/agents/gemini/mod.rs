@@ -8,6 +8,8 @@
 //! `result` with `status:"error"` is a failed run, not a broken stream (and an aborted batch may
 //! leave tool calls without results then). State is owned and bounded. It must not print.
 
+pub mod log;
+
 use super::{
     Agent, Calls, Emit, Progress, Raw, Sink, Want, expect, line_pos, parse_timestamp, require,
     unfinished, view,
