@@ -17,7 +17,7 @@
 //! first entries). Tokens: every assistant message is one API response, written once, and each
 //! counts, abandoned branches included (they were billed): `input`, `output`, `cacheRead`,
 //! `cacheWrite` as they are, missing ones as 0; cost the sum of `cost.total`. State is owned
-//! and bounded ([`crate::agents::chain`], [`crate::agents::Calls`]). It must not print.
+//! and bounded (`agents::chain`, `agents::Calls`). It must not print.
 //!
 //! Left for later: a second header (two files joined) and repeated entry ids are not reported,
 //! and a fork's `parentSession` has no field of the common form to go to.
