@@ -2,16 +2,18 @@
 //! resident set below 32 MiB; a record far over the limit, mapped on every number of lanes or
 //! read from stdin, in memory bounded by the limit and not by the record.
 //!
-//! The peak is the child's own `ru_maxrss`, which the kernel reports when the child is reaped
-//! with `wait4`: exact, taken at exit, and about this child only (`getrusage(RUSAGE_CHILDREN)`
-//! would mix in every other child of the test process, and sampling `VmHWM` in `/proc` races
-//! with the exit).
+//! The peak is the child's own `VmHWM`, read while it runs (`support/peak.rs`): its
+//! `ru_maxrss` from `wait4` would carry the test process's own high-water mark, which a child
+//! started by `posix_spawn` inherits at its exec.
 //!
 //! It runs the binary `cargo test` builds (the dev profile, the crate at `opt-level = 1`): on two
 //! cores it streams 1 GiB in under a minute, which is cheaper than building the release profile
 //! first, and its allocations are the release build's. The tests over 10 s are `#[ignore]`d for
 //! a plain `cargo test`; CI runs them in a step of their own (`-- --ignored`).
 #![cfg(target_os = "linux")]
+
+#[path = "support/peak.rs"]
+mod peak;
 
 #[path = "../benches/common/mod.rs"]
 mod generator;
@@ -68,6 +70,7 @@ fn measured_within(
         .spawn()
         .expect("start sjlint");
     let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let watch = peak::Watch::start(child.id());
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || feed(&mut stdin));
     let drain = |mut r: Box<dyn Read + Send>| {
@@ -101,6 +104,7 @@ fn measured_within(
     // `usage` are valid for writes for the duration of the call.
     let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let peak_kib = watch.stop();
     let seconds = start.elapsed().as_secs_f64();
     let ((stdout, stdout_len, stdout_end), (stderr, ..)) =
         (stdout.join().unwrap(), stderr.join().unwrap());
@@ -116,7 +120,7 @@ fn measured_within(
         stderr,
         written,
         seconds,
-        peak_kib: usage.ru_maxrss,
+        peak_kib,
     };
     eprintln!(
         "sjlint {args:?}: {} MiB in {:.1} s ({:.0} MiB/s), peak RSS {} KiB",

@@ -1,8 +1,10 @@
 //! Memory under hostile streams: calls that never complete, ids of megabytes. Each case feeds
-//! the real binary (the debug build `cargo test` makes) through stdin and bounds the peak
-//! resident set the kernel reports for the child when it is reaped with `wait4` (see
-//! tests/memory.rs for why it is measured that way).
+//! the real binary (the debug build `cargo test` makes) through stdin and bounds the child's own
+//! peak resident set (`support/peak.rs` says how it is read).
 #![cfg(target_os = "linux")]
+
+#[path = "support/peak.rs"]
+mod peak;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -60,6 +62,7 @@ fn peak_output(
         .spawn()
         .expect("start sjlint");
     let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let watch = peak::Watch::start(child.id());
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut stdin);
@@ -85,13 +88,14 @@ fn peak_output(
     // SAFETY: `pid` is our own child, not reaped yet; `status` and `usage` are valid for writes.
     let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let peak_kib = watch.stop();
     let digest = stdout.join().unwrap();
     stderr.join().unwrap();
     assert!(
         libc::WIFEXITED(status),
         "sjlint {args:?} did not exit normally"
     );
-    (libc::WEXITSTATUS(status), usage.ru_maxrss, digest)
+    (libc::WEXITSTATUS(status), peak_kib, digest)
 }
 
 const INIT: &[u8] = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n";
@@ -118,8 +122,7 @@ fn open_queries(out: &mut dyn Write) {
     }
 }
 
-/// `n` bytes `byte`, written in small pieces: the test process must stay small, since a child
-/// started by `vfork` inherits its peak resident set into its own `ru_maxrss` at `exec`.
+/// `n` bytes `byte`, written in small pieces: the test process stays small.
 fn repeated(out: &mut dyn Write, byte: u8, n: usize) {
     let piece = [byte; 1 << 12];
     let mut left = n;
