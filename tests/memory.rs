@@ -2,9 +2,8 @@
 //! resident set below 32 MiB; a record far over the limit, mapped on every number of lanes or
 //! read from stdin, in memory bounded by the limit and not by the record.
 //!
-//! The peak is the child's own `VmHWM`, read while it runs (`support/peak.rs`): its
-//! `ru_maxrss` from `wait4` would carry the test process's own high-water mark, which a child
-//! started by `posix_spawn` inherits at its exec.
+//! The peak is what the child itself holds apart from its own code, read from its `smaps` while
+//! it runs (`support/peak.rs` says why neither `ru_maxrss` nor `VmHWM` measures that).
 //!
 //! It runs the binary `cargo test` builds (the dev profile, the crate at `opt-level = 1`): on two
 //! cores it streams 1 GiB in under a minute, which is cheaper than building the release profile
@@ -43,8 +42,8 @@ struct Measured {
     peak_kib: i64,
 }
 
-/// Runs `sjlint ARGS` with `feed` writing its stdin, and reaps it with `wait4` for its peak RSS,
-/// which must stay below 32 MiB.
+/// Runs `sjlint ARGS` with `feed` writing its stdin, watching its peak resident memory (apart
+/// from its code), which must stay below 32 MiB.
 fn measured(
     args: &[&str],
     feed: impl FnOnce(&mut dyn Write) -> usize + Send + 'static,
