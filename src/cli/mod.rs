@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 mod check;
+mod ci;
 mod fmt;
 mod inputs;
 mod run;
@@ -20,6 +21,7 @@ mod usage;
 mod values;
 
 pub use check::*;
+pub use ci::*;
 pub use fmt::*;
 pub use inputs::*;
 pub use run::*;
@@ -134,6 +136,10 @@ pub enum Command {
     /// session logs (by default) or the streams and logs named
     #[command(display_order = 14)]
     Usage(UsageArgs),
+    /// Check runs in CI: a Markdown summary for the job's page, the step's outputs, annotations,
+    /// and gates on outcome, cost, tokens and findings
+    #[command(display_order = 15)]
+    Ci(CiArgs),
 }
 
 /// The options of `sjlint archive`.
@@ -169,6 +175,7 @@ const SUBCOMMANDS: &[&str] = &[
     "report",
     "archive",
     "usage",
+    "ci",
     "help",
 ];
 

@@ -39,7 +39,7 @@ fn parse_header(s: &str) -> Result<(String, String), String> {
 }
 
 /// `--max-cost`: a number of US dollars, finite and not negative.
-fn parse_budget_cost(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_budget_cost(s: &str) -> Result<f64, String> {
     match s.trim().trim_start_matches('$').parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
         _ => Err(format!(

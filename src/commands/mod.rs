@@ -15,6 +15,7 @@
 //! cannot be read is reported where it is met (`inputs::unreadable_input`) and the run goes on.
 
 mod check;
+mod ci;
 mod fmt;
 mod inputs;
 mod read;
@@ -49,6 +50,7 @@ pub fn run(cli: Cli) -> ExitCode {
             | Command::Render(_)
             | Command::Fmt(_)
             | Command::Usage(_)
+            | Command::Ci(_)
     ) && let Err(e) = interrupt::install()
     {
         let _ = writeln!(
@@ -114,6 +116,7 @@ fn dispatch(command: Command, terminal: &Terminal) -> anyhow::Result<u8> {
         Command::Rules => reference::print_rules(),
         Command::Explain { rule } => reference::explain(&rule),
         Command::Stats(args) => read::run_stats(&args, terminal),
+        Command::Ci(args) => ci::run(&args, terminal),
         Command::Render(args) => read::run_render(&args, terminal),
         Command::Completions { shell } => reference::print_generated(|cmd, out| {
             clap_complete::generate(shell, cmd, "sjlint", out);

@@ -26,7 +26,7 @@ pub(super) struct Reading<'a> {
     /// How many inputs were read before this one.
     index: usize,
     /// Where it stands in the inputs' list (`ReadConfig::per_input` is in its order).
-    position: usize,
+    pub(super) position: usize,
     /// Standard input: shown as it arrives.
     live: bool,
     /// More than one input is read.
@@ -134,12 +134,12 @@ fn stats_of(
         .and_then(sjlint_core::arrivals::Arrivals::beside);
     // The findings `check` reports of this input, with their severities.
     let settings = &config.per_input[reading.position];
-    let judge = |d: &Diagnostic| {
+    let mut judge = |d: &Diagnostic| {
         settings
             .grade(d, Path::new(reading.name))
             .map(|d| d.severity)
     };
-    stats::collect_judged(reader, &config.check, arrivals, &judge)
+    stats::collect_judged(reader, &config.check, arrivals, &mut judge)
 }
 
 /// What [`read_all`] makes of one input: a count of it, and how reading it ended.

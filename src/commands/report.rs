@@ -9,7 +9,7 @@
 use super::inputs::{Input, open_input, resolve_inputs, settings_of, unreadable_input};
 use super::stdio;
 use super::{EXIT_OK, EXIT_USAGE};
-use crate::cli::ReportArgs;
+use crate::cli::{InputArgs, ReportArgs};
 use anyhow::Context;
 use sjlint_core::check::CheckOptions;
 use sjlint_core::config::Settings;
@@ -22,7 +22,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> {
-    let input = &args.input;
+    Ok(pages(&args.input, &args.output, false, terminal)?.0)
+}
+
+/// Writes the report of the inputs of `input` to `output`: one page, or with several inputs,
+/// a directory, or `folder`, a directory with `index.html` and a page per run. The exit code,
+/// and the page written that shows them all (none when no input could be read).
+pub(super) fn pages(
+    input: &InputArgs,
+    output: &Path,
+    folder: bool,
+    terminal: &Terminal,
+) -> anyhow::Result<(u8, Option<PathBuf>)> {
     let mut configs = input
         .walk
         .configs(input.walk.overrides())
@@ -50,13 +61,14 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         max_open_calls: input.max_open_calls,
     };
     let stdin_name = input.stdin_filename.as_deref().unwrap_or("-");
-    let many = list.len() > 1
+    let many = folder
+        || list.len() > 1
         || input.paths.iter().any(|p| p.is_dir())
-        || args.output.is_dir()
-        || args.output.as_os_str().to_string_lossy().ends_with('/');
+        || output.is_dir()
+        || output.as_os_str().to_string_lossy().ends_with('/');
     if many {
-        std::fs::create_dir_all(&args.output)
-            .with_context(|| format!("cannot create {}", args.output.display()))?;
+        std::fs::create_dir_all(output)
+            .with_context(|| format!("cannot create {}", output.display()))?;
     }
     // No page may replace an input: refused before anything is written.
     let input_files: Vec<PathBuf> = list
@@ -68,11 +80,11 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         .collect();
     let pages: Vec<PathBuf> = if many {
         (0..list.len())
-            .map(|i| args.output.join(page_name(i, &list[i])))
-            .chain([args.output.join("index.html")])
+            .map(|i| output.join(page_name(i, &list[i])))
+            .chain([output.join("index.html")])
             .collect()
     } else {
-        vec![args.output.clone()]
+        vec![output.to_path_buf()]
     };
     for page in &pages {
         if let Some(input) = crate::out_file::names_an_input(page, &input_files) {
@@ -92,11 +104,11 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         };
         if many {
             let file = page_name(i, item);
-            let path = args.output.join(&file);
+            let path = output.join(&file);
             write_file(&path, &report_html::page(&run, Some("index.html")))?;
             summaries.push(Summary::of(&run, file));
         } else {
-            write_file(&args.output, &report_html::page(&run, None))?;
+            write_file(output, &report_html::page(&run, None))?;
         }
         written_pages += 1;
     }
@@ -106,21 +118,22 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
             stdio::stderr(),
             "sjlint: nothing written: no input could be read"
         )?;
-        return Ok(EXIT_USAGE);
+        return Ok((EXIT_USAGE, None));
     }
     let written = if many {
-        let path = args.output.join("index.html");
+        let path = output.join("index.html");
         write_file(&path, &report_html::index(&summaries))?;
         path
     } else {
-        args.output.clone()
+        output.to_path_buf()
     };
     writeln!(
         stdio::stderr(),
         "sjlint: wrote {}",
         escape_untrusted(&written.display().to_string())
     )?;
-    Ok(if unreadable { EXIT_USAGE } else { EXIT_OK })
+    let code = if unreadable { EXIT_USAGE } else { EXIT_OK };
+    Ok((code, Some(written)))
 }
 
 /// Reads one input into a run, with the findings its settings report, graded as they say.

@@ -24,6 +24,7 @@ mod agents_properties;
 mod archive;
 mod canonical;
 mod catalogue;
+mod ci;
 mod cli;
 mod config_walk;
 mod conformance;

@@ -2,7 +2,7 @@
 //! core's check pipeline (`sjlint_core::check::Consumer`), or writes what one gathered: the
 //! report formats of findings (`report`, with `lint`'s summaries and `sink`'s destinations),
 //! `stats` (counts, durations, cost), `render` (a transcript for people), `report_html` (the
-//! HTML report), `fmt` (the canonical and common forms), `status` (a session's state as `run`
+//! HTML report), `ci` (what a CI step is told: summary, outputs, gates), `fmt` (the canonical and common forms), `status` (a session's state as `run`
 //! and `check` tell it) and, with the `otlp` feature, `otlp` (OpenTelemetry spans). None opens
 //! a file of its own accord, starts a process or reads the command line.
 //!
@@ -12,6 +12,8 @@
 
 pub use stats::stats_json;
 
+#[doc(hidden)]
+pub mod ci;
 #[doc(hidden)]
 pub mod fmt;
 #[doc(hidden)]

@@ -11,6 +11,8 @@
 //! `commands`' business.
 
 #[doc(hidden)]
+pub mod array;
+#[doc(hidden)]
 pub mod compressed;
 #[doc(hidden)]
 pub mod mapped;

@@ -186,6 +186,7 @@ impl Collector {
         t.names[name].count += 1;
         if ev.rejected {
             t.rejected += 1;
+            t.names[name].rejected += 1;
         } else if ev.ok == Some(false) {
             t.failed += 1;
         }
@@ -383,7 +384,7 @@ pub fn collect_partial<R: Read>(
     opts: &CheckOptions,
     arrivals: Option<Arrivals>,
 ) -> (Stats, io::Result<()>) {
-    collect_judged(reader, opts, arrivals, &|d| Some(d.severity))
+    collect_judged(reader, opts, arrivals, &mut |d| Some(d.severity))
 }
 
 /// [`collect_partial`], with each finding counted at the severity `judge` gives it, or not at
@@ -392,7 +393,7 @@ pub fn collect_judged<R: Read>(
     reader: R,
     opts: &CheckOptions,
     arrivals: Option<Arrivals>,
-    judge: &dyn Fn(&Diagnostic) -> Option<Severity>,
+    judge: &mut dyn FnMut(&Diagnostic) -> Option<Severity>,
 ) -> (Stats, io::Result<()>) {
     let mut collector = Collector::new()
         .max_open_calls(opts.max_open_calls)

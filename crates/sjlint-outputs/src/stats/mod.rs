@@ -115,6 +115,8 @@ pub struct UnlistedCount {
 pub struct NameCount {
     pub name: Box<str>,
     pub count: u64,
+    /// Of those, the calls refused permission (a completion whose result is `rejected`).
+    pub rejected: u64,
 }
 
 /// Events of one type and subtype.
@@ -221,6 +223,7 @@ impl Stats {
             for n in &t.names {
                 let j = self.name_slot(i, &n.name);
                 self.tools[i].names[j].count += n.count;
+                self.tools[i].names[j].rejected += n.rejected;
             }
         }
         self.thinking_phases += other.thinking_phases;
@@ -326,6 +329,7 @@ impl Stats {
         names.push(NameCount {
             name: name.into(),
             count: 0,
+            rejected: 0,
         });
         names.len() - 1
     }

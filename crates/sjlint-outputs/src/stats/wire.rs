@@ -131,6 +131,7 @@ struct WireTool<'a> {
 struct WireName<'a> {
     name: &'a str,
     count: u64,
+    rejected: u64,
 }
 
 #[derive(Serialize)]
@@ -198,6 +199,7 @@ fn wire(s: &Stats, listed: bool) -> WireStats<'_> {
                         .map(|n| WireName {
                             name: &n.name,
                             count: n.count,
+                            rejected: n.rejected,
                         })
                         .collect(),
                     count: t.count,
