@@ -188,7 +188,7 @@ fn corpus_numbers_checked_by_hand() {
     assert_eq!(shell["kind"], "shell");
     assert_eq!(
         shell["names"],
-        serde_json::json!([{"name": "shellToolCall", "count": 2}])
+        serde_json::json!([{"name": "shellToolCall", "count": 2, "rejected": 0}])
     );
     assert_eq!(shell["count"], 2);
     assert_eq!(shell["failed"], 0);
