@@ -76,6 +76,9 @@ pub struct Session {
     pub calls_started: u64,
     /// The first budget the run went past, and where.
     pub over_budget: Option<OverBudget>,
+    /// `--max-cost` on an agent that reports no cost: whether the price list priced the first
+    /// request that spent tokens (by the model the stream names); `None` before it.
+    pub priced: Option<bool>,
 }
 
 /// The limits a run is held to as the stream reports what it spends.

@@ -23,6 +23,7 @@ use sjlint_outputs::report::Printer;
 use sjlint_outputs::report_html::{Collect, Run};
 use sjlint_outputs::stats::{Collector, Findings, Stats};
 use sjlint_outputs::status::Live;
+use sjlint_outputs::usage::{Meter, Prices};
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Write};
@@ -312,6 +313,12 @@ pub(super) fn check_stdout(
         session,
         tx: tx.clone(),
         stats: Collector::new(),
+        meter: session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .budgets
+            .max_cost
+            .map(|_| Meter::default()),
         live,
         changed: false,
         said: Said::default(),
@@ -447,12 +454,17 @@ impl Write for Forward<'_> {
     }
 }
 
+/// The bundled price list, parsed when a cost budget first needs it.
+static PRICES: std::sync::LazyLock<Prices> = std::sync::LazyLock::new(Prices::bundled);
+
 /// What reads the stream beside the validator in a run: the statistics of the summary, the
 /// status line, and the session state the timers follow.
 struct Observer<'a> {
     session: &'a Mutex<Session>,
     tx: Sender<Msg>,
     stats: Collector,
+    /// The stream priced by the list, for a cost budget while the agent has said no cost.
+    meter: Option<Meter>,
     live: Option<&'a Live>,
     /// A common event of the record being read changed the timers.
     changed: bool,
@@ -558,6 +570,13 @@ impl Consumer for Observer<'_> {
             }
         }
         self.stats.common(ev);
+        if let Some(meter) = &mut self.meter {
+            meter.common(ev, &PRICES);
+            if ev.kind == vocab::Kind::Usage && ev.usage.is_some_and(|t| !t.is_zero()) {
+                let priced = meter.cost().is_some();
+                self.session().priced.get_or_insert(priced);
+            }
+        }
         if let Some(t) = &mut self.tracing {
             t.event(ev);
         }
@@ -599,6 +618,8 @@ impl Consumer for Observer<'_> {
         let mut changed = self.session().observe_common(ev, Instant::now());
         if self.session().budgets.any() {
             let (tokens, cost) = self.stats.spent();
+            // The agent's own figure once it says one; until then, the list's.
+            let cost = cost.or_else(|| self.meter.as_ref().and_then(Meter::cost));
             changed |= self.session().spend(tokens, cost, ev.line);
         }
         // The record follows: the timers hear of both then.

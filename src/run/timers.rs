@@ -18,27 +18,37 @@ use sjlint_core::text::escape_untrusted;
 use std::time::{Duration, Instant};
 
 impl Supervisor<'_> {
-    /// Once the agent is known: `--max-cost` on an agent whose stream reports no cost cannot
-    /// act, and is said so at once rather than found out at the bill.
+    /// `--max-cost` on an agent whose stream reports no cost: its tokens are priced by the
+    /// bundled list, by the model the stream names; when the first request that spent tokens
+    /// names none the list prices, the budget cannot act, and is said so then rather than
+    /// found out at the bill.
     fn say_when_cost_cannot_act(&mut self) {
         let Some(max) = self.opts.budgets.max_cost.filter(|_| !self.said_no_cost) else {
             return;
         };
-        let agent = self
-            .session
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .agent;
-        let Some(agent) = agent.filter(|a| !a.reports_cost()) else {
+        let (agent, priced) = {
+            let s = self
+                .session
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            (s.agent, s.priced)
+        };
+        let (Some(agent), Some(priced)) = (agent.filter(|a| !a.reports_cost()), priced) else {
             return;
         };
         self.said_no_cost = true;
+        let name = agent.display_name();
         note(
             self.notes,
-            &format!(
-                "--max-cost {max} cannot act: {} reports no cost in its stream; --max-tokens holds it",
-                agent.display_name()
-            ),
+            &if priced {
+                format!(
+                    "--max-cost {max}: {name} reports no cost in its stream; its tokens are priced by the bundled list"
+                )
+            } else {
+                format!(
+                    "--max-cost {max} cannot act: {name} reports no cost in its stream, nor a model the price list knows; --max-tokens holds it"
+                )
+            },
         );
     }
 

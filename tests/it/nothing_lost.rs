@@ -196,7 +196,9 @@ fn run_refuses_output_paths_before_the_agent_starts() {
 /// `step_finish` (OpenCode), `usage` (Grok Build), and the terminal record of the agents that
 /// report spend only there (Codex, Gemini CLI, droid).
 const FIRST_SPEND: [(&str, &str, u64, bool); 10] = [
-    ("claude", "agents/claude/tool-run.ndjson", 2, false),
+    // Claude Code says its cost in its result only: its first request is priced by the list,
+    // by the model its message names.
+    ("claude", "agents/claude/tool-run.ndjson", 2, true),
     ("qwen", "agents/qwen/tool-run.ndjson", 2, false),
     ("amp", "agents/amp/tool-run.ndjson", 3, false),
     ("copilot", "agents/copilot/usage.ndjson", 8, false),
@@ -205,7 +207,8 @@ const FIRST_SPEND: [(&str, &str, u64, bool); 10] = [
     ("grok", "agents/grok/tool-run.ndjson", 8, false),
     ("codex", "agents/codex/tool-run.ndjson", 6, false),
     ("gemini", "agents/gemini/tool-run.ndjson", 14, false),
-    ("droid", "agents/droid/tool-run.ndjson", 10, false),
+    // droid reports no cost; its session names a model the list prices.
+    ("droid", "agents/droid/tool-run.ndjson", 10, true),
 ];
 
 /// `sjlint run` with `budget` of an agent that writes the first `lines` lines of `fixture`,
@@ -348,15 +351,25 @@ fn check_never_writes_its_findings_over_an_input() {
 #[test]
 fn a_cost_budget_on_an_agent_that_reports_no_cost_says_so() {
     let dir = scratch("no-cost");
-    for (fixture, says) in [
-        ("agents/codex/tool-run.ndjson", true),
-        ("agents/gemini/tool-run.ndjson", true),
-        ("agents/claude/tool-run.ndjson", false),
+    // Codex names no model; this Gemini run names one the bundled list does not price; droid
+    // names one it does; Claude Code reports its cost.
+    for (fixture, cannot, priced) in [
+        ("agents/codex/tool-run.ndjson", true, false),
+        ("agents/gemini/tool-run.ndjson", true, false),
+        ("agents/droid/tool-run.ndjson", false, true),
+        ("agents/claude/tool-run.ndjson", false, false),
     ] {
         let (run, _) = run_budget(&dir, fixture, 1000, "exit 0", &["--max-cost", "5"]);
+        let stderr = run.stderr();
         assert_eq!(
-            run.stderr().contains("--max-cost 5 cannot act"),
-            says,
+            stderr.contains("--max-cost 5 cannot act"),
+            cannot,
+            "{fixture}: {}",
+            run.describe()
+        );
+        assert_eq!(
+            stderr.contains("its tokens are priced by the bundled list"),
+            priced,
             "{fixture}: {}",
             run.describe()
         );

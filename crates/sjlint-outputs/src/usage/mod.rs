@@ -7,10 +7,12 @@
 //! [`prices`]. This module must not open files (the command does).
 
 mod ledger;
+mod meter;
 pub mod prices;
 mod write;
 
 pub use ledger::{Entries, Key, Ledger, Settings, Spent, collect};
+pub use meter::Meter;
 pub use prices::Prices;
 pub use write::{Format, write};
 
