@@ -7,7 +7,7 @@
 //! reports no cost, the report pages, and the exit code. It must not count, judge or format
 //! anything itself.
 
-use super::inputs::Input;
+use super::inputs::{Input, unrolled};
 use super::read::{Reading, read_all};
 use super::resolve::ReadConfig;
 use super::stdio;
@@ -16,7 +16,6 @@ use crate::cli::{CiArgs, FailOnArg, OutcomeArg};
 use anyhow::{Context, bail};
 use sjlint_core::check::CheckOptions;
 use sjlint_core::diagnostic::Diagnostic;
-use sjlint_core::input::array::Unrolled;
 use sjlint_core::rules::{RuleSet, Severity};
 use sjlint_core::vocab::Outcome;
 use sjlint_outputs::ci::{Account, CostFrom, Gates, Run};
@@ -71,7 +70,15 @@ pub(super) fn run(args: &CiArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let mut account = Account::new(runs, summary_findings, &gates);
 
     if let Some(dir) = &args.report {
-        let (report_code, page) = super::report::pages(&args.input, dir, true, terminal)?;
+        let (report_code, page) = super::report::pages(
+            &args.input,
+            dir,
+            super::report::Pages {
+                folder: true,
+                arrays: true,
+            },
+            terminal,
+        )?;
         code = code.max(report_code);
         account.report = page.map(|p| p.display().to_string());
     }
@@ -171,25 +178,6 @@ static PRICING: std::sync::LazyLock<Settings> = std::sync::LazyLock::new(|| Sett
     zone: jiff::tz::TimeZone::UTC,
     prices: Prices::bundled(),
 });
-
-/// Most bytes of a file read whole to be unrolled; a larger array is read as it is.
-const MAX_ARRAY_FILE: u64 = 256 << 20;
-
-/// The events of the file at `path` when it is one JSON array of them.
-fn unrolled(path: &Path) -> Option<Unrolled> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut head = [0u8; 64];
-    let n = file.read(&mut head).ok()?;
-    let head = &head[..n];
-    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
-    if head.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
-        return None;
-    }
-    if file.metadata().ok()?.len() > MAX_ARRAY_FILE {
-        return None;
-    }
-    sjlint_core::input::array::unroll(&std::fs::read(path).ok()?)
-}
 
 /// A run's cost: the agent's own figure, else its tokens priced by the bundled list (the input
 /// read `again` for the models of its requests), else unknown. A run read from standard input

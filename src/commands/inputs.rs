@@ -11,6 +11,7 @@ use super::{EXIT_USAGE, report_error};
 use crate::cli::WalkArgs;
 use anyhow::{Context, bail};
 use sjlint_core::config::{Configs, Settings};
+use sjlint_core::input::array::Unrolled;
 use sjlint_core::input::compressed;
 use sjlint_core::input::mapped::Mapped;
 use sjlint_core::interrupt::{self, Interruptible};
@@ -305,4 +306,24 @@ pub(super) fn stdin_ready(timeout: std::time::Duration) -> bool {
         let _ = timeout;
         true
     }
+}
+
+/// Most bytes of a file read whole to be unrolled; a larger array is read as it is.
+const MAX_ARRAY_FILE: u64 = 256 << 20;
+
+/// The events of the file at `path` when it is one JSON array of them (claude-code-action's
+/// execution file), for `ci` and its report: `None` for any other file, read as it is.
+pub(super) fn unrolled(path: &Path) -> Option<Unrolled> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 64];
+    let n = file.read(&mut head).ok()?;
+    let head = &head[..n];
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    if head.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return None;
+    }
+    if file.metadata().ok()?.len() > MAX_ARRAY_FILE {
+        return None;
+    }
+    sjlint_core::input::array::unroll(&std::fs::read(path).ok()?)
 }

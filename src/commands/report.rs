@@ -22,16 +22,26 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> {
-    Ok(pages(&args.input, &args.output, false, terminal)?.0)
+    Ok(pages(&args.input, &args.output, Pages::default(), terminal)?.0)
+}
+
+/// How [`pages`] writes and reads.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Pages {
+    /// A directory with `index.html` and a page per run, even for one input.
+    pub(super) folder: bool,
+    /// A file that is one JSON array of events (claude-code-action's execution file) is read
+    /// as the stream of its elements (`ci`'s reading of it).
+    pub(super) arrays: bool,
 }
 
 /// Writes the report of the inputs of `input` to `output`: one page, or with several inputs,
-/// a directory, or `folder`, a directory with `index.html` and a page per run. The exit code,
-/// and the page written that shows them all (none when no input could be read).
+/// a directory (see [`Pages`]). The exit code, and the page written that shows them all (none
+/// when no input could be read).
 pub(super) fn pages(
     input: &InputArgs,
     output: &Path,
-    folder: bool,
+    how: Pages,
     terminal: &Terminal,
 ) -> anyhow::Result<(u8, Option<PathBuf>)> {
     let mut configs = input
@@ -61,7 +71,7 @@ pub(super) fn pages(
         max_open_calls: input.max_open_calls,
     };
     let stdin_name = input.stdin_filename.as_deref().unwrap_or("-");
-    let many = folder
+    let many = how.folder
         || list.len() > 1
         || input.paths.iter().any(|p| p.is_dir())
         || output.is_dir()
@@ -94,7 +104,7 @@ pub(super) fn pages(
     let mut summaries = Vec::new();
     let mut written_pages = 0;
     for (i, (item, settings)) in list.iter().zip(&per_input).enumerate() {
-        let run = match read_one(item, stdin_name, &check, settings) {
+        let run = match read_one(item, stdin_name, &check, settings, how.arrays) {
             Ok(run) => run,
             Err(e) => {
                 unreadable = true;
@@ -142,8 +152,14 @@ fn read_one(
     stdin_name: &str,
     check: &CheckOptions,
     settings: &Settings,
+    arrays: bool,
 ) -> anyhow::Result<report_html::Run> {
-    let opened = open_input(item, stdin_name, false)?;
+    let mut opened = open_input(item, stdin_name, false)?;
+    if let (true, Input::File(p)) = (arrays, item)
+        && let Some(u) = super::inputs::unrolled(p)
+    {
+        opened.reader = Box::new(std::io::Cursor::new(u.stream));
+    }
     let path = PathBuf::from(&opened.name);
     let mut keep = |d: &Diagnostic| graded(settings, &path, d);
     // The arrival times `sjlint run --save` kept beside a file time what its records do not.

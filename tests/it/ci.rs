@@ -375,6 +375,25 @@ fn the_report_is_written_and_named_in_the_outputs() {
     assert_eq!(page, dir.join("index.html"));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<html"), "{html}");
+    // The execution file's report is its stream's, not the one finding of an array.
+    let events: Vec<Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let array = runner.dir.join("claude-execution-output.json");
+    std::fs::write(&array, serde_json::to_string_pretty(&events).unwrap()).unwrap();
+    let dir = runner.dir.join("array-pages");
+    let (code, _) = runner.ci(&["--report", dir.to_str().unwrap(), array.to_str().unwrap()]);
+    assert_eq!(code, 0, "{}", runner.summary());
+    let pages: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(pages.len(), 2, "index.html and the run's page");
+    for html in pages {
+        assert!(!html.contains("invalid-json"), "{html}");
+    }
 }
 
 #[test]
