@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { REPO, cli, cliJson, cliLines, corpus, fixtures, install, missing } from '../scripts/test-helpers.mjs';
 
@@ -93,6 +94,12 @@ describe('the API agrees with the command line', { skip: skip ?? false }, () => 
     const files = fixtures().slice(0, 8);
     const all = await Promise.all(files.map((f) => pkg.sjlint.checkAsync(f)));
     all.forEach((got, i) => same(got, pkg.sjlint.check(files[i])));
+  });
+
+  test('index.d.ts declares every export, and no other', () => {
+    const dts = fs.readFileSync(path.join(REPO, 'node/sjlint/index.d.ts'), 'utf8');
+    const declared = [...dts.matchAll(/^export (?:function|class|const) (\w+)/gm)].map((m) => m[1]);
+    assert.deepEqual([...new Set(declared)].sort(), Object.keys(pkg.sjlint).sort());
   });
 
   test('the version is the command line\'s', () => {
