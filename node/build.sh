@@ -6,8 +6,10 @@
 #   node/build.sh            release builds (what a release publishes)
 #   node/build.sh --dev      dev builds, reusing target/ as `cargo test` left it (CI)
 #
-# CARGO_TARGET_DIR is honoured (default: the repository's target/). A release builds every
-# platform of docs/node.md the same way, with --target and the target's toolchain.
+# CARGO_TARGET_DIR is honoured (default: the repository's target/); SJLINT_BIN names a binary
+# already built to pack instead of building one (CI packs the one `cargo test` built). A
+# release builds every platform of docs/node.md the same way, with --target and the target's
+# toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=release
@@ -20,11 +22,15 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 platform=linux-x64-gnu
 pkg="node/platforms/$platform"
 
-cargo build --quiet --profile "$profile" --bin sjlint
+binary="${SJLINT_BIN:-}"
+if [ -z "$binary" ]; then
+    cargo build --quiet --profile "$profile" --bin sjlint
+    binary="$CARGO_TARGET_DIR/$dir/sjlint"
+fi
 (cd node && cargo build --quiet --profile "$profile")
 
 mkdir -p "$pkg/bin" node/dist
-install -m 755 "$CARGO_TARGET_DIR/$dir/sjlint" "$pkg/bin/sjlint"
+install -m 755 "$binary" "$pkg/bin/sjlint"
 install -m 644 "$CARGO_TARGET_DIR/$dir/libsjlint_node.so" "$pkg/sjlint.$platform.node"
 # Without their symbols and line tables, the two files pack and install in a fraction of the
 # time (the dev binary is 70 MB with them).
