@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { REPO, install, missing } from '../scripts/test-helpers.mjs';
+import { REPO, cliJson, cliLines, install, missing } from '../scripts/test-helpers.mjs';
 
 const skip = missing();
 let pkg;
@@ -82,5 +82,28 @@ describe('bad input', { skip: skip ?? false }, () => {
 
     assert.deepEqual(sjlint.check(Buffer.alloc(0)).findings.map((f) => f.rule), ['empty-stream']);
     assert.deepEqual(sjlint.check(new Uint8Array(0)).findings.map((f) => f.rule), ['empty-stream']);
+  });
+
+  test('arguments nested 100,000 deep: the command line\'s findings and events, whole', async () => {
+    const { sjlint } = pkg;
+    const n = 100_000;
+    const deep = `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const run = Buffer.from([
+      '{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","model":"claude-sonnet-4-5"}',
+      `{"type":"assistant","message":{"id":"m1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":${deep}}]},"parent_tool_use_id":null,"session_id":"s1"}`,
+      '',
+    ].join('\n'));
+    const found = sjlint.check(run);
+    assert.deepEqual(found.findings, cliJson(pkg.binary, ['check', '--isolated', '--format', 'json', '-'], run));
+    assert.ok(found.findings.some((f) => f.rule === 'unfinished-tool-call'));
+    const events = await sjlint.toCommonAsync(run);
+    const want = cliLines(pkg.binary, ['fmt', '--isolated', '--to', 'common', '-'], run);
+    assert.equal(events.length, want.length);
+    const start = events.find((e) => e.type === 'tool_start');
+    let depth = 0;
+    for (let v = start.args; typeof v === 'object'; v = v.a) {
+      depth += 1;
+    }
+    assert.equal(depth, n);
   });
 });
