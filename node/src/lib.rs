@@ -1,6 +1,7 @@
 //! The compiled half of the npm package `sjlint` (the addon `sjlint.<platform>.node`): a thin
 //! layer of napi-rs over the core crate's facade (`sjlint_core::Options`, `sjlint_core::Stream`,
-//! `sjlint_core::check_bytes`, `sjlint_core::to_common`) and the outputs' `stats_json`.
+//! `sjlint_core::check_bytes_on`, on one thread per processor as the command line checks a
+//! file) and the outputs' `stats_json`.
 //!
 //! It owns the conversion of the JavaScript options into the facade's options, and of the
 //! facade's findings, events and statistics into JSON text, which the JavaScript half
@@ -171,22 +172,38 @@ enum Job {
     Stats { file: String },
 }
 
+/// The threads a check runs on: one per processor, as the command line's default `--jobs`.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
 fn run(data: &[u8], opts: &sjlint_core::Options, job: &Job) -> String {
     match job {
         Job::Check { file_json, limit } => {
             let mut items = Items::new(file_json, *limit, false);
-            let t = sjlint_core::check_bytes(data, opts, &mut items);
+            let t = sjlint_core::check_bytes_on(data, threads(), opts, &mut items);
             let mut out = String::from("{\"findings\":");
             out.push_str(&items.done());
             totals(&mut out, &t);
             out
         }
         Job::Common => {
-            let mut items = Items::new("\"-\"", None, true);
-            for e in sjlint_core::to_common(data, opts) {
-                let _ = sjlint_core::Sink::event(&mut items, e);
+            // Findings are made and dropped: only the events are kept.
+            struct Events(Items);
+            impl sjlint_core::Sink for Events {
+                fn finding(&mut self, _: sjlint_core::Finding) -> ControlFlow<()> {
+                    ControlFlow::Continue(())
+                }
+                fn event(&mut self, e: sjlint_core::Event) -> ControlFlow<()> {
+                    sjlint_core::Sink::event(&mut self.0, e)
+                }
+                fn wants_events(&self) -> bool {
+                    true
+                }
             }
-            items.done()
+            let mut events = Events(Items::new("\"-\"", None, true));
+            sjlint_core::check_bytes_on(data, threads(), opts, &mut events);
+            events.0.done()
         }
         Job::Stats { file } => sjlint_outputs::stats_json(data, file, opts),
     }

@@ -35,10 +35,15 @@ async function childOf(pid) {
   }
 }
 
-// Waits until `pid` handles `signal` (its SigCgt mask says so).
-async function handles(pid, signal) {
+// Waits until `pid` runs `binary` (it has left the launcher's copy it was forked as, which
+// has Node.js's own handlers) and handles `signal` (its SigCgt mask says so).
+async function handles(pid, binary, signal) {
   const bit = 1n << BigInt(os.constants.signals[signal] - 1);
   for (;;) {
+    if (fs.readlinkSync(`/proc/${pid}/exe`) !== binary) {
+      await new Promise((r) => setTimeout(r, 10));
+      continue;
+    }
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const mask = BigInt(`0x${/SigCgt:\s*([0-9a-f]+)/.exec(status)[1]}`);
     if (mask & bit) {
@@ -94,7 +99,7 @@ describe('npx sjlint', { skip: skip ?? false }, () => {
     launcher.stderr.on('data', (d) => { err += d; });
     launcher.stdin.write('{"type":"system","subtype":"init","session_id":"s"}\n');
     const child = await childOf(launcher.pid);
-    await handles(child, 'SIGTERM');
+    await handles(child, fs.realpathSync(pkg.binary), 'SIGTERM');
     launcher.kill('SIGTERM');
     const { code, signal } = await end;
     assert.equal(signal, null);
