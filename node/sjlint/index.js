@@ -50,16 +50,17 @@ function bytesOf(source) {
   return Buffer.isBuffer(source) ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength);
 }
 
-// The bytes and the name of a source, read at once.
-function read(source, call) {
-  const path = pathOf(source, call);
-  return path === null ? { data: bytesOf(source), file: STDIN } : { data: fs.readFileSync(path), file: path };
-}
-
-// The same, the file read without blocking the event loop.
-async function readAsync(source, call) {
-  const path = pathOf(source, call);
-  return path === null ? { data: bytesOf(source), file: STDIN } : { data: await fs.promises.readFile(path), file: path };
+// A file opened for the addon, which maps it (as the command line does) or reads it. One byte
+// is read first, so that what cannot be read (a directory: EISDIR) throws fs's own error.
+function open(path) {
+  const fd = fs.openSync(path, 'r');
+  try {
+    fs.readSync(fd, Buffer.alloc(1), 0, 1, 0);
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+  return fd;
 }
 
 function names(value, what, call) {
@@ -129,14 +130,33 @@ function nameFor(kind, file) {
 
 function call(kind, name, source, options) {
   const opts = nativeOptions(options, name);
-  const { data, file } = read(source, name);
-  return JSON.parse(native.run(kind, data, nameFor(kind, file), opts));
+  const path = pathOf(source, name);
+  if (path === null) {
+    return JSON.parse(native.run(kind, bytesOf(source), nameFor(kind, STDIN), opts));
+  }
+  const fd = open(path);
+  try {
+    return JSON.parse(native.runFile(kind, fd, nameFor(kind, path), opts));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
+// The same without blocking the event loop: the file is opened with fs.promises, and the
+// addon works on a thread of libuv's pool.
 async function callAsync(kind, name, source, options) {
   const opts = nativeOptions(options, name);
-  const { data, file } = await readAsync(source, name);
-  return JSON.parse(await native.runAsync(kind, data, nameFor(kind, file), opts));
+  const path = pathOf(source, name);
+  if (path === null) {
+    return JSON.parse(await native.runAsync(kind, bytesOf(source), nameFor(kind, STDIN), opts));
+  }
+  const handle = await fs.promises.open(path, 'r');
+  try {
+    await handle.read(Buffer.alloc(1), 0, 1, 0);
+    return JSON.parse(await native.runFileAsync(kind, handle.fd, nameFor(kind, path), opts));
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The findings of one transcript and what it held: { findings, records, bytes, agent }. */

@@ -1,21 +1,26 @@
 //! The compiled half of the npm package `sjlint` (the addon `sjlint.<platform>.node`): a thin
 //! layer of napi-rs over the core crate's facade (`sjlint_core::Options`, `sjlint_core::Stream`,
 //! `sjlint_core::check_bytes_on`, on one thread per processor as the command line checks a
-//! file) and the outputs' `stats_json`.
+//! file) and the outputs' `stats_json`; a file is mapped as the command line maps it (the
+//! core's `input::mapped`).
 //!
 //! It owns the conversion of the JavaScript options into the facade's options, and of the
 //! facade's findings, events and statistics into JSON text, which the JavaScript half
 //! (`sjlint/index.js`) reads with `JSON.parse` (V8 reads any depth without recursion, and a lone
 //! surrogate escaped in an event's `args` becomes a JavaScript string as it is). The `*Async`
 //! calls do the whole check, JSON text included, on a thread of libuv's pool. No call lets a
-//! panic cross into Node: each is caught and thrown as an `Error`. It must not read files,
-//! decide what a path is, or interpret findings: the JavaScript half does that, and the facade
-//! checks.
+//! panic cross into Node: each is caught and thrown as an `Error`. It must not open files,
+//! decide what a path is, or interpret findings: the JavaScript half does that (it opens a file
+//! and hands over its descriptor), and the facade checks.
 
 use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Env, Error, Result, Status, Task};
 use napi_derive::napi;
+use sjlint_core::input::mapped::Mapped;
 use std::fmt::Write as _;
+use std::fs::File;
+use std::io::Read;
 use std::ops::ControlFlow;
+use std::os::fd::BorrowedFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The options of a call, each as the command line's option of the same name says it.
@@ -209,9 +214,53 @@ fn run(data: &[u8], opts: &sjlint_core::Options, job: &Job) -> String {
     }
 }
 
-/// One call's work on a thread of libuv's pool; the buffer is held (not copied) until it ends.
+/// A file opened by the JavaScript half (descriptor `fd`), as a `File` of its own (a duplicate
+/// of the descriptor: it stays open however long the work takes, whatever becomes of `fd`).
+fn file_of(fd: i32) -> Result<File> {
+    if fd < 0 {
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("no file descriptor: {fd}"),
+        ));
+    }
+    // SAFETY: `fd` is open for the length of this call: index.js opened it and closes it only
+    // once the call (or the promise) is done; it is only duplicated here.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    let owned = borrowed
+        .try_clone_to_owned()
+        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
+    Ok(File::from(owned))
+}
+
+/// The job run on a file's bytes: mapped where they lie, as the command line checks a file
+/// (the core's `Mapped`, which survives the file being cut short meanwhile), else read.
+fn run_file(file: &File, opts: &sjlint_core::Options, job: &Job) -> Result<String> {
+    if let Some(mapped) = Mapped::new(file) {
+        let out = run(mapped.bytes(), opts, job);
+        if mapped.truncated() {
+            return Err(Error::new(
+                Status::GenericFailure,
+                "the file was cut short while it was read".to_owned(),
+            ));
+        }
+        return Ok(out);
+    }
+    let mut bytes = Vec::new();
+    (&*file)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
+    Ok(run(&bytes, opts, job))
+}
+
+/// What a call reads: bytes from JavaScript, or a file.
+enum Input {
+    Bytes(Buffer),
+    File(File),
+}
+
+/// One call's work on a thread of libuv's pool; a buffer is held (not copied) until it ends.
 pub struct Work {
-    data: Buffer,
+    input: Input,
     opts: sjlint_core::Options,
     job: Job,
 }
@@ -221,7 +270,10 @@ impl Task for Work {
     type JsValue = String;
 
     fn compute(&mut self) -> Result<String> {
-        guarded(|| Ok(run(&self.data, &self.opts, &self.job)))
+        guarded(|| match &self.input {
+            Input::Bytes(data) => Ok(run(data, &self.opts, &self.job)),
+            Input::File(file) => run_file(file, &self.opts, &self.job),
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
@@ -270,7 +322,42 @@ pub fn run_async(
 ) -> Result<AsyncTask<Work>> {
     let opts = options(options_.as_ref())?;
     let job = job_of(&kind, name, options_.as_ref())?;
-    Ok(AsyncTask::new(Work { data, opts, job }))
+    Ok(AsyncTask::new(Work {
+        input: Input::Bytes(data),
+        opts,
+        job,
+    }))
+}
+
+/// `run` of the file open as descriptor `fd` (not closed here).
+#[napi(js_name = "runFile", catch_unwind)]
+pub fn run_file_sync(
+    kind: String,
+    fd: i32,
+    name: String,
+    options_: Option<NativeOptions>,
+) -> Result<String> {
+    let opts = options(options_.as_ref())?;
+    let job = job_of(&kind, name, options_.as_ref())?;
+    let file = file_of(fd)?;
+    guarded(|| run_file(&file, &opts, &job))
+}
+
+/// `runAsync` of the file open as descriptor `fd` (not closed here).
+#[napi(js_name = "runFileAsync", catch_unwind)]
+pub fn run_file_async(
+    kind: String,
+    fd: i32,
+    name: String,
+    options_: Option<NativeOptions>,
+) -> Result<AsyncTask<Work>> {
+    let opts = options(options_.as_ref())?;
+    let job = job_of(&kind, name, options_.as_ref())?;
+    Ok(AsyncTask::new(Work {
+        input: Input::File(file_of(fd)?),
+        opts,
+        job,
+    }))
 }
 
 /// One rule of `sjlint rules`.
