@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { REPO, cli, cliJson, cliLines, corpus, fixtures, install, missing } from '../scripts/test-helpers.mjs';
 
@@ -70,6 +71,14 @@ describe('the API agrees with the command line', { skip: skip ?? false }, () => 
     const all = pkg.sjlint.check('testdata/many-findings.ndjson').findings;
     assert.ok(all.length > 3);
     same(pkg.sjlint.check('testdata/many-findings.ndjson', { limit: 3 }).findings, all.slice(0, 3));
+  });
+
+  test('a file: URL is read as its path', async () => {
+    const file = path.join(REPO, 'testdata/sample-with-problem.ndjson');
+    const url = pathToFileURL(file);
+    same(pkg.sjlint.check(url), pkg.sjlint.check(file));
+    same(await pkg.sjlint.statsAsync(url), pkg.sjlint.stats(file));
+    assert.equal(pkg.sjlint.check(url).findings[0].file, file);
   });
 
   test('rules() lists what `sjlint rules` lists', () => {
