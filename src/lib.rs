@@ -62,7 +62,7 @@
 
 pub use sjlint_core::{
     Error, Event, Finding, Item, Options, Related, RuleRow, Severity, Sink, Stream, Totals, check,
-    check_bytes, rules, to_common,
+    check_bytes, check_bytes_on, rules, to_common,
 };
 pub use sjlint_outputs::stats_json;
 

@@ -169,6 +169,52 @@ fn a_streams_events_are_the_lines_of_fmt_to_common() {
     assert!(checked > 50, "only {checked} files gave events");
 }
 
+/// Every item of `check_bytes` on `threads` threads, as a `Vec<Item>` sink takes them.
+fn items_on(bytes: &[u8], threads: usize) -> (Vec<Item>, sjlint::Totals) {
+    let mut items = Vec::new();
+    let totals = sjlint::check_bytes_on(bytes, threads, &Options::new(), &mut items);
+    (items, totals)
+}
+
+#[test]
+fn checking_on_threads_gives_what_one_thread_gives() {
+    // Enough records that the worker threads take several batches each.
+    let one = std::fs::read(manifest_dir().join("testdata/many-findings.ndjson")).unwrap();
+    let big: Vec<u8> = one.iter().copied().cycle().take(one.len() * 400).collect();
+    for bytes in [&one, &big] {
+        let (want, want_totals) = items_on(bytes, 1);
+        assert!(findings_of(&want).len() > 2 && !events_of(&want).is_empty());
+        for threads in [2, 3, 4] {
+            let (got, totals) = items_on(bytes, threads);
+            assert!(got == want, "{threads} threads: other items");
+            assert_eq!(totals, want_totals);
+        }
+    }
+    // A sink that breaks stops the threads too: the first finding only.
+    let mut first: Vec<Finding> = Vec::new();
+    struct First<'a>(&'a mut Vec<Finding>);
+    impl Sink for First<'_> {
+        fn finding(&mut self, f: Finding) -> ControlFlow<()> {
+            self.0.push(f);
+            ControlFlow::Break(())
+        }
+    }
+    sjlint::check_bytes_on(&big, 2, &Options::new(), &mut First(&mut first));
+    assert_eq!(first, findings_of(&items_on(&big, 1).0)[..1]);
+}
+
+#[test]
+#[ignore = "slow tier: .ci/run runs it, as `cargo test -- --ignored`"]
+fn checking_on_threads_gives_what_one_thread_gives_in_every_file() {
+    for path in all_streams() {
+        let bytes = std::fs::read(&path).unwrap();
+        let (want, want_totals) = items_on(&bytes, 1);
+        let (got, totals) = items_on(&bytes, 3);
+        assert!(got == want, "{}: other items on threads", path.display());
+        assert_eq!(totals, want_totals, "{}", path.display());
+    }
+}
+
 #[test]
 fn a_sink_that_breaks_stops_the_stream() {
     struct First(Vec<Finding>);

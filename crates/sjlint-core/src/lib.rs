@@ -18,7 +18,7 @@
 pub use rules::Severity;
 pub use stream::{
     Error, Event, Finding, Item, Options, Related, RuleRow, Sink, Stream, Totals, check,
-    check_bytes, rules, to_common,
+    check_bytes, check_bytes_on, rules, to_common,
 };
 
 mod stream;

@@ -381,6 +381,24 @@ impl ToQueue {
     }
 }
 
+impl ToQueue {
+    /// Hands what is queued to `sink`, in order, until it breaks.
+    fn drain(&self, opts: &Options, sink: &mut impl Sink) -> ControlFlow<()> {
+        loop {
+            let Some(next) = self.with(|q| q.items.pop_front()) else {
+                return ControlFlow::Continue(());
+            };
+            match next {
+                Pending::Finding(d) => {
+                    let severity = opts.severity_of(&d);
+                    sink.finding(Finding::new(d, severity))?;
+                }
+                Pending::Event(ev) => sink.event(ev)?,
+            }
+        }
+    }
+}
+
 impl Emit for ToQueue {
     fn emit(&mut self, d: Diagnostic) -> io::Result<()> {
         self.with(|q| q.items.push_back(Pending::Finding(d)));
@@ -526,18 +544,7 @@ impl<S: Source> Core<S> {
 
     /// Hands what the stage gave to `sink`, in order, until it breaks.
     fn drain(&mut self, sink: &mut impl Sink) -> ControlFlow<()> {
-        loop {
-            let Some(next) = self.queue.with(|q| q.items.pop_front()) else {
-                return ControlFlow::Continue(());
-            };
-            match next {
-                Pending::Finding(d) => {
-                    let severity = self.opts.severity_of(&d);
-                    sink.finding(Finding::new(d, severity))?;
-                }
-                Pending::Event(ev) => sink.event(ev)?,
-            }
-        }
+        self.queue.drain(&self.opts, sink)
     }
 
     fn totals(&self) -> Totals {
@@ -647,6 +654,56 @@ pub fn check_bytes(bytes: &[u8], opts: &Options, sink: &mut impl Sink) -> Totals
     // An input in memory cannot fail to read.
     let _ = core.pump(sink);
     core.totals()
+}
+
+/// [`check_bytes`] on `threads` threads, as the command line checks a file (`--jobs`): the
+/// records are examined on worker threads and handed to `sink` on the calling thread, in order.
+/// The same findings, events and totals as [`check_bytes`], which it is for fewer than two
+/// threads.
+pub fn check_bytes_on(
+    bytes: &[u8],
+    threads: usize,
+    opts: &Options,
+    sink: &mut impl Sink,
+) -> Totals {
+    if threads < 2 {
+        return check_bytes(bytes, opts, sink);
+    }
+    let mut queue = ToQueue {
+        events: sink.wants_events(),
+        ..ToQueue::default()
+    };
+    let emitted = queue.clone();
+    let mut stopped = false;
+    // Each finding is queued behind the events before it, and what is queued is handed on.
+    let mut emit = |d: Diagnostic| -> io::Result<()> {
+        emitted.with(|q| q.items.push_back(Pending::Finding(d)));
+        if emitted.drain(opts, sink).is_break() {
+            stopped = true;
+            return Err(io::Error::other("the sink stopped the check"));
+        }
+        Ok(())
+    };
+    let mut totals = crate::check::Totals::default();
+    let settings = crate::check::pipeline::Settings::new(threads);
+    let read = crate::check::pipeline::check_into(
+        bytes,
+        &opts.check,
+        &settings,
+        &mut emit,
+        &mut queue,
+        &mut totals,
+    );
+    if !stopped {
+        // Reading bytes in memory cannot fail: the events after the last finding.
+        debug_assert!(read.is_ok());
+        let _ = queue.drain(opts, sink);
+    }
+    Totals {
+        records: totals.records,
+        bytes: totals.bytes,
+        agent: totals.agent.map(Agent::as_str),
+    }
 }
 
 /// Checks everything `reader` yields, handing `sink` each finding and event in order.
