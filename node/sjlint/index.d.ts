@@ -146,6 +146,8 @@ export type StatsStats = {
     names: Array<{
       name: string;
       count: StatsCount;
+      /** Of those, the calls refused permission (completed with a `rejected` result). */
+      rejected: StatsCount;
     }>;
     /** Completed calls plus unfinished ones. */
     count: StatsCount;
