@@ -48,6 +48,7 @@ pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> 
         dialect: input.dialect.forced(),
         agent: input.agent.forced(),
         max_open_calls: input.max_open_calls,
+        redact: args.redact.redactor(),
     };
     let stdin_name = input.stdin_filename.as_deref().unwrap_or("-");
     let many = list.len() > 1

@@ -215,6 +215,44 @@ impl Redactor {
     }
 }
 
+/// A copy of a stream written as it is read (`run --save`), redacted line by line: each line is
+/// redacted once its end has come, so that a credential split between two reads is still found.
+#[derive(Debug, Default)]
+pub struct Lines {
+    /// The start of a line whose end has not come yet.
+    partial: Vec<u8>,
+}
+
+impl Lines {
+    /// The most of a line held while its end has not come: past that, it is redacted and
+    /// passed on as it is (as a record over `--max-record-bytes` is).
+    const HELD: usize = crate::check::DEFAULT_MAX_RECORD_BYTES;
+
+    /// `bytes` as they arrived: the lines they end, redacted, are appended to `out`; the rest
+    /// is held.
+    pub fn push(&mut self, redactor: &Redactor, bytes: &[u8], out: &mut Vec<u8>) {
+        let Some(last) = memchr::memrchr(b'\n', bytes) else {
+            self.partial.extend_from_slice(bytes);
+            if self.partial.len() > Self::HELD {
+                self.finish(redactor, out);
+            }
+            return;
+        };
+        self.partial.extend_from_slice(&bytes[..=last]);
+        for line in self.partial.split_inclusive(|&b| b == b'\n') {
+            out.extend_from_slice(&redactor.redact_record(line));
+        }
+        self.partial.clear();
+        self.partial.extend_from_slice(&bytes[last + 1..]);
+    }
+
+    /// The stream ended: what is held of a last line without its end, redacted.
+    pub fn finish(&mut self, redactor: &Redactor, out: &mut Vec<u8>) {
+        out.extend_from_slice(&redactor.redact_record(&self.partial));
+        self.partial.clear();
+    }
+}
+
 /// Sorts `hits` and drops those that overlap one before (the one that starts first wins, and at
 /// the same start the kind earlier in the table).
 fn settle(hits: &mut Vec<Hit>) {
