@@ -6,7 +6,7 @@ use clap::Args;
 #[derive(Args, Debug, Default, Clone, Copy)]
 pub struct RedactArg {
     /// Replace every credential the records hold (API keys, tokens, private keys, passwords in
-    /// URLs, command lines and .env assignments) by [REDACTED:KIND] in everything written;
+    /// URLs, command lines and .env assignments) by `[REDACTED:KIND]` in everything written;
     /// docs/redaction.md lists the kinds
     #[arg(long, help_heading = "Output")]
     pub redact: bool,

@@ -231,9 +231,9 @@ pub struct Lines {
 }
 
 impl Lines {
-    /// The most of a line held while its end has not come: past that, it is redacted and
-    /// passed on as it is (as a record over `--max-record-bytes` is).
-    const HELD: usize = crate::check::DEFAULT_MAX_RECORD_BYTES;
+    /// The most of a line held while its end has not come (64 MiB, the default
+    /// `--max-record-bytes`): past that, it is redacted and passed on as it is.
+    const HELD: usize = 64 << 20;
 
     /// `bytes` as they arrived: the lines they end, redacted, are appended to `out`; the rest
     /// is held.
