@@ -48,7 +48,9 @@ fn bench(c: &mut Criterion) {
     for (name, records) in [("no credential", &clean), ("one record in fifty", &seeded)] {
         let bytes: usize = records.iter().map(Vec::len).sum();
         group.throughput(Throughput::Bytes(bytes as u64));
-        group.bench_function(name, |b| b.iter(|| black_box(redact_all(&redactor, records))));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(redact_all(&redactor, records)));
+        });
     }
     group.finish();
 }
