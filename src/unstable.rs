@@ -12,7 +12,7 @@
 pub use crate::{cli, commands, run, units};
 pub use sjlint_core::{
     agents, arrivals, check, config, diagnostic, drift, input, interrupt, json, json_out, locate,
-    pairing, preamble, rules, schema, text, vocab, walk,
+    pairing, preamble, redact, rules, schema, text, vocab, walk,
 };
 pub use sjlint_outputs::{
     fmt, lint, otlp, render, report, report_html, sink, stats, status, terminal,

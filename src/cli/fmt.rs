@@ -106,4 +106,7 @@ pub struct FmtArgs {
     /// Colour of the findings on stderr: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
     #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
+
+    #[command(flatten)]
+    pub redact: super::RedactArg,
 }

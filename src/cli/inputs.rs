@@ -71,6 +71,9 @@ pub struct ReportArgs {
     /// that gets `index.html` and one page per run
     #[arg(long, short = 'o', value_name = "PATH", help_heading = "Output")]
     pub output: PathBuf,
+
+    #[command(flatten)]
+    pub redact: super::RedactArg,
 }
 
 #[derive(Args, Debug)]
@@ -89,6 +92,9 @@ pub struct RenderArgs {
     /// Colour: auto honours `NO_COLOR`, `FORCE_COLOR` and `CLICOLOR_FORCE`
     #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub color: ColorArg,
+
+    #[command(flatten)]
+    pub redact: super::RedactArg,
 }
 
 /// How directories are walked; shared by every command that reads streams.

@@ -214,6 +214,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_size, default_value = "64M")]
     pub max_record_bytes: usize,
 
+    #[command(flatten)]
+    pub redact: super::RedactArg,
+
     /// Read the stream as this agent's; auto recognises the agent from its first records
     #[arg(long, value_name = "AGENT", value_parser = agent_arg(), default_value = "auto")]
     pub agent: AgentArg,
@@ -297,6 +300,7 @@ impl From<RunArgs> for crate::run::RunOptions {
             quiet: a.quiet,
             max_open_calls: a.max_open_calls,
             max_record_bytes: a.max_record_bytes,
+            redact: a.redact.redactor(),
             agent: a.agent.forced(),
             dialect: a.dialect.forced(),
             color: a.color.into(),

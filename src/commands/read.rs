@@ -231,7 +231,8 @@ fn read_in_parallel<T: Send>(
 
 /// `sjlint render`: the transcript of every input, each under its name when there are several.
 pub(super) fn run_render(args: &RenderArgs, terminal: &Terminal) -> anyhow::Result<u8> {
-    let config = ReadConfig::resolve(&args.input, terminal)?;
+    let mut config = ReadConfig::resolve(&args.input, terminal)?;
+    config.check.redact = args.redact.redactor();
     let opts = render_options(args, terminal);
     let mut out = BufWriter::new(Sink(stdio::stdout()));
     let code = each_input(&config, |reading, reader| {

@@ -69,6 +69,7 @@ pub(super) fn pages(
         dialect: input.dialect.forced(),
         agent: input.agent.forced(),
         max_open_calls: input.max_open_calls,
+        redact: args.redact.redactor(),
     };
     let stdin_name = input.stdin_filename.as_deref().unwrap_or("-");
     let many = how.folder

@@ -212,6 +212,7 @@ impl CheckConfig {
                 dialect: args.dialect.forced(),
                 agent: args.agent.forced(),
                 max_open_calls: args.max_open_calls,
+                redact: None,
             },
             format,
             annotations: args.format.is_none() && github_actions,
@@ -341,6 +342,7 @@ impl FmtConfig {
                 dialect: args.dialect.forced(),
                 agent: args.agent.forced(),
                 max_open_calls: args.max_open_calls,
+                redact: args.redact.redactor(),
             },
             fmt: FmtOptions {
                 keep_invalid: args.keep_invalid,
@@ -420,6 +422,7 @@ impl ReadConfig {
             dialect: args.dialect.forced(),
             agent: args.agent.forced(),
             max_open_calls: args.max_open_calls,
+            redact: None,
         }
     }
 }

@@ -145,6 +145,9 @@ pub struct RunOptions {
     pub quiet: bool,
     pub max_open_calls: usize,
     pub max_record_bytes: usize,
+    /// `--redact`: every record redacted before it is read, and the transcript (`--save`) and
+    /// stdout written redacted, line by line.
+    pub redact: Option<&'static sjlint_core::redact::Redactor>,
     /// The agent and dialect the stream is read as, when forced.
     pub agent: Option<Agent>,
     pub dialect: Option<Dialect>,
@@ -476,6 +479,7 @@ fn reporting(
         dialect: opts.dialect,
         agent: opts.agent,
         max_open_calls: opts.max_open_calls,
+        redact: opts.redact,
     };
     stdout::Judging {
         printers: (printer, annotations),

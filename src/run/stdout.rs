@@ -300,6 +300,9 @@ pub(super) fn check_stdout(
         save_error: None,
         out_error: None,
         common: common_out,
+        redact: opts
+            .redact
+            .map(|r| (r, sjlint_core::redact::Lines::default())),
     };
     let Beside {
         clock,
@@ -339,6 +342,7 @@ pub(super) fn check_stdout(
         &mut observer,
         &mut totals,
     );
+    forward.finish();
     // sjlint's stdout failed (closed, most often) or the agent's pipe could not be read:
     // nothing reads the agent's output any more, so it must be ended rather than left blocked.
     let closed = read.is_err();
@@ -395,6 +399,59 @@ struct Forward<'c> {
     /// agent's bytes only to the transcript; a failed write of the events stops the reading
     /// here, at the next bytes.
     common: Option<&'c RefCell<CommonOut>>,
+    /// `--redact`: the agent's bytes are written line by line, each redacted once its end has
+    /// come.
+    redact: Option<(
+        &'static sjlint_core::redact::Redactor,
+        sjlint_core::redact::Lines,
+    )>,
+}
+
+impl Forward<'_> {
+    /// What `buf` gives to write: itself, or with `--redact` the lines it ends, redacted.
+    fn redacted(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self.redact.take() {
+            Some((redactor, mut lines)) => {
+                let mut chunk = Vec::new();
+                lines.push(redactor, buf, &mut chunk);
+                self.redact = Some((redactor, lines));
+                self.through(&chunk)
+            }
+            None => self.through(buf),
+        }
+    }
+
+    /// The agent's stream ended: with `--redact`, the last line held (one without its end).
+    fn finish(&mut self) {
+        if let Some((redactor, mut lines)) = self.redact.take() {
+            let mut chunk = Vec::new();
+            lines.finish(redactor, &mut chunk);
+            let _ = self.through(&chunk).and_then(|()| self.flush());
+        }
+    }
+
+    /// `bytes` to sjlint's stdout (but with `--to common`) and the transcript.
+    fn through(&mut self, buf: &[u8]) -> io::Result<()> {
+        let written = match self.common {
+            Some(c) => match c.borrow_mut().error.take() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            },
+            None => self.out.write_all(buf),
+        };
+        if let Err(e) = written {
+            let returned = io::Error::new(e.kind(), e.to_string());
+            self.out_error = Some(e);
+            return Err(returned);
+        }
+        if let Some(file) = &mut self.save
+            && let Err(e) = file.write_all(buf)
+        {
+            self.save = None;
+            self.save_error = Some(e);
+        }
+        Ok(())
+    }
 }
 
 /// sjlint's stdout under `--to common`, shared by the [`Observer`] that writes the events and
@@ -425,24 +482,7 @@ impl CommonOut {
 
 impl Write for Forward<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let written = match self.common {
-            Some(c) => match c.borrow_mut().error.take() {
-                Some(e) => Err(e),
-                None => Ok(()),
-            },
-            None => self.out.write_all(buf),
-        };
-        if let Err(e) = written {
-            let returned = io::Error::new(e.kind(), e.to_string());
-            self.out_error = Some(e);
-            return Err(returned);
-        }
-        if let Some(file) = &mut self.save
-            && let Err(e) = file.write_all(buf)
-        {
-            self.save = None;
-            self.save_error = Some(e);
-        }
+        self.redacted(buf)?;
         Ok(buf.len())
     }
 

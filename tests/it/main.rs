@@ -49,6 +49,7 @@ mod otlp;
 mod outcomes;
 mod outputs_hold;
 mod properties;
+mod redact;
 mod registry;
 mod report;
 mod report_size;

@@ -51,6 +51,7 @@ pub mod locate;
 pub mod pairing;
 #[doc(hidden)]
 pub mod preamble;
+pub mod redact;
 #[doc(hidden)]
 pub mod rules;
 #[doc(hidden)]

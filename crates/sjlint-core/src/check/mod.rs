@@ -58,6 +58,10 @@ pub struct CheckOptions {
     pub agent: Option<Agent>,
     /// `--max-open-calls`: tool calls and queries paired at once per session (see `pairing`).
     pub max_open_calls: usize,
+    /// `--redact`: every record's text goes through this redactor before it is read, so that
+    /// every output derived from the records (and the findings' excerpts) holds
+    /// `[REDACTED:KIND]` where the input held a credential; `None` reads records as they are.
+    pub redact: Option<&'static crate::redact::Redactor>,
 }
 
 impl Default for CheckOptions {
@@ -68,6 +72,7 @@ impl Default for CheckOptions {
             dialect: None,
             agent: None,
             max_open_calls: crate::pairing::DEFAULT_MAX_OPEN_CALLS,
+            redact: None,
         }
     }
 }
@@ -363,6 +368,8 @@ pub(crate) struct InOrder<E, C> {
     /// The top-level keys of the current record, when it was read here (not by a lane) and
     /// drift is wanted: noted by the reader of its view (emptied for each record).
     keys: Kept,
+    /// `--redact`: a piece of a record over the limit, redacted (reused).
+    redacted: Vec<u8>,
 }
 
 impl<E: Emit, C: Consumer> InOrder<E, C> {
@@ -388,13 +395,32 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             mixed: crate::agents::Mixed::default(),
             drift,
             keys: Kept::default(),
+            redacted: Vec::new(),
         }
         .routed()
     }
 
     /// The next frame of the input. `examined` is the pure half of a record when the caller has
-    /// done it already. An error is the first error of the caller's sink: the run stops.
+    /// done it already, on text redacted already when `--redact` is on (see
+    /// [`redacted`]); a record not examined is redacted here, the one place records read on
+    /// this thread pass before they are read. An error is the first error of the caller's sink:
+    /// the run stops.
     pub(crate) fn frame(
+        &mut self,
+        frame: Frame<'_>,
+        examined: Option<&Examined<'_>>,
+        totals: &mut Totals,
+    ) -> io::Result<()> {
+        if let (Some(redactor), Frame::Record(rec), None) = (self.opts.redact, &frame, examined)
+            && let std::borrow::Cow::Owned(text) = redactor.redact_record(rec.bytes)
+        {
+            return self.frame_as_read(Frame::Record(redacted(rec, &text)), None, totals);
+        }
+        self.frame_as_read(frame, examined, totals)
+    }
+
+    /// [`InOrder::frame`], its record redacted if it is to be.
+    fn frame_as_read(
         &mut self,
         frame: Frame<'_>,
         examined: Option<&Examined<'_>>,
@@ -450,7 +476,15 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             self.replay(totals)?;
         }
         if !matches!(self.route, Route::Array(_)) {
-            self.consumer.over_limit_piece(bytes);
+            // A piece is redacted on its own: a credential cut in two by the pieces' edge is not
+            // found (records over `--max-record-bytes` are not read as JSON at all).
+            match self.opts.redact.map(|r| r.redact_record(bytes)) {
+                Some(std::borrow::Cow::Owned(text)) => {
+                    self.redacted = text;
+                    self.consumer.over_limit_piece(&self.redacted);
+                }
+                _ => self.consumer.over_limit_piece(bytes),
+            }
         }
         Ok(())
     }
@@ -693,6 +727,16 @@ impl<E: Emit, C: Consumer> InOrder<E, C> {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+/// `rec` with its text redacted (`text`): no longer known to be UTF-8 (it is, since only ASCII
+/// between characters was replaced, but it is validated again rather than trusted).
+pub(crate) fn redacted<'t>(rec: &Record<'_>, text: &'t [u8]) -> Record<'t> {
+    Record {
+        bytes: text,
+        flags: rec.flags & !UTF8,
+        ..*rec
     }
 }
 

@@ -297,6 +297,8 @@ struct ReadAs<'h> {
     dialect: Option<Dialect>,
     hint: &'h Hint,
     keys: bool,
+    /// `--redact`: each batch's records are redacted before they are examined.
+    redact: Option<&'static crate::redact::Redactor>,
 }
 
 impl<'h> ReadAs<'h> {
@@ -305,11 +307,15 @@ impl<'h> ReadAs<'h> {
             dialect: opts.dialect,
             hint,
             keys: wants_drift(opts, consumer),
+            redact: opts.redact,
         }
     }
 
-    /// The pure half of each record of `batch`.
-    fn examine(self, batch: Batch) -> ExaminedBatch {
+    /// The pure half of each record of `batch` (redacted first when `--redact` is on).
+    fn examine(self, mut batch: Batch) -> ExaminedBatch {
+        if let Some(redactor) = self.redact {
+            batch.redact(redactor);
+        }
         let agent = self.hint.get();
         ExaminedBatch::new(batch, |batch| batch.examine(self.dialect, agent, self.keys))
     }
@@ -872,6 +878,48 @@ mod tests {
                         "batch {batch_bytes}, {workers} workers, segments of {segment_bytes}"
                     );
                 }
+            }
+        }
+    }
+
+    /// With `--redact`, every lane redacts what it examines and the in-order stage what it
+    /// splits again: the records every consumer sees, and the findings, are those of one thread,
+    /// and no credential is left in them.
+    #[test]
+    fn a_redacted_run_is_the_same_on_every_lane() {
+        let key = "AKIAQWERTYUIOPASDFGH";
+        let mut input = Vec::new();
+        input.extend_from_slice(
+            b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n",
+        );
+        for i in 0..40 {
+            let line = format!(
+                "{{\"type\":\"user\",\"message\":{{\"content\":[{{\"text\":\"{i}\\nexport DB_PASSWORD=pw{i}x\\u00e9{key}\"}}]}},\"session_id\":\"s\"}}\n"
+            );
+            input.extend_from_slice(line.as_bytes());
+        }
+        input.extend_from_slice(b"not json but DB_PASSWORD=leakedpw1\n{\"type\":\"x\",\"s\":\"a\nb AKIAQWERTYUIOPASDFGH\"}\n");
+        let opts = CheckOptions {
+            max_record_bytes: 1024,
+            redact: Some(crate::redact::Redactor::shared()),
+            ..CheckOptions::default()
+        };
+        let one = run(&input, &opts, None, false);
+        assert!(
+            !one.contains(key) && !one.contains("leakedpw1") && !one.contains("pw7x"),
+            "{one}"
+        );
+        assert!(one.contains("[REDACTED:aws-access-key-id]"), "{one}");
+        for batch_bytes in [1, 100, 4096] {
+            for segment_bytes in [1, 333, 1 << 20] {
+                let settings = Settings {
+                    workers: 3,
+                    batch_bytes,
+                    ready: None,
+                    segment_bytes,
+                };
+                let (one, par) = both(&input, &opts, &settings);
+                assert_eq!(one, par, "batch {batch_bytes}, segments of {segment_bytes}");
             }
         }
     }

@@ -9,9 +9,11 @@
 use super::SharedInput;
 use crate::agents::Agent;
 use crate::agents::cursor::view::Dialect;
-use crate::check::{Examined, examine};
+use crate::check::{Examined, examine, redacted};
 use crate::input::record::{Frame, Position, Record};
+use crate::redact::Redactor;
 use bumpalo::Bump;
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -40,6 +42,9 @@ pub(super) struct Batch {
     pub(super) arena: Bump,
     /// The segment the batch is part of, when the input is cut into segments.
     pub(super) part: Option<Part>,
+    /// `--redact`: the redacted text of the records that held a credential, one after the
+    /// other (see [`Batch::redact`]).
+    pub(super) redacted: Vec<u8>,
 }
 
 /// Where a batch stands in its segment ([`super::segments::SegmentStarts`]). The frames of a segment count their
@@ -64,6 +69,8 @@ pub(super) struct Meta {
     pub(super) bytes: Range<usize>,
     /// Where the frame starts in the input, before any BOM (in batches of a segment only).
     pub(super) start: usize,
+    /// `bytes` are in the batch's redacted text.
+    pub(super) redacted: bool,
 }
 
 impl Batch {
@@ -94,6 +101,7 @@ impl Batch {
             frame,
             bytes,
             start,
+            redacted: false,
         });
     }
 
@@ -101,6 +109,7 @@ impl Batch {
     /// not kept.
     pub(super) fn clear(&mut self, limit: usize) {
         self.bytes.clear();
+        self.redacted.clear();
         self.frames.clear();
         (self.held, self.upto) = (0, 0);
         self.part = None;
@@ -110,6 +119,9 @@ impl Batch {
         }
         if self.bytes.capacity() > 2 * limit {
             self.bytes = Vec::new();
+        }
+        if self.redacted.capacity() > 2 * limit {
+            self.redacted = Vec::new();
         }
     }
 
@@ -122,6 +134,7 @@ impl Batch {
         match meta.frame {
             Frame::Record(rec) => Frame::Record(Record {
                 bytes: match &self.whole {
+                    _ if meta.redacted => &self.redacted[meta.bytes.clone()],
                     Some(whole) => &whole.bytes()[meta.bytes.clone()],
                     None => &self.bytes[meta.bytes.clone()],
                 },
@@ -129,6 +142,28 @@ impl Batch {
             }),
             Frame::Blank { pos, bom } => Frame::Blank { pos, bom },
             Frame::TooLarge { pos, len, bom } => Frame::TooLarge { pos, len, bom },
+        }
+    }
+
+    /// Every record's text through `redactor`, on the lane that examines the batch: a record
+    /// that held a credential is read from then on from its redacted copy, by the lane and the
+    /// in-order stage alike; one that held none stays where it is.
+    pub(super) fn redact(&mut self, redactor: &Redactor) {
+        for meta in &mut self.frames {
+            let Frame::Record(rec) = meta.frame else {
+                continue;
+            };
+            let bytes = match &self.whole {
+                Some(whole) => &whole.bytes()[meta.bytes.clone()],
+                None => &self.bytes[meta.bytes.clone()],
+            };
+            if let Cow::Owned(text) = redactor.redact_record(bytes) {
+                let start = self.redacted.len();
+                self.redacted.extend_from_slice(&text);
+                meta.bytes = start..self.redacted.len();
+                meta.redacted = true;
+                meta.frame = Frame::Record(redacted(&rec, &[]));
+            }
         }
     }
 
