@@ -58,6 +58,12 @@ pub struct CiArgs {
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub report: Option<PathBuf>,
 
+    /// Copy credentials as they are: by default every text `ci` writes (the summary, the
+    /// annotations, the report) has each credential replaced by `[REDACTED:KIND]`, as `--redact`
+    /// does elsewhere, since CI logs of public repositories are public
+    #[arg(long, help_heading = "Output")]
+    pub no_redact: bool,
+
     /// Findings listed in the summary (the first ones, errors first); the rest are counted
     #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Output")]
     pub max_findings: usize,

@@ -16,6 +16,7 @@ use crate::cli::{CiArgs, FailOnArg, OutcomeArg};
 use anyhow::{Context, bail};
 use sjlint_core::check::CheckOptions;
 use sjlint_core::diagnostic::Diagnostic;
+use sjlint_core::redact::Redactor;
 use sjlint_core::rules::{RuleSet, Severity};
 use sjlint_core::vocab::Outcome;
 use sjlint_outputs::ci::{Account, CostFrom, Gates, Run};
@@ -38,7 +39,9 @@ struct Counted {
 
 pub(super) fn run(args: &CiArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let gates = gates(args);
-    let config = ReadConfig::resolve_judged(&args.input, terminal)?;
+    let mut config = ReadConfig::resolve_judged(&args.input, terminal)?;
+    let redact = (!args.no_redact).then(Redactor::shared);
+    config.check.redact = redact;
     let reads_stdin = config.inputs.list.iter().any(|i| matches!(i, Input::Stdin));
     if args.report.is_some() && reads_stdin {
         bail!("--report reads the runs a second time: name their files, not standard input");
@@ -68,6 +71,8 @@ pub(super) fn run(args: &CiArgs, terminal: &Terminal) -> anyhow::Result<u8> {
     let shown = kept.take();
     let summary_findings = shown.iter().take(args.max_findings).cloned().collect();
     let mut account = Account::new(runs, summary_findings, &gates);
+    // What the runs held, counted before the report reads them again.
+    account.redacted = redact.map(Redactor::counts).unwrap_or_default();
 
     if let Some(dir) = &args.report {
         let (report_code, page) = super::report::pages(
@@ -76,6 +81,7 @@ pub(super) fn run(args: &CiArgs, terminal: &Terminal) -> anyhow::Result<u8> {
             super::report::Pages {
                 folder: true,
                 arrays: true,
+                redact,
             },
             terminal,
         )?;

@@ -22,7 +22,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub(super) fn run(args: &ReportArgs, terminal: &Terminal) -> anyhow::Result<u8> {
-    Ok(pages(&args.input, &args.output, Pages::default(), terminal)?.0)
+    let how = Pages {
+        redact: args.redact.redactor(),
+        ..Pages::default()
+    };
+    Ok(pages(&args.input, &args.output, how, terminal)?.0)
 }
 
 /// How [`pages`] writes and reads.
@@ -33,6 +37,8 @@ pub(super) struct Pages {
     /// A file that is one JSON array of events (claude-code-action's execution file) is read
     /// as the stream of its elements (`ci`'s reading of it).
     pub(super) arrays: bool,
+    /// `--redact`: every record's text redacted before it is read.
+    pub(super) redact: Option<&'static sjlint_core::redact::Redactor>,
 }
 
 /// Writes the report of the inputs of `input` to `output`: one page, or with several inputs,
@@ -69,7 +75,7 @@ pub(super) fn pages(
         dialect: input.dialect.forced(),
         agent: input.agent.forced(),
         max_open_calls: input.max_open_calls,
-        redact: args.redact.redactor(),
+        redact: how.redact,
     };
     let stdin_name = input.stdin_filename.as_deref().unwrap_or("-");
     let many = how.folder

@@ -499,6 +499,7 @@ fn the_actions_script_runs_sjlint_ci_with_its_inputs_and_exposes_every_output() 
             .env("SJLINT_FAIL_ON", "error")
             .env("SJLINT_FAIL_ON_OUTCOME", "")
             .env("SJLINT_REPORT", runner.dir.join("report"))
+            .env("SJLINT_REDACT", "true")
             .env("SJLINT_ARGS", "--max-findings\n5");
         run_cmd(cmd, None)
     };
@@ -525,4 +526,46 @@ fn the_actions_script_runs_sjlint_ci_with_its_inputs_and_exposes_every_output() 
     );
     assert_eq!(hostile.code, 2, "{}", hostile.describe());
     assert!(!marker.exists(), "an input ran a command");
+}
+
+#[test]
+fn credentials_are_redacted_from_everything_ci_writes_unless_asked_not_to() {
+    let runner = Runner::new("redact");
+    let samples: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(testdata("redact/credentials.json")).unwrap(),
+    )
+    .unwrap();
+    let key = samples[0]["secret"].as_str().unwrap();
+    // A tool named with a key shows in the summary; the run's texts in the report.
+    let stream = std::fs::read_to_string(claude("permission-denied.ndjson"))
+        .unwrap()
+        .replace("\"Write\"", &format!("\"Write {key}\""))
+        .replace("config/port.toml", &format!("config/port.toml with {key}"));
+    let file = runner.dir.join("leaky.ndjson");
+    std::fs::write(&file, stream).unwrap();
+    let pages = runner.dir.join("pages");
+    let (_, stdout) = runner.ci(&["--report", pages.to_str().unwrap(), file.to_str().unwrap()]);
+    let summary = runner.summary();
+    // Escaped for Markdown, as every text of the input is.
+    assert!(
+        summary.contains(r"Write \[REDACTED:aws-access-key-id\]"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("Redacted in what sjlint wrote: aws-access-key-id × "),
+        "{summary}"
+    );
+    assert_ne!(runner.outputs()["redacted"], "0");
+    let mut written = vec![summary, stdout];
+    for page in std::fs::read_dir(&pages).unwrap() {
+        written.push(std::fs::read_to_string(page.unwrap().path()).unwrap());
+    }
+    for text in &written {
+        assert!(!text.contains(key), "the key is in:\n{text}");
+    }
+    // Asked not to, the summary copies the name as it is.
+    let plain = Runner::new("no-redact");
+    plain.ci(&["--no-redact", file.to_str().unwrap()]);
+    assert!(plain.summary().contains(key));
+    assert_eq!(plain.outputs()["redacted"], "0");
 }
