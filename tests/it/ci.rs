@@ -41,6 +41,20 @@ impl Runner {
         (run.code, run.stdout())
     }
 
+    /// What claude-code-action writes of `stream`: its events as one pretty-printed array, in
+    /// a file of the runner's folder; its path and text.
+    fn execution_file(&self, stream: &Path) -> (PathBuf, String) {
+        let events: Vec<Value> = std::fs::read_to_string(stream)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let path = self.dir.join("claude-execution-output.json");
+        let text = serde_json::to_string_pretty(&events).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        (path, text)
+    }
+
     fn summary(&self) -> String {
         let text = std::fs::read_to_string(self.dir.join("summary.md")).unwrap();
         assert!(text.starts_with("earlier step\n"), "truncated: {text}");
@@ -247,14 +261,7 @@ fn stats_of_tokens(path: &Path) -> u64 {
 fn claude_code_actions_execution_file_counts_as_its_stream() {
     let runner = Runner::new("array");
     let stream = claude("terminal-reasons.ndjson");
-    // What the action writes: the stream's events as one pretty-printed array.
-    let events: Vec<Value> = std::fs::read_to_string(&stream)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let array = runner.dir.join("claude-execution-output.json");
-    std::fs::write(&array, serde_json::to_string_pretty(&events).unwrap()).unwrap();
+    let (array, _) = runner.execution_file(&stream);
     let (_, _) = runner.ci(&["--fail-on-outcome", "none", array.to_str().unwrap()]);
     let from_array = runner.outputs();
     let again = Runner::new("array-stream");
@@ -294,14 +301,7 @@ fn findings_become_annotations_on_the_files_lines() {
     assert_ne!(outputs["errors"], "0");
     assert!(runner.summary().contains("### Findings"));
     // In an array, a finding names the line of the file its event starts on.
-    let text = std::fs::read_to_string(&codex).unwrap();
-    let events: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let array = runner.dir.join("codex.json");
-    let pretty = serde_json::to_string_pretty(&events).unwrap();
-    std::fs::write(&array, &pretty).unwrap();
+    let (array, pretty) = runner.execution_file(&codex);
     let (_, stdout) = runner.ci(&[array.to_str().unwrap()]);
     let annotated: Vec<u64> = stdout
         .lines()
@@ -376,13 +376,7 @@ fn the_report_is_written_and_named_in_the_outputs() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<html"), "{html}");
     // The execution file's report is its stream's, not the one finding of an array.
-    let events: Vec<Value> = std::fs::read_to_string(&file)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let array = runner.dir.join("claude-execution-output.json");
-    std::fs::write(&array, serde_json::to_string_pretty(&events).unwrap()).unwrap();
+    let (array, _) = runner.execution_file(&file);
     let dir = runner.dir.join("array-pages");
     let (code, _) = runner.ci(&["--report", dir.to_str().unwrap(), array.to_str().unwrap()]);
     assert_eq!(code, 0, "{}", runner.summary());
