@@ -138,8 +138,8 @@ fn count(
     let settings = &config.per_input[reading.position];
     // claude-code-action's execution file: the stream's events saved as one JSON array.
     let unrolled = reading.path.and_then(unrolled);
-    let reader: Box<dyn Read> = match &unrolled {
-        Some(u) => Box::new(io::Cursor::new(u.stream.clone())),
+    let reader: Box<dyn Read + '_> = match &unrolled {
+        Some(u) => Box::new(u.stream.as_slice()),
         None => reader,
     };
     let mut kept = Kept::new(keep);
@@ -164,9 +164,9 @@ fn count(
         }
     }
     // The stream again, for the ledger, when the agent reported no cost.
-    let again = || -> Option<Box<dyn Read>> {
+    let again = || -> Option<Box<dyn Read + '_>> {
         match &unrolled {
-            Some(u) => Some(Box::new(io::Cursor::new(u.stream.clone()))),
+            Some(u) => Some(Box::new(u.stream.as_slice())),
             None => Some(Box::new(std::fs::File::open(reading.path?).ok()?)),
         }
     };
@@ -188,9 +188,9 @@ static PRICING: std::sync::LazyLock<Settings> = std::sync::LazyLock::new(|| Sett
 /// A run's cost: the agent's own figure, else its tokens priced by the bundled list (the input
 /// read `again` for the models of its requests), else unknown. A run read from standard input
 /// cannot be read again.
-fn cost_of(
+fn cost_of<'r>(
     stats: &Stats,
-    again: impl FnOnce() -> Option<Box<dyn Read>>,
+    again: impl FnOnce() -> Option<Box<dyn Read + 'r>>,
 ) -> (Option<f64>, CostFrom) {
     if let Some(cost) = stats.cost_usd {
         return (Some(cost), CostFrom::Agent);
